@@ -1,0 +1,6 @@
+// The benchmark registry: one entry per file under bench/.
+import { controlPlaneThroughput } from './control-plane.bench';
+
+export const benchmarks: Record<string, () => Promise<void>> = {
+  'control-plane': controlPlaneThroughput,
+};

@@ -1,0 +1,168 @@
+// Builds the services and the one Express app that serves every plane, routed by Host.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import express, { type Request, type Response } from 'express';
+import type { DestinationStream } from 'pino';
+import { LocalBlobStore } from './blobs/local-blob-store';
+import { systemClock, type Clock } from './clock';
+import type { Config } from './config';
+import { EventLog } from './events/event-log';
+import { Housekeeping } from './housekeeping';
+import { Dispatcher, type RouteEntry } from './http/dispatch';
+import { IdempotencyRecords } from './http/idempotency';
+import { runRoute } from './http/pipeline';
+import { problem } from './http/problem';
+import { sendProblem } from './http/problem-response';
+import { MemoryRateLimiter } from './http/rate-limit';
+import { Keys, loadSecret, randomToken } from './keys';
+import { Lifecycle } from './lifecycle';
+import { createLogger } from './logger';
+import { InProcessNotifier } from './notifier';
+import { OperationWorker } from './operations/worker';
+import { routeTable } from './routes';
+import type { Services } from './services';
+import { Store } from './store/store';
+import { installers } from './modules';
+import { servePlayer } from './player-host';
+
+export interface ServerOptions {
+  config: Config;
+  clock?: Clock;
+  logDestination?: DestinationStream;
+  /** Extra routes appended to the table (tests exercise the pipeline through them). */
+  extraRoutes?: RouteEntry[];
+}
+
+export interface MarqueeServer {
+  services: Services;
+  app: express.Express;
+  /** Listens on config.bind:config.port; resolves with the bound port. */
+  listen(): Promise<number>;
+  /** Drains (new requests get server_draining), ends streams, stops workers and closes the store. */
+  stop(drainTimeoutMs?: number): Promise<void>;
+}
+
+const REQUEST_ID = /^req_[A-Za-z0-9_-]{16,128}$/;
+const HOUSEKEEPING_EVERY_MS = 5 * 60_000;
+
+export async function createServer(options: ServerOptions): Promise<MarqueeServer> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = createLogger(config.logLevel, options.logDestination);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const keys = new Keys(loadSecret(config.secret, config.dataDir));
+  const store = new Store(path.join(config.dataDir, 'marquee.db'), { synchronous: config.sqliteSync });
+  await store.migrate();
+  const notifier = new InProcessNotifier();
+  const events = new EventLog(notifier);
+  const lifecycle = new Lifecycle();
+  const services: Services = {
+    config,
+    clock,
+    store,
+    blobs: new LocalBlobStore(path.join(config.dataDir, 'blobs')),
+    keys,
+    notifier,
+    rateLimiter: new MemoryRateLimiter(),
+    logger,
+    lifecycle,
+    events,
+    operations: new OperationWorker({ store, clock, notifier, events, logger, controlOrigin: config.controlOrigin }),
+    housekeeping: new Housekeeping(logger),
+    features: {},
+  };
+  services.housekeeping.every('idempotency-records', HOUSEKEEPING_EVERY_MS, async () => {
+    await IdempotencyRecords.prune(store.db, clock.now());
+  });
+  for (const install of installers) install(services);
+
+  const dispatcher = new Dispatcher([...routeTable, ...(options.extraRoutes ?? [])], config);
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+
+  app.use((req: Request, res: Response, next) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomToken(16)}`;
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    lifecycle.requestStarted();
+    res.once('close', () => {
+      lifecycle.requestFinished();
+      logger.info(
+        {
+          request_id: requestId,
+          method: req.method,
+          // The path only: query strings carry launch tickets and signatures.
+          path: req.path,
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.use((req: Request, res: Response, next) => {
+    const requestId = res.locals.requestId as string;
+    const fail = (error: unknown) =>
+      sendProblem(res, error, { controlOrigin: config.controlOrigin, generation: config.model, requestId, instance: req.path, logger });
+    if (lifecycle.state === 'draining' && req.path !== '/.health' && req.path !== '/.ready') {
+      res.setHeader('Connection', 'close');
+      return fail(problem('server_draining', 'this host is draining; retry on another host'));
+    }
+    try {
+      const { planes, releaseLabel } = dispatcher.planesFor(req.headers.host ?? '');
+      res.locals.releaseLabel = releaseLabel;
+      const found = dispatcher.dispatch(planes, req.method, req.path);
+      if (found.kind === 'route') {
+        res.locals.plane = found.plane;
+        return void runRoute({ route: found.route, params: found.params }, req, res, services, requestId);
+      }
+      if (found.kind === 'method_not_allowed') {
+        return fail(problem('method_not_allowed', `${req.method} is not allowed here; allowed: ${found.allow.join(', ')}`, { headers: { Allow: found.allow.join(', ') } }));
+      }
+      if (found.planes.includes('runtime') && (req.method === 'GET' || req.method === 'HEAD') && servePlayer(req, res)) return;
+      next(problem('not_found', `no route for ${req.method} ${req.path}`));
+    } catch (error) {
+      fail(error);
+    }
+  });
+
+  // Reached by next(error) from Express itself (and by the not-found case above).
+  app.use((error: unknown, req: Request, res: Response, _next: express.NextFunction) => {
+    sendProblem(res, error, { controlOrigin: config.controlOrigin, generation: config.model, requestId: res.locals.requestId as string, instance: req.path, logger });
+  });
+
+  let server: http.Server | undefined;
+  return {
+    services,
+    app,
+    async listen() {
+      await services.operations.start();
+      services.housekeeping.start();
+      server = http.createServer(app);
+      server.keepAliveTimeout = 5000;
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject);
+        server!.listen(config.port, config.bind, () => resolve());
+      });
+      lifecycle.state = 'ready';
+      return (server.address() as { port: number }).port;
+    },
+    async stop(drainTimeoutMs = 10_000) {
+      await lifecycle.drain(drainTimeoutMs);
+      const closed = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
+      server?.closeIdleConnections();
+      await Promise.race([closed, new Promise((r) => setTimeout(r, drainTimeoutMs).unref())]);
+      server?.closeAllConnections();
+      services.housekeeping.stop();
+      await services.operations.stop();
+      await store.close();
+    },
+  };
+}

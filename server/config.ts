@@ -1,0 +1,201 @@
+// Every setting of the server, declared once: env name, command-line flag, default, validation, doc.
+import { z } from 'zod';
+
+interface Setting<T> {
+  env: string;
+  flag: string;
+  doc: string;
+  secret?: boolean;
+  schema: z.ZodType<T>;
+  /** Default, computed from the settings already resolved (origins follow PORT). */
+  fallback: (resolved: Readonly<Record<string, unknown>>) => T;
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const origin = z
+  .string()
+  .url()
+  .transform((v) => v.replace(/\/+$/, ''));
+const optionalString = z.string().min(1).optional();
+
+function setting<T>(s: Setting<T>): Setting<T> {
+  return s;
+}
+
+export const SETTINGS = {
+  port: setting({
+    env: 'PORT',
+    flag: '--port',
+    doc: 'TCP port every plane listens on.',
+    schema: port,
+    fallback: () => 8080,
+  }),
+  bind: setting({
+    env: 'MARQUEE_BIND',
+    flag: '--bind',
+    doc: 'Address to listen on. Use 0.0.0.0 to reach the player from screens on the LAN.',
+    schema: z.string().min(1),
+    fallback: () => '127.0.0.1',
+  }),
+  dataDir: setting({
+    env: 'MARQUEE_DATA_DIR',
+    flag: '--data-dir',
+    doc: 'Directory holding the SQLite database, the blob directory and the generated secret.',
+    schema: z.string().min(1),
+    fallback: () => './data',
+  }),
+  controlOrigin: setting({
+    env: 'MARQUEE_CONTROL_ORIGIN',
+    flag: '--control-origin',
+    doc: 'Public origin of the control plane ({base_url}).',
+    schema: origin,
+    fallback: (c) => `http://localhost:${c.port}`,
+  }),
+  playOrigin: setting({
+    env: 'MARQUEE_PLAY_ORIGIN',
+    flag: '--play-origin',
+    doc: 'Public origin of the runtime plane and the player ({play_url}).',
+    schema: origin,
+    fallback: (c) => `http://localhost:${c.port}`,
+  }),
+  releaseOrigin: setting({
+    env: 'MARQUEE_RELEASE_ORIGIN',
+    flag: '--release-origin',
+    doc: 'Origin template of release hosts ({release_url}); {label} is replaced by the release host label.',
+    schema: z.string().regex(/^https?:\/\/\{label\}\.[A-Za-z0-9.-]+(:\d+)?$/, 'must look like http://{label}.release.example.com'),
+    fallback: (c) => `http://{label}.release.localhost:${c.port}`,
+  }),
+  dashboardOrigin: setting({
+    env: 'MARQUEE_DASHBOARD_ORIGIN',
+    flag: '--dashboard-origin',
+    doc: 'Public origin of the dashboard ({dashboard_url}).',
+    schema: origin,
+    fallback: (c) => `http://dashboard.localhost:${c.port}`,
+  }),
+  model: setting({
+    env: 'MARQUEE_MODEL',
+    flag: '--model',
+    doc: 'Which generation decides readiness and dependency statuses: P (421/500) or A (503).',
+    schema: z.enum(['A', 'P']),
+    fallback: () => 'P' as const,
+  }),
+  secret: setting({
+    env: 'MARQUEE_SECRET',
+    flag: '--secret',
+    doc: 'Server signing secret (cookies, capabilities, cursors, upload URLs). Generated into the data dir when unset.',
+    secret: true,
+    schema: optionalString,
+    fallback: () => undefined,
+  }),
+  betaKey: setting({
+    env: 'MARQUEE_BETA_KEY',
+    flag: '--beta-key',
+    doc: 'When set, POST /api/v1/enrollments requires this beta_key.',
+    secret: true,
+    schema: optionalString,
+    fallback: () => undefined,
+  }),
+  enrollmentsPerIpPerHour: setting({
+    env: 'MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR',
+    flag: '--enrollments-per-ip-per-hour',
+    doc: 'Enrollment budget per client IP per hour (raise it when many installations share one NAT).',
+    schema: z.coerce.number().int().positive(),
+    fallback: () => 30,
+  }),
+  eventRetentionDays: setting({
+    env: 'MARQUEE_EVENT_RETENTION_DAYS',
+    flag: '--event-retention-days',
+    doc: 'Durable events older than this are pruned; cursors before them get stream.resync_required.',
+    schema: z.coerce.number().positive(),
+    fallback: () => 30,
+  }),
+  sqliteSync: setting({
+    env: 'MARQUEE_SQLITE_SYNC',
+    flag: '--sqlite-sync',
+    doc: 'SQLite synchronous mode under WAL: NORMAL survives process crashes, FULL also power loss.',
+    schema: z.enum(['NORMAL', 'FULL']),
+    fallback: () => 'NORMAL' as const,
+  }),
+  logLevel: setting({
+    env: 'MARQUEE_LOG_LEVEL',
+    flag: '--log-level',
+    doc: 'pino log level: fatal, error, warn, info, debug, trace or silent.',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    fallback: () => 'info' as const,
+  }),
+  commit: setting({
+    env: 'MARQUEE_COMMIT',
+    flag: '--commit',
+    doc: 'Source commit reported by GET /.version.',
+    schema: z.string().min(1),
+    fallback: () => 'development',
+  }),
+  imageVendorUrl: setting({
+    env: 'MARQUEE_IMAGE_VENDOR_URL',
+    flag: '--image-vendor-url',
+    doc: 'Base URL of an OpenAI-compatible images API for media generation. Unset: generation is unavailable.',
+    schema: optionalString,
+    fallback: () => undefined,
+  }),
+  imageVendorKey: setting({
+    env: 'MARQUEE_IMAGE_VENDOR_KEY',
+    flag: '--image-vendor-key',
+    doc: 'API key for the image vendor.',
+    secret: true,
+    schema: optionalString,
+    fallback: () => undefined,
+  }),
+  imageVendorModel: setting({
+    env: 'MARQUEE_IMAGE_VENDOR_MODEL',
+    flag: '--image-vendor-model',
+    doc: 'Model name sent to the image vendor.',
+    schema: z.string().min(1),
+    fallback: () => 'gpt-image-1',
+  }),
+} satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof SETTINGS;
+type RawConfig = { [K in keyof Settings]: Settings[K] extends Setting<infer T> ? T : never };
+export type Config = Readonly<RawConfig>;
+
+export class ConfigError extends Error {}
+
+/** Resolves settings from defaults, then environment, then flags (later wins), validating each. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = [], overrides: Partial<RawConfig> = {}): Config {
+  const flags = parseFlags(argv);
+  const resolved: Record<string, unknown> = {};
+  for (const [name, s] of Object.entries(SETTINGS) as [keyof RawConfig, Setting<unknown>][]) {
+    const given = name in overrides ? overrides[name] : (flags.get(s.flag) ?? env[s.env]);
+    const value = given === undefined || given === '' ? s.fallback(resolved) : given;
+    const parsed = s.schema.safeParse(value);
+    if (!parsed.success) {
+      const shown = s.secret ? '[redacted]' : JSON.stringify(value);
+      throw new ConfigError(`${s.env} (${s.flag}) = ${shown}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    }
+    resolved[name] = parsed.data;
+  }
+  return Object.freeze(resolved as unknown as RawConfig);
+}
+
+function parseFlags(argv: string[]): Map<string, string> {
+  const known = new Set(Object.values(SETTINGS).map((s) => s.flag));
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (!known.has(flag)) throw new ConfigError(`unknown flag ${flag}; known flags: ${[...known].join(', ')}`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`flag ${flag} needs a value`);
+    flags.set(flag, value);
+  }
+  return flags;
+}
+
+/** The configuration as printable lines, secrets masked. */
+export function describeConfig(config: Config): string[] {
+  return (Object.entries(SETTINGS) as [keyof RawConfig, Setting<unknown>][]).map(([name, s]) => {
+    const value = config[name];
+    const shown = value === undefined ? '(unset)' : s.secret ? '[redacted]' : String(value);
+    return `${s.env}=${shown}`;
+  });
+}

@@ -1,0 +1,102 @@
+// Host-based routing to planes, then path and method matching over the one route table.
+// Unknown paths answer not_found, known paths with another method method_not_allowed.
+import { match, type MatchFunction } from 'path-to-regexp';
+import type { Config } from '../config';
+import { problem } from './problem';
+import type { RouteHandler } from './route';
+
+export type Plane = 'control' | 'runtime' | 'release' | 'dashboard';
+export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteEntry {
+  plane: Plane;
+  method: Method;
+  /** path-to-regexp syntax: `/api/v1/screens/:id`, `/*asset_path`. */
+  path: string;
+  route: RouteHandler;
+}
+
+interface Compiled {
+  entry: RouteEntry;
+  matcher: MatchFunction<Record<string, string | string[]>>;
+}
+
+export type Dispatch =
+  | { kind: 'route'; route: RouteHandler; params: Record<string, string>; plane: Plane }
+  | { kind: 'method_not_allowed'; allow: string[]; plane: Plane }
+  | { kind: 'not_found'; planes: Plane[] };
+
+export class Dispatcher {
+  private readonly byPlane = new Map<Plane, Compiled[]>();
+  private readonly releaseHost: RegExp;
+  private readonly dashboardHost: string;
+  private readonly controlHost: string;
+  private readonly playHost: string;
+
+  constructor(table: RouteEntry[], config: Config) {
+    for (const entry of table) {
+      const list = this.byPlane.get(entry.plane) ?? [];
+      list.push({ entry, matcher: match(entry.path, { decode: safeDecode }) });
+      this.byPlane.set(entry.plane, list);
+    }
+    const releaseSuffix = new URL(config.releaseOrigin.replace('{label}', 'x')).host.slice(1);
+    this.releaseHost = new RegExp(`^([^.]+)${escapeRegExp(releaseSuffix)}$`, 'i');
+    this.dashboardHost = new URL(config.dashboardOrigin).host.toLowerCase();
+    this.controlHost = new URL(config.controlOrigin).host.toLowerCase();
+    this.playHost = new URL(config.playOrigin).host.toLowerCase();
+  }
+
+  /** The planes a Host serves; hosts the configuration does not name reach control and runtime. */
+  planesFor(host: string): { planes: Plane[]; releaseLabel?: string } {
+    const h = host.toLowerCase();
+    const release = this.releaseHost.exec(h);
+    if (release) return { planes: ['release'], releaseLabel: release[1]!.toLowerCase() };
+    if (h === this.dashboardHost) return { planes: ['dashboard'] };
+    const control = h === this.controlHost;
+    const play = h === this.playHost;
+    if (control && !play) return { planes: ['control'] };
+    if (play && !control) return { planes: ['runtime'] };
+    return { planes: ['control', 'runtime'] };
+  }
+
+  dispatch(planes: Plane[], method: string, pathname: string): Dispatch {
+    const allow = new Set<string>();
+    let allowPlane: Plane | undefined;
+    for (const plane of planes) {
+      for (const { entry, matcher } of this.byPlane.get(plane) ?? []) {
+        const m = matcher(pathname);
+        if (!m) continue;
+        if (entry.method === method || (method === 'HEAD' && entry.method === 'GET' && !this.hasExplicitHead(plane, pathname))) {
+          return { kind: 'route', route: entry.route, params: flatten(m.params), plane };
+        }
+        allow.add(entry.method);
+        if (entry.method === 'GET') allow.add('HEAD');
+        allowPlane ??= plane;
+      }
+    }
+    if (allow.size > 0) return { kind: 'method_not_allowed', allow: [...allow].sort(), plane: allowPlane! };
+    return { kind: 'not_found', planes };
+  }
+
+  private hasExplicitHead(plane: Plane, pathname: string): boolean {
+    return (this.byPlane.get(plane) ?? []).some(({ entry, matcher }) => entry.method === 'HEAD' && matcher(pathname) !== false);
+  }
+}
+
+function flatten(params: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join('/') : v;
+  return out;
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw problem('invalid_request', 'the request path has a malformed percent-encoding');
+  }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,138 @@
+// Idempotency records: an exact retry returns the recorded answer without repeating the effect;
+// the same key on a different request is idempotency_mismatch. Records are written in the same
+// transaction as the effect, so a crash can never leave one without the other.
+import crypto from 'node:crypto';
+import type { Keys } from '../keys';
+import type { Db, Tx } from '../store/store';
+import { problem } from './problem';
+import type { Reply } from './route';
+
+export const IDEMPOTENCY_KEY_MIN = 8; // spec: Idempotency-Key 8 to 200 characters
+export const IDEMPOTENCY_KEY_MAX = 200;
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000; // spec: 24 hours where named; we keep every route to it
+/** A concurrent duplicate waits this long for the first request before being told to retry. */
+const CONCURRENT_WAIT_MS = 30_000;
+
+/** Headers of a recorded answer that a replay repeats; cookies and credit or rate headers are not. */
+const RECORDED_HEADERS = new Set(['location', 'etag', 'cache-control', 'referrer-policy', 'content-location']);
+
+export interface RecordId {
+  scope: string;
+  route: string;
+  key: string;
+}
+
+export interface RecordedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+  fingerprint: string;
+}
+
+/** Thrown inside a transaction when a concurrent duplicate committed first: roll back and replay. */
+export class ReplayInstead extends Error {
+  constructor(readonly answer: RecordedAnswer) {
+    super('idempotent replay');
+  }
+}
+
+export class IdempotencyRecords {
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(private readonly keys: Keys) {}
+
+  static validateKey(key: string): void {
+    if (key.length < IDEMPOTENCY_KEY_MIN || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
+      throw problem('invalid_request', `Idempotency-Key must be ${IDEMPOTENCY_KEY_MIN} to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters`, {
+        errors: [{ field: 'Idempotency-Key', code: 'invalid', detail: 'length 8 to 200, visible ASCII' }],
+      });
+    }
+  }
+
+  static fingerprint(parts: unknown[]): string {
+    return crypto.createHash('sha256').update(canonicalJson(parts)).digest('hex');
+  }
+
+  async find(db: Db | Tx, id: RecordId, now: number): Promise<RecordedAnswer | undefined> {
+    const row = await db
+      .selectFrom('idempotency_records')
+      .selectAll()
+      .where('scope', '=', id.scope)
+      .where('route', '=', id.route)
+      .where('key', '=', id.key)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      status: row.status,
+      headers: JSON.parse(row.headers) as Record<string, string>,
+      body: row.body === null ? undefined : JSON.parse(this.keys.decrypt('idempotency-envelope', row.body)),
+      fingerprint: row.fingerprint,
+    };
+  }
+
+  /** Records the answer; must run in the effect's transaction. Replaces an expired record of the same key. */
+  async record(tx: Tx, id: RecordId, fingerprint: string, answer: Reply, now: number, retentionMs: number): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(answer.headers ?? {})) if (RECORDED_HEADERS.has(name.toLowerCase())) headers[name] = value;
+    if (answer.revision !== undefined) headers.ETag = `"${answer.revision}"`;
+    await tx
+      .deleteFrom('idempotency_records')
+      .where('scope', '=', id.scope)
+      .where('route', '=', id.route)
+      .where('key', '=', id.key)
+      .where('expires_at', '<=', now)
+      .execute();
+    await tx
+      .insertInto('idempotency_records')
+      .values({
+        ...id,
+        fingerprint,
+        status: answer.status,
+        headers: JSON.stringify(headers),
+        body: answer.body === undefined ? null : this.keys.encrypt('idempotency-envelope', JSON.stringify(answer.body)),
+        created_at: now,
+        expires_at: now + retentionMs,
+      })
+      .execute();
+  }
+
+  /**
+   * Lets one request per record id run at a time in this process; a duplicate waits for the first
+   * to finish (then finds its record) instead of executing alongside it.
+   */
+  async exclusive<T>(id: RecordId, fn: () => Promise<T>): Promise<T> {
+    const name = `${id.scope}\u0000${id.route}\u0000${id.key}`;
+    const deadline = Date.now() + CONCURRENT_WAIT_MS;
+    while (this.inFlight.has(name)) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw problem('idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry later');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.inFlight.get(name), new Promise<void>((r) => (timer = setTimeout(r, remaining)))]);
+      clearTimeout(timer);
+    }
+    let done!: () => void;
+    this.inFlight.set(name, new Promise<void>((r) => (done = r)));
+    try {
+      return await fn();
+    } finally {
+      this.inFlight.delete(name);
+      done();
+    }
+  }
+
+  static async prune(db: Db, now: number): Promise<number> {
+    const result = await db.deleteFrom('idempotency_records').where('expires_at', '<=', now).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
+
+/** JSON with object keys sorted, so formatting and key order do not change a fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}

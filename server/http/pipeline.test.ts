@@ -1,0 +1,303 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { TestServer, randomKey } from '../testing/harness';
+import { anyBearer } from './auth';
+import type { RouteEntry } from './dispatch';
+import { problem } from './problem';
+import { mutation, query, reply } from './route';
+
+let executions = 0;
+let slowExecutions = 0;
+
+const extraRoutes: RouteEntry[] = [
+  {
+    plane: 'control',
+    method: 'GET',
+    path: '/test/boom',
+    route: query({}, async () => {
+      throw new Error('leaky internals at /etc/marquee/secret.key');
+    }),
+  },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/test/echo',
+    route: mutation(
+      { body: z.strictObject({ name: z.string().min(1), nested: z.strictObject({ n: z.number() }).optional() }), idempotency: 'required' },
+      async (ctx) => {
+        executions++;
+        return reply.created({ name: ctx.body.name, execution: executions }, { headers: { Location: '/test/echo/1' } });
+      },
+    ),
+  },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/test/slow',
+    route: mutation({ idempotency: 'required' }, async () => {
+      slowExecutions++;
+      await new Promise((r) => setTimeout(r, 150));
+      return reply.created({ execution: slowExecutions });
+    }),
+  },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/test/limited',
+    route: mutation({ rateLimits: () => [{ name: 'test-budget', limit: 2, windowSeconds: 60, key: 'k' }] }, async () => reply.noContent()),
+  },
+  {
+    plane: 'control',
+    method: 'PUT',
+    path: '/test/revisioned',
+    route: mutation({ ifMatch: 'required' }, async (ctx) => {
+      ctx.checkRevision(3);
+      return reply.ok({ ok: true }, { revision: 4 });
+    }),
+  },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/test/failing-effect',
+    route: mutation({ idempotency: 'required' }, async () => {
+      throw problem('resource_conflict', 'refused');
+    }),
+  },
+  {
+    plane: 'control',
+    method: 'GET',
+    path: '/test/whoami',
+    route: query({ auth: anyBearer, area: 'screens' }, async (ctx) => reply.ok({ tenant: ctx.principal.tenantId })),
+  },
+];
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await TestServer.start({ extraRoutes });
+});
+afterAll(async () => server.stop());
+
+describe('problems', () => {
+  it('renders RFC 9457 problems with code, type URI, request id and errors', async () => {
+    const res = await server.request('GET', '/api/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toBe('application/problem+json');
+    const body = res.json();
+    expect(body).toMatchObject({
+      type: `${server.origin}/problems/not-found`,
+      title: 'Resource not found',
+      status: 404,
+      code: 'not_found',
+      instance: '/api/v1/nothing-here',
+      errors: [],
+    });
+    expect(body.request_id).toBe(res.headers['x-request-id']);
+  });
+
+  it('echoes a well-formed X-Request-Id', async () => {
+    const id = 'req_abcdefghijklmnopqrstu';
+    const res = await server.request('GET', '/nope/nope.txt', { headers: { 'x-request-id': id } });
+    expect(res.headers['x-request-id']).toBe(id);
+  });
+
+  it('answers a wrong method with method_not_allowed and Allow', async () => {
+    const res = await server.request('POST', '/.version');
+    expect(res.status).toBe(405);
+    expect(res.json().code).toBe('method_not_allowed');
+    expect(res.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('turns an unexpected error into internal_error without leaking internals', async () => {
+    const res = await server.request('GET', '/test/boom');
+    expect(res.status).toBe(500);
+    expect(res.json().code).toBe('internal_error');
+    expect(res.text).not.toContain('/etc/marquee');
+    expect(res.text).not.toContain('leaky');
+    expect(server.logText()).toContain('leaky internals');
+  });
+
+  it('serves a page for each problem type URI', async () => {
+    const res = await server.request('GET', '/problems/revision-conflict');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('revision_conflict');
+    expect(res.text).toContain('412');
+  });
+
+  it('answers HEAD on GET routes without a body', async () => {
+    const res = await server.request('HEAD', '/.version');
+    expect(res.status).toBe(200);
+    expect(res.body.length).toBe(0);
+  });
+});
+
+describe('strict JSON validation', () => {
+  it('names an unknown field', async () => {
+    const res = await server.request('POST', '/test/echo', { json: { name: 'a', colour: 'red' }, idempotencyKey: randomKey() });
+    expect(res.status).toBe(400);
+    const body = res.json();
+    expect(body.code).toBe('invalid_request');
+    expect(body.errors).toContainEqual({ field: 'colour', code: 'unknown_field', detail: 'unknown field "colour"' });
+  });
+
+  it('names an unknown nested field by its path', async () => {
+    const res = await server.request('POST', '/test/echo', { json: { name: 'a', nested: { n: 1, m: 2 } }, idempotencyKey: randomKey() });
+    expect(res.json().errors[0].field).toBe('nested.m');
+  });
+
+  it('names a missing required field', async () => {
+    const res = await server.request('POST', '/test/echo', { json: {}, idempotencyKey: randomKey() });
+    expect(res.status).toBe(400);
+    expect(res.json().errors[0]).toMatchObject({ field: 'name', code: 'required' });
+  });
+
+  it('refuses malformed JSON as invalid_request', async () => {
+    const res = await server.request('POST', '/test/echo', { body: '{"name": ', headers: { 'content-type': 'application/json' }, idempotencyKey: randomKey() });
+    expect(res.status).toBe(400);
+    expect(res.json().errors[0].code).toBe('malformed_json');
+  });
+
+  it('refuses a non-JSON content type', async () => {
+    const res = await server.request('POST', '/test/echo', { body: 'name=a', headers: { 'content-type': 'application/x-www-form-urlencoded' }, idempotencyKey: randomKey() });
+    expect(res.status).toBe(400);
+  });
+
+  it('refuses a body over the route limit without reading it all', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(70 * 1024) });
+    const res = await server.request('POST', '/test/echo', { body: big, headers: { 'content-type': 'application/json' }, idempotencyKey: randomKey() });
+    expect(res.status).toBe(400);
+    expect(res.json().errors[0]).toMatchObject({ field: 'body', code: 'too_large' });
+  });
+
+  it('refuses a body on a route that takes none', async () => {
+    const res = await server.request('POST', '/test/slow', { json: { surprise: true }, idempotencyKey: randomKey() });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('idempotency records', () => {
+  it('replays an exact retry with the recorded status, headers and body, without re-executing', async () => {
+    const key = randomKey();
+    const first = await server.request('POST', '/test/echo', { json: { name: 'once' }, idempotencyKey: key });
+    expect(first.status).toBe(201);
+    const count = executions;
+    // Same request, different formatting and key order.
+    const again = await server.request('POST', '/test/echo', {
+      body: '{ "name" :   "once" }',
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: key,
+    });
+    expect(again.status).toBe(201);
+    expect(again.json()).toEqual(first.json());
+    expect(again.headers.location).toBe('/test/echo/1');
+    expect(executions).toBe(count);
+  });
+
+  it('refuses the same key with a different request as idempotency_mismatch', async () => {
+    const key = randomKey();
+    await server.request('POST', '/test/echo', { json: { name: 'one' }, idempotencyKey: key });
+    const res = await server.request('POST', '/test/echo', { json: { name: 'two' }, idempotencyKey: key });
+    expect(res.status).toBe(409);
+    expect(res.json().code).toBe('idempotency_mismatch');
+  });
+
+  it('requires the key where the route says so, and bounds its length to 8..200', async () => {
+    expect((await server.request('POST', '/test/echo', { json: { name: 'a' } })).json().errors[0]).toMatchObject({ field: 'Idempotency-Key', code: 'required' });
+    expect((await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'short' })).status).toBe(400);
+    expect((await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'k'.repeat(201) })).status).toBe(400);
+    expect((await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'k'.repeat(200) })).status).toBe(201);
+    expect((await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'k'.repeat(8) })).status).toBe(201);
+  });
+
+  it('runs concurrent duplicates once and answers both with the same result', async () => {
+    const key = randomKey();
+    const before = slowExecutions;
+    const results = await Promise.all(Array.from({ length: 5 }, () => server.request('POST', '/test/slow', { idempotencyKey: key })));
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(new Set(results.map((r) => r.text)).size).toBe(1);
+    expect(slowExecutions).toBe(before + 1);
+  });
+
+  it('does not record a failed request, so it has no effect and may be retried', async () => {
+    const key = randomKey();
+    expect((await server.request('POST', '/test/failing-effect', { idempotencyKey: key })).status).toBe(409);
+    expect((await server.request('POST', '/test/failing-effect', { idempotencyKey: key })).json().code).toBe('resource_conflict');
+  });
+
+  it('forgets records after 24 hours', async () => {
+    const key = randomKey();
+    const first = await server.request('POST', '/test/echo', { json: { name: 'old' }, idempotencyKey: key });
+    server.clock.advance(24 * 3600_000 + 1);
+    const later = await server.request('POST', '/test/echo', { json: { name: 'old' }, idempotencyKey: key });
+    expect(later.json().execution).toBe(first.json().execution + 1);
+  });
+
+  it('keeps records apart per tenant scope', async () => {
+    const a = await server.enroll();
+    const b = await server.enroll();
+    const key = randomKey();
+    const pa = await server.request('PATCH', '/api/v1/project', { token: a.token, json: { name: 'Alpha' }, idempotencyKey: key });
+    const pb = await server.request('PATCH', '/api/v1/project', { token: b.token, json: { name: 'Beta' }, idempotencyKey: key });
+    expect(pa.json().name).toBe('Alpha');
+    expect(pb.json().name).toBe('Beta');
+  });
+});
+
+describe('revisions', () => {
+  it('answers a stale If-Match with 412 revision_conflict and current_revision', async () => {
+    const res = await server.request('PUT', '/test/revisioned', { ifMatch: 2 });
+    expect(res.status).toBe(412);
+    expect(res.json()).toMatchObject({ code: 'revision_conflict', current_revision: 3 });
+  });
+
+  it('sets the ETag to the quoted revision on success', async () => {
+    const res = await server.request('PUT', '/test/revisioned', { ifMatch: 3 });
+    expect(res.headers.etag).toBe('"4"');
+  });
+
+  it('requires If-Match where the route says so and rejects malformed values', async () => {
+    expect((await server.request('PUT', '/test/revisioned')).json().errors[0]).toMatchObject({ field: 'If-Match', code: 'required' });
+    expect((await server.request('PUT', '/test/revisioned', { ifMatch: 'W/"3"' })).status).toBe(400);
+    expect((await server.request('PUT', '/test/revisioned', { ifMatch: '"0"' })).status).toBe(400);
+  });
+});
+
+describe('rate budgets', () => {
+  it('discloses RateLimit headers and refuses past the budget with Retry-After', async () => {
+    const ok = await server.request('POST', '/test/limited');
+    expect(ok.status).toBe(204);
+    expect(ok.headers['ratelimit-policy']).toBe('"test-budget";q=2;w=60');
+    expect(ok.headers.ratelimit).toMatch(/^"test-budget";r=1;t=\d+$/);
+    await server.request('POST', '/test/limited');
+    const denied = await server.request('POST', '/test/limited');
+    expect(denied.status).toBe(429);
+    expect(denied.json().code).toBe('rate_limited');
+    expect(Number(denied.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(denied.headers.ratelimit).toMatch(/r=0/);
+  });
+});
+
+describe('capability areas', () => {
+  it('refuses a route outside the credential areas with a forbidden problem naming the area', async () => {
+    const { token, projectId } = await server.enroll();
+    const db = server.services.store.db;
+    await db.updateTable('credentials').set({ areas: JSON.stringify(['content']) }).where('tenant_id', '=', projectId).execute();
+    const res = await server.request('GET', '/test/whoami', { token });
+    expect(res.status).toBe(403);
+    expect(res.json().detail).toContain('"screens"');
+  });
+
+  it('lets the reports area read any area', async () => {
+    const { token, projectId } = await server.enroll();
+    await server.services.store.db.updateTable('credentials').set({ areas: JSON.stringify(['reports']) }).where('tenant_id', '=', projectId).execute();
+    expect((await server.request('GET', '/test/whoami', { token })).status).toBe(200);
+  });
+
+  it('fails closed when the plan is not in the catalog', async () => {
+    const { token, projectId } = await server.enroll();
+    await server.services.store.db.updateTable('tenants').set({ plan: 'platinum-legacy' }).where('id', '=', projectId).execute();
+    const res = await server.request('GET', '/test/whoami', { token });
+    expect(res.status).toBe(403);
+    expect(res.json().detail).toContain('platinum-legacy');
+    expect((await server.request('GET', '/api/v1/project/capabilities', { token })).status).toBe(403);
+  });
+});

@@ -1,0 +1,224 @@
+// Runs one route: the cross-cutting steps in their one order, then the handler, then the answer.
+// Order: authenticate → capability area → credit meter → query → body read → If-Match →
+// idempotency (replay or mismatch) → rate budgets → body validation → handler → answer.
+import type { Request, Response } from 'express';
+import type { Services } from '../services';
+import type { Work } from '../store/store';
+import { creditHeaders, debit, REQUEST_COST_MILLIS, creditState, applyMonthlyGrant } from '../tenants/credits';
+import { isTenantPrincipal, type TenantPrincipal } from './auth';
+import { IdempotencyRecords, ReplayInstead, IDEMPOTENCY_RETENTION_MS, type RecordedAnswer, type RecordId } from './idempotency';
+import { problem, type Generation } from './problem';
+import { sendProblem } from './problem-response';
+import { admit } from './rate-limit';
+import type { IdempotencyPolicy, Mode, Principal, Reply, RequestContext, RouteHandler } from './route';
+import { DEFAULT_JSON_BODY_LIMIT, parseJson, queryObject, readBody, validate } from './validation';
+
+export interface RouteMatch {
+  route: RouteHandler;
+  params: Record<string, string>;
+}
+
+class Context implements RequestContext<unknown, unknown, Principal | undefined> {
+  body: unknown = undefined;
+  query: unknown = {};
+  principal: Principal | undefined = undefined;
+  ifMatch: number | undefined = undefined;
+  idempotencyKey: string | undefined = undefined;
+  readonly answerHeaders: Record<string, string> = {};
+  readonly now: number;
+  /** Set when the route is idempotent and a key was sent. */
+  record: { id: RecordId; fingerprint: string; policy: IdempotencyPolicy } | undefined;
+
+  constructor(
+    readonly req: Request,
+    readonly res: Response,
+    readonly services: Services,
+    readonly requestId: string,
+    readonly params: Record<string, string>,
+  ) {
+    this.now = services.clock.now();
+  }
+
+  get generation(): Generation {
+    return this.principal?.generation ?? this.services.config.model;
+  }
+
+  checkRevision(current: number): void {
+    if (this.ifMatch !== undefined && this.ifMatch !== current) {
+      throw problem('revision_conflict', `If-Match "${this.ifMatch}" is stale; the current revision is ${current}`, { current_revision: current });
+    }
+  }
+
+  async commitReply(fn: (work: Work) => Promise<Reply>): Promise<Reply> {
+    const record = this.record;
+    const records = idempotencyRecords(this.services);
+    return this.services.store.transaction(async (work) => {
+      if (record) {
+        const existing = await records.find(work.db, record.id, this.now);
+        if (existing) throw new ReplayInstead(existing);
+      }
+      const answer = await fn(work);
+      if (record && answer.status >= 200 && answer.status < 300) {
+        await records.record(work.db, record.id, record.fingerprint, answer, this.now, record.policy.retentionMs ?? IDEMPOTENCY_RETENTION_MS);
+      }
+      return answer;
+    });
+  }
+}
+
+const recordsByServices = new WeakMap<Services, IdempotencyRecords>();
+function idempotencyRecords(services: Services): IdempotencyRecords {
+  let records = recordsByServices.get(services);
+  if (!records) recordsByServices.set(services, (records = new IdempotencyRecords(services.keys)));
+  return records;
+}
+
+function resolveMode(mode: Mode | undefined, generation: Generation): 'required' | 'optional' | 'none' {
+  if (mode === 'required-in-A') return generation === 'A' ? 'required' : 'optional';
+  return mode ?? 'none';
+}
+
+function parseIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const match = /^\s*"([1-9][0-9]{0,14})"\s*$/.exec(header);
+  if (!match) {
+    throw problem('invalid_request', 'If-Match must be a quoted positive revision such as "3"', {
+      errors: [{ field: 'If-Match', code: 'invalid', detail: 'expected a quoted positive integer' }],
+    });
+  }
+  return Number(match[1]);
+}
+
+export async function runRoute(match: RouteMatch, req: Request, res: Response, services: Services, requestId: string): Promise<void> {
+  const { policy, handler } = match.route;
+  const ctx = new Context(req, res, services, requestId, match.params);
+  const url = new URL(req.originalUrl, 'http://request.invalid');
+  try {
+    if (policy.auth) ctx.principal = await policy.auth.authenticate(ctx);
+    const tenant = isTenantPrincipal(ctx.principal) ? ctx.principal : undefined;
+    if (tenant && policy.area) checkArea(tenant, policy.area, req.method);
+    if (tenant?.generation === 'P' && url.pathname.startsWith('/api/')) {
+      await meter(ctx, tenant, policy.meter !== false);
+    }
+
+    ctx.query = policy.query ? validate(policy.query, queryObject(url), 'query') : {};
+
+    let rawBody: Buffer | undefined;
+    if (policy.body !== 'raw') {
+      rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT);
+      ctx.body = parseJson(req, rawBody);
+    }
+
+    const ifMatchMode = resolveMode(policy.ifMatch, ctx.generation);
+    ctx.ifMatch = ifMatchMode === 'none' ? undefined : parseIfMatch(req.headers['if-match']);
+    if (ifMatchMode === 'required' && ctx.ifMatch === undefined) {
+      throw problem('invalid_request', 'this request needs If-Match with the current revision', {
+        errors: [{ field: 'If-Match', code: 'required', detail: 'is required' }],
+      });
+    }
+
+    const idem: IdempotencyPolicy | undefined =
+      typeof policy.idempotency === 'string' ? { mode: policy.idempotency } : policy.idempotency;
+    const idemMode = resolveMode(idem?.mode, ctx.generation);
+    const key = req.headers['idempotency-key'];
+    if (idem && idemMode !== 'none' && typeof key === 'string') {
+      IdempotencyRecords.validateKey(key);
+      ctx.idempotencyKey = key;
+      const headers = (idem.fingerprintHeaders ?? []).map((h) => [h.toLowerCase(), req.headers[h.toLowerCase()] ?? null]);
+      ctx.record = {
+        id: { scope: ctx.principal?.scope ?? 'anon', route: `${req.method} ${url.pathname}`, key },
+        fingerprint: IdempotencyRecords.fingerprint([req.method, url.pathname, url.search, ctx.body ?? null, ctx.ifMatch ?? null, headers]),
+        policy: idem,
+      };
+    } else if (idemMode === 'required') {
+      throw problem('invalid_request', 'this request needs an Idempotency-Key header (8 to 200 characters)', {
+        errors: [{ field: 'Idempotency-Key', code: 'required', detail: 'is required' }],
+      });
+    }
+
+    const run = async () => {
+      if (ctx.record) {
+        const existing = await idempotencyRecords(services).find(services.store.db, ctx.record.id, ctx.now);
+        if (existing) return replay(ctx, existing);
+      }
+      if (policy.rateLimits) Object.assign(ctx.answerHeaders, admit(services.rateLimiter, policy.rateLimits(ctx as never), ctx.now));
+      if (policy.body !== undefined && policy.body !== 'raw') ctx.body = validate(policy.body, ctx.body, 'body');
+      else if (policy.body === undefined && ctx.body !== undefined && !isEmptyObject(ctx.body)) {
+        throw problem('invalid_request', 'this route takes no request body', { errors: [{ field: 'body', code: 'unexpected', detail: 'send no body' }] });
+      }
+      let answer: Reply | void;
+      try {
+        answer =
+          handler.kind === 'mutation'
+            ? await ctx.commitReply((work) => handler.run(ctx as never, work))
+            : await handler.run(ctx as never);
+      } catch (error) {
+        if (error instanceof ReplayInstead) return replay(ctx, error.answer);
+        throw error;
+      }
+      if (answer) send(res, answer, ctx.answerHeaders);
+      else if (!res.headersSent) throw new Error(`route ${req.method} ${url.pathname} returned no answer`);
+    };
+    await (ctx.record ? idempotencyRecords(services).exclusive(ctx.record.id, run) : run());
+  } catch (error) {
+    sendProblem(res, error, {
+      controlOrigin: services.config.controlOrigin,
+      generation: ctx.generation,
+      requestId,
+      instance: url.pathname,
+      headers: ctx.answerHeaders,
+      logger: services.logger,
+    });
+  }
+}
+
+async function replay(ctx: Context, recorded: RecordedAnswer): Promise<void> {
+  if (recorded.fingerprint !== ctx.record!.fingerprint) {
+    throw problem('idempotency_mismatch', 'this Idempotency-Key was used with a different request; use a new key for a new request');
+  }
+  await ctx.record!.policy.onReplay?.(ctx, recorded);
+  send(ctx.res, { status: recorded.status, headers: recorded.headers, body: recorded.body }, ctx.answerHeaders);
+}
+
+function send(res: Response, answer: Reply, extra: Record<string, string>): void {
+  res.status(answer.status);
+  res.set({ ...extra, ...answer.headers });
+  if (answer.revision !== undefined) res.setHeader('ETag', `"${answer.revision}"`);
+  if (answer.body === undefined) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(answer.body));
+}
+
+function checkArea(principal: TenantPrincipal, area: NonNullable<RouteHandler['policy']['area']>, method: string): void {
+  if (principal.realm !== 'project') return;
+  if (principal.areas.has(area)) return;
+  // spec: a credential with the reports area also reads any area.
+  if ((method === 'GET' || method === 'HEAD') && principal.areas.has('reports')) return;
+  if (principal.areas.size === 0) throw problem('forbidden', `the project's plan "${principal.plan}" is not in the plan catalog; nothing is allowed`);
+  throw problem('forbidden', `this credential lacks the "${area}" capability area; connect a new agent installation with the ${area} capability`, {
+    extensions: { missing_capability: area },
+  });
+}
+
+/** Debits the request (exempt routes only read the balance); the credit headers go on any answer. */
+async function meter(ctx: Context, principal: TenantPrincipal, debits: boolean): Promise<void> {
+  const { store } = ctx.services;
+  try {
+    const state = await store.transaction(async ({ db }) => {
+      if (debits) return debit(db, principal.tenantId, ctx.now, 'api_request', REQUEST_COST_MILLIS);
+      await applyMonthlyGrant(db, principal.tenantId, ctx.now);
+      return creditState(db, principal.tenantId);
+    });
+    Object.assign(ctx.answerHeaders, creditHeaders(state, ctx.now));
+  } catch (error) {
+    Object.assign(ctx.answerHeaders, creditHeaders(await creditState(store.db, principal.tenantId), ctx.now));
+    throw error;
+  }
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}

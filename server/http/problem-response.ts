@@ -1,0 +1,57 @@
+// Renders RFC 9457 problem documents. Unexpected errors become internal_error without internals.
+import type { Response } from 'express';
+import type { Logger } from '../logger';
+import { PROBLEM_CODES, ProblemError, problem, problemTypeUri, retryAfterOf, statusOf, type Generation } from './problem';
+
+export interface ProblemContext {
+  controlOrigin: string;
+  generation: Generation;
+  requestId: string;
+  /** Request path without its query (queries can carry tickets). */
+  instance: string;
+  headers?: Record<string, string>;
+  logger: Logger;
+}
+
+export function toProblem(error: unknown, logger: Logger, requestId: string): ProblemError {
+  if (error instanceof ProblemError) return error;
+  const status = (error as { status?: number; statusCode?: number } | null)?.status;
+  // Errors raised by Node/Express body handling (aborted or malformed requests) are the client's.
+  if (status === 400 || status === 413) return problem('invalid_request', 'the request could not be read');
+  logger.error({ request_id: requestId, err: error }, 'unexpected error');
+  return problem('internal_error', `an unexpected error occurred; quote request_id ${requestId} when reporting it`);
+}
+
+export function problemBody(p: ProblemError, ctx: Omit<ProblemContext, 'logger' | 'headers'>): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    ...p.options.extensions,
+    type: problemTypeUri(ctx.controlOrigin, p.code),
+    title: PROBLEM_CODES[p.code].title,
+    status: statusOf(p.code, ctx.generation),
+    detail: p.detail,
+    instance: ctx.instance,
+    code: p.code,
+    request_id: ctx.requestId,
+    errors: p.options.errors ?? [],
+  };
+  if (p.options.current_revision !== undefined) body.current_revision = p.options.current_revision;
+  return body;
+}
+
+export function sendProblem(res: Response, error: unknown, ctx: ProblemContext): void {
+  const p = toProblem(error, ctx.logger, ctx.requestId);
+  const body = problemBody(p, ctx);
+  if (res.headersSent) {
+    // A streamed answer already started: the connection is all that is left to end.
+    res.destroy();
+    return;
+  }
+  const headers: Record<string, string> = { ...ctx.headers, ...p.options.headers };
+  const retryAfter = p.options.retryAfter ?? retryAfterOf(p.code);
+  if (retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfter)));
+  headers['Cache-Control'] ??= 'no-store';
+  res.status(body.status as number);
+  res.set(headers);
+  res.setHeader('Content-Type', 'application/problem+json');
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,100 @@
+// RFC 9457 problems: the spec's stable codes, their statuses and titles, and the one error type
+// every layer throws. Rendering lives in problem-response.ts.
+
+export type Generation = 'A' | 'P';
+
+interface CodeInfo {
+  title: string;
+  /** Status in Model P and, where it differs, Model A. */
+  status: number | { P: number; A: number };
+  /** Retry-After default in seconds (spec Errors rule 1). */
+  retryAfter?: number;
+}
+
+export const PROBLEM_CODES = {
+  internal_error: { title: 'Internal server error', status: 500 },
+  invalid_request: { title: 'Request invalid', status: 400 },
+  unauthorized: { title: 'Authentication required', status: 401 },
+  payment_required: { title: 'Credits cannot cover this request', status: 402 },
+  forbidden: { title: 'Not allowed', status: 403 },
+  not_found: { title: 'Resource not found', status: 404 },
+  method_not_allowed: { title: 'Method not allowed', status: 405 },
+  idempotency_mismatch: { title: 'Idempotency key reused with a different request', status: 409 },
+  idempotency_in_progress: { title: 'A request with this idempotency key is still running', status: 409, retryAfter: 1 },
+  account_exists: { title: 'Account already exists', status: 409 },
+  resource_conflict: { title: 'State conflicts with the request', status: 409 },
+  application_in_use: { title: 'A live manifest references the application', status: 409 },
+  screen_archive_required: { title: 'Archive this native identity-bound screen instead of deleting it', status: 409 },
+  screen_archived: { title: 'Screen is archived', status: 409 },
+  agent_lockout_risk: { title: 'Disconnecting the last active agent', status: 409 },
+  invitation_consumed: { title: 'Invitation already accepted', status: 409 },
+  version_required: { title: 'Use a newer API version for this document', status: 409 },
+  recovery_not_offered: { title: 'No recovery is pending', status: 409 },
+  recovery_ambiguous: { title: 'Recovery identifier is attached in more than one place', status: 409 },
+  recovery_expired: { title: 'Recovery pairing session lapsed', status: 410 },
+  credential_issuance_expired: { title: 'Credential delivery window expired', status: 410 },
+  revision_conflict: { title: 'If-Match is stale', status: 412 },
+  quota_exceeded: { title: 'Quota exceeded', status: 413 },
+  invalid_range: { title: 'Byte range unsatisfiable or malformed', status: 416 },
+  server_draining: { title: 'Host draining', status: 421, retryAfter: 1 },
+  rate_limited: { title: 'Request rate too high', status: 429, retryAfter: 1 },
+  dependency_unavailable: { title: 'Required dependency unavailable', status: { P: 500, A: 503 }, retryAfter: 5 },
+  schema_incompatible: { title: 'Database schema incompatible', status: { P: 500, A: 503 } },
+  not_ready: { title: 'Service not ready', status: { P: 500, A: 503 }, retryAfter: 5 },
+  manifest_degraded: { title: 'Manifest degraded', status: 500, retryAfter: 60 },
+} satisfies Record<string, CodeInfo>;
+
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+/** One field-level complaint, as in the problem's `errors` member. */
+export interface FieldError {
+  field: string;
+  code: string;
+  detail: string;
+}
+
+export interface ProblemOptions {
+  errors?: FieldError[];
+  /** Set on revision_conflict. */
+  current_revision?: number;
+  /** Seconds; overrides the code's default. */
+  retryAfter?: number;
+  /** Extra response headers (RateLimit, Content-Range, ...). */
+  headers?: Record<string, string>;
+  /** Extra members of the problem document (never secrets). */
+  extensions?: Record<string, unknown>;
+}
+
+export class ProblemError extends Error {
+  readonly code: ProblemCode;
+  readonly detail: string;
+  readonly options: ProblemOptions;
+  constructor(code: ProblemCode, detail: string, options: ProblemOptions = {}) {
+    super(`${code}: ${detail}`);
+    this.name = 'ProblemError';
+    this.code = code;
+    this.detail = detail;
+    this.options = options;
+  }
+}
+
+export function problem(code: ProblemCode, detail: string, options?: ProblemOptions): ProblemError {
+  return new ProblemError(code, detail, options);
+}
+
+export function statusOf(code: ProblemCode, generation: Generation): number {
+  const { status } = PROBLEM_CODES[code] as CodeInfo;
+  return typeof status === 'number' ? status : status[generation];
+}
+
+export function retryAfterOf(code: ProblemCode): number | undefined {
+  return (PROBLEM_CODES[code] as CodeInfo).retryAfter;
+}
+
+export function problemTypeUri(controlOrigin: string, code: string): string {
+  return `${controlOrigin}/problems/${code.replace(/_/g, '-')}`;
+}
+
+export function invalidField(field: string, detail: string, code = 'invalid'): ProblemError {
+  return problem('invalid_request', `${field}: ${detail}`, { errors: [{ field, code, detail }] });
+}

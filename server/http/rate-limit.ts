@@ -1,0 +1,94 @@
+// Fixed-window rate budgets with RateLimit-Policy / RateLimit headers (draft-ietf-httpapi-ratelimit-headers).
+import { problem } from './problem';
+
+export interface RateBudget {
+  /** Public policy name, e.g. `enrollment-client`. */
+  name: string;
+  /** Requests allowed per window. */
+  limit: number;
+  windowSeconds: number;
+  /** What the budget is counted per (client id, IP, screen, ...); never disclosed. */
+  key: string;
+  /** Units this request spends (fan-outs may spend more than one). */
+  cost?: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  remaining: number;
+  /** Seconds until the window resets, at least 1. */
+  resetSeconds: number;
+}
+
+export interface RateLimiter {
+  take(budget: RateBudget, now: number): RateDecision;
+  /** Checks without spending (all-or-nothing admission of several budgets). */
+  peek(budget: RateBudget, now: number): RateDecision;
+}
+
+/** Counters in process memory; a shared implementation (Redis, PostgreSQL) replaces it for replicas. */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, { start: number; used: number }>();
+  private lastSweep = 0;
+
+  take(budget: RateBudget, now: number): RateDecision {
+    return this.decide(budget, now, true);
+  }
+
+  peek(budget: RateBudget, now: number): RateDecision {
+    return this.decide(budget, now, false);
+  }
+
+  private decide(budget: RateBudget, now: number, spend: boolean): RateDecision {
+    this.sweep(now);
+    const windowMs = budget.windowSeconds * 1000;
+    const start = Math.floor(now / windowMs) * windowMs;
+    const id = `${budget.name}\u0000${budget.key}`;
+    let window = this.windows.get(id);
+    if (!window || window.start !== start) {
+      window = { start, used: 0 };
+      if (spend) this.windows.set(id, window);
+    }
+    const cost = budget.cost ?? 1;
+    const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
+    if (window.used + cost > budget.limit) return { allowed: false, remaining: Math.max(0, budget.limit - window.used), resetSeconds };
+    if (spend) window.used += cost;
+    return { allowed: true, remaining: budget.limit - window.used - (spend ? 0 : cost), resetSeconds };
+  }
+
+  private sweep(now: number): void {
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    for (const [id, window] of this.windows) if (now - window.start > 24 * 3600_000) this.windows.delete(id);
+  }
+}
+
+export function rateLimitHeaders(budget: RateBudget, decision: RateDecision): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"${budget.name}";q=${budget.limit};w=${budget.windowSeconds}`,
+    RateLimit: `"${budget.name}";r=${decision.remaining};t=${decision.resetSeconds}`,
+  };
+}
+
+/**
+ * Spends every budget or none: all are checked first, so a request refused by its second budget
+ * does not consume its first. Returns the headers to disclose on success; throws rate_limited.
+ */
+export function admit(limiter: RateLimiter, budgets: RateBudget[], now: number): Record<string, string> {
+  for (const budget of budgets) {
+    const decision = limiter.peek(budget, now);
+    if (!decision.allowed) {
+      throw problem('rate_limited', `rate budget ${budget.name} is spent; retry after ${decision.resetSeconds} s`, {
+        retryAfter: decision.resetSeconds,
+        headers: rateLimitHeaders(budget, decision),
+      });
+    }
+  }
+  const headers: Record<string, string[]> = { 'RateLimit-Policy': [], RateLimit: [] };
+  for (const budget of budgets) {
+    const h = rateLimitHeaders(budget, limiter.take(budget, now));
+    headers['RateLimit-Policy']!.push(h['RateLimit-Policy']!);
+    headers.RateLimit!.push(h.RateLimit!);
+  }
+  return budgets.length === 0 ? {} : { 'RateLimit-Policy': headers['RateLimit-Policy']!.join(', '), RateLimit: headers.RateLimit!.join(', ') };
+}

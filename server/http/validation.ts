@@ -1,0 +1,87 @@
+// Request bodies and queries: bounded reading, strict JSON, and zod issues as invalid_request problems.
+import type { Request } from 'express';
+import type { z } from 'zod';
+import { problem, type FieldError } from './problem';
+
+export const DEFAULT_JSON_BODY_LIMIT = 64 * 1024;
+
+/** Reads the whole body, refusing (and stopping) once it passes `limit` bytes. */
+export async function readBody(req: Request, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      req.pause();
+      throw tooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function tooLarge(limit: number) {
+  return problem('invalid_request', `request body exceeds the ${limit}-byte limit of this route`, {
+    errors: [{ field: 'body', code: 'too_large', detail: `at most ${limit} bytes` }],
+  });
+}
+
+/** Parses a JSON body; an empty body is `undefined`. */
+export function parseJson(req: Request, raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    throw problem('invalid_request', 'send the body as application/json', {
+      errors: [{ field: 'content-type', code: 'unsupported', detail: 'expected application/json' }],
+    });
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw problem('invalid_request', `malformed JSON: ${(error as Error).message}`, {
+      errors: [{ field: 'body', code: 'malformed_json', detail: 'body is not valid JSON' }],
+    });
+  }
+}
+
+/** Validates with the schema; every issue becomes a field error, unknown keys named. */
+export function validate<T>(schema: z.ZodType<T>, value: unknown, where: 'body' | 'query'): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = fieldErrors(result.error, where);
+  const first = errors[0]!;
+  throw problem('invalid_request', `${first.field}: ${first.detail}`, { errors });
+}
+
+export function fieldErrors(error: z.ZodError, where: 'body' | 'query'): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const issue of error.issues) {
+    const base = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        errors.push({ field: join(where, [...base, key]), code: 'unknown_field', detail: `unknown field ${JSON.stringify(key)}` });
+      }
+    } else {
+      const code = issue.code === 'invalid_type' && issue.input === undefined ? 'required' : issue.code;
+      const detail = code === 'required' ? 'is required' : issue.message;
+      errors.push({ field: join(where, base), code, detail });
+    }
+  }
+  return errors;
+}
+
+function join(where: string, path: string[]): string {
+  return path.length === 0 ? where : path.join('.');
+}
+
+/** First value of each query parameter; a repeated parameter is refused rather than guessed. */
+export function queryObject(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) {
+    if (key in out) throw problem('invalid_request', `query parameter ${key} is repeated`, { errors: [{ field: key, code: 'repeated', detail: 'send it once' }] });
+    out[key] = value;
+  }
+  return out;
+}

@@ -1,0 +1,47 @@
+// `npm start`: load configuration, open the data directory, serve every plane, drain on signals.
+import path from 'node:path';
+import { createServer } from './app';
+import { ConfigError, describeConfig, loadConfig } from './config';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env, process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`marquee: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const server = await createServer({ config });
+  const port = await server.listen();
+  const origin = (o: string) => o.replace(`:${config.port}`, `:${port}`);
+  console.log(
+    [
+      `Marquee is running (data in ${path.resolve(config.dataDir)})`,
+      `  control plane + player  ${origin(config.controlOrigin)}`,
+      `  runtime plane           ${origin(config.playOrigin)}/runtime/v1`,
+      `  release hosts           ${origin(config.releaseOrigin)}`,
+      `  dashboard               ${origin(config.dashboardOrigin)}`,
+      `  settings: ${describeConfig(config).join(' ')}`,
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`marquee: ${signal} received; draining`);
+    server.stop().then(
+      () => process.exit(0),
+      (error) => {
+        console.error('marquee: shutdown failed', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+void main();

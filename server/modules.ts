@@ -1,0 +1,8 @@
+// Start-up wiring of each feature: operation runners, housekeeping jobs, advertised features.
+// Routes are not here: every route is in routes.ts.
+import type { Services } from './services';
+import { installTenants } from './tenants/tenants.module';
+
+export type Installer = (services: Services) => void;
+
+export const installers: Installer[] = [installTenants];

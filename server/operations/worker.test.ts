@@ -1,0 +1,170 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { problem } from '../http/problem';
+import { TestServer, randomKey } from '../testing/harness';
+import type { OperationRunner, Publish } from './worker';
+
+let server: TestServer;
+afterEach(async () => server?.stop());
+
+interface Probe {
+  published: string[];
+  terminal: string[];
+  discarded: string[];
+  gate?: Promise<void>;
+}
+
+function testRunner(kind: string, probe: Probe, behaviour: 'succeed' | 'fail' | 'crash' = 'succeed'): OperationRunner {
+  return {
+    kind,
+    async run(op, control): Promise<Publish> {
+      await probe.gate;
+      if (control.signal.aborted) throw new Error('aborted');
+      if (behaviour === 'fail') throw problem('invalid_request', 'archive has no index.html');
+      if (behaviour === 'crash') throw new Error('disk on fire at /var/secret');
+      return async (work) => {
+        await work.db.updateTable('tenants').set({ name: `published ${op.id}` }).where('id', '=', op.tenant_id).execute();
+        probe.published.push(op.id);
+        return { done: op.id };
+      };
+    },
+    async onTerminal(_work, op, state) {
+      probe.terminal.push(`${op.id}:${state}`);
+    },
+    async discard(op) {
+      probe.discarded.push(op.id);
+    },
+  };
+}
+
+async function createOp(s: TestServer, tenantId: string, kind: string, state: 'queued' | 'receiving' = 'queued') {
+  return s.services.store.transaction((work) => s.services.operations.create(work, { tenantId, kind, state, input: { n: 1 } }, s.clock.now()));
+}
+
+describe('durable operations', () => {
+  it('claims a queued operation, publishes in the finalizing transaction and records the result', async () => {
+    server = await TestServer.start();
+    const probe: Probe = { published: [], terminal: [], discarded: [] };
+    server.services.operations.register(testRunner('test.ok', probe));
+    const { token, projectId } = await server.enroll();
+    const op = await createOp(server, projectId, 'test.ok');
+    await server.services.operations.idle();
+    const res = await server.request('GET', `/api/v1/operations/${op.id}`, { token });
+    expect(res.json()).toMatchObject({ id: op.id, kind: 'test.ok', state: 'succeeded', result: { done: op.id } });
+    expect(probe.published).toEqual([op.id]);
+    const events = await server.services.store.db.selectFrom('events').select('type').where('operation_id', '=', op.id).execute();
+    expect(events.map((e) => e.type)).toEqual(['operation.succeeded']);
+  });
+
+  it('fails with the runner problem and calls onTerminal in the same transaction', async () => {
+    server = await TestServer.start();
+    const probe: Probe = { published: [], terminal: [], discarded: [] };
+    server.services.operations.register(testRunner('test.fail', probe, 'fail'));
+    const { token, projectId } = await server.enroll();
+    const op = await createOp(server, projectId, 'test.fail');
+    await server.services.operations.idle();
+    const body = (await server.request('GET', `/api/v1/operations/${op.id}`, { token })).json();
+    expect(body.state).toBe('failed');
+    expect(body.error).toMatchObject({ code: 'invalid_request', detail: 'archive has no index.html', status: 400 });
+    expect(probe.terminal).toEqual([`${op.id}:failed`]);
+    expect(probe.discarded).toEqual([op.id]);
+  });
+
+  it('hides unexpected runner errors behind internal_error', async () => {
+    server = await TestServer.start();
+    server.services.operations.register(testRunner('test.crash', { published: [], terminal: [], discarded: [] }, 'crash'));
+    const { token, projectId } = await server.enroll();
+    const op = await createOp(server, projectId, 'test.crash');
+    await server.services.operations.idle();
+    const res = await server.request('GET', `/api/v1/operations/${op.id}`, { token });
+    expect(res.json().error.code).toBe('internal_error');
+    expect(res.text).not.toContain('/var/secret');
+  });
+
+  it('lets cancel win over a running worker: nothing is published', async () => {
+    server = await TestServer.start();
+    let open!: () => void;
+    const probe: Probe = { published: [], terminal: [], discarded: [], gate: new Promise((r) => (open = r)) };
+    server.services.operations.register(testRunner('test.slow', probe));
+    const { token, projectId } = await server.enroll();
+    const op = await createOp(server, projectId, 'test.slow');
+    for (let i = 0; i < 50; i++) {
+      const row = await server.services.store.db.selectFrom('operations').select('state').where('id', '=', op.id).executeTakeFirstOrThrow();
+      if (row.state === 'running') break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const cancelled = await server.request('POST', `/api/v1/operations/${op.id}/cancel`, { token, idempotencyKey: randomKey() });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.json().state).toBe('cancelled');
+    open();
+    await server.services.operations.idle();
+    expect(probe.published).toEqual([]);
+    expect(probe.discarded).toEqual([op.id]);
+    expect(probe.terminal).toEqual([`${op.id}:cancelled`]);
+    expect((await server.request('GET', `/api/v1/operations/${op.id}`, { token })).json().state).toBe('cancelled');
+  });
+
+  it('refuses to finalize with a stale fence even without an abort signal', async () => {
+    server = await TestServer.start();
+    const probe: Probe = { published: [], terminal: [], discarded: [] };
+    let open!: () => void;
+    probe.gate = new Promise((r) => (open = r));
+    const runner = testRunner('test.fence', probe);
+    server.services.operations.register({ ...runner, run: async (op, control) => runner.run(op, { ...control, signal: new AbortController().signal }) });
+    const { projectId } = await server.enroll();
+    const op = await createOp(server, projectId, 'test.fence');
+    await new Promise((r) => setTimeout(r, 50));
+    // Another actor moved the fence (a cancel on another replica).
+    await server.services.store.db.updateTable('operations').set({ fence: 99 }).where('id', '=', op.id).execute();
+    open();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(probe.published).toEqual([]);
+  });
+
+  it('answers cancel of a finished operation with resource_conflict and of a cancelled one with 200', async () => {
+    server = await TestServer.start();
+    server.services.operations.register(testRunner('test.ok', { published: [], terminal: [], discarded: [] }));
+    const { token, projectId } = await server.enroll();
+    const done = await createOp(server, projectId, 'test.ok');
+    await server.services.operations.idle();
+    expect((await server.request('POST', `/api/v1/operations/${done.id}/cancel`, { token, idempotencyKey: randomKey() })).status).toBe(409);
+    const waiting = await createOp(server, projectId, 'test.unclaimed', 'receiving');
+    expect((await server.request('POST', `/api/v1/operations/${waiting.id}/cancel`, { token, idempotencyKey: randomKey() })).status).toBe(200);
+    expect((await server.request('POST', `/api/v1/operations/${waiting.id}/cancel`, { token, idempotencyKey: randomKey() })).json().state).toBe('cancelled');
+  });
+
+  it("answers not_found for another tenant's operation", async () => {
+    server = await TestServer.start();
+    const a = await server.enroll();
+    const b = await server.enroll();
+    const op = await createOp(server, a.projectId, 'test.none', 'receiving');
+    expect((await server.request('GET', `/api/v1/operations/${op.id}`, { token: b.token })).status).toBe(404);
+    expect((await server.request('POST', `/api/v1/operations/${op.id}/cancel`, { token: b.token, idempotencyKey: randomKey() })).status).toBe(404);
+  });
+
+  it('resumes interrupted work after a restart and fails work interrupted too often', async () => {
+    server = await TestServer.start();
+    const { projectId } = await server.enroll();
+    const db = server.services.store.db;
+    const resumable = await createOp(server, projectId, 'test.resume', 'receiving');
+    const exhausted = await createOp(server, projectId, 'test.resume', 'receiving');
+    const staging = await createOp(server, projectId, 'test.resume', 'receiving');
+    await db.updateTable('operations').set({ state: 'running', attempts: 1, fence: 1 }).where('id', '=', resumable.id).execute();
+    await db.updateTable('operations').set({ state: 'running', attempts: 3, fence: 3 }).where('id', '=', exhausted.id).execute();
+    server = await restartWith(server, 'test.resume');
+    await server.services.operations.idle();
+    const states = Object.fromEntries(
+      (await server.services.store.db.selectFrom('operations').select(['id', 'state']).execute()).map((r) => [r.id, r.state]),
+    );
+    expect(states[resumable.id]).toBe('succeeded');
+    expect(states[exhausted.id]).toBe('failed');
+    expect(states[staging.id]).toBe('failed');
+  });
+});
+
+async function restartWith(s: TestServer, kind: string): Promise<TestServer> {
+  // Runners are registered at start-up by installers; register before the worker's start by
+  // stopping first and registering on the new instance before it claims anything.
+  await s.server.stop(1000);
+  const next = await TestServer.start({ dataDir: s.dataDir, clock: s.clock, config: { port: s.port }, beforeListen: (services) => services.operations.register(testRunner(kind, { published: [], terminal: [], discarded: [] })) });
+  return next;
+}

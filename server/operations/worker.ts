@@ -1,0 +1,328 @@
+// Durable operations: rows with a state, attempts and a fence token. A worker claims a queued
+// operation (bumping the fence), does the slow work outside any transaction, then publishes and
+// finalizes in one transaction that only commits while it still holds the fence. Cancel bumps
+// the fence too, so a worker that lost it can never publish.
+import { isoTime, type Clock } from '../clock';
+import type { EventLog } from '../events/event-log';
+import { PROBLEM_CODES, ProblemError, problem } from '../http/problem';
+import { newId } from '../keys';
+import type { Logger } from '../logger';
+import type { Notifier } from '../notifier';
+import type { Db, Store, Tx, Work } from '../store/store';
+import type { OperationState, OperationTable } from './operations.tables';
+
+export type OperationRow = OperationTable;
+
+/** An interrupted operation is retried this many times in all before it fails. */
+export const MAX_ATTEMPTS = 3;
+const LEASE_MS = 10 * 60_000;
+const IDLE_POLL_MS = 2000;
+const WAKE_CHANNEL = 'operations:queued';
+
+export const TERMINAL: ReadonlySet<OperationState> = new Set(['succeeded', 'failed', 'cancelled']);
+
+export interface RunControl {
+  fence: number;
+  /** Aborted when the operation is cancelled or the server drains. */
+  signal: AbortSignal;
+}
+
+/** Publication step: runs in the finalizing transaction and returns the operation's public result. */
+export type Publish = (work: Work) => Promise<Record<string, unknown>>;
+
+export interface OperationRunner {
+  kind: string;
+  /** Slow work outside transactions; throw a ProblemError to fail the operation with it. */
+  run(op: OperationRow, control: RunControl): Promise<Publish>;
+  /** In the transaction that fails or cancels the operation: release reservations, mark resources. */
+  onTerminal?(work: Work, op: OperationRow, state: 'failed' | 'cancelled', now: number): Promise<void>;
+  /** After a run that did not publish (failure, cancel, lost fence): remove staged bytes. */
+  discard?(op: OperationRow): Promise<void>;
+  /** Whether a `receiving` operation survives a restart (media waits for its PUT) or fails (a streamed body died). */
+  receivingSurvivesRestart?: boolean;
+}
+
+export class FenceLostError extends Error {
+  constructor(id: string) {
+    super(`operation ${id} lost its fence`);
+  }
+}
+
+export interface OperationView {
+  id: string;
+  kind: string;
+  state: OperationState;
+  created_at: string;
+  updated_at: string;
+  request_id?: string;
+  result?: Record<string, unknown>;
+  error?: Record<string, unknown>;
+}
+
+export function operationView(op: OperationRow): OperationView {
+  const view: OperationView = { id: op.id, kind: op.kind, state: op.state, created_at: isoTime(op.created_at), updated_at: isoTime(op.updated_at) };
+  if (op.request_id) view.request_id = op.request_id;
+  if (op.result) view.result = JSON.parse(op.result) as Record<string, unknown>;
+  if (op.error) view.error = JSON.parse(op.error) as Record<string, unknown>;
+  return view;
+}
+
+/** The problem document stored on a failed operation (same members as an HTTP problem). */
+export function operationProblem(error: ProblemError, controlOrigin: string, opId: string): Record<string, unknown> {
+  return {
+    type: `${controlOrigin}/problems/${error.code.replace(/_/g, '-')}`,
+    title: PROBLEM_CODES[error.code].title,
+    status: typeof PROBLEM_CODES[error.code].status === 'number' ? PROBLEM_CODES[error.code].status : 500,
+    detail: error.detail,
+    instance: `/api/v1/operations/${opId}`,
+    code: error.code,
+    errors: error.options.errors ?? [],
+  };
+}
+
+export interface NewOperation {
+  tenantId: string;
+  kind: string;
+  state: 'receiving' | 'queued';
+  input: Record<string, unknown>;
+  requestId?: string;
+  id?: string;
+}
+
+export class OperationWorker {
+  private readonly runners = new Map<string, OperationRunner>();
+  private readonly running = new Map<string, AbortController>();
+  private active = 0;
+  private stopped = true;
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private pump: Promise<void> = Promise.resolve();
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly deps: { store: Store; clock: Clock; notifier: Notifier; events: EventLog; logger: Logger; controlOrigin: string },
+    private readonly concurrency = 2,
+  ) {}
+
+  register(runner: OperationRunner): void {
+    this.runners.set(runner.kind, runner);
+  }
+
+  /** Creates an operation in the caller's transaction; queued ones wake the worker after commit. */
+  async create(work: Work, input: NewOperation, now: number): Promise<OperationRow> {
+    const row: OperationRow = {
+      id: input.id ?? newId('op'),
+      tenant_id: input.tenantId,
+      kind: input.kind,
+      state: input.state,
+      fence: 0,
+      attempts: 0,
+      lease_expires_at: null,
+      input: JSON.stringify(input.input),
+      result: null,
+      error: null,
+      request_id: input.requestId ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+    await work.db.insertInto('operations').values(row).execute();
+    if (input.state === 'queued') work.afterCommit(() => this.deps.notifier.publish(WAKE_CHANNEL));
+    return row;
+  }
+
+  /** Moves a `receiving` operation to `queued` (its bytes are staged); false when it was cancelled meanwhile. */
+  async enqueue(work: Work, id: string, now: number, input?: Record<string, unknown>): Promise<boolean> {
+    const result = await work.db
+      .updateTable('operations')
+      .set({ state: 'queued', updated_at: now, ...(input ? { input: JSON.stringify(input) } : {}) })
+      .where('id', '=', id)
+      .where('state', '=', 'receiving')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    work.afterCommit(() => this.deps.notifier.publish(WAKE_CHANNEL));
+    return true;
+  }
+
+  async get(db: Db | Tx, tenantId: string, id: string): Promise<OperationRow> {
+    const op = await db.selectFrom('operations').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+    if (!op) throw problem('not_found', 'operation not found');
+    return op;
+  }
+
+  /**
+   * Cancels a non-final operation in the caller's transaction: the fence moves, so a worker still
+   * running it cannot finalize. Cancelling a cancelled operation is a no-op; a finished one conflicts.
+   */
+  async cancel(work: Work, tenantId: string, id: string, now: number, requestId?: string): Promise<OperationRow> {
+    const op = await this.get(work.db, tenantId, id);
+    if (op.state === 'cancelled') return op;
+    if (TERMINAL.has(op.state)) throw problem('resource_conflict', `operation already ${op.state}; only unfinished operations can be cancelled`);
+    await work.db.updateTable('operations').set({ state: 'cancelled', fence: op.fence + 1, updated_at: now, lease_expires_at: null }).where('id', '=', id).execute();
+    await this.runners.get(op.kind)?.onTerminal?.(work, op, 'cancelled', now);
+    await this.appendOutcome(work, op, 'cancelled', now, requestId);
+    work.afterCommit(() => this.running.get(id)?.abort(new Error('cancelled')));
+    return { ...op, state: 'cancelled', fence: op.fence + 1, updated_at: now };
+  }
+
+  /** Fails a non-final operation outside the worker (an upload body that could not be staged). */
+  async fail(work: Work, op: OperationRow, error: ProblemError, now: number): Promise<boolean> {
+    const result = await work.db
+      .updateTable('operations')
+      .set({ state: 'failed', error: JSON.stringify(operationProblem(error, this.deps.controlOrigin, op.id)), fence: op.fence + 1, updated_at: now })
+      .where('id', '=', op.id)
+      .where('state', 'not in', [...TERMINAL])
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    await this.runners.get(op.kind)?.onTerminal?.(work, op, 'failed', now);
+    await this.appendOutcome(work, op, 'failed', now);
+    return true;
+  }
+
+  /** Requeues or fails what a previous process left running, then starts claiming. */
+  async start(): Promise<void> {
+    const now = this.deps.clock.now();
+    const interrupted = await this.deps.store.db.selectFrom('operations').selectAll().where('state', 'in', ['running', 'receiving']).execute();
+    for (const op of interrupted) {
+      const runner = this.runners.get(op.kind);
+      if (op.state === 'receiving' && runner?.receivingSurvivesRestart) continue;
+      await this.deps.store.transaction(async (work) => {
+        if (op.state === 'running' && op.attempts < MAX_ATTEMPTS && runner) {
+          await work.db.updateTable('operations').set({ state: 'queued', fence: op.fence + 1, lease_expires_at: null, updated_at: now }).where('id', '=', op.id).execute();
+        } else {
+          const detail = op.state === 'receiving' ? 'the upload was interrupted by a server restart; upload again' : `interrupted ${op.attempts} times; giving up`;
+          await this.fail(work, op, problem('internal_error', detail), now);
+        }
+      });
+      if (op.state === 'running') await runner?.discard?.(op).catch(() => undefined);
+    }
+    this.stopped = false;
+    this.unsubscribe = this.deps.notifier.subscribe(WAKE_CHANNEL, () => this.kick());
+    this.timer = setInterval(() => this.kick(), IDLE_POLL_MS);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.unsubscribe?.();
+    for (const controller of this.running.values()) controller.abort(new Error('server stopping'));
+    if (this.active > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Resolves once nothing is queued or running (tests). */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.pump;
+      const busy = await this.deps.store.db.selectFrom('operations').select('id').where('state', 'in', ['queued', 'running']).executeTakeFirst();
+      if (!busy && this.active === 0) return;
+      await new Promise((r) => setTimeout(r, 10));
+      this.kick();
+    }
+  }
+
+  kick(): void {
+    if (this.stopped) return;
+    this.pump = this.pump.then(() => this.fill()).catch((error) => this.deps.logger.error({ err: error }, 'operation claim failed'));
+  }
+
+  private async fill(): Promise<void> {
+    while (!this.stopped && this.active < this.concurrency) {
+      const op = await this.claim();
+      if (!op) return;
+      this.active++;
+      void this.execute(op).finally(() => {
+        this.active--;
+        if (this.active === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+        this.kick();
+      });
+    }
+  }
+
+  private async claim(): Promise<OperationRow | undefined> {
+    const now = this.deps.clock.now();
+    const kinds = [...this.runners.keys()];
+    if (kinds.length === 0) return undefined;
+    return this.deps.store.transaction(async ({ db }) => {
+      const next = await db.selectFrom('operations').selectAll().where('state', '=', 'queued').where('kind', 'in', kinds).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+      if (!next) return undefined;
+      const claimed = { ...next, state: 'running' as const, fence: next.fence + 1, attempts: next.attempts + 1, lease_expires_at: now + LEASE_MS, updated_at: now };
+      const result = await db
+        .updateTable('operations')
+        .set({ state: claimed.state, fence: claimed.fence, attempts: claimed.attempts, lease_expires_at: claimed.lease_expires_at, updated_at: now })
+        .where('id', '=', next.id)
+        .where('state', '=', 'queued')
+        .where('fence', '=', next.fence)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1 ? claimed : undefined;
+    });
+  }
+
+  private async execute(op: OperationRow): Promise<void> {
+    const runner = this.runners.get(op.kind)!;
+    const controller = new AbortController();
+    this.running.set(op.id, controller);
+    let published = false;
+    try {
+      const publish = await runner.run(op, { fence: op.fence, signal: controller.signal });
+      published = await this.deps.store.transaction(async (work) => {
+        const now = this.deps.clock.now();
+        const result = await work.db
+          .updateTable('operations')
+          .set({ state: 'succeeded', updated_at: now, lease_expires_at: null })
+          .where('id', '=', op.id)
+          .where('fence', '=', op.fence)
+          .where('state', '=', 'running')
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) throw new FenceLostError(op.id);
+        const outcome = await publish(work);
+        await work.db.updateTable('operations').set({ result: JSON.stringify(outcome) }).where('id', '=', op.id).execute();
+        await this.appendOutcome(work, op, 'succeeded', now);
+        return true;
+      });
+    } catch (error) {
+      if (error instanceof FenceLostError) this.deps.logger.info({ operation_id: op.id }, 'operation was cancelled before it could publish');
+      // Stopping mid-run leaves the row running: the next start requeues it.
+      else if (!(this.stopped && controller.signal.aborted)) await this.recordFailure(op, error);
+    } finally {
+      this.running.delete(op.id);
+      if (!published) await runner.discard?.(op).catch((error) => this.deps.logger.warn({ err: error, operation_id: op.id }, 'discard failed'));
+    }
+  }
+
+  private async recordFailure(op: OperationRow, error: unknown): Promise<void> {
+    const p =
+      error instanceof ProblemError ? error : problem('internal_error', 'the operation failed unexpectedly; see the server log for its id');
+    if (!(error instanceof ProblemError)) this.deps.logger.error({ err: error, operation_id: op.id }, 'operation failed unexpectedly');
+    await this.deps.store.transaction(async (work) => {
+      const now = this.deps.clock.now();
+      const result = await work.db
+        .updateTable('operations')
+        .set({ state: 'failed', error: JSON.stringify(operationProblem(p, this.deps.controlOrigin, op.id)), updated_at: now, lease_expires_at: null })
+        .where('id', '=', op.id)
+        .where('fence', '=', op.fence)
+        .where('state', '=', 'running')
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return;
+      await this.runners.get(op.kind)?.onTerminal?.(work, op, 'failed', now);
+      await this.appendOutcome(work, op, 'failed', now);
+    });
+  }
+
+  private async appendOutcome(work: Work, op: OperationRow, state: 'succeeded' | 'failed' | 'cancelled', now: number, requestId?: string): Promise<void> {
+    await this.deps.events.append(
+      work,
+      {
+        tenantId: op.tenant_id,
+        type: `operation.${state}`,
+        severity: state === 'failed' ? 'warning' : 'info',
+        message: `${op.kind} operation ${state}`,
+        resource: { type: 'operation', id: op.id },
+        operationId: op.id,
+        requestId: requestId ?? op.request_id ?? undefined,
+        details: { kind: op.kind },
+      },
+      now,
+    );
+  }
+}

@@ -1,0 +1,30 @@
+// Everything a route handler or worker may use, built once at start-up (see app.ts).
+import type { BlobStore } from './blobs/blob-store';
+import type { Clock } from './clock';
+import type { Config } from './config';
+import type { RateLimiter } from './http/rate-limit';
+import type { Keys } from './keys';
+import type { Lifecycle } from './lifecycle';
+import type { Logger } from './logger';
+import type { Notifier } from './notifier';
+import type { Store } from './store/store';
+import type { OperationWorker } from './operations/worker';
+import type { Housekeeping } from './housekeeping';
+import type { EventLog } from './events/event-log';
+
+export interface Services {
+  config: Config;
+  clock: Clock;
+  store: Store;
+  blobs: BlobStore;
+  keys: Keys;
+  notifier: Notifier;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  operations: OperationWorker;
+  housekeeping: Housekeeping;
+  events: EventLog;
+  /** Feature flags advertised by GET /api/v1/capabilities: only what this server really serves. */
+  features: Record<string, boolean>;
+}

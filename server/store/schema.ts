@@ -1,0 +1,7 @@
+// The database as Kysely sees it: every feature's tables, declared beside the feature that owns them.
+import type { TenantTables } from '../tenants/tenants.tables';
+import type { IdempotencyTables } from '../http/idempotency.tables';
+import type { OperationTables } from '../operations/operations.tables';
+import type { EventTables } from '../events/events.tables';
+
+export interface Database extends TenantTables, IdempotencyTables, OperationTables, EventTables {}

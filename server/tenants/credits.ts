@@ -1,0 +1,90 @@
+// The credit meter (Model P): 1 credit per authenticated control-plane request unless exempt, a
+// ledger in millicredits aggregated per UTC day, a monthly included grant, and the floor rule.
+import { sql } from 'kysely';
+import { problem } from '../http/problem';
+import type { Db, Tx } from '../store/store';
+import { planOf } from './plans';
+
+export const MILLIS_PER_CREDIT = 1000;
+export const REQUEST_COST_MILLIS = 1000; // spec: authenticated /api/v1 requests debit 1 credit
+/** spec Limits: the floor is negative 1,000,000 credits until 2027-01-01, then zero. */
+export const FLOOR_CHANGES_AT = Date.parse('2027-01-01T00:00:00Z');
+const FLOOR_BEFORE_CHANGE_MILLIS = -1_000_000 * MILLIS_PER_CREDIT;
+
+export function floorMillis(now: number): number {
+  return now < FLOOR_CHANGES_AT ? FLOOR_BEFORE_CHANGE_MILLIS : 0;
+}
+
+export function utcMonth(now: number): string {
+  return new Date(now).toISOString().slice(0, 7);
+}
+
+export function utcDay(now: number): string {
+  return new Date(now).toISOString().slice(0, 10);
+}
+
+/** First instant of the next UTC month: when the next included grant is added. */
+export function nextReset(now: number): string {
+  const d = new Date(now);
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString();
+}
+
+export interface CreditState {
+  millis: number;
+  plan: string;
+}
+
+export function creditHeaders(state: CreditState, now: number): Record<string, string> {
+  return {
+    'Marquee-Credits-Remaining': String(Math.max(0, Math.floor(state.millis / MILLIS_PER_CREDIT))),
+    'Marquee-Credits-Reset': nextReset(now),
+    'Marquee-Credits-Included': String(planOf(state.plan)?.includedCredits ?? 0),
+  };
+}
+
+/** Adds the month's included grant once per UTC month, lazily, before anything reads the balance. */
+export async function applyMonthlyGrant(tx: Tx, tenantId: string, now: number): Promise<void> {
+  const month = utcMonth(now);
+  const tenant = await tx.selectFrom('tenants').select(['plan', 'credit_grant_month']).where('id', '=', tenantId).executeTakeFirstOrThrow();
+  if (tenant.credit_grant_month >= month) return;
+  const grant = (planOf(tenant.plan)?.includedCredits ?? 0) * MILLIS_PER_CREDIT;
+  await tx
+    .updateTable('tenants')
+    .set({ credit_millis: sql`credit_millis + ${grant}`, credit_grant_month: month })
+    .where('id', '=', tenantId)
+    .execute();
+  await recordLedger(tx, tenantId, now, 'included_grant', grant);
+}
+
+/**
+ * Debits `cost` millicredits unless that would take the balance below the floor by the cost,
+ * in which case nothing is debited and payment_required is thrown.
+ */
+export async function debit(tx: Tx, tenantId: string, now: number, kind: string, cost: number): Promise<CreditState> {
+  await applyMonthlyGrant(tx, tenantId, now);
+  const updated = await tx
+    .updateTable('tenants')
+    .set({ credit_millis: sql`credit_millis - ${cost}` })
+    .where('id', '=', tenantId)
+    .where('credit_millis', '>=', floorMillis(now) + cost)
+    .returning(['credit_millis', 'plan'])
+    .executeTakeFirst();
+  if (!updated) throw problem('payment_required', 'remaining credits cannot cover this request');
+  await recordLedger(tx, tenantId, now, kind, -cost);
+  return { millis: updated.credit_millis, plan: updated.plan };
+}
+
+export async function recordLedger(tx: Tx, tenantId: string, now: number, kind: string, millis: number): Promise<void> {
+  await tx
+    .insertInto('credit_ledger')
+    .values({ tenant_id: tenantId, day: utcDay(now), kind, millis, count: 1 })
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'day', 'kind']).doUpdateSet({ millis: sql`credit_ledger.millis + ${millis}`, count: sql`credit_ledger.count + 1` }),
+    )
+    .execute();
+}
+
+export async function creditState(db: Db | Tx, tenantId: string): Promise<CreditState> {
+  const row = await db.selectFrom('tenants').select(['credit_millis', 'plan']).where('id', '=', tenantId).executeTakeFirstOrThrow();
+  return { millis: row.credit_millis, plan: row.plan };
+}
