@@ -3,5 +3,7 @@ import type { TenantTables } from '../tenants/tenants.tables';
 import type { IdempotencyTables } from '../http/idempotency.tables';
 import type { OperationTables } from '../operations/operations.tables';
 import type { EventTables } from '../events/events.tables';
+import type { ApplicationTables } from '../applications/applications.tables';
+import type { MediaTables } from '../media/media.tables';
 
-export interface Database extends TenantTables, IdempotencyTables, OperationTables, EventTables {}
+export interface Database extends TenantTables, IdempotencyTables, OperationTables, EventTables, ApplicationTables, MediaTables {}

@@ -51,7 +51,8 @@ export class Store {
     const applied = await this.appliedMigrations();
     this.unknownMigrations = applied.filter((name) => !known.has(name));
     if (this.unknownMigrations.length > 0) return;
-    const migrator = new Migrator({ db: this.db, provider: { getMigrations: async () => migrations } });
+    // Unordered: features developed side by side may land their numbered migrations out of order.
+    const migrator = new Migrator({ db: this.db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
     const { error } = await migrator.migrateToLatest();
     if (error) throw error instanceof Error ? error : new Error(String(error));
     this.desiredIndexes = this.currentIndexes();

@@ -1,7 +1,11 @@
 // Numbered migrations, applied in name order at start. Never edit one that has shipped; add the next.
+// Numbers are allotted per feature (0003 events, 0004 applications, 0005 media, 0006 screens and
+// playlists, 0007 runtime), so features developed side by side do not collide.
 import type { Migration } from 'kysely';
 import * as m0001 from './0001-foundation';
+import * as m0002 from './0002-content';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
+  '0002-content': m0002,
 };

@@ -1,0 +1,106 @@
+// Server-sent events framing, written once: headers, the retry preamble, LF-only frames with one-line
+// JSON data, heartbeats, ending on drain or disconnect, and dropping a client that stops reading
+// rather than buffering for it without bound.
+import type { Response } from 'express';
+import type { Lifecycle } from '../lifecycle';
+
+export const SSE_RETRY_MS = 3000; // reference contract: `retry: 3000`
+export const SSE_HEARTBEAT_MS = 15_000;
+/** A client whose unread backlog passes this is dropped (it reconnects with its last cursor). */
+export const SSE_MAX_BUFFERED_BYTES = 256 * 1024;
+
+export interface SseFrame {
+  id?: string;
+  event?: string;
+  data?: unknown;
+}
+
+export interface SseStream {
+  /** Writes one frame; false once the stream is closed (or was just dropped for backpressure). */
+  send(frame: SseFrame): boolean;
+  comment(text: string): void;
+  close(): void;
+  readonly closed: boolean;
+  /** Runs once when the stream ends, whoever ends it. */
+  onClose(fn: () => void): void;
+}
+
+export interface SseOptions {
+  lifecycle: Lifecycle;
+  heartbeatMs?: number;
+  maxBufferedBytes?: number;
+  headers?: Record<string, string>;
+}
+
+export function openSse(res: Response, options: SseOptions): SseStream {
+  const maxBuffered = options.maxBufferedBytes ?? SSE_MAX_BUFFERED_BYTES;
+  const closers: (() => void)[] = [];
+  let closed = false;
+
+  res.status(200);
+  res.set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-store, no-transform',
+    'X-Accel-Buffering': 'no',
+    Connection: 'keep-alive',
+    ...options.headers,
+  });
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+    unregister();
+    for (const fn of closers.splice(0)) fn();
+    if (!res.writableEnded) res.end();
+  };
+
+  const write = (text: string): boolean => {
+    if (closed) return false;
+    res.write(text);
+    if (res.writableLength > maxBuffered) {
+      // The client stopped reading: drop it instead of holding its backlog in memory.
+      closed = true;
+      clearInterval(heartbeat);
+      unregister();
+      for (const fn of closers.splice(0)) fn();
+      res.destroy();
+      return false;
+    }
+    return true;
+  };
+
+  const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatMs ?? SSE_HEARTBEAT_MS);
+  heartbeat.unref();
+  const unregister = options.lifecycle.onDrain(close);
+  res.once('close', close);
+
+  write(`retry: ${SSE_RETRY_MS}\n\n`);
+
+  return {
+    send(frame) {
+      let text = '';
+      if (frame.id !== undefined) text += `id: ${oneLine(frame.id)}\n`;
+      if (frame.event !== undefined) text += `event: ${oneLine(frame.event)}\n`;
+      text += `data: ${frame.data === undefined ? '' : JSON.stringify(frame.data)}\n\n`;
+      return write(text);
+    },
+    comment(text) {
+      write(`: ${oneLine(text)}\n\n`);
+    },
+    close,
+    get closed() {
+      return closed;
+    },
+    onClose(fn) {
+      if (closed) fn();
+      else closers.push(fn);
+    },
+  };
+}
+
+function oneLine(s: string): string {
+  return s.replace(/[\r\n]/g, ' ');
+}
