@@ -24,6 +24,7 @@ import { routeTable } from './routes';
 import type { Services } from './services';
 import { Store } from './store/store';
 import { installers } from './modules';
+import { noReferences } from './references';
 import { servePlayer } from './player-host';
 
 export interface ServerOptions {
@@ -71,6 +72,7 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
     operations: new OperationWorker({ store, clock, notifier, events, logger, controlOrigin: config.controlOrigin }),
     housekeeping: new Housekeeping(logger),
     features: {},
+    references: noReferences,
   };
   services.housekeeping.every('idempotency-records', HOUSEKEEPING_EVERY_MS, async () => {
     await IdempotencyRecords.prune(store.db, clock.now());

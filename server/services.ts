@@ -11,6 +11,7 @@ import type { Store } from './store/store';
 import type { OperationWorker } from './operations/worker';
 import type { Housekeeping } from './housekeeping';
 import type { EventLog } from './events/event-log';
+import type { ContentReferences } from './references';
 
 export interface Services {
   config: Config;
@@ -25,6 +26,8 @@ export interface Services {
   operations: OperationWorker;
   housekeeping: Housekeeping;
   events: EventLog;
+  /** Who references content (playlists, manifests); replaced at start-up by the features that do. */
+  references: ContentReferences;
   /** Feature flags advertised by GET /api/v1/capabilities: only what this server really serves. */
   features: Record<string, boolean>;
 }

@@ -1,0 +1,25 @@
+// What content is referenced from where. Applications and media ask before deleting; playlists
+// rematerialize tag selectors when media change. Playlists and manifests provide the real answers
+// (installed at start-up); until a feature that references content is installed, nothing does.
+import type { Db, Tx, Work } from './store/store';
+
+export interface MediaChange {
+  mediaId: string;
+  /** Tags before and after (either may be null): selectors on any of them re-resolve. */
+  tags: (string | null)[];
+}
+
+export interface ContentReferences {
+  /** True while a live manifest references a release of the application (delete → application_in_use). */
+  applicationInUse(db: Db | Tx, tenantId: string, applicationId: string): Promise<boolean>;
+  /** True while desired or active grants reference the media (delete is refused). */
+  mediaInUse(db: Db | Tx, tenantId: string, mediaId: string): Promise<boolean>;
+  /** Called in the transaction that changes a media's tag, readiness or existence. */
+  mediaChanged(work: Work, tenantId: string, change: MediaChange, now: number): Promise<void>;
+}
+
+export const noReferences: ContentReferences = {
+  applicationInUse: async () => false,
+  mediaInUse: async () => false,
+  mediaChanged: async () => undefined,
+};
