@@ -13,6 +13,8 @@ export interface TenantPrincipal extends Principal {
   plan: string;
   /** Effective areas: the credential's, as far as the plan allows. */
   areas: ReadonlySet<CapabilityArea>;
+  /** Balance as read while authenticating, so routes exempt from the meter need no second read. */
+  credits: { millis: number; grantMonth: string };
 }
 
 const REALM_OF: Record<Generation, 'account' | 'project'> = { A: 'account', P: 'project' };
@@ -52,6 +54,8 @@ export function tenantBearer(generations: readonly Generation[]): Authenticator<
           'tenants.generation',
           'tenants.status as tenant_status',
           'tenants.plan',
+          'tenants.credit_millis',
+          'tenants.credit_grant_month',
         ])
         .where('credentials.token_hash', '=', hash)
         .executeTakeFirst();
@@ -70,6 +74,7 @@ export function tenantBearer(generations: readonly Generation[]): Authenticator<
         generation: row.generation,
         plan: row.plan,
         areas: effectiveAreas(row.plan, JSON.parse(row.areas) as string[]),
+        credits: { millis: row.credit_millis, grantMonth: row.credit_grant_month },
       };
     },
   };

@@ -4,7 +4,7 @@
 import type { Request, Response } from 'express';
 import type { Services } from '../services';
 import type { Work } from '../store/store';
-import { creditHeaders, debit, REQUEST_COST_MILLIS, creditState, applyMonthlyGrant } from '../tenants/credits';
+import { applyMonthlyGrant, creditHeaders, creditState, debit, REQUEST_COST_MILLIS, utcMonth } from '../tenants/credits';
 import { isTenantPrincipal, type TenantPrincipal } from './auth';
 import { IdempotencyRecords, ReplayInstead, IDEMPOTENCY_RETENTION_MS, type RecordedAnswer, type RecordId } from './idempotency';
 import { problem, type Generation } from './problem';
@@ -206,6 +206,12 @@ function checkArea(principal: TenantPrincipal, area: NonNullable<RouteHandler['p
 /** Debits the request (exempt routes only read the balance); the credit headers go on any answer. */
 async function meter(ctx: Context, principal: TenantPrincipal, debits: boolean): Promise<void> {
   const { store } = ctx.services;
+  // Exempt routes read the balance the authentication query already fetched, unless a new UTC
+  // month's grant is due first.
+  if (!debits && principal.credits.grantMonth >= utcMonth(ctx.now)) {
+    Object.assign(ctx.answerHeaders, creditHeaders({ millis: principal.credits.millis, plan: principal.plan }, ctx.now));
+    return;
+  }
   try {
     const state = await store.transaction(async ({ db }) => {
       if (debits) return debit(db, principal.tenantId, ctx.now, 'api_request', REQUEST_COST_MILLIS);

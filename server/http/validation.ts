@@ -4,9 +4,11 @@ import type { z } from 'zod';
 import { problem, type FieldError } from './problem';
 
 export const DEFAULT_JSON_BODY_LIMIT = 64 * 1024;
+const EMPTY = Buffer.alloc(0);
 
 /** Reads the whole body, refusing (and stopping) once it passes `limit` bytes. */
 export async function readBody(req: Request, limit: number): Promise<Buffer> {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return EMPTY;
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
 import type { Database } from './schema';
 import { migrations } from './migrations/index';
 
@@ -42,7 +42,7 @@ export class Store {
     this.sqlite.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
     this.sqlite.pragma('foreign_keys = ON');
     this.sqlite.pragma('busy_timeout = 5000');
-    this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: this.sqlite }) });
+    this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(this.sqlite) }) });
   }
 
   /** Runs pending migrations. A database written by a newer Marquee is left untouched and reported. */
@@ -116,6 +116,29 @@ export class Store {
     this.closed = true;
     await this.db.destroy();
   }
+}
+
+/** Statements the cache keeps before it starts over; the queries of a build are a bounded set. */
+const STATEMENT_CACHE_SIZE = 2000;
+
+/**
+ * Kysely prepares every query anew; preparing dominates small queries under load, so prepared
+ * statements are reused by SQL text (better-sqlite3 statements are reusable).
+ */
+function cachingStatements(sqlite: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (!statement) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+        statement = sqlite.prepare(text);
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+    close: () => sqlite.close(),
+  };
 }
 
 /** True when the error is a unique-constraint violation (SQLite now, PostgreSQL later). */
