@@ -5,7 +5,7 @@
 import type { Response } from 'express';
 import { STREAM_CURSOR, STREAM_RESYNC_REQUIRED, type ResyncReason, type ResyncRequired } from '../../sdk/contract/events';
 import { isoTime } from '../clock';
-import { openSse, SSE_HEARTBEAT_MS, SSE_MAX_BUFFERED_BYTES, type SseFrame, type SseStream } from '../http/sse';
+import { encodeSseFrame, openSse, SSE_HEARTBEAT_MS, SSE_MAX_BUFFERED_BYTES, type SseFrame, type SseStream } from '../http/sse';
 import type { Services } from '../services';
 import type { Db } from '../store/store';
 import { EventCursors, scopeKey, type StreamScope } from './cursors';
@@ -146,21 +146,21 @@ function resyncFrame(cursors: EventCursors, scope: StreamScope, reason: ResyncRe
   return { id: cursor, event: STREAM_RESYNC_REQUIRED, data };
 }
 
-/** Rows of one read with their frames, built once however many streams send them. */
+/** Rows of one read with their encoded frames, built once however many streams send them. */
 class Batch {
-  private frames: SseFrame[] | undefined;
+  private frames: string[] | undefined;
   constructor(
     readonly rows: EventRow[],
     private readonly cursors: EventCursors,
     private readonly scope: StreamScope,
   ) {}
 
-  frame(index: number): SseFrame {
-    this.frames ??= new Array<SseFrame>(this.rows.length);
+  frame(index: number): string {
+    this.frames ??= new Array<string>(this.rows.length);
     let frame = this.frames[index];
-    if (!frame) {
+    if (frame === undefined) {
       const record = eventRecord(this.cursors, this.scope, this.rows[index]!);
-      frame = this.frames[index] = { id: record.cursor, event: record.type, data: record };
+      frame = this.frames[index] = encodeSseFrame({ id: record.cursor, event: record.type, data: record });
     }
     return frame;
   }
@@ -286,7 +286,7 @@ class Pump {
       const row = batch.rows[i]!;
       if (row.position <= this.position) continue;
       if (!deliver || deliver(row)) {
-        if (!this.sse.send(batch.frame(i))) return false;
+        if (!this.sse.sendEncoded(batch.frame(i))) return false;
         this.clientPosition = row.position;
       }
       this.position = row.position;
