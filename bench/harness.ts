@@ -33,9 +33,16 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+export interface ChildOptions {
+  /** Raises the child's open-file limit to this through the shell (never above the hard limit). */
+  fdLimit?: number;
+}
+
 /** Starts a Node program (TypeScript through tsx) and waits for `ready` on its stdout. */
-export async function startChild(script: string, env: Record<string, string>, ready: string): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startChild(script: string, env: Record<string, string>, ready: string, options: ChildOptions = {}): Promise<Child> {
+  const node = [process.execPath, '--import', 'tsx', script];
+  const [command, ...args] = options.fdLimit ? ['/bin/sh', '-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, ...node] : node;
+  const child = spawn(command!, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`${script} did not start: ${out}`)), 20_000);
@@ -59,12 +66,13 @@ export async function startChild(script: string, env: Record<string, string>, re
 }
 
 /** A Marquee server in its own process with a fresh data dir. */
-export async function startMarquee(port: number, env: Record<string, string> = {}): Promise<Child & { origin: string; dataDir: string }> {
+export async function startMarquee(port: number, env: Record<string, string> = {}, options: ChildOptions = {}): Promise<Child & { origin: string; dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-bench-'));
   const child = await startChild(
     'server/main.ts',
     { PORT: String(port), MARQUEE_DATA_DIR: dataDir, MARQUEE_LOG_LEVEL: 'silent', MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '100000', ...env },
     'Marquee is running',
+    options,
   );
   return {
     ...child,

@@ -1,8 +1,9 @@
 // Start-up wiring of each feature: operation runners, housekeeping jobs, advertised features.
 // Routes are not here: every route is in routes.ts.
 import type { Services } from './services';
+import { installEvents } from './events/events.module';
 import { installTenants } from './tenants/tenants.module';
 
 export type Installer = (services: Services) => void;
 
-export const installers: Installer[] = [installTenants];
+export const installers: Installer[] = [installTenants, installEvents];

@@ -1,5 +1,6 @@
 // Every route Marquee serves, by plane. Policies (auth, area, idempotency, ...) live with handlers.
 import type { RouteEntry } from './http/dispatch';
+import * as events from './events/events.routes';
 import * as operations from './operations/operations.routes';
 import * as problems from './status/problem-pages.routes';
 import * as status from './status/status.routes';
@@ -27,4 +28,8 @@ export const routeTable: RouteEntry[] = [
   // Operations
   { plane: 'control', method: 'GET', path: '/api/v1/operations/:id', route: operations.getOperation },
   { plane: 'control', method: 'POST', path: '/api/v1/operations/:id/cancel', route: operations.cancelOperation },
+
+  // Events (spec: Events)
+  { plane: 'control', method: 'GET', path: '/api/v1/events', route: events.listEvents },
+  { plane: 'control', method: 'GET', path: '/api/v1/events/stream', route: events.streamEvents },
 ];

@@ -20,6 +20,16 @@ export interface EventTable {
   at: number;
 }
 
+/**
+ * Per stream scope (`tenant:<id>`, `screen:<id>`), the highest position retention has pruned, so a
+ * cursor before it is known to have missed events and gets stream.resync_required.
+ */
+export interface EventWatermarkTable {
+  scope: string;
+  pruned_through: number;
+}
+
 export interface EventTables {
   events: EventTable;
+  event_watermarks: EventWatermarkTable;
 }

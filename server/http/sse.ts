@@ -18,6 +18,8 @@ export interface SseFrame {
 export interface SseStream {
   /** Writes one frame; false once the stream is closed (or was just dropped for backpressure). */
   send(frame: SseFrame): boolean;
+  /** Writes a frame encoded once by encodeSseFrame (fan-out sends one encoding to many streams). */
+  sendEncoded(text: string): boolean;
   comment(text: string): void;
   close(): void;
   readonly closed: boolean;
@@ -81,10 +83,9 @@ export function openSse(res: Response, options: SseOptions): SseStream {
 
   return {
     send(frame) {
-      let text = '';
-      if (frame.id !== undefined) text += `id: ${oneLine(frame.id)}\n`;
-      if (frame.event !== undefined) text += `event: ${oneLine(frame.event)}\n`;
-      text += `data: ${frame.data === undefined ? '' : JSON.stringify(frame.data)}\n\n`;
+      return write(encodeSseFrame(frame));
+    },
+    sendEncoded(text) {
       return write(text);
     },
     comment(text) {
@@ -99,6 +100,15 @@ export function openSse(res: Response, options: SseOptions): SseStream {
       else closers.push(fn);
     },
   };
+}
+
+/** A frame as it goes on the wire: LF-only lines, data as one line of JSON. */
+export function encodeSseFrame(frame: SseFrame): string {
+  let text = '';
+  if (frame.id !== undefined) text += `id: ${oneLine(frame.id)}\n`;
+  if (frame.event !== undefined) text += `event: ${oneLine(frame.event)}\n`;
+  text += `data: ${frame.data === undefined ? '' : JSON.stringify(frame.data)}\n\n`;
+  return text;
 }
 
 function oneLine(s: string): string {

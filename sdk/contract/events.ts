@@ -1,0 +1,60 @@
+// Durable events: the record shape of EventList and of every SSE data line, the list query, and the
+// stream-control event types. Shared by the server, the player, the CLI and integrators.
+import { z } from 'zod';
+
+/** The server's answer when `limit` is absent. */
+export const EVENT_LIST_DEFAULT_LIMIT = 100;
+/** Largest page a list answers (the reference contract caps its other lists at 200 items). */
+export const EVENT_LIST_MAX_LIMIT = 200;
+
+/** spec Events: sent once at the current head when a cursor cannot be resumed; the stream then closes. */
+export const STREAM_RESYNC_REQUIRED = 'stream.resync_required';
+/** spec Events: payload-free frame that moves a runtime stream's cursor past audience-filtered events. */
+export const STREAM_CURSOR = 'stream.cursor';
+
+export type EventSeverity = 'info' | 'warning' | 'error';
+
+/** One durable event (reference contract: Event; open object). */
+export interface EventRecord {
+  /** Opaque; resume after this event with `after=<cursor>` or `Last-Event-ID`. */
+  cursor: string;
+  /** Increases with every event of the stream; not contiguous. */
+  sequence: number;
+  type: string;
+  severity: EventSeverity;
+  message: string;
+  /** RFC 3339 time of the change. */
+  at: string;
+  request_id?: string;
+  operation_id?: string;
+  resource?: { type: string; id: string };
+  details?: Record<string, unknown>;
+}
+
+export interface EventList {
+  items: EventRecord[];
+  /** Cursor to pass as `after` for the next page; the head cursor when `items` is empty. */
+  next_cursor: string;
+}
+
+/** Why a stream sent `stream.resync_required` (the `details.reason` of that frame). */
+export type ResyncReason = 'invalid' | 'future' | 'expired';
+
+/** Data of a `stream.resync_required` frame: an EventRecord whose cursor is the current head. */
+export interface ResyncRequired extends EventRecord {
+  type: typeof STREAM_RESYNC_REQUIRED;
+  details: { reason: ResyncReason };
+}
+
+/** Query of GET /api/v1/events. An empty `after` means "from the oldest retained event". */
+export const EventListQuery = z.strictObject({
+  after: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(EVENT_LIST_MAX_LIMIT).optional(),
+});
+export type EventListQuery = z.infer<typeof EventListQuery>;
+
+/** Query of the event streams; `after` beats the Last-Event-ID header. */
+export const EventStreamQuery = z.strictObject({
+  after: z.string().optional(),
+});
+export type EventStreamQuery = z.infer<typeof EventStreamQuery>;
