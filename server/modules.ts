@@ -2,7 +2,11 @@
 // Routes are not here: every route is in routes.ts.
 import type { Services } from './services';
 import { installTenants } from './tenants/tenants.module';
+import { installScreens } from './screens/screens.module';
 
 export type Installer = (services: Services) => void;
 
-export const installers: Installer[] = [installTenants];
+export const installers: Installer[] = [
+  installTenants,
+  installScreens, // playlists, screens and pairing; installs services.references
+];
