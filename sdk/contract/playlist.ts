@@ -33,6 +33,9 @@ const AdvanceMs = Ms(ADVANCE_MIN_MS, ADVANCE_MAX_MS);
 const PositiveNumber = z.number().positive();
 const Finite = z.number();
 
+/** Cross-field rules run only on a subtree that parsed cleanly (they read its members freely). */
+const wellFormed = { when: (payload: { issues: unknown[] }) => payload.issues.length === 0 };
+
 export const PageId = z.string().regex(PAGE_ID_PATTERN, 'must start with a letter and use letters, digits, _ or - (at most 64)');
 export const MediaId = z.string().regex(MEDIA_ID_PATTERN, 'must be a media id (med_…)');
 
@@ -62,7 +65,7 @@ export const LinearGradientBackground = z
     for (let i = 1; i < g.stops.length; i++) {
       if (g.stops[i]!.at <= g.stops[i - 1]!.at) ctx.addIssue({ code: 'custom', path: ['stops', i, 'at'], message: 'stops must be strictly increasing' });
     }
-  });
+  }, wellFormed);
 
 export const CanvasBackground = z.union([CanvasColor, LinearGradientBackground]);
 
@@ -169,7 +172,7 @@ export const PlacementWrite = z
     if (type !== 'application' && p.controller !== undefined) {
       ctx.addIssue({ code: 'unrecognized_keys', keys: ['controller'], path: [], input: p });
     }
-  });
+  }, wellFormed);
 export type PlacementWrite = z.infer<typeof PlacementWrite>;
 
 // ---- Advance
@@ -237,11 +240,11 @@ const pageFields = {
   placements: z.array(PlacementWrite).min(1).max(PAGE_MAX_PLACEMENTS),
 };
 
-export const PageWrite = z.strictObject(pageFields).superRefine(checkPageBody);
+export const PageWrite = z.strictObject(pageFields).superRefine(checkPageBody, wellFormed);
 export type PageWrite = z.infer<typeof PageWrite>;
 
 /** A v2 ordinary page: a v1 page that may say `type: "page"` (implied when absent). */
-export const OrdinaryPageWriteV2 = z.strictObject({ type: z.literal('page').optional(), ...pageFields }).superRefine(checkPageBody);
+export const OrdinaryPageWriteV2 = z.strictObject({ type: z.literal('page').optional(), ...pageFields }).superRefine(checkPageBody, wellFormed);
 
 export const SLOT_KEY_PATTERN = PAGE_ID_PATTERN;
 
@@ -259,7 +262,7 @@ export type SlotDefinition = z.infer<typeof SlotDefinition>;
 /** What an adslot page shows when no creative is booked: an ordinary page body on its own canvas. */
 export const AdslotFallbackWrite = z
   .strictObject({ canvas: Canvas, advance: AdvanceWrite, placements: z.array(PlacementWrite).min(1).max(PAGE_MAX_PLACEMENTS) })
-  .superRefine(checkPageBody);
+  .superRefine(checkPageBody, wellFormed);
 
 export const AdslotPageWrite = z.strictObject({
   type: z.literal('adslot'),
@@ -304,7 +307,7 @@ export const PlaylistWrite = z
     pages: z.array(PageWrite).min(1).max(PLAYLIST_MAX_PAGES),
     audio: AudioWrite.optional(),
   })
-  .superRefine(checkDocument);
+  .superRefine(checkDocument, wellFormed);
 export type PlaylistWrite = z.infer<typeof PlaylistWrite>;
 
 export const PlaylistWriteV2 = z
@@ -326,7 +329,7 @@ export const PlaylistWriteV2 = z
         ctx.addIssue({ code: 'custom', path: ['pages', i, 'slot', 'key'], message: `slot "${page.slot.key}" is already defined on page "${other}"; a slot is defined on one page only` });
       } else slotPage.set(page.slot.key, page.id);
     }
-  });
+  }, wellFormed);
 export type PlaylistWriteV2 = z.infer<typeof PlaylistWriteV2>;
 
 // ---- Responses: the written document plus what the server resolved.

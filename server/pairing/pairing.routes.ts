@@ -91,10 +91,13 @@ export const pairingEvents = query({ auth: pairingCookie }, async (ctx) => {
     stream.close();
     return true;
   };
-  // Subscribe first, then look: a claim committing in between still wakes us.
-  let checking = Promise.resolve(false);
+  // Subscribe first, then look: a claim committing in between still wakes us. Wake-ups run one at a time.
+  let checks = Promise.resolve();
+  const check = async () => {
+    if (!stream.closed) await deliverIfClaimed();
+  };
   const unsubscribe = services.notifier.subscribe(pairingChannel(sessionId), () => {
-    checking = checking.then((done) => done || stream.closed || deliverIfClaimed()).catch(() => (stream.close(), true));
+    checks = checks.then(check).catch(() => stream.close());
   });
   stream.onClose(unsubscribe);
   if (await deliverIfClaimed()) return;
