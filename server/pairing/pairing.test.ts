@@ -413,6 +413,8 @@ describe('runtime sessions', () => {
     expect((await server.request('POST', '/runtime/v1/device-sessions', { cookies })).status).toBe(401);
     expect((await server.request('GET', '/test/runtime', { cookies })).status).toBe(401);
     expect((await server.request('POST', '/runtime/v1/sessions', { json: { public_id: screen.public_id } })).status).toBe(201);
+    const types = (await server.services.store.db.selectFrom('events').select('type').where('screen_id', '=', screen.id).orderBy('position').execute()).map((e) => e.type);
+    expect(types.slice(-3)).toEqual(['screen.updated', 'screen.credential_revoked', 'screen.manifest_changed']);
     // Credential revoke is a Model A route.
     const asProject = await server.request('POST', `/api/v1/screens/${screen.id}/credential/revoke`, { token });
     expect(asProject.status).toBe(403);
@@ -449,6 +451,9 @@ describe('browser provisioning', () => {
     expect(jar.get(server.host, DEVICE_COOKIE)).toBeDefined();
     expect(jar.get(server.host, RUNTIME_COOKIE)).toBeUndefined();
     expect((await server.request('POST', '/runtime/v1/device-sessions', { cookies: jar })).status).toBe(201);
+
+    const types = (await server.services.store.db.selectFrom('events').select('type').where('screen_id', '=', body.screen.id).orderBy('position').execute()).map((e) => e.type);
+    expect(types).toEqual(['screen.provisioned', 'screen.updated', 'screen.activated']);
 
     const retry = await server.request('POST', '/runtime/v1/browser-provisioning/exchanges', { json: { provisioning_token, exchange_id } });
     expect(retry.status).toBe(201);
