@@ -41,13 +41,25 @@ function refused(detail: string) {
 }
 
 /**
- * Browser requests to the runtime plane must come from the player's own origin: a cross-site page
- * must not start pairing or spend budgets on a screen's behalf. Non-browser clients send neither header.
+ * Browser requests to the runtime plane must come from the player itself: a cross-site page must
+ * not start pairing or spend budgets on a screen's behalf. Same-origin means the configured player
+ * origin or the host the request was sent to (a screen on the LAN may use the server's address).
+ * Non-browser clients send neither header.
  */
 export function checkPlayerOrigin(ctx: AnyContext): void {
   const origin = ctx.req.headers.origin;
-  if (origin !== undefined && origin !== ctx.services.config.playOrigin) throw problem('forbidden', 'this runtime route accepts requests from the player origin only');
+  if (origin !== undefined && origin !== ctx.services.config.playOrigin && !sameHost(origin, ctx.req.headers.host)) {
+    throw problem('forbidden', 'this runtime route accepts requests from the player origin only');
+  }
   if (ctx.req.headers['sec-fetch-site'] === 'cross-site') throw problem('forbidden', 'cross-site requests are refused on the runtime plane');
+}
+
+function sameHost(origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
 }
 
 function noAuthorizationHeader(ctx: AnyContext): void {

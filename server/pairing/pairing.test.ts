@@ -344,6 +344,11 @@ describe('realms', () => {
     expect(crossSite.status).toBe(403);
     const same = await server.request('POST', '/runtime/v1/pairing-sessions', { headers: { origin: server.config.playOrigin, 'sec-fetch-site': 'same-origin' } });
     expect(same.status).toBe(201);
+    // A player on the LAN opened at the server's address is same-origin with the host it talks to.
+    const lan = await server.request('POST', '/runtime/v1/pairing-sessions', { host: `192.168.1.5:${server.port}`, headers: { origin: `http://192.168.1.5:${server.port}` } });
+    expect(lan.status).toBe(201);
+    const spoof = await server.request('POST', '/runtime/v1/pairing-sessions', { host: `192.168.1.5:${server.port}`, headers: { origin: `http://192.168.1.6:${server.port}` } });
+    expect(spoof.status).toBe(403);
   });
 });
 
