@@ -491,6 +491,25 @@ describe('browser provisioning', () => {
   });
 });
 
+describe('housekeeping', () => {
+  it('erases recorded provisioning tokens after their window and removes long-expired sessions', async () => {
+    nextMinute();
+    const { cookies } = await startPairing(server);
+    await server.request('POST', '/api/v1/screens/provision', { token, json: {}, idempotencyKey: randomKey() });
+    const { db } = server.services.store;
+    const bodies = () => db.selectFrom('idempotency_records').select('body').where('route', '=', 'POST /api/v1/screens/provision').execute();
+    expect((await bodies()).some((r) => r.body !== null)).toBe(true);
+    server.clock.advance(11 * 60_000);
+    await server.services.housekeeping.runAll();
+    expect((await bodies()).every((r) => r.body === null)).toBe(true);
+    server.clock.advance(25 * 3600_000);
+    await server.services.housekeeping.runAll();
+    const expired = await db.selectFrom('pairing_sessions').select('id').where('expires_at', '<', server.clock.now() - 24 * 3600_000).execute();
+    expect(expired).toEqual([]);
+    expect((await server.request('GET', '/runtime/v1/pairing-events', { cookies })).status).toBe(401);
+  });
+});
+
 describe('secrets', () => {
   it('never writes cookies, nonces or provisioning tokens to the log', async () => {
     nextMinute();

@@ -70,6 +70,30 @@ export async function findPlaylist(db: Db | Tx, tenantId: string, id: string): P
   return row;
 }
 
+/**
+ * What any screen reference (assignment; later schedule entries and takeovers) requires of a
+ * playlist: owned, showable (its references still ready), and a screen timezone when it has
+ * visibility rules, which are evaluated in that zone.
+ */
+export async function checkAssignable(db: Db | Tx, tenantId: string, playlistId: string, timezone: string | null, field: string): Promise<PlaylistTable> {
+  const playlist = await db.selectFrom('playlists').selectAll().where('id', '=', playlistId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!playlist) {
+    throw problem('not_found', `playlist ${playlistId} not found`, { errors: [{ field, code: 'not_found', detail: 'no such playlist in this project' }] });
+  }
+  const unavailable = unavailableReasons(playlist);
+  if (unavailable.length > 0) {
+    throw problem('invalid_request', `${field}: playlist ${playlistId} cannot be shown: ${unavailable[0]!.field}: ${unavailable[0]!.detail}`, {
+      errors: [{ field, code: 'unavailable', detail: 'the playlist references content that is no longer ready' }, ...unavailable],
+    });
+  }
+  if (playlist.has_visibility && timezone === null) {
+    throw problem('invalid_request', 'timezone: this playlist has page visibility rules; set the screen timezone first (or in the same request)', {
+      errors: [{ field: 'timezone', code: 'required', detail: 'required before a playlist with page visibility is assigned' }],
+    });
+  }
+  return playlist;
+}
+
 interface ServedDocument {
   pages: PlaylistV2['pages'];
   audio?: PlaylistV2['audio'];

@@ -7,7 +7,7 @@ import { problem } from '../http/problem';
 import { mutation, query, reply, type AnyContext, type Authenticator, type Mode, type RequestContext } from '../http/route';
 import { newId } from '../keys';
 import { revokeDevices, revokeRuntimeSessions } from '../pairing/pairing';
-import { findPlaylist, unavailableReasons } from '../playlists/playlists';
+import { checkAssignable } from '../playlists/playlists';
 import { admitScreen, releaseScreen } from '../tenants/tenants';
 import { changeScreen, findScreen, isValidTimezone, newPublicId, screenView, tagsOf, viewOf, type ScreenChange } from './screens';
 import type { Work } from '../store/store';
@@ -68,29 +68,8 @@ export const patchScreen = mutation(
     if (patch.playlist_id !== undefined) {
       change.set.playlist_id = patch.playlist_id;
       change.changes.push('playlist_id');
-      if (patch.playlist_id !== null) {
-        const playlist = await findPlaylist(work.db, before.tenant_id, patch.playlist_id).catch(() => {
-          throw problem('not_found', `playlist ${patch.playlist_id} not found`, { errors: [{ field: 'playlist_id', code: 'not_found', detail: 'no such playlist in this project' }] });
-        });
-        const unavailable = unavailableReasons(playlist);
-        if (unavailable.length > 0) {
-          throw problem('invalid_request', `playlist_id: playlist ${playlist.id} cannot be shown: ${unavailable[0]!.field}: ${unavailable[0]!.detail}`, {
-            errors: [{ field: 'playlist_id', code: 'unavailable', detail: 'the playlist references content that is no longer ready' }, ...unavailable],
-          });
-        }
-      }
+      if (patch.playlist_id !== null) await checkAssignable(work.db, before.tenant_id, patch.playlist_id, change.set.timezone ?? before.timezone, 'playlist_id');
       if (patch.playlist_id !== before.playlist_id) remint = 'playlist_assigned';
-    }
-    // Visibility rules are evaluated in the screen's zone: the zone must exist before such a playlist is shown.
-    const playlistId = change.set.playlist_id !== undefined ? change.set.playlist_id : before.playlist_id;
-    const timezone = change.set.timezone ?? before.timezone;
-    if (playlistId !== null && timezone === null && (patch.playlist_id !== undefined || patch.timezone !== undefined)) {
-      const playlist = await findPlaylist(work.db, before.tenant_id, playlistId);
-      if (playlist.has_visibility) {
-        throw problem('invalid_request', 'timezone: this playlist has page visibility rules; set the screen timezone first (or in the same request)', {
-          errors: [{ field: 'timezone', code: 'required', detail: 'required before a playlist with page visibility is assigned' }],
-        });
-      }
     }
     if (patch.tags !== undefined) {
       change.tags = [...patch.tags].sort();
