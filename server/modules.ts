@@ -3,7 +3,12 @@
 import type { Services } from './services';
 import { installEvents } from './events/events.module';
 import { installTenants } from './tenants/tenants.module';
+import { installScreens } from './screens/screens.module';
 
 export type Installer = (services: Services) => void;
 
-export const installers: Installer[] = [installTenants, installEvents];
+export const installers: Installer[] = [
+  installTenants,
+  installEvents,
+  installScreens, // playlists, screens and pairing; installs services.references
+];

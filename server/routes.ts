@@ -2,6 +2,9 @@
 import type { RouteEntry } from './http/dispatch';
 import * as events from './events/events.routes';
 import * as operations from './operations/operations.routes';
+import * as pairing from './pairing/pairing.routes';
+import * as playlists from './playlists/playlists.routes';
+import * as screens from './screens/screens.routes';
 import * as problems from './status/problem-pages.routes';
 import * as status from './status/status.routes';
 import * as tenants from './tenants/tenants.routes';
@@ -32,4 +35,37 @@ export const routeTable: RouteEntry[] = [
   // Events (spec: Events)
   { plane: 'control', method: 'GET', path: '/api/v1/events', route: events.listEvents },
   { plane: 'control', method: 'GET', path: '/api/v1/events/stream', route: events.streamEvents },
+
+  // Playlists (spec: Endpoints / Playlists)
+  { plane: 'control', method: 'GET', path: '/api/v1/playlists', route: playlists.v1.list },
+  { plane: 'control', method: 'POST', path: '/api/v1/playlists', route: playlists.v1.create },
+  { plane: 'control', method: 'GET', path: '/api/v1/playlists/:id', route: playlists.v1.get },
+  { plane: 'control', method: 'PUT', path: '/api/v1/playlists/:id', route: playlists.v1.replace },
+  { plane: 'control', method: 'DELETE', path: '/api/v1/playlists/:id', route: playlists.v1.remove },
+  { plane: 'control', method: 'GET', path: '/api/v2/playlists', route: playlists.v2.list },
+  { plane: 'control', method: 'POST', path: '/api/v2/playlists', route: playlists.v2.create },
+  { plane: 'control', method: 'GET', path: '/api/v2/playlists/:id', route: playlists.v2.get },
+  { plane: 'control', method: 'PUT', path: '/api/v2/playlists/:id', route: playlists.v2.replace },
+  { plane: 'control', method: 'DELETE', path: '/api/v2/playlists/:id', route: playlists.v2.remove },
+
+  // Screens (spec: Endpoints / Screens)
+  { plane: 'control', method: 'GET', path: '/api/v1/screens', route: screens.listScreens },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/pair', route: pairing.pairScreen },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/provision', route: pairing.provisionScreen },
+  { plane: 'control', method: 'GET', path: '/api/v1/screens/:id', route: screens.getScreen },
+  { plane: 'control', method: 'PATCH', path: '/api/v1/screens/:id', route: screens.patchScreen },
+  { plane: 'control', method: 'DELETE', path: '/api/v1/screens/:id', route: screens.deleteScreen },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/public-id/rotate', route: screens.rotatePublicId },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/credential/revoke', route: screens.revokeCredential },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/archive', route: screens.archiveScreen },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/unarchive', route: screens.unarchiveScreen },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/reload', route: screens.reloadScreen },
+
+  // Pairing and runtime sessions (spec: Endpoints / Runtime plane)
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/pairing-sessions', route: pairing.startPairing },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/pairing-events', route: pairing.pairingEvents },
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/pairing-sessions/complete', route: pairing.completePairing },
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/device-sessions', route: pairing.createDeviceSession },
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/sessions', route: pairing.createRuntimeSession },
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/browser-provisioning/exchanges', route: pairing.exchangeProvisioning },
 ];

@@ -5,5 +5,9 @@ import type { OperationTables } from '../operations/operations.tables';
 import type { EventTables } from '../events/events.tables';
 import type { ApplicationTables } from '../applications/applications.tables';
 import type { MediaTables } from '../media/media.tables';
+import type { PlaylistTables } from '../playlists/playlists.tables';
+import type { ScreenTables } from '../screens/screens.tables';
+import type { PairingTables } from '../pairing/pairing.tables';
 
-export interface Database extends TenantTables, IdempotencyTables, OperationTables, EventTables, ApplicationTables, MediaTables {}
+export interface Database extends TenantTables, IdempotencyTables, OperationTables, EventTables, ApplicationTables, MediaTables,
+    PlaylistTables, ScreenTables, PairingTables {}

@@ -1,0 +1,136 @@
+// Screens, pairing and runtime sessions: request schemas and response types of both planes.
+import { z } from 'zod';
+import { NAME_MAX, TAG_PATTERN, TAGS_PER_SCREEN, TIMEZONE_MAX } from './limits';
+
+/** The spec's pairing alphabet: no 0/1/I/L/O, so a code read off a TV cannot be misread. */
+export const PAIRING_CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
+export const PAIRING_CODE_LENGTH = 6;
+export const PAIRING_CODE_PATTERN = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/;
+
+export const SCREEN_STATES = ['pairing_pending', 'active', 'archived'] as const;
+export type ScreenState = (typeof SCREEN_STATES)[number];
+
+export const RUNTIME_CAPABILITIES = ['manifest.read', 'events.read', 'content.read', 'kv.read', 'kv.write', 'runtime.report', 'presence.write'] as const;
+export type RuntimeCapability = (typeof RUNTIME_CAPABILITIES)[number];
+
+const Label = z.string().min(1).max(NAME_MAX).refine((s) => s.trim().length > 0, 'must not be blank');
+const OpaqueToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be 43 base64url characters');
+
+export const ScreenTag = z.string().regex(TAG_PATTERN, 'must be 1 to 32 letters or digits');
+
+export const PairScreen = z.strictObject({
+  code: z.string().regex(PAIRING_CODE_PATTERN, `must be six characters of ${PAIRING_CODE_ALPHABET}`),
+  label: Label.optional(),
+});
+export type PairScreen = z.infer<typeof PairScreen>;
+
+export const ProvisionScreen = z.strictObject({ label: Label.optional() });
+export type ProvisionScreen = z.infer<typeof ProvisionScreen>;
+
+export const ScreenPatch = z
+  .strictObject({
+    /** Writes the label. */
+    name: Label.optional(),
+    /** Assigns the playlist; null removes the assignment. */
+    playlist_id: z.string().min(1).max(200).nullable().optional(),
+    /** IANA time-zone identifier; page visibility is evaluated in it. */
+    timezone: z.string().min(1).max(TIMEZONE_MAX).optional(),
+    /** Replaces the whole set; an empty array clears it. */
+    tags: z
+      .array(ScreenTag)
+      .max(TAGS_PER_SCREEN)
+      .refine((tags) => new Set(tags).size === tags.length, 'tags must be unique')
+      .optional(),
+  })
+  .refine((p) => Object.keys(p).length > 0, 'send at least one of name, playlist_id, timezone, tags');
+export type ScreenPatch = z.infer<typeof ScreenPatch>;
+
+export const ScreenListQuery = z.strictObject({
+  /** Omitted: pairing_pending and active screens; otherwise exactly that state. */
+  state: z.enum(SCREEN_STATES).optional(),
+  tag: ScreenTag.optional(),
+});
+export type ScreenListQuery = z.infer<typeof ScreenListQuery>;
+
+export const PairingComplete = z.strictObject({ completion_nonce: OpaqueToken });
+export type PairingComplete = z.infer<typeof PairingComplete>;
+
+export const RuntimeSessionRequest = z.strictObject({ public_id: z.string().min(1).max(200) });
+export type RuntimeSessionRequest = z.infer<typeof RuntimeSessionRequest>;
+
+/** A device session may name the public id the player was opened at; it must be the device's screen. */
+export const DeviceSessionRequest = z.strictObject({ public_id: z.string().min(1).max(200).optional() });
+export type DeviceSessionRequest = z.infer<typeof DeviceSessionRequest>;
+
+export const BrowserProvisioningExchange = z.strictObject({
+  provisioning_token: OpaqueToken,
+  exchange_id: z.string().regex(/^xchg_[A-Za-z0-9_-]{43}$/, 'must be xchg_ followed by 43 base64url characters'),
+});
+export type BrowserProvisioningExchange = z.infer<typeof BrowserProvisioningExchange>;
+
+export interface Screen {
+  id: string;
+  public_id: string;
+  label: string;
+  /** The same as label (the spec's word). */
+  name: string;
+  revision: number;
+  manifest_revision: number;
+  content_access_generation: number;
+  state: ScreenState;
+  playlist_id?: string;
+  timezone?: string;
+  tags: string[];
+  /** A paired runtime event stream is connected. */
+  online: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ScreenList {
+  items: Screen[];
+}
+
+export interface PairingSession {
+  code: string;
+  expires_at: string;
+}
+
+export interface PairingClaim {
+  screen: Screen;
+  /** `<play origin>/s/<public_id>` */
+  public_url: string;
+}
+
+export type PairingCompletion = PairingClaim;
+export type BrowserProvisioningCompletion = PairingClaim;
+
+export interface PairingClaimedEvent {
+  type: 'pairing.claimed';
+  completion_nonce: string;
+}
+
+export interface ScreenProvisioning {
+  screen: Screen;
+  public_url: string;
+  /** `<public_url>#provision=<token>`: open it on the screen's browser; treat it as a credential. */
+  provisioning_url: string;
+  expires_at: string;
+}
+
+export interface RuntimeSession {
+  paired: boolean;
+  capabilities: RuntimeCapability[];
+  event_cursor: string;
+  public_url: string;
+}
+
+export interface ScreenReloadAccepted {
+  reload_id: string;
+  expires_at: string;
+}
+
+/** Formats a code for display on glass: `ABC234` → `ABC-234`. */
+export function displayPairingCode(code: string): string {
+  return `${code.slice(0, 3)}-${code.slice(3)}`;
+}

@@ -1,0 +1,74 @@
+// The player's cookies: names, lifetimes and attributes, and their signed values. Each value is
+// `base64url(JSON).HMAC` under its own key purpose and names a server-side row (pairing session,
+// device credential, runtime session), so it can be revoked; the expiry inside is checked first.
+import type { Request } from 'express';
+import type { Keys } from '../keys';
+
+export const PAIRING_COOKIE = '__Host-marquee-pairing';
+export const DEVICE_COOKIE = '__Host-marquee-device';
+export const RUNTIME_COOKIE = '__Host-marquee-runtime';
+
+/** spec/reference: a pairing code is claimable for ten minutes. */
+export const PAIRING_CODE_TTL_MS = 10 * 60_000;
+/** The pairing cookie outlives the code by a completion window, so a claim at minute nine can still complete. */
+export const PAIRING_COOKIE_TTL_MS = 20 * 60_000;
+/** Browsers cap cookie lifetimes at 400 days; each device session re-sets the cookie, so an active player never lapses. */
+export const DEVICE_COOKIE_TTL_MS = 400 * 24 * 3600_000;
+/** A runtime session lasts a day (as the reference's native session does); the player renews it from its device cookie. */
+export const RUNTIME_SESSION_TTL_MS = 24 * 3600_000;
+
+export interface PairingCookieValue {
+  /** pairing session id */
+  s: string;
+  /** expiry, ms */
+  e: number;
+}
+
+export interface DeviceCookieValue {
+  /** device credential id */
+  d: string;
+}
+
+export interface RuntimeCookieValue {
+  /** runtime session id */
+  r: string;
+  /** expiry, ms */
+  e: number;
+}
+
+export const cookieValues = {
+  pairing: {
+    seal: (keys: Keys, v: PairingCookieValue) => keys.seal('pairing-cookie', v),
+    unseal: (keys: Keys, text: string | undefined) => keys.unseal<PairingCookieValue>('pairing-cookie', text),
+  },
+  device: {
+    seal: (keys: Keys, v: DeviceCookieValue) => keys.seal('device-cookie', v),
+    unseal: (keys: Keys, text: string | undefined) => keys.unseal<DeviceCookieValue>('device-cookie', text),
+  },
+  runtime: {
+    seal: (keys: Keys, v: RuntimeCookieValue) => keys.seal('runtime-cookie', v),
+    unseal: (keys: Keys, text: string | undefined) => keys.unseal<RuntimeCookieValue>('runtime-cookie', text),
+  },
+};
+
+/** The named cookie of the request; a name sent twice is ambiguous and treated as absent. */
+export function readCookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  const found: string[] = [];
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) found.push(part.slice(eq + 1).trim());
+  }
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/** `__Host-` cookies: Secure, Path=/, no Domain; HttpOnly and SameSite=Strict as the player never reads them. */
+export function setCookie(name: string, value: string, maxAgeMs: number): string {
+  return `${name}=${value}; Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}; Path=/; Secure; HttpOnly; SameSite=Strict`;
+}
+
+export function clearCookie(name: string): string {
+  return `${name}=; Max-Age=0; Path=/; Secure; HttpOnly; SameSite=Strict`;
+}

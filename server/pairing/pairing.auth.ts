@@ -1,0 +1,177 @@
+// Runtime-plane realms: the pairing cookie, the paired-device cookie, the runtime cookie and its
+// paired variant. They read only their own cookie and refuse Authorization outright, so a bearer
+// never authorizes a runtime route (and a cookie never a control route: bearers read no cookies).
+import { RUNTIME_CAPABILITIES, type RuntimeCapability } from '../../sdk/contract/screens';
+import { problem } from '../http/problem';
+import type { AnyContext, Authenticator, Principal } from '../http/route';
+import type { PairingSessionTable } from './pairing.tables';
+import { cookieValues, DEVICE_COOKIE, PAIRING_COOKIE, readCookie, RUNTIME_COOKIE } from './pairing-cookies';
+
+export interface PairingPrincipal extends Principal {
+  realm: 'pairing';
+  session: PairingSessionTable;
+}
+
+export interface DevicePrincipal extends Principal {
+  realm: 'device';
+  tenantId: string;
+  screenId: string;
+  deviceId: string;
+}
+
+export interface RuntimePrincipal extends Principal {
+  realm: 'runtime';
+  tenantId: string;
+  screenId: string;
+  runtimeSessionId: string;
+  /** Created from a device cookie: the paired-device mutation profile (reports, KV writes). */
+  paired: boolean;
+  deviceId: string | null;
+  /** The generation the session was granted at; equal to the screen's, or the session is dead. */
+  contentAccessGeneration: number;
+  capabilities: readonly RuntimeCapability[];
+}
+
+/** What an anonymous (public-id) session may do: read, never write or report. */
+export const READ_ONLY_CAPABILITIES: readonly RuntimeCapability[] = ['manifest.read', 'events.read', 'content.read', 'kv.read'];
+export const PAIRED_CAPABILITIES: readonly RuntimeCapability[] = RUNTIME_CAPABILITIES;
+
+function refused(detail: string) {
+  return problem('unauthorized', detail);
+}
+
+/**
+ * Browser requests to the runtime plane must come from the player itself: a cross-site page must
+ * not start pairing or spend budgets on a screen's behalf. Same-origin means the configured player
+ * origin or the host the request was sent to (a screen on the LAN may use the server's address).
+ * Non-browser clients send neither header.
+ */
+export function checkPlayerOrigin(ctx: AnyContext): void {
+  const origin = ctx.req.headers.origin;
+  if (origin !== undefined && origin !== ctx.services.config.playOrigin && !sameHost(origin, ctx.req.headers.host)) {
+    throw problem('forbidden', 'this runtime route accepts requests from the player origin only');
+  }
+  if (ctx.req.headers['sec-fetch-site'] === 'cross-site') throw problem('forbidden', 'cross-site requests are refused on the runtime plane');
+}
+
+function sameHost(origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+function noAuthorizationHeader(ctx: AnyContext): void {
+  if (ctx.req.headers.authorization !== undefined) throw refused('runtime routes take player cookies, not an Authorization header');
+}
+
+/** No credential, but a same-origin (or non-browser) caller: pairing start, public-id sessions, provisioning exchange. */
+export const playerOrigin: Authenticator = {
+  realm: 'none',
+  async authenticate(ctx) {
+    noAuthorizationHeader(ctx);
+    checkPlayerOrigin(ctx);
+    return { realm: 'none', scope: 'anon' };
+  },
+};
+
+/** The pairing cookie: a pending session until its code expires, a claimed one until the cookie does. */
+export const pairingCookie: Authenticator<PairingPrincipal> = {
+  realm: 'pairing',
+  async authenticate(ctx) {
+    noAuthorizationHeader(ctx);
+    checkPlayerOrigin(ctx);
+    const value = cookieValues.pairing.unseal(ctx.services.keys, readCookie(ctx.req, PAIRING_COOKIE));
+    if (!value || value.e <= ctx.now) throw refused('this route needs a current pairing cookie; start a new pairing session');
+    const session = await ctx.services.store.db.selectFrom('pairing_sessions').selectAll().where('id', '=', value.s).executeTakeFirst();
+    if (!session || session.expires_at <= ctx.now || (session.state === 'pending' && session.code_expires_at <= ctx.now)) {
+      throw refused('the pairing session has expired; start a new pairing session');
+    }
+    return { realm: 'pairing', scope: `pairing:${session.id}`, session };
+  },
+};
+
+/** The paired-device cookie: an active device credential of a screen that is not deleted. */
+export const deviceCookie: Authenticator<DevicePrincipal> = {
+  realm: 'device',
+  async authenticate(ctx) {
+    noAuthorizationHeader(ctx);
+    checkPlayerOrigin(ctx);
+    const value = cookieValues.device.unseal(ctx.services.keys, readCookie(ctx.req, DEVICE_COOKIE));
+    if (!value) throw refused('this route needs the paired-device cookie; pair this player first');
+    const row = await ctx.services.store.db
+      .selectFrom('screen_devices')
+      .innerJoin('screens', 'screens.id', 'screen_devices.screen_id')
+      .innerJoin('tenants', 'tenants.id', 'screens.tenant_id')
+      .select(['screen_devices.id', 'screen_devices.screen_id', 'screen_devices.tenant_id'])
+      .where('screen_devices.id', '=', value.d)
+      .where('screen_devices.status', '=', 'active')
+      .where('screens.state', '!=', 'deleted')
+      .where('tenants.status', '=', 'active')
+      .executeTakeFirst();
+    if (!row) throw refused('the paired-device credential is revoked or its screen is gone; pair this player again');
+    return { realm: 'device', scope: `screen:${row.screen_id}`, tenantId: row.tenant_id, screenId: row.screen_id, deviceId: row.id };
+  },
+};
+
+async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<RuntimePrincipal> {
+  noAuthorizationHeader(ctx);
+  const value = cookieValues.runtime.unseal(ctx.services.keys, readCookie(ctx.req, RUNTIME_COOKIE));
+  if (!value || value.e <= ctx.now) throw refused('this route needs a current runtime cookie; create a runtime session');
+  const row = await ctx.services.store.db
+    .selectFrom('runtime_sessions')
+    .innerJoin('screens', 'screens.id', 'runtime_sessions.screen_id')
+    .innerJoin('tenants', 'tenants.id', 'screens.tenant_id')
+    .leftJoin('screen_devices', 'screen_devices.id', 'runtime_sessions.device_id')
+    .select([
+      'runtime_sessions.id',
+      'runtime_sessions.screen_id',
+      'runtime_sessions.tenant_id',
+      'runtime_sessions.paired',
+      'runtime_sessions.device_id',
+      'runtime_sessions.content_access_generation',
+      'runtime_sessions.expires_at',
+      'runtime_sessions.revoked_at',
+      'screens.state as screen_state',
+      'screens.content_access_generation as screen_generation',
+      'tenants.status as tenant_status',
+      'screen_devices.status as device_status',
+    ])
+    .where('runtime_sessions.id', '=', value.r)
+    .executeTakeFirst();
+  const alive =
+    row !== undefined &&
+    row.revoked_at === null &&
+    row.expires_at > ctx.now &&
+    row.screen_state !== 'deleted' &&
+    row.tenant_status === 'active' &&
+    // A rotation or credential revoke moved the generation: every earlier session is dead.
+    row.content_access_generation === row.screen_generation &&
+    (row.paired === 0 || row.device_status === 'active');
+  if (!alive) throw refused('the runtime session is expired or revoked; create a new runtime session');
+  if (requirePaired && row.paired !== 1) throw problem('forbidden', 'this route needs a paired runtime session (created from the paired-device cookie)');
+  return {
+    realm: 'runtime',
+    scope: `screen:${row.screen_id}`,
+    tenantId: row.tenant_id,
+    screenId: row.screen_id,
+    runtimeSessionId: row.id,
+    paired: row.paired === 1,
+    deviceId: row.device_id,
+    contentAccessGeneration: row.content_access_generation,
+    capabilities: row.paired === 1 ? PAIRED_CAPABILITIES : READ_ONLY_CAPABILITIES,
+  };
+}
+
+/** The runtime cookie, read-only or paired: manifest, events, launch, protected media, KV reads. */
+export const runtimeCookie: Authenticator<RuntimePrincipal> = {
+  realm: 'runtime',
+  authenticate: (ctx) => runtimeSession(ctx, false),
+};
+
+/** The paired variant: reports and runtime KV writes. */
+export const pairedRuntimeCookie: Authenticator<RuntimePrincipal> = {
+  realm: 'runtime',
+  authenticate: (ctx) => runtimeSession(ctx, true),
+};

@@ -1,0 +1,320 @@
+// Pairing on both planes: the player starts a session and shows its code, an agent claims the code
+// (a new pairing_pending screen), the player hears the claim, completes with the nonce and gets
+// its paired-device cookie, then trades that for runtime sessions. Browser provisioning skips the
+// code: a fragment token in the screen's URL is exchanged once for the device cookie.
+import {
+  BrowserProvisioningExchange,
+  DeviceSessionRequest,
+  displayPairingCode,
+  PairingComplete,
+  PairScreen,
+  ProvisionScreen,
+  RuntimeSessionRequest,
+  type PairingClaim,
+  type PairingClaimedEvent,
+  type PairingSession,
+  type ScreenProvisioning,
+} from '../../sdk/contract/screens';
+import { isoTime } from '../clock';
+import { anyBearer, projectBearer } from '../http/auth';
+import { problem } from '../http/problem';
+import { rateLimitHeaders, type RateBudget } from '../http/rate-limit';
+import { mutation, query, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
+import { openSse } from '../http/sse';
+import { randomToken, safeEqual, sha256Hex } from '../keys';
+import { createScreen, findScreen, publicUrl, viewOf } from '../screens/screens';
+import type { ScreenTable } from '../screens/screens.tables';
+import type { Work } from '../store/store';
+import { deviceCookie, pairingCookie, playerOrigin } from './pairing.auth';
+import {
+  activateScreen,
+  bindDevice,
+  claimSession,
+  deviceCookieFor,
+  findClaimableSession,
+  openRuntimeSession,
+  pairingChannel,
+  startPairingSession,
+} from './pairing';
+import { clearCookie, PAIRING_COOKIE } from './pairing-cookies';
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+const PRIVATE_NO_STORE = { 'Cache-Control': 'private, no-store' };
+
+/** spec: a provisioning token is redelivered to an exact retry for ten minutes. */
+export const PROVISIONING_WINDOW_MS = 10 * 60_000;
+export const PROVISION_ROUTE = 'POST /api/v1/screens/provision';
+
+// Rate budgets (reference contract values). Claims are also limited by misses: guessing codes is
+// the one way to attack pairing, so each wrong code costs from a small separate budget.
+const PAIRING_START_PER_IP_PER_MINUTE = 20;
+const PAIRING_CLAIMS_PER_MINUTE = 30; // per tenant and per IP
+const PAIRING_MISSES_PER_TEN_MINUTES = 10; // per tenant and per IP
+const PAIRING_COMPLETES_PER_IP_PER_MINUTE = 30;
+const RUNTIME_SESSIONS_PER_IP_PER_MINUTE = 60;
+const PROVISIONS_PER_TENANT_PER_HOUR = 20;
+const PROVISIONS_PER_IP_PER_HOUR = 10;
+const EXCHANGES_PER_IP_PER_MINUTE = 30;
+
+const ip = (ctx: AnyContext) => ctx.req.socket.remoteAddress ?? 'unknown';
+const tenantOf = (ctx: AnyContext) => (ctx.principal as { tenantId?: string } | undefined)?.tenantId ?? 'unknown';
+
+/** Appends each Set-Cookie once the transaction committed, so a rolled-back request sets none. */
+function setCookiesAfterCommit(ctx: AnyContext, work: Work, cookies: string[]): void {
+  work.afterCommit(() => {
+    for (const c of cookies) ctx.res.append('Set-Cookie', c);
+  });
+}
+
+// ---- Runtime plane
+
+export const startPairing = mutation(
+  { auth: playerOrigin, rateLimits: (ctx) => [{ name: 'pairing-start', limit: PAIRING_START_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip(ctx) }] },
+  async (ctx, work) => {
+    const { session, cookie } = await startPairingSession(ctx.services, work, ctx.now);
+    setCookiesAfterCommit(ctx, work, [cookie]);
+    const body: PairingSession = { code: session.code, expires_at: isoTime(session.code_expires_at) };
+    return reply.created(body, { headers: NO_STORE });
+  },
+);
+
+/** One terminal pairing.claimed frame, replayed when the claim came before the connection; then close. */
+export const pairingEvents = query({ auth: pairingCookie }, async (ctx) => {
+  const { services } = ctx;
+  const sessionId = ctx.principal.session.id;
+  const stream = openSse(ctx.res, { lifecycle: services.lifecycle });
+  const deliverIfClaimed = async (): Promise<boolean> => {
+    const row = await services.store.db.selectFrom('pairing_sessions').select(['state', 'completion_nonce']).where('id', '=', sessionId).executeTakeFirst();
+    if (!row || row.state === 'pending' || row.completion_nonce === null) return false;
+    const data: PairingClaimedEvent = { type: 'pairing.claimed', completion_nonce: row.completion_nonce };
+    stream.send({ event: 'pairing.claimed', data });
+    stream.close();
+    return true;
+  };
+  // Subscribe first, then look: a claim committing in between still wakes us. Wake-ups run one at a time.
+  let checks = Promise.resolve();
+  const check = async () => {
+    if (!stream.closed) await deliverIfClaimed();
+  };
+  const unsubscribe = services.notifier.subscribe(pairingChannel(sessionId), () => {
+    checks = checks.then(check).catch(() => stream.close());
+  });
+  stream.onClose(unsubscribe);
+  if (await deliverIfClaimed()) return;
+  // Nothing can be claimed after the code expires: end the stream then (the player starts over).
+  const remaining = ctx.principal.session.code_expires_at - services.clock.now();
+  const timer = setTimeout(() => stream.close(), Math.max(0, Math.min(remaining, 2 ** 31 - 1)));
+  timer.unref();
+  stream.onClose(() => clearTimeout(timer));
+});
+
+export const completePairing = mutation(
+  {
+    auth: pairingCookie,
+    body: PairingComplete,
+    rateLimits: (ctx) => [{ name: 'pairing-complete', limit: PAIRING_COMPLETES_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip(ctx) }],
+  },
+  async (ctx, work) => {
+    const session = await work.db.selectFrom('pairing_sessions').selectAll().where('id', '=', ctx.principal.session.id).executeTakeFirstOrThrow();
+    if (session.state === 'pending') throw problem('resource_conflict', 'this pairing session has not been claimed yet; wait for pairing.claimed');
+    if (!safeEqual(session.completion_nonce ?? '', ctx.body.completion_nonce)) throw problem('forbidden', 'the completion nonce does not match this pairing session');
+    const screen = await work.db.selectFrom('screens').selectAll().where('id', '=', session.screen_id!).where('state', '!=', 'deleted').executeTakeFirst();
+    if (!screen) throw problem('not_found', 'the screen this code was claimed for no longer exists');
+
+    let after: ScreenTable = screen;
+    let cookie: string;
+    if (session.state === 'completed') {
+      // A retry after a lost answer: the same device credential, nothing changes.
+      const device = await work.db.selectFrom('screen_devices').select('id').where('id', '=', session.device_id!).where('status', '=', 'active').executeTakeFirst();
+      if (!device) throw problem('unauthorized', 'this pairing was completed and its device credential has since been revoked; pair again');
+      cookie = deviceCookieFor(ctx.services, device.id);
+    } else {
+      const bound = await bindDevice(ctx.services, work, screen, 'pairing', ctx.now);
+      cookie = bound.cookie;
+      await work.db.updateTable('pairing_sessions').set({ state: 'completed', device_id: bound.deviceId, completed_at: ctx.now }).where('id', '=', session.id).execute();
+      after = await activateScreen(ctx.services, work, screen, 'completed pairing', ctx.now, ctx.requestId);
+    }
+    setCookiesAfterCommit(ctx, work, [cookie, clearCookie(PAIRING_COOKIE)]);
+    const body: PairingClaim = { screen: await viewOf(ctx.services, work.db, after), public_url: publicUrl(ctx.services, after.public_id) };
+    return reply.ok(body, { headers: NO_STORE });
+  },
+);
+
+export const createDeviceSession = mutation({ auth: deviceCookie, body: DeviceSessionRequest.optional() }, async (ctx, work) => {
+  const screen = await findScreen(work.db, ctx.principal.tenantId, ctx.principal.screenId);
+  if (ctx.body?.public_id !== undefined && ctx.body.public_id !== screen.public_id) {
+    throw problem('resource_conflict', 'this player is paired with a screen whose public URL is different; open public_url instead', {
+      extensions: { public_url: publicUrl(ctx.services, screen.public_id) },
+    });
+  }
+  const { body, cookie } = await openRuntimeSession(ctx.services, work, screen, { deviceId: ctx.principal.deviceId }, ctx.now);
+  // Re-set the device cookie too: an active player keeps it from lapsing.
+  setCookiesAfterCommit(ctx, work, [cookie, deviceCookieFor(ctx.services, ctx.principal.deviceId)]);
+  return reply.created(body, { headers: NO_STORE });
+});
+
+export const createRuntimeSession = mutation(
+  {
+    auth: playerOrigin,
+    body: RuntimeSessionRequest,
+    rateLimits: (ctx) => [{ name: 'runtime-session', limit: RUNTIME_SESSIONS_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip(ctx) }],
+  },
+  async (ctx, work) => {
+    const screen = await work.db
+      .selectFrom('screens')
+      .innerJoin('tenants', 'tenants.id', 'screens.tenant_id')
+      .selectAll('screens')
+      .where('screens.public_id', '=', ctx.body.public_id)
+      .where('screens.state', '!=', 'deleted')
+      .where('tenants.status', '=', 'active')
+      .executeTakeFirst();
+    if (!screen) throw problem('not_found', 'no screen has this public id');
+    const { body, cookie } = await openRuntimeSession(ctx.services, work, screen, null, ctx.now);
+    setCookiesAfterCommit(ctx, work, [cookie]);
+    return reply.created(body, { headers: NO_STORE });
+  },
+);
+
+export const exchangeProvisioning = mutation(
+  {
+    auth: playerOrigin,
+    body: BrowserProvisioningExchange,
+    rateLimits: (ctx) => [{ name: 'browser-provision-exchange-ip', limit: EXCHANGES_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip(ctx) }],
+  },
+  async (ctx, work) => {
+    const grant = await work.db.selectFrom('screen_provisionings').selectAll().where('token_hash', '=', sha256Hex(ctx.body.provisioning_token)).executeTakeFirst();
+    if (!grant) throw problem('not_found', 'this provisioning link is not valid');
+    const screen = await work.db.selectFrom('screens').selectAll().where('id', '=', grant.screen_id).where('state', '!=', 'deleted').executeTakeFirst();
+    if (!screen) throw problem('not_found', 'the screen of this provisioning link no longer exists');
+
+    let after = screen;
+    let cookie: string;
+    if (grant.exchange_id !== null) {
+      // Bound once to one exchange id: only a retry of that exchange gets the same credential again.
+      if (grant.exchange_id !== ctx.body.exchange_id) throw problem('resource_conflict', 'this provisioning link was already used');
+      const device = await work.db.selectFrom('screen_devices').select('id').where('id', '=', grant.device_id!).where('status', '=', 'active').executeTakeFirst();
+      if (!device) throw problem('resource_conflict', 'this provisioning link was used and its device credential has since been revoked');
+      cookie = deviceCookieFor(ctx.services, device.id);
+    } else {
+      if (grant.expires_at <= ctx.now) throw problem('credential_issuance_expired', 'this provisioning link expired; provision the screen again');
+      const bound = await bindDevice(ctx.services, work, screen, 'provisioning', ctx.now);
+      cookie = bound.cookie;
+      await work.db
+        .updateTable('screen_provisionings')
+        .set({ exchange_id: ctx.body.exchange_id, device_id: bound.deviceId, exchanged_at: ctx.now })
+        .where('id', '=', grant.id)
+        .where('exchange_id', 'is', null)
+        .execute();
+      after = await activateScreen(ctx.services, work, screen, 'exchanged a provisioning link', ctx.now, ctx.requestId);
+    }
+    setCookiesAfterCommit(ctx, work, [cookie]);
+    const body: PairingClaim = { screen: await viewOf(ctx.services, work.db, after), public_url: publicUrl(ctx.services, after.public_id) };
+    return reply.created(body, { headers: { ...NO_STORE, 'Referrer-Policy': 'no-referrer' } });
+  },
+);
+
+// ---- Control plane
+
+function missBudgets(ctx: AnyContext): RateBudget[] {
+  return [
+    { name: 'pairing-claim-miss-account', limit: PAIRING_MISSES_PER_TEN_MINUTES, windowSeconds: 600, key: tenantOf(ctx) },
+    { name: 'pairing-claim-miss-ip', limit: PAIRING_MISSES_PER_TEN_MINUTES, windowSeconds: 600, key: ip(ctx) },
+  ];
+}
+
+export const pairScreen = mutation(
+  {
+    auth: anyBearer,
+    area: 'screens',
+    body: PairScreen,
+    idempotency: 'required',
+    rateLimits: (ctx) => [
+      { name: 'pairing-claim-account', limit: PAIRING_CLAIMS_PER_MINUTE, windowSeconds: 60, key: tenantOf(ctx) },
+      { name: 'pairing-claim-ip', limit: PAIRING_CLAIMS_PER_MINUTE, windowSeconds: 60, key: ip(ctx) },
+    ],
+  },
+  async (ctx, work) => {
+    const { rateLimiter } = ctx.services;
+    for (const budget of missBudgets(ctx)) {
+      const decision = rateLimiter.peek(budget, ctx.now);
+      if (!decision.allowed) {
+        throw problem('rate_limited', `too many wrong pairing codes; retry after ${decision.resetSeconds} s`, {
+          retryAfter: decision.resetSeconds,
+          headers: rateLimitHeaders(budget, decision),
+        });
+      }
+    }
+    const session = await findClaimableSession(work.db, ctx.body.code, ctx.now);
+    if (!session) {
+      for (const budget of missBudgets(ctx)) rateLimiter.take(budget, ctx.now);
+      throw problem('not_found', 'no pairing session with this code is waiting; check the code on the screen (codes expire after ten minutes)');
+    }
+    const screen = await createScreen(ctx.services, work, {
+      tenantId: ctx.principal.tenantId,
+      label: ctx.body.label ?? `Screen ${displayPairingCode(ctx.body.code)}`,
+      now: ctx.now,
+      event: { type: 'screen.paired', message: 'a pairing code was claimed; the screen waits for its player' },
+      requestId: ctx.requestId,
+    });
+    await claimSession(work, session, screen, ctx.now);
+    work.afterCommit(() => ctx.services.notifier.publish(pairingChannel(session.id)));
+    const body: PairingClaim = { screen: await viewOf(ctx.services, work.db, screen), public_url: publicUrl(ctx.services, screen.public_id) };
+    return reply.created(body, { headers: PRIVATE_NO_STORE, revision: screen.revision });
+  },
+);
+
+/** A replay redelivers the fragment token only inside its window; the recorded answer is erased after it. */
+const provisioningDelivery: Omit<IdempotencyPolicy, 'mode'> = {
+  async onReplay(ctx, recorded) {
+    const expiresAt = (recorded.body as { expires_at?: string } | undefined)?.expires_at;
+    if (expiresAt === undefined || ctx.now >= Date.parse(expiresAt)) {
+      throw problem('credential_issuance_expired', 'the provisioning link of this request can no longer be shown; provision again with a new Idempotency-Key');
+    }
+  },
+};
+
+export const provisionScreen = mutation(
+  {
+    auth: projectBearer,
+    area: 'screens',
+    body: ProvisionScreen,
+    idempotency: { mode: 'required', ...provisioningDelivery },
+    rateLimits: (ctx) => [
+      { name: 'screen-provision-account', limit: PROVISIONS_PER_TENANT_PER_HOUR, windowSeconds: 3600, key: tenantOf(ctx) },
+      { name: 'screen-provision-ip', limit: PROVISIONS_PER_IP_PER_HOUR, windowSeconds: 3600, key: ip(ctx) },
+    ],
+  },
+  async (ctx, work) => {
+    const screen = await createScreen(ctx.services, work, {
+      tenantId: ctx.principal.tenantId,
+      label: ctx.body.label ?? 'Browser screen',
+      now: ctx.now,
+      event: { type: 'screen.provisioned', message: 'a browser provisioning link was issued; the screen waits for its browser' },
+      requestId: ctx.requestId,
+    });
+    const token = randomToken(32);
+    const expiresAt = ctx.now + PROVISIONING_WINDOW_MS;
+    await work.db
+      .insertInto('screen_provisionings')
+      .values({
+        id: `prov_${randomToken(16)}`,
+        screen_id: screen.id,
+        tenant_id: screen.tenant_id,
+        token_hash: sha256Hex(token),
+        expires_at: expiresAt,
+        exchange_id: null,
+        device_id: null,
+        exchanged_at: null,
+        created_at: ctx.now,
+      })
+      .execute();
+    const url = publicUrl(ctx.services, screen.public_id);
+    const body: ScreenProvisioning = {
+      screen: await viewOf(ctx.services, work.db, screen),
+      public_url: url,
+      provisioning_url: `${url}#provision=${token}`,
+      expires_at: isoTime(expiresAt),
+    };
+    return reply.created(body, { headers: PRIVATE_NO_STORE, revision: screen.revision });
+  },
+);

@@ -1,0 +1,34 @@
+// Who references content: playlists that screens use make their media and applications "desired",
+// so deleting them is refused; media changes re-resolve the playlists that select by them.
+// The runtime plane adds the "active" half (activated manifests) by wrapping this implementation.
+import type { ContentReferences } from '../references';
+import type { Services } from '../services';
+import type { Db, Tx } from '../store/store';
+import type { PlaylistDependencyKind } from './playlists.tables';
+import { rematerializeForMedia } from './playlists';
+
+/** True when a playlist that a (not deleted) screen refers to, in any role, depends on this content. */
+async function desired(db: Db | Tx, tenantId: string, kind: PlaylistDependencyKind, ref: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('playlist_dependencies')
+    .innerJoin('screen_playlist_references', 'screen_playlist_references.playlist_id', 'playlist_dependencies.playlist_id')
+    .innerJoin('screens', 'screens.id', 'screen_playlist_references.screen_id')
+    .select('playlist_dependencies.playlist_id')
+    .where('playlist_dependencies.tenant_id', '=', tenantId)
+    .where('playlist_dependencies.kind', '=', kind)
+    .where('playlist_dependencies.ref', '=', ref)
+    .where('screens.state', '!=', 'deleted')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function playlistReferences(services: Services): ContentReferences {
+  return {
+    applicationInUse: (db, tenantId, applicationId) => desired(db, tenantId, 'application', applicationId),
+    mediaInUse: (db, tenantId, mediaId) => desired(db, tenantId, 'media', mediaId),
+    mediaChanged: async (work, tenantId, change, now) => {
+      await rematerializeForMedia(services, work, tenantId, change, now);
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// Playlists on /api/v1 (A or P; no adslot pages, and ad-bearing documents are refused with
+// version_required) and /api/v2 (P; adslot pages). Writes validate the document, check iframe
+// hosts, resolve references and selectors, and store the result with a revision that moves by one.
+import { z } from 'zod';
+import { PlaylistWrite, PlaylistWriteV2, type PlaylistList, type PlaylistV2List } from '../../sdk/contract/playlist';
+import { anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
+import { problem } from '../http/problem';
+import { endpoint, mutation, query, reply, type Authenticator, type Mode } from '../http/route';
+import { screenReferencesTo } from '../screens/screens';
+import type { Work } from '../store/store';
+import { checkIframeHosts } from './iframe-hosts';
+import {
+  findPlaylist,
+  insertPlaylist,
+  playlistView,
+  playlistViewV1,
+  replacePlaylist,
+  resolveForWrite,
+  tombstonePlaylist,
+  type PlaylistDocumentWrite,
+} from './playlists';
+import type { PlaylistTable } from './playlists.tables';
+
+/** 100 pages of 24 placements with 32-media selectors fit; anything larger is not a playlist. */
+export const PLAYLIST_BODY_LIMIT = 2 * 1024 * 1024;
+
+interface Version {
+  auth: Authenticator<TenantPrincipal>;
+  body: z.ZodType<PlaylistDocumentWrite>;
+  /** Idempotency-Key on create, and If-Match / Idempotency-Key on update and delete. */
+  createKey: Mode;
+  guard: Mode;
+  view: (row: PlaylistTable) => unknown;
+}
+
+const V1: Version = { auth: anyBearer, body: PlaylistWrite as z.ZodType<PlaylistDocumentWrite>, createKey: 'required-in-A', guard: 'required-in-A', view: playlistViewV1 };
+const V2: Version = { auth: projectBearer, body: PlaylistWriteV2, createKey: 'optional', guard: 'optional', view: playlistView };
+
+/** A document with visibility rules needs every screen that refers to it to have a timezone. */
+async function checkScreenTimezones(work: Work, playlist: PlaylistTable, doc: PlaylistDocumentWrite): Promise<void> {
+  const withRule = doc.pages.findIndex((p) => p.visibility !== undefined);
+  if (withRule < 0) return;
+  const screenIds = [...new Set((await screenReferencesTo(work.db, playlist.tenant_id, playlist.id)).map((r) => r.screen_id))];
+  if (screenIds.length === 0) return;
+  const missing = await work.db.selectFrom('screens').select('id').where('id', 'in', screenIds).where('timezone', 'is', null).orderBy('id').execute();
+  if (missing.length === 0) return;
+  const names = missing.map((s) => s.id).join(', ');
+  throw problem('invalid_request', `pages.${withRule}.visibility: screens using this playlist have no timezone (${names}); set their timezone first`, {
+    errors: [{ field: `pages.${withRule}.visibility`, code: 'timezone_required', detail: `screens without a timezone use this playlist: ${names}` }],
+  });
+}
+
+function routes(v: Version) {
+  const list = query({ auth: v.auth, area: 'playlists' }, async (ctx) => {
+    const rows = await ctx.services.store.db
+      .selectFrom('playlists')
+      .selectAll()
+      .where('tenant_id', '=', ctx.principal.tenantId)
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    const body = { items: rows.map(v.view) } as PlaylistList | PlaylistV2List;
+    return reply.ok(body);
+  });
+
+  const get = query({ auth: v.auth, area: 'playlists' }, async (ctx) => {
+    const row = await findPlaylist(ctx.services.store.db, ctx.principal.tenantId, ctx.params.id!);
+    return reply.ok(v.view(row), { revision: row.revision });
+  });
+
+  const create = endpoint(
+    { auth: v.auth, area: 'playlists', body: v.body, bodyLimit: PLAYLIST_BODY_LIMIT, idempotency: v.createKey },
+    async (ctx) => {
+      await checkIframeHosts(ctx.services, ctx.body);
+      return ctx.commitReply(async (work) => {
+        const resolution = await resolveForWrite(work.db, ctx.principal.tenantId, ctx.body);
+        const row = await insertPlaylist(ctx.services, work, { tenantId: ctx.principal.tenantId, doc: ctx.body, resolution, now: ctx.now, requestId: ctx.requestId });
+        return reply.created(v.view(row), { revision: row.revision, headers: { Location: `/api/${v === V1 ? 'v1' : 'v2'}/playlists/${row.id}` } });
+      });
+    },
+  );
+
+  const replace = endpoint(
+    { auth: v.auth, area: 'playlists', body: v.body, bodyLimit: PLAYLIST_BODY_LIMIT, ifMatch: v.guard, idempotency: v.guard },
+    async (ctx) => {
+      await checkIframeHosts(ctx.services, ctx.body);
+      return ctx.commitReply(async (work) => {
+        const before = await findPlaylist(work.db, ctx.principal.tenantId, ctx.params.id!);
+        if (v === V1) v.view(before); // refuses an ad-bearing document: a v1 client cannot see what it would replace
+        ctx.checkRevision(before.revision);
+        const resolution = await resolveForWrite(work.db, ctx.principal.tenantId, ctx.body);
+        await checkScreenTimezones(work, before, ctx.body);
+        const after = await replacePlaylist(ctx.services, work, before, { doc: ctx.body, resolution, now: ctx.now, requestId: ctx.requestId });
+        return reply.ok(v.view(after), { revision: after.revision });
+      });
+    },
+  );
+
+  const remove = mutation({ auth: v.auth, area: 'playlists', ifMatch: v.guard, idempotency: v.guard }, async (ctx, work) => {
+    const before = await findPlaylist(work.db, ctx.principal.tenantId, ctx.params.id!);
+    if (v === V1) v.view(before);
+    ctx.checkRevision(before.revision);
+    const references = await screenReferencesTo(work.db, before.tenant_id, before.id);
+    if (references.length > 0) {
+      const screens = [...new Set(references.map((r) => r.screen_id))];
+      throw problem('resource_conflict', `playlist ${before.id} is in use by ${screens.length} screen(s) (${screens.join(', ')}); assign them another playlist first`, {
+        extensions: { references },
+      });
+    }
+    await tombstonePlaylist(ctx.services, work, before, ctx.now, ctx.requestId);
+    return reply.noContent();
+  });
+
+  return { list, get, create, replace, remove };
+}
+
+export const v1 = routes(V1);
+export const v2 = routes(V2);

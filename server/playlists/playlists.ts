@@ -1,0 +1,269 @@
+// Playlists: storing a written document with what its selectors resolved to, the dependency rows
+// that answer "who references this content", and re-resolution when media change.
+import type { AdslotPageWrite, PageWrite, Playlist, PlaylistV2, PlaylistWriteV2 } from '../../sdk/contract/playlist';
+import { problem, type FieldError } from '../http/problem';
+import { newId } from '../keys';
+import type { MediaChange } from '../references';
+import type { Services } from '../services';
+import { remintManifest, screensShowing } from '../screens/screens';
+import { json, type Db, type Tx, type Work } from '../store/store';
+import { contentNeeds, resolvePlaylist, type ContentSnapshot, type MediaFacts, type Resolution, type WrittenDocument } from './playlist-resolution';
+import type { PlaylistTable } from './playlists.tables';
+
+/** The document as written: v1 documents are v2 documents without adslot pages. */
+export type PlaylistDocumentWrite = PlaylistWriteV2;
+
+/** Loads the ready, owned content a document refers to (and every ready media when selectors are dynamic). */
+export async function loadContent(db: Db | Tx, tenantId: string, doc: WrittenDocument): Promise<ContentSnapshot> {
+  const needs = contentNeeds(doc);
+  const columns = ['id', 'kind', 'content_type', 'width', 'height', 'duration_ms', 'tag', 'created_at'] as const;
+  const readyMedia = db.selectFrom('media').select(columns).where('tenant_id', '=', tenantId).where('state', '=', 'ready').where('deleted_at', 'is', null);
+  const explicit = needs.mediaIds.size > 0 ? ((await readyMedia.where('id', 'in', [...needs.mediaIds]).execute()) as MediaFacts[]) : [];
+  const ordered = needs.dynamic
+    ? ((await readyMedia.where('kind', 'in', ['image', 'video']).orderBy('created_at').orderBy('id').execute()) as MediaFacts[])
+    : [];
+  const media = new Map<string, MediaFacts>();
+  for (const m of [...explicit, ...ordered]) media.set(m.id, m);
+
+  const releases = new Map<string, { id: string; application_id: string }>();
+  if (needs.releaseIds.size > 0) {
+    const rows = await db
+      .selectFrom('releases')
+      .innerJoin('applications', 'applications.id', 'releases.application_id')
+      .select(['releases.id', 'releases.application_id'])
+      .where('releases.tenant_id', '=', tenantId)
+      .where('applications.tenant_id', '=', tenantId)
+      .where('releases.id', 'in', [...needs.releaseIds])
+      .where('releases.state', '=', 'ready')
+      .where('releases.deleted_at', 'is', null)
+      .where('applications.deleted_at', 'is', null)
+      .where('applications.state', '!=', 'deleted')
+      .execute();
+    for (const r of rows) releases.set(r.id, r);
+  }
+  return { media, ordered, releases };
+}
+
+export async function resolveForWrite(db: Db | Tx, tenantId: string, doc: PlaylistDocumentWrite): Promise<Resolution> {
+  const written = normalize(doc);
+  const resolution = resolvePlaylist(written, await loadContent(db, tenantId, written));
+  const errors = [...resolution.blocking, ...resolution.authoring];
+  if (errors.length > 0) throw problem('invalid_request', `${errors[0]!.field}: ${errors[0]!.detail}`, { errors });
+  return resolution;
+}
+
+/** v2 ordinary pages may say `type: "page"`; the stored document leaves it implied. */
+function normalize(doc: PlaylistDocumentWrite): WrittenDocument {
+  return {
+    pages: doc.pages.map((page) => {
+      if (page.type === 'adslot') return page as AdslotPageWrite;
+      const { type: _implied, ...ordinary } = page;
+      return ordinary as PageWrite;
+    }),
+    ...(doc.audio ? { audio: doc.audio } : {}),
+  };
+}
+
+export async function findPlaylist(db: Db | Tx, tenantId: string, id: string): Promise<PlaylistTable> {
+  const row = await db.selectFrom('playlists').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!row) throw problem('not_found', `playlist ${id} not found`);
+  return row;
+}
+
+/**
+ * What any screen reference (assignment; later schedule entries and takeovers) requires of a
+ * playlist: owned, showable (its references still ready), and a screen timezone when it has
+ * visibility rules, which are evaluated in that zone.
+ */
+export async function checkAssignable(db: Db | Tx, tenantId: string, playlistId: string, timezone: string | null, field: string): Promise<PlaylistTable> {
+  const playlist = await db.selectFrom('playlists').selectAll().where('id', '=', playlistId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!playlist) {
+    throw problem('not_found', `playlist ${playlistId} not found`, { errors: [{ field, code: 'not_found', detail: 'no such playlist in this project' }] });
+  }
+  const unavailable = unavailableReasons(playlist);
+  if (unavailable.length > 0) {
+    throw problem('invalid_request', `${field}: playlist ${playlistId} cannot be shown: ${unavailable[0]!.field}: ${unavailable[0]!.detail}`, {
+      errors: [{ field, code: 'unavailable', detail: 'the playlist references content that is no longer ready' }, ...unavailable],
+    });
+  }
+  if (playlist.has_visibility && timezone === null) {
+    throw problem('invalid_request', 'timezone: this playlist has page visibility rules; set the screen timezone first (or in the same request)', {
+      errors: [{ field: 'timezone', code: 'required', detail: 'required before a playlist with page visibility is assigned' }],
+    });
+  }
+  return playlist;
+}
+
+interface ServedDocument {
+  pages: PlaylistV2['pages'];
+  audio?: PlaylistV2['audio'];
+}
+
+export function playlistView(row: PlaylistTable): PlaylistV2 {
+  const doc = json.read<ServedDocument>(row.document)!;
+  return { id: row.id, name: row.name, revision: row.revision, pages: doc.pages, ...(doc.audio ? { audio: doc.audio } : {}) };
+}
+
+/** v1 never shows an ad-bearing document: it refuses it rather than filtering it (spec Versioning 2). */
+export function playlistViewV1(row: PlaylistTable): Playlist {
+  if (row.ad_bearing) {
+    throw problem('version_required', `playlist ${row.id} has adslot pages; read it through /api/v2/playlists`);
+  }
+  return playlistView(row) as Playlist;
+}
+
+export function unavailableReasons(row: PlaylistTable): FieldError[] {
+  return json.read<FieldError[]>(row.unavailable) ?? [];
+}
+
+function served(resolution: Resolution): string {
+  return json.write({ pages: resolution.pages, ...(resolution.audio ? { audio: resolution.audio } : {}) });
+}
+
+async function writeDependencies(work: Work, playlist: Pick<PlaylistTable, 'id' | 'tenant_id'>, resolution: Resolution | undefined): Promise<void> {
+  await work.db.deleteFrom('playlist_dependencies').where('playlist_id', '=', playlist.id).execute();
+  if (!resolution || resolution.dependencies.length === 0) return;
+  await work.db
+    .insertInto('playlist_dependencies')
+    .values(resolution.dependencies.map((d) => ({ playlist_id: playlist.id, tenant_id: playlist.tenant_id, kind: d.kind, ref: d.ref })))
+    .execute();
+}
+
+export async function insertPlaylist(
+  services: Services,
+  work: Work,
+  input: { tenantId: string; doc: PlaylistDocumentWrite; resolution: Resolution; now: number; requestId?: string },
+): Promise<PlaylistTable> {
+  const { doc, resolution, now } = input;
+  const row: PlaylistTable = {
+    id: newId('pl'),
+    tenant_id: input.tenantId,
+    name: doc.name,
+    revision: 1,
+    ad_bearing: resolution.adBearing ? 1 : 0,
+    has_visibility: resolution.hasVisibility ? 1 : 0,
+    write_document: json.write(normalize(doc)),
+    document: served(resolution),
+    unavailable: json.write([]),
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
+  await work.db.insertInto('playlists').values(row).execute();
+  await writeDependencies(work, row, resolution);
+  await services.events.append(
+    work,
+    { tenantId: row.tenant_id, type: 'playlist.created', message: `playlist "${row.name}" created`, resource: { type: 'playlist', id: row.id }, details: { revision: 1 }, requestId: input.requestId },
+    now,
+  );
+  return row;
+}
+
+/** Replaces the whole document: revision + 1, and screens showing it get a new manifest. */
+export async function replacePlaylist(
+  services: Services,
+  work: Work,
+  before: PlaylistTable,
+  input: { doc: PlaylistDocumentWrite; resolution: Resolution; now: number; requestId?: string },
+): Promise<PlaylistTable> {
+  const { doc, resolution, now } = input;
+  const after: PlaylistTable = {
+    ...before,
+    name: doc.name,
+    revision: before.revision + 1,
+    ad_bearing: resolution.adBearing ? 1 : 0,
+    has_visibility: resolution.hasVisibility ? 1 : 0,
+    write_document: json.write(normalize(doc)),
+    document: served(resolution),
+    unavailable: json.write([]),
+    updated_at: now,
+  };
+  await work.db
+    .updateTable('playlists')
+    .set({
+      name: after.name,
+      revision: after.revision,
+      ad_bearing: after.ad_bearing,
+      has_visibility: after.has_visibility,
+      write_document: after.write_document,
+      document: after.document,
+      unavailable: after.unavailable,
+      updated_at: now,
+    })
+    .where('id', '=', before.id)
+    .execute();
+  await writeDependencies(work, after, resolution);
+  await services.events.append(
+    work,
+    { tenantId: after.tenant_id, type: 'playlist.updated', message: `playlist "${after.name}" updated`, resource: { type: 'playlist', id: after.id }, details: { revision: after.revision }, requestId: input.requestId },
+    now,
+  );
+  for (const screen of await screensShowing(work.db, after.tenant_id, after.id, now)) {
+    await remintManifest(services.events, work, screen, 'playlist_updated', now, input.requestId);
+  }
+  return after;
+}
+
+export async function tombstonePlaylist(services: Services, work: Work, before: PlaylistTable, now: number, requestId?: string): Promise<void> {
+  await work.db.updateTable('playlists').set({ deleted_at: now, revision: before.revision + 1, updated_at: now }).where('id', '=', before.id).execute();
+  await writeDependencies(work, before, undefined);
+  await services.events.append(
+    work,
+    { tenantId: before.tenant_id, type: 'playlist.deleted', message: `playlist "${before.name}" deleted`, resource: { type: 'playlist', id: before.id }, details: { revision: before.revision + 1 }, requestId },
+    now,
+  );
+}
+
+/**
+ * Re-resolves the tenant's playlists a media change can affect (its tag before and after, `all`
+ * selectors, and documents that name it), in the caller's transaction. The written documents and
+ * their revisions stay; the served items, the dependency rows and the availability change, and
+ * screens showing a changed playlist get a new manifest.
+ */
+export async function rematerializeForMedia(services: Services, work: Work, tenantId: string, change: MediaChange, now: number): Promise<string[]> {
+  const tags = change.tags.filter((t): t is string => t !== null);
+  const affected = await work.db
+    .selectFrom('playlist_dependencies')
+    .select('playlist_id')
+    .distinct()
+    .where('tenant_id', '=', tenantId)
+    .where((eb) =>
+      eb.or([
+        eb('kind', '=', 'media_all'),
+        eb.and([eb('kind', '=', 'media'), eb('ref', '=', change.mediaId)]),
+        ...(tags.length > 0 ? [eb.and([eb('kind', '=', 'media_tag'), eb('ref', 'in', tags)])] : []),
+      ]),
+    )
+    .execute();
+  const changed: string[] = [];
+  for (const { playlist_id } of affected) {
+    const row = await work.db.selectFrom('playlists').selectAll().where('id', '=', playlist_id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!row) continue;
+    const written = json.read<WrittenDocument>(row.write_document)!;
+    const resolution = resolvePlaylist(written, await loadContent(work.db, tenantId, written));
+    const document = served(resolution);
+    const unavailable = json.write(resolution.blocking);
+    if (document === row.document && unavailable === row.unavailable) continue;
+    await work.db.updateTable('playlists').set({ document, unavailable }).where('id', '=', row.id).execute();
+    await writeDependencies(work, row, resolution);
+    await services.events.append(
+      work,
+      {
+        tenantId,
+        type: 'playlist.rematerialized',
+        message: `playlist "${row.name}" re-resolved after a media change`,
+        severity: resolution.blocking.length > 0 ? 'warning' : 'info',
+        resource: { type: 'playlist', id: row.id },
+        details: { revision: row.revision, media_id: change.mediaId, available: resolution.blocking.length === 0 },
+      },
+      now,
+    );
+    if (document !== row.document) {
+      for (const screen of await screensShowing(work.db, tenantId, row.id, now)) {
+        await remintManifest(services.events, work, screen, 'playlist_rematerialized', now);
+      }
+    }
+    changed.push(row.id);
+  }
+  return changed;
+}

@@ -1,0 +1,54 @@
+export type ScreenState = 'pairing_pending' | 'active' | 'archived' | 'deleted';
+
+export interface ScreenTable {
+  /** `scr_…` */
+  id: string;
+  tenant_id: string;
+  /** The public URL credential: `<play origin>/s/<public_id>`; replaced by a rotation. */
+  public_id: string;
+  label: string;
+  /** Moves by exactly one on each mutation of the screen (a reload moves it by zero). */
+  revision: number;
+  /** Moves whenever what the player must show changes. */
+  manifest_revision: number;
+  /** Moves when every grant must be reissued (public-id rotation, credential revoke). */
+  content_access_generation: number;
+  state: ScreenState;
+  playlist_id: string | null;
+  /** IANA zone; absent until set, never cleared. */
+  timezone: string | null;
+  /** 1 for a native player bound by its key pair (native pairing is on the roadmap): delete refuses. */
+  native_identity: number;
+  /** First time a player completed pairing (or a browser provisioning exchange). */
+  paired_at: number | null;
+  created_at: number;
+  updated_at: number;
+  archived_at: number | null;
+  /** Tombstone time: deleted screens answer not_found and are purged after the retention. */
+  deleted_at: number | null;
+}
+
+export interface ScreenTagTable {
+  screen_id: string;
+  tenant_id: string;
+  tag: string;
+}
+
+/** How a screen refers to a playlist; schedule entries and takeovers (roadmap) add their roles. */
+export type ScreenPlaylistRole = 'assignment' | 'schedule' | 'takeover';
+
+/** Every playlist a screen refers to, whatever the role: it blocks the playlist's delete. */
+export interface ScreenPlaylistReferenceTable {
+  screen_id: string;
+  tenant_id: string;
+  playlist_id: string;
+  role: ScreenPlaylistRole;
+  /** Schedule entry id; '' for the assignment and the takeover. */
+  entry_id: string;
+}
+
+export interface ScreenTables {
+  screens: ScreenTable;
+  screen_tags: ScreenTagTable;
+  screen_playlist_references: ScreenPlaylistReferenceTable;
+}

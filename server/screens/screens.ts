@@ -1,0 +1,276 @@
+// Screens: lookups, the public view, and the one way a screen changes (revision by exactly one,
+// its events, and a reminted manifest when what the player must show changes).
+import { IANAZone } from 'luxon';
+import type { Screen, ScreenState } from '../../sdk/contract/screens';
+import { isoTime } from '../clock';
+import type { EventLog } from '../events/event-log';
+import { problem } from '../http/problem';
+import { newId, randomToken } from '../keys';
+import type { Services } from '../services';
+import type { Db, Tx, Work } from '../store/store';
+import { admitScreen } from '../tenants/tenants';
+import { resolveEffectivePlaylist } from './effective-playlist';
+import type { ScreenTable } from './screens.tables';
+
+/** spec: a deleted screen's tombstone is kept at least 90 days. */
+export const SCREEN_TOMBSTONE_RETENTION_MS = 90 * 24 * 3600_000;
+/** Random bytes of a public id: it is the public URL credential, so unguessable. */
+const PUBLIC_ID_BYTES = 24;
+
+export function newPublicId(): string {
+  return randomToken(PUBLIC_ID_BYTES);
+}
+
+export function publicUrl(services: Services, publicId: string): string {
+  return `${services.config.playOrigin}/s/${publicId}`;
+}
+
+/** Whether a paired runtime event stream of the screen is connected; the runtime plane installs the real one. */
+export interface ScreenPresence {
+  online(screenId: string): boolean;
+}
+
+const offline: ScreenPresence = { online: () => false };
+const presences = new WeakMap<Services, ScreenPresence>();
+
+export function setScreenPresence(services: Services, presence: ScreenPresence): void {
+  presences.set(services, presence);
+}
+
+function presenceOf(services: Services): ScreenPresence {
+  return presences.get(services) ?? offline;
+}
+
+/** IANA zone ids as the zone database knows them (aliases such as `US/Pacific` included), not offsets. */
+export function isValidTimezone(zone: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone) || !IANAZone.isValidZone(zone)) return false;
+  // Accept the zone's own spelling only: `europe/berlin` is refused rather than stored miscased.
+  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  return canonical === zone || canonical.toLowerCase() !== zone.toLowerCase();
+}
+
+/** A screen that is not deleted, of this tenant; anything else is not_found. */
+export async function findScreen(db: Db | Tx, tenantId: string, id: string): Promise<ScreenTable> {
+  const row = await db.selectFrom('screens').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).where('state', '!=', 'deleted').executeTakeFirst();
+  if (!row) throw problem('not_found', `screen ${id} not found`);
+  return row;
+}
+
+export async function tagsOf(db: Db | Tx, screenIds: string[]): Promise<Map<string, string[]>> {
+  const tags = new Map<string, string[]>(screenIds.map((id) => [id, []]));
+  if (screenIds.length === 0) return tags;
+  const rows = await db.selectFrom('screen_tags').select(['screen_id', 'tag']).where('screen_id', 'in', screenIds).orderBy('tag').execute();
+  for (const r of rows) tags.get(r.screen_id)?.push(r.tag);
+  return tags;
+}
+
+export function screenView(services: Services, row: ScreenTable, tags: string[]): Screen {
+  return {
+    id: row.id,
+    public_id: row.public_id,
+    label: row.label,
+    name: row.label,
+    revision: row.revision,
+    manifest_revision: row.manifest_revision,
+    content_access_generation: row.content_access_generation,
+    state: row.state as ScreenState,
+    ...(row.playlist_id !== null ? { playlist_id: row.playlist_id } : {}),
+    ...(row.timezone !== null ? { timezone: row.timezone } : {}),
+    tags,
+    online: row.state !== 'deleted' && presenceOf(services).online(row.id),
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+  };
+}
+
+export async function viewOf(services: Services, db: Db | Tx, row: ScreenTable): Promise<Screen> {
+  return screenView(services, row, (await tagsOf(db, [row.id])).get(row.id)!);
+}
+
+/** Creates a quota-counted pairing_pending screen (pair or provision) and its creation event. */
+export async function createScreen(
+  services: Services,
+  work: Work,
+  input: { tenantId: string; label: string; now: number; event: { type: string; message: string }; requestId?: string },
+): Promise<ScreenTable> {
+  await admitScreen(work.db, input.tenantId);
+  const row: ScreenTable = {
+    id: newId('scr'),
+    tenant_id: input.tenantId,
+    public_id: newPublicId(),
+    label: input.label,
+    revision: 1,
+    manifest_revision: 1,
+    content_access_generation: 1,
+    state: 'pairing_pending',
+    playlist_id: null,
+    timezone: null,
+    native_identity: 0,
+    paired_at: null,
+    created_at: input.now,
+    updated_at: input.now,
+    archived_at: null,
+    deleted_at: null,
+  };
+  await work.db.insertInto('screens').values(row).execute();
+  await services.events.append(
+    work,
+    {
+      tenantId: input.tenantId,
+      type: input.event.type,
+      message: input.event.message,
+      screenId: row.id,
+      resource: { type: 'screen', id: row.id },
+      details: { revision: row.revision, state: row.state },
+      requestId: input.requestId,
+    },
+    input.now,
+  );
+  return row;
+}
+
+export interface ScreenChange {
+  /** Column values to write (besides revision, manifest_revision and updated_at). */
+  set?: Partial<Pick<ScreenTable, 'label' | 'state' | 'playlist_id' | 'timezone' | 'public_id' | 'paired_at' | 'archived_at' | 'deleted_at'>>;
+  /** Names of what changed, for `screen.updated` details. */
+  changes: string[];
+  /** The new tag set, when it changed (written to screen_tags; `details.tags`). */
+  tags?: string[];
+  /** Set when what the player must show changed: bumps manifest_revision, appends screen.manifest_changed. */
+  remint?: string;
+  /** Every grant must be reissued: bumps content_access_generation. */
+  regrant?: boolean;
+  /** The lifecycle event the screen table names (screen.archived, ...), appended after screen.updated. */
+  lifecycle?: { type: string; message: string; runtime?: boolean };
+}
+
+/**
+ * The one way a screen mutates: revision + 1 (no hidden bumps), screen.updated, the lifecycle
+ * event, and, when the player must show something else, a new manifest revision signalled to it.
+ */
+export async function changeScreen(
+  events: EventLog,
+  work: Work,
+  before: ScreenTable,
+  change: ScreenChange,
+  now: number,
+  requestId?: string,
+): Promise<ScreenTable> {
+  const after: ScreenTable = {
+    ...before,
+    ...change.set,
+    revision: before.revision + 1,
+    manifest_revision: before.manifest_revision + (change.remint ? 1 : 0),
+    content_access_generation: before.content_access_generation + (change.regrant ? 1 : 0),
+    updated_at: now,
+  };
+  const updated = await work.db
+    .updateTable('screens')
+    .set({
+      label: after.label,
+      state: after.state,
+      playlist_id: after.playlist_id,
+      timezone: after.timezone,
+      public_id: after.public_id,
+      paired_at: after.paired_at,
+      archived_at: after.archived_at,
+      deleted_at: after.deleted_at,
+      revision: after.revision,
+      manifest_revision: after.manifest_revision,
+      content_access_generation: after.content_access_generation,
+      updated_at: now,
+    })
+    .where('id', '=', before.id)
+    .where('revision', '=', before.revision)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1) throw problem('revision_conflict', `screen ${before.id} changed meanwhile; retry`, { current_revision: before.revision + 1 });
+
+  if (change.tags) {
+    await work.db.deleteFrom('screen_tags').where('screen_id', '=', before.id).execute();
+    if (change.tags.length > 0) {
+      await work.db.insertInto('screen_tags').values(change.tags.map((tag) => ({ screen_id: before.id, tenant_id: before.tenant_id, tag }))).execute();
+    }
+  }
+  if (change.set && 'playlist_id' in change.set) {
+    await work.db.deleteFrom('screen_playlist_references').where('screen_id', '=', before.id).where('role', '=', 'assignment').execute();
+    if (after.playlist_id !== null) {
+      await work.db
+        .insertInto('screen_playlist_references')
+        .values({ screen_id: before.id, tenant_id: before.tenant_id, playlist_id: after.playlist_id, role: 'assignment', entry_id: '' })
+        .execute();
+    }
+  }
+
+  const base = { tenantId: before.tenant_id, screenId: before.id, resource: { type: 'screen', id: before.id }, requestId };
+  await events.append(
+    work,
+    {
+      ...base,
+      type: 'screen.updated',
+      message: `screen ${change.changes.join(', ')} changed`,
+      details: { revision: after.revision, changes: change.changes, ...(change.tags ? { tags: change.tags } : {}) },
+    },
+    now,
+  );
+  if (change.lifecycle) {
+    await events.append(
+      work,
+      { ...base, type: change.lifecycle.type, message: change.lifecycle.message, runtime: change.lifecycle.runtime, details: { revision: after.revision, state: after.state } },
+      now,
+    );
+  }
+  if (change.remint) await appendManifestChanged(events, work, after, change.remint, now, requestId);
+  return after;
+}
+
+async function appendManifestChanged(events: EventLog, work: Work, screen: ScreenTable, reason: string, now: number, requestId?: string): Promise<void> {
+  await events.append(
+    work,
+    {
+      tenantId: screen.tenant_id,
+      screenId: screen.id,
+      runtime: true,
+      type: 'screen.manifest_changed',
+      message: `the screen's manifest changed (${reason})`,
+      resource: { type: 'screen', id: screen.id },
+      details: { manifest_revision: screen.manifest_revision, content_access_generation: screen.content_access_generation, reason },
+      requestId,
+    },
+    now,
+  );
+}
+
+/**
+ * Signals a new manifest without a screen mutation: the content of the playlist the screen shows
+ * changed (an update, a re-resolution). The screen revision stays; manifest_revision moves.
+ */
+export async function remintManifest(events: EventLog, work: Work, screen: ScreenTable, reason: string, now: number, requestId?: string): Promise<void> {
+  const after = { ...screen, manifest_revision: screen.manifest_revision + 1 };
+  await work.db.updateTable('screens').set({ manifest_revision: after.manifest_revision }).where('id', '=', screen.id).execute();
+  await appendManifestChanged(events, work, after, reason, now, requestId);
+}
+
+/** Live (not archived, not deleted) screens whose effective playlist is this one. */
+export async function screensShowing(db: Db | Tx, tenantId: string, playlistId: string, now: number): Promise<ScreenTable[]> {
+  const candidates = await db
+    .selectFrom('screens')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('state', 'in', ['pairing_pending', 'active'])
+    .where('id', 'in', db.selectFrom('screen_playlist_references').select('screen_id').where('playlist_id', '=', playlistId).where('tenant_id', '=', tenantId))
+    .execute();
+  return candidates.filter((s) => resolveEffectivePlaylist(s, { now }).playlistId === playlistId);
+}
+
+/** Screens (not deleted) that refer to the playlist in any role: they block its delete. */
+export async function screenReferencesTo(db: Db | Tx, tenantId: string, playlistId: string): Promise<{ screen_id: string; role: string }[]> {
+  return db
+    .selectFrom('screen_playlist_references')
+    .innerJoin('screens', 'screens.id', 'screen_playlist_references.screen_id')
+    .select(['screen_playlist_references.screen_id', 'screen_playlist_references.role'])
+    .where('screen_playlist_references.tenant_id', '=', tenantId)
+    .where('screen_playlist_references.playlist_id', '=', playlistId)
+    .where('screens.state', '!=', 'deleted')
+    .orderBy('screen_playlist_references.screen_id')
+    .execute();
+}
