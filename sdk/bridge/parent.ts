@@ -229,7 +229,13 @@ export class ApplicationFrameBridge {
     this.options.onDiagnostic?.({ code, detail });
   }
 
-  private readonly onLoad = () => {
+  private readonly onLoad = () => this.handshake();
+
+  /**
+   * Handshakes with the frame's current document (done on every load). Call it yourself only when
+   * the bridge is attached to a frame that already loaded: a document answers one challenge only.
+   */
+  handshake(): void {
     if (this.destroyed) return;
     // A new document: a new challenge, nothing carried over from the previous one.
     this.stopHandshake();
@@ -244,7 +250,7 @@ export class ApplicationFrameBridge {
       this.stopHandshake();
       this.diagnose('handshake_timeout', `the frame did not answer the handshake within ${this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS} ms`);
     }, this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS);
-  };
+  }
 
   private stopHandshake(): void {
     clearInterval(this.retryTimer);
