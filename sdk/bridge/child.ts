@@ -19,6 +19,7 @@ import {
   messageBytes,
   newMessageId,
   randomToken,
+  SDK_VERSION,
   type BridgeCapabilities,
   type BridgeErrorCode,
   type CapabilityName,
@@ -30,8 +31,6 @@ import {
 } from './protocol';
 import { trustedParentOrigin } from './trusted-parent';
 
-/** Sent as Marquee-SDK-Version when the packer injects this script. */
-export const SDK_VERSION = '1';
 
 /** What the app learns about where it runs; a new one arrives with every activation. */
 export interface BridgeContext {
@@ -399,6 +398,6 @@ export function connect(options?: Omit<ChildOptions, 'window'>): MarqueeApp {
   return app;
 }
 
-export { BridgeError } from './protocol';
+export { BridgeError, SDK_VERSION } from './protocol';
 export type { BridgeCapabilities, BridgeErrorCode, Size } from './protocol';
 export type { KVEntry, KVList, KVSummary } from '../contract/kv';

@@ -4,6 +4,8 @@
 import { kvContentTypeProblem, kvKeyProblem, KV_VALUE_BASE64_MAX } from '../contract/kv';
 
 export const BRIDGE_PROTOCOL = '1';
+/** The SDK generation an app was packed with (sent as Marquee-SDK-Version). */
+export const SDK_VERSION = '1';
 export const HANDSHAKE_PROTOCOL = 'marquee.parent-handshake/1';
 /** Objects and JSON strings alike: at most 64 KiB of UTF-8 JSON per message. */
 export const MESSAGE_MAX_BYTES = 65_536;
