@@ -50,14 +50,14 @@ async function extract(archive: Buffer): Promise<Extracted[]> {
   const extractor = tar.extract();
   extractor.on('entry', (header, stream, next) => {
     const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('data', (c: unknown) => void chunks.push(c as Buffer));
     stream.on('end', () => {
       out.push({ name: header.name, type: header.type, mode: header.mode, uid: header.uid, gid: header.gid, mtime: header.mtime.getTime(), uname: header.uname, content: Buffer.concat(chunks).toString('utf8') });
       next();
     });
   });
-  const done = new Promise((resolve, reject) => {
-    extractor.on('finish', resolve);
+  const done = new Promise<void>((resolve, reject) => {
+    extractor.on('finish', () => resolve());
     extractor.on('error', reject);
   });
   Readable.from([zlib.gunzipSync(archive)]).pipe(extractor as unknown as NodeJS.WritableStream);
