@@ -56,8 +56,12 @@ interface StoredValue {
 
 const RECORDER = `<script>window.received = []; addEventListener('message', (e) => received.push(typeof e.data === 'string' ? e.data : JSON.stringify(e.data)));</script>`;
 
+const CONTENT_TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+
 export class BridgeFixture {
   readonly kvRecords: KvRecord[] = [];
+  /** Files of a packed application, served from the release origin by path. */
+  readonly releaseFiles = new Map<string, Buffer>();
   private readonly kv = new Map<string, StoredValue>();
   private readonly hanging: http.ServerResponse[] = [];
   private server!: http.Server;
@@ -117,6 +121,11 @@ export class BridgeFixture {
       if (url.pathname === '/sibling.html') return this.send(res, 200, `<!doctype html><html><body>${RECORDER}</body></html>`);
       if (url.pathname.startsWith('/runtime/v1/apps/')) return this.runtimeKv(req, res, url);
     } else if (host === `${RELEASE_LABEL}.release.localhost`) {
+      const packed = this.releaseFiles.get(decodeURIComponent(url.pathname.slice(1)));
+      if (packed) {
+        res.writeHead(200, { 'content-type': CONTENT_TYPES[path.extname(url.pathname)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+        return void res.end(packed);
+      }
       if (url.pathname === '/app.html') {
         return this.send(res, 200, `<!doctype html><html><head>${RECORDER}<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script></head><body>app</body></html>`);
       }
