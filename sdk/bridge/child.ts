@@ -344,6 +344,7 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
       },
       async set(key: string, value: string | Uint8Array, setOptions: KvSetOptions = {}) {
         const text = typeof value === 'string';
+        if (!text && !(value instanceof Uint8Array)) throw new BridgeError('invalid_payload', 'a KV value is a string or a Uint8Array');
         const bytes = text ? new TextEncoder().encode(value) : value;
         const fields: Omit<ChildPayloads['kv.set'], 'generation' | 'nonce'> = {
           key,

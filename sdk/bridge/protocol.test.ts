@@ -250,3 +250,14 @@ describe('trusted parent origin', () => {
     expect(trustedParentOrigin(`http://${label.toUpperCase()}.RELEASE.LOCALHOST:8080/`)).toBe('http://localhost:8080');
   });
 });
+
+describe('handshake routing', () => {
+  it('routes only real handshake objects or JSON, not text that merely mentions the protocol', async () => {
+    const { isHandshakeLike } = await import('./protocol');
+    expect(isHandshakeLike({ protocol: HANDSHAKE_PROTOCOL, kind: 'parent.handshake', challenge: 'x' })).toBe(true);
+    expect(isHandshakeLike(JSON.stringify({ protocol: HANDSHAKE_PROTOCOL }))).toBe(true);
+    expect(isHandshakeLike(JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, note: HANDSHAKE_PROTOCOL })))).toBe(false);
+    expect(isHandshakeLike(`not json ${HANDSHAKE_PROTOCOL}`)).toBe(false);
+    expect(isHandshakeLike(envelope())).toBe(false);
+  });
+});

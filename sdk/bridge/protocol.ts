@@ -301,7 +301,14 @@ export function decodeChildHandshake(data: unknown): Checked<ChildHandshake> {
 
 /** True when `data` looks like a handshake (either direction), so callers can route it. */
 export function isHandshakeLike(data: unknown): boolean {
-  if (typeof data === 'string') return data.includes(HANDSHAKE_PROTOCOL);
+  if (typeof data === 'string') {
+    if (data.length > MESSAGE_MAX_BYTES || !data.includes(HANDSHAKE_PROTOCOL)) return false;
+    try {
+      data = JSON.parse(data);
+    } catch {
+      return false;
+    }
+  }
   return isPlainObject(data) && data.protocol === HANDSHAKE_PROTOCOL;
 }
 
