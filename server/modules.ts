@@ -2,7 +2,12 @@
 // Routes are not here: every route is in routes.ts.
 import type { Services } from './services';
 import { installTenants } from './tenants/tenants.module';
+import { installMedia } from './media/media.module';
 
 export type Installer = (services: Services) => void;
 
-export const installers: Installer[] = [installTenants];
+export const installers: Installer[] = [
+  installTenants,
+  // Media
+  installMedia,
+];

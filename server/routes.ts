@@ -1,5 +1,8 @@
 // Every route Marquee serves, by plane. Policies (auth, area, idempotency, ...) live with handlers.
 import type { RouteEntry } from './http/dispatch';
+import * as media from './media/media.routes';
+import * as mediaGeneration from './media/media-generation.routes';
+import * as mediaUpload from './media/media-upload.routes';
 import * as operations from './operations/operations.routes';
 import * as problems from './status/problem-pages.routes';
 import * as status from './status/status.routes';
@@ -27,4 +30,15 @@ export const routeTable: RouteEntry[] = [
   // Operations
   { plane: 'control', method: 'GET', path: '/api/v1/operations/:id', route: operations.getOperation },
   { plane: 'control', method: 'POST', path: '/api/v1/operations/:id/cancel', route: operations.cancelOperation },
+
+  // Media (the signed PUT is the local blob store's private-storage door, authorized by its signature)
+  { plane: 'control', method: 'GET', path: '/api/v1/media', route: media.listMedia },
+  { plane: 'control', method: 'POST', path: '/api/v1/media/uploads', route: mediaUpload.declareMediaUpload },
+  { plane: 'control', method: 'POST', path: '/api/v1/media/uploads/:id/commit', route: mediaUpload.commitMediaUpload },
+  { plane: 'control', method: 'POST', path: '/api/v1/media/generations', route: mediaGeneration.generateMedia },
+  { plane: 'control', method: 'GET', path: '/api/v1/media/:id', route: media.getMedia },
+  { plane: 'control', method: 'PATCH', path: '/api/v1/media/:id', route: media.patchMedia },
+  { plane: 'control', method: 'DELETE', path: '/api/v1/media/:id', route: media.deleteMedia },
+  { plane: 'control', method: 'GET', path: '/api/v1/media/:id/content', route: media.exportMediaContent },
+  { plane: 'control', method: 'PUT', path: '/private-storage/*key', route: mediaUpload.receiveSignedPut },
 ];
