@@ -26,9 +26,9 @@ export async function image(format: 'png' | 'jpeg' | 'webp' | 'gif', width = 64,
     .toBuffer();
 }
 
-/** A container with `seconds` of synthetic 10 fps video packets. */
-export async function video(container: 'mp4' | 'webm', options: { width?: number; height?: number; seconds?: number } = {}): Promise<Buffer> {
-  const { width = 320, height = 240, seconds = 3 } = options;
+/** A container with `seconds` of synthetic 10 fps video packets of `packetBytes` each. */
+export async function video(container: 'mp4' | 'webm', options: { width?: number; height?: number; seconds?: number; packetBytes?: number } = {}): Promise<Buffer> {
+  const { width = 320, height = 240, seconds = 3, packetBytes = 8 } = options;
   const output = new Output({ format: container === 'mp4' ? new Mp4OutputFormat() : new WebMOutputFormat(), target: new BufferTarget() });
   const source = new EncodedVideoPacketSource(container === 'mp4' ? 'avc' : 'vp8');
   output.addVideoTrack(source);
@@ -37,7 +37,9 @@ export async function video(container: 'mp4' | 'webm', options: { width?: number
   const avcC = new Uint8Array([1, 0x42, 0x00, 0x1f, 0xff, 0xe0, 0x00]);
   const frames = seconds * 10;
   for (let i = 0; i < frames; i++) {
-    const packet = new EncodedPacket(new Uint8Array([0, 0, 0, 4, 0x65, 0x88, 0x84, i & 0xff]), i === 0 ? 'key' : 'delta', i / 10, 0.1);
+    const data = new Uint8Array(packetBytes);
+    data.set([0, 0, 0, packetBytes - 4, 0x65, 0x88, 0x84, i & 0xff].slice(0, packetBytes));
+    const packet = new EncodedPacket(data, i === 0 ? 'key' : 'delta', i / 10, 0.1);
     await source.add(
       packet,
       i === 0 ? { decoderConfig: { codec: container === 'mp4' ? 'avc1.42001f' : 'vp8', codedWidth: width, codedHeight: height, ...(container === 'mp4' ? { description: avcC } : {}) } } : undefined,
