@@ -39,7 +39,12 @@ export const generateMedia = endpoint(
 
     const generationId = newId('gen');
     const references = await services.store.transaction(async ({ db }) => {
-      await holdGenerationSlot(db, tenantId, ctx.now);
+      await holdGenerationSlot(db, tenantId, ctx.now).catch((error: unknown) => {
+        // spec Errors: a concurrency denial omits RateLimit-Policy and RateLimit.
+        delete ctx.answerHeaders['RateLimit-Policy'];
+        delete ctx.answerHeaders.RateLimit;
+        throw error;
+      });
       await admitGeneration(db, tenantId, price, ctx.now);
       const tenant = await db.selectFrom('tenants').select(['used_bytes', 'reserved_bytes', 'content_limit_bytes']).where('id', '=', tenantId).executeTakeFirstOrThrow();
       if (tenant.content_limit_bytes > 0 && tenant.used_bytes + tenant.reserved_bytes >= tenant.content_limit_bytes) {
