@@ -1,6 +1,8 @@
 // The benchmark registry: one entry per file under bench/.
 import { controlPlaneThroughput } from './control-plane.bench';
+import { mediaRangedExport } from './media.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
+  media: mediaRangedExport,
 };

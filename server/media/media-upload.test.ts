@@ -416,6 +416,10 @@ describe('POST /api/v1/media/uploads/{id}/commit and verification', () => {
     expect(log).not.toContain(signature);
     expect(log).not.toContain('signature=');
   });
+
+  it('logged no unexpected error for any refused, truncated or failed upload in this file', () => {
+    expect(server.logText()).not.toContain('unexpected error');
+  });
 });
 
 describe('uploads across a restart', () => {
