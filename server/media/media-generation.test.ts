@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GENERATED_SIZES } from '../../sdk/contract/media';
 import { TestClock } from '../clock';
+import { noReferences, type MediaChange } from '../references';
 import { MILLIS_PER_CREDIT } from '../tenants/credits';
 import { TestServer, randomKey } from '../testing/harness';
 import { image, uploadReady } from './media.fixtures';
@@ -44,6 +45,8 @@ async function startVendor(): Promise<FakeVendor> {
 }
 
 let vendor: FakeVendor;
+/** What the playlists seam was told. */
+const changes: MediaChange[] = [];
 let server: TestServer;
 let token: string;
 let projectId: string;
@@ -53,6 +56,9 @@ beforeAll(async () => {
   server = await TestServer.start({
     clock: new TestClock('2026-11-21T12:00:00Z'),
     config: { imageVendorUrl: vendor.url, imageVendorKey: VENDOR_KEY, imageVendorModel: 'image-model-x' },
+    beforeListen: (services) => {
+      services.references = { ...noReferences, mediaChanged: async (_work, _tenantId, change) => void changes.push(change) };
+    },
   });
 });
 afterAll(async () => {
@@ -104,6 +110,7 @@ describe('POST /api/v1/media/generations', () => {
     expect(listed.map((m: { id: string }) => m.id)).toEqual([body.id]);
     const p = (await server.request('GET', '/api/v1/project', { token })).json();
     expect(p.used_bytes).toBe(body.bytes);
+    expect(changes.at(-1)).toEqual({ mediaId: body.id, tags: ['harbour'] });
   });
 
   it('appends the framing requirements for the vendor and stores the prompt unchanged', async () => {

@@ -5,8 +5,7 @@ import { CANONICAL_EXTENSION, kindOf, type MediaContentType, type MediaUploadDec
 import { isoTime } from '../clock';
 import { problem } from '../http/problem';
 import { newId } from '../keys';
-import type { OperationRow, OperationRunner } from '../operations/worker';
-import { operationView } from '../operations/worker';
+import { operationView, type OperationRow, type OperationRunner } from '../operations/worker';
 import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';
 import { commitReservation, releaseReservation, reserveBytes } from '../tenants/tenants';

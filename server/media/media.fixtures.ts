@@ -4,7 +4,6 @@ import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
   BufferTarget,
-  EncodedAudioPacketSource,
   EncodedPacket,
   EncodedVideoPacketSource,
   Mp4OutputFormat,
