@@ -1,8 +1,10 @@
 // The benchmark registry: one entry per file under bench/.
 import { controlPlaneThroughput } from './control-plane.bench';
 import { eventFanOut } from './events.bench';
+import { mediaRangedExport } from './media.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
   events: eventFanOut,
+  media: mediaRangedExport,
 };

@@ -5,6 +5,7 @@ import path from 'node:path';
 import express, { type Request, type Response } from 'express';
 import type { DestinationStream } from 'pino';
 import { LocalBlobStore } from './blobs/local-blob-store';
+import { PutSigner } from './blobs/signed-put';
 import { systemClock, type Clock } from './clock';
 import type { Config } from './config';
 import { EventLog } from './events/event-log';
@@ -62,7 +63,7 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
     config,
     clock,
     store,
-    blobs: new LocalBlobStore(path.join(config.dataDir, 'blobs')),
+    blobs: new LocalBlobStore(path.join(config.dataDir, 'blobs'), new PutSigner(keys, config.controlOrigin)),
     keys,
     notifier,
     rateLimiter: new MemoryRateLimiter(),

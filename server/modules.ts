@@ -4,6 +4,7 @@ import type { Services } from './services';
 import { installEvents } from './events/events.module';
 import { installTenants } from './tenants/tenants.module';
 import { installScreens } from './screens/screens.module';
+import { installMedia } from './media/media.module';
 
 export type Installer = (services: Services) => void;
 
@@ -11,4 +12,6 @@ export const installers: Installer[] = [
   installTenants,
   installEvents,
   installScreens, // playlists, screens and pairing; installs services.references
+  // Media
+  installMedia,
 ];

@@ -1,6 +1,9 @@
 // Every route Marquee serves, by plane. Policies (auth, area, idempotency, ...) live with handlers.
 import type { RouteEntry } from './http/dispatch';
 import * as events from './events/events.routes';
+import * as media from './media/media.routes';
+import * as mediaGeneration from './media/media-generation.routes';
+import * as mediaUpload from './media/media-upload.routes';
 import * as operations from './operations/operations.routes';
 import * as pairing from './pairing/pairing.routes';
 import * as playlists from './playlists/playlists.routes';
@@ -68,4 +71,14 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/device-sessions', route: pairing.createDeviceSession },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/sessions', route: pairing.createRuntimeSession },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/browser-provisioning/exchanges', route: pairing.exchangeProvisioning },
+  // Media (the signed PUT is the local blob store's private-storage door, authorized by its signature)
+  { plane: 'control', method: 'GET', path: '/api/v1/media', route: media.listMedia },
+  { plane: 'control', method: 'POST', path: '/api/v1/media/uploads', route: mediaUpload.declareMediaUpload },
+  { plane: 'control', method: 'POST', path: '/api/v1/media/uploads/:id/commit', route: mediaUpload.commitMediaUpload },
+  { plane: 'control', method: 'POST', path: '/api/v1/media/generations', route: mediaGeneration.generateMedia },
+  { plane: 'control', method: 'GET', path: '/api/v1/media/:id', route: media.getMedia },
+  { plane: 'control', method: 'PATCH', path: '/api/v1/media/:id', route: media.patchMedia },
+  { plane: 'control', method: 'DELETE', path: '/api/v1/media/:id', route: media.deleteMedia },
+  { plane: 'control', method: 'GET', path: '/api/v1/media/:id/content', route: media.exportMediaContent },
+  { plane: 'control', method: 'PUT', path: '/private-storage/*key', route: mediaUpload.receiveSignedPut },
 ];

@@ -1,6 +1,7 @@
 // Where bytes live: application release files and media objects. A local directory by default;
 // an S3-compatible store implements the same interface later.
 import type { Readable } from 'node:stream';
+import type { PutGrant, PutVerdict, SignedPut } from './signed-put';
 
 export interface BlobInfo {
   bytes: number;
@@ -28,6 +29,13 @@ export interface BlobStore {
   deletePrefix(prefix: string): Promise<void>;
   /** Cheap health probe for readiness. */
   writable(): Promise<boolean>;
+  /**
+   * Authorizes one PUT of exactly `grant.bytes` bytes of `grant.contentType` to `grant.key`, straight
+   * to storage, until `grant.expiresAt` (an S3-compatible store returns a presigned PUT URL).
+   */
+  presignPut(grant: PutGrant): SignedPut;
+  /** Only for a store that receives signed PUTs itself (the local one): checks one such request. */
+  verifyPut?(key: string, query: URLSearchParams, now: number): PutVerdict;
 }
 
 export class BlobTooLargeError extends Error {

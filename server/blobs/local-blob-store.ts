@@ -6,11 +6,16 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertBlobKey, BlobTooLargeError, type BlobInfo, type BlobStore, type ByteRange } from './blob-store';
+import type { PutGrant, PutSigner, PutVerdict, SignedPut } from './signed-put';
 
 export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
 
-  constructor(readonly root: string) {
+  /** `signer` lets the store hand out signed PUT URLs that the control plane receives for it. */
+  constructor(
+    readonly root: string,
+    private readonly signer?: PutSigner,
+  ) {
     this.tmpDir = path.join(root, '.tmp');
     fs.mkdirSync(this.tmpDir, { recursive: true });
     // Temp files of a crashed write are garbage: nothing was renamed into place.
@@ -36,16 +41,14 @@ export class LocalBlobStore implements BlobStore {
         done(null, chunk);
       },
     });
-    const handle = await fsp.open(temp, 'wx', 0o644);
     try {
-      await pipeline(Buffer.isBuffer(source) ? Readable.from([source]) : source, meter, handle.createWriteStream({ autoClose: false }));
-      await handle.sync();
+      // flush: fsync before the stream closes. (A FileHandle stream with autoClose: false never
+      // releases its handle, so closing that handle afterwards waited forever.)
+      await pipeline(Buffer.isBuffer(source) ? Readable.from([source]) : source, meter, fs.createWriteStream(temp, { flags: 'wx', mode: 0o644, flush: true }));
     } catch (error) {
-      await handle.close().catch(() => undefined);
       await fsp.rm(temp, { force: true });
       throw error;
     }
-    await handle.close();
     await fsp.mkdir(path.dirname(target), { recursive: true });
     await fsp.rename(temp, target);
     await syncDir(path.dirname(target));
@@ -71,6 +74,16 @@ export class LocalBlobStore implements BlobStore {
 
   async deletePrefix(prefix: string): Promise<void> {
     await fsp.rm(this.pathOf(prefix), { force: true, recursive: true });
+  }
+
+  presignPut(grant: PutGrant): SignedPut {
+    if (!this.signer) throw new Error('this blob store was built without a signer for PUT URLs');
+    return this.signer.sign(grant);
+  }
+
+  verifyPut(key: string, query: URLSearchParams, now: number): PutVerdict {
+    if (!this.signer) return { ok: false, reason: 'signature' };
+    return this.signer.verify(key, query, now);
   }
 
   async writable(): Promise<boolean> {

@@ -6,10 +6,12 @@ import * as m0001 from './0001-foundation';
 import * as m0002 from './0002-content';
 import * as m0003 from './0003-events';
 import * as m0006 from './0006-screens-playlists';
+import * as m0005 from './0005-media';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-content': m0002,
   '0003-events': m0003,
   '0006-screens-playlists': m0006,
+  '0005-media': m0005,
 };

@@ -1,0 +1,166 @@
+// Verifies stored upload bytes against their declaration: size, SHA-256, the real content type by
+// sniffing, and what players need to know (pixel size, duration, codecs). Reads go through the
+// BlobStore only (ranged where possible), so an S3-compatible store works the same way. Pure
+// JavaScript throughout: no ffprobe or other external binaries.
+import crypto from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { fileTypeFromStream } from 'file-type/node';
+import { ALL_FORMATS, CustomSource, Input } from 'mediabunny';
+import sharp from 'sharp';
+import { kindOf, type MediaContentType } from '../../sdk/contract/media';
+import type { BlobStore } from '../blobs/blob-store';
+import { problem, type ProblemError } from '../http/problem';
+
+export interface Declared {
+  bytes: number;
+  sha256: string;
+  contentType: MediaContentType;
+}
+
+export interface VerifiedMedia {
+  width: number | null;
+  height: number | null;
+  durationMs: number | null;
+  codecs: string | null;
+}
+
+/** What byte sniffing may call each declared type (an animated PNG is still a PNG). */
+const SNIFFED_AS: Record<MediaContentType, readonly string[]> = {
+  'image/png': ['image/png', 'image/apng'],
+  'image/jpeg': ['image/jpeg'],
+  'image/webp': ['image/webp'],
+  'image/gif': ['image/gif'],
+  'video/mp4': ['video/mp4'],
+  'video/webm': ['video/webm'],
+  'audio/mpeg': ['audio/mpeg'],
+};
+
+const SHARP_FORMAT: Partial<Record<MediaContentType, string>> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+};
+
+/** Container names mediabunny reports for each declared type. */
+const CONTAINER: Partial<Record<MediaContentType, string>> = { 'video/mp4': 'MP4', 'video/webm': 'WebM', 'audio/mpeg': 'MP3' };
+
+/** RFC 6381 codecs entry grammar (reference contract). */
+const CODEC_ENTRY = /^[A-Za-z0-9]{3,9}(\.[A-Za-z0-9]{1,10}){0,5}$/;
+
+function mismatch(field: string, detail: string): ProblemError {
+  return problem('invalid_request', `${field}: ${detail}`, { errors: [{ field, code: 'mismatch', detail }] });
+}
+
+function unreadable(detail: string): ProblemError {
+  return problem('invalid_request', detail, { errors: [{ field: 'content_type', code: 'unreadable', detail }] });
+}
+
+export async function verifyStoredMedia(blobs: BlobStore, key: string, declared: Declared, signal: AbortSignal): Promise<VerifiedMedia> {
+  const stat = await blobs.stat(key);
+  if (!stat) throw problem('resource_conflict', 'the uploaded bytes are missing from storage; declare and upload again');
+  if (stat.bytes !== declared.bytes) throw mismatch('bytes', `the stored object has ${stat.bytes} bytes, ${declared.bytes} were declared`);
+
+  const sniffed = await sniff(blobs.read(key));
+  if (!sniffed || !SNIFFED_AS[declared.contentType].includes(sniffed)) {
+    throw mismatch('content_type', `the bytes are ${sniffed ?? 'of no recognized media type'}, ${declared.contentType} was declared`);
+  }
+
+  const sha256 = await hash(blobs.read(key), signal);
+  if (sha256 !== declared.sha256) throw mismatch('sha256', 'the SHA-256 of the stored bytes differs from the declared sha256');
+
+  return kindOf(declared.contentType) === 'image' ? imageFacts(blobs, key, declared.contentType) : timedFacts(blobs, key, declared);
+}
+
+async function sniff(stream: Readable): Promise<string | undefined> {
+  try {
+    return (await fileTypeFromStream(stream))?.mime;
+  } finally {
+    stream.destroy();
+  }
+}
+
+async function hash(stream: Readable, signal: AbortSignal): Promise<string> {
+  const digest = crypto.createHash('sha256');
+  try {
+    for await (const chunk of stream) {
+      if (signal.aborted) throw signal.reason ?? new Error('aborted');
+      digest.update(chunk as Buffer);
+    }
+  } finally {
+    stream.destroy();
+  }
+  return digest.digest('hex');
+}
+
+/** Pixel size from the header only (never a full decode), as displayed: EXIF orientation applied. */
+async function imageFacts(blobs: BlobStore, key: string, contentType: MediaContentType): Promise<VerifiedMedia> {
+  const reader = sharp({ failOn: 'none' });
+  const source = blobs.read(key);
+  source.on('error', (error) => reader.destroy(error));
+  source.pipe(reader);
+  let meta: Awaited<ReturnType<typeof reader.metadata>>;
+  try {
+    meta = await reader.metadata();
+  } catch {
+    throw unreadable(`the ${contentType} image header cannot be read`);
+  } finally {
+    source.destroy();
+  }
+  if (meta.format !== SHARP_FORMAT[contentType]) throw mismatch('content_type', `the image decodes as ${meta.format ?? 'nothing'}, ${contentType} was declared`);
+  const width = meta.autoOrient?.width ?? meta.width;
+  const height = meta.autoOrient?.height ?? meta.height;
+  if (!width || !height) throw unreadable('the image has no pixel size');
+  return { width, height, durationMs: null, codecs: null };
+}
+
+/** Video and audio: container duration, video pixel size and the RFC 6381 codecs of every track. */
+async function timedFacts(blobs: BlobStore, key: string, declared: Declared): Promise<VerifiedMedia> {
+  const input = new Input({
+    formats: ALL_FORMATS,
+    source: new CustomSource({
+      getSize: () => declared.bytes,
+      read: (start, end) => readRange(blobs, key, start, end),
+    }),
+  });
+  try {
+    const format = await input.getFormat().catch(() => undefined);
+    if (!format || format.name !== CONTAINER[declared.contentType]) {
+      throw mismatch('content_type', `the container is ${format?.name ?? 'unreadable'}, ${declared.contentType} was declared`);
+    }
+    const seconds = await input.computeDuration().catch(() => 0);
+    const durationMs = Math.round(seconds * 1000);
+    if (!(durationMs >= 1)) throw unreadable('the media has no readable duration');
+
+    const codecs: string[] = [];
+    let width: number | null = null;
+    let height: number | null = null;
+    if (kindOf(declared.contentType) === 'video') {
+      const video = await input.getPrimaryVideoTrack();
+      if (!video) throw unreadable('the video has no video track');
+      width = video.displayWidth;
+      height = video.displayHeight;
+      if (!(width >= 1 && height >= 1)) throw unreadable('the video track has no pixel size');
+      codecs.push(await codecOf(video));
+    }
+    const audio = await input.getPrimaryAudioTrack();
+    if (audio) codecs.push(await codecOf(audio));
+    if (kindOf(declared.contentType) === 'audio' && (!audio || audio.codec !== 'mp3')) throw unreadable('the audio is not an MP3 stream');
+    return { width, height, durationMs, codecs: codecs.join(',') };
+  } finally {
+    input.dispose();
+  }
+}
+
+/** Players choose decoders by codec, so a track whose codec cannot be named is refused. */
+async function codecOf(track: { getCodecParameterString(): Promise<string | null> }): Promise<string> {
+  const codec = await track.getCodecParameterString().catch(() => null);
+  if (!codec || !CODEC_ENTRY.test(codec)) throw unreadable('a track has a codec that cannot be established');
+  return codec;
+}
+
+async function readRange(blobs: BlobStore, key: string, start: number, end: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of blobs.read(key, { start, end: end - 1 })) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
