@@ -2,7 +2,13 @@
 // Routes are not here: every route is in routes.ts.
 import type { Services } from './services';
 import { installTenants } from './tenants/tenants.module';
+import { installApplications } from './applications/applications.module';
+import { installReleaseHost } from './release-host/release-host.module';
 
 export type Installer = (services: Services) => void;
 
-export const installers: Installer[] = [installTenants];
+export const installers: Installer[] = [
+  installTenants,
+  installApplications,
+  installReleaseHost,
+];

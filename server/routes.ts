@@ -1,6 +1,8 @@
 // Every route Marquee serves, by plane. Policies (auth, area, idempotency, ...) live with handlers.
 import type { RouteEntry } from './http/dispatch';
+import * as applications from './applications/applications.routes';
 import * as operations from './operations/operations.routes';
+import * as releaseHost from './release-host/release-host.routes';
 import * as problems from './status/problem-pages.routes';
 import * as status from './status/status.routes';
 import * as tenants from './tenants/tenants.routes';
@@ -27,4 +29,14 @@ export const routeTable: RouteEntry[] = [
   // Operations
   { plane: 'control', method: 'GET', path: '/api/v1/operations/:id', route: operations.getOperation },
   { plane: 'control', method: 'POST', path: '/api/v1/operations/:id/cancel', route: operations.cancelOperation },
+
+  // Applications
+  { plane: 'control', method: 'GET', path: '/api/v1/applications', route: applications.listApplications },
+  { plane: 'control', method: 'POST', path: '/api/v1/applications', route: applications.uploadApplication },
+  { plane: 'control', method: 'GET', path: '/api/v1/applications/:id', route: applications.getApplication },
+  { plane: 'control', method: 'DELETE', path: '/api/v1/applications/:id', route: applications.deleteApplication },
+  { plane: 'control', method: 'POST', path: '/api/v1/applications/:id/releases', route: applications.uploadRelease },
+
+  // Release hosts (GET also answers HEAD; any other method is refused with 403 in app.ts)
+  { plane: 'release', method: 'GET', path: '/{*asset_path}', route: releaseHost.releaseAsset },
 ];

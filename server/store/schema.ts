@@ -5,5 +5,6 @@ import type { OperationTables } from '../operations/operations.tables';
 import type { EventTables } from '../events/events.tables';
 import type { ApplicationTables } from '../applications/applications.tables';
 import type { MediaTables } from '../media/media.tables';
+import type { ReleaseHostTables } from '../release-host/release-host.tables';
 
-export interface Database extends TenantTables, IdempotencyTables, OperationTables, EventTables, ApplicationTables, MediaTables {}
+export interface Database extends TenantTables, IdempotencyTables, OperationTables, EventTables, ApplicationTables, MediaTables, ReleaseHostTables {}

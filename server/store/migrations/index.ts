@@ -4,8 +4,10 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001-foundation';
 import * as m0002 from './0002-content';
+import * as m0004 from './0004-applications';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-content': m0002,
+  '0004-applications': m0004,
 };
