@@ -8,6 +8,10 @@ import type { ArchiveDeclaration } from './upload-headers';
 
 export interface FixtureEntry {
   name: string;
+  /** Raw bytes for the header's name field instead of `name` in UTF-8 (invalid UTF-8). */
+  nameBytes?: Buffer;
+  /** Emits these bytes (or zeros) as they are, with no header: garbage or padding inside the tar stream. */
+  raw?: Buffer | { zeros: number };
   /** Typeflag character: '0' regular file (default), '5' directory, '1' hard link, '2' symlink, '3'/'4' devices, '6' FIFO, '7', 'S'… */
   type?: string;
   data?: Buffer | string;
@@ -29,12 +33,16 @@ const BLOCK = 512;
 const ZERO_CHUNK = Buffer.alloc(1 << 20);
 
 export function isRegularFile(entry: FixtureEntry): boolean {
-  return (entry.type ?? '0') === '0' && !entry.name.endsWith('/');
+  return entry.raw === undefined && (entry.type ?? '0') === '0' && !entry.name.endsWith('/');
 }
 
 function dataSize(entry: FixtureEntry): number {
   if (entry.zeros !== undefined) return entry.zeros;
   return entry.data === undefined ? 0 : Buffer.byteLength(entry.data);
+}
+
+function* zeros(count: number): Generator<Buffer> {
+  for (let left = count; left > 0; left -= ZERO_CHUNK.length) yield ZERO_CHUNK.subarray(0, Math.min(left, ZERO_CHUNK.length));
 }
 
 function field(buf: Buffer, offset: number, length: number, value: string | Buffer): void {
@@ -86,8 +94,13 @@ function paxRecords(records: Record<string, string>): Buffer {
 /** The tar stream of `entries`, then (unless `trailer` is false) the two zero blocks that end an archive. */
 export function* tarChunks(entries: FixtureEntry[], options: { trailer?: boolean } = {}): Generator<Buffer> {
   for (const entry of entries) {
+    if (entry.raw !== undefined) {
+      if (Buffer.isBuffer(entry.raw)) yield entry.raw;
+      else yield* zeros(entry.raw.zeros);
+      continue;
+    }
     const type = entry.type ?? '0';
-    let name = Buffer.from(entry.name, 'utf8');
+    let name = entry.nameBytes ?? Buffer.from(entry.name, 'utf8');
     let prefix: Buffer | undefined;
     const records = { ...entry.pax };
     if (name.length > 100) {
@@ -115,7 +128,7 @@ export function* tarChunks(entries: FixtureEntry[], options: { trailer?: boolean
     const size = dataSize(entry);
     yield header(name, type, entry.size ?? size, { linkname: entry.linkname, prefix, badChecksum: entry.badChecksum });
     if (entry.zeros !== undefined) {
-      for (let left = entry.zeros; left > 0; left -= ZERO_CHUNK.length) yield ZERO_CHUNK.subarray(0, Math.min(left, ZERO_CHUNK.length));
+      yield* zeros(entry.zeros);
     } else if (entry.data !== undefined) {
       yield Buffer.from(entry.data);
     }
@@ -159,7 +172,7 @@ export interface StreamedFixture {
 /** Large archives (hundreds of MiB expanded) generated as streams, never held whole. */
 export async function streamedArchiveOf(
   entries: FixtureEntry[],
-  options: { level?: number; tail?: Buffer; overrides?: Partial<ArchiveDeclaration> } = {},
+  options: { level?: number; tail?: () => Iterable<Buffer>; overrides?: Partial<ArchiveDeclaration> } = {},
 ): Promise<StreamedFixture> {
   const open = () => {
     const gzip = Readable.from(tarChunks(entries)).pipe(zlib.createGzip({ level: options.level ?? 1 }));
@@ -168,7 +181,7 @@ export async function streamedArchiveOf(
     return Readable.from(
       (async function* () {
         for await (const chunk of gzip) yield chunk as Buffer;
-        yield tail;
+        yield* tail();
       })(),
     );
   };
@@ -187,12 +200,14 @@ export async function streamedArchiveOf(
  * A second gzip member that inflates to nothing and is exactly `bytes` long (a header comment
  * fills it): appended to an archive it moves the compressed size without changing the content.
  */
-export function emptyGzipMember(bytes: number): Buffer {
+export function* emptyGzipMember(bytes: number): Generator<Buffer> {
   const empty = zlib.deflateRawSync(Buffer.alloc(0));
   const fixed = 10 + 1 + empty.length + 8;
   if (bytes < fixed) throw new Error(`an empty gzip member needs at least ${fixed} bytes`);
-  const head = Buffer.from([0x1f, 0x8b, 8, 0x10, 0, 0, 0, 0, 0, 0xff]); // FCOMMENT set
-  return Buffer.concat([head, Buffer.alloc(bytes - fixed, 0x61), Buffer.from([0]), empty, Buffer.alloc(8)]);
+  yield Buffer.from([0x1f, 0x8b, 8, 0x10, 0, 0, 0, 0, 0, 0xff]); // FCOMMENT set
+  const comment = Buffer.alloc(1 << 20, 0x61);
+  for (let left = bytes - fixed; left > 0; left -= comment.length) yield comment.subarray(0, Math.min(left, comment.length));
+  yield Buffer.concat([Buffer.from([0]), empty, Buffer.alloc(8)]);
 }
 
 /** The upload headers that declare `declaration`. */

@@ -185,20 +185,20 @@ export class ArchiveTotals {
       return archiveRejection('file_too_large', `file ${shown(path)} is ${size} bytes; a single file may be at most ${FILE_BYTES_MAX}`);
     }
     const files = this.files + 1;
-    if (files > FILE_COUNT_MAX) return archiveRejection('file_count_exceeded', `the archive has more than ${FILE_COUNT_MAX} files`);
     if (files > this.declared.fileCount) {
       return archiveRejection('file_count_exceeded', `the archive has more files than the ${this.declared.fileCount} declared in ${UPLOAD_HEADERS.fileCount}`, UPLOAD_HEADERS.fileCount);
     }
+    if (files > FILE_COUNT_MAX) return archiveRejection('file_count_exceeded', `the archive has more than ${FILE_COUNT_MAX} files`);
     const expanded = this.expandedBytes + size;
-    if (expanded > EXPANDED_BYTES_MAX) {
-      return archiveRejection('expanded_bytes_exceeded', `the files expand to more than ${EXPANDED_BYTES_MAX} bytes`);
-    }
     if (expanded > this.declared.expandedBytes) {
       return archiveRejection(
         'expanded_bytes_exceeded',
         `the files expand to more than the ${this.declared.expandedBytes} bytes declared in ${UPLOAD_HEADERS.expandedBytes}`,
         UPLOAD_HEADERS.expandedBytes,
       );
+    }
+    if (expanded > EXPANDED_BYTES_MAX) {
+      return archiveRejection('expanded_bytes_exceeded', `the files expand to more than ${EXPANDED_BYTES_MAX} bytes`);
     }
     this.files = files;
     this.expandedBytes = expanded;
