@@ -9,6 +9,7 @@ import { TestServer, randomKey, type TestResponse } from '../testing/harness';
 import { archiveOf, sampleApp, uploadHeadersOf, type ArchiveFixture, type FixtureEntry } from './archive-fixtures';
 import { releaseHostLabel } from '../release-host/host-label';
 import { uploadRunner } from './upload-runner';
+import { sweepStagedTrees } from './applications.module';
 
 /** Applications that a "live manifest" references (the runtime's seam, installed for these tests). */
 const inUse = new Set<string>();
@@ -575,5 +576,23 @@ describe('restarts', () => {
       gate.hold = false;
       await (next ?? s).stop();
     }
+  });
+});
+
+describe('housekeeping', () => {
+  it('sweeps staged trees that belong to no unfinished upload', async () => {
+    const { token, projectId } = await server.enroll();
+    const done = await upload(archiveOf(sampleApp('done')), { token });
+    await settled(token, done.json().operation_id);
+    await (await server.services.blobs.stageTree(done.json().operation_id)).finish();
+    await (await server.services.blobs.stageTree('op_nobody')).finish();
+    const fixture = archiveOf(sampleApp('live'));
+    const { body, answer } = slowUpload(fixture, token);
+    const live = await waitFor(async () => (await operationsOf(projectId)).find((o) => o.state === 'receiving'), 'the receiving operation');
+    await waitFor(async () => ((await server.services.blobs.hasStagedTree(live.id)) ? true : undefined), 'its staging area');
+    await sweepStagedTrees(server.services);
+    expect(await server.services.blobs.stagedTrees()).toEqual([live.id]);
+    body.end(fixture.body.subarray(16));
+    expect((await answer).status).toBe(202);
   });
 });

@@ -245,6 +245,29 @@ describe('release-grant cookies', () => {
   });
 });
 
+describe('housekeeping', () => {
+  it('prunes expired tickets and grants revoked longer ago than a cookie lives', async () => {
+    const p = await publish();
+    const b = binding(p.releaseId, { screenId: 'scr_prune' });
+    await mint(b);
+    await server.services.store.transaction((work) => revokeReleaseGrants(work, { tenantId, grantId: 'gr_none' }, clock.now()));
+    await server.services.store.transaction((work) => revokeReleaseGrants(work, { tenantId, screenId: 'scr_prune' }, clock.now()));
+    const count = async () => ({
+      tickets: (await server.services.store.db.selectFrom('launch_tickets').select('ticket_hash').where('screen_id', '=', 'scr_prune').execute()).length,
+      grants: (await server.services.store.db.selectFrom('release_grants').select('id').where('id', '=', b.grantId).execute()).length,
+    });
+    expect(await count()).toEqual({ tickets: 0, grants: 1 }); // revocation dropped the unspent ticket
+    await mint(binding(p.releaseId, { screenId: 'scr_prune_live' }));
+    clock.advance(LAUNCH_TICKET_TTL_MS);
+    await server.services.housekeeping.runAll();
+    expect(await server.services.store.db.selectFrom('launch_tickets').select('ticket_hash').where('screen_id', '=', 'scr_prune_live').execute()).toEqual([]);
+    expect((await count()).grants).toBe(1);
+    clock.advance(24 * 3600_000);
+    await server.services.housekeeping.runAll();
+    expect((await count()).grants).toBe(0);
+  });
+});
+
 describe('what a release host never reveals or allows', () => {
   it('answers one 404 for missing files, directories and every traversal, encoded or not', async () => {
     const p = await publish();
