@@ -31,7 +31,7 @@ export interface BlobStore {
 
   // Trees: objects written one by one while an upload streams, then published together under one
   // prefix (an application release). Staging is durable, so a restart can still publish it. An
-  // S3-compatible store stages under a `staging/<name>/` key prefix and publishes by copying;
+  // S3-compatible store stages under a `.staging/<name>/` key prefix and publishes by copying;
   // readers never see a partial tree because the database marks a release ready only afterwards.
 
   /** Opens staging area `name` (the blob-key grammar), discarding whatever it held before. */
