@@ -301,6 +301,30 @@ describe('archives the rules refuse', () => {
   });
 });
 
+describe('a large archive refused at its first entry', () => {
+  it('is answered at once and lets the client finish sending the rest of its body', async () => {
+    const { token } = await server.enroll();
+    const noise = (await import('node:crypto')).randomBytes(16 * 1024 * 1024);
+    const fixture = archiveOf([{ name: 'link', type: '2', linkname: '/etc/passwd' }, { name: 'index.html', data: 'x' }, { name: 'noise.bin', data: noise }], {}, { level: 1 });
+    let status = 0;
+    const sent = new Promise<void>((resolve, reject) => {
+      const req = server.rawRequest('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) }, (res) => {
+        status = res.statusCode!;
+        res.resume();
+      });
+      req.on('error', reject);
+      // 'finish': every byte of the body went out, which needs the server to keep reading it.
+      req.on('finish', () => resolve());
+    });
+    await sent;
+    await waitFor(async () => (status ? true : undefined), 'the answer');
+    expect(status).toBe(202);
+    await server.services.operations.idle();
+    const ops = await server.services.store.db.selectFrom('operations').select(['state', 'error']).where('request_id', 'is not', null).orderBy('created_at', 'desc').execute();
+    expect(ops.some((o) => o.state === 'failed' && JSON.parse(o.error!).errors[0].code === 'unsupported_entry')).toBe(true);
+  });
+});
+
 describe('releases of an application', () => {
   async function readyApplication(token: string): Promise<{ id: string; releaseId: string }> {
     const res = await upload(archiveOf(sampleApp('v1')), { token, headers: { 'Marquee-Application-Name': 'Menu' } });

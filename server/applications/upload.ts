@@ -2,6 +2,7 @@
 // the body streamed once through the archive scan into a staged release tree, then acceptance
 // (application and release rows, revision bump) in one transaction with the idempotency record.
 // A rejected archive is still accepted as an upload: its operation fails with the scan's problem.
+import type { Readable } from 'node:stream';
 import { RELEASE_ENTRY } from '../../sdk/contract/applications';
 import type { TenantPrincipal } from '../http/auth';
 import { ProblemError, problem } from '../http/problem';
@@ -21,6 +22,7 @@ import {
   uploadInput,
   type UploadInput,
 } from './applications';
+import { COMPRESSED_BYTES_MAX } from './archive-rules';
 import { UploadInterrupted, scanArchive, type ScanResult } from './archive-scan';
 import { checkArchiveBody, parseUploadHeaders, type DistinctHeaders, type UploadHeaders } from './upload-headers';
 
@@ -63,6 +65,7 @@ export async function receiveUpload(ctx: UploadContext, applicationId: string | 
       throw error;
     }
   } catch (error) {
+    discardRest(ctx.req);
     if (error instanceof ProblemError && !controller.signal.aborted) {
       rejection = error;
     } else {
@@ -84,6 +87,21 @@ export async function receiveUpload(ctx: UploadContext, applicationId: string | 
     await abandonUpload(services, op, error);
     throw error;
   }
+}
+
+/**
+ * Reads and drops whatever is left of a body the scan stopped reading, so the client can finish
+ * sending and read the answer (Node leaves a partly read body on the wire). Nothing is inflated;
+ * a body that goes on past the archive limit is cut off.
+ */
+function discardRest(req: Readable): void {
+  if (req.readableEnded || req.destroyed) return;
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > COMPRESSED_BYTES_MAX) req.destroy();
+  });
+  req.resume();
 }
 
 /** Checks the target, reserves the declared bytes and records the `receiving` operation. */
