@@ -90,9 +90,9 @@ export async function receiveUpload(ctx: UploadContext, applicationId: string | 
 }
 
 /**
- * Reads and drops whatever is left of a body the scan stopped reading, so the client can finish
- * sending and read the answer (Node leaves a partly read body on the wire). Nothing is inflated;
- * a body that goes on past the archive limit is cut off.
+ * Reads and drops whatever is left of a body the scan stopped reading, so the client can always
+ * finish sending and read the answer, whatever the HTTP server does with a partly read body.
+ * Nothing is inflated; a body that goes on past the archive limit is cut off.
  */
 function discardRest(req: Readable): void {
   if (req.readableEnded || req.destroyed) return;
