@@ -1,4 +1,5 @@
 // The benchmark registry: one entry per file under bench/.
+import { archiveUpload } from './archive.bench';
 import { controlPlaneThroughput } from './control-plane.bench';
 import { eventFanOut } from './events.bench';
 import { mediaRangedExport } from './media.bench';
@@ -7,4 +8,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
   events: eventFanOut,
   media: mediaRangedExport,
+  archive: archiveUpload,
 };

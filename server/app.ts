@@ -126,6 +126,10 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
         res.locals.plane = found.plane;
         return void runRoute({ route: found.route, params: found.params }, req, res, services, requestId);
       }
+      // spec: release hosts answer a disallowed method with 403, not 405.
+      if (found.kind === 'method_not_allowed' && found.plane === 'release') {
+        return fail(problem('forbidden', `${req.method} is not allowed on a release host; only GET and HEAD are`, { headers: { 'Referrer-Policy': 'no-referrer' } }));
+      }
       if (found.kind === 'method_not_allowed') {
         return fail(problem('method_not_allowed', `${req.method} is not allowed here; allowed: ${found.allow.join(', ')}`, { headers: { Allow: found.allow.join(', ') } }));
       }

@@ -5,13 +5,16 @@ import { installEvents } from './events/events.module';
 import { installTenants } from './tenants/tenants.module';
 import { installScreens } from './screens/screens.module';
 import { installMedia } from './media/media.module';
+import { installApplications } from './applications/applications.module';
+import { installReleaseHost } from './release-host/release-host.module';
 
 export type Installer = (services: Services) => void;
 
 export const installers: Installer[] = [
   installTenants,
   installEvents,
-  installScreens, // playlists, screens and pairing; installs services.references
-  // Media
   installMedia,
+  installApplications,
+  installReleaseHost,
+  installScreens, // playlists, screens and pairing; installs services.references
 ];

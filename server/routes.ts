@@ -8,6 +8,8 @@ import * as operations from './operations/operations.routes';
 import * as pairing from './pairing/pairing.routes';
 import * as playlists from './playlists/playlists.routes';
 import * as screens from './screens/screens.routes';
+import * as applications from './applications/applications.routes';
+import * as releaseHost from './release-host/release-host.routes';
 import * as problems from './status/problem-pages.routes';
 import * as status from './status/status.routes';
 import * as tenants from './tenants/tenants.routes';
@@ -81,4 +83,13 @@ export const routeTable: RouteEntry[] = [
   { plane: 'control', method: 'DELETE', path: '/api/v1/media/:id', route: media.deleteMedia },
   { plane: 'control', method: 'GET', path: '/api/v1/media/:id/content', route: media.exportMediaContent },
   { plane: 'control', method: 'PUT', path: '/private-storage/*key', route: mediaUpload.receiveSignedPut },
+  // Applications
+  { plane: 'control', method: 'GET', path: '/api/v1/applications', route: applications.listApplications },
+  { plane: 'control', method: 'POST', path: '/api/v1/applications', route: applications.uploadApplication },
+  { plane: 'control', method: 'GET', path: '/api/v1/applications/:id', route: applications.getApplication },
+  { plane: 'control', method: 'DELETE', path: '/api/v1/applications/:id', route: applications.deleteApplication },
+  { plane: 'control', method: 'POST', path: '/api/v1/applications/:id/releases', route: applications.uploadRelease },
+
+  // Release hosts (GET also answers HEAD; any other method is refused with 403 in app.ts)
+  { plane: 'release', method: 'GET', path: '/{*asset_path}', route: releaseHost.releaseAsset },
 ];

@@ -27,12 +27,27 @@ export interface ReleaseTable {
   file_count: number;
   /** Entry document inside the release root. */
   entry: string;
+  /** The application's revision when this release was accepted: orders releases newest first. */
+  accepted_revision: number;
   created_at: number;
   published_at: number | null;
   deleted_at: number | null;
 }
 
+/**
+ * One regular file of a release: its normalized (NFC) archive path and the ordinal under which
+ * its bytes are stored (`releases/<release id>/<ordinal>`). Archive paths never become storage
+ * keys, so no uploaded name can reach the file system.
+ */
+export interface ReleaseFileTable {
+  release_id: string;
+  path: string;
+  ordinal: number;
+  bytes: number;
+}
+
 export interface ApplicationTables {
   applications: ApplicationTable;
   releases: ReleaseTable;
+  release_files: ReleaseFileTable;
 }

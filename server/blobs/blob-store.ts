@@ -36,6 +36,38 @@ export interface BlobStore {
   presignPut(grant: PutGrant): SignedPut;
   /** Only for a store that receives signed PUTs itself (the local one): checks one such request. */
   verifyPut?(key: string, query: URLSearchParams, now: number): PutVerdict;
+
+  // Trees: objects written one by one while an upload streams, then published together under one
+  // prefix (an application release). Staging is durable, so a restart can still publish it. An
+  // S3-compatible store stages under a `.staging/<name>/` key prefix and publishes by copying;
+  // readers never see a partial tree because the database marks a release ready only afterwards.
+
+  /** Opens staging area `name` (the blob-key grammar), discarding whatever it held before. */
+  stageTree(name: string, options?: TreeOptions): Promise<TreeStaging>;
+  /** Whether staging area `name` exists. */
+  hasStagedTree(name: string): Promise<boolean>;
+  /** Moves staged tree `name` to `prefix/…`, replacing anything there; the staging area is gone afterwards. */
+  publishTree(name: string, prefix: string, options?: TreeOptions): Promise<void>;
+  discardTree(name: string): Promise<void>;
+  /** Names of every staging area (to sweep those whose upload ended). */
+  stagedTrees(): Promise<string[]>;
+}
+
+export interface TreeOptions {
+  /** fsync every object and directory (power-loss durability); off, a process crash still loses nothing written. */
+  durable?: boolean;
+}
+
+export interface TreeStaging {
+  /**
+   * Adds object `name` (blob-key grammar, relative to the tree) with the `bytes` that `data` yields.
+   * Resolves once `data` has been read; the write may still be under way until finish().
+   */
+  add(name: string, data: AsyncIterable<Uint8Array>, bytes: number): Promise<void>;
+  /** Waits for every write; rejects with the first write error. */
+  finish(): Promise<void>;
+  /** Waits for writes in flight, then removes the staging area. */
+  abort(): Promise<void>;
 }
 
 export class BlobTooLargeError extends Error {

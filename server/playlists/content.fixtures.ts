@@ -1,5 +1,6 @@
 // Test helpers: ready media and releases inserted directly (their features build them for real),
 // and small playlist documents to write.
+import { releaseHostLabel } from '../release-host/host-label';
 import { newId } from '../keys';
 import type { MediaChange } from '../references';
 import type { TestServer } from '../testing/harness';
@@ -63,7 +64,8 @@ export async function insertRelease(server: TestServer, tenantId: string, state:
       tenant_id: tenantId,
       application_id: applicationId,
       state,
-      host_label: releaseId.slice(4).padEnd(40, '0').toLowerCase().replace(/[^0-9a-z]/g, '0'),
+      host_label: releaseHostLabel(releaseId),
+      accepted_revision: 1,
       operation_id: newId('op'),
       sdk_version: '1',
       archive_sha256: 'b'.repeat(64),

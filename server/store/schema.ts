@@ -8,6 +8,16 @@ import type { MediaTables } from '../media/media.tables';
 import type { PlaylistTables } from '../playlists/playlists.tables';
 import type { ScreenTables } from '../screens/screens.tables';
 import type { PairingTables } from '../pairing/pairing.tables';
+import type { ReleaseHostTables } from '../release-host/release-host.tables';
 
-export interface Database extends TenantTables, IdempotencyTables, OperationTables, EventTables, ApplicationTables, MediaTables,
-    PlaylistTables, ScreenTables, PairingTables {}
+export interface Database
+  extends TenantTables,
+    IdempotencyTables,
+    OperationTables,
+    EventTables,
+    ApplicationTables,
+    MediaTables,
+    ReleaseHostTables,
+    PlaylistTables,
+    ScreenTables,
+    PairingTables {}

@@ -7,6 +7,7 @@ import * as m0002 from './0002-content';
 import * as m0003 from './0003-events';
 import * as m0006 from './0006-screens-playlists';
 import * as m0005 from './0005-media';
+import * as m0004 from './0004-applications';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0003-events': m0003,
   '0006-screens-playlists': m0006,
   '0005-media': m0005,
+  '0004-applications': m0004,
 };

@@ -1,0 +1,166 @@
+// GET and HEAD /{asset_path} on `<label>.release.<host>` (spec: Release host). A launch ticket
+// becomes the exact-host release-grant cookie through a 302; the cookie is re-checked on every
+// request; files are looked up in the release's index, never on a path built from the URL.
+import type { Request } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { RELEASE_ENTRY } from '../../sdk/contract/applications';
+import { releaseFileKey } from '../applications/applications';
+import { problem } from '../http/problem';
+import { query, type Reply } from '../http/route';
+import { sha256Hex } from '../keys';
+import { contentTypeOf } from './content-types';
+import { fetchMetadataConflict, fetchMetadataOf } from './fetch-metadata';
+import { HOST_LABEL_PATTERN } from './host-label';
+import { consumeLaunchTicket, releaseGrantLive } from './launch-tickets';
+import { readReleaseGrant, releaseGrantSetCookie } from './release-grant-cookie';
+
+/** Releases never change, and each has its own origin: browsers may keep files as long as they like. */
+const IMMUTABLE_CACHING = 'private, max-age=31536000, immutable';
+const CONTROL = /\p{Cc}/u;
+
+const NO_REFERRER = { 'Referrer-Policy': 'no-referrer' };
+
+function forbidden(detail: string) {
+  return problem('forbidden', detail, { headers: NO_REFERRER });
+}
+
+/** One answer for every path that is not a file of the release: nothing about the layout leaks. */
+function notFound() {
+  return problem('not_found', 'no such file in this release', { headers: NO_REFERRER });
+}
+
+export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply | void> => {
+  const { req, res, services, now } = ctx;
+  const db = services.store.db;
+  const { pathname, search } = splitUrl(req.originalUrl);
+  const ticketValues = queryValues(search, 'ticket');
+  const ticket = ticketValues.length > 0;
+  const conflict = fetchMetadataConflict(fetchMetadataOf(req.headers), { ticket });
+  if (conflict) throw forbidden(`contradictory Fetch Metadata: ${conflict}`);
+
+  const label = res.locals.releaseLabel as string | undefined;
+  if (!label || !HOST_LABEL_PATTERN.test(label)) throw forbidden('this host is not a release host');
+  const release = await db
+    .selectFrom('releases')
+    .select(['id', 'tenant_id'])
+    .where('host_label', '=', label)
+    .where('state', '=', 'ready')
+    .executeTakeFirst();
+  if (!release) throw forbidden('this release host serves no ready release');
+
+  if (ticket) {
+    if (ticketValues.length > 1) throw forbidden('send exactly one launch ticket');
+    const binding = await services.store.transaction(async ({ db: tx }) => {
+      const consumed = await consumeLaunchTicket(tx, ticketValues[0]!, label, now);
+      if (!consumed || consumed.releaseId !== release.id || !(await releaseGrantLive(tx, consumed))) return undefined;
+      return consumed;
+    });
+    if (!binding) throw forbidden('the launch ticket is unknown, expired, already used or meant for another host');
+    const rest = withoutParam(search, 'ticket');
+    return {
+      status: 302,
+      headers: {
+        Location: pathname + rest,
+        'Set-Cookie': releaseGrantSetCookie(services.keys, binding, now),
+        'Cache-Control': 'no-store',
+        ...NO_REFERRER,
+      },
+    };
+  }
+
+  const grant = readReleaseGrant(services.keys, req.headers.cookie, now);
+  if (!grant) throw forbidden('this request needs a valid release-grant cookie; launch the release again');
+  if (grant.hostLabel !== label || grant.releaseId !== release.id || grant.tenantId !== release.tenant_id) {
+    throw forbidden('the release grant is for another release host');
+  }
+  if (!(await releaseGrantLive(db, grant))) throw forbidden('the release grant was revoked or is no longer current; launch the release again');
+
+  const path = assetPath(pathname);
+  if (path === undefined) throw notFound();
+  const file = await db.selectFrom('release_files').select(['ordinal', 'bytes']).where('release_id', '=', release.id).where('path', '=', path).executeTakeFirst();
+  if (!file) throw notFound();
+
+  // Strong: a release's bytes never change, so one (release, path) is one representation.
+  const etag = `"${sha256Hex(`${release.id}\u0000${path}`).slice(0, 32)}"`;
+  res.set({
+    ETag: etag,
+    'Cache-Control': IMMUTABLE_CACHING,
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+    ...NO_REFERRER,
+  });
+  if (etagMatches(req, etag)) {
+    res.status(304).end();
+    return;
+  }
+  res.status(200).set({ 'Content-Type': contentTypeOf(path), 'Content-Length': String(file.bytes) });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  await pipeline(services.blobs.read(releaseFileKey(release.id, file.ordinal)), res);
+});
+
+function splitUrl(url: string): { pathname: string; search: string } {
+  const q = url.indexOf('?');
+  return q < 0 ? { pathname: url, search: '' } : { pathname: url.slice(0, q), search: url.slice(q) };
+}
+
+function decodeParam(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeSegment(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function queryValues(search: string, name: string): string[] {
+  return search
+    .slice(1)
+    .split('&')
+    .filter((part) => part !== '' && decodeParam(part.split('=', 1)[0]!) === name)
+    .map((part) => decodeParam(part.slice(part.indexOf('=') + 1 || part.length)) ?? '');
+}
+
+/** The query string without `name`, everything else exactly as sent. */
+function withoutParam(search: string, name: string): string {
+  const kept = search
+    .slice(1)
+    .split('&')
+    .filter((part) => part !== '' && decodeParam(part.split('=', 1)[0]!) !== name);
+  return kept.length > 0 ? `?${kept.join('&')}` : '';
+}
+
+/**
+ * The release-relative path a URL path names, or undefined when it cannot name a file: decoded
+ * per segment (so `%2e%2e` is `..` and refused), `…/` means its index.html, NFC like the index.
+ */
+export function assetPath(pathname: string): string | undefined {
+  const segments = pathname.replace(/^\//, '').split('/');
+  const decoded: string[] = [];
+  for (const [i, raw] of segments.entries()) {
+    const segment = decodeSegment(raw);
+    if (segment === undefined) return undefined;
+    if (segment === '' && i === segments.length - 1) {
+      decoded.push(RELEASE_ENTRY);
+      continue;
+    }
+    if (segment === '' || segment === '.' || segment === '..' || segment.includes('/') || segment.includes('\\') || CONTROL.test(segment)) return undefined;
+    decoded.push(segment);
+  }
+  return decoded.join('/').normalize('NFC');
+}
+
+function etagMatches(req: Request, etag: string): boolean {
+  const header = req.headers['if-none-match'];
+  if (!header) return false;
+  return header.split(',').some((candidate) => candidate.trim() === etag || candidate.trim() === '*');
+}
