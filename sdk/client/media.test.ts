@@ -120,6 +120,7 @@ describe('media routes', () => {
   it('lists with filters and paging, reads, tags with If-Match from the resource, and deletes', async () => {
     const c = await project();
     const a = await c.media.upload(png, { filename: 'a.png', tag: 'lobby' });
+    server.clock.advance(1000); // newest first: b must be created later
     const b = await c.media.upload(png, { filename: 'b.png' });
     const page = await c.media.list({ limit: 1 });
     expect(page.data.items.map((m) => m.id)).toEqual([b.data.id]);
