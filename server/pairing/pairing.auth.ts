@@ -30,6 +30,9 @@ export interface RuntimePrincipal extends Principal {
   /** The generation the session was granted at; equal to the screen's, or the session is dead. */
   contentAccessGeneration: number;
   capabilities: readonly RuntimeCapability[];
+  /** The screen's state and manifest revision as read while authenticating (the manifest's 304 needs no other read). */
+  screenState: 'pairing_pending' | 'active' | 'archived';
+  manifestRevision: number;
 }
 
 /** What an anonymous (public-id) session may do: read, never write or report. */
@@ -135,6 +138,7 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<
       'runtime_sessions.revoked_at',
       'screens.state as screen_state',
       'screens.content_access_generation as screen_generation',
+      'screens.manifest_revision',
       'tenants.status as tenant_status',
       'screen_devices.status as device_status',
     ])
@@ -161,6 +165,8 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<
     deviceId: row.device_id,
     contentAccessGeneration: row.content_access_generation,
     capabilities: row.paired === 1 ? PAIRED_CAPABILITIES : READ_ONLY_CAPABILITIES,
+    screenState: row.screen_state as RuntimePrincipal['screenState'],
+    manifestRevision: row.manifest_revision,
   };
 }
 
