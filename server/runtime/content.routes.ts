@@ -108,7 +108,14 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   }
   const budgets = byteBudgets(ctx);
   const { budgets: egress } = egressOf(services);
-  egress.admit(budgets, ctx.now);
+  try {
+    egress.admit(budgets, ctx.now);
+  } catch (error) {
+    // spec: byte-budget denials carry no RateLimit headers (the request budget's admission added them).
+    delete ctx.answerHeaders['RateLimit-Policy'];
+    delete ctx.answerHeaders.RateLimit;
+    throw error;
+  }
 
   const { start, end } = range.kind === 'range' ? range : { start: 0, end: d.bytes - 1 };
   const length = end - start + 1;

@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'vitest';
 import { parseRuntimeManifest, type RuntimeManifest } from '../../sdk/contract/manifest';
+import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-fixtures';
 import { newId } from '../keys';
 import { pairActiveScreen } from '../pairing/pairing.fixtures';
 import { canvas, fullRect } from '../playlists/content.fixtures';
@@ -133,4 +134,16 @@ export async function report(server: TestServer, player: Player, body: unknown):
 export async function activate(server: TestServer, player: Player, manifestRevision: string): Promise<void> {
   const res = await report(server, player, { severity: 'info', code: 'manifest.activated', context: { manifest_revision: manifestRevision } });
   expect(res.status, res.text).toBe(202);
+}
+
+/** Uploads and publishes a small real application (files in the blob store); returns its ids. */
+export async function publishApp(server: TestServer, token: string, marker = 'hello'): Promise<{ applicationId: string; releaseId: string; hostLabel: string }> {
+  const fixture = archiveOf(sampleApp(marker));
+  server.clock.advance(61_000); // uploads are budgeted per minute
+  const res = await server.request('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) });
+  expect(res.status, res.text).toBe(202);
+  await server.services.operations.idle();
+  const release = await server.services.store.db.selectFrom('releases').selectAll().where('id', '=', res.json().release_id).executeTakeFirstOrThrow();
+  expect(release.state).toBe('ready');
+  return { applicationId: release.application_id, releaseId: release.id, hostLabel: release.host_label };
 }
