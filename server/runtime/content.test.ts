@@ -271,14 +271,14 @@ describe('application packages', () => {
     const out: { name: string; mode: number; mtime: number; body: string }[] = [];
     extract.on('entry', (header, stream, next) => {
       const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('data', (c: unknown) => chunks.push(c as Buffer));
       stream.on('end', () => {
         out.push({ name: header.name, mode: header.mode!, mtime: header.mtime!.getTime(), body: Buffer.concat(chunks).toString() });
         next();
       });
     });
     const done = new Promise((resolve, reject) => {
-      extract.on('finish', resolve);
+      extract.on('finish', () => resolve(undefined));
       extract.on('error', reject);
     });
     Readable.from([zlib.gunzipSync(gz)]).pipe(extract);

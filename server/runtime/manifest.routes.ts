@@ -15,8 +15,20 @@ import { PLACEMENT_CAPABILITY_TTL_MS, sealPlacementCapability } from './placemen
 export const CAPABILITY_REFRESH_WINDOW_MS = 60_000;
 const NO_STORE = 'private, no-store'; // capability handles never belong in an HTTP cache
 
+/** The session's part of the tag (a digest, so the tag does not carry the session id), remembered per session. */
+const SESSION_TAGS = 10_000;
+const sessionTags = new Map<string, string>();
+function sessionTag(sessionId: string): string {
+  let tag = sessionTags.get(sessionId);
+  if (tag === undefined) {
+    if (sessionTags.size >= SESSION_TAGS) sessionTags.clear();
+    sessionTags.set(sessionId, (tag = sha256Hex(sessionId).slice(0, 10)));
+  }
+  return tag;
+}
+
 function entityTag(principal: RuntimePrincipal, revision: number, capabilityWindow: number | undefined): string {
-  const session = sha256Hex(principal.runtimeSessionId).slice(0, 10);
+  const session = sessionTag(principal.runtimeSessionId);
   const base = `m${revision}.g${principal.contentAccessGeneration}.s${session}`;
   return `"${capabilityWindow === undefined ? base : `${base}.c${capabilityWindow}`}"`;
 }

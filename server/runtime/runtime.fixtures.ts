@@ -46,6 +46,7 @@ export interface StoredMediaOptions {
 }
 
 const DEFAULT_TYPES = { image: 'image/webp', video: 'video/mp4', audio: 'audio/mpeg' } as const;
+let created = 0;
 
 /** A ready media whose bytes are really in the blob store (verification is the media feature's test). */
 export async function storedMedia(server: TestServer, tenantId: string, bytes: Buffer, options: StoredMediaOptions = {}): Promise<string> {
@@ -53,7 +54,7 @@ export async function storedMedia(server: TestServer, tenantId: string, bytes: B
   const id = newId('med');
   const blobKey = `media/${id}`;
   await server.services.blobs.write(blobKey, bytes);
-  const now = server.clock.now();
+  const now = server.clock.now() + created++; // distinct creation times keep `tag`/`all` order stable
   await server.services.store.db
     .insertInto('media')
     .values({
