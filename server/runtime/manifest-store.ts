@@ -147,7 +147,7 @@ export async function currentManifest(services: Services, screenId: string): Pro
       if ([...inputs.releases.keys()].some((id) => !packages.has(id))) return undefined;
       const composition = composeManifest({ ...inputs, revision: current.manifest_revision, packages, now });
       checkRenderable(services, current, composition.stored);
-      await work.db
+      const inserted = await work.db
         .insertInto('runtime_manifests')
         .values({
           screen_id: current.id,
@@ -158,7 +158,10 @@ export async function currentManifest(services: Services, screenId: string): Pro
           created_at: now,
           superseded_at: null,
         })
-        .execute();
+        // Another server of the same store may have minted it meanwhile: its document stands.
+        .onConflict((oc) => oc.columns(['screen_id', 'manifest_revision']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return findManifest(services, work.db, current.id, current.manifest_revision);
       if (composition.content.length > 0) {
         await work.db
           .insertInto('runtime_manifest_content')
