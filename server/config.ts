@@ -17,6 +17,8 @@ const origin = z
   .url()
   .transform((v) => v.replace(/\/+$/, ''));
 const optionalString = z.string().min(1).optional();
+/** A signing secret shorter than this is guessable; 32 random characters carry well over 128 bits. */
+export const SECRET_MIN_CHARACTERS = 32;
 
 function setting<T>(s: Setting<T>): Setting<T> {
   return s;
@@ -82,9 +84,9 @@ export const SETTINGS = {
   secret: setting({
     env: 'MARQUEE_SECRET',
     flag: '--secret',
-    doc: 'Server signing secret (cookies, capabilities, cursors, upload URLs). Generated into the data dir when unset.',
+    doc: `Server signing secret (cookies, capabilities, cursors, upload URLs), at least ${SECRET_MIN_CHARACTERS} characters. Generated into the data dir when unset.`,
     secret: true,
-    schema: optionalString,
+    schema: z.string().min(SECRET_MIN_CHARACTERS, `must be at least ${SECRET_MIN_CHARACTERS} characters (use a random value)`).optional(),
     fallback: () => undefined,
   }),
   betaKey: setting({
