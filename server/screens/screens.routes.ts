@@ -9,9 +9,10 @@ import { newId } from '../keys';
 import { revokeDevices, revokeRuntimeSessions } from '../pairing/pairing';
 import { checkAssignable } from '../playlists/playlists';
 import { admitScreen, releaseScreen } from '../tenants/tenants';
-import { changeScreen, findScreen, isValidTimezone, newPublicId, screenView, tagsOf, viewOf, type ScreenChange } from './screens';
+import { changeScreen, findScreen, newPublicId, screenView, tagsOf, viewOf, type ScreenChange } from './screens';
 import type { Work } from '../store/store';
 import type { ScreenTable } from './screens.tables';
+import { isIanaZoneName } from './time-zones';
 
 /** spec: a reload expires ten minutes after it was requested (players ignore it afterwards). */
 export const RELOAD_TTL_MS = 10 * 60_000;
@@ -56,7 +57,7 @@ export const patchScreen = mutation(
       change.changes.push('label');
     }
     if (patch.timezone !== undefined) {
-      if (!isValidTimezone(patch.timezone)) {
+      if (!isIanaZoneName(patch.timezone)) {
         throw problem('invalid_request', `timezone: "${patch.timezone}" is not an IANA time-zone identifier`, {
           errors: [{ field: 'timezone', code: 'invalid', detail: 'must be an IANA time-zone identifier such as Europe/Berlin' }],
         });

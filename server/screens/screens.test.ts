@@ -158,6 +158,7 @@ describe('PATCH', () => {
     ['an offset for a timezone', { timezone: '+05:00' }, 'timezone'],
     ['an unknown zone', { timezone: 'Mars/Olympus' }, 'timezone'],
     ['a miscased zone', { timezone: 'europe/berlin' }, 'timezone'],
+    ['a miscased alias', { timezone: 'us/pacific' }, 'timezone'],
     ['a zone too long', { timezone: `Europe/${'x'.repeat(60)}` }, 'timezone'],
   ])('refuses %s with invalid_request', async (_what, json, field) => {
     nextMinute();

@@ -1,6 +1,5 @@
 // Screens: lookups, the public view, and the one way a screen changes (revision by exactly one,
 // its events, and a reminted manifest when what the player must show changes).
-import { IANAZone } from 'luxon';
 import type { Screen, ScreenState } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import type { EventLog } from '../events/event-log';
@@ -39,14 +38,6 @@ export function setScreenPresence(services: Services, presence: ScreenPresence):
 
 function presenceOf(services: Services): ScreenPresence {
   return presences.get(services) ?? offline;
-}
-
-/** IANA zone ids as the zone database knows them (aliases such as `US/Pacific` included), not offsets. */
-export function isValidTimezone(zone: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone) || !IANAZone.isValidZone(zone)) return false;
-  // Accept the zone's own spelling only: `europe/berlin` is refused rather than stored miscased.
-  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  return canonical === zone || canonical.toLowerCase() !== zone.toLowerCase();
 }
 
 /** A screen that is not deleted, of this tenant; anything else is not_found. */
