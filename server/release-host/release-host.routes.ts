@@ -60,7 +60,7 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
     return {
       status: 302,
       headers: {
-        Location: pathname + rest,
+        Location: sameHostPath(pathname) + rest,
         'Set-Cookie': releaseGrantSetCookie(services.keys, binding, now),
         'Cache-Control': 'no-store',
         ...NO_REFERRER,
@@ -100,6 +100,14 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
   }
   await pipeline(services.blobs.read(releaseFileKey(release.id, file.ordinal)), res);
 });
+
+/**
+ * The path as a same-host redirect target: a leading `//` or `/\` would make `Location`
+ * scheme-relative (another host), so any run of leading slashes and backslashes becomes one `/`.
+ */
+function sameHostPath(pathname: string): string {
+  return `/${pathname.replace(/^[/\\]+/, '')}`;
+}
 
 function splitUrl(url: string): { pathname: string; search: string } {
   const q = url.indexOf('?');

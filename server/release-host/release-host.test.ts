@@ -93,6 +93,17 @@ describe('launch tickets', () => {
     expect(res.headers.location).toBe('/assets/app.js?lang=de&q=a%20b+c');
   });
 
+  it('redirect only to a path on the same host, whatever slashes lead the request path', async () => {
+    const p = await publish();
+    for (const path of ['//evil.example/x', '/\\evil.example/x', '///evil.example/x?lang=de']) {
+      const minted = await mint(binding(p.releaseId));
+      const sep = path.includes('?') ? '&' : '?';
+      const res = await server.request('GET', `${path}${sep}ticket=${minted.ticket}`, { host: p.host, headers: FRAME_NAVIGATION });
+      expect(res.status, path).toBe(302);
+      expect(res.headers.location, path).toBe(path.includes('?') ? '/evil.example/x?lang=de' : '/evil.example/x');
+    }
+  });
+
   it('are single-use: a replay is refused', async () => {
     const p = await publish();
     const { res, ticket } = await launch(p);
