@@ -2,11 +2,11 @@
 // becomes the exact-host release-grant cookie through a 302; the cookie is re-checked on every
 // request; files are looked up in the release's index, never on a path built from the URL.
 import type { Request } from 'express';
-import { pipeline } from 'node:stream/promises';
 import { RELEASE_ENTRY } from '../../sdk/contract/applications';
 import { releaseFileKey } from '../applications/applications';
 import { problem } from '../http/problem';
 import { query, type Reply } from '../http/route';
+import { streamToClient } from '../http/streaming';
 import { sha256Hex } from '../keys';
 import { contentTypeOf } from './content-types';
 import { fetchMetadataConflict, fetchMetadataOf } from './fetch-metadata';
@@ -98,7 +98,7 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
     res.end();
     return;
   }
-  await pipeline(services.blobs.read(releaseFileKey(release.id, file.ordinal)), res);
+  await streamToClient(req, res, services.blobs.read(releaseFileKey(release.id, file.ordinal)));
 });
 
 /**

@@ -344,6 +344,26 @@ describe('what a release host never reveals or allows', () => {
     expect(malformed.status).toBe(403);
   });
 
+  it('treats a client that hangs up mid-download as an ended answer, not an unexpected error', async () => {
+    // 30 MB: more than loopback socket buffers hold, so the answer cannot finish by itself.
+    const p = await publish([...sampleApp(), { name: 'big.bin', zeros: 30_000_000 }]);
+    const { jar } = await launch(p);
+    const logged = server.logs.length;
+    await new Promise<void>((resolve) => {
+      const req = server.rawRequest('GET', '/big.bin', { host: p.host, cookies: jar, headers: OWN_SCRIPT }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.destroy();
+        resolve();
+      });
+      req.on('error', () => resolve());
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const written = server.logs.slice(logged).join('');
+    expect(written).toContain('"path":"/big.bin"');
+    expect(written).not.toContain('unexpected error');
+    expect(written).not.toContain('"level":50');
+  });
+
   it('never writes tickets or grant cookies to the log', async () => {
     const p = await publish();
     const { jar, ticket } = await launch(p);
