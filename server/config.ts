@@ -1,5 +1,6 @@
 // Every setting of the server, declared once: env name, command-line flag, default, validation, doc.
 import { z } from 'zod';
+import { isAddressOrRange } from './http/client-ip';
 
 interface Setting<T> {
   env: string;
@@ -103,6 +104,16 @@ export const SETTINGS = {
     doc: 'Enrollment budget per client IP per hour (raise it when many installations share one NAT).',
     schema: z.coerce.number().int().positive(),
     fallback: () => 30,
+  }),
+  trustedProxies: setting({
+    env: 'MARQUEE_TRUSTED_PROXIES',
+    flag: '--trusted-proxies',
+    doc: 'Comma-separated addresses or CIDR ranges of your reverse proxies. Requests from them are attributed to the client their X-Forwarded-For names (per-IP rate budgets). Default none: the socket peer is the client.',
+    schema: z.preprocess(
+      (value) => (typeof value === 'string' ? value.split(',').map((v) => v.trim()).filter((v) => v !== '') : value),
+      z.array(z.string().refine(isAddressOrRange, 'each entry must be an IP address or a CIDR range such as 10.0.0.0/8')),
+    ),
+    fallback: () => [] as string[],
   }),
   eventRetentionDays: setting({
     env: 'MARQUEE_EVENT_RETENTION_DAYS',

@@ -3,6 +3,7 @@
 import { ScreenListQuery, ScreenPatch, type ScreenList, type ScreenReloadAccepted } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import { accountBearer, anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
+import { clientIp } from '../http/client-ip';
 import { problem } from '../http/problem';
 import { mutation, query, reply, type AnyContext, type Authenticator, type Mode, type RequestContext } from '../http/route';
 import { newId } from '../keys';
@@ -22,7 +23,6 @@ const SCREEN_CONTROL_PER_IP_PER_MINUTE = 60; // spec: screen-control-ip, shared 
 
 const PRIVATE_NO_STORE = { 'Cache-Control': 'private, no-store' };
 
-const ip = (ctx: AnyContext) => ctx.req.socket.remoteAddress ?? 'unknown';
 
 export const listScreens = query({ auth: anyBearer, area: 'screens', query: ScreenListQuery }, async (ctx) => {
   const { db } = ctx.services.store;
@@ -199,7 +199,7 @@ export const deleteScreen = mutation(
     area: 'screens',
     ifMatch: 'required-in-A',
     idempotency: 'required-in-A',
-    rateLimits: (ctx) => [{ name: 'screen-control-ip', limit: SCREEN_CONTROL_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip(ctx) }],
+    rateLimits: (ctx) => [{ name: 'screen-control-ip', limit: SCREEN_CONTROL_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }],
   },
   async (ctx, work) => {
     const before = await findScreen(work.db, ctx.principal.tenantId, ctx.params.id!);

@@ -2,6 +2,7 @@
 import { AccountCreate, CLIEnrollmentRequest, ProjectPatch, type AccountCreated, type CLIEnrollment } from '../../sdk/contract/tenants';
 import { isoTime } from '../clock';
 import { accountBearer, projectBearer } from '../http/auth';
+import { clientIp } from '../http/client-ip';
 import { problem } from '../http/problem';
 import { mutation, query, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
 import { safeEqual } from '../keys';
@@ -84,7 +85,7 @@ export const enroll = mutation(
       const clientId = typeof body?.client_id === 'string' ? body.client_id : 'unknown';
       return [
         { name: 'enrollment-client', limit: ENROLLMENT_PER_CLIENT_PER_HOUR, windowSeconds: 3600, key: clientId },
-        { name: 'enrollment-ip', limit: ctx.services.config.enrollmentsPerIpPerHour, windowSeconds: 3600, key: ctx.req.socket.remoteAddress ?? 'unknown' },
+        { name: 'enrollment-ip', limit: ctx.services.config.enrollmentsPerIpPerHour, windowSeconds: 3600, key: clientIp(ctx) },
       ];
     },
   },
