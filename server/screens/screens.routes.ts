@@ -5,6 +5,7 @@ import { isoTime } from '../clock';
 import { accountBearer, anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
 import { clientIp } from '../http/client-ip';
 import { problem } from '../http/problem';
+import { admit } from '../http/rate-limit';
 import { mutation, query, reply, type AnyContext, type Authenticator, type Mode, type RequestContext } from '../http/route';
 import { newId } from '../keys';
 import { revokeDevices, revokeRuntimeSessions } from '../pairing/pairing';
@@ -235,15 +236,24 @@ export const reloadScreen = mutation(
     meter: false, // spec: screen messages are exempt from the credit meter
     ifMatch: 'optional',
     idempotency: 'optional', // exact retries replay the same reload for 24 h (the records' retention)
-    rateLimits: (ctx) => [
-      { name: 'reload-project', limit: RELOADS_PER_PROJECT_PER_MINUTE, windowSeconds: 60, key: (ctx.principal as { tenantId: string }).tenantId },
-      { name: 'reload-screen', limit: RELOADS_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: ctx.params.id ?? '' },
-    ],
   },
   async (ctx, work) => {
     const screen = await findScreen(work.db, ctx.principal.tenantId, ctx.params.id!);
     ctx.checkRevision(screen.revision);
     if (screen.state === 'pairing_pending') throw problem('resource_conflict', `screen ${screen.id} is still pairing_pending; there is no player to reload`);
+    // Budgets are spent only once the screen is known to be the caller's: requests about another
+    // tenant's screen id answer not_found and never spend that screen's budget.
+    Object.assign(
+      ctx.answerHeaders,
+      admit(
+        ctx.services.rateLimiter,
+        [
+          { name: 'reload-project', limit: RELOADS_PER_PROJECT_PER_MINUTE, windowSeconds: 60, key: screen.tenant_id },
+          { name: 'reload-screen', limit: RELOADS_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: `${screen.tenant_id}:${screen.id}` },
+        ],
+        ctx.now,
+      ),
+    );
     const body: ScreenReloadAccepted = { reload_id: newId('rld'), expires_at: isoTime(ctx.now + RELOAD_TTL_MS) };
     await ctx.services.events.append(
       work,

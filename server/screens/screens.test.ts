@@ -408,6 +408,31 @@ describe('reload', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers['ratelimit-policy']).toContain('reload-screen');
   });
+
+  it("answers not_found to another tenant's reloads without spending the screen's budget", async () => {
+    nextMinute();
+    const { screen } = await pairActiveScreen(server, token);
+    const { token: other } = await server.enroll();
+    for (let i = 0; i < 8; i++) {
+      const res = await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token: other });
+      expect(res.status).toBe(404);
+      expect(res.json().code).toBe('not_found');
+    }
+    const own = await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token });
+    expect(own.status).toBe(202);
+    expect(own.headers.ratelimit).toContain('"reload-screen";r=5');
+  });
+
+  it('spends nothing of the project budget on a reload the screen budget refuses', async () => {
+    nextMinute();
+    const { screen } = await pairActiveScreen(server, token);
+    for (let i = 0; i < 6; i++) expect((await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token })).status).toBe(202);
+    for (let i = 0; i < 3; i++) expect((await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token })).status).toBe(429);
+    const { screen: another } = await pairActiveScreen(server, token);
+    const res = await server.request('POST', `/api/v1/screens/${another.id}/reload`, { token });
+    expect(res.status).toBe(202);
+    expect(res.headers.ratelimit).toContain('"reload-project";r=593');
+  });
 });
 
 describe('the screen quota', () => {
