@@ -101,7 +101,7 @@ export const SETTINGS = {
   enrollmentsPerIpPerHour: setting({
     env: 'MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR',
     flag: '--enrollments-per-ip-per-hour',
-    doc: 'Enrollment budget per client IP per hour (raise it when many installations share one NAT).',
+    doc: 'Enrollment and account-creation budget per client IP per hour (raise it when many installations share one NAT).',
     schema: z.coerce.number().int().positive(),
     fallback: () => 30,
   }),

@@ -126,7 +126,7 @@ export async function runRoute(match: RouteMatch, req: Request, res: Response, s
       ctx.idempotencyKey = key;
       const headers = (idem.fingerprintHeaders ?? []).map((h) => [h.toLowerCase(), req.headers[h.toLowerCase()] ?? null]);
       ctx.record = {
-        id: { scope: ctx.principal?.scope ?? 'anon', route: `${req.method} ${url.pathname}`, key },
+        id: { scope: ctx.principal?.scope ?? idem.anonymousScope?.(ctx) ?? 'anon', route: `${req.method} ${url.pathname}`, key },
         fingerprint: IdempotencyRecords.fingerprint([req.method, url.pathname, url.search, ctx.body ?? null, ctx.ifMatch ?? null, headers]),
         policy: idem,
       };

@@ -14,6 +14,12 @@ const NO_STORE = { 'Cache-Control': 'private, no-store' };
 export const DEFAULT_PROJECT_NAME = 'Marquee project';
 /** Enrollment budgets; exact replays are answered before these are consulted (spec Errors rule 3). */
 const ENROLLMENT_PER_CLIENT_PER_HOUR = 5;
+/**
+ * Account creations (and account_exists misses) per email address: an exact retry never spends it,
+ * so it bounds only guesses at another person's Idempotency-Key. The per-IP budget is the
+ * enrollment one (MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR): both create a tenant without a credential.
+ */
+const ACCOUNT_ATTEMPTS_PER_EMAIL_PER_HOUR = 5;
 
 /**
  * A one-time credential is redelivered to an exact retry only while its issuance is open: until
@@ -32,7 +38,20 @@ const credentialDelivery: Omit<IdempotencyPolicy, 'mode'> = {
 };
 
 export const createAccount = mutation(
-  { body: AccountCreate, idempotency: { mode: 'required', ...credentialDelivery } },
+  {
+    body: AccountCreate,
+    // The request names nothing secret (an email and a client-chosen key), so the redelivered
+    // credential is bound to the client IP as well: a retry must come from the same address.
+    idempotency: { mode: 'required', ...credentialDelivery, anonymousScope: (ctx) => `anon:${clientIp(ctx)}` },
+    rateLimits: (ctx) => {
+      const body = ctx.body as { email?: unknown } | undefined;
+      const email = typeof body?.email === 'string' ? body.email.toLowerCase() : 'unknown';
+      return [
+        { name: 'account-create-email', limit: ACCOUNT_ATTEMPTS_PER_EMAIL_PER_HOUR, windowSeconds: 3600, key: email },
+        { name: 'account-create-ip', limit: ctx.services.config.enrollmentsPerIpPerHour, windowSeconds: 3600, key: clientIp(ctx) },
+      ];
+    },
+  },
   async (ctx, work) => {
     const email = ctx.body.email.toLowerCase();
     const existing = await work.db.selectFrom('tenants').select('id').where('generation', '=', 'A').where('email', '=', email).executeTakeFirst();

@@ -67,6 +67,53 @@ describe('Model A accounts', () => {
     expect(res.status).toBe(404);
   });
 
+  it('limits attempts per email address: account_exists misses count, exact retries do not', async () => {
+    const key = randomKey();
+    const first = await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: key });
+    expect(first.status).toBe(201);
+    expect(first.headers['ratelimit-policy']).toContain('"account-create-email";q=5;w=3600');
+    for (let i = 0; i < 3; i++) expect((await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: key })).status).toBe(201);
+    for (let i = 0; i < 4; i++) {
+      const guess = await server.request('POST', '/api/v1/accounts', { json: { email: 'Budget@example.com' }, idempotencyKey: randomKey() });
+      expect(guess.json().code).toBe('account_exists');
+    }
+    const limited = await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: randomKey() });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.ratelimit).toContain('"account-create-email";r=0');
+    expect((await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: key })).status).toBe(201);
+  });
+
+  it('limits account creation per client IP', async () => {
+    const s = await TestServer.start({ config: { enrollmentsPerIpPerHour: 2 } });
+    try {
+      for (let i = 0; i < 2; i++) expect((await s.request('POST', '/api/v1/accounts', { json: { email: `ip${i}@example.com` }, idempotencyKey: randomKey() })).status).toBe(201);
+      const limited = await s.request('POST', '/api/v1/accounts', { json: { email: 'ip2@example.com' }, idempotencyKey: randomKey() });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.ratelimit).toContain('"account-create-ip";r=0');
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('redelivers the credential only to a retry from the same client IP', async () => {
+    const s = await TestServer.start({ config: { trustedProxies: ['127.0.0.1', '::1'] } });
+    try {
+      const key = randomKey();
+      const from = (ip: string) => ({ json: { email: 'victim@example.com' }, idempotencyKey: key, headers: { 'x-forwarded-for': ip } });
+      const first = await s.request('POST', '/api/v1/accounts', from('198.51.100.1'));
+      expect(first.status).toBe(201);
+      const elsewhere = await s.request('POST', '/api/v1/accounts', from('203.0.113.7'));
+      expect(elsewhere.status).toBe(409);
+      expect(elsewhere.json().code).toBe('account_exists');
+      expect(elsewhere.text).not.toContain(first.json().token);
+      const same = await s.request('POST', '/api/v1/accounts', from('198.51.100.1'));
+      expect(same.status).toBe(201);
+      expect(same.json().token).toBe(first.json().token);
+    } finally {
+      await s.stop();
+    }
+  });
+
   it('validates the email address', async () => {
     const res = await server.request('POST', '/api/v1/accounts', { json: { email: 'not-an-address' }, idempotencyKey: randomKey() });
     expect(res.status).toBe(400);
