@@ -300,6 +300,17 @@ describe('updates and deletes', () => {
     expect((await playlistEvents(created.id)).map((e) => `${e.type}@${e.details.revision}`)).toEqual(['playlist.created@1', 'playlist.updated@2', 'playlist.updated@3']);
   });
 
+  it('changes nothing, and bumps nothing, for a PUT of the document it already has', async () => {
+    const image = await insertMedia(server, tenant);
+    const created = (await post(imageDoc(image, 'Same'))).json();
+    const res = await put(created.id, imageDoc(image, 'Same'), { ifMatch: 1 });
+    expect(res.status).toBe(200);
+    expect(res.headers.etag).toBe('"1"');
+    expect(res.json()).toEqual(created);
+    expect((await playlistEvents(created.id)).map((e) => e.type)).toEqual(['playlist.created']);
+    expect((await put(created.id, imageDoc(image, 'Changed'), { ifMatch: 1 })).json().revision).toBe(2);
+  });
+
   it('follows Model A rules for an account: Idempotency-Key on create, If-Match on update and delete', async () => {
     const account = await server.createAccount();
     const image = await insertMedia(server, account.accountId);

@@ -159,6 +159,16 @@ export async function insertPlaylist(
   return row;
 }
 
+/** True when a replacement would store exactly what is stored (and the playlist is showable): it changes nothing. */
+export function replacesNothing(before: PlaylistTable, doc: PlaylistDocumentWrite, resolution: Resolution): boolean {
+  return (
+    before.name === doc.name &&
+    before.write_document === json.write(normalize(doc)) &&
+    before.document === served(resolution) &&
+    unavailableReasons(before).length === 0
+  );
+}
+
 /** Replaces the whole document: revision + 1, and screens showing it get a new manifest. */
 export async function replacePlaylist(
   services: Services,

@@ -53,11 +53,13 @@ export const patchScreen = mutation(
     const change: ScreenChange & { set: NonNullable<ScreenChange['set']> } = { set: {}, changes: [] };
     let remint: string | undefined;
 
-    if (patch.name !== undefined) {
+    // Only what differs from the screen is written: a field sent with its current value changes
+    // nothing, and a PATCH that changes nothing bumps nothing (no hidden revision bumps).
+    if (patch.name !== undefined && patch.name !== before.label) {
       change.set.label = patch.name;
       change.changes.push('label');
     }
-    if (patch.timezone !== undefined) {
+    if (patch.timezone !== undefined && patch.timezone !== before.timezone) {
       if (!isIanaZoneName(patch.timezone)) {
         throw problem('invalid_request', `timezone: "${patch.timezone}" is not an IANA time-zone identifier`, {
           errors: [{ field: 'timezone', code: 'invalid', detail: 'must be an IANA time-zone identifier such as Europe/Berlin' }],
@@ -65,18 +67,23 @@ export const patchScreen = mutation(
       }
       change.set.timezone = patch.timezone;
       change.changes.push('timezone');
-      if (patch.timezone !== before.timezone) remint = 'timezone_changed';
+      remint = 'timezone_changed';
     }
-    if (patch.playlist_id !== undefined) {
+    if (patch.playlist_id !== undefined && patch.playlist_id !== before.playlist_id) {
       change.set.playlist_id = patch.playlist_id;
       change.changes.push('playlist_id');
       if (patch.playlist_id !== null) await checkAssignable(work.db, before.tenant_id, patch.playlist_id, change.set.timezone ?? before.timezone, 'playlist_id');
-      if (patch.playlist_id !== before.playlist_id) remint = 'playlist_assigned';
+      remint = 'playlist_assigned';
     }
     if (patch.tags !== undefined) {
-      change.tags = [...patch.tags].sort();
-      change.changes.push('tags');
+      const tags = [...patch.tags].sort();
+      const current = (await tagsOf(work.db, [before.id])).get(before.id)!;
+      if (tags.join('\n') !== current.join('\n')) {
+        change.tags = tags;
+        change.changes.push('tags');
+      }
     }
+    if (change.changes.length === 0) return reply.ok(await viewOf(ctx.services, work.db, before), { revision: before.revision });
     // An archived screen shows dark glass whatever its settings: its manifest is reminted on unarchive.
     if (remint && before.state !== 'archived') change.remint = remint;
     const after = await changeScreen(ctx.services.events, work, before, change, ctx.now, ctx.requestId);

@@ -158,6 +158,8 @@ export const patchProject = mutation(
   async (ctx, work) => {
     const before = await getTenant(work.db, ctx.principal.tenantId);
     ctx.checkRevision(before.revision);
+    // The name it already has changes nothing, so it bumps nothing.
+    if (ctx.body.name === before.name) return reply.ok(projectView(before), { revision: before.revision });
     await work.db
       .updateTable('tenants')
       .set({ name: ctx.body.name, revision: before.revision + 1, updated_at: ctx.now })

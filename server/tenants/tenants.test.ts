@@ -219,14 +219,22 @@ describe('Model P enrollment', () => {
 });
 
 describe('projects', () => {
-  it('reads and renames the project, bumping the revision by one', async () => {
-    const { token } = await server.enroll();
+  it('reads and renames the project, bumping the revision by one, and nothing for its current name', async () => {
+    const { token, projectId } = await server.enroll();
     const before = await server.request('GET', '/api/v1/project', { token });
     expect(before.headers.etag).toBe('"1"');
     const patched = await server.request('PATCH', '/api/v1/project', { token, json: { name: 'Cafe screens' } });
     expect(patched.status).toBe(200);
     expect(patched.json()).toMatchObject({ name: 'Cafe screens', revision: 2 });
     expect(patched.headers.etag).toBe('"2"');
+    const events = () => server.services.store.db.selectFrom('events').select('type').where('tenant_id', '=', projectId).where('type', '=', 'project.updated').execute();
+    const seen = (await events()).length;
+    expect(seen).toBe(1);
+    const same = await server.request('PATCH', '/api/v1/project', { token, json: { name: 'Cafe screens' }, ifMatch: 2 });
+    expect(same.status).toBe(200);
+    expect(same.json()).toMatchObject({ name: 'Cafe screens', revision: 2 });
+    expect(same.headers.etag).toBe('"2"');
+    expect(await events()).toHaveLength(seen);
   });
 
   it('treats If-Match as optional for a project bearer but refuses a stale one', async () => {
