@@ -43,9 +43,13 @@ export interface MarqueeServer {
   listen(): Promise<number>;
   /** Drains (new requests get server_draining), ends streams, stops workers and closes the store. */
   stop(drainTimeoutMs?: number): Promise<void>;
+  /** The Node HTTP server once listening. */
+  readonly httpServer: http.Server | undefined;
 }
 
 const REQUEST_ID = /^req_[A-Za-z0-9_-]{16,128}$/;
+/** Node's default: a client has a minute to send its request line and headers. */
+const HEADERS_TIMEOUT_MS = 60_000;
 const HOUSEKEEPING_EVERY_MS = 5 * 60_000;
 
 export async function createServer(options: ServerOptions): Promise<MarqueeServer> {
@@ -149,11 +153,18 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
   return {
     services,
     app,
+    get httpServer() {
+      return server;
+    },
     async listen() {
       await services.operations.start();
       services.housekeeping.start();
       server = http.createServer(app);
       server.keepAliveTimeout = 5000;
+      server.headersTimeout = HEADERS_TIMEOUT_MS;
+      // No whole-request deadline (Node's default cuts every body at 300 s, a bare 408): uploads of
+      // up to 1 GiB may take hours on a slow uplink. Bodies must keep moving instead (body-progress.ts).
+      server.requestTimeout = 0;
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);
         server!.listen(config.port, config.bind, () => resolve());

@@ -6,6 +6,7 @@ import type { Services } from '../services';
 import type { Work } from '../store/store';
 import { applyMonthlyGrant, creditHeaders, creditState, debit, REQUEST_COST_MILLIS, utcMonth } from '../tenants/credits';
 import { isTenantPrincipal, type TenantPrincipal } from './auth';
+import { bodyIdleTimeoutMs } from './body-progress';
 import { IdempotencyRecords, ReplayInstead, IDEMPOTENCY_RETENTION_MS, type RecordedAnswer, type RecordId } from './idempotency';
 import { problem, type Generation } from './problem';
 import { sendProblem } from './problem-response';
@@ -105,7 +106,7 @@ export async function runRoute(match: RouteMatch, req: Request, res: Response, s
 
     let rawBody: Buffer | undefined;
     if (policy.body !== 'raw') {
-      rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT);
+      rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, bodyIdleTimeoutMs(services));
       ctx.body = parseJson(req, rawBody);
     }
 

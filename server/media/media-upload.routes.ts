@@ -3,6 +3,7 @@
 import { MediaCommit, MediaUploadDeclaration } from '../../sdk/contract/media';
 import { BlobExistsError, BlobTooLargeError } from '../blobs/blob-store';
 import { anyBearer } from '../http/auth';
+import { BodyStalled, bodyIdleTimeoutMs, guardBodyProgress } from '../http/body-progress';
 import { problem, type FieldError } from '../http/problem';
 import { endpoint, mutation, reply } from '../http/route';
 import { operationView } from '../operations/worker';
@@ -81,8 +82,11 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
     if (await services.blobs.stat(grant.key)) throw used();
 
     // Exclusive: should another process have stored the object meanwhile, it is kept, never replaced.
-    const stored = await services.blobs.write(grant.key, req, { maxBytes: grant.bytes, exclusive: true }).catch((error: unknown) => {
+    const body = guardBodyProgress(req, bodyIdleTimeoutMs(services));
+    const stored = await services.blobs.write(grant.key, body, { maxBytes: grant.bytes, exclusive: true }).catch((error: unknown) => {
+      body.release();
       if (error instanceof BlobExistsError) throw used();
+      if (error instanceof BodyStalled) throw refuse('invalid_request', `${error.message}; nothing was stored, send the PUT again`, 'body');
       // The client went away mid-body, or sent more than it announced: nothing was stored.
       if (error instanceof BlobTooLargeError || req.destroyed || !req.complete) {
         throw refuse('invalid_request', `the body did not arrive as exactly ${grant.bytes} bytes; nothing was stored`, 'body');
