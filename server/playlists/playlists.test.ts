@@ -486,6 +486,54 @@ describe('tag rematerialization through mediaChanged', () => {
   });
 });
 
+describe('re-resolution when content changes', () => {
+  it("makes a playlist that uses a deleted application's release unavailable: assigning it is refused", async () => {
+    const { token: t, projectId } = await server.enroll();
+    const { applicationId, releaseId } = await insertRelease(server, projectId);
+    const doc = { name: 'Board', pages: [page('b', [appPlacement('b', releaseId)], { advance: { mode: 'application', max_ms: 5000 } })] };
+    const playlist = (await post(doc, t)).json();
+    const screen = await pairPendingScreen(server, t);
+    expect((await server.request('DELETE', `/api/v1/applications/${applicationId}`, { token: t })).status).toBe(204);
+
+    const refused = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token: t, json: { playlist_id: playlist.id } });
+    expect(refused.status).toBe(400);
+    expect(refused.json().errors).toContainEqual(expect.objectContaining({ field: 'playlist_id', code: 'unavailable' }));
+    expect(refused.json().errors).toContainEqual(expect.objectContaining({ field: 'pages.0.placements.0.content.release_id', code: 'not_ready' }));
+    const events = await playlistEvents(playlist.id);
+    expect(events.map((e) => e.type)).toEqual(['playlist.created', 'playlist.rematerialized']);
+    expect(events[1]!.details).toMatchObject({ revision: 1, application_id: applicationId, available: false });
+    // The written document and its revision stay as written.
+    expect((await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json()).toMatchObject({ revision: 1 });
+  });
+
+  it('reads the content once for all the playlists a media change re-resolves', async () => {
+    const { token: t, projectId } = await server.enroll();
+    await insertMedia(server, projectId, { tag: 'lobby' });
+    for (let i = 0; i < 4; i++) {
+      const selector = i % 2 === 0 ? { by: 'all', one_at_a_time: true } : { by: 'tag', tag: 'lobby', one_at_a_time: true };
+      expect((await post({ name: `P${i}`, pages: [page('a', [imagePlacement('h', selector)])] }, t)).status).toBe(201);
+    }
+    const added = await insertMedia(server, projectId, { tag: 'lobby' });
+    let mediaReads = 0;
+    const counter = {
+      transformQuery(args: { node: { kind: string; from?: unknown } }) {
+        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from).includes('"name":"media"}')) mediaReads++;
+        return args.node;
+      },
+      async transformResult(args: { result: unknown }) {
+        return args.result;
+      },
+    };
+    await server.services.store.transaction(async (work) => {
+      const db = work.db.withPlugin(counter as never);
+      await server.services.references.mediaChanged({ db, afterCommit: work.afterCommit }, projectId, { mediaId: added, tags: [null, 'lobby'] }, server.clock.now());
+    });
+    expect(mediaReads).toBe(1);
+    const items = (await server.request('GET', '/api/v1/playlists', { token: t })).json().items.map((p: any) => p.pages[0].placements[0].content.items.length);
+    expect(items).toEqual([2, 2, 2, 2]);
+  });
+});
+
 describe('content references', () => {
   it('reports media and applications as in use while a playlist that a screen uses references them', async () => {
     const { token: t, projectId } = await server.enroll();

@@ -241,16 +241,22 @@ export async function remintManifest(events: EventLog, work: Work, screen: Scree
   await appendManifestChanged(events, work, after, reason, now, requestId);
 }
 
-/** Live (not archived, not deleted) screens whose effective playlist is this one. */
-export async function screensShowing(db: Db | Tx, tenantId: string, playlistId: string, now: number): Promise<ScreenTable[]> {
+/** Live (not archived, not deleted) screens whose effective playlist is one of these. */
+export async function screensShowing(db: Db | Tx, tenantId: string, playlistIds: string[], now: number): Promise<ScreenTable[]> {
+  if (playlistIds.length === 0) return [];
   const candidates = await db
     .selectFrom('screens')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('state', 'in', ['pairing_pending', 'active'])
-    .where('id', 'in', db.selectFrom('screen_playlist_references').select('screen_id').where('playlist_id', '=', playlistId).where('tenant_id', '=', tenantId))
+    .where('id', 'in', db.selectFrom('screen_playlist_references').select('screen_id').where('playlist_id', 'in', playlistIds).where('tenant_id', '=', tenantId))
+    .orderBy('id')
     .execute();
-  return candidates.filter((s) => resolveEffectivePlaylist(s, { now }).playlistId === playlistId);
+  const showing = new Set(playlistIds);
+  return candidates.filter((s) => {
+    const effective = resolveEffectivePlaylist(s, { now }).playlistId;
+    return effective !== null && effective !== undefined && showing.has(effective);
+  });
 }
 
 /** Screens (not deleted) that refer to the playlist in any role: they block its delete. */
