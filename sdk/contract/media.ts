@@ -2,6 +2,7 @@
 // server answers with (Media, MediaList, MediaUploadSession, MediaGeneration).
 import { z } from 'zod';
 import { MEDIA_FILENAME_MAX, MEDIA_MAX_BYTES, TAG_PATTERN } from './limits';
+import type { Operation } from './operations';
 
 /** spec Resources / Media: the seven content types an upload may declare. */
 export const MEDIA_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'video/mp4', 'video/webm', 'audio/mpeg'] as const;
@@ -149,17 +150,6 @@ export interface MediaList {
   items: Media[];
   /** Pass as `cursor` for the next page; null on the last page. */
   next_cursor: string | null;
-}
-
-export interface Operation {
-  id: string;
-  kind: string;
-  state: 'receiving' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  created_at: string;
-  updated_at: string;
-  request_id?: string;
-  result?: Record<string, unknown>;
-  error?: Record<string, unknown>;
 }
 
 /** Send `method` to `upload_url` with every header verbatim, exactly once. URL and headers are credentials. */

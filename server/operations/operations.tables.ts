@@ -1,4 +1,4 @@
-export type OperationState = 'receiving' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+import type { OperationState } from '../../sdk/contract/operations';
 
 export interface OperationTable {
   id: string;

@@ -80,6 +80,33 @@ describe('durable operations', () => {
     expect(res.text).not.toContain('/var/secret');
   });
 
+  it("stores a failure as the problem document HTTP renders, with the status of the tenant's generation", async () => {
+    server = await TestServer.start();
+    server.services.operations.register({
+      kind: 'test.vendor',
+      async run() {
+        throw problem('dependency_unavailable', 'the image vendor is unavailable; retry later');
+      },
+    });
+    const project = await server.enroll();
+    const account = await server.createAccount();
+    const ops = [await createOp(server, project.projectId, 'test.vendor'), await createOp(server, account.accountId, 'test.vendor')];
+    await server.services.operations.idle();
+    const [p, a] = await Promise.all(
+      ops.map(async (op, i) => (await server.request('GET', `/api/v1/operations/${op.id}`, { token: [project.token, account.token][i] })).json().error),
+    );
+    expect(p).toEqual({
+      type: `${server.origin}/problems/dependency-unavailable`,
+      title: 'Required dependency unavailable',
+      status: 500,
+      detail: 'the image vendor is unavailable; retry later',
+      instance: `/api/v1/operations/${ops[0]!.id}`,
+      code: 'dependency_unavailable',
+      errors: [],
+    });
+    expect(a).toMatchObject({ status: 503, code: 'dependency_unavailable', instance: `/api/v1/operations/${ops[1]!.id}` });
+  });
+
   it('lets cancel win over a running worker: nothing is published', async () => {
     server = await TestServer.start();
     let open!: () => void;

@@ -4,14 +4,16 @@
 // it still holds the fence. Cancel bumps the fence too, so a worker that lost it can never publish.
 // A run that outlives its deadline stops being renewed; once its lease lapses the watchdog aborts
 // it and requeues (or fails) the operation, so a hung runner never holds a worker slot for good.
+import { TERMINAL_OPERATION_STATES, type Operation, type OperationError, type OperationState } from '../../sdk/contract/operations';
 import { isoTime, type Clock } from '../clock';
 import type { EventLog } from '../events/event-log';
-import { PROBLEM_CODES, ProblemError, problem } from '../http/problem';
+import { ProblemError, problem, type Generation } from '../http/problem';
+import { problemBody } from '../http/problem-response';
 import { newId } from '../keys';
 import type { Logger } from '../logger';
 import type { Notifier } from '../notifier';
 import type { Db, Store, Tx, Work } from '../store/store';
-import type { OperationState, OperationTable } from './operations.tables';
+import type { OperationTable } from './operations.tables';
 
 export type OperationRow = OperationTable;
 
@@ -28,7 +30,7 @@ export const RUN_DEADLINE_MS = 30 * 60_000;
 const IDLE_POLL_MS = 2000;
 const WAKE_CHANNEL = 'operations:queued';
 
-export const TERMINAL: ReadonlySet<OperationState> = new Set(['succeeded', 'failed', 'cancelled']);
+export const TERMINAL: ReadonlySet<OperationState> = new Set(TERMINAL_OPERATION_STATES);
 
 export interface RunControl {
   fence: number;
@@ -69,36 +71,18 @@ export class FenceLostError extends Error {
   }
 }
 
-export interface OperationView {
-  id: string;
-  kind: string;
-  state: OperationState;
-  created_at: string;
-  updated_at: string;
-  request_id?: string;
-  result?: Record<string, unknown>;
-  error?: Record<string, unknown>;
-}
-
-export function operationView(op: OperationRow): OperationView {
-  const view: OperationView = { id: op.id, kind: op.kind, state: op.state, created_at: isoTime(op.created_at), updated_at: isoTime(op.updated_at) };
+/** The wire shape (sdk/contract/operations.ts) of a stored operation. */
+export function operationView(op: OperationRow): Operation {
+  const view: Operation = { id: op.id, kind: op.kind, state: op.state, created_at: isoTime(op.created_at), updated_at: isoTime(op.updated_at) };
   if (op.request_id) view.request_id = op.request_id;
   if (op.result) view.result = JSON.parse(op.result) as Record<string, unknown>;
-  if (op.error) view.error = JSON.parse(op.error) as Record<string, unknown>;
+  if (op.error) view.error = JSON.parse(op.error) as OperationError;
   return view;
 }
 
-/** The problem document stored on a failed operation (same members as an HTTP problem). */
-export function operationProblem(error: ProblemError, controlOrigin: string, opId: string): Record<string, unknown> {
-  return {
-    type: `${controlOrigin}/problems/${error.code.replace(/_/g, '-')}`,
-    title: PROBLEM_CODES[error.code].title,
-    status: typeof PROBLEM_CODES[error.code].status === 'number' ? PROBLEM_CODES[error.code].status : 500,
-    detail: error.detail,
-    instance: `/api/v1/operations/${opId}`,
-    code: error.code,
-    errors: error.options.errors ?? [],
-  };
+/** The problem document stored on a failed operation: the HTTP rendering, in its tenant's generation. */
+export function operationProblem(error: ProblemError, context: { controlOrigin: string; generation: Generation; operationId: string }): OperationError {
+  return problemBody(error, { controlOrigin: context.controlOrigin, generation: context.generation, instance: `/api/v1/operations/${context.operationId}` }) as OperationError;
 }
 
 export interface NewOperation {
@@ -201,11 +185,17 @@ export class OperationWorker {
     return { ...op, state: 'cancelled', fence: op.fence + 1, updated_at: now };
   }
 
+  /** The failure problem as stored on the operation, rendered for its tenant's generation. */
+  private async storedProblem(work: Work, op: OperationRow, error: ProblemError): Promise<string> {
+    const tenant = await work.db.selectFrom('tenants').select('generation').where('id', '=', op.tenant_id).executeTakeFirst();
+    return JSON.stringify(operationProblem(error, { controlOrigin: this.deps.controlOrigin, generation: tenant?.generation ?? 'P', operationId: op.id }));
+  }
+
   /** Fails a non-final operation outside the worker (an upload body that could not be staged). */
   async fail(work: Work, op: OperationRow, error: ProblemError, now: number): Promise<boolean> {
     const result = await work.db
       .updateTable('operations')
-      .set({ state: 'failed', error: JSON.stringify(operationProblem(error, this.deps.controlOrigin, op.id)), fence: op.fence + 1, updated_at: now, lease_expires_at: null, lease_owner: null })
+      .set({ state: 'failed', error: await this.storedProblem(work, op, error), fence: op.fence + 1, updated_at: now, lease_expires_at: null, lease_owner: null })
       .where('id', '=', op.id)
       .where('state', 'not in', [...TERMINAL])
       .executeTakeFirst();
@@ -436,7 +426,7 @@ export class OperationWorker {
       const now = this.deps.clock.now();
       const result = await work.db
         .updateTable('operations')
-        .set({ state: 'failed', error: JSON.stringify(operationProblem(p, this.deps.controlOrigin, op.id)), updated_at: now, lease_expires_at: null, lease_owner: null })
+        .set({ state: 'failed', error: await this.storedProblem(work, op, p), updated_at: now, lease_expires_at: null, lease_owner: null })
         .where('id', '=', op.id)
         .where('fence', '=', op.fence)
         .where('state', '=', 'running')
