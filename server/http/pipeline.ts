@@ -213,10 +213,11 @@ async function meter(ctx: Context, principal: TenantPrincipal, debits: boolean):
     Object.assign(ctx.answerHeaders, creditHeaders({ millis: principal.credits.millis, plan: principal.plan }, ctx.now));
     return;
   }
+  const known = { plan: principal.plan, grantMonth: principal.credits.grantMonth };
   try {
     const state = await store.transaction(async ({ db }) => {
-      if (debits) return debit(db, principal.tenantId, ctx.now, 'api_request', REQUEST_COST_MILLIS);
-      await applyMonthlyGrant(db, principal.tenantId, ctx.now);
+      if (debits) return debit(db, principal.tenantId, ctx.now, 'api_request', REQUEST_COST_MILLIS, known);
+      await applyMonthlyGrant(db, principal.tenantId, ctx.now, known);
       return creditState(db, principal.tenantId);
     });
     Object.assign(ctx.answerHeaders, creditHeaders(state, ctx.now));

@@ -335,6 +335,59 @@ describe('credit meter', () => {
     expect(refused.json().code).toBe('payment_required');
   });
 
+  it("debits with one UPDATE … RETURNING and the ledger upsert, reading nothing of the tenant again", async () => {
+    const clock = new TestClock('2026-11-21T12:00:00Z');
+    const s = await TestServer.start({ clock });
+    try {
+      const { token, projectId } = await s.enroll();
+      const statements: string[] = [];
+      const counter = {
+        transformQuery(args: { node: { kind: string; from?: unknown; table?: unknown; into?: unknown } }) {
+          const { node } = args;
+          const on = JSON.stringify(node.from ?? node.table ?? node.into ?? null).match(/"name":"([a-z_]+)"/)?.[1];
+          statements.push(`${node.kind} ${on}`);
+          return node;
+        },
+        async transformResult(args: { result: unknown }) {
+          return args.result;
+        },
+      };
+      const store = s.services.store as unknown as { db: unknown };
+      const plain = store.db;
+      store.db = s.services.store.db.withPlugin(counter as never);
+      const metered = async () => {
+        statements.length = 0;
+        const res = await s.request('GET', '/api/v1/screens', { token });
+        expect(res.status).toBe(200);
+        return res;
+      };
+      try {
+        // This month's grant is in (the bearer query read its month): the debit is the only tenant statement.
+        const first = await metered();
+        expect(statements.filter((q) => q.endsWith(' tenants'))).toEqual(['UpdateQueryNode tenants']);
+        expect(statements.filter((q) => q.endsWith(' credit_ledger'))).toEqual(['InsertQueryNode credit_ledger']);
+        expect(first.headers['marquee-credits-remaining']).toBe('9999');
+        // A new month: one conditional UPDATE adds the grant, still without reading the tenant.
+        clock.set('2026-12-01T00:00:01Z');
+        const december = await metered();
+        expect(statements.filter((q) => q.endsWith(' tenants'))).toEqual(['UpdateQueryNode tenants', 'UpdateQueryNode tenants']);
+        expect(december.headers['marquee-credits-remaining']).toBe(String(9999 + 10000 - 1));
+      } finally {
+        store.db = plain;
+      }
+      // A month's grant is added once, even by concurrent requests that both saw last month's grant.
+      const { db } = s.services.store;
+      await db.updateTable('tenants').set({ credit_grant_month: '2026-11' }).where('id', '=', projectId).execute();
+      const [a, b] = await Promise.all([s.request('GET', '/api/v1/screens', { token }), s.request('GET', '/api/v1/screens', { token })]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect((await s.request('GET', '/api/v1/project', { token })).json().credit_remaining).toBe(9999 + 10000 - 1 + 10000 - 2);
+      const grants = await db.selectFrom('credit_ledger').selectAll().where('tenant_id', '=', projectId).where('kind', '=', 'included_grant').where('day', '=', '2026-12-01').executeTakeFirstOrThrow();
+      expect(grants.count).toBe(2);
+    } finally {
+      await s.stop();
+    }
+  });
+
   it('moves the floor to zero on 2027-01-01 and grants the included credits each month', async () => {
     const clock = new TestClock('2026-12-31T23:59:00Z');
     const s = await TestServer.start({ clock });
