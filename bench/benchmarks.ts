@@ -1,6 +1,7 @@
 // The benchmark registry: one entry per file under bench/.
 import { archiveUpload } from './archive.bench';
 import { controlPlaneThroughput } from './control-plane.bench';
+import { creditMeterDebits } from './credit-meter.bench';
 import { eventFanOut } from './events.bench';
 import { mediaRangedExport } from './media.bench';
 
@@ -9,4 +10,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   events: eventFanOut,
   media: mediaRangedExport,
   archive: archiveUpload,
+  'credit-meter': creditMeterDebits,
 };

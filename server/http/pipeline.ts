@@ -4,7 +4,8 @@
 import type { Request, Response } from 'express';
 import type { Services } from '../services';
 import type { Work } from '../store/store';
-import { applyMonthlyGrant, creditHeaders, creditState, debit, REQUEST_COST_MILLIS, utcMonth } from '../tenants/credits';
+import { applyMonthlyGrant, creditHeaders, creditState, REQUEST_COST_MILLIS, utcMonth } from '../tenants/credits';
+import { RequestMeter } from '../tenants/request-meter';
 import { isTenantPrincipal, type TenantPrincipal } from './auth';
 import { bodyIdleTimeoutMs } from './body-progress';
 import { IdempotencyRecords, ReplayInstead, IDEMPOTENCY_RETENTION_MS, type RecordedAnswer, type RecordId } from './idempotency';
@@ -65,6 +66,13 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
       return answer;
     });
   }
+}
+
+const metersByServices = new WeakMap<Services, RequestMeter>();
+function requestMeter(services: Services): RequestMeter {
+  let meter = metersByServices.get(services);
+  if (!meter) metersByServices.set(services, (meter = new RequestMeter(services.store)));
+  return meter;
 }
 
 const recordsByServices = new WeakMap<Services, IdempotencyRecords>();
@@ -215,11 +223,12 @@ async function meter(ctx: Context, principal: TenantPrincipal, debits: boolean):
   }
   const known = { plan: principal.plan, grantMonth: principal.credits.grantMonth };
   try {
-    const state = await store.transaction(async ({ db }) => {
-      if (debits) return debit(db, principal.tenantId, ctx.now, 'api_request', REQUEST_COST_MILLIS, known);
-      await applyMonthlyGrant(db, principal.tenantId, ctx.now, known);
-      return creditState(db, principal.tenantId);
-    });
+    const state = debits
+      ? await requestMeter(ctx.services).debit(principal.tenantId, ctx.now, REQUEST_COST_MILLIS, known)
+      : await store.transaction(async ({ db }) => {
+          await applyMonthlyGrant(db, principal.tenantId, ctx.now, known);
+          return creditState(db, principal.tenantId);
+        });
     Object.assign(ctx.answerHeaders, creditHeaders(state, ctx.now));
   } catch (error) {
     Object.assign(ctx.answerHeaders, creditHeaders(await creditState(store.db, principal.tenantId), ctx.now));

@@ -87,12 +87,13 @@ export async function debit(tx: Tx, tenantId: string, now: number, kind: string,
   return { millis: updated.credit_millis, plan: updated.plan };
 }
 
-export async function recordLedger(tx: Tx, tenantId: string, now: number, kind: string, millis: number): Promise<void> {
+/** Adds `count` entries totalling `millis` to the tenant's ledger row of that UTC day and kind. */
+export async function recordLedger(tx: Tx, tenantId: string, now: number, kind: string, millis: number, count = 1): Promise<void> {
   await tx
     .insertInto('credit_ledger')
-    .values({ tenant_id: tenantId, day: utcDay(now), kind, millis, count: 1 })
+    .values({ tenant_id: tenantId, day: utcDay(now), kind, millis, count })
     .onConflict((oc) =>
-      oc.columns(['tenant_id', 'day', 'kind']).doUpdateSet({ millis: sql`credit_ledger.millis + ${millis}`, count: sql`credit_ledger.count + 1` }),
+      oc.columns(['tenant_id', 'day', 'kind']).doUpdateSet({ millis: sql`credit_ledger.millis + ${millis}`, count: sql`credit_ledger.count + ${count}` }),
     )
     .execute();
 }
