@@ -51,6 +51,8 @@ const REQUEST_ID = /^req_[A-Za-z0-9_-]{16,128}$/;
 /** Node's default: a client has a minute to send its request line and headers. */
 const HEADERS_TIMEOUT_MS = 60_000;
 const HOUSEKEEPING_EVERY_MS = 5 * 60_000;
+/** Recorded one-time credentials outlive their delivery window by at most this. */
+const BODY_ERASURE_EVERY_MS = 60_000;
 
 /**
  * This node's worker identity, kept in the data directory so a restart recognizes the operations
@@ -97,6 +99,9 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
   };
   services.housekeeping.every('idempotency-records', HOUSEKEEPING_EVERY_MS, async () => {
     await IdempotencyRecords.prune(store.db, clock.now());
+  });
+  services.housekeeping.every('idempotency-bodies', BODY_ERASURE_EVERY_MS, async () => {
+    await IdempotencyRecords.eraseExpiredBodies(store.db, clock.now());
   });
   services.housekeeping.every('operation-leases', LEASE_CHECK_EVERY_MS, async () => {
     await services.operations.expireLeases();

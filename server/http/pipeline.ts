@@ -61,7 +61,7 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
       }
       const answer = await fn(work);
       if (record && answer.status >= 200 && answer.status < 300) {
-        await records.record(work.db, record.id, record.fingerprint, answer, this.now, record.policy.retentionMs ?? IDEMPOTENCY_RETENTION_MS);
+        await records.record(work.db, record.id, record.fingerprint, answer, this.now, record.policy.retentionMs ?? IDEMPOTENCY_RETENTION_MS, record.policy.eraseBodyAfterMs);
       }
       return answer;
     });

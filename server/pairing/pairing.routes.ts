@@ -44,7 +44,6 @@ const PRIVATE_NO_STORE = { 'Cache-Control': 'private, no-store' };
 
 /** spec: a provisioning token is redelivered to an exact retry for ten minutes. */
 export const PROVISIONING_WINDOW_MS = 10 * 60_000;
-export const PROVISION_ROUTE = 'POST /api/v1/screens/provision';
 
 // Rate budgets (reference contract values). Claims are also limited by misses: guessing codes is
 // the one way to attack pairing, so each wrong code costs from a small separate budget.
@@ -265,6 +264,7 @@ export const pairScreen = mutation(
 
 /** A replay redelivers the fragment token only inside its window; the recorded answer is erased after it. */
 const provisioningDelivery: Omit<IdempotencyPolicy, 'mode'> = {
+  eraseBodyAfterMs: PROVISIONING_WINDOW_MS,
   async onReplay(ctx, recorded) {
     const expiresAt = (recorded.body as { expires_at?: string } | undefined)?.expires_at;
     if (expiresAt === undefined || ctx.now >= Date.parse(expiresAt)) {

@@ -8,7 +8,7 @@ import { mutation, query, reply, type AnyContext, type IdempotencyPolicy } from 
 import { safeEqual } from '../keys';
 import { isUniqueViolation } from '../store/store';
 import { effectiveAreas, planOf, PLANS } from './plans';
-import { accountView, createTenant, getTenant, issueCredential, projectView } from './tenants';
+import { accountView, createTenant, getTenant, ISSUANCE_WINDOW_MS, issueCredential, projectView } from './tenants';
 
 const NO_STORE = { 'Cache-Control': 'private, no-store' };
 export const DEFAULT_PROJECT_NAME = 'Marquee project';
@@ -26,6 +26,8 @@ const ACCOUNT_ATTEMPTS_PER_EMAIL_PER_HOUR = 5;
  * issuance_expires_at and, for Model A, until acknowledged. Afterwards: credential_issuance_expired.
  */
 const credentialDelivery: Omit<IdempotencyPolicy, 'mode'> = {
+  // The recorded answer holds the encrypted credential: erased once no replay may show it.
+  eraseBodyAfterMs: ISSUANCE_WINDOW_MS,
   async onReplay(ctx: AnyContext, recorded) {
     const issuanceId = (recorded.body as { issuance_id?: string } | undefined)?.issuance_id;
     const credential = issuanceId

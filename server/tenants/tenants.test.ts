@@ -194,10 +194,14 @@ describe('Model P enrollment', () => {
     const key = randomKey();
     const res = await server.request('POST', '/api/v1/enrollments', { json: enrollment(), idempotencyKey: key });
     const token = res.json().token as string;
+    const accountKey = randomKey();
+    expect((await server.request('POST', '/api/v1/accounts', { json: { email: 'erased@example.com' }, idempotencyKey: accountKey })).status).toBe(201);
     server.clock.advance(11 * 60_000);
     await server.services.housekeeping.runAll();
-    const row = await server.services.store.db.selectFrom('idempotency_records').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
-    expect(row.body).toBeNull();
+    for (const k of [key, accountKey]) {
+      const row = await server.services.store.db.selectFrom('idempotency_records').selectAll().where('key', '=', k).executeTakeFirstOrThrow();
+      expect(row.body).toBeNull();
+    }
     const raw = server.services.store.db.selectFrom('credentials').select('token_hash');
     expect(JSON.stringify(await raw.execute())).not.toContain(token);
   });
