@@ -217,6 +217,9 @@ describe('release-grant cookies', () => {
     const elsewhere = await get(b.host, '/', { cookies: moved });
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.json().detail).toMatch(/for another release host/);
+    // A second copy of the cookie, valid or not, makes it ambiguous: refused, never guessed.
+    const doubled = await get(a.host, '/', { headers: { ...OWN_SCRIPT, cookie: `${RELEASE_GRANT_COOKIE}=${value}; ${RELEASE_GRANT_COOKIE}=planted` } });
+    expect(doubled.status).toBe(403);
     clock.advance(24 * 3600_000);
     const expired = await get(a.host, '/', { cookies: jar });
     expect(expired.status).toBe(403);
