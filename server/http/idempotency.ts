@@ -4,11 +4,10 @@
 import crypto from 'node:crypto';
 import type { Keys } from '../keys';
 import type { Db, Tx } from '../store/store';
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_MIN } from '../../sdk/contract/limits';
 import { problem } from './problem';
 import type { Reply } from './route';
 
-export const IDEMPOTENCY_KEY_MIN = 8; // spec: Idempotency-Key 8 to 200 characters
-export const IDEMPOTENCY_KEY_MAX = 200;
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000; // spec: 24 hours where named; we keep every route to it
 /** A concurrent duplicate waits this long for the first request before being told to retry. */
 const CONCURRENT_WAIT_MS = 30_000;

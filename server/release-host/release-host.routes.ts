@@ -3,6 +3,7 @@
 // request; files are looked up in the release's index, never on a path built from the URL.
 import type { Request } from 'express';
 import { RELEASE_ENTRY } from '../../sdk/contract/applications';
+import { CONTROL_CHARACTER } from '../../sdk/contract/limits';
 import { releaseFileKey } from '../applications/applications';
 import { problem } from '../http/problem';
 import { query, type Reply } from '../http/route';
@@ -16,7 +17,6 @@ import { readReleaseGrant, releaseGrantSetCookie } from './release-grant-cookie'
 
 /** Releases never change, and each has its own origin: browsers may keep files as long as they like. */
 const IMMUTABLE_CACHING = 'private, max-age=31536000, immutable';
-const CONTROL = /\p{Cc}/u;
 
 const NO_REFERRER = { 'Referrer-Policy': 'no-referrer' };
 
@@ -161,7 +161,7 @@ export function assetPath(pathname: string): string | undefined {
       decoded.push(RELEASE_ENTRY);
       continue;
     }
-    if (segment === '' || segment === '.' || segment === '..' || segment.includes('/') || segment.includes('\\') || CONTROL.test(segment)) return undefined;
+    if (segment === '' || segment === '.' || segment === '..' || segment.includes('/') || segment.includes('\\') || CONTROL_CHARACTER.test(segment)) return undefined;
     decoded.push(segment);
   }
   return decoded.join('/').normalize('NFC');
