@@ -3,7 +3,7 @@
 // (MARQUEE_TRUSTED_PROXIES) appended: a client can write anything to the left of those.
 import net from 'node:net';
 import type { Request } from 'express';
-import type { Config } from '../config';
+import { perServices } from '../services';
 import type { AnyContext } from './route';
 
 /** An IPv4 address or an IPv6 address, optionally with a CIDR prefix length (`10.0.0.0/8`, `fd00::/8`). */
@@ -59,15 +59,9 @@ export class TrustedProxies {
   }
 }
 
-const byConfig = new WeakMap<Config, TrustedProxies>();
-
-function trustedProxiesOf(config: Config): TrustedProxies {
-  let proxies = byConfig.get(config);
-  if (!proxies) byConfig.set(config, (proxies = new TrustedProxies(config.trustedProxies)));
-  return proxies;
-}
+const trustedProxiesOf = perServices((services) => new TrustedProxies(services.config.trustedProxies));
 
 /** The client's IP address as every per-IP budget keys it. */
 export function clientIp(ctx: AnyContext): string {
-  return trustedProxiesOf(ctx.services.config).clientIp(ctx.req);
+  return trustedProxiesOf(ctx.services).clientIp(ctx.req);
 }

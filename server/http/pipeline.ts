@@ -2,7 +2,7 @@
 // Order: authenticate → capability area → credit meter → query → body read → If-Match →
 // idempotency (replay or mismatch) → rate budgets → body validation → handler → answer.
 import type { Request, Response } from 'express';
-import type { Services } from '../services';
+import { perServices, type Services } from '../services';
 import type { Work } from '../store/store';
 import { applyMonthlyGrant, creditHeaders, creditState, REQUEST_COST_MILLIS, utcMonth } from '../tenants/credits';
 import { RequestMeter } from '../tenants/request-meter';
@@ -68,19 +68,8 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
   }
 }
 
-const metersByServices = new WeakMap<Services, RequestMeter>();
-function requestMeter(services: Services): RequestMeter {
-  let meter = metersByServices.get(services);
-  if (!meter) metersByServices.set(services, (meter = new RequestMeter(services.store)));
-  return meter;
-}
-
-const recordsByServices = new WeakMap<Services, IdempotencyRecords>();
-function idempotencyRecords(services: Services): IdempotencyRecords {
-  let records = recordsByServices.get(services);
-  if (!records) recordsByServices.set(services, (records = new IdempotencyRecords(services.keys)));
-  return records;
-}
+const requestMeter = perServices((services) => new RequestMeter(services.store));
+const idempotencyRecords = perServices((services) => new IdempotencyRecords(services.keys));
 
 function resolveMode(mode: Mode | undefined, generation: Generation): 'required' | 'optional' | 'none' {
   if (mode === 'required-in-A') return generation === 'A' ? 'required' : 'optional';

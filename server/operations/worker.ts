@@ -371,14 +371,7 @@ export class OperationWorker {
       };
       const result = await db
         .updateTable('operations')
-        .set({
-          state: claimed.state,
-          fence: claimed.fence,
-          attempts: claimed.attempts,
-          lease_expires_at: claimed.lease_expires_at,
-          lease_owner: claimed.lease_owner,
-          updated_at: now,
-        })
+        .set({ state: claimed.state, fence: claimed.fence, attempts: claimed.attempts, lease_expires_at: claimed.lease_expires_at, lease_owner: claimed.lease_owner, updated_at: now })
         .where('id', '=', next.id)
         .where('state', '=', 'queued')
         .where('fence', '=', next.fence)

@@ -16,6 +16,9 @@ interface PendingDebit {
   reject(error: unknown): void;
 }
 
+/** Per debit: the balance after it, or why it was refused. */
+type Outcomes = Map<PendingDebit, { state?: CreditState; error?: unknown }>;
+
 export class RequestMeter {
   private queue: PendingDebit[] = [];
   private running = false;
@@ -36,7 +39,7 @@ export class RequestMeter {
       while (this.queue.length > 0) {
         const batch = this.queue;
         this.queue = [];
-        const outcomes = new Map<PendingDebit, { state?: CreditState; error?: unknown }>();
+        const outcomes: Outcomes = new Map();
         try {
           await this.store.transaction(async ({ db }) => {
             outcomes.clear();
@@ -72,17 +75,21 @@ function byTenant(batch: PendingDebit[]): PendingDebit[][] {
  * One tenant's debits, in arrival order: one UPDATE when the balance covers them all (each must
  * leave its cost above its floor), else one by one so that exactly those that fit are admitted.
  */
-async function debitGroup(db: Tx, group: PendingDebit[], outcomes: Map<PendingDebit, { state?: CreditState; error?: unknown }>): Promise<void> {
-  const first = group[0]!;
-  if (group.length === 1) {
+async function debitGroup(db: Tx, group: PendingDebit[], outcomes: Outcomes): Promise<void> {
+  if (group.length > 1 && (await debitTogether(db, group, outcomes))) return;
+  for (const d of group) {
     try {
-      outcomes.set(first, { state: await debit(db, first.tenantId, first.now, 'api_request', first.cost, first.known) });
+      outcomes.set(d, { state: await debit(db, d.tenantId, d.now, 'api_request', d.cost, d.known) });
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error;
-      outcomes.set(first, { error });
+      outcomes.set(d, { error });
     }
-    return;
   }
+}
+
+/** All of a tenant's debits in one UPDATE, when the balance covers them all; false when it does not. */
+async function debitTogether(db: Tx, group: PendingDebit[], outcomes: Outcomes): Promise<boolean> {
+  const first = group[0]!;
   for (const d of group) await applyMonthlyGrant(db, d.tenantId, d.now, d.known);
   // Debit i (0-based) needs the balance before it, B - (cost of those before), to cover floor_i + cost_i.
   let spent = 0;
@@ -98,17 +105,7 @@ async function debitGroup(db: Tx, group: PendingDebit[], outcomes: Map<PendingDe
     .where('credit_millis', '>=', required)
     .returning(['credit_millis', 'plan'])
     .executeTakeFirst();
-  if (!updated) {
-    for (const d of group) {
-      try {
-        outcomes.set(d, { state: await debit(db, d.tenantId, d.now, 'api_request', d.cost, d.known) });
-      } catch (error) {
-        if (!(error instanceof ProblemError)) throw error;
-        outcomes.set(d, { error });
-      }
-    }
-    return;
-  }
+  if (!updated) return false;
   // Balances as each request would have seen them, committed one after another.
   let after = updated.credit_millis + spent;
   const days = new Map<string, { now: number; millis: number; count: number }>();
@@ -121,4 +118,5 @@ async function debitGroup(db: Tx, group: PendingDebit[], outcomes: Map<PendingDe
     days.set(utcDay(d.now), day);
   }
   for (const day of days.values()) await recordLedger(db, first.tenantId, day.now, 'api_request', day.millis, day.count);
+  return true;
 }
