@@ -1,10 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
+import type { RouteEntry } from '../http/dispatch';
+import { query, reply } from '../http/route';
+import { pairedRuntimeCookie } from '../pairing/pairing.auth';
+import { RUNTIME_COOKIE } from '../pairing/pairing-cookies';
+import { pairActiveScreen } from '../pairing/pairing.fixtures';
 import { TestServer, clientId, randomKey } from '../testing/harness';
+
+/** A runtime-plane route that a paired runtime cookie opens: proves the cookie used below is real. */
+const extraRoutes: RouteEntry[] = [
+  { plane: 'runtime', method: 'GET', path: '/test/runtime-whoami', route: query({ auth: pairedRuntimeCookie }, async (ctx) => reply.ok({ screen: ctx.principal.screenId })) },
+];
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await TestServer.start({ clock: new TestClock('2026-11-21T12:00:00Z') });
+  server = await TestServer.start({ clock: new TestClock('2026-11-21T12:00:00Z'), extraRoutes });
 });
 afterAll(async () => server.stop());
 
@@ -272,9 +282,19 @@ describe('credential realms', () => {
     expect((await server.request('GET', '/api/v1/account', { token: project.token })).status).toBe(403);
   });
 
-  it('ignores cookies on the control plane', async () => {
-    const res = await server.request('GET', '/api/v1/project', { headers: { cookie: '__Host-marquee-runtime=forged' } });
-    expect(res.status).toBe(401);
+  it('ignores cookies on the control plane, even a valid runtime cookie of a paired screen', async () => {
+    const owner = await server.enroll();
+    const { screen, cookies } = await pairActiveScreen(server, owner.token);
+    expect((await server.request('POST', '/runtime/v1/device-sessions', { cookies })).status).toBe(201);
+    expect(cookies.get(server.host, RUNTIME_COOKIE)).toBeDefined();
+    expect((await server.request('GET', '/test/runtime-whoami', { cookies })).json()).toEqual({ screen: screen.id });
+    for (const path of ['/api/v1/project', '/api/v1/screens', `/api/v1/screens/${screen.id}`]) {
+      const res = await server.request('GET', path, { cookies });
+      expect(res.status, path).toBe(401);
+    }
+    // With a bearer as well, the bearer alone decides who is asking.
+    const other = await server.enroll();
+    expect((await server.request('GET', `/api/v1/screens/${screen.id}`, { token: other.token, cookies })).status).toBe(404);
   });
 
   it('stores only hashes of bearer tokens and never logs them', async () => {
