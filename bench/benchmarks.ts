@@ -1,6 +1,7 @@
 // The benchmark registry: one entry per file under bench/.
 import { archiveUpload } from './archive.bench';
 import { controlPlaneThroughput } from './control-plane.bench';
+import { creditMeterDebits } from './credit-meter.bench';
 import { eventFanOut } from './events.bench';
 import { mediaRangedExport } from './media.bench';
 import { manifestNotModified } from './manifest.bench';
@@ -11,4 +12,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   media: mediaRangedExport,
   archive: archiveUpload,
   manifest: manifestNotModified,
+  'credit-meter': creditMeterDebits,
 };

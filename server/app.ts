@@ -16,11 +16,11 @@ import { runRoute } from './http/pipeline';
 import { problem } from './http/problem';
 import { sendProblem } from './http/problem-response';
 import { MemoryRateLimiter } from './http/rate-limit';
-import { Keys, loadSecret, randomToken } from './keys';
+import { Keys, loadSecret, newId, randomToken } from './keys';
 import { Lifecycle } from './lifecycle';
 import { createLogger } from './logger';
 import { InProcessNotifier } from './notifier';
-import { OperationWorker } from './operations/worker';
+import { LEASE_CHECK_EVERY_MS, OperationWorker } from './operations/worker';
 import { routeTable } from './routes';
 import type { Services } from './services';
 import { Store } from './store/store';
@@ -43,10 +43,32 @@ export interface MarqueeServer {
   listen(): Promise<number>;
   /** Drains (new requests get server_draining), ends streams, stops workers and closes the store. */
   stop(drainTimeoutMs?: number): Promise<void>;
+  /** The Node HTTP server once listening. */
+  readonly httpServer: http.Server | undefined;
 }
 
 const REQUEST_ID = /^req_[A-Za-z0-9_-]{16,128}$/;
+/** Node's default: a client has a minute to send its request line and headers. */
+const HEADERS_TIMEOUT_MS = 60_000;
 const HOUSEKEEPING_EVERY_MS = 5 * 60_000;
+/** Recorded one-time credentials outlive their delivery window by at most this. */
+const BODY_ERASURE_EVERY_MS = 60_000;
+
+/**
+ * This node's worker identity, kept in the data directory so a restart recognizes the operations
+ * it held before (replicas sharing a store each have their own data directory).
+ */
+function loadWorkerId(dataDir: string): string {
+  const file = path.join(dataDir, 'worker.id');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const id = newId('wkr');
+  fs.writeFileSync(file, id, { mode: 0o600 });
+  return id;
+}
 
 export async function createServer(options: ServerOptions): Promise<MarqueeServer> {
   const { config } = options;
@@ -70,13 +92,19 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
     logger,
     lifecycle,
     events,
-    operations: new OperationWorker({ store, clock, notifier, events, logger, controlOrigin: config.controlOrigin }),
+    operations: new OperationWorker({ store, clock, notifier, events, logger, controlOrigin: config.controlOrigin, workerId: loadWorkerId(config.dataDir) }),
     housekeeping: new Housekeeping(logger),
     features: {},
     references: noReferences,
   };
   services.housekeeping.every('idempotency-records', HOUSEKEEPING_EVERY_MS, async () => {
     await IdempotencyRecords.prune(store.db, clock.now());
+  });
+  services.housekeeping.every('idempotency-bodies', BODY_ERASURE_EVERY_MS, async () => {
+    await IdempotencyRecords.eraseExpiredBodies(store.db, clock.now());
+  });
+  services.housekeeping.every('operation-leases', LEASE_CHECK_EVERY_MS, async () => {
+    await services.operations.expireLeases();
   });
   for (const install of installers) install(services);
 
@@ -149,11 +177,18 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
   return {
     services,
     app,
+    get httpServer() {
+      return server;
+    },
     async listen() {
       await services.operations.start();
       services.housekeeping.start();
       server = http.createServer(app);
       server.keepAliveTimeout = 5000;
+      server.headersTimeout = HEADERS_TIMEOUT_MS;
+      // No whole-request deadline (Node's default cuts every body at 300 s, a bare 408): uploads of
+      // up to 1 GiB may take hours on a slow uplink. Bodies must keep moving instead (body-progress.ts).
+      server.requestTimeout = 0;
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);
         server!.listen(config.port, config.bind, () => resolve());

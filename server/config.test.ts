@@ -34,12 +34,26 @@ describe('configuration', () => {
   });
 
   it('never prints secrets, even in validation errors', () => {
-    const c = loadConfig({ MARQUEE_SECRET: 'hunter2-very-secret', MARQUEE_BETA_KEY: 'beta-secret' }, []);
+    const c = loadConfig({ MARQUEE_SECRET: 'hunter2-very-secret-hunter2-very-secret', MARQUEE_BETA_KEY: 'beta-secret' }, []);
     const text = describeConfig(c).join(' ');
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain('beta-secret');
     expect(text).toContain('MARQUEE_SECRET=[redacted]');
     expect(() => loadConfig({ MARQUEE_IMAGE_VENDOR_KEY: '' , MARQUEE_SECRET: '' }, [])).not.toThrow();
+  });
+
+  it('refuses a configured MARQUEE_SECRET shorter than 32 characters, naming the setting but never the value', () => {
+    let error: unknown;
+    try {
+      loadConfig({ MARQUEE_SECRET: 'guessable-short-secret' }, []);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/^MARQUEE_SECRET \(--secret\) = \[redacted\]: must be at least 32 characters/);
+    expect((error as Error).message).not.toContain('guessable');
+    expect(() => loadConfig({}, ['--secret', 'a'])).toThrow(/MARQUEE_SECRET/);
+    expect(loadConfig({ MARQUEE_SECRET: 'x'.repeat(32) }, []).secret).toHaveLength(32);
   });
 });
 

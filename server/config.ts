@@ -1,5 +1,6 @@
 // Every setting of the server, declared once: env name, command-line flag, default, validation, doc.
 import { z } from 'zod';
+import { isAddressOrRange } from './http/client-ip';
 
 interface Setting<T> {
   env: string;
@@ -17,6 +18,8 @@ const origin = z
   .url()
   .transform((v) => v.replace(/\/+$/, ''));
 const optionalString = z.string().min(1).optional();
+/** A signing secret shorter than this is guessable; 32 random characters carry well over 128 bits. */
+export const SECRET_MIN_CHARACTERS = 32;
 
 function setting<T>(s: Setting<T>): Setting<T> {
   return s;
@@ -82,9 +85,9 @@ export const SETTINGS = {
   secret: setting({
     env: 'MARQUEE_SECRET',
     flag: '--secret',
-    doc: 'Server signing secret (cookies, capabilities, cursors, upload URLs). Generated into the data dir when unset.',
+    doc: `Server signing secret (cookies, capabilities, cursors, upload URLs), at least ${SECRET_MIN_CHARACTERS} characters. Generated into the data dir when unset.`,
     secret: true,
-    schema: optionalString,
+    schema: z.string().min(SECRET_MIN_CHARACTERS, `must be at least ${SECRET_MIN_CHARACTERS} characters (use a random value)`).optional(),
     fallback: () => undefined,
   }),
   betaKey: setting({
@@ -98,9 +101,19 @@ export const SETTINGS = {
   enrollmentsPerIpPerHour: setting({
     env: 'MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR',
     flag: '--enrollments-per-ip-per-hour',
-    doc: 'Enrollment budget per client IP per hour (raise it when many installations share one NAT).',
+    doc: 'Enrollment and account-creation budget per client IP per hour (raise it when many installations share one NAT).',
     schema: z.coerce.number().int().positive(),
     fallback: () => 30,
+  }),
+  trustedProxies: setting({
+    env: 'MARQUEE_TRUSTED_PROXIES',
+    flag: '--trusted-proxies',
+    doc: 'Comma-separated addresses or CIDR ranges of your reverse proxies. Requests from them are attributed to the client their X-Forwarded-For names (per-IP rate budgets). Default none: the socket peer is the client.',
+    schema: z.preprocess(
+      (value) => (typeof value === 'string' ? value.split(',').map((v) => v.trim()).filter((v) => v !== '') : value),
+      z.array(z.string().refine(isAddressOrRange, 'each entry must be an IP address or a CIDR range such as 10.0.0.0/8')),
+    ),
+    fallback: () => [] as string[],
   }),
   eventRetentionDays: setting({
     env: 'MARQUEE_EVENT_RETENTION_DAYS',

@@ -1,5 +1,5 @@
 // What content is referenced from where. Applications and media ask before deleting; playlists
-// rematerialize tag selectors when media change. Playlists and manifests provide the real answers
+// re-resolve when media or applications change. Playlists and manifests provide the real answers
 // (installed at start-up); until a feature that references content is installed, nothing does.
 import type { Db, Tx, Work } from './store/store';
 
@@ -16,10 +16,13 @@ export interface ContentReferences {
   mediaInUse(db: Db | Tx, tenantId: string, mediaId: string): Promise<boolean>;
   /** Called in the transaction that changes a media's tag, readiness or existence. */
   mediaChanged(work: Work, tenantId: string, change: MediaChange, now: number): Promise<void>;
+  /** Called in the transaction in which releases of the application stop being ready (its delete). */
+  applicationChanged(work: Work, tenantId: string, applicationId: string, now: number): Promise<void>;
 }
 
 export const noReferences: ContentReferences = {
   applicationInUse: async () => false,
   mediaInUse: async () => false,
   mediaChanged: async () => undefined,
+  applicationChanged: async () => undefined,
 };

@@ -31,3 +31,13 @@ export interface Services {
   /** Feature flags advertised by GET /api/v1/capabilities: only what this server really serves. */
   features: Record<string, boolean>;
 }
+
+/** One instance per server, built on first use: state a feature keeps beside the services. */
+export function perServices<T>(create: (services: Services) => T): (services: Services) => T {
+  const instances = new WeakMap<Services, T>();
+  return (services) => {
+    let instance = instances.get(services);
+    if (instance === undefined) instances.set(services, (instance = create(services)));
+    return instance;
+  };
+}

@@ -27,5 +27,7 @@ export const MEDIA_FILENAME_MAX = 255;
 export const TAG_PATTERN = /^[A-Za-z0-9]{1,32}$/;
 export const TAGS_PER_SCREEN = 16;
 export const FLEET_SELECTION_MAX = 500;
-export const IDEMPOTENCY_KEY_MIN = 8;
+export const IDEMPOTENCY_KEY_MIN = 8; // spec: Idempotency-Key 8 to 200 characters
 export const IDEMPOTENCY_KEY_MAX = 200;
+/** One Unicode control character (C0 including NUL, DEL, C1): never allowed in names, paths or headers. */
+export const CONTROL_CHARACTER = /\p{Cc}/u;

@@ -1,7 +1,8 @@
 // Media: the upload declaration and commit, tag patch, generation request, and the shapes the
 // server answers with (Media, MediaList, MediaUploadSession, MediaGeneration).
 import { z } from 'zod';
-import { MEDIA_FILENAME_MAX, MEDIA_MAX_BYTES, TAG_PATTERN } from './limits';
+import { CONTROL_CHARACTER, MEDIA_FILENAME_MAX, MEDIA_MAX_BYTES, TAG_PATTERN } from './limits';
+import type { Operation } from './operations';
 
 /** spec Resources / Media: the seven content types an upload may declare. */
 export const MEDIA_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'video/mp4', 'video/webm', 'audio/mpeg'] as const;
@@ -31,13 +32,12 @@ export const CANONICAL_EXTENSION: Record<MediaContentType, string> = {
   'audio/mpeg': '.mp3',
 };
 
-const CONTROL_CHARACTERS = /[\p{Cc}\u2028\u2029]/u;
 
 /** 1 to 255 characters (Unicode scalar values), no control characters. */
 const FileName = z
   .string()
   .refine((s) => [...s].length >= 1 && [...s].length <= MEDIA_FILENAME_MAX, `must be 1 to ${MEDIA_FILENAME_MAX} characters`)
-  .refine((s) => !CONTROL_CHARACTERS.test(s), 'must not contain control characters');
+  .refine((s) => !CONTROL_CHARACTER.test(s) && !/[\u2028\u2029]/u.test(s), 'must not contain control characters');
 
 /** A bare file name: no directory part. */
 const BareFileName = FileName.refine((s) => !/[/\\]/.test(s) && s !== '.' && s !== '..', 'must be a bare file name without a directory');
@@ -149,17 +149,6 @@ export interface MediaList {
   items: Media[];
   /** Pass as `cursor` for the next page; null on the last page. */
   next_cursor: string | null;
-}
-
-export interface Operation {
-  id: string;
-  kind: string;
-  state: 'receiving' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  created_at: string;
-  updated_at: string;
-  request_id?: string;
-  result?: Record<string, unknown>;
-  error?: Record<string, unknown>;
 }
 
 /** Send `method` to `upload_url` with every header verbatim, exactly once. URL and headers are credentials. */

@@ -5,7 +5,7 @@
 // rule that needs only the document is here, so clients can check early.
 import { z } from 'zod';
 import { iframeSrcProblem } from './iframe-src';
-import { ADSLOT_MAX_PAGES, LIMITS, NAME_MAX, TAG_PATTERN } from './limits';
+import { ADSLOT_MAX_PAGES, CONTROL_CHARACTER, LIMITS, NAME_MAX, TAG_PATTERN } from './limits';
 import { Visibility } from './visibility';
 
 export const PLAYLIST_MAX_PAGES = LIMITS.playlist_max_pages; // spec: 100 pages
@@ -44,7 +44,7 @@ export const PlaylistName = z
   .min(1)
   .max(NAME_MAX)
   .refine((s) => s.trim().length > 0, 'must not be blank')
-  .refine((s) => !/[\p{Cc}]/u.test(s), 'must not contain control characters');
+  .refine((s) => !CONTROL_CHARACTER.test(s), 'must not contain control characters');
 
 // ---- Canvas
 

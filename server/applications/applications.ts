@@ -187,6 +187,8 @@ export async function deleteApplication(work: Work, services: Services, app: App
     },
     now,
   );
+  // Playlists that name the application or its releases become unavailable in the same transaction.
+  await services.references.applicationChanged(work, app.tenant_id, app.id, now);
   work.afterCommit(() => {
     for (const id of releaseIds) {
       services.blobs.deletePrefix(releasePrefix(id)).catch((error) => services.logger.warn({ err: error, release_id: id }, 'release files were not removed'));

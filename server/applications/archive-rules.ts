@@ -1,6 +1,6 @@
 // What an application archive may contain, as pure functions of its entries: the spec's limits,
 // the entry types, and the path rules (no traversal, no links, no collisions once normalized).
-import { LIMITS } from '../../sdk/contract/limits';
+import { CONTROL_CHARACTER, LIMITS } from '../../sdk/contract/limits';
 import { RELEASE_ENTRY, UPLOAD_HEADERS } from '../../sdk/contract/applications';
 import { problem, type ProblemError } from '../http/problem';
 
@@ -76,13 +76,11 @@ export interface EntryPath {
   segments: string[];
 }
 
-/** Unicode control characters (C0 including NUL, DEL, C1). */
-const CONTROL = /\p{Cc}/u;
 
 /** Normalizes one entry's path or says which rule it breaks. */
 export function entryPath(raw: string, kind: EntryKind): EntryPath | ProblemError {
   const reject = (code: string, why: string) => archiveRejection(code, `path ${shown(raw)} ${why}`);
-  if (CONTROL.test(raw)) return reject('control_character', 'contains a NUL or control character');
+  if (CONTROL_CHARACTER.test(raw)) return reject('control_character', 'contains a NUL or control character');
   // tar-stream decodes names as UTF-8; invalid sequences arrive as U+FFFD.
   if (raw.includes('\uFFFD')) return reject('invalid_utf8', 'is not valid UTF-8');
   if (raw.includes('\\')) return reject('backslash', 'contains a backslash');

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
 import { RELEASE_ENTRY, UPLOAD_HEADERS } from '../../sdk/contract/applications';
+import { BodyStalled } from '../http/body-progress';
 import { ProblemError } from '../http/problem';
 import {
   ArchiveTotals,
@@ -40,10 +41,10 @@ export interface ScanResult {
   expandedBytes: number;
 }
 
-/** The request body stopped before its end (the client went away). Not the archive's fault. */
+/** The request body stopped before its end (the client went away or stalled). Not the archive's fault. */
 export class UploadInterrupted extends Error {
-  constructor() {
-    super('the request body ended before the archive was complete');
+  constructor(detail = 'the request body ended before the archive was complete') {
+    super(detail);
   }
 }
 
@@ -79,7 +80,7 @@ export function scanArchive(source: Readable, declared: ArchiveDeclaration, sink
       gunzip.end();
       settled();
     };
-    const onSourceError = () => fail(new UploadInterrupted());
+    const onSourceError = (error: unknown) => fail(new UploadInterrupted(error instanceof BodyStalled ? `${error.message}; nothing was accepted` : undefined));
     const onClose = () => {
       if (!sourceEnded) fail(new UploadInterrupted());
     };

@@ -1,6 +1,6 @@
 // The upload's header rules (spec: Applications and operations, "Upload header rules"). Pure:
 // every violation is a synchronous invalid_request that names the header.
-import { LIMITS } from '../../sdk/contract/limits';
+import { CONTROL_CHARACTER, LIMITS } from '../../sdk/contract/limits';
 import {
   APPLICATION_NAME_MAX,
   ARCHIVE_CONTENT_TYPE,
@@ -94,8 +94,6 @@ function integer(headers: DistinctHeaders, name: string, min: number, max: numbe
   return n;
 }
 
-/** Unicode control characters (C0, DEL, C1). */
-const CONTROL = /\p{Cc}/u;
 
 function asciiName(raw: string): string {
   const name = raw.trim();
@@ -135,7 +133,7 @@ function extendedName(raw: string): string {
 }
 
 function checkedName(name: string, header: string): string {
-  if (CONTROL.test(name)) throw invalidField(header, 'must not contain control characters');
+  if (CONTROL_CHARACTER.test(name)) throw invalidField(header, 'must not contain control characters');
   if (name.length === 0) throw invalidField(header, 'must not be empty');
   if ([...name].length > APPLICATION_NAME_MAX) throw invalidField(header, `must be at most ${APPLICATION_NAME_MAX} characters`, 'too_long');
   return name;

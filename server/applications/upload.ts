@@ -5,6 +5,7 @@
 import type { Readable } from 'node:stream';
 import { RELEASE_ENTRY } from '../../sdk/contract/applications';
 import type { TenantPrincipal } from '../http/auth';
+import { bodyIdleTimeoutMs, guardBodyProgress } from '../http/body-progress';
 import { ProblemError, problem } from '../http/problem';
 import { reply, type Reply, type RequestContext } from '../http/route';
 import { newId } from '../keys';
@@ -53,18 +54,20 @@ export async function receiveUpload(ctx: UploadContext, applicationId: string | 
   const receiving = receivingUploads(services);
   const controller = new AbortController();
   receiving.set(op.id, controller);
+  const body = guardBodyProgress(ctx.req, bodyIdleTimeoutMs(services));
   let scanned: ScanResult | undefined;
   let rejection: ProblemError | undefined;
   try {
     const staging = await services.blobs.stageTree(op.id, { durable: durableTrees(services) });
     try {
-      scanned = await scanArchive(ctx.req, upload.declaration, { add: (ordinal, data, bytes) => staging.add(String(ordinal), data, bytes) }, controller.signal);
+      scanned = await scanArchive(body, upload.declaration, { add: (ordinal, data, bytes) => staging.add(String(ordinal), data, bytes) }, controller.signal);
       await staging.finish();
     } catch (error) {
       await staging.abort().catch(() => undefined);
       throw error;
     }
   } catch (error) {
+    body.release();
     discardRest(ctx.req);
     if (error instanceof ProblemError && !controller.signal.aborted) {
       rejection = error;
@@ -72,12 +75,13 @@ export async function receiveUpload(ctx: UploadContext, applicationId: string | 
       const answer = controller.signal.aborted
         ? problem('resource_conflict', `operation ${op.id} was cancelled while the archive was being received; nothing was accepted`)
         : error instanceof UploadInterrupted
-          ? problem('invalid_request', error.message)
+          ? problem('invalid_request', error.message, { headers: { Connection: 'close' } })
           : error;
       await abandonUpload(services, op, answer);
       throw answer;
     }
   } finally {
+    body.release();
     receiving.delete(op.id);
   }
 

@@ -19,8 +19,10 @@ export interface BlobStore {
   /**
    * Streams `source` into `key` atomically: readers see either nothing or the whole object.
    * Rejects with BlobTooLargeError (leaving nothing behind) once more than `maxBytes` arrive.
+   * With `exclusive`, an existing object is never replaced: the write rejects with BlobExistsError
+   * and leaves it as it was (an S3-compatible store sends `If-None-Match: *`).
    */
-  write(key: string, source: Readable | Buffer, options?: { maxBytes?: number }): Promise<BlobInfo>;
+  write(key: string, source: Readable | Buffer, options?: { maxBytes?: number; exclusive?: boolean }): Promise<BlobInfo>;
   read(key: string, range?: ByteRange): Readable;
   /** Size of the object, or undefined when absent. */
   stat(key: string): Promise<{ bytes: number } | undefined>;
@@ -73,6 +75,12 @@ export interface TreeStaging {
 export class BlobTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
     super(`blob exceeds ${maxBytes} bytes`);
+  }
+}
+
+export class BlobExistsError extends Error {
+  constructor(readonly key: string) {
+    super(`blob ${key} already exists`);
   }
 }
 

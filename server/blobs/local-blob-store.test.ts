@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Keys } from '../keys';
-import { BlobTooLargeError } from './blob-store';
+import { BlobExistsError, BlobTooLargeError } from './blob-store';
 import { LocalBlobStore } from './local-blob-store';
 import { PutSigner, SIGNED_PUT_PREFIX } from './signed-put';
 
@@ -28,6 +28,22 @@ describe('LocalBlobStore', () => {
     await expect(store.write('media/c', Buffer.alloc(10), { maxBytes: 9 })).rejects.toBeInstanceOf(BlobTooLargeError);
     expect(await store.stat('media/c')).toBeUndefined();
     expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
+  });
+});
+
+describe('exclusive writes', () => {
+  it('never replace an existing object, and leave no temp file behind', async () => {
+    await store.write('media/only-once', Buffer.from('first'), { exclusive: true });
+    await expect(store.write('media/only-once', Buffer.from('second'), { exclusive: true })).rejects.toBeInstanceOf(BlobExistsError);
+    expect((await readAll(store.read('media/only-once'))).toString()).toBe('first');
+    expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
+  });
+
+  it('let exactly one of several racing writes store the object', async () => {
+    const results = await Promise.allSettled(['a', 'b', 'c', 'd'].map((v) => store.write('media/raced', Buffer.from(v.repeat(1000)), { exclusive: true })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof BlobExistsError)).toBe(true);
+    expect((await store.stat('media/raced'))?.bytes).toBe(1000);
   });
 });
 

@@ -5,7 +5,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertBlobKey, BlobTooLargeError, type BlobInfo, type BlobStore, type ByteRange, type TreeOptions, type TreeStaging } from './blob-store';
+import { assertBlobKey, BlobExistsError, BlobTooLargeError, type BlobInfo, type BlobStore, type ByteRange, type TreeOptions, type TreeStaging } from './blob-store';
 import type { PutGrant, PutSigner, PutVerdict, SignedPut } from './signed-put';
 
 /** Staged trees live here, beside `.tmp` but kept across restarts so accepted uploads can still publish. */
@@ -35,7 +35,7 @@ export class LocalBlobStore implements BlobStore {
     return path.join(this.root, key);
   }
 
-  async write(key: string, source: Readable | Buffer, options: { maxBytes?: number } = {}): Promise<BlobInfo> {
+  async write(key: string, source: Readable | Buffer, options: { maxBytes?: number; exclusive?: boolean } = {}): Promise<BlobInfo> {
     const target = this.pathOf(key);
     const temp = path.join(this.tmpDir, crypto.randomBytes(12).toString('hex'));
     const hash = crypto.createHash('sha256');
@@ -57,7 +57,19 @@ export class LocalBlobStore implements BlobStore {
       throw error;
     }
     await fsp.mkdir(path.dirname(target), { recursive: true });
-    await fsp.rename(temp, target);
+    if (options.exclusive) {
+      // link(2) fails with EEXIST instead of replacing the target, as rename(2) would.
+      try {
+        await fsp.link(temp, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new BlobExistsError(key);
+        throw error;
+      } finally {
+        await fsp.rm(temp, { force: true });
+      }
+    } else {
+      await fsp.rename(temp, target);
+    }
     await syncDir(path.dirname(target));
     return { bytes, sha256: hash.digest('hex') };
   }

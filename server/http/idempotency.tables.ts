@@ -11,6 +11,8 @@ export interface IdempotencyRecordTable {
   headers: string;
   /** The recorded body, encrypted at rest (it may carry a one-time credential). */
   body: string | null;
+  /** When the body is erased (the route's eraseBodyAfterMs); null keeps it as long as the record. */
+  body_erase_at: number | null;
   created_at: number;
   expires_at: number;
 }

@@ -4,11 +4,10 @@
 import crypto from 'node:crypto';
 import type { Keys } from '../keys';
 import type { Db, Tx } from '../store/store';
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_MIN } from '../../sdk/contract/limits';
 import { problem } from './problem';
 import type { Reply } from './route';
 
-export const IDEMPOTENCY_KEY_MIN = 8; // spec: Idempotency-Key 8 to 200 characters
-export const IDEMPOTENCY_KEY_MAX = 200;
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000; // spec: 24 hours where named; we keep every route to it
 /** A concurrent duplicate waits this long for the first request before being told to retry. */
 const CONCURRENT_WAIT_MS = 30_000;
@@ -71,8 +70,11 @@ export class IdempotencyRecords {
     };
   }
 
-  /** Records the answer; must run in the effect's transaction. Replaces an expired record of the same key. */
-  async record(tx: Tx, id: RecordId, fingerprint: string, answer: Reply, now: number, retentionMs: number): Promise<void> {
+  /**
+   * Records the answer; must run in the effect's transaction. Replaces an expired record of the same
+   * key. With `eraseBodyAfterMs`, the body is erased that long after now (eraseExpiredBodies).
+   */
+  async record(tx: Tx, id: RecordId, fingerprint: string, answer: Reply, now: number, retentionMs: number, eraseBodyAfterMs?: number): Promise<void> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(answer.headers ?? {})) if (RECORDED_HEADERS.has(name.toLowerCase())) headers[name] = value;
     if (answer.revision !== undefined) headers.ETag = `"${answer.revision}"`;
@@ -91,6 +93,7 @@ export class IdempotencyRecords {
         status: answer.status,
         headers: JSON.stringify(headers),
         body: answer.body === undefined ? null : this.keys.encrypt('idempotency-envelope', JSON.stringify(answer.body)),
+        body_erase_at: eraseBodyAfterMs === undefined ? null : now + eraseBodyAfterMs,
         created_at: now,
         expires_at: now + retentionMs,
       })
@@ -119,6 +122,16 @@ export class IdempotencyRecords {
       this.inFlight.delete(name);
       done();
     }
+  }
+
+  /** Erases the recorded bodies whose erasure time passed (housekeeping). */
+  static async eraseExpiredBodies(db: Db, now: number): Promise<number> {
+    const result = await db
+      .updateTable('idempotency_records')
+      .set({ body: null, body_erase_at: null })
+      .where('body_erase_at', '<=', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   static async prune(db: Db, now: number): Promise<number> {

@@ -65,6 +65,12 @@ const extraRoutes: RouteEntry[] = [
   },
   {
     plane: 'control',
+    method: 'POST',
+    path: '/test/one-time',
+    route: mutation({ idempotency: { mode: 'required', eraseBodyAfterMs: 60_000 } }, async () => reply.created({ secret: 'one-time-value' })),
+  },
+  {
+    plane: 'control',
     method: 'GET',
     path: '/test/whoami',
     route: query({ auth: anyBearer, area: 'screens' }, async (ctx) => reply.ok({ tenant: ctx.principal.tenantId })),
@@ -229,6 +235,20 @@ describe('idempotency records', () => {
     server.clock.advance(24 * 3600_000 + 1);
     const later = await server.request('POST', '/test/echo', { json: { name: 'old' }, idempotencyKey: key });
     expect(later.json().execution).toBe(first.json().execution + 1);
+  });
+
+  it('erases a recorded body after the route window, keeping the record and other bodies', async () => {
+    const [oneTime, plain] = [randomKey(), randomKey()];
+    await server.request('POST', '/test/one-time', { idempotencyKey: oneTime });
+    await server.request('POST', '/test/echo', { json: { name: 'kept' }, idempotencyKey: plain });
+    const body = async (key: string) => (await server.services.store.db.selectFrom('idempotency_records').select('body').where('key', '=', key).executeTakeFirstOrThrow()).body;
+    server.clock.advance(59_000);
+    await server.services.housekeeping.runAll();
+    expect(await body(oneTime)).not.toBeNull();
+    server.clock.advance(1_000);
+    await server.services.housekeeping.runAll();
+    expect(await body(oneTime)).toBeNull();
+    expect(await body(plain)).not.toBeNull();
   });
 
   it('keeps records apart per tenant scope', async () => {

@@ -2,10 +2,12 @@
 // Order: authenticate → capability area → credit meter → query → body read → If-Match →
 // idempotency (replay or mismatch) → rate budgets → body validation → handler → answer.
 import type { Request, Response } from 'express';
-import type { Services } from '../services';
+import { perServices, type Services } from '../services';
 import type { Work } from '../store/store';
-import { applyMonthlyGrant, creditHeaders, creditState, debit, REQUEST_COST_MILLIS, utcMonth } from '../tenants/credits';
+import { applyMonthlyGrant, creditHeaders, creditState, REQUEST_COST_MILLIS, utcMonth } from '../tenants/credits';
+import { RequestMeter } from '../tenants/request-meter';
 import { isTenantPrincipal, type TenantPrincipal } from './auth';
+import { bodyIdleTimeoutMs } from './body-progress';
 import { IdempotencyRecords, ReplayInstead, IDEMPOTENCY_RETENTION_MS, type RecordedAnswer, type RecordId } from './idempotency';
 import { problem, type Generation } from './problem';
 import { sendProblem } from './problem-response';
@@ -59,19 +61,15 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
       }
       const answer = await fn(work);
       if (record && answer.status >= 200 && answer.status < 300) {
-        await records.record(work.db, record.id, record.fingerprint, answer, this.now, record.policy.retentionMs ?? IDEMPOTENCY_RETENTION_MS);
+        await records.record(work.db, record.id, record.fingerprint, answer, this.now, record.policy.retentionMs ?? IDEMPOTENCY_RETENTION_MS, record.policy.eraseBodyAfterMs);
       }
       return answer;
     });
   }
 }
 
-const recordsByServices = new WeakMap<Services, IdempotencyRecords>();
-function idempotencyRecords(services: Services): IdempotencyRecords {
-  let records = recordsByServices.get(services);
-  if (!records) recordsByServices.set(services, (records = new IdempotencyRecords(services.keys)));
-  return records;
-}
+const requestMeter = perServices((services) => new RequestMeter(services.store));
+const idempotencyRecords = perServices((services) => new IdempotencyRecords(services.keys));
 
 function resolveMode(mode: Mode | undefined, generation: Generation): 'required' | 'optional' | 'none' {
   if (mode === 'required-in-A') return generation === 'A' ? 'required' : 'optional';
@@ -105,7 +103,7 @@ export async function runRoute(match: RouteMatch, req: Request, res: Response, s
 
     let rawBody: Buffer | undefined;
     if (policy.body !== 'raw') {
-      rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT);
+      rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, bodyIdleTimeoutMs(services));
       ctx.body = parseJson(req, rawBody);
     }
 
@@ -126,7 +124,7 @@ export async function runRoute(match: RouteMatch, req: Request, res: Response, s
       ctx.idempotencyKey = key;
       const headers = (idem.fingerprintHeaders ?? []).map((h) => [h.toLowerCase(), req.headers[h.toLowerCase()] ?? null]);
       ctx.record = {
-        id: { scope: ctx.principal?.scope ?? 'anon', route: `${req.method} ${url.pathname}`, key },
+        id: { scope: ctx.principal?.scope ?? idem.anonymousScope?.(ctx) ?? 'anon', route: `${req.method} ${url.pathname}`, key },
         fingerprint: IdempotencyRecords.fingerprint([req.method, url.pathname, url.search, ctx.body ?? null, ctx.ifMatch ?? null, headers]),
         policy: idem,
       };
@@ -212,12 +210,14 @@ async function meter(ctx: Context, principal: TenantPrincipal, debits: boolean):
     Object.assign(ctx.answerHeaders, creditHeaders({ millis: principal.credits.millis, plan: principal.plan }, ctx.now));
     return;
   }
+  const known = { plan: principal.plan, grantMonth: principal.credits.grantMonth };
   try {
-    const state = await store.transaction(async ({ db }) => {
-      if (debits) return debit(db, principal.tenantId, ctx.now, 'api_request', REQUEST_COST_MILLIS);
-      await applyMonthlyGrant(db, principal.tenantId, ctx.now);
-      return creditState(db, principal.tenantId);
-    });
+    const state = debits
+      ? await requestMeter(ctx.services).debit(principal.tenantId, ctx.now, REQUEST_COST_MILLIS, known)
+      : await store.transaction(async ({ db }) => {
+          await applyMonthlyGrant(db, principal.tenantId, ctx.now, known);
+          return creditState(db, principal.tenantId);
+        });
     Object.assign(ctx.answerHeaders, creditHeaders(state, ctx.now));
   } catch (error) {
     Object.assign(ctx.answerHeaders, creditHeaders(await creditState(store.db, principal.tenantId), ctx.now));

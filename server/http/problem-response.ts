@@ -22,7 +22,11 @@ export function toProblem(error: unknown, logger: Logger, requestId: string): Pr
   return problem('internal_error', `an unexpected error occurred; quote request_id ${requestId} when reporting it`);
 }
 
-export function problemBody(p: ProblemError, ctx: Omit<ProblemContext, 'logger' | 'headers'>): Record<string, unknown> {
+/** The problem document; `requestId` is omitted for one recorded on an operation rather than answered. */
+export function problemBody(
+  p: ProblemError,
+  ctx: Omit<ProblemContext, 'logger' | 'headers' | 'requestId'> & { requestId?: string },
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     ...p.options.extensions,
     type: problemTypeUri(ctx.controlOrigin, p.code),
@@ -31,7 +35,7 @@ export function problemBody(p: ProblemError, ctx: Omit<ProblemContext, 'logger' 
     detail: p.detail,
     instance: ctx.instance,
     code: p.code,
-    request_id: ctx.requestId,
+    ...(ctx.requestId !== undefined ? { request_id: ctx.requestId } : {}),
     errors: p.options.errors ?? [],
   };
   if (p.options.current_revision !== undefined) body.current_revision = p.options.current_revision;

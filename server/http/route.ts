@@ -38,6 +38,16 @@ export interface IdempotencyPolicy {
   onReplay?: (ctx: AnyContext, recorded: { status: number; body: unknown }) => Promise<void>;
   /** Request headers that belong to the request's identity besides method, path, query and body. */
   fingerprintHeaders?: string[];
+  /**
+   * Erase the recorded body this long after it was recorded (a one-time credential whose delivery
+   * window closed), while the record itself stays for its retention.
+   */
+  eraseBodyAfterMs?: number;
+  /**
+   * Scope of the records of an unauthenticated route (default `anon`): what besides the key a
+   * retry must share with the first request to be answered from its record.
+   */
+  anonymousScope?: (ctx: AnyContext) => string;
 }
 
 export interface RoutePolicy<B, Q, P extends Principal | undefined> {

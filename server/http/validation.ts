@@ -1,25 +1,36 @@
 // Request bodies and queries: bounded reading, strict JSON, and zod issues as invalid_request problems.
 import type { Request } from 'express';
 import type { z } from 'zod';
+import { BodyStalled, guardBodyProgress } from './body-progress';
 import { problem, type FieldError } from './problem';
 
 export const DEFAULT_JSON_BODY_LIMIT = 64 * 1024;
 const EMPTY = Buffer.alloc(0);
 
-/** Reads the whole body, refusing (and stopping) once it passes `limit` bytes. */
-export async function readBody(req: Request, limit: number): Promise<Buffer> {
+/**
+ * Reads the whole body, refusing (and stopping) once it passes `limit` bytes, or once it sent
+ * nothing for `idleMs` (then the connection is closed).
+ */
+export async function readBody(req: Request, limit: number, idleMs: number): Promise<Buffer> {
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return EMPTY;
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.pause();
-      throw tooLarge(limit);
+  const body = guardBodyProgress(req, idleMs);
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (error) {
+    if (error instanceof BodyStalled) {
+      throw problem('invalid_request', error.message, { headers: { Connection: 'close' }, errors: [{ field: 'body', code: 'stalled', detail: error.message }] });
+    }
+    throw error;
+  } finally {
+    body.release();
   }
   return Buffer.concat(chunks);
 }

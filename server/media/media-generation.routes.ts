@@ -121,6 +121,7 @@ export const generateMedia = endpoint(
             fence: 0,
             attempts: 1,
             lease_expires_at: null,
+            lease_owner: null,
             input: JSON.stringify({ generation_id: generationId }),
             result: JSON.stringify({ media_id: mediaId }),
             error: null,

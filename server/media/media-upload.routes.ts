@@ -1,8 +1,9 @@
 // POST /api/v1/media/uploads (declare), PUT <signed upload URL> (the local store receiving bytes),
 // POST /api/v1/media/uploads/{id}/commit.
 import { MediaCommit, MediaUploadDeclaration } from '../../sdk/contract/media';
-import { BlobTooLargeError } from '../blobs/blob-store';
+import { BlobExistsError, BlobTooLargeError } from '../blobs/blob-store';
 import { anyBearer } from '../http/auth';
+import { BodyStalled, bodyIdleTimeoutMs, guardBodyProgress } from '../http/body-progress';
 import { problem, type FieldError } from '../http/problem';
 import { endpoint, mutation, reply } from '../http/route';
 import { operationView } from '../operations/worker';
@@ -65,26 +66,34 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
     throw refuse('invalid_request', `Content-Type must be ${grant.contentType}, the declared type`, 'Content-Type');
   }
 
-  const open = async () => {
-    const upload = await services.store.db.selectFrom('media_uploads').select('state').where('object_key', '=', grant.key).executeTakeFirst();
-    if (!upload) return 'no upload is waiting for these bytes';
-    if (upload.state !== 'declared') return `this upload URL can no longer be used: ${closedUploadDetail(upload.state)}`;
-    return undefined;
-  };
-  const closed = await open();
-  if (closed) throw refuse('forbidden', closed);
+  // Claimed before anything awaits, so two PUTs can never both pass the checks below.
   if (receiving.has(grant.key)) throw refuse('resource_conflict', 'another PUT to this upload URL is in progress');
-  if (await services.blobs.stat(grant.key)) throw refuse('forbidden', 'this upload URL was already used; it authorizes exactly one PUT');
-
   receiving.add(grant.key);
   try {
-    const stored = await services.blobs.write(grant.key, req, { maxBytes: grant.bytes }).catch((error: unknown) => {
+    const open = async () => {
+      const upload = await services.store.db.selectFrom('media_uploads').select('state').where('object_key', '=', grant.key).executeTakeFirst();
+      if (!upload) return 'no upload is waiting for these bytes';
+      if (upload.state !== 'declared') return `this upload URL can no longer be used: ${closedUploadDetail(upload.state)}`;
+      return undefined;
+    };
+    const closed = await open();
+    if (closed) throw refuse('forbidden', closed);
+    const used = () => refuse('forbidden', 'this upload URL was already used; it authorizes exactly one PUT');
+    if (await services.blobs.stat(grant.key)) throw used();
+
+    // Exclusive: should another process have stored the object meanwhile, it is kept, never replaced.
+    const body = guardBodyProgress(req, bodyIdleTimeoutMs(services));
+    const stored = await services.blobs.write(grant.key, body, { maxBytes: grant.bytes, exclusive: true }).catch((error: unknown) => {
+      body.release();
+      if (error instanceof BlobExistsError) throw used();
+      if (error instanceof BodyStalled) throw refuse('invalid_request', `${error.message}; nothing was stored, send the PUT again`, 'body');
       // The client went away mid-body, or sent more than it announced: nothing was stored.
       if (error instanceof BlobTooLargeError || req.destroyed || !req.complete) {
         throw refuse('invalid_request', `the body did not arrive as exactly ${grant.bytes} bytes; nothing was stored`, 'body');
       }
       throw error;
     });
+    // From here on the object is this request's own: only it may remove it again.
     if (stored.bytes !== grant.bytes) {
       await services.blobs.delete(grant.key);
       throw refuse('invalid_request', `the body had ${stored.bytes} bytes; ${grant.bytes} were declared`, 'body');

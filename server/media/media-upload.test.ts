@@ -144,6 +144,38 @@ describe('signed PUT to private storage', () => {
     expect(again.text).not.toContain(new URL(declared.session.upload_url).searchParams.get('signature')!);
   });
 
+  it('lets exactly one of many concurrent PUTs of one URL store its bytes', async () => {
+    const bytes = Buffer.concat([await png(), Buffer.alloc(300_000, 3)]);
+    const declared = await declare(server, token, bytes, 'image/png');
+    // Every PUT that gets as far as looking for the object waits there for the others (or 300 ms),
+    // so they all overlap in the window between the checks and the write.
+    const blobs = server.services.blobs;
+    const stat = blobs.stat.bind(blobs);
+    let waiting: (() => void)[] = [];
+    blobs.stat = async (key) => {
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        if (waiting.length === 16) for (const go of waiting.splice(0)) go();
+        setTimeout(resolve, 300);
+      });
+      return stat(key);
+    };
+    let answers;
+    try {
+      answers = await Promise.all(Array.from({ length: 16 }, () => put(server, declared.session, bytes)));
+    } finally {
+      blobs.stat = stat;
+      waiting = [];
+    }
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 409 || s === 403)).toBe(true);
+    const key = `media/${new URL(declared.session.upload_url).pathname.split('/').pop()}`;
+    expect(sha256(Buffer.concat(await server.services.blobs.read(key).toArray()))).toBe(sha256(bytes));
+    // The refused ones removed nothing: the commit finds the bytes.
+    expect((await commit(server, token, declared)).status).toBe(202);
+  });
+
   it.each([
     ['signature', (u: URL) => u.searchParams.set('signature', u.searchParams.get('signature')!.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')))],
     ['bytes', (u: URL) => u.searchParams.set('bytes', String(Number(u.searchParams.get('bytes')) + 1))],

@@ -1,9 +1,9 @@
 // GET /api/v1/media, GET/PATCH/DELETE /api/v1/media/{id}, GET/HEAD /api/v1/media/{id}/content.
-import { pipeline } from 'node:stream/promises';
 import { CANONICAL_EXTENSION, MEDIA_LIST_DEFAULT_LIMIT, MediaListQuery, MediaTagPatch, type MediaContentType, type MediaList } from '../../sdk/contract/media';
 import { anyBearer, projectBearer } from '../http/auth';
 import { problem } from '../http/problem';
 import { mutation, query, reply } from '../http/route';
+import { streamToClient } from '../http/streaming';
 import { releaseUsedBytes } from '../tenants/tenants';
 import { noneMatch, parseRange } from './byte-range';
 import { MEDIA_EXPORT_EGRESS, recordEgress } from './egress';
@@ -132,13 +132,6 @@ export const exportMediaContent = query({ auth: projectBearer, area: 'content' }
       services.logger.error({ err: error, media_id: row.id }, 'egress not recorded'),
     );
   });
-  // Headers go out now, so a client that hangs up before the first byte is an ended response, not an error.
-  res.flushHeaders();
-  try {
-    await pipeline(services.blobs.read(row.blob_key!, { start, end }), res);
-  } catch (error) {
-    // A client that hangs up mid-transfer is not a server error; nothing is recorded for it.
-    if (!res.writableFinished && (req.destroyed || res.destroyed)) return;
-    throw error;
-  }
+  // A client that hangs up mid-transfer is not a server error; nothing is recorded for it.
+  await streamToClient(req, res, services.blobs.read(row.blob_key!, { start, end }));
 });

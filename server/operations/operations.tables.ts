@@ -1,4 +1,4 @@
-export type OperationState = 'receiving' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+import type { OperationState } from '../../sdk/contract/operations';
 
 export interface OperationTable {
   id: string;
@@ -8,7 +8,10 @@ export interface OperationTable {
   /** Bumped on every claim and on cancel; a worker may finalize only with the fence it claimed. */
   fence: number;
   attempts: number;
+  /** While running: the claim lapses at this time unless its holder renews it. */
   lease_expires_at: number | null;
+  /** Worker identity holding the claim (running) or receiving the body (receiving). */
+  lease_owner: string | null;
   /** JSON: what the worker needs. */
   input: string;
   /** JSON: the public result once succeeded. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { problem } from '../http/problem';
 import { TestServer, randomKey } from '../testing/harness';
-import type { OperationRunner, Publish } from './worker';
+import { LEASE_MS, MAX_ATTEMPTS, RUN_DEADLINE_MS, type OperationRunner, type Publish } from './worker';
 
 let server: TestServer;
 afterEach(async () => server?.stop());
@@ -78,6 +78,33 @@ describe('durable operations', () => {
     const res = await server.request('GET', `/api/v1/operations/${op.id}`, { token });
     expect(res.json().error.code).toBe('internal_error');
     expect(res.text).not.toContain('/var/secret');
+  });
+
+  it("stores a failure as the problem document HTTP renders, with the status of the tenant's generation", async () => {
+    server = await TestServer.start();
+    server.services.operations.register({
+      kind: 'test.vendor',
+      async run() {
+        throw problem('dependency_unavailable', 'the image vendor is unavailable; retry later');
+      },
+    });
+    const project = await server.enroll();
+    const account = await server.createAccount();
+    const ops = [await createOp(server, project.projectId, 'test.vendor'), await createOp(server, account.accountId, 'test.vendor')];
+    await server.services.operations.idle();
+    const [p, a] = await Promise.all(
+      ops.map(async (op, i) => (await server.request('GET', `/api/v1/operations/${op.id}`, { token: [project.token, account.token][i] })).json().error),
+    );
+    expect(p).toEqual({
+      type: `${server.origin}/problems/dependency-unavailable`,
+      title: 'Required dependency unavailable',
+      status: 500,
+      detail: 'the image vendor is unavailable; retry later',
+      instance: `/api/v1/operations/${ops[0]!.id}`,
+      code: 'dependency_unavailable',
+      errors: [],
+    });
+    expect(a).toMatchObject({ status: 503, code: 'dependency_unavailable', instance: `/api/v1/operations/${ops[1]!.id}` });
   });
 
   it('lets cancel win over a running worker: nothing is published', async () => {
@@ -158,6 +185,110 @@ describe('durable operations', () => {
     expect(states[resumable.id]).toBe('succeeded');
     expect(states[exhausted.id]).toBe('failed');
     expect(states[staging.id]).toBe('failed');
+  });
+});
+
+describe('operation leases', () => {
+  /** A runner whose first `hangFor` attempts never settle, whatever their abort signal says. */
+  function hangingRunner(kind: string, hangFor: number, signals: AbortSignal[]): OperationRunner {
+    return {
+      kind,
+      async run(op, control) {
+        signals.push(control.signal);
+        if (op.attempts <= hangFor) await new Promise(() => undefined);
+        return async () => ({ attempt: op.attempts });
+      },
+    };
+  }
+
+  async function untilState(s: TestServer, id: string, state: string) {
+    for (let i = 0; i < 200; i++) {
+      const row = await s.services.store.db.selectFrom('operations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      if (row.state === state) return row;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`operation ${id} never became ${state}`);
+  }
+
+  it('renews a live run, and takes back one past its deadline once its lease lapses: aborted, requeued, its slot freed', async () => {
+    server = await TestServer.start();
+    const { operations } = server.services;
+    const signals: AbortSignal[] = [];
+    operations.register(hangingRunner('test.hang', 1, signals));
+    operations.register(testRunner('test.ok', { published: [], terminal: [], discarded: [] }));
+    const { projectId } = await server.enroll();
+    const hung = [await createOp(server, projectId, 'test.hang'), await createOp(server, projectId, 'test.hang')];
+    for (const op of hung) expect((await untilState(server, op.id, 'running')).lease_owner).toBe(operations.workerId);
+    // Both worker slots are held by the hung runs: nothing else runs.
+    const quick = await createOp(server, projectId, 'test.ok');
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await untilState(server, quick.id, 'queued')).attempts).toBe(0);
+
+    // Within the deadline the lease is renewed, so the watchdog leaves the runs alone.
+    server.clock.advance(LEASE_MS + 1);
+    await operations.renewLeases();
+    expect(await operations.expireLeases()).toBe(0);
+    expect(signals.some((s) => s.aborted)).toBe(false);
+
+    // Past the deadline the lease is no longer renewed; once it lapses the watchdog takes the runs back.
+    server.clock.advance(RUN_DEADLINE_MS);
+    await operations.renewLeases();
+    await server.services.housekeeping.runAll();
+    expect(signals.slice(0, 2).every((s) => s.aborted)).toBe(true);
+    await operations.idle();
+    const ids = [...hung.map((o) => o.id), quick.id];
+    const rows = await server.services.store.db.selectFrom('operations').selectAll().where('id', 'in', ids).execute();
+    expect(ids.map((id) => rows.find((r) => r.id === id)!).map((r) => [r.state, r.attempts])).toEqual([
+      ['succeeded', 2],
+      ['succeeded', 2],
+      ['succeeded', 1],
+    ]);
+    expect(server.logText()).toContain('operation lease lapsed; run taken back');
+  });
+
+  it(`fails an operation whose runs keep overrunning, after ${MAX_ATTEMPTS} attempts`, async () => {
+    server = await TestServer.start();
+    const { operations } = server.services;
+    operations.register(hangingRunner('test.hang', Infinity, []));
+    const { token, projectId } = await server.enroll();
+    const op = await createOp(server, projectId, 'test.hang');
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      expect((await untilState(server, op.id, 'running')).attempts).toBe(attempt);
+      server.clock.advance(RUN_DEADLINE_MS + LEASE_MS);
+      expect(await operations.expireLeases()).toBe(1);
+    }
+    const body = (await server.request('GET', `/api/v1/operations/${op.id}`, { token })).json();
+    expect(body).toMatchObject({ state: 'failed', error: { code: 'internal_error', detail: expect.stringContaining(`did not finish in time ${MAX_ATTEMPTS} times`) } });
+  });
+
+  it("on start, takes back its own and lapsed work but leaves another worker's live runs and uploads alone", async () => {
+    server = await TestServer.start();
+    const { projectId } = await server.enroll();
+    const db = server.services.store.db;
+    const me = server.services.operations.workerId;
+    const now = server.clock.now();
+    const [othersLive, othersLapsed, mine, othersUpload, myUpload] = [
+      await createOp(server, projectId, 'test.resume', 'receiving'),
+      await createOp(server, projectId, 'test.resume', 'receiving'),
+      await createOp(server, projectId, 'test.resume', 'receiving'),
+      await createOp(server, projectId, 'test.resume', 'receiving'),
+      await createOp(server, projectId, 'test.resume', 'receiving'),
+    ];
+    const running = (owner: string, leaseExpiresAt: number) => ({ state: 'running' as const, attempts: 1, fence: 1, lease_owner: owner, lease_expires_at: leaseExpiresAt });
+    await db.updateTable('operations').set(running('wkr_other', now + LEASE_MS)).where('id', '=', othersLive.id).execute();
+    await db.updateTable('operations').set(running('wkr_other', now - 1)).where('id', '=', othersLapsed.id).execute();
+    await db.updateTable('operations').set(running(me, now + LEASE_MS)).where('id', '=', mine.id).execute();
+    await db.updateTable('operations').set({ lease_owner: 'wkr_other' }).where('id', '=', othersUpload.id).execute();
+    server = await restartWith(server, 'test.resume');
+    expect(server.services.operations.workerId).toBe(me);
+    await untilState(server, othersLapsed.id, 'succeeded');
+    await untilState(server, mine.id, 'succeeded');
+    await untilState(server, myUpload.id, 'failed');
+    const untouched = await server.services.store.db.selectFrom('operations').selectAll().where('id', 'in', [othersLive.id, othersUpload.id]).execute();
+    expect([othersLive.id, othersUpload.id].map((id) => untouched.find((r) => r.id === id)!).map((r) => [r.state, r.fence, r.lease_owner])).toEqual([
+      ['running', 1, 'wkr_other'],
+      ['receiving', 0, 'wkr_other'],
+    ]);
   });
 });
 

@@ -1,25 +1,36 @@
 // Durable operations: rows with a state, attempts and a fence token. A worker claims a queued
-// operation (bumping the fence), does the slow work outside any transaction, then publishes and
-// finalizes in one transaction that only commits while it still holds the fence. Cancel bumps
-// the fence too, so a worker that lost it can never publish.
+// operation (bumping the fence) under a lease it renews while the run goes on, does the slow work
+// outside any transaction, then publishes and finalizes in one transaction that only commits while
+// it still holds the fence. Cancel bumps the fence too, so a worker that lost it can never publish.
+// A run that outlives its deadline stops being renewed; once its lease lapses the watchdog aborts
+// it and requeues (or fails) the operation, so a hung runner never holds a worker slot for good.
+import { TERMINAL_OPERATION_STATES, type Operation, type OperationError, type OperationState } from '../../sdk/contract/operations';
 import { isoTime, type Clock } from '../clock';
 import type { EventLog } from '../events/event-log';
-import { PROBLEM_CODES, ProblemError, problem } from '../http/problem';
+import { ProblemError, problem, type Generation } from '../http/problem';
+import { problemBody } from '../http/problem-response';
 import { newId } from '../keys';
 import type { Logger } from '../logger';
 import type { Notifier } from '../notifier';
 import type { Db, Store, Tx, Work } from '../store/store';
-import type { OperationState, OperationTable } from './operations.tables';
+import type { OperationTable } from './operations.tables';
 
 export type OperationRow = OperationTable;
 
 /** An interrupted operation is retried this many times in all before it fails. */
 export const MAX_ATTEMPTS = 3;
-const LEASE_MS = 10 * 60_000;
+/** A claim lapses this long after its last renewal: a dead worker's runs are retaken within it. */
+export const LEASE_MS = 2 * 60_000;
+/** Live runs renew their lease this often (a quarter of it, so a slow renewal never lets it lapse). */
+export const LEASE_RENEW_EVERY_MS = 30_000;
+/** The watchdog looks for lapsed leases this often. */
+export const LEASE_CHECK_EVERY_MS = 30_000;
+/** Longest one attempt may run unless its runner says otherwise; verifying 1 GiB takes minutes, not this. */
+export const RUN_DEADLINE_MS = 30 * 60_000;
 const IDLE_POLL_MS = 2000;
 const WAKE_CHANNEL = 'operations:queued';
 
-export const TERMINAL: ReadonlySet<OperationState> = new Set(['succeeded', 'failed', 'cancelled']);
+export const TERMINAL: ReadonlySet<OperationState> = new Set(TERMINAL_OPERATION_STATES);
 
 export interface RunControl {
   fence: number;
@@ -40,6 +51,18 @@ export interface OperationRunner {
   discard?(op: OperationRow): Promise<void>;
   /** Whether a `receiving` operation survives a restart (media waits for its PUT) or fails (a streamed body died). */
   receivingSurvivesRestart?: boolean;
+  /** Longest one attempt may run (default RUN_DEADLINE_MS); past it the lease is no longer renewed. */
+  maxRunMs?: number;
+}
+
+/** One run in this process. */
+interface Execution {
+  op: OperationRow;
+  controller: AbortController;
+  /** After this (clock time) the lease is no longer renewed. */
+  deadline: number;
+  /** Set once the run no longer counts against the worker's concurrency. */
+  released: boolean;
 }
 
 export class FenceLostError extends Error {
@@ -48,36 +71,18 @@ export class FenceLostError extends Error {
   }
 }
 
-export interface OperationView {
-  id: string;
-  kind: string;
-  state: OperationState;
-  created_at: string;
-  updated_at: string;
-  request_id?: string;
-  result?: Record<string, unknown>;
-  error?: Record<string, unknown>;
-}
-
-export function operationView(op: OperationRow): OperationView {
-  const view: OperationView = { id: op.id, kind: op.kind, state: op.state, created_at: isoTime(op.created_at), updated_at: isoTime(op.updated_at) };
+/** The wire shape (sdk/contract/operations.ts) of a stored operation. */
+export function operationView(op: OperationRow): Operation {
+  const view: Operation = { id: op.id, kind: op.kind, state: op.state, created_at: isoTime(op.created_at), updated_at: isoTime(op.updated_at) };
   if (op.request_id) view.request_id = op.request_id;
   if (op.result) view.result = JSON.parse(op.result) as Record<string, unknown>;
-  if (op.error) view.error = JSON.parse(op.error) as Record<string, unknown>;
+  if (op.error) view.error = JSON.parse(op.error) as OperationError;
   return view;
 }
 
-/** The problem document stored on a failed operation (same members as an HTTP problem). */
-export function operationProblem(error: ProblemError, controlOrigin: string, opId: string): Record<string, unknown> {
-  return {
-    type: `${controlOrigin}/problems/${error.code.replace(/_/g, '-')}`,
-    title: PROBLEM_CODES[error.code].title,
-    status: typeof PROBLEM_CODES[error.code].status === 'number' ? PROBLEM_CODES[error.code].status : 500,
-    detail: error.detail,
-    instance: `/api/v1/operations/${opId}`,
-    code: error.code,
-    errors: error.options.errors ?? [],
-  };
+/** The problem document stored on a failed operation: the HTTP rendering, in its tenant's generation. */
+export function operationProblem(error: ProblemError, context: { controlOrigin: string; generation: Generation; operationId: string }): OperationError {
+  return problemBody(error, { controlOrigin: context.controlOrigin, generation: context.generation, instance: `/api/v1/operations/${context.operationId}` }) as OperationError;
 }
 
 export interface NewOperation {
@@ -91,18 +96,32 @@ export interface NewOperation {
 
 export class OperationWorker {
   private readonly runners = new Map<string, OperationRunner>();
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, Execution>();
   private active = 0;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private pump: Promise<void> = Promise.resolve();
   private idleWaiters: (() => void)[] = [];
 
   constructor(
-    private readonly deps: { store: Store; clock: Clock; notifier: Notifier; events: EventLog; logger: Logger; controlOrigin: string },
+    private readonly deps: {
+      store: Store;
+      clock: Clock;
+      notifier: Notifier;
+      events: EventLog;
+      logger: Logger;
+      controlOrigin: string;
+      /** This worker's identity, stable across restarts of the same node (its data directory). */
+      workerId: string;
+    },
     private readonly concurrency = 2,
   ) {}
+
+  get workerId(): string {
+    return this.deps.workerId;
+  }
 
   register(runner: OperationRunner): void {
     this.runners.set(runner.kind, runner);
@@ -118,6 +137,8 @@ export class OperationWorker {
       fence: 0,
       attempts: 0,
       lease_expires_at: null,
+      // A body being received belongs to this process: only it (or its restart) may give it up.
+      lease_owner: input.state === 'receiving' ? this.deps.workerId : null,
       input: JSON.stringify(input.input),
       result: null,
       error: null,
@@ -134,7 +155,7 @@ export class OperationWorker {
   async enqueue(work: Work, id: string, now: number, input?: Record<string, unknown>): Promise<boolean> {
     const result = await work.db
       .updateTable('operations')
-      .set({ state: 'queued', updated_at: now, ...(input ? { input: JSON.stringify(input) } : {}) })
+      .set({ state: 'queued', lease_owner: null, updated_at: now, ...(input ? { input: JSON.stringify(input) } : {}) })
       .where('id', '=', id)
       .where('state', '=', 'receiving')
       .executeTakeFirst();
@@ -157,18 +178,24 @@ export class OperationWorker {
     const op = await this.get(work.db, tenantId, id);
     if (op.state === 'cancelled') return op;
     if (TERMINAL.has(op.state)) throw problem('resource_conflict', `operation already ${op.state}; only unfinished operations can be cancelled`);
-    await work.db.updateTable('operations').set({ state: 'cancelled', fence: op.fence + 1, updated_at: now, lease_expires_at: null }).where('id', '=', id).execute();
+    await work.db.updateTable('operations').set({ state: 'cancelled', fence: op.fence + 1, updated_at: now, lease_expires_at: null, lease_owner: null }).where('id', '=', id).execute();
     await this.runners.get(op.kind)?.onTerminal?.(work, op, 'cancelled', now);
     await this.appendOutcome(work, op, 'cancelled', now, requestId);
-    work.afterCommit(() => this.running.get(id)?.abort(new Error('cancelled')));
+    work.afterCommit(() => this.running.get(id)?.controller.abort(new Error('cancelled')));
     return { ...op, state: 'cancelled', fence: op.fence + 1, updated_at: now };
+  }
+
+  /** The failure problem as stored on the operation, rendered for its tenant's generation. */
+  private async storedProblem(work: Work, op: OperationRow, error: ProblemError): Promise<string> {
+    const tenant = await work.db.selectFrom('tenants').select('generation').where('id', '=', op.tenant_id).executeTakeFirst();
+    return JSON.stringify(operationProblem(error, { controlOrigin: this.deps.controlOrigin, generation: tenant?.generation ?? 'P', operationId: op.id }));
   }
 
   /** Fails a non-final operation outside the worker (an upload body that could not be staged). */
   async fail(work: Work, op: OperationRow, error: ProblemError, now: number): Promise<boolean> {
     const result = await work.db
       .updateTable('operations')
-      .set({ state: 'failed', error: JSON.stringify(operationProblem(error, this.deps.controlOrigin, op.id)), fence: op.fence + 1, updated_at: now })
+      .set({ state: 'failed', error: await this.storedProblem(work, op, error), fence: op.fence + 1, updated_at: now, lease_expires_at: null, lease_owner: null })
       .where('id', '=', op.id)
       .where('state', 'not in', [...TERMINAL])
       .executeTakeFirst();
@@ -178,35 +205,109 @@ export class OperationWorker {
     return true;
   }
 
-  /** Requeues or fails what a previous process left running, then starts claiming. */
+  /**
+   * Requeues or fails what this worker left running or receiving before it restarted, and any run
+   * whose lease lapsed; another live worker's runs and uploads are left alone. Then starts claiming.
+   */
   async start(): Promise<void> {
     const now = this.deps.clock.now();
     const interrupted = await this.deps.store.db.selectFrom('operations').selectAll().where('state', 'in', ['running', 'receiving']).execute();
     for (const op of interrupted) {
       const runner = this.runners.get(op.kind);
-      if (op.state === 'receiving' && runner?.receivingSurvivesRestart) continue;
-      await this.deps.store.transaction(async (work) => {
-        if (op.state === 'running' && op.attempts < MAX_ATTEMPTS && runner) {
-          await work.db.updateTable('operations').set({ state: 'queued', fence: op.fence + 1, lease_expires_at: null, updated_at: now }).where('id', '=', op.id).execute();
-        } else {
-          const detail = op.state === 'receiving' ? 'the upload was interrupted by a server restart; upload again' : `interrupted ${op.attempts} times; giving up`;
-          await this.fail(work, op, problem('internal_error', detail), now);
-        }
-      });
-      if (op.state === 'running') await runner?.discard?.(op).catch(() => undefined);
+      const mine = op.lease_owner === null || op.lease_owner === this.deps.workerId;
+      if (op.state === 'receiving' && (!mine || runner?.receivingSurvivesRestart)) continue;
+      if (op.state === 'running' && !mine && op.lease_expires_at !== null && op.lease_expires_at > now) continue;
+      await this.reclaim(op, now, op.state === 'receiving' ? 'the upload was interrupted by a server restart; upload again' : undefined);
     }
     this.stopped = false;
     this.unsubscribe = this.deps.notifier.subscribe(WAKE_CHANNEL, () => this.kick());
     this.timer = setInterval(() => this.kick(), IDLE_POLL_MS);
     this.timer.unref();
+    this.renewTimer = setInterval(() => void this.renewLeases().catch((error) => this.deps.logger.warn({ err: error }, 'lease renewal failed')), LEASE_RENEW_EVERY_MS);
+    this.renewTimer.unref();
     this.kick();
+  }
+
+  /**
+   * Takes back an operation whose run is over without an outcome (its worker restarted or its
+   * lease lapsed): requeued with a new fence while attempts remain, else failed. A `receiving` one
+   * fails with `receivingDetail`. Returns the new state, or undefined when it moved meanwhile.
+   */
+  private async reclaim(op: OperationRow, now: number, receivingDetail?: string): Promise<'queued' | 'failed' | undefined> {
+    const runner = this.runners.get(op.kind);
+    const state = await this.deps.store.transaction(async (work) => {
+      if (op.state === 'running' && op.attempts < MAX_ATTEMPTS && runner) {
+        const result = await work.db
+          .updateTable('operations')
+          .set({ state: 'queued', fence: op.fence + 1, lease_expires_at: null, lease_owner: null, updated_at: now })
+          .where('id', '=', op.id)
+          .where('state', '=', 'running')
+          .where('fence', '=', op.fence)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return undefined;
+        work.afterCommit(() => this.deps.notifier.publish(WAKE_CHANNEL));
+        return 'queued' as const;
+      }
+      const current = await work.db.selectFrom('operations').select('fence').where('id', '=', op.id).executeTakeFirst();
+      if (current?.fence !== op.fence) return undefined;
+      const detail = receivingDetail ?? `the operation was interrupted or did not finish in time ${op.attempts} times; giving up`;
+      return (await this.fail(work, op, problem('internal_error', detail), now)) ? ('failed' as const) : undefined;
+    });
+    if (state !== undefined && op.state === 'running') {
+      const local = this.running.get(op.id);
+      if (local?.op.fence === op.fence) {
+        // A run of this process that overran: abort it and free its slot even if it never returns.
+        local.controller.abort(new Error('lease expired'));
+        this.release(local);
+      } else {
+        await runner?.discard?.(op).catch(() => undefined);
+      }
+    }
+    return state;
+  }
+
+  /** Extends the lease of every run of this process that is still within its deadline. */
+  async renewLeases(): Promise<void> {
+    const now = this.deps.clock.now();
+    for (const run of this.running.values()) {
+      if (run.released || now >= run.deadline) continue;
+      await this.deps.store.db
+        .updateTable('operations')
+        .set({ lease_expires_at: now + LEASE_MS })
+        .where('id', '=', run.op.id)
+        .where('fence', '=', run.op.fence)
+        .where('state', '=', 'running')
+        .where('lease_owner', '=', this.deps.workerId)
+        .execute();
+    }
+  }
+
+  /** The watchdog (a housekeeping job): takes back every running operation whose lease lapsed. */
+  async expireLeases(): Promise<number> {
+    const now = this.deps.clock.now();
+    const lapsed = await this.deps.store.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('state', '=', 'running')
+      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+      .execute();
+    let reclaimed = 0;
+    for (const op of lapsed) {
+      const state = await this.reclaim(op, now);
+      if (state === undefined) continue;
+      reclaimed++;
+      this.deps.logger.warn({ operation_id: op.id, kind: op.kind, attempts: op.attempts, outcome: state }, 'operation lease lapsed; run taken back');
+    }
+    if (reclaimed > 0) this.kick();
+    return reclaimed;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearInterval(this.renewTimer);
     this.unsubscribe?.();
-    for (const controller of this.running.values()) controller.abort(new Error('server stopping'));
+    for (const run of this.running.values()) run.controller.abort(new Error('server stopping'));
     if (this.active > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -231,12 +332,25 @@ export class OperationWorker {
       const op = await this.claim();
       if (!op) return;
       this.active++;
-      void this.execute(op).finally(() => {
-        this.active--;
-        if (this.active === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
-        this.kick();
-      });
+      const run: Execution = {
+        op,
+        controller: new AbortController(),
+        deadline: this.deps.clock.now() + (this.runners.get(op.kind)!.maxRunMs ?? RUN_DEADLINE_MS),
+        released: false,
+      };
+      this.running.set(op.id, run);
+      void this.execute(run).finally(() => this.release(run));
     }
+  }
+
+  /** The run no longer counts against concurrency (it ended, or it overran and was taken back). */
+  private release(run: Execution): void {
+    if (this.running.get(run.op.id) === run) this.running.delete(run.op.id);
+    if (run.released) return;
+    run.released = true;
+    this.active--;
+    if (this.active === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.kick();
   }
 
   private async claim(): Promise<OperationRow | undefined> {
@@ -246,10 +360,18 @@ export class OperationWorker {
     return this.deps.store.transaction(async ({ db }) => {
       const next = await db.selectFrom('operations').selectAll().where('state', '=', 'queued').where('kind', 'in', kinds).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
       if (!next) return undefined;
-      const claimed = { ...next, state: 'running' as const, fence: next.fence + 1, attempts: next.attempts + 1, lease_expires_at: now + LEASE_MS, updated_at: now };
+      const claimed = {
+        ...next,
+        state: 'running' as const,
+        fence: next.fence + 1,
+        attempts: next.attempts + 1,
+        lease_expires_at: now + LEASE_MS,
+        lease_owner: this.deps.workerId,
+        updated_at: now,
+      };
       const result = await db
         .updateTable('operations')
-        .set({ state: claimed.state, fence: claimed.fence, attempts: claimed.attempts, lease_expires_at: claimed.lease_expires_at, updated_at: now })
+        .set({ state: claimed.state, fence: claimed.fence, attempts: claimed.attempts, lease_expires_at: claimed.lease_expires_at, lease_owner: claimed.lease_owner, updated_at: now })
         .where('id', '=', next.id)
         .where('state', '=', 'queued')
         .where('fence', '=', next.fence)
@@ -258,10 +380,9 @@ export class OperationWorker {
     });
   }
 
-  private async execute(op: OperationRow): Promise<void> {
+  private async execute(run: Execution): Promise<void> {
+    const { op, controller } = run;
     const runner = this.runners.get(op.kind)!;
-    const controller = new AbortController();
-    this.running.set(op.id, controller);
     let published = false;
     try {
       const publish = await runner.run(op, { fence: op.fence, signal: controller.signal });
@@ -269,7 +390,7 @@ export class OperationWorker {
         const now = this.deps.clock.now();
         const result = await work.db
           .updateTable('operations')
-          .set({ state: 'succeeded', updated_at: now, lease_expires_at: null })
+          .set({ state: 'succeeded', updated_at: now, lease_expires_at: null, lease_owner: null })
           .where('id', '=', op.id)
           .where('fence', '=', op.fence)
           .where('state', '=', 'running')
@@ -282,10 +403,10 @@ export class OperationWorker {
       });
     } catch (error) {
       if (error instanceof FenceLostError) this.deps.logger.info({ operation_id: op.id }, 'operation was cancelled before it could publish');
-      // Stopping mid-run leaves the row running: the next start requeues it.
-      else if (!(this.stopped && controller.signal.aborted)) await this.recordFailure(op, error);
+      // An aborted run was taken away: cancelled, taken back after its lease lapsed (both moved the
+      // fence), or stopped mid-run, which leaves the row running for the next start to requeue.
+      else if (!controller.signal.aborted) await this.recordFailure(op, error);
     } finally {
-      this.running.delete(op.id);
       if (!published) await runner.discard?.(op).catch((error) => this.deps.logger.warn({ err: error, operation_id: op.id }, 'discard failed'));
     }
   }
@@ -298,7 +419,7 @@ export class OperationWorker {
       const now = this.deps.clock.now();
       const result = await work.db
         .updateTable('operations')
-        .set({ state: 'failed', error: JSON.stringify(operationProblem(p, this.deps.controlOrigin, op.id)), updated_at: now, lease_expires_at: null })
+        .set({ state: 'failed', error: await this.storedProblem(work, op, p), updated_at: now, lease_expires_at: null, lease_owner: null })
         .where('id', '=', op.id)
         .where('fence', '=', op.fence)
         .where('state', '=', 'running')

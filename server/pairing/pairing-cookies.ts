@@ -1,7 +1,6 @@
 // The player's cookies: names, lifetimes and attributes, and their signed values. Each value is
 // `base64url(JSON).HMAC` under its own key purpose and names a server-side row (pairing session,
 // device credential, runtime session), so it can be revoked; the expiry inside is checked first.
-import type { Request } from 'express';
 import type { Keys } from '../keys';
 
 export const PAIRING_COOKIE = '__Host-marquee-pairing';
@@ -75,18 +74,8 @@ function verifiedRuntimeCookie(keys: Keys, text: string | undefined): RuntimeCoo
   return value;
 }
 
-/** The named cookie of the request; a name sent twice is ambiguous and treated as absent. */
-export function readCookie(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  const found: string[] = [];
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) found.push(part.slice(eq + 1).trim());
-  }
-  return found.length === 1 ? found[0] : undefined;
-}
+/** The one cookie parser (server/http/cookies.ts), re-exported where the player's realms read it. */
+export { readCookie } from '../http/cookies';
 
 /** `__Host-` cookies: Secure, Path=/, no Domain; HttpOnly and SameSite=Strict as the player never reads them. */
 export function setCookie(name: string, value: string, maxAgeMs: number): string {

@@ -17,6 +17,7 @@ import {
 } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import { anyBearer, projectBearer } from '../http/auth';
+import { clientIp } from '../http/client-ip';
 import { problem } from '../http/problem';
 import { rateLimitHeaders, type RateBudget } from '../http/rate-limit';
 import { mutation, query, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
@@ -43,7 +44,6 @@ const PRIVATE_NO_STORE = { 'Cache-Control': 'private, no-store' };
 
 /** spec: a provisioning token is redelivered to an exact retry for ten minutes. */
 export const PROVISIONING_WINDOW_MS = 10 * 60_000;
-export const PROVISION_ROUTE = 'POST /api/v1/screens/provision';
 
 // Rate budgets (reference contract values). Claims are also limited by misses: guessing codes is
 // the one way to attack pairing, so each wrong code costs from a small separate budget.
@@ -56,7 +56,6 @@ const PROVISIONS_PER_TENANT_PER_HOUR = 20;
 const PROVISIONS_PER_IP_PER_HOUR = 10;
 const EXCHANGES_PER_IP_PER_MINUTE = 30;
 
-const ip = (ctx: AnyContext) => ctx.req.socket.remoteAddress ?? 'unknown';
 const tenantOf = (ctx: AnyContext) => (ctx.principal as { tenantId?: string } | undefined)?.tenantId ?? 'unknown';
 
 /** Appends each Set-Cookie once the transaction committed, so a rolled-back request sets none. */
@@ -69,7 +68,7 @@ function setCookiesAfterCommit(ctx: AnyContext, work: Work, cookies: string[]): 
 // ---- Runtime plane
 
 export const startPairing = mutation(
-  { auth: playerOrigin, rateLimits: (ctx) => [{ name: 'pairing-start', limit: PAIRING_START_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip(ctx) }] },
+  { auth: playerOrigin, rateLimits: (ctx) => [{ name: 'pairing-start', limit: PAIRING_START_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }] },
   async (ctx, work) => {
     const { session, cookie } = await startPairingSession(ctx.services, work, ctx.now);
     setCookiesAfterCommit(ctx, work, [cookie]);
@@ -112,7 +111,7 @@ export const completePairing = mutation(
   {
     auth: pairingCookie,
     body: PairingComplete,
-    rateLimits: (ctx) => [{ name: 'pairing-complete', limit: PAIRING_COMPLETES_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip(ctx) }],
+    rateLimits: (ctx) => [{ name: 'pairing-complete', limit: PAIRING_COMPLETES_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }],
   },
   async (ctx, work) => {
     const session = await work.db.selectFrom('pairing_sessions').selectAll().where('id', '=', ctx.principal.session.id).executeTakeFirstOrThrow();
@@ -157,7 +156,7 @@ export const createRuntimeSession = mutation(
   {
     auth: playerOrigin,
     body: RuntimeSessionRequest,
-    rateLimits: (ctx) => [{ name: 'runtime-session', limit: RUNTIME_SESSIONS_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip(ctx) }],
+    rateLimits: (ctx) => [{ name: 'runtime-session', limit: RUNTIME_SESSIONS_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }],
   },
   async (ctx, work) => {
     const screen = await work.db
@@ -179,7 +178,7 @@ export const exchangeProvisioning = mutation(
   {
     auth: playerOrigin,
     body: BrowserProvisioningExchange,
-    rateLimits: (ctx) => [{ name: 'browser-provision-exchange-ip', limit: EXCHANGES_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip(ctx) }],
+    rateLimits: (ctx) => [{ name: 'browser-provision-exchange-ip', limit: EXCHANGES_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }],
   },
   async (ctx, work) => {
     const grant = await work.db.selectFrom('screen_provisionings').selectAll().where('token_hash', '=', sha256Hex(ctx.body.provisioning_token)).executeTakeFirst();
@@ -218,7 +217,7 @@ export const exchangeProvisioning = mutation(
 function missBudgets(ctx: AnyContext): RateBudget[] {
   return [
     { name: 'pairing-claim-miss-account', limit: PAIRING_MISSES_PER_TEN_MINUTES, windowSeconds: 600, key: tenantOf(ctx) },
-    { name: 'pairing-claim-miss-ip', limit: PAIRING_MISSES_PER_TEN_MINUTES, windowSeconds: 600, key: ip(ctx) },
+    { name: 'pairing-claim-miss-ip', limit: PAIRING_MISSES_PER_TEN_MINUTES, windowSeconds: 600, key: clientIp(ctx) },
   ];
 }
 
@@ -230,7 +229,7 @@ export const pairScreen = mutation(
     idempotency: 'required',
     rateLimits: (ctx) => [
       { name: 'pairing-claim-account', limit: PAIRING_CLAIMS_PER_MINUTE, windowSeconds: 60, key: tenantOf(ctx) },
-      { name: 'pairing-claim-ip', limit: PAIRING_CLAIMS_PER_MINUTE, windowSeconds: 60, key: ip(ctx) },
+      { name: 'pairing-claim-ip', limit: PAIRING_CLAIMS_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) },
     ],
   },
   async (ctx, work) => {
@@ -265,6 +264,7 @@ export const pairScreen = mutation(
 
 /** A replay redelivers the fragment token only inside its window; the recorded answer is erased after it. */
 const provisioningDelivery: Omit<IdempotencyPolicy, 'mode'> = {
+  eraseBodyAfterMs: PROVISIONING_WINDOW_MS,
   async onReplay(ctx, recorded) {
     const expiresAt = (recorded.body as { expires_at?: string } | undefined)?.expires_at;
     if (expiresAt === undefined || ctx.now >= Date.parse(expiresAt)) {
@@ -281,7 +281,7 @@ export const provisionScreen = mutation(
     idempotency: { mode: 'required', ...provisioningDelivery },
     rateLimits: (ctx) => [
       { name: 'screen-provision-account', limit: PROVISIONS_PER_TENANT_PER_HOUR, windowSeconds: 3600, key: tenantOf(ctx) },
-      { name: 'screen-provision-ip', limit: PROVISIONS_PER_IP_PER_HOUR, windowSeconds: 3600, key: ip(ctx) },
+      { name: 'screen-provision-ip', limit: PROVISIONS_PER_IP_PER_HOUR, windowSeconds: 3600, key: clientIp(ctx) },
     ],
   },
   async (ctx, work) => {

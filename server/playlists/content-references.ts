@@ -1,11 +1,11 @@
 // Who references content: playlists that screens use make their media and applications "desired",
-// so deleting them is refused; media changes re-resolve the playlists that select by them.
+// so deleting them is refused; media and application changes re-resolve the playlists that use them.
 // The runtime plane adds the "active" half (activated manifests) by wrapping this implementation.
 import type { ContentReferences } from '../references';
 import type { Services } from '../services';
 import type { Db, Tx } from '../store/store';
 import type { PlaylistDependencyKind } from './playlists.tables';
-import { rematerializeForMedia } from './playlists';
+import { rematerialize } from './playlists';
 
 /** True when a playlist that a (not deleted) screen refers to, in any role, depends on this content. */
 async function desired(db: Db | Tx, tenantId: string, kind: PlaylistDependencyKind, ref: string): Promise<boolean> {
@@ -28,7 +28,10 @@ export function playlistReferences(services: Services): ContentReferences {
     applicationInUse: (db, tenantId, applicationId) => desired(db, tenantId, 'application', applicationId),
     mediaInUse: (db, tenantId, mediaId) => desired(db, tenantId, 'media', mediaId),
     mediaChanged: async (work, tenantId, change, now) => {
-      await rematerializeForMedia(services, work, tenantId, change, now);
+      await rematerialize(services, work, tenantId, { kind: 'media', change }, now);
+    },
+    applicationChanged: async (work, tenantId, applicationId, now) => {
+      await rematerialize(services, work, tenantId, { kind: 'application', applicationId }, now);
     },
   };
 }

@@ -15,6 +15,7 @@ import {
   playlistView,
   playlistViewV1,
   replacePlaylist,
+  replacesNothing,
   resolveForWrite,
   tombstonePlaylist,
   type PlaylistDocumentWrite,
@@ -91,6 +92,8 @@ function routes(v: Version) {
         ctx.checkRevision(before.revision);
         const resolution = await resolveForWrite(work.db, ctx.principal.tenantId, ctx.body);
         await checkScreenTimezones(work, before, ctx.body);
+        // The document it already has changes nothing, so it bumps nothing (no hidden revision bumps).
+        if (replacesNothing(before, ctx.body, resolution)) return reply.ok(v.view(before), { revision: before.revision });
         const after = await replacePlaylist(ctx.services, work, before, { doc: ctx.body, resolution, now: ctx.now, requestId: ctx.requestId });
         return reply.ok(v.view(after), { revision: after.revision });
       });

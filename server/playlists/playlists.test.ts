@@ -300,6 +300,17 @@ describe('updates and deletes', () => {
     expect((await playlistEvents(created.id)).map((e) => `${e.type}@${e.details.revision}`)).toEqual(['playlist.created@1', 'playlist.updated@2', 'playlist.updated@3']);
   });
 
+  it('changes nothing, and bumps nothing, for a PUT of the document it already has', async () => {
+    const image = await insertMedia(server, tenant);
+    const created = (await post(imageDoc(image, 'Same'))).json();
+    const res = await put(created.id, imageDoc(image, 'Same'), { ifMatch: 1 });
+    expect(res.status).toBe(200);
+    expect(res.headers.etag).toBe('"1"');
+    expect(res.json()).toEqual(created);
+    expect((await playlistEvents(created.id)).map((e) => e.type)).toEqual(['playlist.created']);
+    expect((await put(created.id, imageDoc(image, 'Changed'), { ifMatch: 1 })).json().revision).toBe(2);
+  });
+
   it('follows Model A rules for an account: Idempotency-Key on create, If-Match on update and delete', async () => {
     const account = await server.createAccount();
     const image = await insertMedia(server, account.accountId);
@@ -472,6 +483,54 @@ describe('tag rematerialization through mediaChanged', () => {
     await changeMedia(server, projectId, image, { state: 'ready' });
     const got = (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json();
     expect(got.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id)).toEqual([first, image]);
+  });
+});
+
+describe('re-resolution when content changes', () => {
+  it("makes a playlist that uses a deleted application's release unavailable: assigning it is refused", async () => {
+    const { token: t, projectId } = await server.enroll();
+    const { applicationId, releaseId } = await insertRelease(server, projectId);
+    const doc = { name: 'Board', pages: [page('b', [appPlacement('b', releaseId)], { advance: { mode: 'application', max_ms: 5000 } })] };
+    const playlist = (await post(doc, t)).json();
+    const screen = await pairPendingScreen(server, t);
+    expect((await server.request('DELETE', `/api/v1/applications/${applicationId}`, { token: t })).status).toBe(204);
+
+    const refused = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token: t, json: { playlist_id: playlist.id } });
+    expect(refused.status).toBe(400);
+    expect(refused.json().errors).toContainEqual(expect.objectContaining({ field: 'playlist_id', code: 'unavailable' }));
+    expect(refused.json().errors).toContainEqual(expect.objectContaining({ field: 'pages.0.placements.0.content.release_id', code: 'not_ready' }));
+    const events = await playlistEvents(playlist.id);
+    expect(events.map((e) => e.type)).toEqual(['playlist.created', 'playlist.rematerialized']);
+    expect(events[1]!.details).toMatchObject({ revision: 1, application_id: applicationId, available: false });
+    // The written document and its revision stay as written.
+    expect((await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json()).toMatchObject({ revision: 1 });
+  });
+
+  it('reads the content once for all the playlists a media change re-resolves', async () => {
+    const { token: t, projectId } = await server.enroll();
+    await insertMedia(server, projectId, { tag: 'lobby' });
+    for (let i = 0; i < 4; i++) {
+      const selector = i % 2 === 0 ? { by: 'all', one_at_a_time: true } : { by: 'tag', tag: 'lobby', one_at_a_time: true };
+      expect((await post({ name: `P${i}`, pages: [page('a', [imagePlacement('h', selector)])] }, t)).status).toBe(201);
+    }
+    const added = await insertMedia(server, projectId, { tag: 'lobby' });
+    let mediaReads = 0;
+    const counter = {
+      transformQuery(args: { node: { kind: string; from?: unknown } }) {
+        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from).includes('"name":"media"}')) mediaReads++;
+        return args.node;
+      },
+      async transformResult(args: { result: unknown }) {
+        return args.result;
+      },
+    };
+    await server.services.store.transaction(async (work) => {
+      const db = work.db.withPlugin(counter as never);
+      await server.services.references.mediaChanged({ db, afterCommit: work.afterCommit }, projectId, { mediaId: added, tags: [null, 'lobby'] }, server.clock.now());
+    });
+    expect(mediaReads).toBe(1);
+    const items = (await server.request('GET', '/api/v1/playlists', { token: t })).json().items.map((p: any) => p.pages[0].placements[0].content.items.length);
+    expect(items).toEqual([2, 2, 2, 2]);
   });
 });
 

@@ -7,15 +7,21 @@ import type { MediaChange } from '../references';
 import type { Services } from '../services';
 import { remintManifest, screensShowing } from '../screens/screens';
 import { json, type Db, type Tx, type Work } from '../store/store';
-import { contentNeeds, resolvePlaylist, type ContentSnapshot, type MediaFacts, type Resolution, type WrittenDocument } from './playlist-resolution';
+import { contentNeeds, resolvePlaylist, type ContentNeeds, type ContentSnapshot, type MediaFacts, type Resolution, type WrittenDocument } from './playlist-resolution';
 import type { PlaylistTable } from './playlists.tables';
 
 /** The document as written: v1 documents are v2 documents without adslot pages. */
 export type PlaylistDocumentWrite = PlaylistWriteV2;
 
-/** Loads the ready, owned content a document refers to (and every ready media when selectors are dynamic). */
-export async function loadContent(db: Db | Tx, tenantId: string, doc: WrittenDocument): Promise<ContentSnapshot> {
-  const needs = contentNeeds(doc);
+/** Loads the ready, owned content the documents refer to (and every ready media when a selector is dynamic). */
+export async function loadContent(db: Db | Tx, tenantId: string, docs: WrittenDocument[]): Promise<ContentSnapshot> {
+  const needs: ContentNeeds = { mediaIds: new Set(), releaseIds: new Set(), dynamic: false };
+  for (const doc of docs) {
+    const own = contentNeeds(doc);
+    own.mediaIds.forEach((id) => needs.mediaIds.add(id));
+    own.releaseIds.forEach((id) => needs.releaseIds.add(id));
+    needs.dynamic ||= own.dynamic;
+  }
   const columns = ['id', 'kind', 'content_type', 'width', 'height', 'duration_ms', 'tag', 'created_at'] as const;
   const readyMedia = db.selectFrom('media').select(columns).where('tenant_id', '=', tenantId).where('state', '=', 'ready').where('deleted_at', 'is', null);
   const explicit = needs.mediaIds.size > 0 ? ((await readyMedia.where('id', 'in', [...needs.mediaIds]).execute()) as MediaFacts[]) : [];
@@ -46,7 +52,7 @@ export async function loadContent(db: Db | Tx, tenantId: string, doc: WrittenDoc
 
 export async function resolveForWrite(db: Db | Tx, tenantId: string, doc: PlaylistDocumentWrite): Promise<Resolution> {
   const written = normalize(doc);
-  const resolution = resolvePlaylist(written, await loadContent(db, tenantId, written));
+  const resolution = resolvePlaylist(written, await loadContent(db, tenantId, [written]));
   const errors = [...resolution.blocking, ...resolution.authoring];
   if (errors.length > 0) throw problem('invalid_request', `${errors[0]!.field}: ${errors[0]!.detail}`, { errors });
   return resolution;
@@ -159,6 +165,16 @@ export async function insertPlaylist(
   return row;
 }
 
+/** True when a replacement would store exactly what is stored (and the playlist is showable): it changes nothing. */
+export function replacesNothing(before: PlaylistTable, doc: PlaylistDocumentWrite, resolution: Resolution): boolean {
+  return (
+    before.name === doc.name &&
+    before.write_document === json.write(normalize(doc)) &&
+    before.document === served(resolution) &&
+    unavailableReasons(before).length === 0
+  );
+}
+
 /** Replaces the whole document: revision + 1, and screens showing it get a new manifest. */
 export async function replacePlaylist(
   services: Services,
@@ -198,7 +214,7 @@ export async function replacePlaylist(
     { tenantId: after.tenant_id, type: 'playlist.updated', message: `playlist "${after.name}" updated`, resource: { type: 'playlist', id: after.id }, details: { revision: after.revision }, requestId: input.requestId },
     now,
   );
-  for (const screen of await screensShowing(work.db, after.tenant_id, after.id, now)) {
+  for (const screen of await screensShowing(work.db, after.tenant_id, [after.id], now)) {
     await remintManifest(services.events, work, screen, 'playlist_updated', now, input.requestId);
   }
   return after;
@@ -214,33 +230,57 @@ export async function tombstonePlaylist(services: Services, work: Work, before: 
   );
 }
 
+/** Why stored playlists re-resolve: a media or an application of the tenant changed. */
+export type ContentChange = { kind: 'media'; change: MediaChange } | { kind: 'application'; applicationId: string };
+
 /**
- * Re-resolves the tenant's playlists a media change can affect (its tag before and after, `all`
- * selectors, and documents that name it), in the caller's transaction. The written documents and
- * their revisions stay; the served items, the dependency rows and the availability change, and
- * screens showing a changed playlist get a new manifest.
+ * Re-resolves the tenant's playlists a content change can affect, in the caller's transaction:
+ * for media, its tag before and after, `all` selectors and documents that name it; for an
+ * application, documents that name it or one of its releases. The written documents and their
+ * revisions stay; the served items, the dependency rows and the availability change, and screens
+ * showing a changed playlist get a new manifest. The content is read once for all of them.
  */
-export async function rematerializeForMedia(services: Services, work: Work, tenantId: string, change: MediaChange, now: number): Promise<string[]> {
-  const tags = change.tags.filter((t): t is string => t !== null);
-  const affected = await work.db
-    .selectFrom('playlist_dependencies')
-    .select('playlist_id')
-    .distinct()
+export async function rematerialize(services: Services, work: Work, tenantId: string, cause: ContentChange, now: number): Promise<string[]> {
+  const releaseIds =
+    cause.kind === 'application'
+      ? (await work.db.selectFrom('releases').select('id').where('application_id', '=', cause.applicationId).where('tenant_id', '=', tenantId).execute()).map((r) => r.id)
+      : [];
+  const tags = cause.kind === 'media' ? cause.change.tags.filter((t): t is string => t !== null) : [];
+  const rows = await work.db
+    .selectFrom('playlists')
+    .selectAll()
     .where('tenant_id', '=', tenantId)
-    .where((eb) =>
-      eb.or([
-        eb('kind', '=', 'media_all'),
-        eb.and([eb('kind', '=', 'media'), eb('ref', '=', change.mediaId)]),
-        ...(tags.length > 0 ? [eb.and([eb('kind', '=', 'media_tag'), eb('ref', 'in', tags)])] : []),
-      ]),
+    .where('deleted_at', 'is', null)
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('playlist_dependencies')
+        .select('playlist_id')
+        .where('tenant_id', '=', tenantId)
+        .where((d) =>
+          cause.kind === 'media'
+            ? d.or([
+                d('kind', '=', 'media_all'),
+                d.and([d('kind', '=', 'media'), d('ref', '=', cause.change.mediaId)]),
+                ...(tags.length > 0 ? [d.and([d('kind', '=', 'media_tag'), d('ref', 'in', tags)])] : []),
+              ])
+            : d.or([
+                d.and([d('kind', '=', 'application'), d('ref', '=', cause.applicationId)]),
+                ...(releaseIds.length > 0 ? [d.and([d('kind', '=', 'release'), d('ref', 'in', releaseIds)])] : []),
+              ]),
+        ),
     )
+    .orderBy('id')
     .execute();
+  if (rows.length === 0) return [];
+  const written = new Map(rows.map((row) => [row.id, json.read<WrittenDocument>(row.write_document)!]));
+  const content = await loadContent(work.db, tenantId, [...written.values()]);
+  const what = cause.kind === 'media' ? 'a media change' : 'an application change';
+  const about = cause.kind === 'media' ? { media_id: cause.change.mediaId } : { application_id: cause.applicationId };
+
   const changed: string[] = [];
-  for (const { playlist_id } of affected) {
-    const row = await work.db.selectFrom('playlists').selectAll().where('id', '=', playlist_id).where('deleted_at', 'is', null).executeTakeFirst();
-    if (!row) continue;
-    const written = json.read<WrittenDocument>(row.write_document)!;
-    const resolution = resolvePlaylist(written, await loadContent(work.db, tenantId, written));
+  const remint: string[] = [];
+  for (const row of rows) {
+    const resolution = resolvePlaylist(written.get(row.id)!, content);
     const document = served(resolution);
     const unavailable = json.write(resolution.blocking);
     if (document === row.document && unavailable === row.unavailable) continue;
@@ -251,19 +291,18 @@ export async function rematerializeForMedia(services: Services, work: Work, tena
       {
         tenantId,
         type: 'playlist.rematerialized',
-        message: `playlist "${row.name}" re-resolved after a media change`,
+        message: `playlist "${row.name}" re-resolved after ${what}`,
         severity: resolution.blocking.length > 0 ? 'warning' : 'info',
         resource: { type: 'playlist', id: row.id },
-        details: { revision: row.revision, media_id: change.mediaId, available: resolution.blocking.length === 0 },
+        details: { revision: row.revision, ...about, available: resolution.blocking.length === 0 },
       },
       now,
     );
-    if (document !== row.document) {
-      for (const screen of await screensShowing(work.db, tenantId, row.id, now)) {
-        await remintManifest(services.events, work, screen, 'playlist_rematerialized', now);
-      }
-    }
+    if (document !== row.document) remint.push(row.id);
     changed.push(row.id);
+  }
+  for (const screen of await screensShowing(work.db, tenantId, remint, now)) {
+    await remintManifest(services.events, work, screen, 'playlist_rematerialized', now);
   }
   return changed;
 }

@@ -1,5 +1,6 @@
 // The release-grant cookie: `__Host-marquee-release`, set only on the exact release host by a
 // consumed launch ticket, signed with the `release-grant` key and re-checked on every request.
+import { cookieValue } from '../http/cookies';
 import type { Keys } from '../keys';
 import type { GrantBinding } from './launch-tickets';
 
@@ -41,16 +42,9 @@ export function releaseGrantSetCookie(keys: Keys, binding: GrantBinding, now: nu
   return `${RELEASE_GRANT_COOKIE}=${value}; Path=/; Max-Age=${RELEASE_GRANT_TTL_MS / 1000}; Secure; HttpOnly; SameSite=None; Partitioned`;
 }
 
-/** The binding of a valid, unexpired cookie in the Cookie header, else undefined. */
+/** The binding of a valid, unexpired cookie in the Cookie header (sent once), else undefined. */
 export function readReleaseGrant(keys: Keys, cookieHeader: string | undefined, now: number): GrantBinding | undefined {
-  if (!cookieHeader) return undefined;
-  let sealed: Sealed | undefined;
-  for (const part of cookieHeader.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== RELEASE_GRANT_COOKIE) continue;
-    sealed = keys.unseal<Sealed>('release-grant', part.slice(eq + 1).trim());
-    if (sealed) break;
-  }
+  const sealed = keys.unseal<Sealed>('release-grant', cookieValue(cookieHeader, RELEASE_GRANT_COOKIE));
   if (!sealed || sealed.v !== 1 || typeof sealed.exp !== 'number' || sealed.exp <= now) return undefined;
   return {
     tenantId: sealed.t,

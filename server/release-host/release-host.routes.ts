@@ -2,11 +2,12 @@
 // becomes the exact-host release-grant cookie through a 302; the cookie is re-checked on every
 // request; files are looked up in the release's index, never on a path built from the URL.
 import type { Request } from 'express';
-import { pipeline } from 'node:stream/promises';
 import { RELEASE_ENTRY } from '../../sdk/contract/applications';
+import { CONTROL_CHARACTER } from '../../sdk/contract/limits';
 import { releaseFileKey } from '../applications/applications';
 import { problem } from '../http/problem';
 import { query, type Reply } from '../http/route';
+import { streamToClient } from '../http/streaming';
 import { sha256Hex } from '../keys';
 import { contentTypeOf } from './content-types';
 import { fetchMetadataConflict, fetchMetadataOf } from './fetch-metadata';
@@ -16,7 +17,6 @@ import { readReleaseGrant, releaseGrantSetCookie } from './release-grant-cookie'
 
 /** Releases never change, and each has its own origin: browsers may keep files as long as they like. */
 const IMMUTABLE_CACHING = 'private, max-age=31536000, immutable';
-const CONTROL = /\p{Cc}/u;
 
 const NO_REFERRER = { 'Referrer-Policy': 'no-referrer' };
 
@@ -60,7 +60,7 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
     return {
       status: 302,
       headers: {
-        Location: pathname + rest,
+        Location: sameHostPath(pathname) + rest,
         'Set-Cookie': releaseGrantSetCookie(services.keys, binding, now),
         'Cache-Control': 'no-store',
         ...NO_REFERRER,
@@ -98,8 +98,16 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
     res.end();
     return;
   }
-  await pipeline(services.blobs.read(releaseFileKey(release.id, file.ordinal)), res);
+  await streamToClient(req, res, services.blobs.read(releaseFileKey(release.id, file.ordinal)));
 });
+
+/**
+ * The path as a same-host redirect target: a leading `//` or `/\` would make `Location`
+ * scheme-relative (another host), so any run of leading slashes and backslashes becomes one `/`.
+ */
+function sameHostPath(pathname: string): string {
+  return `/${pathname.replace(/^[/\\]+/, '')}`;
+}
 
 function splitUrl(url: string): { pathname: string; search: string } {
   const q = url.indexOf('?');
@@ -153,7 +161,7 @@ export function assetPath(pathname: string): string | undefined {
       decoded.push(RELEASE_ENTRY);
       continue;
     }
-    if (segment === '' || segment === '.' || segment === '..' || segment.includes('/') || segment.includes('\\') || CONTROL.test(segment)) return undefined;
+    if (segment === '' || segment === '.' || segment === '..' || segment.includes('/') || segment.includes('\\') || CONTROL_CHARACTER.test(segment)) return undefined;
     decoded.push(segment);
   }
   return decoded.join('/').normalize('NFC');

@@ -93,6 +93,17 @@ describe('launch tickets', () => {
     expect(res.headers.location).toBe('/assets/app.js?lang=de&q=a%20b+c');
   });
 
+  it('redirect only to a path on the same host, whatever slashes lead the request path', async () => {
+    const p = await publish();
+    for (const path of ['//evil.example/x', '/\\evil.example/x', '///evil.example/x?lang=de']) {
+      const minted = await mint(binding(p.releaseId));
+      const sep = path.includes('?') ? '&' : '?';
+      const res = await server.request('GET', `${path}${sep}ticket=${minted.ticket}`, { host: p.host, headers: FRAME_NAVIGATION });
+      expect(res.status, path).toBe(302);
+      expect(res.headers.location, path).toBe(path.includes('?') ? '/evil.example/x?lang=de' : '/evil.example/x');
+    }
+  });
+
   it('are single-use: a replay is refused', async () => {
     const p = await publish();
     const { res, ticket } = await launch(p);
@@ -206,6 +217,9 @@ describe('release-grant cookies', () => {
     const elsewhere = await get(b.host, '/', { cookies: moved });
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.json().detail).toMatch(/for another release host/);
+    // A second copy of the cookie, valid or not, makes it ambiguous: refused, never guessed.
+    const doubled = await get(a.host, '/', { headers: { ...OWN_SCRIPT, cookie: `${RELEASE_GRANT_COOKIE}=${value}; ${RELEASE_GRANT_COOKIE}=planted` } });
+    expect(doubled.status).toBe(403);
     clock.advance(24 * 3600_000);
     const expired = await get(a.host, '/', { cookies: jar });
     expect(expired.status).toBe(403);
@@ -331,6 +345,26 @@ describe('what a release host never reveals or allows', () => {
     expect(unknown.status).toBe(403);
     const malformed = await get(`not-a-label.release.localhost:${server.port}`, '/');
     expect(malformed.status).toBe(403);
+  });
+
+  it('treats a client that hangs up mid-download as an ended answer, not an unexpected error', async () => {
+    // 30 MB: more than loopback socket buffers hold, so the answer cannot finish by itself.
+    const p = await publish([...sampleApp(), { name: 'big.bin', zeros: 30_000_000 }]);
+    const { jar } = await launch(p);
+    const logged = server.logs.length;
+    await new Promise<void>((resolve) => {
+      const req = server.rawRequest('GET', '/big.bin', { host: p.host, cookies: jar, headers: OWN_SCRIPT }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.destroy();
+        resolve();
+      });
+      req.on('error', () => resolve());
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const written = server.logs.slice(logged).join('');
+    expect(written).toContain('"path":"/big.bin"');
+    expect(written).not.toContain('unexpected error');
+    expect(written).not.toContain('"level":50');
   });
 
   it('never writes tickets or grant cookies to the log', async () => {

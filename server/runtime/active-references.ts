@@ -29,5 +29,6 @@ export function withActiveGrants(desired: ContentReferences): ContentReferences 
     applicationInUse: async (db, tenantId, applicationId) => (await desired.applicationInUse(db, tenantId, applicationId)) || activelyShown(db, tenantId, 'application', applicationId),
     mediaInUse: async (db, tenantId, mediaId) => (await desired.mediaInUse(db, tenantId, mediaId)) || activelyShown(db, tenantId, 'media', mediaId),
     mediaChanged: (work, tenantId, change, now) => desired.mediaChanged(work, tenantId, change, now),
+    applicationChanged: (work, tenantId, applicationId, now) => desired.applicationChanged(work, tenantId, applicationId, now),
   };
 }

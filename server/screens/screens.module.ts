@@ -1,6 +1,5 @@
 // Start-up wiring of playlists, screens and pairing: the content-reference answers, advertised
 // features, and the housekeeping of expired pairing, runtime-session and provisioning records.
-import { PROVISION_ROUTE, PROVISIONING_WINDOW_MS } from '../pairing/pairing.routes';
 import { playlistReferences } from '../playlists/content-references';
 import type { Services } from '../services';
 
@@ -24,13 +23,5 @@ export function installScreens(services: Services): void {
     const { db } = services.store;
     await db.deleteFrom('pairing_sessions').where('expires_at', '<', now - EXPIRED_RECORD_GRACE_MS).execute();
     await db.deleteFrom('runtime_sessions').where('expires_at', '<', now - EXPIRED_RECORD_GRACE_MS).execute();
-    // A recorded provisioning answer holds the fragment token; once its window closed it is never replayed.
-    await db
-      .updateTable('idempotency_records')
-      .set({ body: null })
-      .where('route', '=', PROVISION_ROUTE)
-      .where('created_at', '<', now - PROVISIONING_WINDOW_MS)
-      .where('body', 'is not', null)
-      .execute();
   });
 }

@@ -3,15 +3,18 @@
 import { ScreenListQuery, ScreenPatch, type ScreenList, type ScreenReloadAccepted } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import { accountBearer, anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
+import { clientIp } from '../http/client-ip';
 import { problem } from '../http/problem';
+import { admit } from '../http/rate-limit';
 import { mutation, query, reply, type AnyContext, type Authenticator, type Mode, type RequestContext } from '../http/route';
 import { newId } from '../keys';
 import { revokeDevices, revokeRuntimeSessions } from '../pairing/pairing';
 import { checkAssignable } from '../playlists/playlists';
 import { admitScreen, releaseScreen } from '../tenants/tenants';
-import { changeScreen, findScreen, isValidTimezone, newPublicId, screenView, tagsOf, viewOf, type ScreenChange } from './screens';
+import { changeScreen, findScreen, newPublicId, screenView, tagsOf, viewOf, type ScreenChange } from './screens';
 import type { Work } from '../store/store';
 import type { ScreenTable } from './screens.tables';
+import { isIanaZoneName } from './time-zones';
 
 /** spec: a reload expires ten minutes after it was requested (players ignore it afterwards). */
 export const RELOAD_TTL_MS = 10 * 60_000;
@@ -21,7 +24,6 @@ const SCREEN_CONTROL_PER_IP_PER_MINUTE = 60; // spec: screen-control-ip, shared 
 
 const PRIVATE_NO_STORE = { 'Cache-Control': 'private, no-store' };
 
-const ip = (ctx: AnyContext) => ctx.req.socket.remoteAddress ?? 'unknown';
 
 export const listScreens = query({ auth: anyBearer, area: 'screens', query: ScreenListQuery }, async (ctx) => {
   const { db } = ctx.services.store;
@@ -51,30 +53,37 @@ export const patchScreen = mutation(
     const change: ScreenChange & { set: NonNullable<ScreenChange['set']> } = { set: {}, changes: [] };
     let remint: string | undefined;
 
-    if (patch.name !== undefined) {
+    // Only what differs from the screen is written: a field sent with its current value changes
+    // nothing, and a PATCH that changes nothing bumps nothing (no hidden revision bumps).
+    if (patch.name !== undefined && patch.name !== before.label) {
       change.set.label = patch.name;
       change.changes.push('label');
     }
-    if (patch.timezone !== undefined) {
-      if (!isValidTimezone(patch.timezone)) {
+    if (patch.timezone !== undefined && patch.timezone !== before.timezone) {
+      if (!isIanaZoneName(patch.timezone)) {
         throw problem('invalid_request', `timezone: "${patch.timezone}" is not an IANA time-zone identifier`, {
           errors: [{ field: 'timezone', code: 'invalid', detail: 'must be an IANA time-zone identifier such as Europe/Berlin' }],
         });
       }
       change.set.timezone = patch.timezone;
       change.changes.push('timezone');
-      if (patch.timezone !== before.timezone) remint = 'timezone_changed';
+      remint = 'timezone_changed';
     }
-    if (patch.playlist_id !== undefined) {
+    if (patch.playlist_id !== undefined && patch.playlist_id !== before.playlist_id) {
       change.set.playlist_id = patch.playlist_id;
       change.changes.push('playlist_id');
       if (patch.playlist_id !== null) await checkAssignable(work.db, before.tenant_id, patch.playlist_id, change.set.timezone ?? before.timezone, 'playlist_id');
-      if (patch.playlist_id !== before.playlist_id) remint = 'playlist_assigned';
+      remint = 'playlist_assigned';
     }
     if (patch.tags !== undefined) {
-      change.tags = [...patch.tags].sort();
-      change.changes.push('tags');
+      const tags = [...patch.tags].sort();
+      const current = (await tagsOf(work.db, [before.id])).get(before.id)!;
+      if (tags.join('\n') !== current.join('\n')) {
+        change.tags = tags;
+        change.changes.push('tags');
+      }
     }
+    if (change.changes.length === 0) return reply.ok(await viewOf(ctx.services, work.db, before), { revision: before.revision });
     // An archived screen shows dark glass whatever its settings: its manifest is reminted on unarchive.
     if (remint && before.state !== 'archived') change.remint = remint;
     const after = await changeScreen(ctx.services.events, work, before, change, ctx.now, ctx.requestId);
@@ -198,7 +207,7 @@ export const deleteScreen = mutation(
     area: 'screens',
     ifMatch: 'required-in-A',
     idempotency: 'required-in-A',
-    rateLimits: (ctx) => [{ name: 'screen-control-ip', limit: SCREEN_CONTROL_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip(ctx) }],
+    rateLimits: (ctx) => [{ name: 'screen-control-ip', limit: SCREEN_CONTROL_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }],
   },
   async (ctx, work) => {
     const before = await findScreen(work.db, ctx.principal.tenantId, ctx.params.id!);
@@ -234,15 +243,24 @@ export const reloadScreen = mutation(
     meter: false, // spec: screen messages are exempt from the credit meter
     ifMatch: 'optional',
     idempotency: 'optional', // exact retries replay the same reload for 24 h (the records' retention)
-    rateLimits: (ctx) => [
-      { name: 'reload-project', limit: RELOADS_PER_PROJECT_PER_MINUTE, windowSeconds: 60, key: (ctx.principal as { tenantId: string }).tenantId },
-      { name: 'reload-screen', limit: RELOADS_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: ctx.params.id ?? '' },
-    ],
   },
   async (ctx, work) => {
     const screen = await findScreen(work.db, ctx.principal.tenantId, ctx.params.id!);
     ctx.checkRevision(screen.revision);
     if (screen.state === 'pairing_pending') throw problem('resource_conflict', `screen ${screen.id} is still pairing_pending; there is no player to reload`);
+    // Budgets are spent only once the screen is known to be the caller's: requests about another
+    // tenant's screen id answer not_found and never spend that screen's budget.
+    Object.assign(
+      ctx.answerHeaders,
+      admit(
+        ctx.services.rateLimiter,
+        [
+          { name: 'reload-project', limit: RELOADS_PER_PROJECT_PER_MINUTE, windowSeconds: 60, key: screen.tenant_id },
+          { name: 'reload-screen', limit: RELOADS_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: `${screen.tenant_id}:${screen.id}` },
+        ],
+        ctx.now,
+      ),
+    );
     const body: ScreenReloadAccepted = { reload_id: newId('rld'), expires_at: isoTime(ctx.now + RELOAD_TTL_MS) };
     await ctx.services.events.append(
       work,

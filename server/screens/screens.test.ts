@@ -146,6 +146,27 @@ describe('PATCH', () => {
     expect(cleared.json()).toMatchObject({ tags: [], revision: 4, manifest_revision: 1 });
   });
 
+  it('changes nothing, and bumps nothing, for a PATCH of the current values', async () => {
+    nextMinute();
+    const screen = await pairPendingScreen(server, token);
+    const playlist = await createPlaylist(token, projectId);
+    const set = { name: 'Hall', timezone: 'Europe/Berlin', tags: ['north', 'Lobby'], playlist_id: playlist.id };
+    const first = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: set });
+    expect(first.json()).toMatchObject({ revision: 2, manifest_revision: 2 });
+    const seen = (await screenEvents(screen.id)).length;
+    const same = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { ...set, tags: ['Lobby', 'north'] }, ifMatch: 2 });
+    expect(same.status).toBe(200);
+    expect(same.headers.etag).toBe('"2"');
+    expect(same.json()).toEqual(first.json());
+    expect(await eventsAfter(screen.id, seen)).toEqual([]);
+    // Only what differs is written and named.
+    const partly = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { ...set, name: 'Hall 2' } });
+    expect(partly.json()).toMatchObject({ name: 'Hall 2', revision: 3, manifest_revision: 2 });
+    const events = await eventsAfter(screen.id, seen);
+    expect(events.map((e) => e.type)).toEqual(['screen.updated']);
+    expect(events[0]!.details.changes).toEqual(['label']);
+  });
+
   it.each([
     ['duplicate tags', { tags: ['a', 'a'] }, 'tags'],
     ['a malformed tag', { tags: ['no-dash'] }, 'tags.0'],
@@ -158,6 +179,7 @@ describe('PATCH', () => {
     ['an offset for a timezone', { timezone: '+05:00' }, 'timezone'],
     ['an unknown zone', { timezone: 'Mars/Olympus' }, 'timezone'],
     ['a miscased zone', { timezone: 'europe/berlin' }, 'timezone'],
+    ['a miscased alias', { timezone: 'us/pacific' }, 'timezone'],
     ['a zone too long', { timezone: `Europe/${'x'.repeat(60)}` }, 'timezone'],
   ])('refuses %s with invalid_request', async (_what, json, field) => {
     nextMinute();
@@ -182,9 +204,9 @@ describe('PATCH', () => {
     ]);
     expect(events[1]!.details).toMatchObject({ manifest_revision: 2, reason: 'timezone_changed' });
     const same = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { timezone: 'Europe/Berlin' } });
-    expect(same.json()).toMatchObject({ revision: 3, manifest_revision: 2 });
+    expect(same.json()).toMatchObject({ revision: 2, manifest_revision: 2 });
     const alias = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { timezone: 'US/Pacific' } });
-    expect(alias.json()).toMatchObject({ timezone: 'US/Pacific', manifest_revision: 3 });
+    expect(alias.json()).toMatchObject({ timezone: 'US/Pacific', revision: 3, manifest_revision: 3 });
   });
 
   it('assigns a playlist to a pairing_pending screen with the revision from pairing, reminting the manifest in the same transaction', async () => {
@@ -201,11 +223,11 @@ describe('PATCH', () => {
     expect(events.map((e) => e.type)).toEqual(['screen.updated', 'screen.manifest_changed']);
     expect(events[0]!.request_id).toBe(events[1]!.request_id);
     expect(events[1]!.details.reason).toBe('playlist_assigned');
-    // Assigning the same playlist again moves the revision, not the manifest.
+    // Assigning the same playlist again changes nothing.
     const again = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } });
-    expect(again.json()).toMatchObject({ revision: 3, manifest_revision: 2 });
+    expect(again.json()).toMatchObject({ revision: 2, manifest_revision: 2 });
     const unassigned = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: null } });
-    expect(unassigned.json()).toMatchObject({ revision: 4, manifest_revision: 3 });
+    expect(unassigned.json()).toMatchObject({ revision: 3, manifest_revision: 3 });
     expect(unassigned.json().playlist_id).toBeUndefined();
   });
 
@@ -406,6 +428,31 @@ describe('reload', () => {
     const limited = await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token });
     expect(limited.status).toBe(429);
     expect(limited.headers['ratelimit-policy']).toContain('reload-screen');
+  });
+
+  it("answers not_found to another tenant's reloads without spending the screen's budget", async () => {
+    nextMinute();
+    const { screen } = await pairActiveScreen(server, token);
+    const { token: other } = await server.enroll();
+    for (let i = 0; i < 8; i++) {
+      const res = await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token: other });
+      expect(res.status).toBe(404);
+      expect(res.json().code).toBe('not_found');
+    }
+    const own = await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token });
+    expect(own.status).toBe(202);
+    expect(own.headers.ratelimit).toContain('"reload-screen";r=5');
+  });
+
+  it('spends nothing of the project budget on a reload the screen budget refuses', async () => {
+    nextMinute();
+    const { screen } = await pairActiveScreen(server, token);
+    for (let i = 0; i < 6; i++) expect((await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token })).status).toBe(202);
+    for (let i = 0; i < 3; i++) expect((await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token })).status).toBe(429);
+    const { screen: another } = await pairActiveScreen(server, token);
+    const res = await server.request('POST', `/api/v1/screens/${another.id}/reload`, { token });
+    expect(res.status).toBe(202);
+    expect(res.headers.ratelimit).toContain('"reload-project";r=593');
   });
 });
 

@@ -1,6 +1,5 @@
 // Screens: lookups, the public view, and the one way a screen changes (revision by exactly one,
 // its events, and a reminted manifest when what the player must show changes).
-import { IANAZone } from 'luxon';
 import type { Screen, ScreenState } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import type { EventLog } from '../events/event-log';
@@ -40,14 +39,6 @@ export function setScreenPresence(services: Services, presence: ScreenPresence):
 
 function presenceOf(services: Services): ScreenPresence {
   return presences.get(services) ?? offline;
-}
-
-/** IANA zone ids as the zone database knows them (aliases such as `US/Pacific` included), not offsets. */
-export function isValidTimezone(zone: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone) || !IANAZone.isValidZone(zone)) return false;
-  // Accept the zone's own spelling only: `europe/berlin` is refused rather than stored miscased.
-  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  return canonical === zone || canonical.toLowerCase() !== zone.toLowerCase();
 }
 
 /** A screen that is not deleted, of this tenant; anything else is not_found. */
@@ -258,16 +249,22 @@ export async function remintManifest(events: EventLog, work: Work, screen: Scree
   await appendManifestChanged(events, work, after, reason, now, requestId);
 }
 
-/** Live (not archived, not deleted) screens whose effective playlist is this one. */
-export async function screensShowing(db: Db | Tx, tenantId: string, playlistId: string, now: number): Promise<ScreenTable[]> {
+/** Live (not archived, not deleted) screens whose effective playlist is one of these. */
+export async function screensShowing(db: Db | Tx, tenantId: string, playlistIds: string[], now: number): Promise<ScreenTable[]> {
+  if (playlistIds.length === 0) return [];
   const candidates = await db
     .selectFrom('screens')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('state', 'in', ['pairing_pending', 'active'])
-    .where('id', 'in', db.selectFrom('screen_playlist_references').select('screen_id').where('playlist_id', '=', playlistId).where('tenant_id', '=', tenantId))
+    .where('id', 'in', db.selectFrom('screen_playlist_references').select('screen_id').where('playlist_id', 'in', playlistIds).where('tenant_id', '=', tenantId))
+    .orderBy('id')
     .execute();
-  return candidates.filter((s) => resolveEffectivePlaylist(s, { now }).playlistId === playlistId);
+  const showing = new Set(playlistIds);
+  return candidates.filter((s) => {
+    const effective = resolveEffectivePlaylist(s, { now }).playlistId;
+    return effective !== null && effective !== undefined && showing.has(effective);
+  });
 }
 
 /** Screens (not deleted) that refer to the playlist in any role: they block its delete. */

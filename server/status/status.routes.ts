@@ -8,8 +8,12 @@ import { query, reply } from '../http/route';
 export const health = query({}, async () => reply.ok({ status: 'alive' }));
 
 export const ready = query({}, async (ctx) => {
-  const { lifecycle, store, blobs, clock } = ctx.services;
-  if (lifecycle.state === 'draining') throw problem('server_draining', 'this host is draining; retry on another host');
+  const { lifecycle, store, blobs, clock, config } = ctx.services;
+  if (lifecycle.state === 'draining') {
+    // spec /.ready: every readiness problem is 503 in Model A; only Model P names 421 server_draining.
+    const detail = 'this host is draining; retry on another host';
+    throw config.model === 'A' ? problem('not_ready', detail, { retryAfter: 1 }) : problem('server_draining', detail);
+  }
   if (lifecycle.state === 'starting') throw problem('not_ready', 'the service is still starting');
   const schema = store.schemaStatus(clock.now());
   if (schema.state === 'incompatible') throw problem('schema_incompatible', `database schema incompatible: ${schema.detail}`);

@@ -67,6 +67,24 @@ describe('status surface', () => {
     expect(res.status).toBe(503);
   });
 
+  it('answers /.ready 503 while draining in Model A mode, and 421 server_draining in Model P', async () => {
+    server = await TestServer.start({ config: { model: 'A' } });
+    server.services.lifecycle.state = 'draining';
+    const a = await server.request('GET', '/.ready');
+    expect(a.status).toBe(503);
+    expect(a.json()).toMatchObject({ status: 503, detail: 'this host is draining; retry on another host' });
+    expect(a.headers['retry-after']).toBe('1');
+    server.services.lifecycle.state = 'ready';
+    await server.stop();
+
+    server = await TestServer.start();
+    server.services.lifecycle.state = 'draining';
+    const p = await server.request('GET', '/.ready');
+    expect(p.status).toBe(421);
+    expect(p.json().code).toBe('server_draining');
+    server.services.lifecycle.state = 'ready';
+  });
+
   it('answers not_ready with Retry-After 5 while starting', async () => {
     server = await TestServer.start();
     server.services.lifecycle.state = 'starting';

@@ -42,26 +42,39 @@ export function creditHeaders(state: CreditState, now: number): Record<string, s
   };
 }
 
-/** Adds the month's included grant once per UTC month, lazily, before anything reads the balance. */
-export async function applyMonthlyGrant(tx: Tx, tenantId: string, now: number): Promise<void> {
+/** What the caller already knows of the tenant (the bearer query reads both), so nothing is read again. */
+export interface KnownCredits {
+  plan: string;
+  grantMonth: string;
+}
+
+/**
+ * Adds the month's included grant once per UTC month, lazily, before anything reads the balance:
+ * one conditional UPDATE (a concurrent request that granted first makes it a no-op). Skipped
+ * without a statement when `known` says this month's grant is in.
+ */
+export async function applyMonthlyGrant(tx: Tx, tenantId: string, now: number, known?: KnownCredits): Promise<void> {
   const month = utcMonth(now);
-  const tenant = await tx.selectFrom('tenants').select(['plan', 'credit_grant_month']).where('id', '=', tenantId).executeTakeFirstOrThrow();
-  if (tenant.credit_grant_month >= month) return;
-  const grant = (planOf(tenant.plan)?.includedCredits ?? 0) * MILLIS_PER_CREDIT;
-  await tx
+  if (known && known.grantMonth >= month) return;
+  const plan = known?.plan ?? (await tx.selectFrom('tenants').select('plan').where('id', '=', tenantId).executeTakeFirstOrThrow()).plan;
+  const grant = (planOf(plan)?.includedCredits ?? 0) * MILLIS_PER_CREDIT;
+  const granted = await tx
     .updateTable('tenants')
     .set({ credit_millis: sql`credit_millis + ${grant}`, credit_grant_month: month })
     .where('id', '=', tenantId)
-    .execute();
-  await recordLedger(tx, tenantId, now, 'included_grant', grant);
+    .where('credit_grant_month', '<', month)
+    .executeTakeFirst();
+  if (Number(granted.numUpdatedRows) === 1) await recordLedger(tx, tenantId, now, 'included_grant', grant);
 }
 
 /**
  * Debits `cost` millicredits unless that would take the balance below the floor by the cost,
- * in which case nothing is debited and payment_required is thrown.
+ * in which case nothing is debited and payment_required is thrown. The balance comes back from
+ * the UPDATE itself; with `known` (this month's grant already in) that UPDATE and the ledger
+ * upsert are the only statements.
  */
-export async function debit(tx: Tx, tenantId: string, now: number, kind: string, cost: number): Promise<CreditState> {
-  await applyMonthlyGrant(tx, tenantId, now);
+export async function debit(tx: Tx, tenantId: string, now: number, kind: string, cost: number, known?: KnownCredits): Promise<CreditState> {
+  await applyMonthlyGrant(tx, tenantId, now, known);
   const updated = await tx
     .updateTable('tenants')
     .set({ credit_millis: sql`credit_millis - ${cost}` })
@@ -74,12 +87,13 @@ export async function debit(tx: Tx, tenantId: string, now: number, kind: string,
   return { millis: updated.credit_millis, plan: updated.plan };
 }
 
-export async function recordLedger(tx: Tx, tenantId: string, now: number, kind: string, millis: number): Promise<void> {
+/** Adds `count` entries totalling `millis` to the tenant's ledger row of that UTC day and kind. */
+export async function recordLedger(tx: Tx, tenantId: string, now: number, kind: string, millis: number, count = 1): Promise<void> {
   await tx
     .insertInto('credit_ledger')
-    .values({ tenant_id: tenantId, day: utcDay(now), kind, millis, count: 1 })
+    .values({ tenant_id: tenantId, day: utcDay(now), kind, millis, count })
     .onConflict((oc) =>
-      oc.columns(['tenant_id', 'day', 'kind']).doUpdateSet({ millis: sql`credit_ledger.millis + ${millis}`, count: sql`credit_ledger.count + 1` }),
+      oc.columns(['tenant_id', 'day', 'kind']).doUpdateSet({ millis: sql`credit_ledger.millis + ${millis}`, count: sql`credit_ledger.count + ${count}` }),
     )
     .execute();
 }

@@ -2,23 +2,32 @@
 import { AccountCreate, CLIEnrollmentRequest, ProjectPatch, type AccountCreated, type CLIEnrollment } from '../../sdk/contract/tenants';
 import { isoTime } from '../clock';
 import { accountBearer, projectBearer } from '../http/auth';
+import { clientIp } from '../http/client-ip';
 import { problem } from '../http/problem';
 import { mutation, query, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
 import { safeEqual } from '../keys';
 import { isUniqueViolation } from '../store/store';
 import { effectiveAreas, planOf, PLANS } from './plans';
-import { accountView, createTenant, getTenant, issueCredential, projectView } from './tenants';
+import { accountView, createTenant, getTenant, ISSUANCE_WINDOW_MS, issueCredential, projectView } from './tenants';
 
 const NO_STORE = { 'Cache-Control': 'private, no-store' };
 export const DEFAULT_PROJECT_NAME = 'Marquee project';
 /** Enrollment budgets; exact replays are answered before these are consulted (spec Errors rule 3). */
 const ENROLLMENT_PER_CLIENT_PER_HOUR = 5;
+/**
+ * Account creations (and account_exists misses) per email address: an exact retry never spends it,
+ * so it bounds only guesses at another person's Idempotency-Key. The per-IP budget is the
+ * enrollment one (MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR): both create a tenant without a credential.
+ */
+const ACCOUNT_ATTEMPTS_PER_EMAIL_PER_HOUR = 5;
 
 /**
  * A one-time credential is redelivered to an exact retry only while its issuance is open: until
  * issuance_expires_at and, for Model A, until acknowledged. Afterwards: credential_issuance_expired.
  */
 const credentialDelivery: Omit<IdempotencyPolicy, 'mode'> = {
+  // The recorded answer holds the encrypted credential: erased once no replay may show it.
+  eraseBodyAfterMs: ISSUANCE_WINDOW_MS,
   async onReplay(ctx: AnyContext, recorded) {
     const issuanceId = (recorded.body as { issuance_id?: string } | undefined)?.issuance_id;
     const credential = issuanceId
@@ -31,7 +40,20 @@ const credentialDelivery: Omit<IdempotencyPolicy, 'mode'> = {
 };
 
 export const createAccount = mutation(
-  { body: AccountCreate, idempotency: { mode: 'required', ...credentialDelivery } },
+  {
+    body: AccountCreate,
+    // The request names nothing secret (an email and a client-chosen key), so the redelivered
+    // credential is bound to the client IP as well: a retry must come from the same address.
+    idempotency: { mode: 'required', ...credentialDelivery, anonymousScope: (ctx) => `anon:${clientIp(ctx)}` },
+    rateLimits: (ctx) => {
+      const body = ctx.body as { email?: unknown } | undefined;
+      const email = typeof body?.email === 'string' ? body.email.toLowerCase() : 'unknown';
+      return [
+        { name: 'account-create-email', limit: ACCOUNT_ATTEMPTS_PER_EMAIL_PER_HOUR, windowSeconds: 3600, key: email },
+        { name: 'account-create-ip', limit: ctx.services.config.enrollmentsPerIpPerHour, windowSeconds: 3600, key: clientIp(ctx) },
+      ];
+    },
+  },
   async (ctx, work) => {
     const email = ctx.body.email.toLowerCase();
     const existing = await work.db.selectFrom('tenants').select('id').where('generation', '=', 'A').where('email', '=', email).executeTakeFirst();
@@ -84,7 +106,7 @@ export const enroll = mutation(
       const clientId = typeof body?.client_id === 'string' ? body.client_id : 'unknown';
       return [
         { name: 'enrollment-client', limit: ENROLLMENT_PER_CLIENT_PER_HOUR, windowSeconds: 3600, key: clientId },
-        { name: 'enrollment-ip', limit: ctx.services.config.enrollmentsPerIpPerHour, windowSeconds: 3600, key: ctx.req.socket.remoteAddress ?? 'unknown' },
+        { name: 'enrollment-ip', limit: ctx.services.config.enrollmentsPerIpPerHour, windowSeconds: 3600, key: clientIp(ctx) },
       ];
     },
   },
@@ -138,6 +160,8 @@ export const patchProject = mutation(
   async (ctx, work) => {
     const before = await getTenant(work.db, ctx.principal.tenantId);
     ctx.checkRevision(before.revision);
+    // The name it already has changes nothing, so it bumps nothing.
+    if (ctx.body.name === before.name) return reply.ok(projectView(before), { revision: before.revision });
     await work.db
       .updateTable('tenants')
       .set({ name: ctx.body.name, revision: before.revision + 1, updated_at: ctx.now })

@@ -1,10 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
+import type { RouteEntry } from '../http/dispatch';
+import { query, reply } from '../http/route';
+import { pairedRuntimeCookie } from '../pairing/pairing.auth';
+import { RUNTIME_COOKIE } from '../pairing/pairing-cookies';
+import { pairActiveScreen } from '../pairing/pairing.fixtures';
 import { TestServer, clientId, randomKey } from '../testing/harness';
+
+/** A runtime-plane route that a paired runtime cookie opens: proves the cookie used below is real. */
+const extraRoutes: RouteEntry[] = [
+  { plane: 'runtime', method: 'GET', path: '/test/runtime-whoami', route: query({ auth: pairedRuntimeCookie }, async (ctx) => reply.ok({ screen: ctx.principal.screenId })) },
+];
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await TestServer.start({ clock: new TestClock('2026-11-21T12:00:00Z') });
+  server = await TestServer.start({ clock: new TestClock('2026-11-21T12:00:00Z'), extraRoutes });
 });
 afterAll(async () => server.stop());
 
@@ -65,6 +75,53 @@ describe('Model A accounts', () => {
     const b = await server.createAccount();
     const res = await server.request('POST', `/api/v1/account/credential-issuances/${b.body.issuance_id}/ack`, { token: a.token });
     expect(res.status).toBe(404);
+  });
+
+  it('limits attempts per email address: account_exists misses count, exact retries do not', async () => {
+    const key = randomKey();
+    const first = await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: key });
+    expect(first.status).toBe(201);
+    expect(first.headers['ratelimit-policy']).toContain('"account-create-email";q=5;w=3600');
+    for (let i = 0; i < 3; i++) expect((await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: key })).status).toBe(201);
+    for (let i = 0; i < 4; i++) {
+      const guess = await server.request('POST', '/api/v1/accounts', { json: { email: 'Budget@example.com' }, idempotencyKey: randomKey() });
+      expect(guess.json().code).toBe('account_exists');
+    }
+    const limited = await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: randomKey() });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.ratelimit).toContain('"account-create-email";r=0');
+    expect((await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: key })).status).toBe(201);
+  });
+
+  it('limits account creation per client IP', async () => {
+    const s = await TestServer.start({ config: { enrollmentsPerIpPerHour: 2 } });
+    try {
+      for (let i = 0; i < 2; i++) expect((await s.request('POST', '/api/v1/accounts', { json: { email: `ip${i}@example.com` }, idempotencyKey: randomKey() })).status).toBe(201);
+      const limited = await s.request('POST', '/api/v1/accounts', { json: { email: 'ip2@example.com' }, idempotencyKey: randomKey() });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.ratelimit).toContain('"account-create-ip";r=0');
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('redelivers the credential only to a retry from the same client IP', async () => {
+    const s = await TestServer.start({ config: { trustedProxies: ['127.0.0.1', '::1'] } });
+    try {
+      const key = randomKey();
+      const from = (ip: string) => ({ json: { email: 'victim@example.com' }, idempotencyKey: key, headers: { 'x-forwarded-for': ip } });
+      const first = await s.request('POST', '/api/v1/accounts', from('198.51.100.1'));
+      expect(first.status).toBe(201);
+      const elsewhere = await s.request('POST', '/api/v1/accounts', from('203.0.113.7'));
+      expect(elsewhere.status).toBe(409);
+      expect(elsewhere.json().code).toBe('account_exists');
+      expect(elsewhere.text).not.toContain(first.json().token);
+      const same = await s.request('POST', '/api/v1/accounts', from('198.51.100.1'));
+      expect(same.status).toBe(201);
+      expect(same.json().token).toBe(first.json().token);
+    } finally {
+      await s.stop();
+    }
   });
 
   it('validates the email address', async () => {
@@ -147,10 +204,14 @@ describe('Model P enrollment', () => {
     const key = randomKey();
     const res = await server.request('POST', '/api/v1/enrollments', { json: enrollment(), idempotencyKey: key });
     const token = res.json().token as string;
+    const accountKey = randomKey();
+    expect((await server.request('POST', '/api/v1/accounts', { json: { email: 'erased@example.com' }, idempotencyKey: accountKey })).status).toBe(201);
     server.clock.advance(11 * 60_000);
     await server.services.housekeeping.runAll();
-    const row = await server.services.store.db.selectFrom('idempotency_records').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
-    expect(row.body).toBeNull();
+    for (const k of [key, accountKey]) {
+      const row = await server.services.store.db.selectFrom('idempotency_records').selectAll().where('key', '=', k).executeTakeFirstOrThrow();
+      expect(row.body).toBeNull();
+    }
     const raw = server.services.store.db.selectFrom('credentials').select('token_hash');
     expect(JSON.stringify(await raw.execute())).not.toContain(token);
   });
@@ -172,14 +233,22 @@ describe('Model P enrollment', () => {
 });
 
 describe('projects', () => {
-  it('reads and renames the project, bumping the revision by one', async () => {
-    const { token } = await server.enroll();
+  it('reads and renames the project, bumping the revision by one, and nothing for its current name', async () => {
+    const { token, projectId } = await server.enroll();
     const before = await server.request('GET', '/api/v1/project', { token });
     expect(before.headers.etag).toBe('"1"');
     const patched = await server.request('PATCH', '/api/v1/project', { token, json: { name: 'Cafe screens' } });
     expect(patched.status).toBe(200);
     expect(patched.json()).toMatchObject({ name: 'Cafe screens', revision: 2 });
     expect(patched.headers.etag).toBe('"2"');
+    const events = () => server.services.store.db.selectFrom('events').select('type').where('tenant_id', '=', projectId).where('type', '=', 'project.updated').execute();
+    const seen = (await events()).length;
+    expect(seen).toBe(1);
+    const same = await server.request('PATCH', '/api/v1/project', { token, json: { name: 'Cafe screens' }, ifMatch: 2 });
+    expect(same.status).toBe(200);
+    expect(same.json()).toMatchObject({ name: 'Cafe screens', revision: 2 });
+    expect(same.headers.etag).toBe('"2"');
+    expect(await events()).toHaveLength(seen);
   });
 
   it('treats If-Match as optional for a project bearer but refuses a stale one', async () => {
@@ -213,9 +282,19 @@ describe('credential realms', () => {
     expect((await server.request('GET', '/api/v1/account', { token: project.token })).status).toBe(403);
   });
 
-  it('ignores cookies on the control plane', async () => {
-    const res = await server.request('GET', '/api/v1/project', { headers: { cookie: '__Host-marquee-runtime=forged' } });
-    expect(res.status).toBe(401);
+  it('ignores cookies on the control plane, even a valid runtime cookie of a paired screen', async () => {
+    const owner = await server.enroll();
+    const { screen, cookies } = await pairActiveScreen(server, owner.token);
+    expect((await server.request('POST', '/runtime/v1/device-sessions', { cookies })).status).toBe(201);
+    expect(cookies.get(server.host, RUNTIME_COOKIE)).toBeDefined();
+    expect((await server.request('GET', '/test/runtime-whoami', { cookies })).json()).toEqual({ screen: screen.id });
+    for (const path of ['/api/v1/project', '/api/v1/screens', `/api/v1/screens/${screen.id}`]) {
+      const res = await server.request('GET', path, { cookies });
+      expect(res.status, path).toBe(401);
+    }
+    // With a bearer as well, the bearer alone decides who is asking.
+    const other = await server.enroll();
+    expect((await server.request('GET', `/api/v1/screens/${screen.id}`, { token: other.token, cookies })).status).toBe(404);
   });
 
   it('stores only hashes of bearer tokens and never logs them', async () => {
@@ -278,6 +357,59 @@ describe('credit meter', () => {
     const refused = await server.request('GET', '/api/v1/project/capabilities', { token });
     expect(refused.status).toBe(402);
     expect(refused.json().code).toBe('payment_required');
+  });
+
+  it("debits with one UPDATE … RETURNING and the ledger upsert, reading nothing of the tenant again", async () => {
+    const clock = new TestClock('2026-11-21T12:00:00Z');
+    const s = await TestServer.start({ clock });
+    try {
+      const { token, projectId } = await s.enroll();
+      const statements: string[] = [];
+      const counter = {
+        transformQuery(args: { node: { kind: string; from?: unknown; table?: unknown; into?: unknown } }) {
+          const { node } = args;
+          const on = JSON.stringify(node.from ?? node.table ?? node.into ?? null).match(/"name":"([a-z_]+)"/)?.[1];
+          statements.push(`${node.kind} ${on}`);
+          return node;
+        },
+        async transformResult(args: { result: unknown }) {
+          return args.result;
+        },
+      };
+      const store = s.services.store as unknown as { db: unknown };
+      const plain = store.db;
+      store.db = s.services.store.db.withPlugin(counter as never);
+      const metered = async () => {
+        statements.length = 0;
+        const res = await s.request('GET', '/api/v1/screens', { token });
+        expect(res.status).toBe(200);
+        return res;
+      };
+      try {
+        // This month's grant is in (the bearer query read its month): the debit is the only tenant statement.
+        const first = await metered();
+        expect(statements.filter((q) => q.endsWith(' tenants'))).toEqual(['UpdateQueryNode tenants']);
+        expect(statements.filter((q) => q.endsWith(' credit_ledger'))).toEqual(['InsertQueryNode credit_ledger']);
+        expect(first.headers['marquee-credits-remaining']).toBe('9999');
+        // A new month: one conditional UPDATE adds the grant, still without reading the tenant.
+        clock.set('2026-12-01T00:00:01Z');
+        const december = await metered();
+        expect(statements.filter((q) => q.endsWith(' tenants'))).toEqual(['UpdateQueryNode tenants', 'UpdateQueryNode tenants']);
+        expect(december.headers['marquee-credits-remaining']).toBe(String(9999 + 10000 - 1));
+      } finally {
+        store.db = plain;
+      }
+      // A month's grant is added once, even by concurrent requests that both saw last month's grant.
+      const { db } = s.services.store;
+      await db.updateTable('tenants').set({ credit_grant_month: '2026-11' }).where('id', '=', projectId).execute();
+      const [a, b] = await Promise.all([s.request('GET', '/api/v1/screens', { token }), s.request('GET', '/api/v1/screens', { token })]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect((await s.request('GET', '/api/v1/project', { token })).json().credit_remaining).toBe(9999 + 10000 - 1 + 10000 - 2);
+      const grants = await db.selectFrom('credit_ledger').selectAll().where('tenant_id', '=', projectId).where('kind', '=', 'included_grant').where('day', '=', '2026-12-01').executeTakeFirstOrThrow();
+      expect(grants.count).toBe(2);
+    } finally {
+      await s.stop();
+    }
   });
 
   it('moves the floor to zero on 2027-01-01 and grants the included credits each month', async () => {

@@ -131,10 +131,6 @@ export function projectView(t: TenantTable): Project {
   };
 }
 
-export function planAllows(t: Pick<TenantTable, 'plan'>): boolean {
-  return planOf(t.plan) !== undefined;
-}
-
 /** `column - amount`, never below zero (dialect-neutral; SQLite's MAX() is not PostgreSQL's GREATEST()). */
 function decrement(column: 'reserved_bytes' | 'used_bytes' | 'screen_count', amount: number) {
   return sql<number>`CASE WHEN ${sql.ref(column)} > ${amount} THEN ${sql.ref(column)} - ${amount} ELSE 0 END`;

@@ -1,6 +1,6 @@
 // Numbered migrations, applied in name order at start. Never edit one that has shipped; add the next.
 // Numbers are allotted per feature (0003 events, 0004 applications, 0005 media, 0006 screens and
-// playlists, 0007 runtime), so features developed side by side do not collide.
+// playlists, 0007 runtime, 0008 and 0009 review fixes), so features developed side by side do not collide.
 import type { Migration } from 'kysely';
 import * as m0001 from './0001-foundation';
 import * as m0002 from './0002-content';
@@ -9,6 +9,8 @@ import * as m0006 from './0006-screens-playlists';
 import * as m0005 from './0005-media';
 import * as m0004 from './0004-applications';
 import * as m0007 from './0007-runtime';
+import * as m0008 from './0008-operation-leases';
+import * as m0009 from './0009-idempotency-body-erasure';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -18,4 +20,6 @@ export const migrations: Record<string, Migration> = {
   '0005-media': m0005,
   '0004-applications': m0004,
   '0007-runtime': m0007,
+  '0008-operation-leases': m0008,
+  '0009-idempotency-body-erasure': m0009,
 };

@@ -1,0 +1,113 @@
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-fixtures';
+import { TestClock } from '../clock';
+import { declare, image, put, sha256 } from '../media/media.fixtures';
+import { TestServer, randomKey } from '../testing/harness';
+import { BODY_IDLE_TIMEOUT_MS, setBodyIdleTimeout } from './body-progress';
+
+const IDLE_MS = 300;
+let server: TestServer;
+let token: string;
+beforeAll(async () => {
+  server = await TestServer.start({ clock: new TestClock('2026-11-21T12:00:00Z'), beforeListen: (services) => setBodyIdleTimeout(services, IDLE_MS) });
+  ({ token } = await server.enroll());
+});
+afterAll(async () => server.stop());
+
+interface Answer {
+  status: number;
+  headers: Record<string, unknown>;
+  text: string;
+}
+
+/** Sends the headers and `sent`, then `chunks` one every `everyMs`, and then nothing (unless `end`). */
+function trickle(method: string, path: string, headers: Record<string, string>, parts: { sent: Buffer; chunks?: Buffer[]; everyMs?: number; end?: boolean }): Promise<Answer> {
+  const body = new Readable({ read() {} });
+  body.push(parts.sent);
+  const timers: NodeJS.Timeout[] = [];
+  (parts.chunks ?? []).forEach((chunk, i, all) =>
+    timers.push(
+      setTimeout(() => {
+        body.push(chunk);
+        if (parts.end && i === all.length - 1) body.push(null);
+      }, (i + 1) * (parts.everyMs ?? 0)),
+    ),
+  );
+  return new Promise((resolve, reject) => {
+    const req = server.rawRequest(method, path, { headers, body }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => {
+        timers.forEach(clearTimeout);
+        req.destroy();
+        resolve({ status: res.statusCode!, headers: res.headers, text });
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('HTTP server timeouts', () => {
+  it('has no whole-request deadline, keeps the headers deadline, and a named idle-body limit', () => {
+    const http = server.server.httpServer!;
+    expect(http.requestTimeout).toBe(0);
+    expect(http.headersTimeout).toBe(60_000);
+    expect(BODY_IDLE_TIMEOUT_MS).toBe(60_000);
+  });
+});
+
+describe('a request body that stops moving', () => {
+  it('fails the signed media PUT with a problem, stores nothing, and leaves the URL usable', async () => {
+    const bytes = Buffer.concat([await image('png'), Buffer.alloc(100_000, 5)]);
+    const declared = await declare(server, token, bytes, 'image/png');
+    const target = new URL(declared.session.upload_url);
+    const started = Date.now();
+    const res = await trickle('PUT', target.pathname + target.search, declared.session.headers, { sent: bytes.subarray(0, 1000) });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(IDLE_MS - 20);
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(res.headers.connection).toBe('close');
+    const problem = JSON.parse(res.text);
+    expect(problem).toMatchObject({ code: 'invalid_request', errors: [{ field: 'body' }] });
+    expect(problem.detail).toMatch(/^no body bytes arrived for 0.3 s; .*nothing was stored/);
+    expect(await server.services.blobs.stat(`media/${target.pathname.split('/').pop()}`)).toBeUndefined();
+    expect((await put(server, declared.session, bytes)).status).toBe(200);
+  });
+
+  it('accepts a slow body that keeps moving, however long it takes in all', async () => {
+    const bytes = Buffer.concat([await image('png'), Buffer.alloc(6_000, 5)]);
+    const declared = await declare(server, token, bytes, 'image/png');
+    const target = new URL(declared.session.upload_url);
+    const chunks = Array.from({ length: 6 }, (_, i) => bytes.subarray(1000 + i * Math.ceil((bytes.length - 1000) / 6), 1000 + (i + 1) * Math.ceil((bytes.length - 1000) / 6)));
+    const started = Date.now();
+    const res = await trickle('PUT', target.pathname + target.search, declared.session.headers, { sent: bytes.subarray(0, 1000), chunks, everyMs: IDLE_MS / 2, end: true });
+    expect(Date.now() - started).toBeGreaterThan(2 * IDLE_MS);
+    expect(res.status).toBe(200);
+    expect(res.headers.etag).toBe(`"${sha256(bytes)}"`);
+  });
+
+  it('fails an application upload with a problem, and its operation with it', async () => {
+    const fixture = archiveOf(sampleApp());
+    const headers = { ...uploadHeadersOf(fixture.declaration), 'content-length': String(fixture.body.length), authorization: `Bearer ${token}`, 'idempotency-key': randomKey() };
+    const res = await trickle('POST', '/api/v1/applications', headers, { sent: fixture.body.subarray(0, 20) });
+    expect(res.status).toBe(400);
+    expect(res.headers.connection).toBe('close');
+    expect(JSON.parse(res.text)).toMatchObject({ code: 'invalid_request', detail: expect.stringMatching(/^no body bytes arrived for 0.3 s; .*nothing was accepted/) });
+    const ops = await server.services.store.db.selectFrom('operations').select(['state', 'error']).where('kind', '=', 'application.upload').execute();
+    expect(ops.map((o) => o.state)).toEqual(['failed']);
+  });
+
+  it('fails a JSON body with a problem', async () => {
+    const json = Buffer.from(JSON.stringify({ name: 'Stalled project name' }));
+    const headers = { 'content-type': 'application/json', 'content-length': String(json.length), authorization: `Bearer ${token}` };
+    const res = await trickle('PATCH', '/api/v1/project', headers, { sent: json.subarray(0, 5) });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text)).toMatchObject({ code: 'invalid_request', errors: [{ field: 'body', code: 'stalled' }] });
+  });
+
+  it('logged no unexpected error for any of them', () => {
+    expect(server.logText()).not.toContain('unexpected error');
+  });
+});

@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProblemError } from '../http/problem';
+import { Store } from '../store/store';
+import { floorMillis } from './credits';
+import { RequestMeter } from './request-meter';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-meter-'));
+const store = new Store(path.join(dir, 'meter.db'));
+const now = Date.parse('2026-11-21T12:00:00Z');
+const known = { plan: 'signage', grantMonth: '2026-11' };
+let tenants = 0;
+
+beforeAll(() => store.migrate());
+afterAll(async () => {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function tenant(creditMillis: number): Promise<string> {
+  const id = `prj_meter${++tenants}`;
+  await store.db
+    .insertInto('tenants')
+    .values({ id, generation: 'P', name: 'meter', email: 'm@example.com', plan: 'signage', status: 'active', revision: 1, content_limit_bytes: 0, screen_limit: 0, credit_millis: creditMillis, credit_grant_month: '2026-11', created_at: now, updated_at: now } as never)
+    .execute();
+  return id;
+}
+
+const balance = async (id: string) => (await store.db.selectFrom('tenants').select('credit_millis').where('id', '=', id).executeTakeFirstOrThrow()).credit_millis;
+const ledger = (id: string) => store.db.selectFrom('credit_ledger').select(['millis', 'count']).where('tenant_id', '=', id).where('kind', '=', 'api_request').executeTakeFirst();
+
+describe('the request meter', () => {
+  it('commits concurrent debits together, each with the balance it would have seen alone', async () => {
+    const a = await tenant(10_000);
+    const b = await tenant(5_000);
+    const meter = new RequestMeter(store);
+    const states = await Promise.all([...Array.from({ length: 6 }, () => meter.debit(a, now, 1000, known)), meter.debit(b, now, 1000, known)]);
+    expect(states.slice(0, 6).map((s) => s.millis)).toEqual([9000, 8000, 7000, 6000, 5000, 4000]);
+    expect(states[6]!.millis).toBe(4000);
+    expect(await balance(a)).toBe(4000);
+    expect(await ledger(a)).toEqual({ millis: -6000, count: 6 });
+    expect(await ledger(b)).toEqual({ millis: -1000, count: 1 });
+  });
+
+  it('admits exactly the concurrent debits the balance covers above the floor, in order, and refuses the rest', async () => {
+    const id = await tenant(floorMillis(now) + 3500);
+    const meter = new RequestMeter(store);
+    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => meter.debit(id, now, 1000, known)));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected']);
+    for (const o of outcomes.slice(3)) expect(((o as PromiseRejectedResult).reason as ProblemError).code).toBe('payment_required');
+    expect(await balance(id)).toBe(floorMillis(now) + 500);
+    expect(await ledger(id)).toEqual({ millis: -3000, count: 3 });
+  });
+
+  it('adds a due monthly grant once for a group of debits', async () => {
+    const id = await tenant(0);
+    const meter = new RequestMeter(store);
+    const december = Date.parse('2026-12-01T00:00:05Z');
+    const states = await Promise.all(Array.from({ length: 4 }, () => meter.debit(id, december, 1000, known)));
+    expect(states.map((s) => s.millis)).toEqual([9_999_000, 9_998_000, 9_997_000, 9_996_000]);
+    const grants = await store.db.selectFrom('credit_ledger').select(['millis', 'count']).where('tenant_id', '=', id).where('kind', '=', 'included_grant').executeTakeFirstOrThrow();
+    expect(grants).toEqual({ millis: 10_000_000, count: 1 });
+  });
+});

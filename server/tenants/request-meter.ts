@@ -1,0 +1,122 @@
+// The per-request debit of the credit meter, committed in groups: the debits of requests that
+// arrive while a meter transaction runs wait for it and then commit together in the next one
+// (one UPDATE per tenant, one ledger upsert per tenant and day). Each request still waits for its
+// own durable debit, is admitted or refused on its own against the floor, and gets its own balance.
+import { sql } from 'kysely';
+import { ProblemError } from '../http/problem';
+import type { Store, Tx } from '../store/store';
+import { applyMonthlyGrant, debit, floorMillis, recordLedger, utcDay, type CreditState, type KnownCredits } from './credits';
+
+interface PendingDebit {
+  tenantId: string;
+  now: number;
+  cost: number;
+  known: KnownCredits;
+  resolve(state: CreditState): void;
+  reject(error: unknown): void;
+}
+
+/** Per debit: the balance after it, or why it was refused. */
+type Outcomes = Map<PendingDebit, { state?: CreditState; error?: unknown }>;
+
+export class RequestMeter {
+  private queue: PendingDebit[] = [];
+  private running = false;
+
+  constructor(private readonly store: Store) {}
+
+  /** Debits one request (`kind` api_request); resolves with the balance after it once committed. */
+  debit(tenantId: string, now: number, cost: number, known: KnownCredits): Promise<CreditState> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ tenantId, now, cost, known, resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue;
+        this.queue = [];
+        const outcomes: Outcomes = new Map();
+        try {
+          await this.store.transaction(async ({ db }) => {
+            outcomes.clear();
+            for (const group of byTenant(batch)) await debitGroup(db, group, outcomes);
+          });
+        } catch (error) {
+          for (const d of batch) d.reject(error);
+          continue;
+        }
+        for (const d of batch) {
+          const outcome = outcomes.get(d)!;
+          if (outcome.state) d.resolve(outcome.state);
+          else d.reject(outcome.error);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
+function byTenant(batch: PendingDebit[]): PendingDebit[][] {
+  const groups = new Map<string, PendingDebit[]>();
+  for (const d of batch) {
+    const group = groups.get(d.tenantId);
+    if (group) group.push(d);
+    else groups.set(d.tenantId, [d]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * One tenant's debits, in arrival order: one UPDATE when the balance covers them all (each must
+ * leave its cost above its floor), else one by one so that exactly those that fit are admitted.
+ */
+async function debitGroup(db: Tx, group: PendingDebit[], outcomes: Outcomes): Promise<void> {
+  if (group.length > 1 && (await debitTogether(db, group, outcomes))) return;
+  for (const d of group) {
+    try {
+      outcomes.set(d, { state: await debit(db, d.tenantId, d.now, 'api_request', d.cost, d.known) });
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      outcomes.set(d, { error });
+    }
+  }
+}
+
+/** All of a tenant's debits in one UPDATE, when the balance covers them all; false when it does not. */
+async function debitTogether(db: Tx, group: PendingDebit[], outcomes: Outcomes): Promise<boolean> {
+  const first = group[0]!;
+  for (const d of group) await applyMonthlyGrant(db, d.tenantId, d.now, d.known);
+  // Debit i (0-based) needs the balance before it, B - (cost of those before), to cover floor_i + cost_i.
+  let spent = 0;
+  let required = -Infinity;
+  for (const d of group) {
+    spent += d.cost;
+    required = Math.max(required, floorMillis(d.now) + spent);
+  }
+  const updated = await db
+    .updateTable('tenants')
+    .set({ credit_millis: sql`credit_millis - ${spent}` })
+    .where('id', '=', first.tenantId)
+    .where('credit_millis', '>=', required)
+    .returning(['credit_millis', 'plan'])
+    .executeTakeFirst();
+  if (!updated) return false;
+  // Balances as each request would have seen them, committed one after another.
+  let after = updated.credit_millis + spent;
+  const days = new Map<string, { now: number; millis: number; count: number }>();
+  for (const d of group) {
+    after -= d.cost;
+    outcomes.set(d, { state: { millis: after, plan: updated.plan } });
+    const day = days.get(utcDay(d.now)) ?? { now: d.now, millis: 0, count: 0 };
+    day.millis -= d.cost;
+    day.count += 1;
+    days.set(utcDay(d.now), day);
+  }
+  for (const day of days.values()) await recordLedger(db, first.tenantId, day.now, 'api_request', day.millis, day.count);
+  return true;
+}
