@@ -15,6 +15,11 @@ describe('player configuration', () => {
     expect(resolvePlayerConfig({ pageOrigin: 'file://', meta: 'https://play.example.com:8443' }).runtimeOrigin).toBe('https://play.example.com:8443');
   });
 
+  it('takes a pairing hint URL with a {code} placeholder from the global', () => {
+    expect(resolvePlayerConfig({ pageOrigin: 'http://localhost:8080', global: { pairingHintUrl: 'https://dash.example.com/pair?code={code}' } }).pairingHintUrl).toBe('https://dash.example.com/pair?code={code}');
+    expect(resolvePlayerConfig({ pageOrigin: 'http://localhost:8080', global: { pairingHintUrl: 'https://dash.example.com/pair' } }).pairingHintUrl).toBeUndefined();
+  });
+
   it('ignores malformed or non-http values', () => {
     expect(resolvePlayerConfig({ pageOrigin: 'http://localhost:8080', global: { runtimeOrigin: 'javascript:alert(1)' }, meta: 'not a url' }).runtimeOrigin).toBe('http://localhost:8080');
   });

@@ -7,6 +7,8 @@ export interface PlayerConfig {
   runtimeOrigin: string;
   /** Origin media URLs of the manifest resolve against (the manifest's own origin). */
   contentOrigin: string;
+  /** Optional URL the pairing QR code opens, with `{code}` for the code (a dashboard's pairing page). */
+  pairingHintUrl?: string;
 }
 
 /** `window.marqueePlayerConfig = { runtimeOrigin: 'https://play.example.com' }` before the bundle. */
@@ -38,7 +40,9 @@ function originOf(value: unknown): string | undefined {
 export function resolvePlayerConfig(sources: ConfigSources): PlayerConfig {
   const fromGlobal = typeof sources.global === 'object' && sources.global !== null ? originOf((sources.global as { runtimeOrigin?: unknown }).runtimeOrigin) : undefined;
   const runtimeOrigin = fromGlobal ?? originOf(sources.meta) ?? new URL(sources.pageOrigin).origin;
-  return { runtimeOrigin, contentOrigin: runtimeOrigin };
+  const hint = typeof sources.global === 'object' && sources.global !== null ? (sources.global as { pairingHintUrl?: unknown }).pairingHintUrl : undefined;
+  const pairingHintUrl = typeof hint === 'string' && /^https?:\/\//.test(hint) && hint.includes('{code}') ? hint : undefined;
+  return { runtimeOrigin, contentOrigin: runtimeOrigin, ...(pairingHintUrl ? { pairingHintUrl } : {}) };
 }
 
 export function readPlayerConfig(win: Window = window): PlayerConfig {
