@@ -4,6 +4,7 @@ import QRCode from 'qrcode';
 import { useEffect, useState } from 'react';
 import { displayPairingCode } from '../../../sdk/contract/screens';
 import type { PairingView } from '../state/player-store';
+import { CODE_RENEWAL_MARGIN_MS } from './pairing-flow';
 
 /** What the QR code carries: the configured hint URL with the code, or the code itself. */
 export function pairingHint(code: string, hintUrl: string | undefined): string {
@@ -18,7 +19,7 @@ export function PairingScreen({ pairing, hintUrl }: { pairing: PairingView | nul
   useEffect(() => {
     if (!code) return;
     let cancelled = false;
-    void QRCode.toString(pairingHint(code, hintUrl), { type: 'svg', margin: 0, errorCorrectionLevel: 'M', color: { dark: '#EEF2F6FF', light: '#00000000' } }).then((svg) => {
+    void QRCode.toString(pairingHint(code, hintUrl), { type: 'svg', margin: 0, errorCorrectionLevel: 'M', color: { dark: '#0A0E13FF', light: '#00000000' } }).then((svg) => {
       if (!cancelled) setQr(svg);
     });
     return () => {
@@ -33,7 +34,7 @@ export function PairingScreen({ pairing, hintUrl }: { pairing: PairingView | nul
 
   const display = code ? displayPairingCode(code) : '···-···';
   const [left, right] = display.split('-');
-  const minutes = pairing ? Math.max(1, Math.ceil((pairing.expiresAt - now) / 60_000)) : null;
+  const minutes = pairing ? Math.max(1, Math.round((pairing.expiresAt - CODE_RENEWAL_MARGIN_MS - now) / 60_000)) : null;
   return (
     <main className="pairing" data-testid="pairing-screen">
       <div className="wordmark">Marquee</div>
@@ -48,12 +49,12 @@ export function PairingScreen({ pairing, hintUrl }: { pairing: PairingView | nul
           <li>
             Give this code to <strong>whoever manages your screens</strong>.
           </li>
-          <li>
+          <li className="pairing-status">
             <span className="pairing-waiting" aria-hidden="true" />
-            This screen starts playing as soon as it is paired.
+            Waiting to be paired; content starts right after.
           </li>
         </ul>
-        {minutes !== null && <p className="pairing-expiry">A new code appears in about {minutes} min.</p>}
+        {minutes !== null && <p className="pairing-expiry">This code is replaced in about {minutes} min.</p>}
       </section>
       {qr && (
         <aside className="pairing-qr">

@@ -173,7 +173,12 @@ export class PlayerController {
   private adopt(session: RuntimeSession): RuntimeSession {
     const path = new URL(session.public_url).pathname;
     if (this.publicId !== undefined && this.host.location.pathname !== path) this.host.history.replaceState(null, '', path);
-    this.host.store.setState({ session: { paired: session.paired, publicUrl: session.public_url, capabilities: session.capabilities } });
+    const phase = this.host.store.getState().phase;
+    this.host.store.setState({
+      session: { paired: session.paired, publicUrl: session.public_url, capabilities: session.capabilities },
+      // Paired or opened: the stage takes over (its starting card until the manifest is on glass).
+      ...(phase === 'booting' || phase === 'pairing' ? { phase: 'playing' as const } : {}),
+    });
     return session;
   }
 
