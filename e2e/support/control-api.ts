@@ -26,7 +26,7 @@ export class ControlApi {
     const res = await fetch(new URL(path, this.baseUrl), {
       method,
       headers,
-      body: options.json !== undefined ? JSON.stringify(options.json) : options.body,
+      body: options.json !== undefined ? JSON.stringify(options.json) : options.body ? new Uint8Array(options.body) : undefined,
     });
     const text = await res.text();
     let body: any = text;
@@ -90,7 +90,7 @@ export class ControlApi {
     const declared = await this.request('POST', '/api/v1/media/uploads', { json: { filename, content_type: contentType, bytes: bytes.length, sha256: sha256(bytes) } });
     expect(declared.status, JSON.stringify(declared.body)).toBe(201);
     const session = declared.body;
-    const put = await fetch(session.upload_url, { method: session.method, headers: session.headers, body: bytes });
+    const put = await fetch(session.upload_url, { method: session.method, headers: session.headers, body: new Uint8Array(bytes) });
     expect(put.status).toBe(200);
     const committed = await this.request('POST', `/api/v1/media/uploads/${session.id}/commit`, { json: { content_type: contentType, bytes: bytes.length, sha256: sha256(bytes) } });
     expect(committed.status, JSON.stringify(committed.body)).toBe(202);
