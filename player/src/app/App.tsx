@@ -12,6 +12,8 @@ export function App({ store, controller, pairingHintUrl }: { store: PlayerStore;
   const activeRevision = useStore(store, (s) => s.activeRevision);
   const manifest = useStore(store, (s) => s.manifest);
   const onGlassEmpty = phase === 'playing' && manifest !== null && manifest.pages.length === 0 && activeRevision === manifest.manifestRevision;
+  // An archived screen's manifest is darkened: dark glass, not the idle card.
+  const darkened = onGlassEmpty && (manifest as { darkened?: boolean }).darkened === true;
   return (
     <>
       {phase === 'playing' && <Stage store={store} controller={controller} />}
@@ -24,7 +26,8 @@ export function App({ store, controller, pairingHintUrl }: { store: PlayerStore;
           </div>
         </div>
       )}
-      {onGlassEmpty && (
+      {darkened && <div className="card dark" data-testid="archived-card" />}
+      {onGlassEmpty && !darkened && (
         <div className="card" data-testid="idle-card">
           <div className="wordmark">Marquee</div>
           <div>

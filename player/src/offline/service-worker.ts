@@ -32,6 +32,34 @@ self.addEventListener('fetch', (event) => {
   if (url.pathname.startsWith('/assets/')) return event.respondWith(serveAsset(request));
 });
 
+/** The page asks for every medium of a manifest it prepares, so the whole loop plays offline later. */
+self.addEventListener('message', (event) => {
+  const data = event.data as { type?: string; items?: Array<{ mediaId: string; url: string }> } | null;
+  if (data?.type !== 'cache-media' || !Array.isArray(data.items)) return;
+  event.waitUntil(cacheMedia(data.items));
+});
+
+const filling = new Set<string>();
+
+/** Fetches whole media the cache lacks, one at a time (a screen's bandwidth is for playback first). */
+async function cacheMedia(items: Array<{ mediaId: string; url: string }>): Promise<void> {
+  const cache = await caches.open(MEDIA_CACHE);
+  for (const { mediaId, url } of items) {
+    if (!MEDIA_ROUTE.test(new URL(url, self.location.origin).pathname)) continue;
+    const key = mediaCacheKey(self.location.origin, mediaId);
+    if (filling.has(mediaId) || (await cache.match(key))) continue;
+    filling.add(mediaId);
+    try {
+      const response = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
+      if (response.status === 200) await cache.put(key, response);
+    } catch {
+      // Offline or refused: the element's own request, or the next manifest, tries again.
+    } finally {
+      filling.delete(mediaId);
+    }
+  }
+}
+
 /** The shell and the hashed assets it names, kept for the next start without a server. */
 async function refreshShell(): Promise<Response> {
   const response = await fetch(SHELL_URL, { cache: 'no-cache' });
@@ -80,6 +108,7 @@ async function serveMedia(request: Request, mediaId: string): Promise<Response> 
   const cached = await cache.match(key);
   if (cached) return answerRange(cached, request.headers.get('range'));
   const response = await fetch(request);
+  if (filling.has(mediaId)) return response;
   const whole = response.status === 200 ? Number(response.headers.get('content-length')) || null : response.status === 206 ? coversWholeObject(response.headers.get('content-range')) : null;
   if (whole !== null && response.body) {
     const headers = new Headers({ 'Content-Type': response.headers.get('content-type') ?? 'application/octet-stream', 'Content-Length': String(whole) });

@@ -196,6 +196,7 @@ export class PlayerController {
       const state = this.host.store.getState();
       if (result.status === 'fresh') {
         this.etag = result.etag;
+        askToCacheMedia(result.manifest);
         this.host.store.setState({ phase: 'playing', manifest: result.manifest });
       } else if (state.phase !== 'playing') {
         this.host.store.setState({ phase: 'playing' });
@@ -296,6 +297,21 @@ export class PlayerController {
     clearTimeout(this.refreshTimer);
     this.events?.close();
   }
+}
+
+/** Asks the service worker to fetch every medium of a manifest that it does not hold yet. */
+function askToCacheMedia(manifest: RuntimeManifest): void {
+  const worker = typeof navigator !== 'undefined' ? navigator.serviceWorker?.controller : null;
+  if (!worker) return;
+  const items = new Map<string, string>();
+  for (const page of manifest.pages) {
+    for (const placement of page.placements) {
+      const content = placement.content;
+      if (content.type === 'image' || content.type === 'video') for (const item of content.items) items.set(item.mediaId, item.src);
+    }
+  }
+  for (const track of manifest.soundtrack?.tracks ?? []) items.set(track.mediaId, track.src);
+  worker.postMessage({ type: 'cache-media', items: [...items].map(([mediaId, url]) => ({ mediaId, url })) });
 }
 
 function randomBase64Url(bytes: number): string {
