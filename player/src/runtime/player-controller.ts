@@ -76,6 +76,11 @@ export class PlayerController {
   }
 
   async start(): Promise<void> {
+    // The worker claims the page after the first manifest may have been fetched: tell it then.
+    navigator.serviceWorker?.addEventListener('controllerchange', () => {
+      const manifest = this.host.store.getState().manifest;
+      if (manifest) askToCacheMedia(manifest);
+    });
     await this.playCachedManifest();
     void this.run();
   }
