@@ -3,10 +3,12 @@ import { archiveUpload } from './archive.bench';
 import { controlPlaneThroughput } from './control-plane.bench';
 import { eventFanOut } from './events.bench';
 import { mediaRangedExport } from './media.bench';
+import { playerPlayback } from './player.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
   events: eventFanOut,
   media: mediaRangedExport,
   archive: archiveUpload,
+  player: playerPlayback,
 };

@@ -64,7 +64,7 @@ test('a paired screen plays every kind of content, survives the server going awa
     media.evening = await api.uploadMedia(evening, 'image/png', 'evening.png');
     media.quiet = await api.uploadMedia(quiet, 'image/png', 'quiet.png');
     media.clip = await api.uploadMedia(clip, 'video/webm', 'clip.webm');
-    media.music = await api.uploadMedia(silentMp3(120), 'audio/mpeg', 'music.mp3');
+    media.music = await api.uploadMedia(silentMp3(240), 'audio/mpeg', 'music.mp3');
 
     const packed = await packApplication(path.resolve(import.meta.dirname, '../sdk/examples/kv-counter'), { runtime: await defaultRuntimeScript(), name: 'KV counter' });
     const uploaded = await api.request('POST', '/api/v1/applications', { body: packed.archive, headers: { ...packed.headers, 'Content-Type': 'application/gzip' } });
