@@ -12,7 +12,7 @@ import { MarqueeServer } from './support/marquee-server';
 import { silentMp3, titledPng, webmClip } from './support/media-fixtures';
 import { NEWS_URL, newsSite, UNREACHABLE_URL } from './support/news-site';
 
-const news = newsSite();
+const news = newsSite(E2E_PORT + 2);
 test.use({ launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...news.chromiumArgs] } });
 
 const server = new MarqueeServer(E2E_PORT + 1);
@@ -232,6 +232,8 @@ test('a paired screen plays every kind of content, survives the server going awa
     expect(pages.slice(-20).every((p) => ['one', 'two', 'three'].includes(p))).toBe(true);
     for (let i = 1; i < times.length; i++) expect(times[i]!).toBeGreaterThanOrEqual(times[i - 1]!);
     expect(await audio.evaluate((a: HTMLAudioElement) => a.paused)).toBe(false);
+    await player.waitForLivePage('two', 10_000);
+    await page.waitForTimeout(500); // past the transition: the page fills the viewport
     await player.screenshot('playing-after-swap.png');
 
     const revision = await page.evaluate(() => (window as unknown as { marqueePlayer: { store: { getState(): { activeRevision: string } } } }).marqueePlayer.store.getState().activeRevision);

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
+/** Which checkout's server to run (another one's while developing against it); this one by default. */
+const ROOT = process.env.MARQUEE_E2E_SERVER_DIR ?? path.resolve(import.meta.dirname, '..', '..');
 
 export class MarqueeServer {
   private child: ChildProcess | null = null;

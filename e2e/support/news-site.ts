@@ -23,7 +23,7 @@ export interface NewsSite {
 }
 
 /** Creates the key and certificate now (flags must be known when the browser launches). */
-export function newsSite(): NewsSite {
+export function newsSite(port: number): NewsSite {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-news-'));
   const key = path.join(dir, 'key.pem');
   const cert = path.join(dir, 'cert.pem');
@@ -36,16 +36,9 @@ export function newsSite(): NewsSite {
     res.end(`<!doctype html><html><body style="margin:0;background:#0f2a44;color:#fff;font:600 48px/120px DejaVu Sans,sans-serif;padding-left:40px">
       <span id="ticker">Breaking: the lobby loop is live</span></body></html>`);
   });
-  // Fixed here so the flag can be written before the server listens: a free port is picked now.
-  const port = freePort();
   return {
     chromiumArgs: [`--host-resolver-rules=MAP ${NEWS_HOST}:443 127.0.0.1:${port}`, `--ignore-certificate-errors-spki-list=${spki}`],
     start: () => new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve())),
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
-}
-
-function freePort(): number {
-  const out = execFileSync(process.execPath, ['-e', "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"]);
-  return Number(out.toString().trim());
 }
