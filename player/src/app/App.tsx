@@ -10,10 +10,10 @@ export function App({ store, controller, pairingHintUrl }: { store: PlayerStore;
   const pairing = useStore(store, (s) => s.pairing);
   const connectivity = useStore(store, (s) => s.connectivity);
   const activeRevision = useStore(store, (s) => s.activeRevision);
-  const manifest = useStore(store, (s) => s.manifest);
-  const onGlassEmpty = phase === 'playing' && manifest !== null && manifest.pages.length === 0 && activeRevision === manifest.manifestRevision;
+  const onGlass = useStore(store, (s) => s.onGlass);
+  const onGlassEmpty = phase === 'playing' && onGlass !== null && onGlass.pages === 0;
   // An archived screen's manifest is darkened: dark glass, not the idle card.
-  const darkened = onGlassEmpty && (manifest as { darkened?: boolean }).darkened === true;
+  const darkened = onGlassEmpty && onGlass.darkened;
   return (
     <>
       {phase === 'playing' && <Stage store={store} controller={controller} />}
@@ -31,7 +31,7 @@ export function App({ store, controller, pairingHintUrl }: { store: PlayerStore;
         <div className="card" data-testid="idle-card">
           <div className="wordmark">Marquee</div>
           <div>
-            <h1>{manifest.screenLabel}</h1>
+            <h1>{onGlass.screenLabel}</h1>
             <p>This screen is paired. Nothing is assigned to it yet.</p>
           </div>
         </div>

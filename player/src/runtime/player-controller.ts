@@ -271,7 +271,10 @@ export class PlayerController {
 
   /** The engine put `manifest` on glass. */
   async activated(manifest: RuntimeManifest): Promise<void> {
-    this.host.store.setState({ activeRevision: manifest.manifestRevision });
+    this.host.store.setState({
+      activeRevision: manifest.manifestRevision,
+      onGlass: { pages: manifest.pages.length, darkened: (manifest as { darkened?: boolean }).darkened === true, screenLabel: manifest.screenLabel },
+    });
     const db = this.host.db;
     if (db) {
       await db.saveActiveManifest({ manifest, etag: this.etag, activatedAt: Date.now() }).catch(() => undefined);

@@ -37,6 +37,8 @@ export interface PlayerState {
   manifest: RuntimeManifest | null;
   /** The manifest revision on glass. */
   activeRevision: string | null;
+  /** What the manifest on glass is: the cards over the stage follow it, not the newest manifest. */
+  onGlass: { pages: number; darkened: boolean; screenLabel: string } | null;
   /** Server time minus local time, from answers' Date headers (one-second resolution). */
   clockOffsetMs: number;
   connectivity: Connectivity;
@@ -50,6 +52,7 @@ export const initialPlayerState: PlayerState = {
   session: null,
   manifest: null,
   activeRevision: null,
+  onGlass: null,
   clockOffsetMs: 0,
   connectivity: 'connecting',
   offlineSince: null,
