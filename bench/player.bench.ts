@@ -82,8 +82,8 @@ export async function playerPlayback(): Promise<void> {
     const duringTransitions = await page.evaluate(() => (window as unknown as { bench: { longFrames: number } }).bench.longFrames);
     const elapsed = Date.now() - began;
     const still = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
-    await still.addInitScript(PROBE);
     await still.setContent(`<img src="data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="1920" height="1080"><rect width="100%" height="100%" fill="#1b4d7a"/></svg>')}" style="width:100vw;height:100vh">`);
+    await still.evaluate(PROBE);
     await still.waitForTimeout(Math.min(elapsed, 60_000));
     const stillFrames = await still.evaluate(() => (window as unknown as { bench: { longFrames: number } }).bench.longFrames);
     await still.close();
@@ -110,11 +110,14 @@ export async function playerPlayback(): Promise<void> {
     await fast.addInitScript(PROBE);
     await fast.goto(`${server.origin}/`);
     const runUntil = async (changes: number) => {
+      const deadline = Date.now() + 600_000;
       for (;;) {
         const seen = await fast.evaluate(() => (window as unknown as { bench: { changes: number } }).bench.changes);
         if (seen >= changes) return;
-        await fast.clock.runFor(300);
-        await fast.waitForTimeout(10);
+        if (Date.now() > deadline) throw new Error(`only ${seen} page cycles on the fast clock`);
+        // One page's time per step, then a moment of real time for decoding and fetches.
+        await fast.clock.runFor(1_250);
+        await fast.waitForTimeout(20);
       }
     };
     await runUntil(50);
