@@ -3,6 +3,7 @@ import { archiveUpload } from './archive.bench';
 import { controlPlaneThroughput } from './control-plane.bench';
 import { eventFanOut } from './events.bench';
 import { mediaRangedExport } from './media.bench';
+import { manifestNotModified } from './manifest.bench';
 import { playerPlayback } from './player.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
@@ -10,5 +11,6 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   events: eventFanOut,
   media: mediaRangedExport,
   archive: archiveUpload,
+  manifest: manifestNotModified,
   player: playerPlayback,
 };

@@ -7,6 +7,7 @@ import { installScreens } from './screens/screens.module';
 import { installMedia } from './media/media.module';
 import { installApplications } from './applications/applications.module';
 import { installReleaseHost } from './release-host/release-host.module';
+import { installRuntime } from './runtime/runtime.module';
 
 export type Installer = (services: Services) => void;
 
@@ -17,4 +18,5 @@ export const installers: Installer[] = [
   installApplications,
   installReleaseHost,
   installScreens, // playlists, screens and pairing; installs services.references
+  installRuntime, // after screens: wraps services.references with active grants, installs presence
 ];

@@ -13,6 +13,13 @@ import * as releaseHost from './release-host/release-host.routes';
 import * as problems from './status/problem-pages.routes';
 import * as status from './status/status.routes';
 import * as tenants from './tenants/tenants.routes';
+import * as ownerKv from './kv/kv.routes';
+import * as runtimeContent from './runtime/content.routes';
+import * as runtimeEvents from './runtime/events.routes';
+import * as runtimeKv from './runtime/kv.routes';
+import * as runtimeLaunch from './runtime/launch.routes';
+import * as runtimeManifest from './runtime/manifest.routes';
+import * as runtimeReports from './runtime/reports.routes';
 
 export const routeTable: RouteEntry[] = [
   // Status (spec: Endpoints / Status)
@@ -89,6 +96,24 @@ export const routeTable: RouteEntry[] = [
   { plane: 'control', method: 'GET', path: '/api/v1/applications/:id', route: applications.getApplication },
   { plane: 'control', method: 'DELETE', path: '/api/v1/applications/:id', route: applications.deleteApplication },
   { plane: 'control', method: 'POST', path: '/api/v1/applications/:id/releases', route: applications.uploadRelease },
+
+  // Owner key/value (spec: Owner key/value)
+  { plane: 'control', method: 'GET', path: '/api/v1/applications/:id/kv', route: ownerKv.listKv },
+  { plane: 'control', method: 'GET', path: '/api/v1/applications/:id/kv/:key', route: ownerKv.getKv },
+  { plane: 'control', method: 'PUT', path: '/api/v1/applications/:id/kv/:key', route: ownerKv.putKv },
+  { plane: 'control', method: 'DELETE', path: '/api/v1/applications/:id/kv/:key', route: ownerKv.deleteKv },
+
+  // Runtime plane: manifest, events, reports, launches, protected content, runtime key/value
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/manifest', route: runtimeManifest.getManifest },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/events', route: runtimeEvents.runtimeEvents },
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/reports', route: runtimeReports.postReport },
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/manifests/:manifest_revision/releases/:release_id/launch', route: runtimeLaunch.launchRelease },
+  { plane: 'runtime', method: 'GET', path: '/content/v1/manifests/:manifest_revision/media/:media_id', route: runtimeContent.getManifestMedia },
+  { plane: 'runtime', method: 'GET', path: '/content/v1/manifests/:manifest_revision/releases/:release_id/package', route: runtimeContent.getManifestPackage },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/apps/:application_id/kv', route: runtimeKv.listRuntimeKv },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/apps/:application_id/kv/:key', route: runtimeKv.getRuntimeKv },
+  { plane: 'runtime', method: 'PUT', path: '/runtime/v1/apps/:application_id/kv/:key', route: runtimeKv.putRuntimeKv },
+  { plane: 'runtime', method: 'DELETE', path: '/runtime/v1/apps/:application_id/kv/:key', route: runtimeKv.deleteRuntimeKv },
 
   // Release hosts (GET also answers HEAD; any other method is refused with 403 in app.ts)
   { plane: 'release', method: 'GET', path: '/{*asset_path}', route: releaseHost.releaseAsset },

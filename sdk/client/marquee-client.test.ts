@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer, clientId } from '../../server/testing/harness';
 import type { OperationRunner, Publish } from '../../server/operations/worker';
 import { LIMITS } from '../contract/limits';
-import { createMarqueeClient, MarqueeNetworkError, MarqueeProblem, OperationFailedError, OperationTimeoutError, type ClientOptions } from './marquee-client';
+import { createMarqueeClient, ifMatch, MarqueeNetworkError, MarqueeProblem, OperationFailedError, OperationTimeoutError, type ClientOptions } from './marquee-client';
 
 let server: TestServer;
 let baseUrl: string;
@@ -210,6 +210,19 @@ describe('retries', () => {
     const c = client({ fetch: fetchImpl });
     expect(((await c.status.health().catch((e: unknown) => e)) as MarqueeProblem).code).toBe('internal_error');
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('If-Match helpers', () => {
+  it('takes a revision, a resource or a result, and refuses anything without a revision before sending', async () => {
+    const { c } = await enrolled();
+    const result = await c.project.get();
+    expect([ifMatch(3), ifMatch(result.data), ifMatch(result)]).toEqual(['"3"', `"${result.data.revision}"`, `"${result.revision}"`]);
+    for (const bad of [0, 1.5, { revision: undefined }, {}]) expect(() => ifMatch(bad)).toThrow(RangeError);
+    const { calls, fetchImpl } = scriptedFetch([]);
+    const unguarded = client({ fetch: fetchImpl, token: 'mq_proj_unused' });
+    await expect(unguarded.project.update({ name: 'Unguarded' }, { ifMatch: { revision: undefined } })).rejects.toThrow(RangeError);
+    expect(calls).toHaveLength(0);
   });
 });
 

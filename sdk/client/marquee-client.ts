@@ -1,12 +1,20 @@
 // The typed control-plane client. Each feature's routes live in their own small module over the
-// shared transport; adding a feature is one module and one line below.
+// shared transport; adding a feature is one module and one line below. Browser-safe: nothing
+// here imports Node; file-path helpers live in `./node-files`.
+import { applicationRoutes } from './applications';
+import { eventRoutes } from './events';
+import { kvRoutes } from './kv';
+import { mediaRoutes } from './media';
 import { operationRoutes } from './operations';
+import { playlistRoutes } from './playlists';
+import { screenRoutes } from './screens';
 import { statusRoutes } from './status';
 import { accountRoutes, enrollRoute, projectRoutes } from './tenants';
 import { ClientTransport, type ClientOptions } from './transport';
 
 export function createMarqueeClient(options: ClientOptions) {
   const transport = new ClientTransport(options);
+  const operations = operationRoutes(transport);
   return {
     transport,
     /** Use this bearer for the calls that follow (e.g. the token enrollment returned). */
@@ -15,9 +23,13 @@ export function createMarqueeClient(options: ClientOptions) {
     enroll: enrollRoute(transport),
     account: accountRoutes(transport),
     project: projectRoutes(transport),
-    operations: operationRoutes(transport),
-    // Later features plug in here: applications (upload of a packed archive), media (declare →
-    // signed PUT → commit → wait), playlists, screens, events, kv.
+    operations,
+    events: eventRoutes(transport),
+    applications: applicationRoutes(transport, operations),
+    media: mediaRoutes(transport, operations),
+    playlists: playlistRoutes(transport),
+    screens: screenRoutes(transport),
+    kv: kvRoutes(transport),
   };
 }
 
@@ -25,4 +37,34 @@ export type MarqueeClient = ReturnType<typeof createMarqueeClient>;
 
 export { MarqueeNetworkError, MarqueeProblem, type Credits, type FieldProblem, type ProblemDocument } from './problem';
 export { OperationFailedError, OperationTimeoutError, type WaitOptions } from './operations';
-export { ClientTransport, ifMatch, newIdempotencyKey, revisionOf, type CallOptions, type ClientOptions, type MarqueeResult, type RequestSpec } from './transport';
+export {
+  ClientTransport,
+  ifMatch,
+  newIdempotencyKey,
+  revisionOf,
+  type CallOptions,
+  type ClientOptions,
+  type GuardedCallOptions,
+  type MarqueeResult,
+  type RequestSpec,
+  type ResultMeta,
+  type Revisioned,
+} from './transport';
+export { archiveHeaders, type ArchiveFacts, type ArchiveUpload, type PackedArchive, type PublishedApplication, type PublishOptions, type UploadOptions } from './applications';
+export {
+  mediaContentTypeOf,
+  parseContentRange,
+  rangeHeader,
+  type ByteRange,
+  type ContentOptions,
+  type ContentRange,
+  type MediaContent,
+  type MediaSource,
+  type MediaUploadOptions,
+  type StreamedMedia,
+  type UploadedMedia,
+} from './media';
+export type { FollowOptions } from './events';
+export type { KvSetOptions } from './kv';
+export type { PlaylistDocument, PlaylistDocumentV2 } from './playlists';
+export type { RawBody, UploadProgress } from './upload-body';

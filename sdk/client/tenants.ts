@@ -1,6 +1,6 @@
 // Accounts (Model A), enrollment and the project (Model P).
 import type { Account, AccountCreate, AccountCreated, CLIEnrollment, CLIEnrollmentRequest, Project, ProjectCapabilities, ProjectPatch } from '../contract/tenants';
-import type { CallOptions, ClientTransport } from './transport';
+import type { CallOptions, ClientTransport, GuardedCallOptions } from './transport';
 
 export function accountRoutes(t: ClientTransport) {
   return {
@@ -18,7 +18,7 @@ export function projectRoutes(t: ClientTransport) {
   return {
     get: () => t.request<Project>({ method: 'GET', path: '/api/v1/project' }),
     /** Renames the project; pass ifMatch to guard against a concurrent change (412 revision_conflict). */
-    update: (patch: ProjectPatch, options: CallOptions & { ifMatch?: number } = {}) =>
+    update: (patch: ProjectPatch, options: GuardedCallOptions = {}) =>
       t.request<Project>({ method: 'PATCH', path: '/api/v1/project', json: patch, idempotent: true, ...options }),
     capabilities: () => t.request<ProjectCapabilities>({ method: 'GET', path: '/api/v1/project/capabilities' }),
   };

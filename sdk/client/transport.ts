@@ -3,6 +3,7 @@
 // of safe cases only, problems as MarqueeProblem, and the revision and credit headers on every
 // result. Works in Node (20+) and browsers; no server code.
 import { MarqueeNetworkError, MarqueeProblem, type Credits, type ProblemDocument } from './problem';
+import { bodySize, prepareBody, type RawBody, type UploadProgress } from './upload-body';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -26,34 +27,62 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** A revision, or anything that carries one: a resource (`{revision}`) or a client result. */
+export type Revisioned = number | { readonly revision?: number | undefined };
+
+/** Options of calls that change a revisioned resource. */
+export interface GuardedCallOptions extends CallOptions {
+  /** Sent as If-Match: the write fails with 412 revision_conflict when the resource moved on. */
+  ifMatch?: Revisioned;
+}
+
 export interface RequestSpec extends CallOptions {
   method: Method;
   /** Path with encoded segments, e.g. `/api/v1/operations/${encodeURIComponent(id)}`. */
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
-  /** A raw body (archives): bytes, so retries can send it again. */
-  body?: Uint8Array | Blob | string;
+  /** A raw body (archives). Bytes and Blobs are sent again on a retry; a stream function is called again. */
+  body?: RawBody;
   headers?: Record<string, string>;
   /** Send an Idempotency-Key (the route records and replays it). */
   idempotent?: boolean;
   /** The revision to guard with If-Match. */
-  ifMatch?: number;
+  ifMatch?: Revisioned;
   /** Send the bearer (default true; status routes need none). */
   authenticated?: boolean;
+  /** Bytes of `body` sent so far (counted as they go where the platform streams request bodies). */
+  onUploadProgress?: (progress: UploadProgress) => void;
 }
 
-/** One answer: the body plus what the headers said about it. */
-export interface MarqueeResult<T> {
-  data: T;
+/** A request to a signed URL: sent exactly as issued, with no bearer and no header of ours. */
+export interface SignedRequest {
+  url: string;
+  method: Method;
+  headers: Record<string, string>;
+  body: RawBody;
+  signal?: AbortSignal;
+  onUploadProgress?: (progress: UploadProgress) => void;
+  /** Told of each attempt that got no answer (a later refusal may then mean that attempt arrived). */
+  onNetworkError?: () => void;
+}
+
+/** What the headers of an answer said, beside its body. */
+export interface ResultMeta {
   status: number;
   /** From ETag: the resource revision to send back as If-Match. */
   revision: number | undefined;
+  /** Model P credit headers; absent on Model A, unauthenticated, stream and binary answers. */
   credits: Credits | undefined;
   requestId: string | undefined;
   /** The idempotency key this call used (reuse it to retry the same call later). */
   idempotencyKey: string | undefined;
   headers: Headers;
+}
+
+/** One answer: the body plus what the headers said about it. */
+export interface MarqueeResult<T> extends ResultMeta {
+  data: T;
 }
 
 const DEFAULT_ATTEMPTS = 3;
@@ -77,9 +106,11 @@ export function newIdempotencyKey(): string {
   return randomBase64Url(22);
 }
 
-/** The If-Match value for a revision: `"3"`. */
-export function ifMatch(revision: number): string {
-  if (!Number.isSafeInteger(revision) || revision < 1) throw new RangeError('a revision is a positive integer');
+/** The If-Match value for a revision, or for a resource or result that carries one: `"3"`. */
+export function ifMatch(revisioned: Revisioned): string {
+  const revision = typeof revisioned === 'number' ? revisioned : revisioned.revision;
+  // A resource without a revision would silently drop the guard: refuse it instead.
+  if (revision === undefined || !Number.isSafeInteger(revision) || revision < 1) throw new RangeError('If-Match needs a positive integer revision');
   return `"${revision}"`;
 }
 
@@ -121,9 +152,24 @@ async function problemFrom(response: Response): Promise<MarqueeProblem> {
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** One exchange, ready to send again on a retry. */
+interface Exchange {
+  url: URL;
+  method: Method;
+  headers: Record<string, string>;
+  body?: RawBody;
+  signal?: AbortSignal;
+  onUploadProgress?: (progress: UploadProgress) => void;
+  /** Whether a network failure after sending may be repeated (reads, keyed writes, signed PUTs). */
+  repeatable: boolean;
+  /** For error messages: never the URL itself, which may be a credential. */
+  label: string;
+}
+
 export class ClientTransport {
-  private readonly baseUrl: string;
-  private readonly doFetch: typeof fetch;
+  readonly baseUrl: string;
+  /** The fetch every call uses (also the event stream's). */
+  readonly fetch: typeof fetch;
   private readonly maxAttempts: number;
   private readonly maxRetryDelayMs: number;
   /** Waits between retries and polls (injected in tests). */
@@ -132,7 +178,7 @@ export class ClientTransport {
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_ATTEMPTS);
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
     this.sleep = options.sleep ?? defaultSleep;
@@ -148,37 +194,96 @@ export class ClientTransport {
     return this.token !== undefined;
   }
 
+  /** The Authorization header of the current bearer (for streams opened outside `request`). */
+  authorization(): Record<string, string> {
+    return this.token ? { authorization: `Bearer ${this.token}` } : {};
+  }
+
+  /** Sends a control-plane request and reads its JSON (or empty) answer. */
   async request<T>(spec: RequestSpec): Promise<MarqueeResult<T>> {
+    const { response, meta } = await this.send(spec);
+    const text = response.status === 204 || response.status === 304 || spec.method === 'HEAD' ? '' : await response.text();
+    const type = response.headers.get('content-type') ?? '';
+    const data = (text !== '' && type.includes('json') ? JSON.parse(text) : text === '' ? undefined : text) as T;
+    return { data, ...meta };
+  }
+
+  /**
+   * Sends a control-plane request and hands over the successful Response unread (streams, byte
+   * exports). 2xx and 304 are answers; anything else is thrown as a MarqueeProblem.
+   */
+  async send(spec: RequestSpec): Promise<{ response: Response; meta: ResultMeta }> {
     const url = new URL(this.baseUrl + spec.path);
     for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const idempotencyKey = spec.idempotent ? (spec.idempotencyKey ?? newIdempotencyKey()) : undefined;
-    const requestId = `req_${randomBase64Url(22)}`;
-    const headers: Record<string, string> = { Accept: 'application/json', 'X-Request-Id': requestId, ...spec.headers };
+    const headers: Record<string, string> = { Accept: 'application/json', 'X-Request-Id': `req_${randomBase64Url(22)}`, ...spec.headers };
     if (spec.authenticated !== false && this.token) headers.Authorization = `Bearer ${this.token}`;
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
     if (spec.ifMatch !== undefined) headers['If-Match'] = ifMatch(spec.ifMatch);
-    let body: Uint8Array | Blob | string | undefined = spec.body;
+    let body = spec.body;
     if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
       headers['Content-Type'] ??= 'application/json';
     }
-    // A network failure after sending leaves the outcome unknown: only reads and keyed writes may repeat.
-    const repeatable = spec.method === 'GET' || spec.method === 'HEAD' || idempotencyKey !== undefined;
+    const response = await this.exchange({
+      url,
+      method: spec.method,
+      headers,
+      body,
+      signal: spec.signal,
+      onUploadProgress: spec.onUploadProgress,
+      // A network failure after sending leaves the outcome unknown: only reads and keyed writes may repeat.
+      repeatable: spec.method === 'GET' || spec.method === 'HEAD' || idempotencyKey !== undefined,
+      label: `${spec.method} ${spec.path}`,
+    });
+    return { response, meta: metaOf(response, idempotencyKey) };
+  }
 
+  /**
+   * Sends a request to a signed URL (a media upload's PUT) with exactly the issued method and
+   * headers: never the bearer or a header of ours. A transfer that breaks off stores nothing, so
+   * network failures are retried.
+   */
+  async sendSigned(request: SignedRequest): Promise<Response> {
+    return this.exchange(
+      {
+        url: new URL(request.url),
+        method: request.method,
+        headers: { ...request.headers },
+        body: request.body,
+        signal: request.signal,
+        onUploadProgress: request.onUploadProgress,
+        repeatable: true,
+        label: `${request.method} <signed upload URL>`,
+      },
+      request.onNetworkError,
+    );
+  }
+
+  private async exchange(exchange: Exchange, onNetworkError?: () => void): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
       let response: Response;
+      const prepared = prepareBody(exchange.body, exchange.onUploadProgress);
+      const headers = { ...exchange.headers };
+      // A streamed body would go chunked; say its length when it is known (signed PUTs require it).
+      const size = exchange.body === undefined ? undefined : bodySize(exchange.body);
+      if (prepared.streamed && size !== undefined && !hasHeader(headers, 'content-length')) headers['Content-Length'] = String(size);
       try {
-        response = await this.doFetch(url, { method: spec.method, headers, body: body as BodyInit | undefined, signal: spec.signal, redirect: 'error' });
+        const init: RequestInit & { duplex?: 'half' } = { method: exchange.method, headers, body: prepared.body, signal: exchange.signal, redirect: 'error' };
+        if (prepared.streamed) init.duplex = 'half';
+        response = await this.fetch(exchange.url, init);
       } catch (error) {
-        if (spec.signal?.aborted) throw error;
-        if (!repeatable || attempt >= this.maxAttempts) {
-          throw new MarqueeNetworkError(`${spec.method} ${spec.path} got no answer: ${(error as Error).message}`, attempt, error);
+        if (exchange.signal?.aborted) throw error;
+        onNetworkError?.();
+        if (!exchange.repeatable || attempt >= this.maxAttempts) {
+          throw new MarqueeNetworkError(`${exchange.label} got no answer: ${(error as Error).message}`, attempt, error);
         }
         const backoff = Math.min(NETWORK_BACKOFF_MAX_MS, NETWORK_BACKOFF_MS * 2 ** (attempt - 1));
         await this.sleep(backoff / 2 + Math.random() * (backoff / 2));
         continue;
       }
-      if (response.ok) return this.result<T>(response, idempotencyKey);
+      prepared.finish();
+      if (response.ok || response.status === 304) return response;
       const problem = await problemFrom(response);
       const waitable = problem.retryAfter !== undefined && problem.retryAfter * 1000 <= this.maxRetryDelayMs;
       const notProcessed = response.status === 429 || response.status === 503 || RETRYABLE_CODES.has(problem.code);
@@ -186,19 +291,19 @@ export class ClientTransport {
       await this.sleep(problem.retryAfter! * 1000);
     }
   }
+}
 
-  private async result<T>(response: Response, idempotencyKey: string | undefined): Promise<MarqueeResult<T>> {
-    const text = response.status === 204 ? '' : await response.text();
-    const type = response.headers.get('content-type') ?? '';
-    const data = (text !== '' && type.includes('json') ? JSON.parse(text) : text === '' ? undefined : text) as T;
-    return {
-      data,
-      status: response.status,
-      revision: revisionOf(response.headers.get('etag')),
-      credits: creditsOf(response.headers),
-      requestId: response.headers.get('x-request-id') ?? undefined,
-      idempotencyKey,
-      headers: response.headers,
-    };
-  }
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((key) => key.toLowerCase() === name);
+}
+
+function metaOf(response: Response, idempotencyKey: string | undefined): ResultMeta {
+  return {
+    status: response.status,
+    revision: revisionOf(response.headers.get('etag')),
+    credits: creditsOf(response.headers),
+    requestId: response.headers.get('x-request-id') ?? undefined,
+    idempotencyKey,
+    headers: response.headers,
+  };
 }

@@ -8,6 +8,10 @@ export const KV_RESERVED_PREFIX = '_marquee/';
 export const KV_VALUE_BASE64_MAX = 1_398_104;
 export const KV_CONTENT_TYPE_MAX = 127;
 export const KV_LIST_MAX_ITEMS = 200;
+/** Our limit: live keys per application (values are also bounded by the content quota). */
+export const KV_MAX_ENTRIES_PER_APPLICATION = 10_000;
+/** Runtime KV header carrying the placement capability (spec: Svc-Placement-Capability). */
+export const PLACEMENT_CAPABILITY_HEADER = 'Marquee-Placement-Capability';
 
 export interface KVWrite {
   value_base64: string;
@@ -36,7 +40,10 @@ export interface KVSummary {
 }
 
 export interface KVList {
+  /** At most 200 entries, in UTF-8 byte order of their keys. */
   items: KVSummary[];
+  /** Our addition: pass as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
 }
 
 /** Why `key` is not a usable key, or null. */
@@ -52,5 +59,15 @@ export function kvKeyProblem(key: unknown): string | null {
 export function kvContentTypeProblem(contentType: unknown): string | null {
   if (typeof contentType !== 'string' || !/^[\x21-\x7e][\x20-\x7e]*$/.test(contentType)) return 'must be printable ASCII';
   if (contentType.length > KV_CONTENT_TYPE_MAX) return `must be at most ${KV_CONTENT_TYPE_MAX} characters`;
+  return null;
+}
+
+const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Why `value` is not canonical standard base64 of at most 1 MiB, or null. */
+export function kvValueProblem(value: unknown): string | null {
+  if (typeof value !== 'string') return 'must be a string of standard base64';
+  if (value.length > KV_VALUE_BASE64_MAX) return `must be at most ${KV_VALUE_BASE64_MAX} characters (1 MiB of value)`;
+  if (!STANDARD_BASE64.test(value)) return 'must be standard base64 with padding (A-Z a-z 0-9 + /, =)';
   return null;
 }

@@ -194,12 +194,15 @@ export const RuntimeManifest = z
     /** Empty while no playlist is assigned: the player shows its idle state. */
     pages: z.array(RuntimePage).max(LIMITS.playlist_max_pages),
     soundtrack: RuntimeSoundtrack.optional(),
+    /** Our addition: the screen is archived; show dark glass (no pages, no content grants). */
+    darkened: z.literal(true).optional(),
   })
   .superRefine((m, ctx) => {
     const seen = new Set<string>();
     m.pages.forEach((page, i) => {
       if (seen.has(page.id)) ctx.addIssue({ code: 'custom', path: ['pages', i, 'id'], message: `page id "${page.id}" is not unique` });
       seen.add(page.id);
+      if (m.darkened) ctx.addIssue({ code: 'custom', path: ['pages', i], message: 'a darkened manifest has no pages' });
       if (page.visibility && m.timezone === undefined) {
         ctx.addIssue({ code: 'custom', path: ['pages', i, 'visibility'], message: 'a page with visibility needs the manifest timezone' });
       }

@@ -81,8 +81,10 @@ export interface Screen {
   playlist_id?: string;
   timezone?: string;
   tags: string[];
-  /** A paired runtime event stream is connected. */
+  /** A paired runtime event stream is connected (or was, within a few seconds). */
   online: boolean;
+  /** Last time a paired runtime event stream was connected; absent until the first. */
+  last_online_at?: string;
   created_at: string;
   updated_at: string;
 }

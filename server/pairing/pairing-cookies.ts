@@ -47,9 +47,33 @@ export const cookieValues = {
   },
   runtime: {
     seal: (keys: Keys, v: RuntimeCookieValue) => keys.seal('runtime-cookie', v),
-    unseal: (keys: Keys, text: string | undefined) => keys.unseal<RuntimeCookieValue>('runtime-cookie', text),
+    unseal: (keys: Keys, text: string | undefined) => verifiedRuntimeCookie(keys, text),
   },
 };
+
+/** Verified runtime cookie values by their exact text, per key set (bounded: cleared when full). */
+const VERIFIED_RUNTIME_COOKIES = 10_000;
+const verifiedRuntime = new WeakMap<Keys, Map<string, RuntimeCookieValue>>();
+
+/**
+ * Every runtime request (a player's 304 manifest poll above all) presents the same cookie again and
+ * again; its HMAC check was a good part of such a request. A value verified once is remembered by
+ * its exact text: the signature cannot change without the text changing. Expiry and revocation are
+ * still checked on every request by the authenticator.
+ */
+function verifiedRuntimeCookie(keys: Keys, text: string | undefined): RuntimeCookieValue | undefined {
+  if (!text) return undefined;
+  let cache = verifiedRuntime.get(keys);
+  if (!cache) verifiedRuntime.set(keys, (cache = new Map()));
+  const known = cache.get(text);
+  if (known) return known;
+  const value = keys.unseal<RuntimeCookieValue>('runtime-cookie', text);
+  if (value) {
+    if (cache.size >= VERIFIED_RUNTIME_COOKIES) cache.clear();
+    cache.set(text, value);
+  }
+  return value;
+}
 
 /** The named cookie of the request; a name sent twice is ambiguous and treated as absent. */
 export function readCookie(req: Request, name: string): string | undefined {

@@ -4,6 +4,8 @@
 import { RUNTIME_CAPABILITIES, type RuntimeCapability } from '../../sdk/contract/screens';
 import { problem } from '../http/problem';
 import type { AnyContext, Authenticator, Principal } from '../http/route';
+import type { CompiledQuery } from 'kysely';
+import type { Db } from '../store/store';
 import type { PairingSessionTable } from './pairing.tables';
 import { cookieValues, DEVICE_COOKIE, PAIRING_COOKIE, readCookie, RUNTIME_COOKIE } from './pairing-cookies';
 
@@ -30,6 +32,9 @@ export interface RuntimePrincipal extends Principal {
   /** The generation the session was granted at; equal to the screen's, or the session is dead. */
   contentAccessGeneration: number;
   capabilities: readonly RuntimeCapability[];
+  /** The screen's state and manifest revision as read while authenticating (the manifest's 304 needs no other read). */
+  screenState: 'pairing_pending' | 'active' | 'archived';
+  manifestRevision: number;
 }
 
 /** What an anonymous (public-id) session may do: read, never write or report. */
@@ -115,11 +120,8 @@ export const deviceCookie: Authenticator<DevicePrincipal> = {
   },
 };
 
-async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<RuntimePrincipal> {
-  noAuthorizationHeader(ctx);
-  const value = cookieValues.runtime.unseal(ctx.services.keys, readCookie(ctx.req, RUNTIME_COOKIE));
-  if (!value || value.e <= ctx.now) throw refused('this route needs a current runtime cookie; create a runtime session');
-  const row = await ctx.services.store.db
+function compileSessionQuery(db: Db) {
+  return db
     .selectFrom('runtime_sessions')
     .innerJoin('screens', 'screens.id', 'runtime_sessions.screen_id')
     .innerJoin('tenants', 'tenants.id', 'screens.tenant_id')
@@ -135,11 +137,32 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<
       'runtime_sessions.revoked_at',
       'screens.state as screen_state',
       'screens.content_access_generation as screen_generation',
+      'screens.manifest_revision',
       'tenants.status as tenant_status',
       'screen_devices.status as device_status',
     ])
-    .where('runtime_sessions.id', '=', value.r)
-    .executeTakeFirst();
+    .where('runtime_sessions.id', '=', '')
+    .compile();
+}
+
+/**
+ * The session query, compiled once per store: every runtime request (a player's 304 manifest poll
+ * above all) runs it, and building it cost more than running it. Its one parameter is the session id.
+ */
+type SessionRow = ReturnType<typeof compileSessionQuery> extends CompiledQuery<infer R> ? R : never;
+const sessionQueries = new WeakMap<Db, ReturnType<typeof compileSessionQuery>>();
+function sessionQuery(db: Db): ReturnType<typeof compileSessionQuery> {
+  let compiled = sessionQueries.get(db);
+  if (!compiled) sessionQueries.set(db, (compiled = compileSessionQuery(db)));
+  return compiled;
+}
+
+async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<RuntimePrincipal> {
+  noAuthorizationHeader(ctx);
+  const value = cookieValues.runtime.unseal(ctx.services.keys, readCookie(ctx.req, RUNTIME_COOKIE));
+  if (!value || value.e <= ctx.now) throw refused('this route needs a current runtime cookie; create a runtime session');
+  const db = ctx.services.store.db;
+  const row = (await db.executeQuery<SessionRow>({ ...sessionQuery(db), parameters: [value.r] })).rows[0];
   const alive =
     row !== undefined &&
     row.revoked_at === null &&
@@ -161,6 +184,8 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<
     deviceId: row.device_id,
     contentAccessGeneration: row.content_access_generation,
     capabilities: row.paired === 1 ? PAIRED_CAPABILITIES : READ_ONLY_CAPABILITIES,
+    screenState: row.screen_state as RuntimePrincipal['screenState'],
+    manifestRevision: row.manifest_revision,
   };
 }
 

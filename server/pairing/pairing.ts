@@ -1,6 +1,8 @@
 // Pairing, device binding and runtime sessions: the records behind the player's cookies.
 import crypto from 'node:crypto';
 import { PAIRING_CODE_ALPHABET, PAIRING_CODE_LENGTH, type RuntimeSession } from '../../sdk/contract/screens';
+import { EventCursors, type StreamScope } from '../events/cursors';
+import { headPosition } from '../events/event-reader';
 import { newId, randomToken } from '../keys';
 import type { Services } from '../services';
 import { changeScreen, publicUrl } from '../screens/screens';
@@ -105,13 +107,12 @@ export async function activateScreen(services: Services, work: Work, screen: Scr
 }
 
 /**
- * Head of the event log, as the cursor a runtime session starts its event stream after.
- * Placeholder format (`pos_<position>`) until the events feature's opaque cursors land; a stream
- * that does not understand it answers stream.resync_required at the head, which is also correct.
+ * The head of the screen's runtime stream, as the cursor a new runtime session starts after: the
+ * player hears what happens from now on and reads the current state from the manifest.
  */
-export async function runtimeEventCursor(db: Db | Tx): Promise<string> {
-  const row = await db.selectFrom('events').select((eb) => eb.fn.max('position').as('head')).executeTakeFirst();
-  return `pos_${Number(row?.head ?? 0)}`;
+export async function runtimeEventCursor(services: Services, db: Tx, screen: Pick<ScreenTable, 'id' | 'tenant_id'>): Promise<string> {
+  const scope: StreamScope = { kind: 'screen', tenantId: screen.tenant_id, screenId: screen.id };
+  return new EventCursors(services.keys).encode(scope, await headPosition(db, scope));
 }
 
 /** Opens a runtime session for the screen and returns the RuntimeSession body and its cookie. */
@@ -141,7 +142,7 @@ export async function openRuntimeSession(
   const body: RuntimeSession = {
     paired: device !== null,
     capabilities: [...(device ? PAIRED_CAPABILITIES : READ_ONLY_CAPABILITIES)],
-    event_cursor: await runtimeEventCursor(work.db),
+    event_cursor: await runtimeEventCursor(services, work.db, screen),
     public_url: publicUrl(services, screen.public_id),
   };
   return { body, cookie: setCookie(RUNTIME_COOKIE, cookieValues.runtime.seal(services.keys, { r: id, e: expiresAt }), RUNTIME_SESSION_TTL_MS) };

@@ -152,10 +152,15 @@ export async function releaseGrantLive(db: Db | Tx, binding: GrantBinding): Prom
 
 /**
  * Revokes release grants in the caller's transaction: one grant (a manifest replaced), or every
- * grant of a screen (public id rotated, credential revoked, screen archived or deleted). Cookies
+ * grant of a screen (public id rotated, credential revoked, screen archived or deleted), or every
+ * grant of a screen but those of the manifest revisions named (a newer manifest activated). Cookies
  * made from them are refused from the next request on, and their unspent tickets are dropped.
  */
-export async function revokeReleaseGrants(work: Work, scope: { tenantId: string; screenId?: string; grantId?: string }, now: number): Promise<number> {
+export async function revokeReleaseGrants(
+  work: Work,
+  scope: { tenantId: string; screenId?: string; grantId?: string; exceptManifestRevisions?: string[] },
+  now: number,
+): Promise<number> {
   let revoke = work.db.updateTable('release_grants').set({ revoked_at: now }).where('tenant_id', '=', scope.tenantId).where('revoked_at', 'is', null);
   let tickets = work.db.deleteFrom('launch_tickets').where('tenant_id', '=', scope.tenantId).where('consumed_at', 'is', null);
   if (scope.screenId !== undefined) {
@@ -165,6 +170,11 @@ export async function revokeReleaseGrants(work: Work, scope: { tenantId: string;
   if (scope.grantId !== undefined) {
     revoke = revoke.where('id', '=', scope.grantId);
     tickets = tickets.where('grant_id', '=', scope.grantId);
+  }
+  // Grants of the manifests a player may still show stay (the runtime's activation keeps these).
+  if (scope.exceptManifestRevisions !== undefined && scope.exceptManifestRevisions.length > 0) {
+    revoke = revoke.where('manifest_revision', 'not in', scope.exceptManifestRevisions);
+    tickets = tickets.where('manifest_revision', 'not in', scope.exceptManifestRevisions);
   }
   const result = await revoke.executeTakeFirst();
   await tickets.execute();

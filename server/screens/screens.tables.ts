@@ -26,6 +26,8 @@ export interface ScreenTable {
   archived_at: number | null;
   /** Tombstone time: deleted screens answer not_found and are purged after the retention. */
   deleted_at: number | null;
+  /** Last time a paired runtime event stream was connected (set by the runtime plane). */
+  last_online_at: number | null;
 }
 
 export interface ScreenTagTable {

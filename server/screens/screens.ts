@@ -8,6 +8,7 @@ import { problem } from '../http/problem';
 import { newId, randomToken } from '../keys';
 import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';
+import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
 import { resolveEffectivePlaylist } from './effective-playlist';
 import type { ScreenTable } from './screens.tables';
@@ -78,6 +79,7 @@ export function screenView(services: Services, row: ScreenTable, tags: string[])
     ...(row.timezone !== null ? { timezone: row.timezone } : {}),
     tags,
     online: row.state !== 'deleted' && presenceOf(services).online(row.id),
+    ...(row.last_online_at !== null ? { last_online_at: isoTime(row.last_online_at) } : {}),
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
   };
@@ -111,6 +113,7 @@ export async function createScreen(
     updated_at: input.now,
     archived_at: null,
     deleted_at: null,
+    last_online_at: null,
   };
   await work.db.insertInto('screens').values(row).execute();
   await services.events.append(
@@ -184,6 +187,11 @@ export async function changeScreen(
     .where('revision', '=', before.revision)
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) !== 1) throw problem('revision_conflict', `screen ${before.id} changed meanwhile; retry`, { current_revision: before.revision + 1 });
+  // Release grants end with the generation they were issued at, and when glass goes dark or away.
+  const leaving = (state: string) => after.state === state && before.state !== state;
+  if (change.regrant || leaving('archived') || leaving('deleted')) {
+    await revokeReleaseGrants(work, { tenantId: before.tenant_id, screenId: before.id }, now);
+  }
 
   if (change.tags) {
     await work.db.deleteFrom('screen_tags').where('screen_id', '=', before.id).execute();

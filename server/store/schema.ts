@@ -9,6 +9,8 @@ import type { PlaylistTables } from '../playlists/playlists.tables';
 import type { ScreenTables } from '../screens/screens.tables';
 import type { PairingTables } from '../pairing/pairing.tables';
 import type { ReleaseHostTables } from '../release-host/release-host.tables';
+import type { RuntimeTables } from '../runtime/runtime.tables';
+import type { KvTables } from '../kv/kv.tables';
 
 export interface Database
   extends TenantTables,
@@ -20,4 +22,6 @@ export interface Database
     ReleaseHostTables,
     PlaylistTables,
     ScreenTables,
-    PairingTables {}
+    PairingTables,
+    RuntimeTables,
+    KvTables {}

@@ -8,6 +8,7 @@ import * as m0003 from './0003-events';
 import * as m0006 from './0006-screens-playlists';
 import * as m0005 from './0005-media';
 import * as m0004 from './0004-applications';
+import * as m0007 from './0007-runtime';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0006-screens-playlists': m0006,
   '0005-media': m0005,
   '0004-applications': m0004,
+  '0007-runtime': m0007,
 };

@@ -1,0 +1,211 @@
+// Protected content on the runtime origin: GET (and HEAD) /content/v1/manifests/{rev}/media/{id}
+// for media a granted manifest of this screen shows, and …/releases/{id}/package for the normalized
+// package of a release it shows (the kiosk's offline mirror). One byte range, Fetch Metadata,
+// egress budgets, and completed bytes recorded in the egress ledger.
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CANONICAL_EXTENSION, type MediaContentType } from '../../sdk/contract/media';
+import { WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
+import { problem } from '../http/problem';
+import { query, type AnyContext, type Authenticator, type Principal, type RequestContext } from '../http/route';
+import { noneMatch, parseRange } from '../media/byte-range';
+import { recordEgress } from '../media/egress';
+import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
+import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
+import { fetchMetadataOf } from '../release-host/fetch-metadata';
+import { contentFetchConflict } from './content-fetch-metadata';
+import type { ByteBudget } from './egress-budgets';
+import { grantedManifest, inManifest } from './manifest-store';
+import { ensureReleasePackage } from './release-package';
+import { egressOf } from './runtime-services';
+
+/** spec: runtime delivery records completed bytes as egress, like the media export does. */
+export const RUNTIME_MEDIA_EGRESS = 'runtime_media_delivery';
+export const RUNTIME_PACKAGE_EGRESS = 'runtime_package_delivery';
+/** Requests per client per minute: a player seeking through video makes many small range requests. */
+const CONTENT_REQUESTS_PER_CLIENT_PER_MINUTE = 1200;
+/** Bytes of one URL never change (the URL names the manifest revision and the content). */
+const IMMUTABLE_PRIVATE = 'private, max-age=31536000, immutable';
+
+/** Who fetches protected content: a runtime session, or (packages) the paired device itself. */
+export interface ContentPrincipal extends Principal {
+  realm: 'runtime' | 'device';
+  tenantId: string;
+  screenId: string;
+  screenState: string;
+  /** The client the per-client budgets count: the runtime session or the device credential. */
+  clientId: string;
+}
+
+const runtimeContent: Authenticator<ContentPrincipal> = {
+  realm: 'runtime',
+  async authenticate(ctx) {
+    const p = await runtimeCookie.authenticate(ctx);
+    return { realm: 'runtime', scope: p.scope, tenantId: p.tenantId, screenId: p.screenId, screenState: p.screenState, clientId: p.runtimeSessionId };
+  },
+};
+
+/**
+ * Packages: the paired-device cookie (what a kiosk's mirror holds), or else a paired runtime
+ * session. Anonymous (public-id) sessions never get package bytes.
+ */
+const pairedContent: Authenticator<ContentPrincipal> = {
+  realm: 'device',
+  async authenticate(ctx) {
+    if (readCookie(ctx.req, DEVICE_COOKIE) !== undefined) {
+      const d = await deviceCookie.authenticate(ctx);
+      const screen = await ctx.services.store.db.selectFrom('screens').select('state').where('id', '=', d.screenId).executeTakeFirstOrThrow();
+      return { realm: 'device', scope: d.scope, tenantId: d.tenantId, screenId: d.screenId, screenState: screen.state, clientId: d.deviceId };
+    }
+    const p = await pairedRuntimeCookie.authenticate(ctx);
+    return { realm: 'runtime', scope: p.scope, tenantId: p.tenantId, screenId: p.screenId, screenState: p.screenState, clientId: p.runtimeSessionId };
+  },
+};
+
+type ContentContext = RequestContext<undefined, Record<string, never>, ContentPrincipal>;
+
+const clientBudget = (ctx: ContentContext) => [
+  { name: 'runtime-content-client', limit: CONTENT_REQUESTS_PER_CLIENT_PER_MINUTE, windowSeconds: 60, key: ctx.principal.clientId },
+];
+
+function byteBudgets(ctx: ContentContext): ByteBudget[] {
+  const { limits } = egressOf(ctx.services);
+  const p = ctx.principal;
+  return [
+    { name: 'runtime-egress-client', limitBytes: limits.clientBytesPerMinute, windowSeconds: 60, key: p.clientId },
+    { name: 'runtime-egress-screen', limitBytes: limits.screenBytesPerMinute, windowSeconds: 60, key: p.screenId },
+    { name: 'runtime-egress-account', limitBytes: limits.accountBytesPerMinute, windowSeconds: 60, key: p.tenantId },
+  ];
+}
+
+function checkFetchMetadata(ctx: AnyContext): void {
+  const conflict = contentFetchConflict(fetchMetadataOf(ctx.req.headers));
+  if (conflict) throw problem('forbidden', `contradictory Fetch Metadata: ${conflict}`);
+}
+
+interface Delivery {
+  blobKey: string;
+  bytes: number;
+  contentType: string;
+  etag: string;
+  disposition: string;
+  extraHeaders: Record<string, string>;
+  egressKind: string;
+}
+
+/** One byte range of an immutable blob, conditional on its strong ETag, within the egress budgets. */
+async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
+  const { req, res, services } = ctx;
+  const common = { ETag: d.etag, 'Cache-Control': IMMUTABLE_PRIVATE, ...d.extraHeaders };
+  if (noneMatch(req.headers['if-none-match'], d.etag)) {
+    res.status(304).set(common).end();
+    return;
+  }
+  const ifRange = req.get('if-range');
+  const range = parseRange(ifRange === undefined || ifRange.trim() === d.etag ? req.headers.range : undefined, d.bytes);
+  if (range.kind === 'refused') {
+    throw problem('invalid_range', range.reason, { headers: { 'Content-Range': `bytes */${d.bytes}`, 'Accept-Ranges': 'bytes' } });
+  }
+  const budgets = byteBudgets(ctx);
+  const { budgets: egress } = egressOf(services);
+  try {
+    egress.admit(budgets, ctx.now);
+  } catch (error) {
+    // spec: byte-budget denials carry no RateLimit headers (the request budget's admission added them).
+    delete ctx.answerHeaders['RateLimit-Policy'];
+    delete ctx.answerHeaders.RateLimit;
+    throw error;
+  }
+
+  const { start, end } = range.kind === 'range' ? range : { start: 0, end: d.bytes - 1 };
+  const length = end - start + 1;
+  res.status(range.kind === 'range' ? 206 : 200);
+  res.set({
+    ...common,
+    'Accept-Ranges': 'bytes',
+    'Content-Length': String(length),
+    'Content-Type': d.contentType,
+    'Content-Disposition': d.disposition,
+  });
+  if (range.kind === 'range') res.setHeader('Content-Range', `bytes ${start}-${end}/${d.bytes}`);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  let sent = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      sent += chunk.length;
+      done(null, chunk);
+    },
+  });
+  const tenantId = ctx.principal.tenantId;
+  res.once('close', () => egress.charge(budgets, sent, services.clock.now()));
+  res.once('finish', () => {
+    recordEgress(services.store, tenantId, d.egressKind, length, services.clock.now()).catch((error) =>
+      services.logger.error({ err: error }, 'egress not recorded'),
+    );
+  });
+  res.flushHeaders();
+  try {
+    await pipeline(services.blobs.read(d.blobKey, { start, end }), count, res);
+  } catch (error) {
+    // A client that hangs up mid-transfer is not a server error.
+    if (!res.writableFinished && (req.destroyed || res.destroyed)) return;
+    throw error;
+  }
+}
+
+export const getManifestMedia = query({ auth: runtimeContent, rateLimits: clientBudget }, async (ctx) => {
+  checkFetchMetadata(ctx);
+  const { services, principal } = ctx;
+  const manifest = await grantedManifest(services, services.store.db, principal, ctx.params.manifest_revision!, ctx.now);
+  const mediaId = ctx.params.media_id!;
+  const db = services.store.db;
+  if (!(await inManifest(db, principal.screenId, manifest.revision, 'media', mediaId))) throw problem('not_found', 'this manifest shows no such media');
+  const media = await db
+    .selectFrom('media')
+    .select(['id', 'content_type', 'bytes', 'sha256', 'blob_key'])
+    .where('id', '=', mediaId)
+    .where('tenant_id', '=', principal.tenantId)
+    .where('state', '=', 'ready')
+    .executeTakeFirst();
+  if (!media || media.blob_key === null) throw problem('not_found', 'this manifest shows no such media');
+  await deliver(ctx, {
+    blobKey: media.blob_key,
+    bytes: media.bytes,
+    contentType: media.content_type,
+    etag: `"${media.sha256}"`,
+    disposition: `inline; filename="${media.id}${CANONICAL_EXTENSION[media.content_type as MediaContentType] ?? ''}"`,
+    extraHeaders: { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin', 'Referrer-Policy': 'no-referrer', Vary: 'Cookie' },
+    egressKind: RUNTIME_MEDIA_EGRESS,
+  });
+});
+
+export const getManifestPackage = query({ auth: pairedContent, rateLimits: clientBudget }, async (ctx) => {
+  checkFetchMetadata(ctx);
+  const { services, principal } = ctx;
+  const manifest = await grantedManifest(services, services.store.db, principal, ctx.params.manifest_revision!, ctx.now);
+  const releaseId = ctx.params.release_id!;
+  const db = services.store.db;
+  if (!(await inManifest(db, principal.screenId, manifest.revision, 'release', releaseId))) throw problem('not_found', 'this manifest shows no such release');
+  const release = await db
+    .selectFrom('releases')
+    .select(['id', 'tenant_id'])
+    .where('id', '=', releaseId)
+    .where('tenant_id', '=', principal.tenantId)
+    .where('state', '=', 'ready')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!release) throw problem('not_found', 'this manifest shows no such release');
+  const pkg = await ensureReleasePackage(services, release);
+  await deliver(ctx, {
+    blobKey: pkg.blob_key,
+    bytes: pkg.bytes,
+    contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
+    etag: `"${pkg.sha256}"`,
+    disposition: `attachment; filename="${release.id}.tar.gz"`,
+    extraHeaders: { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin', 'Referrer-Policy': 'no-referrer', Vary: 'Cookie, Authorization' },
+    egressKind: RUNTIME_PACKAGE_EGRESS,
+  });
+});

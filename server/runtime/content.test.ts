@@ -1,0 +1,371 @@
+import crypto from 'node:crypto';
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEBAPP_PACKAGE_CONTENT_TYPE, type RuntimeApplicationPlacement, type RuntimeImagePlacement } from '../../sdk/contract/manifest';
+import { TestClock } from '../clock';
+import { imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
+import { CookieJar, randomKey, TestServer, type RequestOptions } from '../testing/harness';
+import { EGRESS_LIMITS } from './egress-budgets';
+import { manifestRevisionId } from './manifest-ids';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { packageKey } from './release-package';
+import { tuneEgressLimits } from './runtime-services';
+import {
+  activate,
+  anonymousPlayer,
+  appPage,
+  createPlaylist,
+  pairedPlayer,
+  patchScreen,
+  publishApp,
+  sha256,
+  storedMedia,
+  validManifest,
+  type Player,
+} from './runtime.fixtures';
+
+let server: TestServer;
+let token: string;
+let tenantId: string;
+const clock = new TestClock('2026-11-21T12:00:00Z');
+
+beforeAll(async () => {
+  server = await TestServer.start({ clock });
+  ({ token, projectId: tenantId } = await server.enroll());
+});
+afterAll(async () => server.stop());
+
+const BYTES = crypto.randomBytes(1000);
+const PLAYER_IMAGE = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' };
+
+interface Shown {
+  p: Player;
+  rev: string;
+  mediaId: string;
+  audioId: string;
+}
+
+/** A paired player whose manifest shows one image (BYTES) and a soundtrack. */
+async function showing(): Promise<Shown> {
+  clock.advance(61_000);
+  const p = await pairedPlayer(server, token);
+  const mediaId = await storedMedia(server, tenantId, BYTES);
+  const audioId = await storedMedia(server, tenantId, Buffer.from('ID3 soundtrack'), { kind: 'audio', durationMs: 60_000 });
+  const doc = { ...imageDoc(mediaId), audio: { tracks: [{ media_id: audioId }] } };
+  await patchScreen(server, token, p.screen.id, { playlist_id: await createPlaylist(server, token, doc) });
+  const { manifest } = await validManifest(server, p);
+  return { p, rev: manifest.manifestRevision, mediaId, audioId };
+}
+
+function fetchMedia(s: Shown, options: RequestOptions & { rev?: string; mediaId?: string; method?: string } = {}) {
+  const { rev = s.rev, mediaId = s.mediaId, method = 'GET', ...rest } = options;
+  return server.request(method, `/content/v1/manifests/${rev}/media/${mediaId}`, { cookies: s.p.cookies, ...rest });
+}
+
+let shown: Shown;
+beforeAll(async () => {
+  shown = await showing();
+});
+
+describe('protected media', () => {
+  it('serves a media of the manifest whole, with its identity headers', async () => {
+    const res = await fetchMedia(shown, { headers: PLAYER_IMAGE });
+    expect(res.status).toBe(200);
+    expect(res.body.equals(BYTES)).toBe(true);
+    expect(res.headers).toMatchObject({
+      'accept-ranges': 'bytes',
+      'content-length': '1000',
+      'content-type': 'image/webp',
+      etag: `"${sha256(BYTES)}"`,
+      'content-disposition': `inline; filename="${shown.mediaId}.webp"`,
+      'x-content-type-options': 'nosniff',
+      'cross-origin-resource-policy': 'same-origin',
+      'referrer-policy': 'no-referrer',
+    });
+    expect(res.headers['content-range']).toBeUndefined();
+  });
+
+  it('serves the soundtrack through the same route', async () => {
+    const res = await fetchMedia(shown, { mediaId: shown.audioId });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('audio/mpeg');
+    expect(res.text).toBe('ID3 soundtrack');
+  });
+
+  it('answers If-None-Match with 304 and HEAD without a body', async () => {
+    const etag = `"${sha256(BYTES)}"`;
+    const cached = await fetchMedia(shown, { headers: { 'if-none-match': etag } });
+    expect(cached.status).toBe(304);
+    expect(cached.body.length).toBe(0);
+    const head = await fetchMedia(shown, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe('1000');
+    expect(head.body.length).toBe(0);
+  });
+
+  it.each([
+    ['bytes=0-9', 206, 0, 9],
+    ['bytes=10-', 206, 10, 999],
+    ['bytes=-5', 206, 995, 999],
+    ['bytes=990-5000', 206, 990, 999],
+    ['bytes=999-999', 206, 999, 999],
+  ])('serves one range %s as %i', async (range, status, start, end) => {
+    const res = await fetchMedia(shown, { headers: { range } });
+    expect(res.status).toBe(status);
+    expect(res.headers['content-range']).toBe(`bytes ${start}-${end}/1000`);
+    expect(res.headers['content-length']).toBe(String(end - start + 1));
+    expect(res.body.equals(BYTES.subarray(start, end + 1))).toBe(true);
+  });
+
+  it.each(['bytes=0-1,5-6', 'bytes=1000-', 'bytes=5-2', 'bytes=-0', 'items=0-1', 'bytes=a-b', 'bytes=-'])('refuses the range %s with 416', async (range) => {
+    const res = await fetchMedia(shown, { headers: { range } });
+    expect(res.status).toBe(416);
+    expect(res.json().code).toBe('invalid_range');
+    expect(res.headers['content-range']).toBe('bytes */1000');
+    expect(res.headers['accept-ranges']).toBe('bytes');
+  });
+
+  it.each([
+    ['no Fetch Metadata (a native client)', {}, 200],
+    ['a same-origin image', PLAYER_IMAGE, 200],
+    ['a same-origin video', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'video' }, 200],
+    ['a same-origin audio element', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'audio' }, 200],
+    ['the player or its service worker caching (fetch)', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' }, 200],
+    ['a cross-site image', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' }, 403],
+    ['a same-site image', { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' }, 403],
+    ['a typed-in address', { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }, 403],
+    ['a same-origin navigation', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }, 403],
+    ['a same-origin frame', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' }, 403],
+    ['a same-origin script', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' }, 403],
+    ['a destination without a site', { 'sec-fetch-dest': 'image' }, 403],
+    ['an unknown site value', { 'sec-fetch-site': 'elsewhere', 'sec-fetch-dest': 'image' }, 403],
+  ])('Fetch Metadata of %s %j → %i', async (_what, headers, status) => {
+    const res = await fetchMedia(shown, { headers });
+    expect(res.status).toBe(status);
+    if (status === 403) expect(res.json().detail).toMatch(/Fetch Metadata/);
+  });
+
+  it('serves only media of that manifest, of this screen', async () => {
+    const other = await storedMedia(server, tenantId, Buffer.from('not in the manifest'));
+    expect((await fetchMedia(shown, { mediaId: other })).status).toBe(404);
+    const elsewhere = await showing();
+    // Another screen's revision id names nothing for this screen, and its media are not ours to fetch.
+    expect((await fetchMedia(shown, { rev: elsewhere.rev })).status).toBe(404);
+    expect((await fetchMedia(shown, { mediaId: elsewhere.mediaId })).status).toBe(404);
+    expect((await fetchMedia(shown, { rev: 'man_999_000000000000' })).status).toBe(404);
+    expect((await fetchMedia(shown, { rev: 'nonsense' })).status).toBe(404);
+  });
+
+  it('needs a runtime cookie; anonymous sessions may fetch', async () => {
+    expect((await server.request('GET', `/content/v1/manifests/${shown.rev}/media/${shown.mediaId}`)).status).toBe(401);
+    const viewer = await anonymousPlayer(server, shown.p.screen);
+    const res = await fetchMedia({ ...shown, p: viewer });
+    expect(res.status).toBe(200);
+  });
+
+  it('keeps an older revision granted for its grace, then only while it is the active one', async () => {
+    const s = await showing();
+    await activate(server, s.p, s.rev);
+    await patchScreen(server, token, s.p.screen.id, { timezone: 'Europe/Paris' });
+    const next = await validManifest(server, s.p);
+    expect(next.manifest.manifestRevision).not.toBe(s.rev);
+    clock.advance(SUPERSEDED_MANIFEST_GRACE_MS + 1000);
+    expect((await fetchMedia(s)).status).toBe(200); // still what the player reported on glass
+    await activate(server, s.p, next.manifest.manifestRevision);
+    const lapsed = await fetchMedia(s);
+    expect(lapsed.status).toBe(403);
+    expect(lapsed.json().detail).toMatch(/no longer grants/);
+    expect((await fetchMedia(s, { rev: next.manifest.manifestRevision })).status).toBe(200);
+  });
+
+  it('keeps a superseded revision granted within the grace even when it was never activated', async () => {
+    const s = await showing();
+    await patchScreen(server, token, s.p.screen.id, { timezone: 'Europe/Rome' });
+    await validManifest(server, s.p);
+    expect((await fetchMedia(s)).status).toBe(200);
+    clock.advance(SUPERSEDED_MANIFEST_GRACE_MS);
+    expect((await fetchMedia(s)).status).toBe(403);
+  });
+
+  it('grants nothing on an archived screen', async () => {
+    const s = await showing();
+    const archived = await server.request('POST', `/api/v1/screens/${s.p.screen.id}/archive`, { token, idempotencyKey: randomKey() });
+    expect(archived.status).toBe(200);
+    const res = await fetchMedia(s);
+    expect(res.status).toBe(403);
+    expect(res.json().detail).toMatch(/archived/);
+  });
+
+  it('records completed bytes in the egress ledger, and nothing for HEAD or 304', async () => {
+    const s = await showing();
+    const ledger = async () =>
+      (await server.services.store.db.selectFrom('egress_ledger').selectAll().where('tenant_id', '=', tenantId).where('kind', '=', 'runtime_media_delivery').executeTakeFirst()) ?? { bytes: 0, count: 0 };
+    const before = await ledger();
+    await fetchMedia(s);
+    await fetchMedia(s, { headers: { range: 'bytes=0-99' } });
+    await fetchMedia(s, { method: 'HEAD' });
+    await fetchMedia(s, { headers: { 'if-none-match': `"${sha256(BYTES)}"` } });
+    await new Promise((r) => setTimeout(r, 50));
+    const after = await ledger();
+    expect(after.bytes - before.bytes).toBe(1100);
+    expect(after.count - before.count).toBe(2);
+  });
+});
+
+describe('egress budgets', () => {
+  async function spent(status: number, s: Shown, p: Player = s.p) {
+    const res = await fetchMedia({ ...s, p });
+    expect(res.status).toBe(status);
+    return res;
+  }
+
+  it('refuse a client past its bytes with 429 and Retry-After, and admit it again next window', async () => {
+    const s = await showing();
+    tuneEgressLimits(server.services, { clientBytesPerMinute: 1500 });
+    try {
+      clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
+      await spent(200, s);
+      await spent(200, s); // 1000 bytes used < 1500: admitted, then charged
+      const refused = await spent(429, s);
+      expect(refused.json().code).toBe('rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(59);
+      expect(refused.headers['ratelimit-policy']).toBeUndefined(); // byte budgets carry no RateLimit headers
+      // Another session of the same screen has its own client budget.
+      await spent(200, s, await anonymousPlayer(server, s.p.screen));
+      clock.advance(60_000);
+      await spent(200, s);
+    } finally {
+      tuneEgressLimits(server.services, EGRESS_LIMITS);
+    }
+  });
+
+  it('refuse every client of a screen past the screen budget, and every screen past the account budget', async () => {
+    const s = await showing();
+    const t = await showing();
+    clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
+    tuneEgressLimits(server.services, { screenBytesPerMinute: 1000 });
+    try {
+      await spent(200, s);
+      await spent(429, s, await anonymousPlayer(server, s.p.screen));
+      await spent(200, t); // another screen
+    } finally {
+      tuneEgressLimits(server.services, EGRESS_LIMITS);
+    }
+    clock.advance(60_000);
+    tuneEgressLimits(server.services, { accountBytesPerMinute: 1000 });
+    try {
+      await spent(200, s);
+      await spent(429, t);
+    } finally {
+      tuneEgressLimits(server.services, EGRESS_LIMITS);
+    }
+  });
+});
+
+describe('application packages', () => {
+  async function untar(gz: Buffer): Promise<{ name: string; mode: number; mtime: number; body: string }[]> {
+    const extract = tar.extract();
+    const out: { name: string; mode: number; mtime: number; body: string }[] = [];
+    extract.on('entry', (header, stream, next) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: unknown) => chunks.push(c as Buffer));
+      stream.on('end', () => {
+        out.push({ name: header.name, mode: header.mode!, mtime: header.mtime!.getTime(), body: Buffer.concat(chunks).toString() });
+        next();
+      });
+    });
+    const done = new Promise((resolve, reject) => {
+      extract.on('finish', () => resolve(undefined));
+      extract.on('error', reject);
+    });
+    Readable.from([zlib.gunzipSync(gz)]).pipe(extract);
+    await done;
+    return out;
+  }
+
+  async function appShown() {
+    clock.advance(61_000);
+    const p = await pairedPlayer(server, token);
+    const app = await publishApp(server, token, 'packaged');
+    await patchScreen(server, token, p.screen.id, { playlist_id: await createPlaylist(server, token, { name: 'App', pages: [appPage('board', app.releaseId)] }) });
+    const { manifest } = await validManifest(server, p);
+    const placement = manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement;
+    return { p, app, manifest, pkg: placement.content.package };
+  }
+
+  it('serves the deterministic tar.gz the manifest names, to the paired device', async () => {
+    const { p, app, pkg } = await appShown();
+    const device = new CookieJar();
+    device.set(server.host, '__Host-marquee-device', p.cookies.get(server.host, '__Host-marquee-device')!);
+    const res = await server.request('GET', pkg.url, { cookies: device });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers).toMatchObject({
+      'content-type': WEBAPP_PACKAGE_CONTENT_TYPE,
+      'content-length': String(pkg.bytes),
+      etag: `"${pkg.sha256}"`,
+      'cache-control': 'private, max-age=31536000, immutable',
+      'cross-origin-resource-policy': 'same-origin',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      vary: 'Cookie, Authorization',
+      'accept-ranges': 'bytes',
+      'content-disposition': `attachment; filename="${app.releaseId}.tar.gz"`,
+    });
+    expect(sha256(res.body)).toBe(pkg.sha256);
+    expect(res.body.subarray(0, 10).equals(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff]))).toBe(true);
+    const entries = await untar(res.body);
+    expect(entries.map((e) => e.name)).toEqual(['assets/app.js', 'assets/style.css', 'index.html']);
+    expect(entries.every((e) => e.mode === 0o644 && e.mtime === 0)).toBe(true);
+    expect(entries[0]!.body).toContain('packaged');
+
+    const ranged = await server.request('GET', pkg.url, { cookies: p.cookies, headers: { range: 'bytes=0-9' } });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers['content-range']).toBe(`bytes 0-9/${pkg.bytes}`);
+  });
+
+  it('is rebuilt byte for byte identical', async () => {
+    const { app, pkg } = await appShown();
+    const { db } = server.services.store;
+    await db.deleteFrom('release_packages').where('release_id', '=', app.releaseId).execute();
+    await server.services.blobs.delete(packageKey(app.releaseId));
+    const { ensureReleasePackage } = await import('./release-package');
+    const rebuilt = await ensureReleasePackage(server.services, { id: app.releaseId, tenant_id: tenantId });
+    expect(rebuilt.sha256).toBe(pkg.sha256);
+    expect(rebuilt.bytes).toBe(pkg.bytes);
+  });
+
+  it('is refused to anonymous sessions, to releases the manifest does not show, and without a player cookie', async () => {
+    const { p, pkg, manifest } = await appShown();
+    const viewer = await anonymousPlayer(server, p.screen);
+    expect((await server.request('GET', pkg.url, { cookies: viewer.cookies })).status).toBe(403);
+    expect((await server.request('GET', pkg.url)).status).toBe(401);
+    const other = await publishApp(server, token, 'other');
+    const res = await server.request('GET', `/content/v1/manifests/${manifest.manifestRevision}/releases/${other.releaseId}/package`, { cookies: p.cookies });
+    expect(res.status).toBe(404);
+    expect((await server.request('GET', pkg.url, { cookies: p.cookies, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' } })).status).toBe(403);
+  });
+
+  it('names the revision it belongs to', async () => {
+    const { p, pkg, manifest } = await appShown();
+    expect(pkg.url).toBe(`/content/v1/manifests/${manifest.manifestRevision}/releases/${(manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content.releaseId}/package`);
+    expect(manifest.manifestRevision).toBe(manifestRevisionId(p.screen.id, Number(manifest.manifestRevision.split('_')[1])));
+  });
+});
+
+describe('media and pages together', () => {
+  it('a media shown on two pages is one grant', async () => {
+    clock.advance(61_000);
+    const p = await pairedPlayer(server, token);
+    const m = await storedMedia(server, tenantId, BYTES);
+    const doc = { name: 'Twice', pages: [page('a', [imagePlacement('x', { by: 'id', media_id: m })]), page('b', [imagePlacement('y', { by: 'id', media_id: m })])] };
+    await patchScreen(server, token, p.screen.id, { playlist_id: await createPlaylist(server, token, doc) });
+    const { manifest } = await validManifest(server, p);
+    const srcs = manifest.pages.map((pg) => (pg.placements[0] as RuntimeImagePlacement).content.items[0]!.src);
+    expect(new Set(srcs).size).toBe(1);
+    const rows = await server.services.store.db.selectFrom('runtime_manifest_content').selectAll().where('screen_id', '=', p.screen.id).execute();
+    expect(rows.filter((r) => r.ref === m)).toHaveLength(1);
+  });
+});

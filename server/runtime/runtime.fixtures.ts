@@ -1,0 +1,150 @@
+// Test helpers for the runtime plane: paired and anonymous players with their cookie jars, media
+// with real bytes in the blob store, playlists assigned to screens, and manifests as players get them.
+import crypto from 'node:crypto';
+import { expect } from 'vitest';
+import { parseRuntimeManifest, type RuntimeManifest } from '../../sdk/contract/manifest';
+import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-fixtures';
+import { newId } from '../keys';
+import { pairActiveScreen } from '../pairing/pairing.fixtures';
+import { canvas, fullRect } from '../playlists/content.fixtures';
+import { CookieJar, randomKey, type RequestOptions, type TestResponse, type TestServer } from '../testing/harness';
+
+export interface Player {
+  screen: { id: string; public_id: string; [key: string]: unknown };
+  cookies: CookieJar;
+  session: { paired: boolean; capabilities: string[]; event_cursor: string; public_url: string };
+}
+
+/** Pairs a new active screen and opens a paired runtime session, as the web player does. */
+export async function pairedPlayer(server: TestServer, token: string): Promise<Player> {
+  const { screen, cookies } = await pairActiveScreen(server, token);
+  const res = await server.request('POST', '/runtime/v1/device-sessions', { cookies });
+  expect(res.status, res.text).toBe(201);
+  return { screen, cookies, session: res.json() };
+}
+
+/** Opens an anonymous (public-id) runtime session in a fresh jar. */
+export async function anonymousPlayer(server: TestServer, screen: Player['screen']): Promise<Player> {
+  const cookies = new CookieJar();
+  const res = await server.request('POST', '/runtime/v1/sessions', { cookies, json: { public_id: screen.public_id } });
+  expect(res.status, res.text).toBe(201);
+  return { screen, cookies, session: res.json() };
+}
+
+export function sha256(bytes: Buffer): string {
+  return crypto.createHash('sha256').update(bytes).digest('hex');
+}
+
+export interface StoredMediaOptions {
+  kind?: 'image' | 'video' | 'audio';
+  contentType?: string;
+  tag?: string | null;
+  width?: number;
+  height?: number;
+  durationMs?: number | null;
+  codecs?: string | null;
+}
+
+const DEFAULT_TYPES = { image: 'image/webp', video: 'video/mp4', audio: 'audio/mpeg' } as const;
+let created = 0;
+
+/** A ready media whose bytes are really in the blob store (verification is the media feature's test). */
+export async function storedMedia(server: TestServer, tenantId: string, bytes: Buffer, options: StoredMediaOptions = {}): Promise<string> {
+  const kind = options.kind ?? 'image';
+  const id = newId('med');
+  const blobKey = `media/${id}`;
+  await server.services.blobs.write(blobKey, bytes);
+  const now = server.clock.now() + created++; // distinct creation times keep `tag`/`all` order stable
+  await server.services.store.db
+    .insertInto('media')
+    .values({
+      id,
+      tenant_id: tenantId,
+      state: 'ready',
+      kind,
+      filename: `${id}.bin`,
+      source_filename: null,
+      content_type: options.contentType ?? DEFAULT_TYPES[kind],
+      bytes: bytes.length,
+      sha256: sha256(bytes),
+      tag: options.tag ?? null,
+      width: kind === 'audio' ? null : (options.width ?? 1920),
+      height: kind === 'audio' ? null : (options.height ?? 1080),
+      duration_ms: options.durationMs === undefined ? (kind === 'image' ? null : 30_000) : options.durationMs,
+      codecs: options.codecs ?? null,
+      revision: 1,
+      operation_id: newId('op'),
+      blob_key: blobKey,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    })
+    .execute();
+  return id;
+}
+
+export function applicationPlacement(id: string, releaseId: string, extra: Record<string, unknown> = {}) {
+  return { id, content: { type: 'application', release_id: releaseId }, rect: fullRect, layer: 0, content_fit: 'fill', ...extra };
+}
+
+export function videoPlacement(id: string, mediaId: string) {
+  return { id, content: { type: 'video', selector: { by: 'id', media_id: mediaId } }, rect: fullRect, layer: 0, content_fit: 'contain' };
+}
+
+export function appPage(id: string, releaseId: string) {
+  return {
+    id,
+    canvas,
+    transition: { type: 'crossfade', duration_ms: 200 },
+    advance: { mode: 'application', max_ms: 60_000 },
+    placements: [applicationPlacement('board', releaseId, { controller: true })],
+  };
+}
+
+/** Creates a playlist and returns its id. */
+export async function createPlaylist(server: TestServer, token: string, doc: unknown): Promise<string> {
+  const res = await server.request('POST', '/api/v1/playlists', { token, json: doc, idempotencyKey: randomKey() });
+  expect(res.status, res.text).toBe(201);
+  return res.json().id;
+}
+
+export async function patchScreen(server: TestServer, token: string, screenId: string, patch: Record<string, unknown>): Promise<TestResponse> {
+  const res = await server.request('PATCH', `/api/v1/screens/${screenId}`, { token, json: patch, idempotencyKey: randomKey() });
+  expect(res.status, res.text).toBe(200);
+  return res;
+}
+
+/** GET /runtime/v1/manifest with the player's cookies. */
+export function getManifest(server: TestServer, player: Player, options: RequestOptions = {}): Promise<TestResponse> {
+  return server.request('GET', '/runtime/v1/manifest', { cookies: player.cookies, ...options });
+}
+
+/** The manifest as the player validates it; fails the test when the player would reject it. */
+export async function validManifest(server: TestServer, player: Player): Promise<{ manifest: RuntimeManifest; etag: string }> {
+  const res = await getManifest(server, player);
+  expect(res.status, res.text).toBe(200);
+  const parsed = parseRuntimeManifest(res.json(), server.origin);
+  if (!parsed.ok) throw new Error(`the player would reject this manifest: ${JSON.stringify(parsed.issues)}`);
+  return { manifest: parsed.manifest, etag: res.headers.etag as string };
+}
+
+export async function report(server: TestServer, player: Player, body: unknown): Promise<TestResponse> {
+  return server.request('POST', '/runtime/v1/reports', { cookies: player.cookies, json: body });
+}
+
+export async function activate(server: TestServer, player: Player, manifestRevision: string): Promise<void> {
+  const res = await report(server, player, { severity: 'info', code: 'manifest.activated', context: { manifest_revision: manifestRevision } });
+  expect(res.status, res.text).toBe(202);
+}
+
+/** Uploads and publishes a small real application (files in the blob store); returns its ids. */
+export async function publishApp(server: TestServer, token: string, marker = 'hello'): Promise<{ applicationId: string; releaseId: string; hostLabel: string }> {
+  const fixture = archiveOf(sampleApp(marker));
+  server.clock.advance(61_000); // uploads are budgeted per minute
+  const res = await server.request('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) });
+  expect(res.status, res.text).toBe(202);
+  await server.services.operations.idle();
+  const release = await server.services.store.db.selectFrom('releases').selectAll().where('id', '=', res.json().release_id).executeTakeFirstOrThrow();
+  expect(release.state).toBe('ready');
+  return { applicationId: release.application_id, releaseId: release.id, hostLabel: release.host_label };
+}
