@@ -3,21 +3,10 @@
 // its cookies; an HTTP refusal becomes a RuntimeRefusal carrying the problem's code, a network
 // failure stays a TypeError (the server is unreachable: play on from what is cached).
 import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../../../sdk/contract/manifest';
+import { MANIFEST_ACTIVATED, type ReleaseLaunch, type RuntimeReport } from '../../../sdk/contract/runtime';
 import type { PairingCompletion, PairingSession, RuntimeSession } from '../../../sdk/contract/screens';
 
-/** A launch ticket's answer: the release-host URL carrying the single-use ticket. */
-export interface ReleaseLaunch {
-  launch_url: string;
-  expires_at: string;
-}
-
-export interface RuntimeReport {
-  severity: 'info' | 'warning' | 'error';
-  code: string;
-  context: Record<string, unknown> | null;
-}
-
-export const MANIFEST_ACTIVATED = 'manifest.activated';
+export { MANIFEST_ACTIVATED };
 
 export class RuntimeRefusal extends Error {
   constructor(
