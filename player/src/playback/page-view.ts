@@ -53,11 +53,12 @@ export class PageView {
     this.element.dataset.state = state;
   }
 
-  /** Whether the sequencer may pick this page now (a failed page only after its retry delay). */
-  usable(now: number): boolean {
+  /** Whether the sequencer may pick this page now: it is ready (or already on glass). */
+  usable(): boolean {
     return this.state === 'ready' || this.state === 'live';
   }
 
+  /** Whether warming it is worth trying (a failed page only after its retry delay). */
   retryDue(now: number): boolean {
     return this.state !== 'failed' || now - this.failedAt >= FAILED_PAGE_RETRY_MS;
   }

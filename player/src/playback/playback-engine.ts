@@ -110,8 +110,8 @@ export class PlaybackEngine {
     loop.layer.remove();
   }
 
-  private usable(loop: Loop, now: number) {
-    return (index: number) => loop.views[index]!.usable(now);
+  private usable(loop: Loop) {
+    return (index: number) => loop.views[index]!.usable();
   }
 
   /** The first page of the pending manifest that may play now and has not failed recently. */
@@ -259,14 +259,14 @@ export class PlaybackEngine {
     const pending = this.pending;
     if (pending) {
       if (pending.manifest.pages.length === 0) return this.swapTo(pending, null);
-      const first = firstSegment(pending.sequence, at, pending.manifest.timezone, this.usable(pending, now));
+      const first = firstSegment(pending.sequence, at, pending.manifest.timezone, this.usable(pending));
       if (first) {
         this.leaveNext();
         return this.swapTo(pending, first);
       }
     }
     const loop = this.current;
-    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, at, (i) => loop.views[i]!.usable(now) || loop.views[i] === this.live);
+    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, at, (i) => loop.views[i]!.usable() || loop.views[i] === this.live);
     if (next) return this.show(next);
     // Nothing else is ready and the page on glass may no longer play: hold it (never a blank
     // frame) and look again shortly.
