@@ -1,13 +1,30 @@
 // Builds the player (player/) for the browser into dist/player, served by the runtime plane.
+// `--mode service-worker` builds the player's service worker on its own into dist/player/sw.js
+// (one classic script at the root, so its scope is the whole player).
+import path from 'node:path';
 import { defineConfig } from 'vite';
 
-export default defineConfig({
-  root: 'player',
-  base: '/',
-  build: {
-    outDir: '../dist/player',
-    emptyOutDir: true,
-    sourcemap: true,
-    target: 'es2022',
-  },
+export default defineConfig(({ mode }) => {
+  if (mode === 'service-worker') {
+    return {
+      publicDir: false,
+      build: {
+        outDir: 'dist/player',
+        emptyOutDir: false,
+        sourcemap: true,
+        target: 'es2022',
+        lib: { entry: path.resolve(import.meta.dirname, 'player/src/offline/service-worker.ts'), formats: ['iife'], name: 'marqueeServiceWorker', fileName: () => 'sw.js' },
+      },
+    };
+  }
+  return {
+    root: 'player',
+    base: '/',
+    build: {
+      outDir: '../dist/player',
+      emptyOutDir: true,
+      sourcemap: true,
+      target: 'es2022',
+    },
+  };
 });

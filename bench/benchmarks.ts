@@ -5,6 +5,7 @@ import { creditMeterDebits } from './credit-meter.bench';
 import { eventFanOut } from './events.bench';
 import { mediaRangedExport } from './media.bench';
 import { manifestNotModified } from './manifest.bench';
+import { playerPlayback } from './player.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
@@ -13,4 +14,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   archive: archiveUpload,
   manifest: manifestNotModified,
   'credit-meter': creditMeterDebits,
+  player: playerPlayback,
 };

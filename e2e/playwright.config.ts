@@ -4,6 +4,8 @@ import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 
 export const E2E_PORT = Number(process.env.MARQUEE_E2E_PORT ?? 18765);
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
 const dataDir = path.join(os.tmpdir(), `marquee-e2e-${process.pid}`);
 
 export default defineConfig({
@@ -17,10 +19,7 @@ export default defineConfig({
   use: {
     baseURL: `http://localhost:${E2E_PORT}`,
     viewport: { width: 1280, height: 720 },
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
-    },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
   },
   webServer: {
     command: `node --import tsx server/main.ts`,

@@ -1,12 +1,28 @@
+// Boots the player: configuration, store, offline database and service worker, the controller, and the shell.
 import { createRoot } from 'react-dom/client';
+import { App } from './app/App';
+import './app/player.css';
+import { readPlayerConfig } from './config/player-config';
+import { PlayerDatabase } from './offline/player-database';
+import { registerServiceWorker } from './offline/register-service-worker';
+import { PlayerController } from './runtime/player-controller';
+import { createPlayerStore } from './state/player-store';
 
-// The player shell; pairing and playback grow here (issue: the web player).
-function App() {
-  return (
-    <main style={{ display: 'grid', placeItems: 'center', height: '100vh', margin: 0, background: '#0b0f14', color: '#e8eef5', fontFamily: 'system-ui, sans-serif' }}>
-      <h1 style={{ fontWeight: 500 }}>Marquee</h1>
-    </main>
-  );
-}
-
-createRoot(document.getElementById('root')!).render(<App />);
+const log = (message: string) => console.info(`[marquee] ${message}`);
+const config = readPlayerConfig();
+const store = createPlayerStore();
+const db = await PlayerDatabase.open().catch(() => null);
+void registerServiceWorker(log);
+const controller = new PlayerController({
+  config,
+  store,
+  db,
+  location: window.location,
+  history: window.history,
+  storage: window.localStorage,
+  reload: () => window.location.reload(),
+  log,
+});
+(window as unknown as { marqueePlayer: unknown }).marqueePlayer = { store, controller };
+createRoot(document.getElementById('root')!).render(<App store={store} controller={controller} pairingHintUrl={config.pairingHintUrl} />);
+void controller.start();

@@ -1,0 +1,35 @@
+// Pairing on glass: the code in its dashed form, the claim through the API, completion and the
+// device session, and a reload that resumes the paired session instead of pairing again.
+import { expect, test } from '@playwright/test';
+import { PlayerPage } from './pages/player-page';
+import { ControlApi } from './support/control-api';
+
+test('a screen shows its code, is paired through the API, and stays paired across a reload', async ({ page, baseURL }) => {
+  const api = new ControlApi(baseURL!);
+  await api.enroll();
+  const player = new PlayerPage(page);
+
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await player.open('/');
+  await expect(player.pairingScreen).toBeVisible();
+  const code = await player.code();
+  await expect(page.locator('.pairing-qr svg')).toBeVisible();
+  await player.screenshot('pairing-1920x1080.png');
+  await page.setViewportSize({ width: 1080, height: 1920 });
+  await expect(player.pairingCode).toHaveText(`${code.slice(0, 3)}-${code.slice(3)}`);
+  await player.screenshot('pairing-1080x1920.png');
+  await page.setViewportSize({ width: 1920, height: 1080 });
+
+  const claim = await api.pair(code, 'Lobby');
+  await expect(player.pairingScreen).toBeHidden({ timeout: 10_000 });
+  await expect.poll(async () => (await api.screen(claim.screen.id)).state).toBe('active');
+  const cookies = await page.context().cookies();
+  expect(cookies.map((c) => c.name)).toEqual(expect.arrayContaining(['__Host-marquee-device', '__Host-marquee-runtime']));
+
+  await page.reload();
+  await expect(player.pairingScreen).toBeHidden();
+  await expect(player.stage).toBeAttached();
+  // Still one screen: the reload resumed the device session rather than pairing anew.
+  const screens = await api.request('GET', '/api/v1/screens');
+  expect(screens.body.items.map((s: { id: string }) => s.id)).toEqual([claim.screen.id]);
+});

@@ -1,0 +1,54 @@
+// A Marquee server of the spec's own, which the spec can kill and start again on the same data
+// (the shared e2e server of the config keeps running for the other specs).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Which checkout's server to run (another one's while developing against it); this one by default. */
+const ROOT = process.env.MARQUEE_E2E_SERVER_DIR ?? path.resolve(import.meta.dirname, '..', '..');
+
+export class MarqueeServer {
+  private child: ChildProcess | null = null;
+  readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-e2e-player-'));
+
+  constructor(readonly port: number) {}
+
+  get origin(): string {
+    return `http://localhost:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(this.port), MARQUEE_DATA_DIR: this.dataDir, MARQUEE_LOG_LEVEL: 'warn', MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '10000' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${this.port}/.health`);
+        if (res.ok) return;
+      } catch {
+        // not up yet
+      }
+      if (Date.now() > deadline) throw new Error('the server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Kills the process outright: a power cut, not a drain. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    this.child = null;
+  }
+
+  async stop(): Promise<void> {
+    await this.kill();
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,451 @@
+// One view per placement, built once with its page and reused on every turn: images and videos
+// (one element per resolved item), iframes, and application frames behind the SDK bridge. A view
+// warms before its page's transition (decode, buffer, launch and handshake) and reports whether it
+// can show; heavy resources (video decoders, third-party frames) are released when it cools.
+import { prepareApplicationFrame, runtimeKvFetch, ApplicationFrameBridge } from '../../../sdk/bridge/parent';
+import type {
+  RuntimeApplicationPlacement,
+  RuntimeIframePlacement,
+  RuntimeImagePlacement,
+  RuntimePage,
+  RuntimePlacement,
+  RuntimeVideoPlacement,
+} from '../../../sdk/contract/manifest';
+import { rotationIndex } from './sequencer';
+import { waitFor, withTimeout } from './waits';
+
+/** An image must decode within this, a video buffer enough to play through. */
+export const MEDIA_READY_TIMEOUT_MS = 20_000;
+/** A third-party site must answer a reachability probe within this. */
+export const IFRAME_PROBE_TIMEOUT_MS = 8_000;
+export const IFRAME_LOAD_TIMEOUT_MS = 15_000;
+/** Launch ticket + frame load + bridge handshake (the bridge's own handshake bound is 10 s). */
+export const APPLICATION_READY_TIMEOUT_MS = 15_000;
+const HANDSHAKE_POLL_MS = 50;
+
+export type WarmResult = 'ready' | 'unavailable';
+
+export interface PlacementHost {
+  runtimeOrigin: string;
+  paired: boolean;
+  screenId: string;
+  launch(launchUrl: string): Promise<{ launch_url: string }>;
+  viewport(): { width: number; height: number };
+  onApplicationAdvance(placementId: string): void;
+  onApplicationEvent(placementId: string, code: string): void;
+  log(message: string): void;
+}
+
+export interface PlacementView {
+  readonly element: HTMLElement;
+  readonly placement: RuntimePlacement;
+  /** Gets ready to show its `activation`th turn; rejects when the page cannot show it. */
+  warm(activation: number, signal: AbortSignal): Promise<WarmResult>;
+  /** The page came on glass; `onEnd` marks the media end of a media_end page. */
+  start(onEnd: () => void): void;
+  /** The page left glass. */
+  stop(): void;
+  /** Release what costs while off glass (decoders, third-party frames). */
+  cool(): void;
+  /** A refreshed manifest of the same revision (capability handles renewed). */
+  refresh(placement: RuntimePlacement): void;
+  destroy(): void;
+}
+
+function wrapper(placement: RuntimePlacement, zIndex: number): HTMLElement {
+  const el = document.createElement('div');
+  el.className = 'placement';
+  el.dataset.placementId = placement.id;
+  el.dataset.kind = placement.content.type;
+  const { x, y, width, height } = placement.rect;
+  el.style.cssText = `left:${x}px;top:${y}px;width:${width}px;height:${height}px;z-index:${zIndex}`;
+  return el;
+}
+
+/** Images: one <img> per item; a one-at-a-time selector shows the turn's item, a media_end sequence shows each for dwell_ms. */
+class ImageView implements PlacementView {
+  readonly element: HTMLElement;
+  private readonly images: HTMLImageElement[];
+  private shown: number[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly placement: RuntimeImagePlacement,
+    zIndex: number,
+    private readonly sequence: boolean,
+  ) {
+    this.element = wrapper(placement, zIndex);
+    this.images = placement.content.items.map((item) => {
+      const img = document.createElement('img');
+      img.alt = placement.content.alt ?? '';
+      img.decoding = 'async';
+      img.draggable = false;
+      img.style.objectFit = placement.contentFit;
+      img.dataset.mediaId = item.mediaId;
+      img.hidden = true;
+      this.element.append(img);
+      return img;
+    });
+  }
+
+  async warm(activation: number, signal: AbortSignal): Promise<WarmResult> {
+    const items = this.placement.content.items;
+    this.shown = this.sequence ? items.map((_, i) => i) : [rotationIndex(activation, items.length)];
+    await Promise.all(
+      this.shown.map(async (i) => {
+        const img = this.images[i]!;
+        if (!img.getAttribute('src')) img.src = items[i]!.src;
+        await waitFor(img, { ready: () => img.complete && img.naturalWidth > 0, ok: ['load'], fail: ['error'], ms: MEDIA_READY_TIMEOUT_MS, what: `image ${items[i]!.mediaId}`, signal });
+        await withTimeout(img.decode(), MEDIA_READY_TIMEOUT_MS, 'image decode');
+      }),
+    );
+    this.images.forEach((img, i) => (img.hidden = i !== this.shown[0]));
+    return 'ready';
+  }
+
+  start(onEnd: () => void): void {
+    const dwell = this.placement.content.dwellMs;
+    if (dwell === undefined) return;
+    let step = 0;
+    const next = () => {
+      step++;
+      if (step >= this.shown.length) return onEnd();
+      this.images.forEach((img, i) => (img.hidden = i !== this.shown[step]));
+      this.timer = setTimeout(next, dwell);
+    };
+    this.timer = setTimeout(next, dwell);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  cool(): void {}
+
+  refresh(): void {}
+
+  destroy(): void {
+    this.stop();
+    for (const img of this.images) img.removeAttribute('src');
+    this.element.remove();
+  }
+}
+
+/** Videos: muted, inline, buffered before the page shows; decoders are released when the page cools. */
+class VideoView implements PlacementView {
+  readonly element: HTMLElement;
+  private readonly videos: HTMLVideoElement[];
+  private order: number[] = [];
+  private step = 0;
+  private onEnd: (() => void) | null = null;
+  private live = false;
+
+  constructor(
+    readonly placement: RuntimeVideoPlacement,
+    zIndex: number,
+    private readonly sequence: boolean,
+  ) {
+    this.element = wrapper(placement, zIndex);
+    this.videos = placement.content.items.map((item) => {
+      const video = document.createElement('video');
+      video.muted = true;
+      video.defaultMuted = true;
+      video.playsInline = true;
+      video.preload = 'auto';
+      video.loop = placement.content.loop && !sequence;
+      video.disablePictureInPicture = true;
+      video.style.objectFit = placement.contentFit;
+      video.dataset.mediaId = item.mediaId;
+      video.hidden = true;
+      video.addEventListener('ended', this.onEnded);
+      video.addEventListener('error', this.onError);
+      this.element.append(video);
+      return video;
+    });
+  }
+
+  private load(i: number, signal?: AbortSignal): Promise<void> {
+    const video = this.videos[i]!;
+    const item = this.placement.content.items[i]!;
+    if (!video.getAttribute('src')) {
+      video.src = item.src;
+      video.load();
+    }
+    return waitFor(video, {
+      ready: () => video.readyState >= HTMLMediaElement.HAVE_ENOUGH_DATA || (video.readyState >= HTMLMediaElement.HAVE_FUTURE_DATA && video.buffered.length > 0 && video.buffered.end(0) >= video.duration - 0.1),
+      ok: ['canplaythrough', 'canplay', 'progress', 'loadeddata'],
+      fail: ['error'],
+      ms: MEDIA_READY_TIMEOUT_MS,
+      what: `video ${item.mediaId}`,
+      signal,
+    });
+  }
+
+  async warm(activation: number, signal: AbortSignal): Promise<WarmResult> {
+    const items = this.placement.content.items;
+    this.order = this.sequence ? items.map((_, i) => i) : [rotationIndex(activation, items.length)];
+    await this.load(this.order[0]!, signal);
+    const first = this.videos[this.order[0]!]!;
+    if (first.currentTime !== 0) first.currentTime = 0;
+    this.videos.forEach((v, i) => (v.hidden = i !== this.order[0]));
+    return 'ready';
+  }
+
+  start(onEnd: () => void): void {
+    this.onEnd = onEnd;
+    this.live = true;
+    this.step = 0;
+    this.play(this.order[0]!);
+  }
+
+  private play(i: number): void {
+    const video = this.videos[i]!;
+    video.hidden = false;
+    void video.play().catch(() => undefined);
+    // Buffer the next clip of a sequence while this one plays.
+    const following = this.order[this.step + 1];
+    if (following !== undefined) void this.load(following).catch(() => undefined);
+  }
+
+  private readonly onEnded = (event: Event) => {
+    if (!this.live || event.target !== this.videos[this.order[this.step]!]) return;
+    this.step++;
+    const next = this.order[this.step];
+    if (next === undefined) {
+      this.onEnd?.();
+      return;
+    }
+    const previous = event.target as HTMLVideoElement;
+    this.play(next);
+    // Keep the last frame up until the next clip paints, then hide it.
+    requestAnimationFrame(() => (previous.hidden = true));
+  };
+
+  /** A clip that breaks while on glass counts as ended, so a media_end page moves on. */
+  private readonly onError = (event: Event) => {
+    if (this.live && event.target === this.videos[this.order[this.step]!]) this.onEnded(event);
+  };
+
+  stop(): void {
+    this.live = false;
+    this.onEnd = null;
+    for (const video of this.videos) video.pause();
+  }
+
+  cool(): void {
+    for (const video of this.videos) {
+      if (!video.getAttribute('src')) continue;
+      video.removeAttribute('src');
+      video.load(); // drops the decoder and the buffered bytes
+    }
+  }
+
+  refresh(): void {}
+
+  destroy(): void {
+    this.stop();
+    this.cool();
+    for (const video of this.videos) {
+      video.removeEventListener('ended', this.onEnded);
+      video.removeEventListener('error', this.onError);
+    }
+    this.element.remove();
+  }
+}
+
+/**
+ * Third-party sites. Cross-origin frames cannot tell us that they failed, so the site is probed
+ * first (an opaque no-cors request settles only if the site answered); an unreachable site is
+ * hidden rather than shown as the browser's error page, and the rest of the page plays.
+ */
+class IframeView implements PlacementView {
+  readonly element: HTMLElement;
+  private frame: HTMLIFrameElement | null = null;
+
+  constructor(
+    readonly placement: RuntimeIframePlacement,
+    zIndex: number,
+  ) {
+    this.element = wrapper(placement, zIndex);
+  }
+
+  async warm(_activation: number, signal: AbortSignal): Promise<WarmResult> {
+    if (this.frame?.dataset.loaded === 'true') return 'ready';
+    const src = this.placement.content.src;
+    try {
+      await withTimeout(fetch(src, { mode: 'no-cors', credentials: 'omit', cache: 'no-store', redirect: 'follow', referrerPolicy: 'no-referrer', signal }), IFRAME_PROBE_TIMEOUT_MS, 'iframe probe');
+    } catch {
+      this.element.dataset.unavailable = 'true';
+      this.releaseFrame();
+      return 'unavailable';
+    }
+    const frame = this.frame ?? this.createFrame();
+    if (frame.getAttribute('src') !== src) frame.src = src;
+    await waitFor(frame, { ready: () => frame.dataset.loaded === 'true', ok: ['load'], ms: IFRAME_LOAD_TIMEOUT_MS, what: 'iframe load', signal }).catch(() => undefined);
+    delete this.element.dataset.unavailable;
+    return 'ready';
+  }
+
+  private createFrame(): HTMLIFrameElement {
+    const frame = document.createElement('iframe');
+    frame.title = this.placement.content.title;
+    // Scripts and the site's own storage, but no top navigation, popups, forms or powerful features.
+    frame.setAttribute('sandbox', 'allow-scripts allow-same-origin');
+    frame.setAttribute('referrerpolicy', 'no-referrer');
+    frame.setAttribute('allow', '');
+    frame.setAttribute('loading', 'eager');
+    frame.addEventListener('load', this.onLoad);
+    this.frame = frame;
+    this.element.append(frame);
+    return frame;
+  }
+
+  private readonly onLoad = (event: Event) => {
+    const frame = event.target as HTMLIFrameElement;
+    if (frame.getAttribute('src')) frame.dataset.loaded = 'true';
+  };
+
+  private releaseFrame(): void {
+    if (!this.frame) return;
+    this.frame.removeEventListener('load', this.onLoad);
+    this.frame.remove();
+    this.frame = null;
+  }
+
+  start(): void {}
+  stop(): void {}
+
+  /** A site off glass keeps running scripts and timers: drop it, and load it afresh next turn. */
+  cool(): void {
+    this.releaseFrame();
+  }
+
+  refresh(): void {}
+
+  destroy(): void {
+    this.releaseFrame();
+    this.element.remove();
+  }
+}
+
+/**
+ * An application placement: a launch ticket, then the release origin in a sandboxed frame (its own
+ * origin, scripts and its grant cookie, no top navigation), spoken to through the SDK parent bridge.
+ * The placement capability stays here and goes on runtime KV calls; the frame never sees it. The
+ * frame stays loaded across turns (each turn is a new bridge activation); one that fails to launch,
+ * load or handshake makes its page unavailable, so the loop moves on instead of showing a white box.
+ */
+class ApplicationView implements PlacementView {
+  readonly element: HTMLElement;
+  private frame: HTMLIFrameElement | null = null;
+  private bridge: ApplicationFrameBridge | null = null;
+
+  constructor(
+    public placement: RuntimeApplicationPlacement,
+    zIndex: number,
+    private readonly page: RuntimePage,
+    private readonly host: PlacementHost,
+  ) {
+    this.element = wrapper(placement, zIndex);
+  }
+
+  private get controlsAdvance(): boolean {
+    return this.page.advance.mode === 'application' && this.placement.controller === true;
+  }
+
+  async warm(_activation: number, signal: AbortSignal): Promise<WarmResult> {
+    if (this.bridge?.isConnected) return 'ready';
+    this.release();
+    const content = this.placement.content;
+    const frame = document.createElement('iframe');
+    frame.title = `Application ${content.applicationId}`;
+    prepareApplicationFrame(frame);
+    const bridge = new ApplicationFrameBridge({
+      frame,
+      releaseOrigin: content.origin,
+      placementId: this.placement.id,
+      applicationId: content.applicationId,
+      releaseId: content.releaseId,
+      screenId: this.host.screenId,
+      capabilities: { 'page.advance': this.controlsAdvance, 'kv.read': true, 'kv.write': this.host.paired },
+      viewport: this.host.viewport(),
+      placement: { width: this.placement.rect.width, height: this.placement.rect.height },
+      runtimeKv: runtimeKvFetch({ runtimeOrigin: this.host.runtimeOrigin, capabilityHandle: () => this.placement.capabilityHandle }),
+      onAdvance: () => this.host.onApplicationAdvance(this.placement.id),
+      onEvent: (code) => this.host.onApplicationEvent(this.placement.id, code),
+      onLog: (entry) => this.host.log(`application ${content.applicationId} ${entry.level} ${entry.code}: ${entry.message}`),
+    });
+    this.frame = frame;
+    this.bridge = bridge;
+    this.element.append(frame);
+    try {
+      await withTimeout(
+        (async () => {
+          const launch = await this.host.launch(content.launchUrl);
+          if (new URL(launch.launch_url).origin !== new URL(content.origin).origin) throw new Error('the launch URL is not on the release origin');
+          frame.src = launch.launch_url;
+          // The bridge handshakes on every load of the frame; wait until the release answered.
+          while (!bridge.isConnected) {
+            signal.throwIfAborted();
+            if (this.bridge !== bridge) throw new Error('the application frame was released');
+            await new Promise((r) => setTimeout(r, HANDSHAKE_POLL_MS));
+          }
+        })(),
+        APPLICATION_READY_TIMEOUT_MS,
+        'application launch',
+      );
+    } catch (error) {
+      this.release();
+      throw error;
+    }
+    return 'ready';
+  }
+
+  start(): void {
+    this.bridge?.setViewport(this.host.viewport(), { width: this.placement.rect.width, height: this.placement.rect.height });
+    this.bridge?.activate();
+  }
+
+  stop(): void {
+    this.bridge?.deactivate();
+  }
+
+  cool(): void {}
+
+  refresh(placement: RuntimePlacement): void {
+    if (placement.content.type === 'application') this.placement = placement as RuntimeApplicationPlacement;
+  }
+
+  private release(): void {
+    this.bridge?.destroy();
+    this.bridge = null;
+    if (this.frame) {
+      this.frame.removeAttribute('src');
+      this.frame.remove();
+      this.frame = null;
+    }
+  }
+
+  destroy(): void {
+    this.release();
+    this.element.remove();
+  }
+}
+
+export function createPlacementView(placement: RuntimePlacement, zIndex: number, page: RuntimePage, host: PlacementHost): PlacementView {
+  const sequence = page.advance.mode === 'media_end';
+  switch (placement.content.type) {
+    case 'image': {
+      const p = placement as RuntimeImagePlacement;
+      return new ImageView(p, zIndex, sequence && !p.content.oneAtATime);
+    }
+    case 'video': {
+      const p = placement as RuntimeVideoPlacement;
+      return new VideoView(p, zIndex, sequence && !p.content.oneAtATime);
+    }
+    case 'iframe':
+      return new IframeView(placement as RuntimeIframePlacement, zIndex);
+    case 'application':
+      return new ApplicationView(placement as RuntimeApplicationPlacement, zIndex, page, host);
+  }
+}

@@ -1,0 +1,328 @@
+// The player's life: open a runtime session (paired device, provisioning link, anonymous public
+// URL, or pairing), fetch and validate the manifest, follow the runtime event stream, hand each new
+// manifest to the engine, report activation, persist what is on glass for offline starts, and keep
+// retrying with backoff and jitter while the runtime is unreachable.
+import { backoffDelay, followEventStream, type EventStream } from '../../../sdk/sse/event-stream-client';
+import type { RuntimeManifest } from '../../../sdk/contract/manifest';
+import type { RuntimeSession } from '../../../sdk/contract/screens';
+import type { EventRecord } from '../../../sdk/contract/events';
+import { parseRuntimeManifest } from '../../../sdk/contract/manifest';
+import type { PlayerConfig } from '../config/player-config';
+import { recordAndEvict } from '../offline/media-cache';
+import type { PlayerDatabase } from '../offline/player-database';
+import { pairScreen } from '../pairing/pairing-flow';
+import { estimateClockOffset, markReachable, markUnreachable, playbackNow, type PlayerStore } from '../state/player-store';
+import { readActedReload, reloadRequestOf, shouldActOnReload, writeActedReload } from './reload-rule';
+import { isUnreachable, MANIFEST_ACTIVATED, ManifestRejected, RuntimeClient, RuntimeRefusal } from './runtime-client';
+
+/** Refetch the manifest this long before its placement capabilities expire (they live five minutes). */
+export const CAPABILITY_REFRESH_MARGIN_MS = 60_000;
+/** Even without capabilities, look at the manifest this often (a missed event costs at most this). */
+export const MANIFEST_POLL_MS = 10 * 60_000;
+export const RETRY_INITIAL_MS = 1000;
+export const RETRY_MAX_MS = 60_000;
+const PROVISION_FRAGMENT = /^#provision=([A-Za-z0-9_-]{43})$/;
+const PUBLIC_PATH = /^\/s\/([A-Za-z0-9_-]+)\/?$/;
+const EXCHANGE_ID_KEY = 'marquee.player.exchange-id';
+
+export interface ControllerHost {
+  config: PlayerConfig;
+  store: PlayerStore;
+  db: PlayerDatabase | null;
+  location: Location;
+  history: History;
+  storage: Storage;
+  reload(): void;
+  log(message: string): void;
+}
+
+/** When the manifest must be fetched again: before its first capability expires, or the poll interval. */
+export function manifestRefreshDelay(manifest: RuntimeManifest, now: number): number {
+  let earliest = now + MANIFEST_POLL_MS;
+  for (const page of manifest.pages) {
+    for (const placement of page.placements) {
+      if (placement.content.type !== 'application') continue;
+      const expires = Date.parse((placement as { capabilityExpiresAt: string }).capabilityExpiresAt);
+      if (Number.isFinite(expires)) earliest = Math.min(earliest, expires - CAPABILITY_REFRESH_MARGIN_MS);
+    }
+  }
+  return Math.max(5_000, earliest - now);
+}
+
+export class PlayerController {
+  readonly client: RuntimeClient;
+  private readonly stop = new AbortController();
+  private events: EventStream | null = null;
+  private etag: string | null = null;
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  private publicId: string | undefined;
+  private failures = 0;
+  private fetching: Promise<void> | null = null;
+  private reported = new Set<string>();
+
+  constructor(private readonly host: ControllerHost) {
+    this.client = new RuntimeClient({
+      runtimeOrigin: host.config.runtimeOrigin,
+      onServerDate: (server, local) => {
+        const offset = estimateClockOffset(server, local);
+        if (offset !== host.store.getState().clockOffsetMs) host.store.setState({ clockOffsetMs: offset });
+      },
+    });
+    this.publicId = PUBLIC_PATH.exec(host.location.pathname)?.[1];
+  }
+
+  now(): number {
+    return playbackNow(this.host.store.getState());
+  }
+
+  async start(): Promise<void> {
+    // The worker claims the page after the first manifest may have been fetched: tell it then.
+    navigator.serviceWorker?.addEventListener('controllerchange', () => {
+      const manifest = this.host.store.getState().manifest;
+      if (manifest) askToCacheMedia(manifest);
+    });
+    await this.playCachedManifest();
+    void this.run();
+  }
+
+  /** Plays the last activated manifest at once (a reboot without a server still shows content). */
+  private async playCachedManifest(): Promise<void> {
+    const stored = await this.host.db?.loadActiveManifest().catch(() => undefined);
+    if (!stored) return;
+    const parsed = parseRuntimeManifest(stored.manifest, this.host.config.contentOrigin);
+    if (!parsed.ok) return;
+    this.etag = stored.etag;
+    this.host.store.setState({ phase: 'playing', manifest: parsed.manifest });
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stop.signal.aborted) {
+      try {
+        const session = await this.openSession();
+        if (!session) return; // pairing took over, or the screen does not exist
+        this.failures = 0;
+        markReachable(this.host.store);
+        await this.fetchManifest();
+        await this.followEvents(session);
+      } catch (error) {
+        if (this.stop.signal.aborted) return;
+        if (isUnreachable(error)) markUnreachable(this.host.store);
+        else this.host.log(`runtime: ${String(error)}`);
+      }
+      await this.sleep(backoffDelay(this.failures++, RETRY_INITIAL_MS, RETRY_MAX_MS));
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  }
+
+  /** A runtime session: provisioning link, paired device, anonymous public URL, or pairing. */
+  private async openSession(): Promise<RuntimeSession | null> {
+    const signal = this.stop.signal;
+    const provision = PROVISION_FRAGMENT.exec(this.host.location.hash)?.[1];
+    if (provision) {
+      const exchangeId = this.host.storage.getItem(EXCHANGE_ID_KEY) ?? `xchg_${randomBase64Url(32)}`;
+      this.host.storage.setItem(EXCHANGE_ID_KEY, exchangeId);
+      try {
+        await this.client.exchangeProvisioning(provision, exchangeId, signal);
+      } catch (error) {
+        if (!(error instanceof RuntimeRefusal)) throw error;
+        this.host.log(`provisioning link refused: ${error.code}`);
+      }
+      this.host.storage.removeItem(EXCHANGE_ID_KEY);
+      this.host.history.replaceState(null, '', this.host.location.pathname);
+    }
+    try {
+      return this.adopt(await this.client.deviceSession(this.publicId, signal));
+    } catch (error) {
+      if (!(error instanceof RuntimeRefusal)) throw error;
+      if (error.status === 409 && typeof error.problem?.public_url === 'string') {
+        // This device belongs to another screen: go where it lives.
+        this.publicId = PUBLIC_PATH.exec(new URL(error.problem.public_url).pathname)?.[1];
+        return this.adopt(await this.client.deviceSession(this.publicId, signal));
+      }
+      if (error.status !== 401 && error.status !== 403) throw error;
+    }
+    if (this.publicId) {
+      try {
+        return this.adopt(await this.client.anonymousSession(this.publicId, signal));
+      } catch (error) {
+        if (error instanceof RuntimeRefusal && error.status === 404) {
+          this.host.store.setState({ phase: 'unknown-screen', manifest: null });
+          return null;
+        }
+        throw error;
+      }
+    }
+    await this.pair();
+    return this.adopt(await this.client.deviceSession(undefined, signal));
+  }
+
+  private async pair(): Promise<void> {
+    // A device without a session forgets what an earlier pairing played.
+    await this.host.db?.forgetActiveManifest().catch(() => undefined);
+    this.host.store.setState({ phase: 'pairing', manifest: null, session: null });
+    markReachable(this.host.store);
+    await pairScreen({
+      client: this.client,
+      signal: this.stop.signal,
+      onCode: (code, expiresAt) => this.host.store.setState({ pairing: { code, expiresAt } }),
+    });
+    this.host.store.setState({ pairing: null });
+  }
+
+  private adopt(session: RuntimeSession): RuntimeSession {
+    const path = new URL(session.public_url).pathname;
+    if (this.publicId !== undefined && this.host.location.pathname !== path) this.host.history.replaceState(null, '', path);
+    const phase = this.host.store.getState().phase;
+    this.host.store.setState({
+      session: { paired: session.paired, publicUrl: session.public_url, capabilities: session.capabilities },
+      // Paired or opened: the stage takes over (its starting card until the manifest is on glass).
+      ...(phase === 'booting' || phase === 'pairing' ? { phase: 'playing' as const } : {}),
+    });
+    return session;
+  }
+
+  /** Fetches the manifest (once at a time); a fresh one goes to the engine. */
+  fetchManifest(): Promise<void> {
+    this.fetching ??= this.doFetchManifest().finally(() => (this.fetching = null));
+    return this.fetching;
+  }
+
+  private async doFetchManifest(): Promise<void> {
+    clearTimeout(this.refreshTimer);
+    try {
+      const result = await this.client.manifest(this.etag, this.host.config.contentOrigin, this.stop.signal);
+      markReachable(this.host.store);
+      const state = this.host.store.getState();
+      if (result.status === 'fresh') {
+        this.etag = result.etag;
+        askToCacheMedia(result.manifest);
+        this.host.store.setState({ phase: 'playing', manifest: result.manifest });
+      } else if (state.phase !== 'playing') {
+        this.host.store.setState({ phase: 'playing' });
+      }
+    } catch (error) {
+      if (error instanceof RuntimeRefusal && error.code === 'screen_archived') {
+        this.host.store.setState({ phase: 'archived' });
+      } else if (error instanceof ManifestRejected) {
+        // Keep the last good manifest on glass; say why once.
+        this.host.log(error.message);
+        void this.report('error', 'manifest.rejected', { issues: error.issues.slice(0, 5) });
+      } else throw error;
+    } finally {
+      const manifest = this.host.store.getState().manifest;
+      const delay = manifest ? manifestRefreshDelay(manifest, Date.now()) : MANIFEST_POLL_MS;
+      this.refreshTimer = setTimeout(() => void this.fetchManifest().catch(() => undefined), delay);
+    }
+  }
+
+  /** Follows the runtime stream until it fails for good (the session lapsed); transport errors retry inside. */
+  private async followEvents(session: RuntimeSession): Promise<void> {
+    this.events?.close();
+    const stream = followEventStream({
+      url: this.client.url('/runtime/v1/events'),
+      cursor: session.event_cursor,
+      fetch: this.client.fetchWithCookies,
+      signal: this.stop.signal,
+      maxDelayMs: RETRY_MAX_MS,
+      onOpen: () => {
+        markReachable(this.host.store);
+        // Back after an outage: whatever changed meanwhile.
+        void this.fetchManifest().catch(() => undefined);
+      },
+      onRetry: () => markUnreachable(this.host.store),
+      onEvent: (message) => this.onRuntimeEvent(message.type, message.data as EventRecord | undefined),
+      onResync: () => this.fetchManifest().catch(() => undefined),
+    });
+    this.events = stream;
+    await stream.done;
+  }
+
+  private onRuntimeEvent(type: string, record: EventRecord | undefined): void {
+    switch (type) {
+      case 'screen.manifest_changed':
+      case 'screen.unarchived':
+        void this.fetchManifest().catch(() => undefined);
+        return;
+      case 'screen.archived':
+        this.host.store.setState({ phase: 'archived' });
+        return;
+      case 'player.reload': {
+        const request = reloadRequestOf(record?.details);
+        if (!request) return;
+        const now = Date.now();
+        if (!shouldActOnReload(request, now, readActedReload(this.host.storage))) return;
+        writeActedReload(this.host.storage, { reloadId: request.reloadId, at: now });
+        this.host.reload();
+        return;
+      }
+      case 'screen.deleted':
+      case 'screen.public_id_rotated':
+        // The session ends with these; the stream fails and the session is opened anew.
+        this.events?.close();
+        return;
+    }
+  }
+
+  /** The engine put `manifest` on glass. */
+  async activated(manifest: RuntimeManifest): Promise<void> {
+    this.host.store.setState({
+      activeRevision: manifest.manifestRevision,
+      onGlass: { pages: manifest.pages.length, darkened: (manifest as { darkened?: boolean }).darkened === true, screenLabel: manifest.screenLabel },
+    });
+    const db = this.host.db;
+    if (db) {
+      await db.saveActiveManifest({ manifest, etag: this.etag, activatedAt: Date.now() }).catch(() => undefined);
+      await recordAndEvict(db, [manifest], Date.now()).catch(() => undefined);
+    }
+    if (this.reported.has(manifest.manifestRevision)) return;
+    for (let attempt = 0; !this.stop.signal.aborted; attempt++) {
+      if (!this.host.store.getState().session?.paired) return;
+      if (this.host.store.getState().activeRevision !== manifest.manifestRevision) return;
+      try {
+        await this.client.report({ severity: 'info', code: MANIFEST_ACTIVATED, context: { manifest_revision: manifest.manifestRevision } }, this.stop.signal);
+        this.reported.add(manifest.manifestRevision);
+        return;
+      } catch (error) {
+        if (error instanceof RuntimeRefusal && error.status < 500 && error.status !== 429 && error.status !== 401) return;
+        await this.sleep(backoffDelay(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS));
+      }
+    }
+  }
+
+  async report(severity: 'info' | 'warning' | 'error', code: string, context: Record<string, unknown> | null): Promise<void> {
+    if (!this.host.store.getState().session?.paired) return;
+    await this.client.report({ severity, code, context }, this.stop.signal).catch(() => undefined);
+  }
+
+  destroy(): void {
+    this.stop.abort();
+    clearTimeout(this.refreshTimer);
+    this.events?.close();
+  }
+}
+
+/** Asks the service worker to fetch every medium of a manifest that it does not hold yet. */
+function askToCacheMedia(manifest: RuntimeManifest): void {
+  const worker = typeof navigator !== 'undefined' ? navigator.serviceWorker?.controller : null;
+  if (!worker) return;
+  const items = new Map<string, string>();
+  for (const page of manifest.pages) {
+    for (const placement of page.placements) {
+      const content = placement.content;
+      if (content.type === 'image' || content.type === 'video') for (const item of content.items) items.set(item.mediaId, item.src);
+    }
+  }
+  for (const track of manifest.soundtrack?.tracks ?? []) items.set(track.mediaId, track.src);
+  worker.postMessage({ type: 'cache-media', items: [...items].map(([mediaId, url]) => ({ mediaId, url })) });
+}
+
+function randomBase64Url(bytes: number): string {
+  const raw = crypto.getRandomValues(new Uint8Array(bytes));
+  return btoa(String.fromCharCode(...raw)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '').slice(0, 43);
+}

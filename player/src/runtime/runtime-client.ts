@@ -1,0 +1,140 @@
+// The player's client for the runtime plane: pairing, sessions, the manifest (with its validator and
+// URL binding), launch tickets and reports. Every call goes to the configured runtime origin with
+// its cookies; an HTTP refusal becomes a RuntimeRefusal carrying the problem's code, a network
+// failure stays a TypeError (the server is unreachable: play on from what is cached).
+import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../../../sdk/contract/manifest';
+import { MANIFEST_ACTIVATED, type ReleaseLaunch, type RuntimeReport } from '../../../sdk/contract/runtime';
+import type { PairingCompletion, PairingSession, RuntimeSession } from '../../../sdk/contract/screens';
+
+export { MANIFEST_ACTIVATED };
+
+export class RuntimeRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+    readonly problem?: Record<string, unknown>,
+  ) {
+    super(`${status} ${code}: ${detail}`);
+    this.name = 'RuntimeRefusal';
+  }
+}
+
+/** True for a failure to reach the server at all (as opposed to an answer). */
+export function isUnreachable(error: unknown): boolean {
+  return !(error instanceof RuntimeRefusal) && !(error instanceof ManifestRejected) && !(error instanceof DOMException && error.name === 'AbortError');
+}
+
+export class ManifestRejected extends Error {
+  constructor(readonly issues: ManifestIssue[]) {
+    super(`the manifest was rejected: ${issues.slice(0, 3).map((i) => `${i.path} ${i.message}`).join('; ')}`);
+    this.name = 'ManifestRejected';
+  }
+}
+
+export type ManifestFetch = { status: 'fresh'; manifest: RuntimeManifest; etag: string | null } | { status: 'unchanged' };
+
+export interface RuntimeClientOptions {
+  runtimeOrigin: string;
+  fetch?: typeof fetch;
+  /** Each answer's Date header and the local instant half way through the request, to estimate clock skew. */
+  onServerDate?: (serverMs: number, localMs: number) => void;
+}
+
+export class RuntimeClient {
+  readonly origin: string;
+  private readonly doFetch: typeof fetch;
+
+  constructor(private readonly options: RuntimeClientOptions) {
+    this.origin = new URL(options.runtimeOrigin).origin;
+    this.doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  url(path: string): string {
+    return this.origin + path;
+  }
+
+  /** Same-origin cookies by default; `include` when the runtime is configured on another origin. */
+  readonly fetchWithCookies: typeof fetch = (input, init) => this.doFetch(input, { ...init, credentials: 'include' });
+
+  private async call(method: string, path: string, options: { json?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+    if (options.json !== undefined) headers['Content-Type'] = 'application/json';
+    const sent = Date.now();
+    const response = await this.doFetch(this.url(path), {
+      method,
+      headers,
+      body: options.json === undefined ? undefined : JSON.stringify(options.json),
+      credentials: 'include',
+      cache: 'no-store',
+      redirect: 'error',
+      signal: options.signal,
+    });
+    const date = Date.parse(response.headers.get('date') ?? '');
+    if (Number.isFinite(date)) this.options.onServerDate?.(date, (sent + Date.now()) / 2);
+    return response;
+  }
+
+  private async expect<T>(response: Response, ...ok: number[]): Promise<T> {
+    if (!ok.includes(response.status)) throw await refusal(response);
+    if (response.status === 202 || response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+
+  async startPairing(signal?: AbortSignal): Promise<PairingSession> {
+    return this.expect(await this.call('POST', '/runtime/v1/pairing-sessions', { signal }), 201);
+  }
+
+  async completePairing(completionNonce: string, signal?: AbortSignal): Promise<PairingCompletion> {
+    return this.expect(await this.call('POST', '/runtime/v1/pairing-sessions/complete', { json: { completion_nonce: completionNonce }, signal }), 200);
+  }
+
+  /** A paired runtime session from the paired-device cookie; names the public id the player was opened at. */
+  async deviceSession(publicId?: string, signal?: AbortSignal): Promise<RuntimeSession> {
+    return this.expect(await this.call('POST', '/runtime/v1/device-sessions', { json: publicId === undefined ? {} : { public_id: publicId }, signal }), 201);
+  }
+
+  /** A read-only session for an anonymous screen opened at its public URL. */
+  async anonymousSession(publicId: string, signal?: AbortSignal): Promise<RuntimeSession> {
+    return this.expect(await this.call('POST', '/runtime/v1/sessions', { json: { public_id: publicId }, signal }), 201);
+  }
+
+  async exchangeProvisioning(provisioningToken: string, exchangeId: string, signal?: AbortSignal): Promise<PairingCompletion> {
+    return this.expect(await this.call('POST', '/runtime/v1/browser-provisioning/exchanges', { json: { provisioning_token: provisioningToken, exchange_id: exchangeId }, signal }), 201);
+  }
+
+  /**
+   * The current manifest, validated as a whole against the content origin (shape and URL binding);
+   * `unchanged` when the server answers 304 to our validator.
+   */
+  async manifest(etag: string | null, contentOrigin: string, signal?: AbortSignal): Promise<ManifestFetch> {
+    const response = await this.call('GET', '/runtime/v1/manifest', { headers: etag ? { 'If-None-Match': etag } : {}, signal });
+    if (response.status === 304) return { status: 'unchanged' };
+    const body = await this.expect<unknown>(response, 200);
+    const parsed = parseRuntimeManifest(body, contentOrigin);
+    if (!parsed.ok) throw new ManifestRejected(parsed.issues);
+    return { status: 'fresh', manifest: parsed.manifest, etag: response.headers.get('etag') };
+  }
+
+  /** Asks for a single-use launch ticket of an application placement (the manifest's launchUrl). */
+  async launch(launchUrl: string, signal?: AbortSignal): Promise<ReleaseLaunch> {
+    const path = new URL(launchUrl, this.origin).pathname;
+    return this.expect(await this.call('POST', path, { signal }), 201);
+  }
+
+  async report(report: RuntimeReport, signal?: AbortSignal): Promise<void> {
+    await this.expect(await this.call('POST', '/runtime/v1/reports', { json: report, signal }), 202, 204);
+  }
+}
+
+async function refusal(response: Response): Promise<RuntimeRefusal> {
+  let problem: Record<string, unknown> | undefined;
+  try {
+    problem = (await response.json()) as Record<string, unknown>;
+  } catch {
+    problem = undefined;
+  }
+  const code = typeof problem?.code === 'string' ? problem.code : `http_${response.status}`;
+  const detail = typeof problem?.detail === 'string' ? problem.detail : response.statusText;
+  return new RuntimeRefusal(response.status, code, detail, problem);
+}
