@@ -56,7 +56,10 @@ export function checkPlayerOrigin(ctx: AnyContext): void {
   if (origin !== undefined && origin !== ctx.services.config.playOrigin && !sameHost(origin, ctx.req.headers.host)) {
     throw problem('forbidden', 'this runtime route accepts requests from the player origin only');
   }
-  if (ctx.req.headers['sec-fetch-site'] === 'cross-site') throw problem('forbidden', 'cross-site requests are refused on the runtime plane');
+  // Same-site is refused too: release hosts are subdomains of the player's site in production, so
+  // an uploaded application's frame is same-site with the player and must not ride its cookies.
+  const site = ctx.req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') throw problem('forbidden', `Fetch Metadata: ${site} requests are refused on the runtime plane`);
 }
 
 function sameHost(origin: string, host: string | undefined): boolean {
@@ -159,6 +162,7 @@ function sessionQuery(db: Db): ReturnType<typeof compileSessionQuery> {
 
 async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<RuntimePrincipal> {
   noAuthorizationHeader(ctx);
+  checkPlayerOrigin(ctx);
   const value = cookieValues.runtime.unseal(ctx.services.keys, readCookie(ctx.req, RUNTIME_COOKIE));
   if (!value || value.e <= ctx.now) throw refused('this route needs a current runtime cookie; create a runtime session');
   const db = ctx.services.store.db;

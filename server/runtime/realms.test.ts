@@ -124,6 +124,18 @@ describe('realm separation', () => {
     }
   });
 
+  it("an uploaded application's frame cannot ride the player's runtime cookie (same-site or foreign Origin)", async () => {
+    const frameOrigin = `http://${world.releaseHost}`;
+    for (const [method, path, json] of runtimeRoutes()) {
+      const sameSite = await server.request(method, path, { cookies: world.p.cookies, json, headers: { 'sec-fetch-site': 'same-site', [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      expect(sameSite.status, `${method} ${path} same-site`).toBe(403);
+      const foreign = await server.request(method, path, { cookies: world.p.cookies, json, headers: { origin: frameOrigin, [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      expect(foreign.status, `${method} ${path} from ${frameOrigin}`).toBe(403);
+    }
+    const own = await server.request('GET', '/runtime/v1/manifest', { cookies: world.p.cookies, headers: { 'sec-fetch-site': 'same-origin', origin: server.origin } });
+    expect(own.status).toBe(200);
+  });
+
   it('a placement capability alone authorizes nothing', async () => {
     const res = await server.request('GET', `/runtime/v1/apps/${world.applicationId}/kv`, { headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle } });
     expect(res.status).toBe(401);
