@@ -26,6 +26,8 @@ const HANDSHAKE_POLL_MS = 50;
 export type WarmResult = 'ready' | 'unavailable';
 
 export interface PlacementHost {
+  /** The playback clock (server-corrected). */
+  now(): number;
   runtimeOrigin: string;
   paired: boolean;
   screenId: string;
@@ -39,16 +41,23 @@ export interface PlacementHost {
 export interface PlacementView {
   readonly element: HTMLElement;
   readonly placement: RuntimePlacement;
-  /** Gets ready to show its `activation`th turn; rejects when the page cannot show it. */
-  warm(activation: number, signal: AbortSignal): Promise<WarmResult>;
-  /** The page came on glass; `onEnd` marks the media end of a media_end page. */
-  start(onEnd: () => void): void;
-  /** The page left glass. */
+  /**
+   * Gets the page's `turn`th turn (0-based) ready to show: its item decoded or buffered. The page
+   * may be on glass meanwhile (a page that comes round again), so nothing visible changes here.
+   * Rejects when the turn cannot show.
+   */
+  prepare(turn: number, signal: AbortSignal): Promise<WarmResult>;
+  /**
+   * The `turn`th turn begins: show its first item. `fill` is when the page fills the viewport on
+   * the playback clock (a sequence steps from there); `onEnd` marks the media end of a media_end page.
+   */
+  start(turn: number, fill: number, onEnd: () => void): void;
+  /** The turn ended (the page left glass, or a new turn of it begins). */
   stop(): void;
   /** Release what costs while off glass (decoders, third-party frames). */
   cool(): void;
-  /** A refreshed manifest of the same revision (capability handles renewed). */
-  refresh(placement: RuntimePlacement): void;
+  /** A refreshed manifest of the same revision (capability handles renewed); true when the view must be prepared again. */
+  refresh(placement: RuntimePlacement): boolean;
   destroy(): void;
 }
 
@@ -62,17 +71,26 @@ function wrapper(placement: RuntimePlacement, zIndex: number): HTMLElement {
   return el;
 }
 
-/** Images: one <img> per item; a one-at-a-time selector shows the turn's item, a media_end sequence shows each for dwell_ms. */
+/** The items a turn shows: all of a sequence in order, or the one-at-a-time selector's `turn mod count`. */
+function itemsOfTurn(turn: number, count: number, sequence: boolean): number[] {
+  return sequence ? Array.from({ length: count }, (_, i) => i) : [rotationIndex(turn, count)];
+}
+
+/**
+ * Images: one <img> per item; a one-at-a-time selector shows the turn's item, a media_end sequence
+ * shows each for dwell_ms, stepping from the fill on the playback clock (so a late timer or a busy
+ * main thread never drifts the sequence: each step is recomputed from the clock).
+ */
 class ImageView implements PlacementView {
   readonly element: HTMLElement;
   private readonly images: HTMLImageElement[];
-  private shown: number[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly placement: RuntimeImagePlacement,
     zIndex: number,
     private readonly sequence: boolean,
+    private readonly host: PlacementHost,
   ) {
     this.element = wrapper(placement, zIndex);
     this.images = placement.content.items.map((item) => {
@@ -88,41 +106,53 @@ class ImageView implements PlacementView {
     });
   }
 
-  async warm(activation: number, signal: AbortSignal): Promise<WarmResult> {
+  async prepare(turn: number, signal: AbortSignal): Promise<WarmResult> {
     const items = this.placement.content.items;
-    this.shown = this.sequence ? items.map((_, i) => i) : [rotationIndex(activation, items.length)];
     await Promise.all(
-      this.shown.map(async (i) => {
+      itemsOfTurn(turn, items.length, this.sequence).map(async (i) => {
         const img = this.images[i]!;
         if (!img.getAttribute('src')) img.src = items[i]!.src;
         await waitFor(img, { ready: () => img.complete && img.naturalWidth > 0, ok: ['load'], fail: ['error'], ms: MEDIA_READY_TIMEOUT_MS, what: `image ${items[i]!.mediaId}`, signal });
         await withTimeout(img.decode(), MEDIA_READY_TIMEOUT_MS, 'image decode');
       }),
     );
-    this.images.forEach((img, i) => (img.hidden = i !== this.shown[0]));
     return 'ready';
   }
 
-  start(onEnd: () => void): void {
+  private show(index: number): void {
+    // One task: the browser paints the swap in one frame, never an empty placement between.
+    this.images.forEach((img, i) => (img.hidden = i !== index));
+  }
+
+  start(turn: number, fill: number, onEnd: () => void): void {
+    this.stop();
+    const shown = itemsOfTurn(turn, this.images.length, this.sequence);
     const dwell = this.placement.content.dwellMs;
-    if (dwell === undefined) return;
-    let step = 0;
-    const next = () => {
-      step++;
-      if (step >= this.shown.length) return onEnd();
-      this.images.forEach((img, i) => (img.hidden = i !== this.shown[step]));
-      this.timer = setTimeout(next, dwell);
+    if (dwell === undefined) return this.show(shown[0]!);
+    // The step at any instant is a function of the fill and the clock (during the transition: the first).
+    const tick = () => {
+      const now = this.host.now();
+      const step = Math.max(0, Math.floor((now - fill) / dwell));
+      if (step >= shown.length) {
+        this.show(shown.at(-1)!);
+        return onEnd();
+      }
+      this.show(shown[step]!);
+      this.timer = setTimeout(tick, fill + (step + 1) * dwell - now);
     };
-    this.timer = setTimeout(next, dwell);
+    tick();
   }
 
   stop(): void {
     clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   cool(): void {}
 
-  refresh(): void {}
+  refresh(): boolean {
+    return false;
+  }
 
   destroy(): void {
     this.stop();
@@ -131,12 +161,18 @@ class ImageView implements PlacementView {
   }
 }
 
-/** Videos: muted, inline, buffered before the page shows; decoders are released when the page cools. */
+/**
+ * Videos: muted, inline, buffered before the page shows; decoders are released when the page cools.
+ * The clip playing is raised above the others, so a new clip (or the first clip of the next turn)
+ * covers the one before it in the same frame; the one before is hidden a frame later.
+ */
 class VideoView implements PlacementView {
   readonly element: HTMLElement;
   private readonly videos: HTMLVideoElement[];
   private order: number[] = [];
   private step = 0;
+  /** The clip on glass (its last frame stays up after it ends, until another covers it). */
+  private current: HTMLVideoElement | null = null;
   private onEnd: (() => void) | null = null;
   private live = false;
 
@@ -181,27 +217,42 @@ class VideoView implements PlacementView {
     });
   }
 
-  async warm(activation: number, signal: AbortSignal): Promise<WarmResult> {
-    const items = this.placement.content.items;
-    this.order = this.sequence ? items.map((_, i) => i) : [rotationIndex(activation, items.length)];
-    await this.load(this.order[0]!, signal);
-    const first = this.videos[this.order[0]!]!;
-    if (first.currentTime !== 0) first.currentTime = 0;
-    this.videos.forEach((v, i) => (v.hidden = i !== this.order[0]));
+  async prepare(turn: number, signal: AbortSignal): Promise<WarmResult> {
+    const first = itemsOfTurn(turn, this.videos.length, this.sequence)[0]!;
+    await this.load(first, signal);
+    // Rewind it now unless it is the clip on glass (it then restarts at the boundary, its frame up meanwhile).
+    const video = this.videos[first]!;
+    if (video !== this.current && video.currentTime !== 0) video.currentTime = 0;
     return 'ready';
   }
 
-  start(onEnd: () => void): void {
+  start(turn: number, _fill: number, onEnd: () => void): void {
+    this.order = itemsOfTurn(turn, this.videos.length, this.sequence);
     this.onEnd = onEnd;
     this.live = true;
     this.step = 0;
-    this.play(this.order[0]!);
+    this.play(this.order[0]!, true);
   }
 
-  private play(i: number): void {
+  private play(i: number, rewind: boolean): void {
     const video = this.videos[i]!;
+    const previous = this.current;
+    if (rewind && video.currentTime !== 0) video.currentTime = 0;
+    video.style.zIndex = '1';
     video.hidden = false;
+    this.current = video;
     void video.play().catch(() => undefined);
+    if (previous && previous !== video) {
+      previous.style.zIndex = '';
+      // Keep the covered clip until the new one paints, then hide it; rewind a sequence's earlier
+      // clip so the next turn starts it from its first frame.
+      requestAnimationFrame(() => {
+        if (this.current === previous) return;
+        previous.hidden = true;
+        previous.pause();
+        if (previous.currentTime !== 0 && previous.getAttribute('src')) previous.currentTime = 0;
+      });
+    }
     // Buffer the next clip of a sequence while this one plays.
     const following = this.order[this.step + 1];
     if (following !== undefined) void this.load(following).catch(() => undefined);
@@ -215,10 +266,7 @@ class VideoView implements PlacementView {
       this.onEnd?.();
       return;
     }
-    const previous = event.target as HTMLVideoElement;
-    this.play(next);
-    // Keep the last frame up until the next clip paints, then hide it.
-    requestAnimationFrame(() => (previous.hidden = true));
+    this.play(next, true);
   };
 
   /** A clip that breaks while on glass counts as ended, so a media_end page moves on. */
@@ -234,13 +282,18 @@ class VideoView implements PlacementView {
 
   cool(): void {
     for (const video of this.videos) {
+      video.hidden = true;
+      video.style.zIndex = '';
       if (!video.getAttribute('src')) continue;
       video.removeAttribute('src');
       video.load(); // drops the decoder and the buffered bytes
     }
+    this.current = null;
   }
 
-  refresh(): void {}
+  refresh(): boolean {
+    return false;
+  }
 
   destroy(): void {
     this.stop();
@@ -269,7 +322,7 @@ class IframeView implements PlacementView {
     this.element = wrapper(placement, zIndex);
   }
 
-  async warm(_activation: number, signal: AbortSignal): Promise<WarmResult> {
+  async prepare(_turn: number, signal: AbortSignal): Promise<WarmResult> {
     if (this.frame?.dataset.loaded === 'true') return 'ready';
     const src = this.placement.content.src;
     try {
@@ -320,7 +373,9 @@ class IframeView implements PlacementView {
     this.releaseFrame();
   }
 
-  refresh(): void {}
+  refresh(): boolean {
+    return false;
+  }
 
   destroy(): void {
     this.releaseFrame();
@@ -353,7 +408,7 @@ class ApplicationView implements PlacementView {
     return this.page.advance.mode === 'application' && this.placement.controller === true;
   }
 
-  async warm(_activation: number, signal: AbortSignal): Promise<WarmResult> {
+  async prepare(_turn: number, signal: AbortSignal): Promise<WarmResult> {
     if (this.bridge?.isConnected) return 'ready';
     this.release();
     const content = this.placement.content;
@@ -412,8 +467,9 @@ class ApplicationView implements PlacementView {
 
   cool(): void {}
 
-  refresh(placement: RuntimePlacement): void {
+  refresh(placement: RuntimePlacement): boolean {
     if (placement.content.type === 'application') this.placement = placement as RuntimeApplicationPlacement;
+    return false;
   }
 
   private release(): void {
@@ -437,7 +493,7 @@ export function createPlacementView(placement: RuntimePlacement, zIndex: number,
   switch (placement.content.type) {
     case 'image': {
       const p = placement as RuntimeImagePlacement;
-      return new ImageView(p, zIndex, sequence && !p.content.oneAtATime);
+      return new ImageView(p, zIndex, sequence && !p.content.oneAtATime, host);
     }
     case 'video': {
       const p = placement as RuntimeVideoPlacement;

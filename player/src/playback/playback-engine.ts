@@ -158,7 +158,7 @@ export class PlaybackEngine {
     this.current = loop;
     this.pending = null;
     if (!segment) {
-      this.leaveLive(false);
+      this.leaveLive();
       if (previous && previous !== loop) this.dispose(previous);
       this.segment = null;
       this.host.onActivated(loop.manifest);
@@ -170,9 +170,9 @@ export class PlaybackEngine {
     });
   }
 
-  private leaveLive(keepWarm: boolean): void {
+  private leaveLive(): void {
     if (!this.live) return;
-    this.live.leave(keepWarm);
+    this.live.leave();
     this.live.element.style.zIndex = '';
     this.live = null;
   }
@@ -187,9 +187,9 @@ export class PlaybackEngine {
     this.live = incoming;
     const now = this.host.now();
     if (outgoing === incoming) {
-      // A loop of one page (or the only page that is ready): a new turn without a transition.
-      incoming.leave(true);
-      incoming.goLive(segment.start, now, () => this.onMediaEnd(incoming));
+      // The page comes round again (a loop of one page, or the only page that may play or is
+      // ready): a new turn without a transition, its items prepared while the last turn played.
+      incoming.goLive(segment.fill, now, () => this.onMediaEnd(incoming));
       this.armBoundary();
       this.warmNext();
       onFilled?.();
@@ -211,7 +211,7 @@ export class PlaybackEngine {
       this.finishing = null;
       clearTimeout(this.transitionEnd);
       if (outgoing && outgoing !== this.live) {
-        outgoing.leave(false);
+        outgoing.leave();
         outgoing.element.style.zIndex = '';
       }
       this.warmNext();
@@ -230,14 +230,15 @@ export class PlaybackEngine {
     const loop = this.current;
     if (!loop || !this.segment) return null;
     const now = this.host.now();
-    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, this.segment.end, (i) => loop.views[i]!.retryDue(now) || loop.views[i] === this.live);
+    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, this.segment.end, (i) => loop.views[i]!.retryDue(now));
     return next ? loop.views[next.index]! : null;
   }
 
+  /** Prepares the next turn: another page, or the page on glass when it comes round again. */
   private warmNext(): void {
     const next = this.predictNext();
     this.next = next;
-    if (next && next !== this.live) void next.warm(() => this.host.now());
+    if (next) void next.warm(() => this.host.now());
     if (this.pending) this.warmPendingFirst();
   }
 
@@ -266,17 +267,17 @@ export class PlaybackEngine {
       }
     }
     const loop = this.current;
-    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, at, (i) => loop.views[i]!.usable() || loop.views[i] === this.live);
+    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, at, (i) => loop.views[i]!.usable());
     if (next) return this.show(next);
-    // Nothing else is ready and the page on glass may no longer play: hold it (never a blank
-    // frame) and look again shortly.
+    // Nothing is ready (not even the page on glass for another turn), or the page on glass may no
+    // longer play: hold it (never a blank frame) and look again shortly.
     this.segment = { ...this.segment, end: now + NOT_READY_RETRY_MS };
     this.armBoundary();
     this.warmNext();
   }
 
   private leaveNext(): void {
-    if (this.next && this.next !== this.live) this.next.leave(false);
+    if (this.next && this.next !== this.live) this.next.leave();
     this.next = null;
   }
 
