@@ -50,6 +50,11 @@ export class PageView {
     this.element.append(this.canvas);
   }
 
+  /** Whether `view` is one of this page's placements. */
+  holds(view: PlacementView): boolean {
+    return this.views.includes(view);
+  }
+
   layout(viewport: Size): void {
     this.canvas.style.transform = transformCss(canvasTransform(this.page.canvas, viewport, this.page.canvas.viewportFit));
   }

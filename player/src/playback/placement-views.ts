@@ -33,7 +33,8 @@ export interface PlacementHost {
   screenId: string;
   launch(launchUrl: string): Promise<{ launch_url: string }>;
   viewport(): { width: number; height: number };
-  onApplicationAdvance(placementId: string): void;
+  /** The controlling application of `view` asked for the next page (the engine checks that its page is on glass). */
+  onApplicationAdvance(view: PlacementView): void;
   onApplicationEvent(placementId: string, code: string): void;
   log(message: string): void;
 }
@@ -426,7 +427,7 @@ class ApplicationView implements PlacementView {
       viewport: this.host.viewport(),
       placement: { width: this.placement.rect.width, height: this.placement.rect.height },
       runtimeKv: runtimeKvFetch({ runtimeOrigin: this.host.runtimeOrigin, capabilityHandle: () => this.placement.capabilityHandle }),
-      onAdvance: () => this.host.onApplicationAdvance(this.placement.id),
+      onAdvance: () => this.host.onApplicationAdvance(this),
       onEvent: (code) => this.host.onApplicationEvent(this.placement.id, code),
       onLog: (entry) => this.host.log(`application ${content.applicationId} ${entry.level} ${entry.code}: ${entry.message}`),
     });

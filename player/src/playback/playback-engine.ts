@@ -7,7 +7,7 @@ import type { RuntimeApplicationPlacement, RuntimeManifest } from '../../../sdk/
 import type { Size } from './canvas-layout';
 import { TRANSITION_EASING, transitionKeyframes } from './motion';
 import { PageView } from './page-view';
-import type { PlacementHost } from './placement-views';
+import type { PlacementHost, PlacementView } from './placement-views';
 import { endedEarly, firstSegment, followingSegment, nextVisibilityBoundary, playableIndexes, segmentOf, sequencePages, type Segment, type SequencePage } from './sequencer';
 
 /** A boundary timer firing later than this (a throttled or suspended tab) re-anchors at the current time. */
@@ -91,18 +91,31 @@ export class PlaybackEngine {
     const layer = document.createElement('div');
     layer.className = 'loop';
     layer.dataset.manifestRevision = manifest.manifestRevision;
+    const loop: Loop = { manifest, sequence: sequencePages(manifest.pages), views: [], layer };
+    const engine = this.host;
+    // Delegates (not a copy): `paired` and `screenId` are read when used.
     const host: PlacementHost = {
-      ...this.host,
+      now: () => engine.now(),
+      runtimeOrigin: engine.runtimeOrigin,
+      get paired() {
+        return engine.paired;
+      },
+      get screenId() {
+        return engine.screenId;
+      },
+      launch: (launchUrl) => engine.launch(launchUrl),
       viewport: () => this.viewportSize,
-      onApplicationAdvance: (placementId) => this.onApplicationAdvance(layer, placementId),
+      onApplicationAdvance: (view) => this.onApplicationAdvance(loop, view),
+      onApplicationEvent: (placementId, code) => engine.onApplicationEvent(placementId, code),
+      log: (message) => engine.log(message),
     };
-    const views = manifest.pages.map((page, i) => new PageView(page, i, host));
-    for (const view of views) {
+    loop.views = manifest.pages.map((page, i) => new PageView(page, i, host));
+    for (const view of loop.views) {
       view.layout(this.viewportSize);
       layer.append(view.element);
     }
     this.root.append(layer);
-    return { manifest, sequence: sequencePages(manifest.pages), views, layer };
+    return loop;
   }
 
   private dispose(loop: Loop): void {
@@ -305,13 +318,17 @@ export class PlaybackEngine {
     this.endEarly();
   }
 
-  private onApplicationAdvance(layer: HTMLElement, placementId: string): void {
-    const loop = this.current;
-    if (!loop || loop.layer !== layer || !this.segment || !this.live) return;
+  /**
+   * Only the page on glass may end itself: during a transition the outgoing page's frame is still
+   * active, and its late advance must not end the incoming page (which may hold a placement of the
+   * same id), so the asking view must belong to the live page view.
+   */
+  private onApplicationAdvance(loop: Loop, view: PlacementView): void {
+    if (loop !== this.current || !this.segment || !this.live?.holds(view)) return;
     const page = loop.manifest.pages[this.segment.index]!;
     if (page.advance.mode !== 'application') return;
-    const placement = page.placements.find((p) => p.id === placementId);
-    if (!placement || placement.content.type !== 'application' || (placement as RuntimeApplicationPlacement).controller !== true) return;
+    const placement = view.placement;
+    if (placement.content.type !== 'application' || (placement as RuntimeApplicationPlacement).controller !== true) return;
     this.endEarly();
   }
 
