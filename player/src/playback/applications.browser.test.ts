@@ -5,10 +5,14 @@ import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimeManifest, type RuntimePlacement } from '../../../sdk/contract/manifest';
 import type { Mounted, Records, Sample } from '../testing/engine-entry';
-import { manifest, page, PlayerFixture } from '../testing/player-fixture';
+import { titledPng } from '../../../e2e/support/media-fixtures';
+import { images, manifest, page, PlayerFixture } from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
-beforeAll(() => fixture.start(), 60_000);
+beforeAll(async () => {
+  await fixture.start();
+  fixture.media.set('med_imga', { body: await titledPng(320, 180, '#1b4d7a', 'Image'), type: 'image/png' });
+}, 60_000);
 afterAll(() => fixture.stop());
 
 type TestWindow = { t: typeof import('../testing/engine-entry'); m: Mounted };
@@ -83,6 +87,47 @@ describe('page.advance', () => {
     await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'one' && s.shown.board?.startsWith('launch:')), undefined, { timeout: 10_000 });
     await launchFrame(p, 1)!.evaluate(() => (window as unknown as { marquee: { page: { advance(): Promise<void> } } }).marquee.page.advance());
     await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'two'), undefined, { timeout: 5_000 });
+    await p.context().close();
+  });
+});
+
+describe('application relaunch', () => {
+  const appPage = (grantId: string, maxMs: number) => page('app', [application('board', { grantId })], { advance: { mode: 'application', maxMs } });
+
+  it('relaunches a frame whose grant changed: the new frame warms behind and takes over at the next turn', async () => {
+    const first = manifest([appPage('gr_first', 700), page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 500 } })]);
+    const p = await play(first);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'img'), undefined, { timeout: 10_000 });
+    // A rotation: the same revision, a new grant and content generation.
+    const second = manifest([appPage('gr_second', 700), page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 500 } })], { grantId: 'gr_second', contentGeneration: 2 });
+    await p.evaluate((m) => (window as unknown as TestWindow).m.engine.setManifest(m), second);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:2'), undefined, { timeout: 10_000 });
+    await p.waitForTimeout(1500);
+    expect((await records(p)).launches).toHaveLength(2);
+    const all = await samples(p);
+    // The new frame came on glass with its page (a turn start), never in the middle of a turn.
+    const swap = all.findIndex((s) => s.shown.board === 'launch:2');
+    expect(all[swap - 1]!.page).toBe('img');
+    // Never an application page without its frame on glass.
+    expect(all.filter((s) => s.page === 'app' && (s.shown.board === null || !s.painted))).toEqual([]);
+    // The old frame is gone.
+    expect(p.frames().filter((f) => f.url().includes('launch=1'))).toEqual([]);
+    await p.context().close();
+  });
+
+  it('relaunches a frame well before its grant lapses, on a page that only comes round again', async () => {
+    const p = await play(manifest([appPage('gr_first', 500)]));
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:1'), undefined, { timeout: 10_000 });
+    await p.waitForTimeout(1200);
+    expect((await records(p)).launches).toHaveLength(1);
+    // Thirteen hours later (the grant lasts 24): relaunched at a turn, with no gap on glass.
+    await p.evaluate(() => (window as unknown as TestWindow).m.clock.shift(13 * 3600_000));
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:2'), undefined, { timeout: 10_000 });
+    await p.waitForTimeout(1200);
+    expect((await records(p)).launches).toHaveLength(2);
+    const all = await samples(p);
+    expect(all.filter((s) => s.page !== null && (s.shown.board === null || !s.painted))).toEqual([]);
+    await fixture.screenshot(p, 'engine-application-relaunched.png');
     await p.context().close();
   });
 });

@@ -21,6 +21,14 @@ export const IFRAME_PROBE_TIMEOUT_MS = 8_000;
 export const IFRAME_LOAD_TIMEOUT_MS = 15_000;
 /** Launch ticket + frame load + bridge handshake (the bridge's own handshake bound is 10 s). */
 export const APPLICATION_READY_TIMEOUT_MS = 15_000;
+/**
+ * An application frame is relaunched (a new ticket, so a new release grant) once it is this old:
+ * half the release grant's 24 h lifetime (server/release-host/release-grant-cookie.ts), so even a
+ * page that stays up for hours is relaunched at one of its turns before its frame's grant lapses.
+ */
+export const APPLICATION_RELAUNCH_AFTER_MS = 12 * 3600_000;
+/** A relaunch that failed is tried again after this long; the frame on glass plays on meanwhile. */
+export const APPLICATION_RELAUNCH_RETRY_MS = 30_000;
 const HANDSHAKE_POLL_MS = 50;
 
 export type WarmResult = 'ready' | 'unavailable';
@@ -33,6 +41,8 @@ export interface PlacementHost {
   screenId: string;
   launch(launchUrl: string): Promise<{ launch_url: string }>;
   viewport(): { width: number; height: number };
+  /** The content generation of the manifest playing (a new one means new grants: applications relaunch). */
+  contentGeneration(): number;
   /** The controlling application of `view` asked for the next page (the engine checks that its page is on glass). */
   onApplicationAdvance(view: PlacementView): void;
   onApplicationEvent(placementId: string, code: string): void;
@@ -384,17 +394,35 @@ class IframeView implements PlacementView {
   }
 }
 
+interface LaunchedFrame {
+  frame: HTMLIFrameElement;
+  bridge: ApplicationFrameBridge;
+  /** What its launch ticket was granted under: another grant or content generation means a relaunch. */
+  grantId: string;
+  contentGeneration: number;
+  launchedAt: number;
+}
+
 /**
  * An application placement: a launch ticket, then the release origin in a sandboxed frame (its own
  * origin, scripts and its grant cookie, no top navigation), spoken to through the SDK parent bridge.
  * The placement capability stays here and goes on runtime KV calls; the frame never sees it. The
  * frame stays loaded across turns (each turn is a new bridge activation); one that fails to launch,
  * load or handshake makes its page unavailable, so the loop moves on instead of showing a white box.
+ *
+ * The release host checks the frame's grant on every request, and the grant lapses (24 h) or is
+ * revoked (a public-id rotation or credential revoke gives the manifest a new grant and content
+ * generation). So a frame whose grant changed, or that is older than APPLICATION_RELAUNCH_AFTER_MS,
+ * is relaunched: a new frame with a new ticket warms behind the one on glass (transparent) and
+ * replaces it when the page's next turn starts; the old one goes a moment later, once the new one
+ * has painted over it. Until the new frame is ready the old one keeps playing.
  */
 class ApplicationView implements PlacementView {
   readonly element: HTMLElement;
-  private frame: HTMLIFrameElement | null = null;
-  private bridge: ApplicationFrameBridge | null = null;
+  private current: LaunchedFrame | null = null;
+  private replacement: LaunchedFrame | null = null;
+  private relaunchFailedAt: number | null = null;
+  private readonly lifetime = new AbortController();
 
   constructor(
     public placement: RuntimeApplicationPlacement,
@@ -409,13 +437,59 @@ class ApplicationView implements PlacementView {
     return this.page.advance.mode === 'application' && this.placement.controller === true;
   }
 
+  /** Whether `launched` must be replaced: its grant was replaced, or it is old enough that its grant is due to lapse. */
+  private stale(launched: LaunchedFrame): boolean {
+    return (
+      launched.grantId !== this.placement.content.grantId ||
+      launched.contentGeneration !== this.host.contentGeneration() ||
+      this.host.now() - launched.launchedAt >= APPLICATION_RELAUNCH_AFTER_MS
+    );
+  }
+
   async prepare(_turn: number, signal: AbortSignal): Promise<WarmResult> {
-    if (this.bridge?.isConnected) return 'ready';
-    this.release();
+    const current = this.current;
+    if (current?.bridge.isConnected) {
+      if (this.stale(current)) this.relaunchBehind();
+      return 'ready';
+    }
+    if (current) this.discard(current);
+    const launched = this.open(false);
+    this.current = launched;
+    try {
+      await this.connect(launched, signal);
+    } catch (error) {
+      if (this.current === launched) this.current = null;
+      this.discard(launched);
+      throw error;
+    }
+    return 'ready';
+  }
+
+  /** A new frame behind the one on glass; it takes over at a turn start once connected. */
+  private relaunchBehind(): void {
+    if (this.replacement && !this.stale(this.replacement)) return;
+    if (this.replacement) this.discard(this.replacement);
+    this.replacement = null;
+    if (this.relaunchFailedAt !== null && this.host.now() - this.relaunchFailedAt < APPLICATION_RELAUNCH_RETRY_MS) return;
+    const launched = this.open(true);
+    this.replacement = launched;
+    this.connect(launched, this.lifetime.signal).catch((error: unknown) => {
+      if (this.replacement !== launched) return;
+      this.replacement = null;
+      this.discard(launched);
+      this.relaunchFailedAt = this.host.now();
+      this.host.log(`application ${this.placement.content.applicationId}: relaunch failed, the frame on glass plays on: ${String(error)}`);
+    });
+  }
+
+  /** A frame and its bridge, added to the placement (transparent when it warms behind another). */
+  private open(behind: boolean): LaunchedFrame {
     const content = this.placement.content;
     const frame = document.createElement('iframe');
     frame.title = `Application ${content.applicationId}`;
     prepareApplicationFrame(frame);
+    // Transparent rather than hidden: a hidden cross-site frame may not render until shown.
+    if (behind) frame.style.opacity = '0';
     const bridge = new ApplicationFrameBridge({
       frame,
       releaseOrigin: content.origin,
@@ -431,60 +505,70 @@ class ApplicationView implements PlacementView {
       onEvent: (code) => this.host.onApplicationEvent(this.placement.id, code),
       onLog: (entry) => this.host.log(`application ${content.applicationId} ${entry.level} ${entry.code}: ${entry.message}`),
     });
-    this.frame = frame;
-    this.bridge = bridge;
     this.element.append(frame);
-    try {
-      await withTimeout(
-        (async () => {
-          const launch = await this.host.launch(content.launchUrl);
-          if (new URL(launch.launch_url).origin !== new URL(content.origin).origin) throw new Error('the launch URL is not on the release origin');
-          frame.src = launch.launch_url;
-          // The bridge handshakes on every load of the frame; wait until the release answered.
-          while (!bridge.isConnected) {
-            signal.throwIfAborted();
-            if (this.bridge !== bridge) throw new Error('the application frame was released');
-            await new Promise((r) => setTimeout(r, HANDSHAKE_POLL_MS));
-          }
-        })(),
-        APPLICATION_READY_TIMEOUT_MS,
-        'application launch',
-      );
-    } catch (error) {
-      this.release();
-      throw error;
-    }
-    return 'ready';
+    return { frame, bridge, grantId: content.grantId, contentGeneration: this.host.contentGeneration(), launchedAt: this.host.now() };
+  }
+
+  /** Launch ticket, frame load, bridge handshake, within APPLICATION_READY_TIMEOUT_MS. */
+  private async connect(launched: LaunchedFrame, signal: AbortSignal): Promise<void> {
+    const content = this.placement.content;
+    await withTimeout(
+      (async () => {
+        const launch = await this.host.launch(content.launchUrl);
+        if (new URL(launch.launch_url).origin !== new URL(content.origin).origin) throw new Error('the launch URL is not on the release origin');
+        launched.frame.src = launch.launch_url;
+        // The bridge handshakes on every load of the frame; wait until the release answered.
+        while (!launched.bridge.isConnected) {
+          signal.throwIfAborted();
+          if (this.current !== launched && this.replacement !== launched) throw new Error('the application frame was released');
+          await new Promise((r) => setTimeout(r, HANDSHAKE_POLL_MS));
+        }
+      })(),
+      APPLICATION_READY_TIMEOUT_MS,
+      'application launch',
+    );
   }
 
   start(): void {
-    this.bridge?.setViewport(this.host.viewport(), { width: this.placement.rect.width, height: this.placement.rect.height });
-    this.bridge?.activate();
+    const replacement = this.replacement;
+    if (replacement?.bridge.isConnected && !this.stale(replacement)) {
+      const old = this.current;
+      this.current = replacement;
+      this.replacement = null;
+      replacement.frame.style.opacity = '';
+      if (old) {
+        old.bridge.deactivate();
+        // The new frame is on top: drop the old one once the new one has had a frame to paint.
+        requestAnimationFrame(() => requestAnimationFrame(() => this.discard(old)));
+      }
+    }
+    const bridge = this.current?.bridge;
+    bridge?.setViewport(this.host.viewport(), { width: this.placement.rect.width, height: this.placement.rect.height });
+    bridge?.activate();
   }
 
   stop(): void {
-    this.bridge?.deactivate();
+    this.current?.bridge.deactivate();
   }
 
   cool(): void {}
 
+  /** A refreshed manifest: new capability handles; a new grant or content generation means a relaunch. */
   refresh(placement: RuntimePlacement): boolean {
     if (placement.content.type === 'application') this.placement = placement as RuntimeApplicationPlacement;
-    return false;
+    return this.current !== null && this.stale(this.current);
   }
 
-  private release(): void {
-    this.bridge?.destroy();
-    this.bridge = null;
-    if (this.frame) {
-      this.frame.removeAttribute('src');
-      this.frame.remove();
-      this.frame = null;
-    }
+  private discard(launched: LaunchedFrame): void {
+    launched.bridge.destroy();
+    launched.frame.removeAttribute('src');
+    launched.frame.remove();
   }
 
   destroy(): void {
-    this.release();
+    this.lifetime.abort();
+    for (const launched of [this.current, this.replacement]) if (launched) this.discard(launched);
+    this.current = this.replacement = null;
     this.element.remove();
   }
 }

@@ -15,7 +15,7 @@ export const LATE_TIMER_TOLERANCE_MS = 1000;
 /** How often a page that is due but not ready is looked at again. */
 const NOT_READY_RETRY_MS = 250;
 
-export interface EngineHost extends Omit<PlacementHost, 'onApplicationAdvance' | 'viewport'> {
+export interface EngineHost extends Omit<PlacementHost, 'onApplicationAdvance' | 'viewport' | 'contentGeneration'> {
   /** The playback clock (server-corrected). */
   now(): number;
   /** A manifest is on glass: its first page finished its transition (or it has no pages). */
@@ -78,6 +78,10 @@ export class PlaybackEngine {
       if (loop?.manifest.manifestRevision === manifest.manifestRevision) {
         loop.manifest = manifest;
         manifest.pages.forEach((page, i) => loop.views[i]?.refresh(page));
+        // A page that must be prepared again (an application to relaunch) is, for its next turn
+        // (after a running transition, which warms the next page when it finishes).
+        if (loop === this.current && !this.finishing) this.warmNext();
+        else if (loop === this.pending) this.warmPendingFirst();
         return;
       }
     }
@@ -105,6 +109,7 @@ export class PlaybackEngine {
       },
       launch: (launchUrl) => engine.launch(launchUrl),
       viewport: () => this.viewportSize,
+      contentGeneration: () => loop.manifest.contentGeneration,
       onApplicationAdvance: (view) => this.onApplicationAdvance(loop, view),
       onApplicationEvent: (placementId, code) => engine.onApplicationEvent(placementId, code),
       log: (message) => engine.log(message),

@@ -45,7 +45,11 @@ export interface Records {
 const byZ = (el: HTMLElement) => Number(el.style.zIndex || 0);
 
 function topmostChild(placement: HTMLElement): HTMLElement | null {
-  const visible = [...placement.children].filter((c): c is HTMLElement => c instanceof HTMLElement && !c.hidden && getComputedStyle(c).display !== 'none' && getComputedStyle(c).visibility !== 'hidden');
+  const visible = [...placement.children].filter((c): c is HTMLElement => {
+    if (!(c instanceof HTMLElement) || c.hidden) return false;
+    const style = getComputedStyle(c);
+    return style.display !== 'none' && style.visibility !== 'hidden' && style.opacity !== '0';
+  });
   // Paint order: z-index, then document order (a stable sort keeps document order among equals).
   return visible.sort((a, b) => byZ(a) - byZ(b)).at(-1) ?? null;
 }

@@ -122,7 +122,7 @@ export class PlayerFixture {
           res,
           200,
           `<!doctype html><html><head><script src="/_marquee/runtime.js" data-marquee-sdk="1"></script></head>
-          <body style="margin:0;background:hsl(${(Number(launch) * 67) % 360} 60% 35%);color:#fff;font:48px sans-serif;display:grid;place-items:center">launch ${launch}
+          <body style="margin:0;min-height:100vh;background:hsl(${(Number(launch) * 67) % 360} 60% 35%);color:#fff;font:48px sans-serif;display:grid;place-items:center">launch ${launch}
           <script>window.contexts = []; marquee.onContext((c) => contexts.push(c.generation)); marquee.ready();</script></body></html>`,
           'text/html; charset=utf-8',
         );
