@@ -3,7 +3,7 @@
 // a fake launch route, and a sampler that records what is on glass every animation frame.
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import { PlaybackEngine } from '../playback/playback-engine';
-import { SoundtrackPlayer } from '../soundtrack/soundtrack-player';
+import { SoundtrackPlayer, type SoundtrackRetry } from '../soundtrack/soundtrack-player';
 
 /** The playback clock: real time running from a chosen instant; `shift` moves it (a clock correction). */
 export class TestClock {
@@ -119,6 +119,7 @@ export function mountEngine(options: { start: number; releaseOrigin: string }): 
   return { clock, engine, stage, records, samples };
 }
 
-export function mountSoundtrack(): SoundtrackPlayer {
-  return new SoundtrackPlayer(document.body);
+/** A soundtrack element on the page, with the retry timings the test chooses. */
+export function mountSoundtrack(retry?: Partial<SoundtrackRetry>): SoundtrackPlayer {
+  return new SoundtrackPlayer(document.body, retry);
 }
