@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimePlacement } from '../../../sdk/contract/manifest';
-import { manifestFixture, pageFixture, REVISION } from '../playback/manifest.fixtures';
-import { CAPABILITY_REFRESH_MARGIN_MS, MANIFEST_POLL_MS, manifestRefreshDelay } from './player-controller';
+import { manifestFixture, pageFixture, REVISION, RUNTIME_ORIGIN } from '../playback/manifest.fixtures';
+import { createPlayerStore } from '../state/player-store';
+import { CAPABILITY_REFRESH_MARGIN_MS, MANIFEST_POLL_MS, manifestRefreshDelay, PlayerController, type ControllerHost } from './player-controller';
+import { isUnreachable, RuntimeClient } from './runtime-client';
 
 function application(expiresAt: string): RuntimePlacement {
   return {
@@ -45,5 +47,154 @@ describe('manifest refresh', () => {
   it('never spins on capabilities that already expired', () => {
     const manifest = manifestFixture({ pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T10:00:00Z')] })] });
     expect(manifestRefreshDelay(manifest, now)).toBe(5_000);
+  });
+});
+
+// ---- The controller against a fake runtime (its fetch), with a device clock that may be wrong.
+
+const SERVER_ORIGIN = RUNTIME_ORIGIN;
+
+interface FakeRuntime {
+  fetch: typeof fetch;
+  calls: string[];
+  /** Server time (the Date header); device time is Date.now(). */
+  serverNow: () => number;
+}
+
+function memoryStorage(): Storage {
+  const map = new Map<string, string>();
+  return {
+    get length() {
+      return map.size;
+    },
+    clear: () => map.clear(),
+    getItem: (k) => map.get(k) ?? null,
+    key: (i) => [...map.keys()][i] ?? null,
+    removeItem: (k) => void map.delete(k),
+    setItem: (k, v) => void map.set(k, v),
+  };
+}
+
+function controllerWith(runtime: FakeRuntime, extra: Partial<ControllerHost> = {}) {
+  const store = createPlayerStore();
+  const reloads: number[] = [];
+  const controller = new PlayerController({
+    config: { runtimeOrigin: SERVER_ORIGIN, contentOrigin: SERVER_ORIGIN },
+    store,
+    db: null,
+    location: { pathname: '/', hash: '' } as Location,
+    history: { replaceState: () => undefined } as unknown as History,
+    storage: memoryStorage(),
+    reload: () => reloads.push(Date.now()),
+    log: () => undefined,
+    fetch: runtime.fetch,
+    ...extra,
+  });
+  return { controller, store, reloads };
+}
+
+/** A runtime whose clock is `skewMs` ahead of the device's; `routes` answer by "METHOD path". */
+function fakeRuntime(skewMs: number, routes: Record<string, (init: RequestInit | undefined) => Promise<Response> | Response>): FakeRuntime {
+  const calls: string[] = [];
+  const serverNow = () => Date.now() + skewMs;
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const url = new URL(String(input));
+    const key = `${init?.method ?? 'GET'} ${url.pathname}`;
+    calls.push(key);
+    const route = routes[key];
+    const response = route ? await route(init) : new Response(null, { status: 404 });
+    const headers = new Headers(response.headers);
+    headers.set('date', new Date(serverNow()).toUTCString());
+    return new Response(response.body, { status: response.status, headers });
+  };
+  return { fetch, calls, serverNow };
+}
+
+const session = { paired: true, capabilities: ['manifest.read'], event_cursor: 'cur_0', public_url: `${SERVER_ORIGIN}/s/pub_1` };
+/** Waits for the call's signal to abort (a request on a half-open connection). */
+const hang = (init: RequestInit | undefined) =>
+  new Promise<Response>((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason), { once: true }));
+
+describe('the controller on a device with a wrong clock', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('schedules the capability refresh on server time (device ten minutes behind)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(Date.parse('2026-03-02T10:50:00Z'));
+    let expires = '';
+    const runtime = fakeRuntime(10 * 60_000, {
+      'GET /runtime/v1/manifest': () => {
+        expires = new Date(runtime.serverNow() + 5 * 60_000).toISOString();
+        return Response.json(manifestFixture({ pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application(expires)] })] }), { headers: { etag: '"m1"' } });
+      },
+    });
+    const { controller } = controllerWith(runtime);
+    await controller.fetchManifest();
+    expect(runtime.calls.filter((c) => c === 'GET /runtime/v1/manifest')).toHaveLength(1);
+    // A minute before the capability expires on the server's clock: four minutes from now.
+    await vi.advanceTimersByTimeAsync(4 * 60_000 - 1000);
+    expect(runtime.calls.filter((c) => c === 'GET /runtime/v1/manifest')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(runtime.calls.filter((c) => c === 'GET /runtime/v1/manifest')).toHaveLength(2);
+    controller.destroy();
+  });
+
+  it('honours a reload that has not expired on server time (device twenty minutes ahead)', async () => {
+    const runtime = fakeRuntime(-20 * 60_000, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': () => Response.json(manifestFixture(), { headers: { etag: '"m1"' } }),
+      'GET /runtime/v1/events': () => {
+        const details = { reload_id: 'rld_1', expires_at: new Date(runtime.serverNow() + 10 * 60_000).toISOString() };
+        return new Response(`event: player.reload\nid: c1\ndata: ${JSON.stringify({ type: 'player.reload', details })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+      },
+    });
+    const { controller, reloads } = controllerWith(runtime);
+    await controller.start();
+    await vi.waitFor(() => expect(reloads).toHaveLength(1), { timeout: 3000 });
+    controller.destroy();
+  });
+});
+
+describe('the controller when the runtime does not answer', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('backs off with jitter after failed manifest fetches instead of polling every 5 s', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(Date.parse('2026-03-02T11:00:00Z'));
+    const runtime = fakeRuntime(0, { 'GET /runtime/v1/manifest': () => Promise.reject(new TypeError('network error')) });
+    const { controller, store } = controllerWith(runtime);
+    // Offline with an application placement whose capabilities already expired.
+    store.setState({ manifest: manifestFixture({ pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T10:00:00Z')] })] }) });
+    await controller.fetchManifest().catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    const attempts = runtime.calls.filter((c) => c === 'GET /runtime/v1/manifest').length;
+    // 1 s doubling to 60 s (each between half and all of that): about fifteen in ten minutes, not 120.
+    expect(attempts).toBeGreaterThanOrEqual(8);
+    expect(attempts).toBeLessThanOrEqual(25);
+    expect(store.getState().connectivity).toBe('offline');
+    controller.destroy();
+  });
+
+  it('gives up on a hung runtime call after its timeout', async () => {
+    const client = new RuntimeClient({ runtimeOrigin: SERVER_ORIGIN, fetch: (_input, init) => hang(init), callTimeoutMs: 100 });
+    const started = Date.now();
+    const error = await client.manifest(null, SERVER_ORIGIN).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(isUnreachable(error)).toBe(true);
+  });
+
+  it('opens the event stream without waiting for the first manifest, and refetches after a hung fetch times out', async () => {
+    let manifestCalls = 0;
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': (init) => (++manifestCalls === 1 ? hang(init) : Response.json(manifestFixture(), { headers: { etag: '"m1"' } })),
+      'GET /runtime/v1/events': (init) => hang(init),
+    });
+    const { controller, store } = controllerWith(runtime, { callTimeoutMs: 200 });
+    await controller.start();
+    await vi.waitFor(() => expect(runtime.calls).toContain('GET /runtime/v1/events'), { timeout: 1000 });
+    expect(manifestCalls).toBe(1); // still hanging
+    await vi.waitFor(() => expect(store.getState().manifest?.manifestRevision).toBe(REVISION), { timeout: 5000 });
+    controller.destroy();
   });
 });

@@ -34,6 +34,10 @@ export interface ControllerHost {
   storage: Storage;
   reload(): void;
   log(message: string): void;
+  /** The network (tests give a fake runtime). */
+  fetch?: typeof fetch;
+  /** Deadline of each runtime call (RUNTIME_CALL_TIMEOUT_MS). */
+  callTimeoutMs?: number;
 }
 
 /** When the manifest must be fetched again: before its first capability expires, or the poll interval. */
@@ -57,12 +61,16 @@ export class PlayerController {
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   private publicId: string | undefined;
   private failures = 0;
+  /** Manifest fetches that failed in a row: the next is scheduled with backoff and jitter. */
+  private manifestFailures = 0;
   private fetching: Promise<void> | null = null;
   private reported = new Set<string>();
 
   constructor(private readonly host: ControllerHost) {
     this.client = new RuntimeClient({
       runtimeOrigin: host.config.runtimeOrigin,
+      ...(host.fetch ? { fetch: host.fetch } : {}),
+      ...(host.callTimeoutMs !== undefined ? { callTimeoutMs: host.callTimeoutMs } : {}),
       onServerDate: (server, local) => {
         const offset = estimateClockOffset(server, local);
         if (offset !== host.store.getState().clockOffsetMs) host.store.setState({ clockOffsetMs: offset });
@@ -77,7 +85,7 @@ export class PlayerController {
 
   async start(): Promise<void> {
     // The worker claims the page after the first manifest may have been fetched: tell it then.
-    navigator.serviceWorker?.addEventListener('controllerchange', () => {
+    globalThis.navigator?.serviceWorker?.addEventListener('controllerchange', () => {
       const manifest = this.host.store.getState().manifest;
       if (manifest) askToCacheMedia(manifest);
     });
@@ -102,7 +110,9 @@ export class PlayerController {
         if (!session) return; // pairing took over, or the screen does not exist
         this.failures = 0;
         markReachable(this.host.store);
-        await this.fetchManifest();
+        // The stream opens at once (a slow or hung first manifest must not keep it shut); the
+        // manifest comes meanwhile, and again whenever the stream (re)opens.
+        void this.fetchManifest().catch(() => undefined);
         await this.followEvents(session);
       } catch (error) {
         if (this.stop.signal.aborted) return;
@@ -195,6 +205,7 @@ export class PlayerController {
 
   private async doFetchManifest(): Promise<void> {
     clearTimeout(this.refreshTimer);
+    let failed = false;
     try {
       const result = await this.client.manifest(this.etag, this.host.config.contentOrigin, this.stop.signal);
       markReachable(this.host.store);
@@ -213,12 +224,31 @@ export class PlayerController {
         // Keep the last good manifest on glass; say why once.
         this.host.log(error.message);
         void this.report('error', 'manifest.rejected', { issues: error.issues.slice(0, 5) });
-      } else throw error;
+      } else {
+        failed = true;
+        if (isUnreachable(error)) markUnreachable(this.host.store);
+        throw error;
+      }
     } finally {
-      const manifest = this.host.store.getState().manifest;
-      const delay = manifest ? manifestRefreshDelay(manifest, Date.now()) : MANIFEST_POLL_MS;
-      this.refreshTimer = setTimeout(() => void this.fetchManifest().catch(() => undefined), delay);
+      if (!this.stop.signal.aborted) this.scheduleRefresh(failed);
     }
+  }
+
+  /**
+   * The next manifest fetch: after a failure, with backoff and jitter (an outage costs a request a
+   * minute at most, not one per 5 s for expired capabilities); otherwise before the capabilities
+   * expire, judged on the server's clock (a device clock that is off would miss them or spin).
+   */
+  private scheduleRefresh(failed: boolean): void {
+    clearTimeout(this.refreshTimer);
+    let delay: number;
+    if (failed) delay = backoffDelay(this.manifestFailures++, RETRY_INITIAL_MS, RETRY_MAX_MS);
+    else {
+      this.manifestFailures = 0;
+      const manifest = this.host.store.getState().manifest;
+      delay = manifest ? manifestRefreshDelay(manifest, this.now()) : MANIFEST_POLL_MS;
+    }
+    this.refreshTimer = setTimeout(() => void this.fetchManifest().catch(() => undefined), delay);
   }
 
   /** Follows the runtime stream until it fails for good (the session lapsed); transport errors retry inside. */
@@ -255,7 +285,8 @@ export class PlayerController {
       case 'player.reload': {
         const request = reloadRequestOf(record?.details);
         if (!request) return;
-        const now = Date.now();
+        // expires_at is the server's time: compare it with the server-corrected clock.
+        const now = this.now();
         if (!shouldActOnReload(request, now, readActedReload(this.host.storage))) return;
         writeActedReload(this.host.storage, { reloadId: request.reloadId, at: now });
         this.host.reload();

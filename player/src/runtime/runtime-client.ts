@@ -20,7 +20,7 @@ export class RuntimeRefusal extends Error {
   }
 }
 
-/** True for a failure to reach the server at all (as opposed to an answer). */
+/** True for a failure to reach the server at all, or in time (as opposed to an answer, or the player stopping). */
 export function isUnreachable(error: unknown): boolean {
   return !(error instanceof RuntimeRefusal) && !(error instanceof ManifestRejected) && !(error instanceof DOMException && error.name === 'AbortError');
 }
@@ -34,9 +34,18 @@ export class ManifestRejected extends Error {
 
 export type ManifestFetch = { status: 'fresh'; manifest: RuntimeManifest; etag: string | null } | { status: 'unchanged' };
 
+/**
+ * Every runtime call (not the event streams) settles within this: a request on a half-open
+ * connection (a Wi-Fi roam, a NAT timeout) or a server that never answers must not stall the
+ * player until the browser gives up on the socket. A manifest is small; a launch or a report more so.
+ */
+export const RUNTIME_CALL_TIMEOUT_MS = 30_000;
+
 export interface RuntimeClientOptions {
   runtimeOrigin: string;
   fetch?: typeof fetch;
+  /** Per-call deadline (RUNTIME_CALL_TIMEOUT_MS); it covers reading the body too. */
+  callTimeoutMs?: number;
   /** Each answer's Date header and the local instant half way through the request, to estimate clock skew. */
   onServerDate?: (serverMs: number, localMs: number) => void;
 }
@@ -61,6 +70,8 @@ export class RuntimeClient {
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
     if (options.json !== undefined) headers['Content-Type'] = 'application/json';
     const sent = Date.now();
+    // The deadline aborts the body as well, so it bounds the whole call; the caller's signal still stops it early.
+    const deadline = AbortSignal.timeout(this.options.callTimeoutMs ?? RUNTIME_CALL_TIMEOUT_MS);
     const response = await this.doFetch(this.url(path), {
       method,
       headers,
@@ -68,7 +79,7 @@ export class RuntimeClient {
       credentials: 'include',
       cache: 'no-store',
       redirect: 'error',
-      signal: options.signal,
+      signal: options.signal ? AbortSignal.any([options.signal, deadline]) : deadline,
     });
     const date = Date.parse(response.headers.get('date') ?? '');
     if (Number.isFinite(date)) this.options.onServerDate?.(date, (sent + Date.now()) / 2);
