@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimePlacement } from '../../../sdk/contract/manifest';
-import { manifestFixture, pageFixture, REVISION, RUNTIME_ORIGIN } from '../playback/manifest.fixtures';
+import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, parseRuntimeManifest, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import { imagePlacement, manifestFixture, pageFixture, REVISION, RUNTIME_ORIGIN } from '../playback/manifest.fixtures';
+import { MEDIA_CACHE } from '../offline/media-cache-policy';
+import type { PlayerDatabase, StoredManifest } from '../offline/player-database';
 import { createPlayerStore } from '../state/player-store';
 import { CAPABILITY_REFRESH_MARGIN_MS, MANIFEST_POLL_MS, manifestRefreshDelay, PlayerController, type ControllerHost } from './player-controller';
 import { isUnreachable, RuntimeClient } from './runtime-client';
@@ -195,6 +197,103 @@ describe('the controller when the runtime does not answer', () => {
     await vi.waitFor(() => expect(runtime.calls).toContain('GET /runtime/v1/events'), { timeout: 1000 });
     expect(manifestCalls).toBe(1); // still hanging
     await vi.waitFor(() => expect(store.getState().manifest?.manifestRevision).toBe(REVISION), { timeout: 5000 });
+    controller.destroy();
+  });
+});
+
+// ---- What the device keeps of a screen: nothing once it plays another, and no credentials on disk.
+
+function fakeDatabase(stored?: StoredManifest) {
+  const calls: string[] = [];
+  const saved: StoredManifest[] = [];
+  const db = {
+    loadActiveManifest: async () => stored,
+    saveActiveManifest: async (value: StoredManifest) => void saved.push(structuredClone(value)),
+    forgetActiveManifest: async () => void calls.push('forgetActiveManifest'),
+    touchMedia: async () => undefined,
+    mediaReferences: async () => new Map<string, number>(),
+    forgetMedia: async () => undefined,
+    forgetAllMedia: async () => void calls.push('forgetAllMedia'),
+  };
+  return { db: db as unknown as PlayerDatabase, calls, saved };
+}
+
+function fakeCaches() {
+  const deleted: string[] = [];
+  vi.stubGlobal('caches', {
+    delete: async (name: string) => (deleted.push(name), true),
+    open: async () => ({ keys: async () => [], delete: async () => true }),
+  });
+  return deleted;
+}
+
+describe('the offline store and the screen it belongs to', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  const withApplication = (screenId: string) =>
+    manifestFixture({ screenId, pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T11:05:00Z')] })] });
+
+  it('forgets the manifest, the media references and the media cache when the device must pair again', async () => {
+    const deleted = fakeCaches();
+    const { db, calls } = fakeDatabase({ manifest: withApplication('scr_old'), etag: null, activatedAt: 0 });
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json({ code: 'unauthorized', detail: 'revoked' }, { status: 401 }),
+      'POST /runtime/v1/pairing-sessions': () => Response.json({ code: 'ABCDEF', expires_at: new Date(Date.now() + 600_000).toISOString() }, { status: 201 }),
+      'GET /runtime/v1/pairing-events': (init) => hang(init),
+    });
+    const { controller, store } = controllerWith(runtime, { db });
+    await controller.start();
+    await vi.waitFor(() => expect(store.getState().phase).toBe('pairing'));
+    await vi.waitFor(() => expect(calls).toEqual(expect.arrayContaining(['forgetActiveManifest', 'forgetAllMedia'])));
+    expect(deleted).toEqual([MEDIA_CACHE]);
+    controller.destroy();
+  });
+
+  it('forgets the previous screen\'s media when the device now plays another screen (re-homed)', async () => {
+    const deleted = fakeCaches();
+    const { db, calls } = fakeDatabase({ manifest: manifestFixture({ screenId: 'scr_old' }), etag: '"old"', activatedAt: 0 });
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': () => Response.json(manifestFixture({ screenId: 'scr_new' }), { headers: { etag: '"new"' } }),
+      'GET /runtime/v1/events': (init) => hang(init),
+    });
+    const { controller, store } = controllerWith(runtime, { db });
+    await controller.start();
+    await vi.waitFor(() => expect(store.getState().manifest?.screenId).toBe('scr_new'));
+    expect(calls).toContain('forgetAllMedia');
+    expect(deleted).toEqual([MEDIA_CACHE]);
+    controller.destroy();
+  });
+
+  it('keeps the media of the same screen across a new manifest', async () => {
+    const deleted = fakeCaches();
+    const { db, calls } = fakeDatabase({ manifest: manifestFixture({ screenId: 'scr_same' }), etag: '"old"', activatedAt: 0 });
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': () => Response.json(manifestFixture({ screenId: 'scr_same', manifestRevision: 'man_fixture2', pages: [pageFixture('a', { placements: [imagePlacement('hero', ['med_a'], { revision: 'man_fixture2' })] })] }), { headers: { etag: '"new"' } }),
+      'GET /runtime/v1/events': (init) => hang(init),
+    });
+    const { controller, store } = controllerWith(runtime, { db });
+    await controller.start();
+    await vi.waitFor(() => expect(store.getState().manifest?.manifestRevision).toBe('man_fixture2'));
+    expect(calls).not.toContain('forgetAllMedia');
+    expect(deleted).toEqual([]);
+    controller.destroy();
+  });
+
+  it('never writes a placement capability to disk; the stored manifest still plays', async () => {
+    fakeCaches();
+    const { db, saved } = fakeDatabase();
+    const { controller, store } = controllerWith(fakeRuntime(0, {}), { db });
+    const manifest = withApplication('scr_1');
+    store.setState({ session: { paired: false, publicUrl: 'u', capabilities: [] } });
+    await controller.activated(manifest);
+    expect(saved).toHaveLength(1);
+    const handle = (manifest.pages[0]!.placements[0] as { capabilityHandle: string }).capabilityHandle;
+    expect(JSON.stringify(saved[0])).not.toContain(handle);
+    // Without a handle a stored validator must not turn the first fetch into a 304.
+    expect(saved[0]!.etag).toBeNull();
+    expect(parseRuntimeManifest(saved[0]!.manifest, RUNTIME_ORIGIN).ok).toBe(true);
     controller.destroy();
   });
 });

@@ -8,8 +8,8 @@ import type { RuntimeSession } from '../../../sdk/contract/screens';
 import type { EventRecord } from '../../../sdk/contract/events';
 import { parseRuntimeManifest } from '../../../sdk/contract/manifest';
 import type { PlayerConfig } from '../config/player-config';
-import { recordAndEvict } from '../offline/media-cache';
-import type { PlayerDatabase } from '../offline/player-database';
+import { forgetAllMedia, recordAndEvict } from '../offline/media-cache';
+import { storableManifest, type PlayerDatabase } from '../offline/player-database';
 import { pairScreen } from '../pairing/pairing-flow';
 import { estimateClockOffset, markReachable, markUnreachable, playbackNow, type PlayerStore } from '../state/player-store';
 import { readActedReload, reloadRequestOf, shouldActOnReload, writeActedReload } from './reload-rule';
@@ -65,6 +65,8 @@ export class PlayerController {
   private manifestFailures = 0;
   private fetching: Promise<void> | null = null;
   private reported = new Set<string>();
+  /** The screen whose manifest and media this device holds (from disk or played since). */
+  private heldScreenId: string | undefined;
 
   constructor(private readonly host: ControllerHost) {
     this.client = new RuntimeClient({
@@ -99,6 +101,7 @@ export class PlayerController {
     if (!stored) return;
     const parsed = parseRuntimeManifest(stored.manifest, this.host.config.contentOrigin);
     if (!parsed.ok) return;
+    this.heldScreenId = parsed.manifest.screenId;
     this.etag = stored.etag;
     this.host.store.setState({ phase: 'playing', manifest: parsed.manifest });
   }
@@ -163,6 +166,7 @@ export class PlayerController {
       } catch (error) {
         if (error instanceof RuntimeRefusal && error.status === 404) {
           this.host.store.setState({ phase: 'unknown-screen', manifest: null });
+          await this.forgetScreen();
           return null;
         }
         throw error;
@@ -174,8 +178,8 @@ export class PlayerController {
 
   private async pair(): Promise<void> {
     // A device without a session forgets what an earlier pairing played.
-    await this.host.db?.forgetActiveManifest().catch(() => undefined);
     this.host.store.setState({ phase: 'pairing', manifest: null, session: null });
+    await this.forgetScreen();
     markReachable(this.host.store);
     await pairScreen({
       client: this.client,
@@ -211,6 +215,9 @@ export class PlayerController {
       markReachable(this.host.store);
       const state = this.host.store.getState();
       if (result.status === 'fresh') {
+        // Another screen than the one whose data this device holds (re-homed): drop that first.
+        if (this.heldScreenId !== undefined && this.heldScreenId !== result.manifest.screenId) await this.forgetScreen();
+        this.heldScreenId = result.manifest.screenId;
         this.etag = result.etag;
         askToCacheMedia(result.manifest);
         this.host.store.setState({ phase: 'playing', manifest: result.manifest });
@@ -306,9 +313,11 @@ export class PlayerController {
       activeRevision: manifest.manifestRevision,
       onGlass: { pages: manifest.pages.length, darkened: (manifest as { darkened?: boolean }).darkened === true, screenLabel: manifest.screenLabel },
     });
+    this.heldScreenId = manifest.screenId;
     const db = this.host.db;
     if (db) {
-      await db.saveActiveManifest({ manifest, etag: this.etag, activatedAt: Date.now() }).catch(() => undefined);
+      const storable = storableManifest(manifest);
+      await db.saveActiveManifest({ manifest: storable.manifest, etag: storable.stripped ? null : this.etag, activatedAt: Date.now() }).catch(() => undefined);
       await recordAndEvict(db, [manifest], Date.now()).catch(() => undefined);
     }
     if (this.reported.has(manifest.manifestRevision)) return;
@@ -324,6 +333,14 @@ export class PlayerController {
         await this.sleep(backoffDelay(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS));
       }
     }
+  }
+
+  /** The screen whose data this device holds is not its screen any more: manifest, media references and cached media go. */
+  private async forgetScreen(): Promise<void> {
+    this.heldScreenId = undefined;
+    this.etag = null;
+    await this.host.db?.forgetActiveManifest().catch(() => undefined);
+    await forgetAllMedia(this.host.db);
   }
 
   async report(severity: 'info' | 'warning' | 'error', code: string, context: Record<string, unknown> | null): Promise<void> {
