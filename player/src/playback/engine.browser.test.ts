@@ -136,3 +136,87 @@ describe('image sequences on the playback clock', () => {
     await p.context().close();
   });
 });
+
+describe('visibility boundaries', () => {
+  const always = page('always', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: 60_000 } });
+
+  /** When `to` first came on glass after `from`, on the playback clock. */
+  function switchAt(all: Sample[], from: string, to: string): number {
+    const i = all.findIndex((s, k) => k > 0 && s.page === to && all[k - 1]!.page === from);
+    expect(i, `${from} → ${to}`).toBeGreaterThan(0);
+    return all[i]!.t;
+  }
+
+  it('ends a page exactly when its rule stops holding', async () => {
+    const noon = Date.parse('2026-03-02T11:00:00Z'); // 12:00 in Berlin (UTC+1)
+    const morning = page('morning', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }] } });
+    const p = await play(manifest([morning, always], { timezone: 'Europe/Berlin' }), noon - 1500);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 5000 });
+    const at = switchAt(onGlass(await samples(p)), 'morning', 'always');
+    expect(at - noon).toBeGreaterThanOrEqual(-5);
+    expect(at - noon).toBeLessThan(100);
+    await p.context().close();
+  });
+
+  it('sees a rule edge at the instant of a DST change (03:00 in Berlin on 29 March 2026 is 01:00 UTC)', async () => {
+    const change = Date.parse('2026-03-29T01:00:00Z'); // 02:00 CET becomes 03:00 CEST
+    const everyDay = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+    const night = page('night', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: [...everyDay], start: '00:00', end: '03:00' }] } });
+    const day = page('day', [images('hero', ['med_imgc'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: [...everyDay], start: '03:00', end: '23:00' }] } });
+    const p = await play(manifest([night, day, always], { timezone: 'Europe/Berlin' }), change - 1500);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'day'), undefined, { timeout: 5000 });
+    // Night ends and day (now visible) follows at once: an hour later would mean a fixed UTC+1 reading.
+    const at = switchAt(onGlass(await samples(p)), 'night', 'day');
+    expect(at - change).toBeGreaterThanOrEqual(-5);
+    expect(at - change).toBeLessThan(100);
+    await p.context().close();
+  });
+});
+
+describe('swapping manifests', () => {
+  it('swaps to a new manifest at a page boundary once its first page is ready, reporting each on glass once', async () => {
+    const segmentMs = 200 + 700;
+    const first = manifest(
+      [page('a1', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 700 } }), page('a2', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: 700 } })],
+      { manifestRevision: 'man_a' },
+    );
+    fixture.media.set('med_slow', { body: fixture.media.get('med_imgc')!.body, type: 'image/png', delayMs: 1500 });
+    const second = manifest([page('b1', [images('hero', ['med_slow'], { revision: 'man_b' })], { advance: { mode: 'duration', afterMs: 60_000 } })], { manifestRevision: 'man_b' });
+    const p = await play(first);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'a1'));
+    await p.waitForTimeout(300);
+    const setAt = await p.evaluate((m) => {
+      const w = window as unknown as TestWindow;
+      w.m.engine.setManifest(m);
+      return w.m.clock.now();
+    }, second);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'b1'), undefined, { timeout: 10_000 });
+    await p.waitForTimeout(300);
+    const all = onGlass(await samples(p));
+    const start = all[0]!.t;
+    const b1 = all.find((s) => s.page === 'b1')!;
+    // Not before its image arrived, and on a boundary of the old loop.
+    expect(b1.t - setAt).toBeGreaterThanOrEqual(1500);
+    const phase = (b1.t - start) % segmentMs;
+    expect(Math.min(phase, segmentMs - phase)).toBeLessThan(60);
+    // The old manifest played on meanwhile: never a frame without content.
+    expect(all.filter((s) => !s.painted)).toEqual([]);
+    expect((await records(p)).activated).toEqual(['man_a', 'man_b']);
+    expect(await p.locator('.loop').count()).toBe(1);
+    await p.context().close();
+  });
+
+  it('holds the page on glass when the next one cannot get ready (never a blank frame)', async () => {
+    const p = await play(
+      manifest([
+        page('ok', [images('hero', ['med_imga', 'med_imgb'], { oneAtATime: true })], { advance: { mode: 'duration', afterMs: 400 } }),
+        page('broken', [images('hero', ['med_missing'])], { advance: { mode: 'duration', afterMs: 400 } }),
+      ]),
+    );
+    const all = onGlass(await waitForRuns(p, hero, 4));
+    expect(all.some((s) => s.page === 'broken')).toBe(false);
+    expect(runs(all, hero).map(([v]) => v).slice(0, 4)).toEqual(['med_imga', 'med_imgb', 'med_imga', 'med_imgb']);
+    expect(all.filter((s) => !s.painted)).toEqual([]);
+    await p.context().close();
+  });
+});
