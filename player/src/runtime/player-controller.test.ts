@@ -185,6 +185,19 @@ describe('the controller when the runtime does not answer', () => {
     expect(isUnreachable(error)).toBe(true);
   });
 
+  it('leaves no timer behind after a call, and a stop is not an outage', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const client = new RuntimeClient({ runtimeOrigin: SERVER_ORIGIN, fetch: async () => Response.json(manifestFixture()) });
+    await client.manifest(null, SERVER_ORIGIN);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.useRealTimers();
+    const stop = new AbortController();
+    const hung = new RuntimeClient({ runtimeOrigin: SERVER_ORIGIN, fetch: (_input, init) => hang(init) });
+    const pending = hung.manifest(null, SERVER_ORIGIN, stop.signal).catch((e: unknown) => e);
+    stop.abort();
+    expect(isUnreachable(await pending)).toBe(false);
+  });
+
   it('opens the event stream without waiting for the first manifest, and refetches after a hung fetch times out', async () => {
     let manifestCalls = 0;
     const runtime = fakeRuntime(0, {
