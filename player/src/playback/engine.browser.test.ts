@@ -110,7 +110,8 @@ describe('image sequences on the playback clock', () => {
         page('after', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 } }),
       ]),
     );
-    // Block the main thread for 350 ms while the third image shows: timers fire late.
+    // Block the main thread for 350 ms while the third image shows: timers fire late. (Margins
+    // below allow for a loaded machine; chained timers would be late by the whole stall.)
     await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.hero === 'med_imgc'));
     await p.evaluate(() => {
       const until = performance.now() + 350;
@@ -123,15 +124,15 @@ describe('image sequences on the playback clock', () => {
     const shownAt = new Map(runs(all.filter((s) => s.page === 'seq'), hero).map(([v, s]) => [v, s.t]));
     // The second image comes dwell_ms after the fill: the first is fully visible for its whole dwell.
     expect(shownAt.get('med_imgb')! - fill).toBeGreaterThanOrEqual(dwell - 20);
-    expect(shownAt.get('med_imgb')! - fill).toBeLessThan(dwell + 60);
+    expect(shownAt.get('med_imgb')! - fill).toBeLessThan(dwell + 150);
     // After the stall the sequence is back on its schedule: fill + k * dwell, not pushed back by 350 ms.
     for (const [k, id] of ids.entries()) {
       if (k < 4) continue;
-      expect(shownAt.get(id)! - (fill + k * dwell), id).toBeLessThan(60);
+      expect(shownAt.get(id)! - (fill + k * dwell), id).toBeLessThan(150);
     }
     // The page ends when the last image's dwell ends.
     const leftAt = all.find((s) => s.page === 'after')!.t;
-    expect(leftAt - (fill + ids.length * dwell)).toBeLessThan(80);
+    expect(leftAt - (fill + ids.length * dwell)).toBeLessThan(150);
     expect(leftAt - (fill + ids.length * dwell)).toBeGreaterThanOrEqual(-20);
     await p.context().close();
   });
@@ -154,7 +155,7 @@ describe('visibility boundaries', () => {
     await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 5000 });
     const at = switchAt(onGlass(await samples(p)), 'morning', 'always');
     expect(at - noon).toBeGreaterThanOrEqual(-5);
-    expect(at - noon).toBeLessThan(100);
+    expect(at - noon).toBeLessThan(300);
     await p.context().close();
   });
 
@@ -168,7 +169,7 @@ describe('visibility boundaries', () => {
     // Night ends and day (now visible) follows at once: an hour later would mean a fixed UTC+1 reading.
     const at = switchAt(onGlass(await samples(p)), 'night', 'day');
     expect(at - change).toBeGreaterThanOrEqual(-5);
-    expect(at - change).toBeLessThan(100);
+    expect(at - change).toBeLessThan(300);
     await p.context().close();
   });
 });
@@ -198,7 +199,7 @@ describe('swapping manifests', () => {
     // Not before its image arrived, and on a boundary of the old loop.
     expect(b1.t - setAt).toBeGreaterThanOrEqual(1500);
     const phase = (b1.t - start) % segmentMs;
-    expect(Math.min(phase, segmentMs - phase)).toBeLessThan(60);
+    expect(Math.min(phase, segmentMs - phase)).toBeLessThan(150);
     // The old manifest played on meanwhile: never a frame without content.
     expect(all.filter((s) => !s.painted)).toEqual([]);
     expect((await records(p)).activated).toEqual(['man_a', 'man_b']);
