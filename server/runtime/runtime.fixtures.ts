@@ -1,13 +1,71 @@
 // Test helpers for the runtime plane: paired and anonymous players with their cookie jars, media
 // with real bytes in the blob store, playlists assigned to screens, and manifests as players get them.
 import crypto from 'node:crypto';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { parseRuntimeManifest, type RuntimeManifest } from '../../sdk/contract/manifest';
 import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-fixtures';
-import { newId } from '../keys';
+import { TestClock } from '../clock';
 import { pairActiveScreen } from '../pairing/pairing.fixtures';
-import { canvas, fullRect } from '../playlists/content.fixtures';
-import { CookieJar, randomKey, type RequestOptions, type TestResponse, type TestServer } from '../testing/harness';
+import { canvas, fullRect, insertMedia } from '../playlists/content.fixtures';
+import { CookieJar, randomKey, TestServer, type RequestOptions, type TestResponse, type TestServerOptions } from '../testing/harness';
+
+/** One server and one tenant for a test file, started before its tests and stopped after them. */
+export interface EnrolledServer {
+  readonly clock: TestClock;
+  readonly server: TestServer;
+  /** The tenant's bearer: a project's (enrolled) or an account's. */
+  readonly token: string;
+  readonly tenantId: string;
+  /** A new paired player, a minute later than the last (pairing budgets are per minute). */
+  player(): Promise<Player>;
+}
+
+export interface EnrolledServerOptions {
+  /** The test clock's start (default 2026-11-21T12:00:00Z). */
+  at?: string;
+  /** Model P project (default) or Model A account. */
+  tenant?: 'project' | 'account';
+  /** Runs after the services exist and before the server listens. */
+  beforeListen?: TestServerOptions['beforeListen'];
+}
+
+/**
+ * Registers the file's beforeAll/afterAll: a server on a test clock with one enrolled tenant. The
+ * clock is there at once; the server, token and tenant once the file's tests run.
+ */
+export function useEnrolledServer(options: EnrolledServerOptions = {}): EnrolledServer {
+  const clock = new TestClock(options.at ?? '2026-11-21T12:00:00Z');
+  let started: { server: TestServer; token: string; tenantId: string } | undefined;
+  const get = () => {
+    if (!started) throw new Error('the enrolled server starts in beforeAll; use it inside tests and hooks');
+    return started;
+  };
+  beforeAll(async () => {
+    const server = await TestServer.start({ clock, beforeListen: options.beforeListen });
+    const tenant =
+      options.tenant === 'account'
+        ? await server.createAccount().then((a) => ({ token: a.token, tenantId: a.accountId }))
+        : await server.enroll().then((p) => ({ token: p.token, tenantId: p.projectId }));
+    started = { server, ...tenant };
+  });
+  afterAll(async () => started?.server.stop());
+  return {
+    clock,
+    get server() {
+      return get().server;
+    },
+    get token() {
+      return get().token;
+    },
+    get tenantId() {
+      return get().tenantId;
+    },
+    player() {
+      clock.advance(61_000);
+      return pairedPlayer(get().server, get().token);
+    },
+  };
+}
 
 export interface Player {
   screen: { id: string; public_id: string; [key: string]: unknown };
@@ -45,42 +103,10 @@ export interface StoredMediaOptions {
   codecs?: string | null;
 }
 
-const DEFAULT_TYPES = { image: 'image/webp', video: 'video/mp4', audio: 'audio/mpeg' } as const;
-let created = 0;
-
 /** A ready media whose bytes are really in the blob store (verification is the media feature's test). */
-export async function storedMedia(server: TestServer, tenantId: string, bytes: Buffer, options: StoredMediaOptions = {}): Promise<string> {
-  const kind = options.kind ?? 'image';
-  const id = newId('med');
-  const blobKey = `media/${id}`;
-  await server.services.blobs.write(blobKey, bytes);
-  const now = server.clock.now() + created++; // distinct creation times keep `tag`/`all` order stable
-  await server.services.store.db
-    .insertInto('media')
-    .values({
-      id,
-      tenant_id: tenantId,
-      state: 'ready',
-      kind,
-      filename: `${id}.bin`,
-      source_filename: null,
-      content_type: options.contentType ?? DEFAULT_TYPES[kind],
-      bytes: bytes.length,
-      sha256: sha256(bytes),
-      tag: options.tag ?? null,
-      width: kind === 'audio' ? null : (options.width ?? 1920),
-      height: kind === 'audio' ? null : (options.height ?? 1080),
-      duration_ms: options.durationMs === undefined ? (kind === 'image' ? null : 30_000) : options.durationMs,
-      codecs: options.codecs ?? null,
-      revision: 1,
-      operation_id: newId('op'),
-      blob_key: blobKey,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    })
-    .execute();
-  return id;
+export function storedMedia(server: TestServer, tenantId: string, bytes: Buffer, options: StoredMediaOptions = {}): Promise<string> {
+  const { contentType, durationMs, ...rest } = options;
+  return insertMedia(server, tenantId, { ...rest, bytes, content_type: contentType, duration_ms: durationMs });
 }
 
 export function applicationPlacement(id: string, releaseId: string, extra: Record<string, unknown> = {}) {
