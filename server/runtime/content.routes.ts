@@ -1,7 +1,7 @@
 // Protected content on the runtime origin: GET (and HEAD) /content/v1/manifests/{rev}/media/{id}
 // for media a granted manifest of this screen shows, and …/releases/{id}/package for the normalized
 // package of a release it shows (the kiosk's offline mirror). One byte range, Fetch Metadata,
-// egress budgets, and completed bytes recorded in the egress ledger.
+// egress budgets (the whole response reserved up front), and completed bytes in the egress ledger.
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CANONICAL_EXTENSION, type MediaContentType } from '../../sdk/contract/media';
@@ -14,7 +14,7 @@ import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pai
 import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
 import { fetchMetadataOf } from '../release-host/fetch-metadata';
 import { contentFetchConflict } from './content-fetch-metadata';
-import type { ByteBudget } from './egress-budgets';
+import type { ByteBudget, EgressReservation } from './egress-budgets';
 import { grantedManifest, inManifest } from './manifest-store';
 import { ensureReleasePackage } from './release-package';
 import { egressOf } from './runtime-services';
@@ -78,6 +78,18 @@ function byteBudgets(ctx: ContentContext): ByteBudget[] {
   ];
 }
 
+/** Reserves the whole response before its first byte, so concurrent requests cannot overrun a budget together. */
+function reserveEgress(ctx: ContentContext, bytes: number): EgressReservation {
+  try {
+    return egressOf(ctx.services).budgets.reserve(byteBudgets(ctx), bytes, ctx.now);
+  } catch (error) {
+    // spec: byte-budget denials carry no RateLimit headers (the request budget's admission added them).
+    delete ctx.answerHeaders['RateLimit-Policy'];
+    delete ctx.answerHeaders.RateLimit;
+    throw error;
+  }
+}
+
 function checkFetchMetadata(ctx: AnyContext): void {
   const conflict = contentFetchConflict(fetchMetadataOf(ctx.req.headers));
   if (conflict) throw problem('forbidden', `contradictory Fetch Metadata: ${conflict}`);
@@ -106,19 +118,13 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   if (range.kind === 'refused') {
     throw problem('invalid_range', range.reason, { headers: { 'Content-Range': `bytes */${d.bytes}`, 'Accept-Ranges': 'bytes' } });
   }
-  const budgets = byteBudgets(ctx);
-  const { budgets: egress } = egressOf(services);
-  try {
-    egress.admit(budgets, ctx.now);
-  } catch (error) {
-    // spec: byte-budget denials carry no RateLimit headers (the request budget's admission added them).
-    delete ctx.answerHeaders['RateLimit-Policy'];
-    delete ctx.answerHeaders.RateLimit;
-    throw error;
-  }
-
   const { start, end } = range.kind === 'range' ? range : { start: 0, end: d.bytes - 1 };
   const length = end - start + 1;
+  const reservation = reserveEgress(ctx, req.method === 'HEAD' ? 0 : length);
+  let sent = 0;
+  // What did not go out (a client that hung up) is given back.
+  res.once('close', () => egressOf(services).budgets.settle(reservation, sent));
+
   res.status(range.kind === 'range' ? 206 : 200);
   res.set({
     ...common,
@@ -132,7 +138,6 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
     res.end();
     return;
   }
-  let sent = 0;
   const count = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       sent += chunk.length;
@@ -140,7 +145,6 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
     },
   });
   const tenantId = ctx.principal.tenantId;
-  res.once('close', () => egress.charge(budgets, sent, services.clock.now()));
   res.once('finish', () => {
     recordEgress(services.store, tenantId, d.egressKind, length, services.clock.now()).catch((error) =>
       services.logger.error({ err: error }, 'egress not recorded'),

@@ -26,10 +26,10 @@ interface Shown {
   audioId: string;
 }
 
-/** A paired player whose manifest shows one image (BYTES) and a soundtrack. */
-async function showing(): Promise<Shown> {
+/** A paired player whose manifest shows one image (`bytes`) and a soundtrack. */
+async function showing(bytes = BYTES): Promise<Shown> {
   const p = await env.player();
-  const mediaId = await storedMedia(env.server, env.tenantId, BYTES);
+  const mediaId = await storedMedia(env.server, env.tenantId, bytes);
   const audioId = await storedMedia(env.server, env.tenantId, Buffer.from('ID3 soundtrack'), { kind: 'audio', durationMs: 60_000 });
   const doc = { ...imageDoc(mediaId), audio: { tracks: [{ media_id: audioId }] } };
   await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, doc) });
@@ -201,12 +201,12 @@ describe('egress budgets', () => {
 
   it('refuse a client past its bytes with 429 and Retry-After, and admit it again next window', async () => {
     const s = await showing();
-    tuneEgressLimits(env.server.services, { clientBytesPerMinute: 1500 });
+    tuneEgressLimits(env.server.services, { clientBytesPerMinute: 2500 });
     try {
       clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
       await spent(200, s);
-      await spent(200, s); // 1000 bytes used < 1500: admitted, then charged
-      const refused = await spent(429, s);
+      await spent(200, s); // 2000 of 2500 bytes reserved
+      const refused = await spent(429, s); // 1000 more do not fit
       expect(refused.json().code).toBe('rate_limited');
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(59);
@@ -215,6 +215,51 @@ describe('egress budgets', () => {
       await spent(200, s, await anonymousPlayer(env.server, s.p.screen));
       clock.advance(60_000);
       await spent(200, s);
+    } finally {
+      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
+    }
+  });
+
+  it('hold under concurrency: of 20 parallel 200 KB requests under a 250 KB budget, one is served', async () => {
+    const big = crypto.randomBytes(200_000);
+    const s = await showing(big);
+    clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
+    tuneEgressLimits(env.server.services, { clientBytesPerMinute: 250_000 });
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => fetchMedia(s)));
+      const served = answers.filter((a) => a.status === 200);
+      expect(served).toHaveLength(1);
+      expect(served[0]!.body.equals(big)).toBe(true);
+      expect(answers.filter((a) => a.status === 429)).toHaveLength(19);
+      // What a client did not take is given back: a 1-byte range still fits beside the 200 KB.
+      expect((await fetchMedia(s, { headers: { range: 'bytes=0-0' } })).status).toBe(206);
+    } finally {
+      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
+    }
+  });
+
+  it('give back the bytes of a response the client abandoned', async () => {
+    const MiB = 1024 * 1024;
+    const big = crypto.randomBytes(32 * MiB);
+    const s = await showing(big);
+    clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
+    // Two whole copies do not fit; one copy and what socket buffers took of the abandoned one do.
+    tuneEgressLimits(env.server.services, { clientBytesPerMinute: 48 * MiB });
+    try {
+      // Reads the headers and then hangs up: most of the 32 MiB never leaves the server.
+      await new Promise<void>((resolve, reject) => {
+        const req = env.server.rawRequest('GET', `/content/v1/manifests/${s.rev}/media/${s.mediaId}`, { cookies: s.p.cookies }, (res) => {
+          expect(res.statusCode).toBe(200);
+          req.destroy();
+          res.destroy();
+          resolve();
+        });
+        req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      const again = await fetchMedia(s);
+      expect(again.status).toBe(200);
+      expect(again.body.length).toBe(big.length);
     } finally {
       tuneEgressLimits(env.server.services, EGRESS_LIMITS);
     }
