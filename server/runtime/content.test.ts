@@ -9,9 +9,9 @@ import { CookieJar, randomKey,  type RequestOptions } from '../testing/harness';
 import { EGRESS_LIMITS } from './egress-budgets';
 import { manifestRevisionId } from './manifest-ids';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
-import { packageKey } from './release-package';
+import { packageBuilds, packageKey, PACKAGE_RETRY_AFTER_FAILURE_MS, writeReleasePackage } from '../applications/release-package';
 import { tuneEgressLimits } from './runtime-services';
-import { activate, anonymousPlayer, appPage, createPlaylist, patchScreen, publishApp, sha256, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
+import { activate, anonymousPlayer, appPage, createPlaylist, getManifest, patchScreen, publishApp, sha256, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
 
 const env = useEnrolledServer();
 const { clock } = env;
@@ -350,13 +350,69 @@ describe('application packages', () => {
 
   it('is rebuilt byte for byte identical', async () => {
     const { app, pkg } = await appShown();
-    const { db } = env.server.services.store;
-    await db.deleteFrom('release_packages').where('release_id', '=', app.releaseId).execute();
     await env.server.services.blobs.delete(packageKey(app.releaseId));
-    const { ensureReleasePackage } = await import('./release-package');
-    const rebuilt = await ensureReleasePackage(env.server.services, { id: app.releaseId, tenant_id: env.tenantId });
+    const rebuilt = await writeReleasePackage(env.server.services, app.releaseId);
     expect(rebuilt.sha256).toBe(pkg.sha256);
     expect(rebuilt.bytes).toBe(pkg.bytes);
+  });
+
+  it('is built when the release is published, before any manifest names it', async () => {
+    const app = await publishApp(env.server, env.token, 'published');
+    const row = await env.server.services.store.db.selectFrom('release_packages').selectAll().where('release_id', '=', app.releaseId).executeTakeFirstOrThrow();
+    expect(row.blob_key).toBe(packageKey(app.releaseId));
+    const chunks: Buffer[] = [];
+    for await (const chunk of env.server.services.blobs.read(row.blob_key)) chunks.push(chunk as Buffer);
+    const blob = Buffer.concat(chunks);
+    expect(blob.length).toBe(row.bytes);
+    expect(sha256(blob)).toBe(row.sha256);
+  });
+
+  it('is never built by a manifest request: a release without one is manifest_degraded until the background queue built it', async () => {
+    const { services } = env.server;
+    const { blobs } = services;
+    const write = blobs.write.bind(blobs);
+    const packageWrites: string[] = [];
+    let failing = true;
+    blobs.write = (key, source, options) => {
+      if (!key.endsWith('/package')) return write(key, source, options);
+      packageWrites.push(key);
+      if (!failing) return write(key, source, options);
+      if (!Buffer.isBuffer(source)) source.destroy();
+      return Promise.reject(new Error('no space left on device'));
+    };
+    try {
+      // Publication survives a package it could not write: the release host serves the files all the same.
+      const p = await env.player();
+      const app = await publishApp(env.server, env.token, 'late package');
+      expect(packageWrites).toHaveLength(1);
+      const stored = () => services.store.db.selectFrom('release_packages').selectAll().where('release_id', '=', app.releaseId).execute();
+      expect(await stored()).toEqual([]);
+      await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', app.releaseId)] }) });
+
+      const degraded = await getManifest(env.server, p);
+      expect(degraded.status).toBe(500);
+      expect(degraded.json().code).toBe('manifest_degraded');
+      await packageBuilds(services).idle(); // the queued build fails as well
+      expect(packageWrites).toHaveLength(2);
+      expect((await getManifest(env.server, p)).status).toBe(500);
+      await packageBuilds(services).idle();
+      expect(packageWrites).toHaveLength(2); // a failed build is not retried per poll
+
+      failing = false;
+      clock.advance(PACKAGE_RETRY_AFTER_FAILURE_MS);
+      const answered = await getManifest(env.server, p);
+      expect(answered.status).toBe(500); // the request asked for the package and did not wait for it
+      await packageBuilds(services).idle();
+      expect(packageWrites).toHaveLength(3);
+      expect(await stored()).toHaveLength(1);
+      const { manifest } = await validManifest(env.server, p);
+      const shown = (manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content.package;
+      expect(shown.sha256).toBe((await stored())[0]!.sha256);
+      expect(packageWrites).toHaveLength(3);
+      expect(env.server.logText()).toContain('release package could not be built at publication');
+    } finally {
+      blobs.write = write;
+    }
   });
 
   it('is refused to anonymous sessions, to releases the manifest does not show, and without a player cookie', async () => {

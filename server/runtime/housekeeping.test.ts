@@ -5,7 +5,7 @@ import { imageDoc, insertRelease } from '../playlists/content.fixtures';
 import { randomKey } from '../testing/harness';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
 import { pruneManifests } from './runtime.module';
-import { activate, appPage, createPlaylist, getManifest,  patchScreen, storedMedia, useEnrolledServer, validManifest } from './runtime.fixtures';
+import { activate, appPage, createPlaylist, getManifest,  packagedRelease, patchScreen, storedMedia, useEnrolledServer, validManifest } from './runtime.fixtures';
 
 const env = useEnrolledServer();
 const { clock } = env;
@@ -40,7 +40,7 @@ describe('pruning', () => {
 
   it('drops the manifests of deleted screens and the packages of deleted releases', async () => {
     const p = await env.player();
-    const { releaseId } = await insertRelease(env.server, env.tenantId);
+    const { releaseId } = await packagedRelease(env.server, env.tenantId);
     await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }) });
     await validManifest(env.server, p);
     expect(await env.server.services.store.db.selectFrom('release_packages').selectAll().where('release_id', '=', releaseId).execute()).toHaveLength(1);

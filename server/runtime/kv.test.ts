@@ -5,7 +5,7 @@ import { insertRelease } from '../playlists/content.fixtures';
 import { randomKey,  type RequestOptions } from '../testing/harness';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
 import { PLACEMENT_CAPABILITY_TTL_MS, sealPlacementCapability, unsealPlacementCapability, type PlacementCapability } from './placement-capability';
-import { anonymousPlayer, appPage, createPlaylist, getManifest, patchScreen, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
+import { anonymousPlayer, appPage, createPlaylist, getManifest, packagedRelease, patchScreen, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
 
 const env = useEnrolledServer();
 const { clock } = env;
@@ -30,7 +30,7 @@ async function handleOf(p: Player): Promise<{ handle: string; rev: string }> {
 /** A paired player whose manifest shows one application placement ("board" on page "board"). */
 async function placed(): Promise<Placed> {
   const p = await env.player();
-  const { applicationId, releaseId } = await insertRelease(env.server, env.tenantId);
+  const { applicationId, releaseId } = await packagedRelease(env.server, env.tenantId);
   await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }) });
   return { p, applicationId, releaseId, ...(await handleOf(p)) };
 }

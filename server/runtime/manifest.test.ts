@@ -8,13 +8,13 @@ import {
   type RuntimeImagePlacement,
   type RuntimeVideoPlacement,
 } from '../../sdk/contract/manifest';
-import { canvas, changeMedia, iframePlacement, imageDoc, imagePlacement, insertRelease, page } from '../playlists/content.fixtures';
+import { canvas, changeMedia, iframePlacement, imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
 import { releaseHostLabel } from '../release-host/host-label';
 import { randomKey } from '../testing/harness';
 import { CAPABILITY_REFRESH_WINDOW_MS } from './manifest.routes';
 import { manifestGrantId, manifestRevisionId } from './manifest-ids';
 import { PLACEMENT_CAPABILITY_TTL_MS } from './placement-capability';
-import { anonymousPlayer, appPage, createPlaylist, getManifest,  patchScreen, storedMedia, useEnrolledServer, validManifest, videoPlacement, type Player } from './runtime.fixtures';
+import { anonymousPlayer, appPage, createPlaylist, getManifest,  packagedRelease, patchScreen, storedMedia, useEnrolledServer, validManifest, videoPlacement, type Player } from './runtime.fixtures';
 
 const env = useEnrolledServer({ at: '2026-11-21T12:00:10Z' });
 const { clock } = env;
@@ -70,7 +70,7 @@ describe('a manifest with every kind of content', () => {
     const image = await storedMedia(env.server, env.tenantId, Buffer.from('image bytes'), { width: 1280, height: 720 });
     const video = await storedMedia(env.server, env.tenantId, Buffer.from('video bytes'), { kind: 'video', codecs: 'avc1.42001f', durationMs: 12_000 });
     const audio = await storedMedia(env.server, env.tenantId, Buffer.from('audio bytes'), { kind: 'audio', durationMs: 95_000 });
-    const { applicationId, releaseId } = await insertRelease(env.server, env.tenantId);
+    const { applicationId, releaseId } = await packagedRelease(env.server, env.tenantId);
     const doc = {
       name: 'Everything',
       pages: [
@@ -140,7 +140,7 @@ describe('a manifest with every kind of content', () => {
 
   it('keeps a 304 only within the capability window, so handles are never about to expire', async () => {
     const p = await env.player();
-    const { releaseId } = await insertRelease(env.server, env.tenantId);
+    const { releaseId } = await packagedRelease(env.server, env.tenantId);
     await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }) });
     clock.set(Math.floor(clock.now() / CAPABILITY_REFRESH_WINDOW_MS) * CAPABILITY_REFRESH_WINDOW_MS + 5_000);
     const first = await getManifest(env.server, p);
@@ -319,7 +319,7 @@ describe('manifest revisions', () => {
 describe('manifests as documents', () => {
   it('pass the player validator for an anonymous viewer too, whose capabilities grant reads only', async () => {
     const p = await env.player();
-    const { releaseId } = await insertRelease(env.server, env.tenantId);
+    const { releaseId } = await packagedRelease(env.server, env.tenantId);
     await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }) });
     const viewer = await anonymousPlayer(env.server, p.screen);
     const res = await getManifest(env.server, viewer);

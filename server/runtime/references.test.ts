@@ -1,8 +1,8 @@
 // Content references with the runtime's active grants: what a player has on glass stays in use.
 import { describe, expect, it } from 'vitest';
-import { imageDoc, insertRelease } from '../playlists/content.fixtures';
+import { imageDoc } from '../playlists/content.fixtures';
 import { randomKey } from '../testing/harness';
-import { activate, appPage, createPlaylist,  patchScreen, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
+import { activate, appPage, createPlaylist,  packagedRelease, patchScreen, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
 
 const env = useEnrolledServer();
 
@@ -35,7 +35,7 @@ describe('active grants', () => {
   });
 
   it('keep an application in use (application_in_use) until the player moves on', async () => {
-    const { applicationId, releaseId } = await insertRelease(env.server, env.tenantId);
+    const { applicationId, releaseId } = await packagedRelease(env.server, env.tenantId);
     const { p, next } = await shownThenUnassigned({ name: 'App', pages: [appPage('board', releaseId)] });
     const refused = await deleteApplication(applicationId);
     expect(refused.status).toBe(409);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { imageDoc, insertRelease } from '../playlists/content.fixtures';
+import { imageDoc } from '../playlists/content.fixtures';
 import { manifestRevisionId } from './manifest-ids';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
-import { activate, anonymousPlayer, appPage, createPlaylist, patchScreen, report, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
+import { activate, anonymousPlayer, appPage, createPlaylist, packagedRelease, patchScreen, report, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
 
 const env = useEnrolledServer();
 const { clock } = env;
@@ -107,7 +107,7 @@ describe('other reports', () => {
 
   it('application.event appends a durable account event naming the application of the active manifest', async () => {
     const p = await env.player();
-    const { applicationId, releaseId } = await insertRelease(env.server, env.tenantId);
+    const { applicationId, releaseId } = await packagedRelease(env.server, env.tenantId);
     await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }) });
     await activate(env.server, p, (await validManifest(env.server, p)).manifest.manifestRevision);
     const res = await report(env.server, p, { severity: 'info', code: 'application.event', context: { placement_id: 'board', code: 'score.changed' } });

@@ -6,7 +6,8 @@ import { parseRuntimeManifest, type RuntimeManifest } from '../../sdk/contract/m
 import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-fixtures';
 import { TestClock } from '../clock';
 import { pairActiveScreen } from '../pairing/pairing.fixtures';
-import { canvas, fullRect, insertMedia } from '../playlists/content.fixtures';
+import { recordReleasePackage, writeReleasePackage } from '../applications/release-package';
+import { canvas, fullRect, insertMedia, insertRelease } from '../playlists/content.fixtures';
 import { CookieJar, randomKey, TestServer, type RequestOptions, type TestResponse, type TestServerOptions } from '../testing/harness';
 
 /** One server and one tenant for a test file, started before its tests and stopped after them. */
@@ -161,6 +162,14 @@ export async function report(server: TestServer, player: Player, body: unknown):
 export async function activate(server: TestServer, player: Player, manifestRevision: string): Promise<void> {
   const res = await report(server, player, { severity: 'info', code: 'manifest.activated', context: { manifest_revision: manifestRevision } });
   expect(res.status, res.text).toBe(202);
+}
+
+/** A ready release inserted directly, with its package stored as publication would (no files: an empty tar). */
+export async function packagedRelease(server: TestServer, tenantId: string): Promise<{ applicationId: string; releaseId: string }> {
+  const ids = await insertRelease(server, tenantId);
+  const blob = await writeReleasePackage(server.services, ids.releaseId);
+  await recordReleasePackage(server.services.store.db, { id: ids.releaseId, tenant_id: tenantId }, blob, server.clock.now());
+  return ids;
 }
 
 /** Uploads and publishes a small real application (files in the blob store); returns its ids. */
