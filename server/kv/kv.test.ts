@@ -81,8 +81,9 @@ describe('owner key/value', () => {
     expect((await put('phoenix', text('one'))).json().revision).toBe(1);
     expect((await del('phoenix', 1)).status).toBe(204);
     const ghost = await put('phoenix', text('two'), { ifMatch: 1 });
-    expect(ghost.status).toBe(412);
-    expect(ghost.json().current_revision).toBeUndefined();
+    expect(ghost.status).toBe(412); // RFC 9110: If-Match fails when there is no current representation
+    expect(ghost.json()).toMatchObject({ code: 'revision_conflict', errors: [{ field: 'If-Match', code: 'not_found' }] });
+    expect(ghost.json().current_revision).toBeUndefined(); // a missing key has no revision to name
     const again = await put('phoenix', text('two'));
     expect(again.json().revision).toBe(3);
   });
@@ -119,6 +120,21 @@ describe('owner key/value', () => {
     const res = await put(key, body);
     expect(res.status).toBe(400);
     expect(res.json().errors[0].field).toBe(field);
+  });
+
+  it.each(['.', '%2E', '%2e', '..', '%2E%2E', '.%2e'])('refuses the dot-segment key %s with invalid_request, on every method', async (raw) => {
+    const url = `/api/v1/applications/${appId}/kv/${raw}`;
+    for (const method of ['PUT', 'GET', 'DELETE']) {
+      const res = await env.server.request(method, url, { token: env.token, idempotencyKey: randomKey(), ifMatch: 1, ...(method === 'PUT' ? { json: text('x') } : {}) });
+      expect(res.status, `${method} ${raw}`).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'key' }] });
+    }
+  });
+
+  it('refuses a key with a lone surrogate (it has no UTF-8 form) with invalid_request', async () => {
+    const res = await env.server.request('PUT', `/api/v1/applications/${appId}/kv/a%ED%A0%80`, { token: env.token, json: text('x'), idempotencyKey: randomKey() });
+    expect(res.status).toBe(400);
+    expect(res.json().code).toBe('invalid_request');
   });
 
   it('takes values up to 1 MiB and keys of exactly 256 bytes, through percent-encoded paths', async () => {

@@ -92,6 +92,19 @@ describe('runtime key/value', () => {
     expect(again.json()).toEqual(first.json());
   });
 
+  it('refuses keys a URL would collapse (. and .., plain or percent-encoded) with invalid_request', async () => {
+    const x = await placed();
+    for (const key of ['.', '..']) {
+      for (const method of ['GET', 'PUT', 'DELETE']) {
+        const res = await kv(method, x, key, { ...(method === 'PUT' ? { json: text('x') } : {}), ...(method === 'DELETE' ? { ifMatch: 1 } : {}) });
+        expect(res.status, `${method} ${key}`).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'key' }] });
+      }
+    }
+    const encoded = await env.server.request('GET', `/runtime/v1/apps/${x.applicationId}/kv/%2E%2E`, { cookies: x.p.cookies, headers: { [PLACEMENT_CAPABILITY_HEADER]: x.handle } });
+    expect(encoded.status).toBe(400);
+  });
+
   it('gives anonymous viewers reads only', async () => {
     const x = await placed();
     await kv('PUT', x, 'shared', { json: text('hi') });
