@@ -329,9 +329,10 @@ describe('the credit meter', () => {
     const credits = async () => (await store.db.selectFrom('tenants').select('credit_millis').where('id', '=', projectId).executeTakeFirstOrThrow()).credit_millis;
     const before = await credits();
     const transaction = store.transaction;
+    const original = transaction.bind(store);
     // Every transaction rolls back after its writes, as a full disk would make it (the meter's are the only ones here).
     store.transaction = (fn) =>
-      transaction.call(store, async (work) => {
+      original(async (work) => {
         await fn(work);
         throw new Error('SQLITE_FULL: database or disk is full');
       });
