@@ -87,37 +87,33 @@ export function guardBodyProgress(req: Readable, idleMs: number, options: { dead
     clearTimeout(timer);
     timer = setTimeout(stalled, idleMs);
   };
+  const fail = (error: Error) => {
+    release();
+    guard.destroy(error);
+  };
   const stalled = () => {
     if (guard.writableLength > 0 || guard.readableLength > 0 || req.readableLength > 0) return arm();
-    release();
-    guard.destroy(new BodyStalled(idleMs));
+    fail(new BodyStalled(idleMs));
   };
   const interrupted = () => {
-    if (req.readableEnded) return;
-    release();
-    guard.destroy(new BodyInterrupted());
+    if (!req.readableEnded) fail(new BodyInterrupted());
   };
-  const tooSlow = () => {
-    release();
-    guard.destroy(new BodyTooSlow(options.deadlineMs!));
-  };
-  const release = () => {
+  const stopTimers = () => {
     clearTimeout(timer);
     clearTimeout(deadline);
+  };
+  const release = () => {
+    stopTimers();
     req.off('close', interrupted);
     req.off('error', interrupted);
     req.unpipe(guard);
   };
   req.on('close', interrupted);
   req.on('error', interrupted);
-  const stop = () => {
-    clearTimeout(timer);
-    clearTimeout(deadline);
-  };
-  guard.once('finish', stop);
-  guard.once('close', stop);
+  guard.once('finish', stopTimers);
+  guard.once('close', stopTimers);
   req.pipe(guard);
   arm();
-  if (options.deadlineMs !== undefined) deadline = setTimeout(tooSlow, options.deadlineMs);
+  if (options.deadlineMs !== undefined) deadline = setTimeout(() => fail(new BodyTooSlow(options.deadlineMs!)), options.deadlineMs);
   return Object.assign(guard, { release });
 }
