@@ -1,10 +1,10 @@
 // The normalized webapp package of a release: every file of the release in one deterministic
 // tar.gz (ustar entries in UTF-8 byte order of their paths, mode 0644, owner 0:0, mtime 0, no
-// directory entries; raw deflate level 9 in a fixed gzip header). It is written when the release is
-// published (the upload operation, off any request) into a blob under the release's prefix (so it
-// goes when the release goes). Requests only ever read the stored package; a release that has none
-// (published before packages were built at publication, or whose build failed) gets one from a
-// background queue on first demand.
+// directory entries; raw deflate level 9 in a fixed gzip header), written into a blob under the
+// release's prefix (so it goes when the release goes). A background queue builds it as soon as the
+// release is published; requests only ever read the stored package, and a release that has none
+// yet (still queued, published before this queue existed, interrupted by a restart, or whose build
+// failed) is asked of the queue again on demand.
 import { PassThrough, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
@@ -110,6 +110,11 @@ export class PackageBuildQueue {
   private readonly failedAt = new Map<string, number>();
 
   constructor(private readonly services: Services) {}
+
+  /** True while this release's package is queued or being built. */
+  pending(releaseId: string): boolean {
+    return this.queued.has(releaseId);
+  }
 
   request(release: ReleaseRef): void {
     const { clock, logger, store } = this.services;

@@ -1,13 +1,13 @@
 // The `application.upload` operation after acceptance: the validated tree is already staged, so the
-// worker moves it under the release prefix, writes the release's webapp package (so no request ever
-// builds one) and publishes in the fenced finalizing transaction.
+// worker moves it under the release prefix and publishes in the fenced finalizing transaction; once
+// that committed, the release's webapp package is queued for building (so no request builds one).
 // Failure and cancel give the reservation back and remove every byte of the release.
 import { problem } from '../http/problem';
 import type { OperationRow, OperationRunner, RunControl } from '../operations/worker';
 import type { Services } from '../services';
 import { releaseReservation } from '../tenants/tenants';
 import { UPLOAD_KIND, publishRelease, releaseFileKey, releasePrefix, uploadInput } from './applications';
-import { recordReleasePackage, writeReleasePackage, type PackageBlob } from './release-package';
+import { packageBuilds } from './release-package';
 import { durableTrees, receivingUploads } from './upload';
 
 export interface UploadRunnerHooks {
@@ -31,11 +31,10 @@ export function uploadRunner(services: Services, hooks: UploadRunnerHooks = {}):
         // Neither staged nor moved by an earlier attempt: nothing left to publish.
         throw problem('internal_error', 'the staged files of this upload are gone; upload the archive again');
       }
-      const pkg = await packageOf(services, input.release_id);
-      control.signal.throwIfAborted();
       return async (work) => {
         const result = await publishRelease(work, services, op, input);
-        if (pkg) await recordReleasePackage(work.db, { id: input.release_id, tenant_id: op.tenant_id }, pkg, services.clock.now());
+        // Deflating up to 250 MiB takes seconds to minutes: after publication, not inside it.
+        work.afterCommit(() => packageBuilds(services).request({ id: input.release_id, tenant_id: op.tenant_id }));
         return { ...result };
       };
     },
@@ -58,20 +57,6 @@ export function uploadRunner(services: Services, hooks: UploadRunnerHooks = {}):
       if (row?.state === 'failed' || row?.state === 'cancelled') await removeUnpublished(services, op.id, uploadInput(op).release_id);
     },
   };
-}
-
-/**
- * The release's package, written before publication. A package that cannot be built does not fail
- * the upload (the release host serves the files all the same); manifests that show the release
- * answer manifest_degraded and ask the background queue for it again.
- */
-async function packageOf(services: Services, releaseId: string): Promise<PackageBlob | undefined> {
-  try {
-    return await writeReleasePackage(services, releaseId);
-  } catch (error) {
-    services.logger.error({ err: error, release_id: releaseId }, 'release package could not be built at publication');
-    return undefined;
-  }
 }
 
 /** Removes the staged tree and, unless the release is ready, anything under its prefix. */

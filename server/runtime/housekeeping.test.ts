@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { imageDoc, insertRelease } from '../playlists/content.fixtures';
 import { randomKey } from '../testing/harness';
+import { packageBuilds } from '../applications/release-package';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
 import { pruneManifests } from './runtime.module';
 import { activate, appPage, createPlaylist, getManifest,  packagedRelease, patchScreen, storedMedia, useEnrolledServer, validManifest } from './runtime.fixtures';
@@ -53,7 +54,7 @@ describe('pruning', () => {
 });
 
 describe('a manifest that cannot be built', () => {
-  it('answers manifest_degraded (500, Retry-After 60) when a package cannot be built, and stores nothing', async () => {
+  it('answers manifest_degraded while a package is built (Retry-After 10) and once it cannot be (60), and stores nothing', async () => {
     const p = await env.player();
     const { releaseId } = await insertRelease(env.server, env.tenantId);
     // The release index names a file whose bytes are missing from the blob store.
@@ -62,7 +63,11 @@ describe('a manifest that cannot be built', () => {
     const res = await getManifest(env.server, p);
     expect(res.status).toBe(500);
     expect(res.json().code).toBe('manifest_degraded');
-    expect(res.headers['retry-after']).toBe('60');
+    expect(res.headers['retry-after']).toBe('10'); // queued for building
+    await packageBuilds(env.server.services).idle();
+    const failed = await getManifest(env.server, p);
+    expect(failed.json().code).toBe('manifest_degraded');
+    expect(failed.headers['retry-after']).toBe('60');
     const row = await env.server.services.store.db.selectFrom('screens').select('manifest_revision').where('id', '=', p.screen.id).executeTakeFirstOrThrow();
     expect(await revisions(p.screen.id)).not.toContain(row.manifest_revision);
   });

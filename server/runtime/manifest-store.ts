@@ -24,6 +24,8 @@ import type { ManifestContentKind } from './runtime.tables';
 
 /** A superseded revision keeps its grants this long: players fetch, preload and switch meanwhile. */
 export const SUPERSEDED_MANIFEST_GRACE_MS = 10 * 60_000;
+/** Retry-After of a manifest waiting for a package that is being built (a large one takes seconds). */
+export const PACKAGE_PENDING_RETRY_AFTER_S = 10;
 /** Parsed stored documents kept in memory (they never change, so the cache is never stale). */
 const PARSED_CACHE_ENTRIES = 1000;
 
@@ -111,17 +113,23 @@ async function loadInputs(db: Db | Tx, screen: ScreenTable, now: number): Promis
 /**
  * The screen's current manifest, minted now when this revision has none yet: composed and stored in
  * one transaction that reads everything, so it is exactly the content of that revision. Nothing
- * slow runs here: release packages are built at publication. A release without a stored package
- * (published before that, or its build failed) is asked of the background queue and the manifest
- * is manifest_degraded until it is there, rather than minted without the application.
+ * slow runs here: release packages are built by a background queue once their release is
+ * published. A release without a stored package yet is asked of that queue and the manifest is
+ * manifest_degraded until it is there, rather than minted without the application.
  */
 export async function currentManifest(services: Services, screenId: string): Promise<ManifestRecord> {
   const { store } = services;
   const now = services.clock.now();
-  const minted = await store.transaction(async (work): Promise<ManifestRecord | { unpackaged: ReleaseRef[] }> => {
-    const screen = await work.db.selectFrom('screens').selectAll().where('id', '=', screenId).executeTakeFirst();
+  const current = async (db: Db | Tx) => {
+    const screen = await db.selectFrom('screens').selectAll().where('id', '=', screenId).executeTakeFirst();
     if (!screen || screen.state === 'deleted') throw problem('unauthorized', 'the runtime session is expired or revoked; create a new runtime session');
-    const found = await findManifest(services, work.db, screen.id, screen.manifest_revision);
+    return { screen, found: await findManifest(services, db, screen.id, screen.manifest_revision) };
+  };
+  // Minted already (the usual case): no transaction.
+  const known = await current(store.db);
+  if (known.found) return known.found;
+  const minted = await store.transaction(async (work): Promise<ManifestRecord | { unpackaged: ReleaseRef[] }> => {
+    const { screen, found } = await current(work.db);
     if (found) return found;
     const inputs = await loadInputs(work.db, screen, now);
     const packages = await storedPackages(work.db, [...inputs.releases.keys()]);
@@ -160,8 +168,11 @@ export async function currentManifest(services: Services, screenId: string): Pro
     return { screenId: screen.id, revision: screen.manifest_revision, stored: composition.stored, hasCapabilities: composition.hasCapabilities, supersededAt: null };
   });
   if ('unpackaged' in minted) {
-    for (const release of minted.unpackaged) packageBuilds(services).request(release);
-    throw problem('manifest_degraded', 'an application package of this manifest is not built yet; retry later');
+    const builds = packageBuilds(services);
+    for (const release of minted.unpackaged) builds.request(release);
+    // A package on its way is a matter of seconds; one whose build failed is not retried before a pause.
+    const building = minted.unpackaged.every((release) => builds.pending(release.id));
+    throw problem('manifest_degraded', 'an application package of this manifest is not built yet; retry later', building ? { retryAfter: PACKAGE_PENDING_RETRY_AFTER_S } : {});
   }
   return minted;
 }

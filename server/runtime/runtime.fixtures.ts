@@ -6,7 +6,7 @@ import { parseRuntimeManifest, type RuntimeManifest } from '../../sdk/contract/m
 import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-fixtures';
 import { TestClock } from '../clock';
 import { pairActiveScreen } from '../pairing/pairing.fixtures';
-import { recordReleasePackage, writeReleasePackage } from '../applications/release-package';
+import { packageBuilds, recordReleasePackage, writeReleasePackage } from '../applications/release-package';
 import { canvas, fullRect, insertMedia, insertRelease } from '../playlists/content.fixtures';
 import { CookieJar, randomKey, TestServer, type RequestOptions, type TestResponse, type TestServerOptions } from '../testing/harness';
 
@@ -172,13 +172,14 @@ export async function packagedRelease(server: TestServer, tenantId: string): Pro
   return ids;
 }
 
-/** Uploads and publishes a small real application (files in the blob store); returns its ids. */
+/** Uploads and publishes a small real application (files and package in the blob store); returns its ids. */
 export async function publishApp(server: TestServer, token: string, marker = 'hello'): Promise<{ applicationId: string; releaseId: string; hostLabel: string }> {
   const fixture = archiveOf(sampleApp(marker));
   server.clock.advance(61_000); // uploads are budgeted per minute
   const res = await server.request('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) });
   expect(res.status, res.text).toBe(202);
   await server.services.operations.idle();
+  await packageBuilds(server.services).idle(); // queued when the release was published
   const release = await server.services.store.db.selectFrom('releases').selectAll().where('id', '=', res.json().release_id).executeTakeFirstOrThrow();
   expect(release.state).toBe('ready');
   return { applicationId: release.application_id, releaseId: release.id, hostLabel: release.host_label };
