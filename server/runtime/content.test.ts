@@ -373,12 +373,15 @@ describe('application packages', () => {
     const write = blobs.write.bind(blobs);
     const packageWrites: string[] = [];
     let failing = true;
-    blobs.write = (key, source, options) => {
+    let open: () => void = () => undefined;
+    let gate: Promise<void> = Promise.resolve();
+    blobs.write = async (key, source, options) => {
       if (!key.endsWith('/package')) return write(key, source, options);
       packageWrites.push(key);
+      await gate;
       if (!failing) return write(key, source, options);
       if (!Buffer.isBuffer(source)) source.destroy();
-      return Promise.reject(new Error('no space left on device'));
+      throw new Error('no space left on device');
     };
     try {
       // The build queued at publication fails; the release is published all the same (the release host serves its files).
@@ -397,11 +400,14 @@ describe('application packages', () => {
       expect(packageWrites).toHaveLength(1); // nor per poll
 
       failing = false;
+      gate = new Promise((resolve) => (open = resolve)); // the next package write waits until the test lets it go
       clock.advance(PACKAGE_RETRY_AFTER_FAILURE_MS);
       const answered = await getManifest(env.server, p);
-      // The request asked the queue for the package and did not wait for it.
+      // The request asked the queue for the package and answered while its build was held.
       expect(answered.status).toBe(500);
       expect(answered.headers['retry-after']).toBe(String(PACKAGE_PENDING_RETRY_AFTER_S));
+      expect(await stored()).toEqual([]);
+      open();
       await packageBuilds(services).idle();
       expect(packageWrites).toHaveLength(2);
       expect(await stored()).toHaveLength(1);
@@ -411,6 +417,7 @@ describe('application packages', () => {
       expect(packageWrites).toHaveLength(2);
       expect(env.server.logText()).toContain('release package could not be built');
     } finally {
+      open();
       blobs.write = write;
     }
   });
