@@ -18,6 +18,8 @@ import { releaseFileKey, releasePrefix } from './applications';
 
 export const packageKey = (releaseId: string) => `${releasePrefix(releaseId)}/package`;
 
+/** Retry-After of a manifest waiting for a package that is queued or being built (a large one takes seconds). */
+export const PACKAGE_PENDING_RETRY_AFTER_S = 10;
 /** A package whose build failed is not tried again on demand before this pause (a broken release is not rebuilt per poll). */
 export const PACKAGE_RETRY_AFTER_FAILURE_MS = 10 * 60_000;
 

@@ -8,8 +8,8 @@ import { imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
 import { CookieJar, randomKey,  type RequestOptions } from '../testing/harness';
 import { EGRESS_LIMITS } from './egress-budgets';
 import { manifestRevisionId } from './manifest-ids';
-import { PACKAGE_PENDING_RETRY_AFTER_S, SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
-import { packageBuilds, packageKey, PACKAGE_RETRY_AFTER_FAILURE_MS, writeReleasePackage } from '../applications/release-package';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { PACKAGE_PENDING_RETRY_AFTER_S, packageBuilds, packageKey, PACKAGE_RETRY_AFTER_FAILURE_MS, writeReleasePackage } from '../applications/release-package';
 import { tuneEgressLimits } from './runtime-services';
 import { activate, anonymousPlayer, appPage, createPlaylist, getManifest, patchScreen, publishApp, sha256, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
 

@@ -2,7 +2,7 @@
 // reading stored revisions, and deciding which revisions still grant content to the screen's
 // player: the newest, any superseded within a grace period, and the one the player activated.
 import { parseRuntimeManifest } from '../../sdk/contract/manifest';
-import { packageBuilds, storedPackages, type ReleaseRef } from '../applications/release-package';
+import { PACKAGE_PENDING_RETRY_AFTER_S, packageBuilds, storedPackages, type ReleaseRef } from '../applications/release-package';
 import { problem } from '../http/problem';
 import { releaseOriginOf } from '../release-host/host-label';
 import { resolveEffectivePlaylist } from '../screens/effective-playlist';
@@ -24,8 +24,6 @@ import type { ManifestContentKind } from './runtime.tables';
 
 /** A superseded revision keeps its grants this long: players fetch, preload and switch meanwhile. */
 export const SUPERSEDED_MANIFEST_GRACE_MS = 10 * 60_000;
-/** Retry-After of a manifest waiting for a package that is being built (a large one takes seconds). */
-export const PACKAGE_PENDING_RETRY_AFTER_S = 10;
 /** Parsed stored documents kept in memory (they never change, so the cache is never stale). */
 const PARSED_CACHE_ENTRIES = 1000;
 
