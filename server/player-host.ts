@@ -1,9 +1,24 @@
 // Serves the built player (dist/player) on the runtime plane, with the app shell for its routes.
+// The player holds the screen's device and runtime cookies, so it must never run inside a frame: a
+// frame (an iframe placement, an uploaded application) that navigates itself to the player origin
+// would otherwise run a second player with those cookies (provisioning exchange, public screens).
+// Every answer forbids framing, and a navigation the browser says is for a frame is refused.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Request, Response } from 'express';
+import { problem } from './http/problem';
 
-const PLAYER_DIR = path.resolve(import.meta.dirname, '..', 'dist', 'player');
+let playerDir = path.resolve(import.meta.dirname, '..', 'dist', 'player');
+
+/** Tests serve a fixture build instead of dist/player. */
+export function setPlayerDir(dir: string): void {
+  playerDir = path.resolve(dir);
+}
+
+/** On every player answer: no page of any origin may frame it (CSP for today's browsers, XFO for older ones). */
+export const PLAYER_FRAMING_HEADERS = { 'Content-Security-Policy': "frame-ancestors 'none'", 'X-Frame-Options': 'DENY' } as const;
+/** Sec-Fetch-Dest values of a request that loads the player into another page. */
+const EMBEDDED_DESTS = new Set(['iframe', 'frame', 'embed', 'object', 'fencedframe']);
 /** Paths that belong to the API planes never fall back to the player shell. */
 const RESERVED = /^\/(api|runtime|content|problems|dashboard)(\/|$)|^\/\./;
 
@@ -21,7 +36,10 @@ const MIME: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** Answers a GET/HEAD from the built player; false when the path is not the player's. */
+/**
+ * Answers a GET/HEAD from the built player; false when the path is not the player's. Throws
+ * forbidden (a problem that forbids framing too) for a request that embeds the player in a frame.
+ */
 export function servePlayer(req: Request, res: Response): boolean {
   if (RESERVED.test(req.path)) return false;
   let decoded: string;
@@ -30,15 +48,20 @@ export function servePlayer(req: Request, res: Response): boolean {
   } catch {
     return false;
   }
+  const dest = req.get('sec-fetch-dest');
+  if (dest !== undefined && EMBEDDED_DESTS.has(dest.toLowerCase())) {
+    throw problem('forbidden', 'the player never runs inside a frame; open it as the top-level page of the screen', { headers: PLAYER_FRAMING_HEADERS });
+  }
   const relative = path.normalize(decoded);
-  const candidate = path.join(PLAYER_DIR, relative);
-  if (candidate.startsWith(PLAYER_DIR + path.sep) && isFile(candidate)) {
+  const candidate = path.join(playerDir, relative);
+  if (candidate.startsWith(playerDir + path.sep) && isFile(candidate)) {
     sendFile(res, candidate, relative.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
     return true;
   }
   if (path.extname(relative) !== '') return false;
-  const shell = path.join(PLAYER_DIR, 'index.html');
+  const shell = path.join(playerDir, 'index.html');
   if (!isFile(shell)) {
+    res.set(PLAYER_FRAMING_HEADERS);
     res.status(503).type('text/plain').send('The player is not built yet. Run `npm run build:web` (npm start does this for you).\n');
     return true;
   }
@@ -58,6 +81,7 @@ function sendFile(res: Response, file: string, cacheControl: string): void {
   res.setHeader('Content-Type', MIME[path.extname(file)] ?? 'application/octet-stream');
   res.setHeader('Cache-Control', cacheControl);
   res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.set(PLAYER_FRAMING_HEADERS);
   const stream = fs.createReadStream(file);
   stream.on('error', () => res.destroy());
   stream.pipe(res);

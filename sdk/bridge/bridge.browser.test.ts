@@ -155,8 +155,12 @@ describe('app bridge in Chromium', () => {
       const list = await m.kv.list();
       await m.kv.delete('counter', 2);
       const gone = await m.kv.get('counter');
-      return { missing, created, text: m.kv.text(read), readContentType: read.content_type, updated: updated.revision, stale, bytes, list, gone };
+      // Keys no URL can carry are refused in the frame, before any message.
+      const refused = await Promise.all(['.', '..', 'x\ud800'].map((key) => m.kv.set(key, 'v').catch((e: any) => ({ code: e.code, status: e.status }))));
+      return { missing, created, text: m.kv.text(read), readContentType: read.content_type, updated: updated.revision, stale, bytes, list, gone, refused };
     });
+    expect(outcome.refused).toEqual(Array(3).fill({ code: 'invalid_key', status: 400 }));
+    expect(fixture.kvRecords.some((r) => r.path.endsWith('/kv/.') || r.path.endsWith('/kv/..'))).toBe(false);
     expect(outcome.missing).toBeNull();
     expect(outcome.created).toMatchObject({ application_id: 'app_counter000001', key: 'counter', revision: 1, content_type: 'text/plain; charset=utf-8' });
     expect(outcome.text).toBe('héllo');
@@ -496,6 +500,8 @@ describe('app bridge in Chromium', () => {
       post({ ...ok('ready', {}), placement_id: 'other' }); // invalid_placement
       post({ ...ok('ready', {}), payload: [] }); // invalid_payload
       post(ok('kv.get', { key: '_marquee/x' })); // invalid_key (answered)
+      post(ok('kv.get', { key: '..' })); // invalid_key (answered): a URL would collapse it
+      post(ok('kv.set', { key: 'x\ud800', value_base64: 'MQ==', content_type: 'text/plain', idempotency_key: 'A'.repeat(22) })); // invalid_key (answered): no UTF-8 form
       post(ok('kv.set', { key: 'k', value_base64: '***', content_type: 'text/plain', idempotency_key: 'A'.repeat(22) })); // invalid_payload (answered)
       post(ok('log', { level: 'loud', code: 'app', message: 'x' })); // invalid_log
       post(ok('event.emit', { code: 'no spaces allowed' })); // invalid_event
@@ -506,7 +512,7 @@ describe('app bridge in Chromium', () => {
       post(twice); // duplicate_message
       post(ok('future.kind', {})); // ignored: unknown kind
     });
-    await expect.poll(async () => (await records(page)).diagnostics.length).toBe(20);
+    await expect.poll(async () => (await records(page)).diagnostics.length).toBe(22);
     expect((await records(page)).diagnostics).toEqual([
       'invalid_json',
       'message_too_large',
@@ -522,6 +528,8 @@ describe('app bridge in Chromium', () => {
       'invalid_placement',
       'invalid_payload',
       'invalid_key',
+      'invalid_key',
+      'invalid_key',
       'invalid_payload',
       'invalid_log',
       'invalid_event',
@@ -535,7 +543,7 @@ describe('app bridge in Chromium', () => {
         .filter((m: any) => m.kind === 'response.problem')
         .map((m: any) => m.payload.problem.code),
     );
-    expect(problems).toEqual(['invalid_key', 'invalid_payload']);
+    expect(problems).toEqual(['invalid_key', 'invalid_key', 'invalid_key', 'invalid_payload']);
     const r = await records(page);
     expect(r.ready).toEqual([1]); // only the one valid ready, once
     expect(r.advances).toEqual([]);

@@ -2,7 +2,7 @@
 // player as its parent through a challenge handshake, stays inert until a valid context arrives,
 // and turns the app's calls (KV, page.advance, events, logs) into requests the parent answers.
 // Messages from any other window or origin are ignored. Dependency-free on purpose.
-import type { KVEntry, KVList } from '../contract/kv';
+import { kvKeyProblem, type KVEntry, type KVList } from '../contract/kv';
 import {
   ACK_TIMEOUT_MS,
   BRIDGE_PROTOCOL,
@@ -332,6 +332,7 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
     },
     kv: Object.freeze({
       async get(key: string) {
+        checkKey(key);
         try {
           return (await request('kv.get', { key }, 'kv.read')) as KVEntry;
         } catch (error) {
@@ -343,6 +344,7 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
         return (await request('kv.list', {}, 'kv.read')) as KVList;
       },
       async set(key: string, value: string | Uint8Array, setOptions: KvSetOptions = {}) {
+        checkKey(key);
         const text = typeof value === 'string';
         if (!text && !(value instanceof Uint8Array)) throw new BridgeError('invalid_payload', 'a KV value is a string or a Uint8Array');
         const bytes = text ? new TextEncoder().encode(value) : value;
@@ -356,6 +358,7 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
         return (await request('kv.set', fields, 'kv.write')) as KVEntry;
       },
       async delete(key: string, expectedRevision: number) {
+        checkKey(key);
         await request('kv.delete', { key, expected_revision: expectedRevision, idempotency_key: randomToken(22) }, 'kv.write');
       },
       text(entry: Pick<KVEntry, 'value_base64'>) {
@@ -401,4 +404,10 @@ export function connect(options?: Omit<ChildOptions, 'window'>): MarqueeApp {
 
 export { BridgeError, SDK_VERSION } from './protocol';
 export type { BridgeCapabilities, BridgeErrorCode, Size } from './protocol';
+/** A key the player (and the server) would refuse is refused here, before a message is sent. */
+function checkKey(key: string): void {
+  const why = kvKeyProblem(key);
+  if (why) throw new BridgeError('invalid_key', `key ${why}`, { status: 400 });
+}
+
 export type { KVEntry, KVList, KVSummary } from '../contract/kv';

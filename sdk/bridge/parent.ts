@@ -26,6 +26,7 @@ import {
   type ParentPayloads,
   type Size,
 } from './protocol';
+import { kvCollectionPath, KvKeyError, kvKeyPath } from '../contract/kv';
 
 /** The frame gets this long to answer the handshake; it is re-sent until then. */
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -373,8 +374,15 @@ export class ApplicationFrameBridge {
   }
 
   private async callKv(kind: ChildKind, payload: Partial<ChildPayloads['kv.set'] & ChildPayloads['kv.delete']>, messageId: string): Promise<Answer> {
-    const base = `/runtime/v1/apps/${encodeURIComponent(this.options.applicationId)}/kv`;
-    const keyPath = payload.key === undefined ? base : `${base}/${encodeURIComponent(payload.key)}`;
+    const base = kvCollectionPath('runtime', this.options.applicationId);
+    let keyPath = base;
+    try {
+      if (payload.key !== undefined) keyPath = kvKeyPath(base, payload.key);
+    } catch (error) {
+      // checkChildPayload refused such keys already; the frame hears why all the same, never silence.
+      if (error instanceof KvKeyError) return { ok: false, problem: localProblem('invalid_key', 400, error.message, messageId) };
+      throw error;
+    }
     const headers: Record<string, string> = { Accept: 'application/json' };
     let request: Omit<RuntimeKvRequest, 'signal'>;
     if (kind === 'kv.get') request = { method: 'GET', path: keyPath, headers };

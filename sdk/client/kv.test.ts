@@ -1,7 +1,7 @@
 // The owner KV module: what it sends and how it encodes values. The owner KV routes are not in the
 // server yet, so these requests go to a stub fetch that records them (see the report of this branch).
 import { describe, expect, it } from 'vitest';
-import { createMarqueeClient } from './marquee-client';
+import { createMarqueeClient, MarqueeProblem } from './marquee-client';
 import { fromBase64, toBase64 } from './kv';
 
 interface Sent {
@@ -58,6 +58,21 @@ describe('kv', () => {
       ['GET', 'http://marquee.test/api/v1/applications/app_1/kv'],
       ['GET', 'http://marquee.test/api/v1/applications/app_1/kv/counter'],
     ]);
+  });
+
+  it('refuses a key the server would refuse (. and .., a lone surrogate) with a typed problem, sending nothing', async () => {
+    const { client, sent } = stubbed({ status: 200, body: entry });
+    for (const key of ['.', '..', 'x\ud800']) {
+      for (const call of [() => client.kv.get('app_1', key), () => client.kv.set('app_1', key, 'v'), () => client.kv.delete('app_1', key, 1)]) {
+        const error = await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(MarqueeProblem);
+        expect(error).toMatchObject({ code: 'invalid_request', status: 400, errors: [{ field: 'key', code: 'invalid' }] });
+      }
+    }
+    expect(sent).toEqual([]);
   });
 
   it('decodes values as text or bytes, large ones included', () => {

@@ -1,6 +1,7 @@
 // An application's key/value storage, from the owner's side (Model A): list, read, write with
 // If-Match (omit it only to create a key), delete with If-Match. Values go as base64.
-import type { KVEntry, KVList, KVWrite } from '../contract/kv';
+import { kvCollectionPath, KvKeyError, kvKeyPath, type KVEntry, type KVList, type KVWrite } from '../contract/kv';
+import { MarqueeProblem } from './problem';
 import type { CallOptions, ClientTransport, GuardedCallOptions, Revisioned } from './transport';
 
 export interface KvSetOptions extends GuardedCallOptions {
@@ -24,13 +25,27 @@ export function fromBase64(value: string): Uint8Array {
   return bytes;
 }
 
+/**
+ * Runs `call` with the entry's path; a key the server would refuse rejects with the problem it
+ * would answer (400 invalid_request naming `key`), before anything is sent.
+ */
+function withKeyPath<T>(applicationId: string, key: string, call: (path: string) => Promise<T>): Promise<T> {
+  let path: string;
+  try {
+    path = kvKeyPath(kvCollectionPath('owner', applicationId), key);
+  } catch (error) {
+    if (!(error instanceof KvKeyError)) throw error;
+    const document = { code: 'invalid_request', status: 400, detail: error.message, errors: [{ field: 'key', code: 'invalid', detail: error.detail }] };
+    return Promise.reject(new MarqueeProblem(400, document));
+  }
+  return call(path);
+}
+
 export function kvRoutes(t: ClientTransport) {
-  const base = (applicationId: string) => `/api/v1/applications/${encodeURIComponent(applicationId)}/kv`;
-  const path = (applicationId: string, key: string) => `${base(applicationId)}/${encodeURIComponent(key)}`;
   return {
     /** Summaries (no values). */
-    list: (applicationId: string) => t.request<KVList>({ method: 'GET', path: base(applicationId) }),
-    get: (applicationId: string, key: string) => t.request<KVEntry>({ method: 'GET', path: path(applicationId, key) }),
+    list: (applicationId: string) => t.request<KVList>({ method: 'GET', path: kvCollectionPath('owner', applicationId) }),
+    get: (applicationId: string, key: string) => withKeyPath(applicationId, key, (path) => t.request<KVEntry>({ method: 'GET', path })),
     /**
      * Writes a string (as UTF-8) or bytes. Pass `ifMatch` (the entry, or its revision) to update;
      * without it the write only creates, and an existing key answers 412 revision_conflict.
@@ -42,11 +57,11 @@ export function kvRoutes(t: ClientTransport) {
         value_base64: toBase64(text ? new TextEncoder().encode(value) : value),
         content_type: contentType ?? (text ? 'text/plain; charset=utf-8' : 'application/octet-stream'),
       };
-      return t.request<KVEntry>({ method: 'PUT', path: path(applicationId, key), json: body, idempotent: true, ...call });
+      return withKeyPath(applicationId, key, (path) => t.request<KVEntry>({ method: 'PUT', path, json: body, idempotent: true, ...call }));
     },
     /** Deletes the key at the revision you read (If-Match is required). */
     delete: (applicationId: string, key: string, ifMatch: Revisioned, options: CallOptions = {}) =>
-      t.request<void>({ method: 'DELETE', path: path(applicationId, key), idempotent: true, ifMatch, ...options }),
+      withKeyPath(applicationId, key, (path) => t.request<void>({ method: 'DELETE', path, idempotent: true, ifMatch, ...options })),
     /** An entry's value as bytes. */
     bytes: (entry: Pick<KVEntry, 'value_base64'>) => fromBase64(entry.value_base64),
     /** An entry's value decoded as UTF-8. */

@@ -28,7 +28,11 @@ export interface ProblemDocument {
   [member: string]: unknown;
 }
 
-/** The server answered with a problem. Branch on `code`, not on the text. */
+/**
+ * The server answered with a problem (or the client refused a request the server would refuse, such
+ * as a KV key no URL can carry, with the same problem and no request_id). Branch on `code`, not on
+ * the text.
+ */
 export class MarqueeProblem extends Error {
   readonly code: string;
   readonly status: number;

@@ -24,6 +24,46 @@ export function iframeSrcProblem(src: string): string | undefined {
   return undefined;
 }
 
+/** The hosts an installation of Marquee answers on, which no iframe placement may show. */
+export interface ServiceHosts {
+  /** Host names of the control, play and dashboard origins. */
+  hosts: string[];
+  /** The domain release hosts are labels of (`release.example.com` for `https://{label}.release.example.com`). */
+  releaseDomain: string;
+}
+
+/**
+ * Marquee's own hosts from its public origins and the release origin template
+ * (`https://{label}.release.example.com`). Ports do not count: cookies are not kept per port.
+ */
+export function serviceHostsOf(origins: { control: string; play: string; dashboard: string; releaseTemplate: string }): ServiceHosts {
+  const hostOf = (origin: string) => new URL(origin).hostname.replace(/\.$/, '').toLowerCase();
+  return {
+    hosts: [origins.control, origins.play, origins.dashboard].map(hostOf),
+    releaseDomain: hostOf(origins.releaseTemplate.replace('{label}', 'label')).replace(/^label\./, ''),
+  };
+}
+
+/**
+ * Why `src` points at Marquee itself, or undefined. A frame on the player's host would run a
+ * second player with the screen's own cookies (same-site, so they are sent), and one on the control
+ * plane, the dashboard or a release host shows Marquee's own pages and apps outside their rules.
+ * Call it on a src iframeSrcProblem accepted.
+ */
+export function iframeSrcServiceProblem(src: string, service: ServiceHosts): string | undefined {
+  let host: string;
+  try {
+    host = new URL(src).hostname.replace(/\.$/, '').toLowerCase();
+  } catch {
+    return undefined;
+  }
+  if (service.hosts.includes(host)) return 'must not point at this Marquee service (its player, control plane or dashboard)';
+  // What the template can name: one label in place of {label} (release host labels are digests, so any label counts).
+  const dot = host.indexOf('.');
+  if (dot > 0 && host.slice(dot + 1) === service.releaseDomain) return 'must not point at a release host of this Marquee service';
+  return undefined;
+}
+
 /**
  * True for IP literals (as the WHATWG URL parser serializes them: dotted IPv4, bracketed IPv6)
  * that are not publicly routable: private, loopback, link-local, unspecified, shared (CGNAT),

@@ -46,13 +46,62 @@ export interface KVList {
   next_cursor: string | null;
 }
 
+/**
+ * Keys that are dot segments: a URL parser removes them from a path (`…/kv/.` is the list,
+ * `…/kv/..` the application), whether they are sent as dots or percent-encoded, so no client could
+ * address them. They are refused rather than encoded some other way.
+ */
+const DOT_SEGMENT_KEYS = new Set(['.', '..']);
+
 /** Why `key` is not a usable key, or null. */
 export function kvKeyProblem(key: unknown): string | null {
   if (typeof key !== 'string' || key.length === 0) return 'must be a non-empty string';
+  if (hasLoneSurrogate(key)) return 'must be well-formed Unicode (no lone surrogate), so that it has a UTF-8 form';
   if (new TextEncoder().encode(key).length > KV_KEY_MAX_BYTES) return `must be at most ${KV_KEY_MAX_BYTES} UTF-8 bytes`;
   if (key.startsWith(KV_RESERVED_PREFIX)) return `must not start with the reserved prefix ${KV_RESERVED_PREFIX}`;
   if (/[\u0000-\u001f\u007f]/.test(key)) return 'must not contain control characters';
+  if (DOT_SEGMENT_KEYS.has(key)) return 'must not be "." or "..", which URLs treat as path steps';
   return null;
+}
+
+/** String.prototype.isWellFormed, spelled out: apps run the SDK in browsers older than it. */
+function hasLoneSurrogate(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+      else return true;
+    } else if (unit >= 0xdc00 && unit <= 0xdfff) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** An application's entries on the control plane (owner) or the runtime plane (its placements). */
+export function kvCollectionPath(plane: 'owner' | 'runtime', applicationId: string): string {
+  const app = encodeURIComponent(applicationId);
+  return plane === 'owner' ? `/api/v1/applications/${app}/kv` : `/runtime/v1/apps/${app}/kv`;
+}
+
+/** A key the server would refuse, caught before any request is made. */
+export class KvKeyError extends Error {
+  constructor(readonly detail: string) {
+    super(`key: ${detail}`);
+    this.name = 'KvKeyError';
+  }
+}
+
+/**
+ * The path of one entry: the collection path and the key as one percent-encoded segment. Every
+ * client builds entry paths here; a key kvKeyProblem refuses throws KvKeyError instead of becoming
+ * a path that means something else.
+ */
+export function kvKeyPath(collection: string, key: string): string {
+  const why = kvKeyProblem(key);
+  if (why) throw new KvKeyError(why);
+  return `${collection}/${encodeURIComponent(key)}`;
 }
 
 /** Content types are printable ASCII, 1 to 127 characters. */

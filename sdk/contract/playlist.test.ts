@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { iframeSrcProblem, isNonPublicAddress } from './iframe-src';
+import { iframeSrcProblem, iframeSrcServiceProblem, isNonPublicAddress, serviceHostsOf } from './iframe-src';
 import { PlaylistWrite, PlaylistWriteV2, playlistJsonSchemas } from './playlist';
 
 const canvas = { width: 1920, height: 1080, background: '#000000FF' };
@@ -54,6 +54,22 @@ describe('iframe sources', () => {
     const problem = iframeSrcProblem(src);
     expect(problem).toBeDefined();
     expect(problem!.toLowerCase()).toContain(why === 'loopback' || why === 'link-local' ? 'private' : why.toLowerCase());
+  });
+
+  it("knows the service's own hosts: its origins and what the release template can name", () => {
+    const service = serviceHostsOf({
+      control: 'https://api.signage.example',
+      play: 'https://Play.Signage.example:8443',
+      dashboard: 'https://dash.signage.example',
+      releaseTemplate: 'https://{label}.rel.signage.example',
+    });
+    expect(service).toEqual({ hosts: ['api.signage.example', 'play.signage.example', 'dash.signage.example'], releaseDomain: 'rel.signage.example' });
+    for (const src of ['https://play.signage.example/', 'https://play.signage.example:443/s/x', 'https://API.signage.example/', 'https://dash.signage.example./', 'https://abc.rel.signage.example/']) {
+      expect(iframeSrcServiceProblem(src, service), src).toBeDefined();
+    }
+    for (const src of ['https://signage.example/', 'https://rel.signage.example/', 'https://a.b.rel.signage.example/', 'https://play.signage.example.net/', 'https://www.example.com/']) {
+      expect(iframeSrcServiceProblem(src, service), src).toBeUndefined();
+    }
   });
 
   it('classifies resolved addresses (as DNS returns them) too', () => {

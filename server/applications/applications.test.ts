@@ -8,6 +8,7 @@ import type { Services } from '../services';
 import { TestServer, randomKey, type TestResponse } from '../testing/harness';
 import { archiveOf, sampleApp, uploadHeadersOf, type ArchiveFixture, type FixtureEntry } from './archive-fixtures';
 import { releaseHostLabel } from '../release-host/host-label';
+import { packageBuilds } from './release-package';
 import { uploadRunner } from './upload-runner';
 import { sweepStagedTrees } from './applications.module';
 
@@ -159,7 +160,12 @@ describe('uploading an application', () => {
     const release = await server.services.store.db.selectFrom('releases').selectAll().where('id', '=', accepted.release_id).executeTakeFirstOrThrow();
     expect(release).toMatchObject({ state: 'ready', host_label: releaseHostLabel(accepted.release_id), sdk_version: '1', file_count: 3, expanded_bytes: fixture.declaration.expandedBytes });
     expect(release.host_label).toMatch(/^[0-9a-f]{40}$/);
-    expect(blobFiles(server, `releases/${accepted.release_id}`).sort()).toEqual(['0', '1', '2']);
+    // The three files, and the webapp package queued at publication.
+    await packageBuilds(server.services).idle();
+    expect(blobFiles(server, `releases/${accepted.release_id}`).sort()).toEqual(['0', '1', '2', 'package']);
+    expect(await server.services.store.db.selectFrom('release_packages').select('blob_key').where('release_id', '=', accepted.release_id).execute()).toEqual([
+      { blob_key: `releases/${accepted.release_id}/package` },
+    ]);
     expect(blobFiles(server, '.staging')).toEqual([]);
 
     expect(await project(token)).toMatchObject({ used_bytes: fixture.declaration.expandedBytes, reserved_bytes: 0 });
@@ -594,7 +600,8 @@ describe('restarts', () => {
       expect(op).toMatchObject({ state: 'succeeded', result: { release_id: res.json().release_id } });
       const app = (await next.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json();
       expect(app).toMatchObject({ state: 'ready', latest_ready_release: res.json().release_id });
-      expect(blobFiles(next, `releases/${res.json().release_id}`).sort()).toEqual(['0', '1', '2']);
+      await packageBuilds(next.services).idle();
+      expect(blobFiles(next, `releases/${res.json().release_id}`).sort()).toEqual(['0', '1', '2', 'package']);
       expect(blobFiles(next, '.staging')).toEqual([]);
     } finally {
       gate.hold = false;

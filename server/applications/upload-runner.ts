@@ -1,11 +1,13 @@
 // The `application.upload` operation after acceptance: the validated tree is already staged, so the
-// worker moves it under the release prefix and publishes in the fenced finalizing transaction.
+// worker moves it under the release prefix and publishes in the fenced finalizing transaction; once
+// that committed, the release's webapp package is queued for building (so no request builds one).
 // Failure and cancel give the reservation back and remove every byte of the release.
 import { problem } from '../http/problem';
 import type { OperationRow, OperationRunner, RunControl } from '../operations/worker';
 import type { Services } from '../services';
 import { releaseReservation } from '../tenants/tenants';
 import { UPLOAD_KIND, publishRelease, releaseFileKey, releasePrefix, uploadInput } from './applications';
+import { packageBuilds } from './release-package';
 import { durableTrees, receivingUploads } from './upload';
 
 export interface UploadRunnerHooks {
@@ -29,7 +31,12 @@ export function uploadRunner(services: Services, hooks: UploadRunnerHooks = {}):
         // Neither staged nor moved by an earlier attempt: nothing left to publish.
         throw problem('internal_error', 'the staged files of this upload are gone; upload the archive again');
       }
-      return async (work) => ({ ...(await publishRelease(work, services, op, input)) });
+      return async (work) => {
+        const result = await publishRelease(work, services, op, input);
+        // Deflating up to 250 MiB takes seconds to minutes: after publication, not inside it.
+        work.afterCommit(() => packageBuilds(services).request({ id: input.release_id, tenant_id: op.tenant_id }));
+        return { ...result };
+      };
     },
 
     async onTerminal(work, op, state) {

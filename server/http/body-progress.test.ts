@@ -4,13 +4,20 @@ import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-f
 import { TestClock } from '../clock';
 import { declare, image, put, sha256 } from '../media/media.fixtures';
 import { TestServer, randomKey } from '../testing/harness';
-import { BODY_IDLE_TIMEOUT_MS, setBodyIdleTimeout } from './body-progress';
+import { BODY_IDLE_TIMEOUT_MS, JSON_BODY_MIN_BYTES_PER_SECOND, JSON_BODY_MIN_DEADLINE_MS, jsonBodyDeadlineMs, setBodyIdleTimeout, setJsonBodyDeadline } from './body-progress';
 
 const IDLE_MS = 300;
+const DEADLINE_MS = 900;
 let server: TestServer;
 let token: string;
 beforeAll(async () => {
-  server = await TestServer.start({ clock: new TestClock('2026-11-21T12:00:00Z'), beforeListen: (services) => setBodyIdleTimeout(services, IDLE_MS) });
+  server = await TestServer.start({
+    clock: new TestClock('2026-11-21T12:00:00Z'),
+    beforeListen: (services) => {
+      setBodyIdleTimeout(services, IDLE_MS);
+      setJsonBodyDeadline(services, DEADLINE_MS);
+    },
+  });
   ({ token } = await server.enroll());
 });
 afterAll(async () => server.stop());
@@ -58,6 +65,40 @@ describe('HTTP server timeouts', () => {
   });
 });
 
+describe('a JSON body that keeps moving too slowly (slowloris)', () => {
+  it('has a total deadline: 30 s at least, else a second per declared KiB', () => {
+    expect(JSON_BODY_MIN_DEADLINE_MS).toBe(30_000);
+    expect(JSON_BODY_MIN_BYTES_PER_SECOND).toBe(1024);
+    const computed = { ...server.services }; // the same services without this file's override
+    expect(jsonBodyDeadlineMs(computed, 200)).toBe(30_000);
+    expect(jsonBodyDeadlineMs(computed, 64 * 1024)).toBe(64_000);
+    expect(jsonBodyDeadlineMs(computed, 2 * 1024 * 1024)).toBe(2048_000);
+    expect(jsonBodyDeadlineMs(server.services, 64 * 1024)).toBe(DEADLINE_MS);
+  });
+
+  it('cuts an anonymous enrollment that drips a byte at a time, with a problem, and closes the connection', async () => {
+    const headers = { 'content-type': 'application/json', 'content-length': '60000', 'idempotency-key': randomKey() };
+    const drip = Array.from({ length: 40 }, () => Buffer.from(' '));
+    const started = Date.now();
+    const res = await trickle('POST', '/api/v1/enrollments', headers, { sent: Buffer.from('{'), chunks: drip, everyMs: IDLE_MS / 3 });
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(DEADLINE_MS - 20);
+    expect(took).toBeLessThan(DEADLINE_MS + 1000);
+    expect(res.status).toBe(400);
+    expect(res.headers.connection).toBe('close');
+    expect(JSON.parse(res.text)).toMatchObject({ code: 'invalid_request', errors: [{ field: 'body', code: 'too_slow' }] });
+  });
+
+  it('accepts a JSON body that arrives in pieces within its deadline', async () => {
+    const json = Buffer.from(JSON.stringify({ name: 'Trickled project name' }));
+    const headers = { 'content-type': 'application/json', 'content-length': String(json.length), authorization: `Bearer ${token}` };
+    const chunks = [json.subarray(5, 15), json.subarray(15)];
+    const res = await trickle('PATCH', '/api/v1/project', headers, { sent: json.subarray(0, 5), chunks, everyMs: IDLE_MS / 2, end: true });
+    expect(res.status, res.text).toBe(200);
+    expect(JSON.parse(res.text).name).toBe('Trickled project name');
+  });
+});
+
 describe('a request body that stops moving', () => {
   it('fails the signed media PUT with a problem, stores nothing, and leaves the URL usable', async () => {
     const bytes = Buffer.concat([await image('png'), Buffer.alloc(100_000, 5)]);
@@ -80,10 +121,10 @@ describe('a request body that stops moving', () => {
     const bytes = Buffer.concat([await image('png'), Buffer.alloc(6_000, 5)]);
     const declared = await declare(server, token, bytes, 'image/png');
     const target = new URL(declared.session.upload_url);
-    const chunks = Array.from({ length: 6 }, (_, i) => bytes.subarray(1000 + i * Math.ceil((bytes.length - 1000) / 6), 1000 + (i + 1) * Math.ceil((bytes.length - 1000) / 6)));
+    const chunks = Array.from({ length: 8 }, (_, i) => bytes.subarray(1000 + i * Math.ceil((bytes.length - 1000) / 8), 1000 + (i + 1) * Math.ceil((bytes.length - 1000) / 8)));
     const started = Date.now();
     const res = await trickle('PUT', target.pathname + target.search, declared.session.headers, { sent: bytes.subarray(0, 1000), chunks, everyMs: IDLE_MS / 2, end: true });
-    expect(Date.now() - started).toBeGreaterThan(2 * IDLE_MS);
+    expect(Date.now() - started).toBeGreaterThan(DEADLINE_MS); // streamed uploads have no total deadline
     expect(res.status).toBe(200);
     expect(res.headers.etag).toBe(`"${sha256(bytes)}"`);
   });

@@ -1,27 +1,56 @@
 // Request bodies must keep moving. Node's whole-request timeout is off (a 1 GiB upload over a slow
 // uplink takes hours); instead a body that sends nothing for BODY_IDLE_TIMEOUT_MS while the server
-// waits for it fails with a problem, and the connection is closed.
+// waits for it fails with a problem, and the connection is closed. Buffered (JSON) bodies also have
+// a total deadline, so a client that drips a byte just before each idle timeout cannot hold a
+// connection for days (slowloris); only streamed uploads go without one. Headers have Node's total
+// deadline (headersTimeout, app.ts), which holds even with the whole-request timeout off.
 import { Transform, type Readable } from 'node:stream';
 import type { Services } from '../services';
 
 /** A minute without a byte: no uplink that is still moving is that quiet, and a stalled client frees its slot. */
 export const BODY_IDLE_TIMEOUT_MS = 60_000;
+/** Any JSON body gets at least this long: a small body over a poor mobile link arrives in seconds. */
+export const JSON_BODY_MIN_DEADLINE_MS = 30_000;
+/**
+ * Beyond that floor a JSON body gets a second per KiB it declares (or, unannounced, per KiB of the
+ * route's limit): 8 kbit/s is far below any working uplink, and bounds a 64 KiB body to about a
+ * minute and the largest (a 2 MiB playlist) to about half an hour.
+ */
+export const JSON_BODY_MIN_BYTES_PER_SECOND = 1024;
 
-const overrides = new WeakMap<Services, number>();
+const idleOverrides = new WeakMap<Services, number>();
+const deadlineOverrides = new WeakMap<Services, number>();
 
 /** Tests shorten the idle timeout of one server; every other server keeps BODY_IDLE_TIMEOUT_MS. */
 export function setBodyIdleTimeout(services: Services, ms: number): void {
-  overrides.set(services, ms);
+  idleOverrides.set(services, ms);
 }
 
 export function bodyIdleTimeoutMs(services: Services): number {
-  return overrides.get(services) ?? BODY_IDLE_TIMEOUT_MS;
+  return idleOverrides.get(services) ?? BODY_IDLE_TIMEOUT_MS;
+}
+
+/** Tests give every JSON body of one server this fixed deadline instead of the computed one. */
+export function setJsonBodyDeadline(services: Services, ms: number): void {
+  deadlineOverrides.set(services, ms);
+}
+
+/** How long a JSON body of `bytes` (what it declares, at most the route's limit) may take in all. */
+export function jsonBodyDeadlineMs(services: Services, bytes: number): number {
+  return deadlineOverrides.get(services) ?? Math.max(JSON_BODY_MIN_DEADLINE_MS, Math.ceil((bytes / JSON_BODY_MIN_BYTES_PER_SECOND) * 1000));
 }
 
 /** The client sent no body bytes for `idleMs` while the server waited for them. */
 export class BodyStalled extends Error {
   constructor(readonly idleMs: number) {
     super(`no body bytes arrived for ${idleMs / 1000} s; the request was abandoned`);
+  }
+}
+
+/** The client kept sending, but too slowly to finish within the body's deadline. */
+export class BodyTooSlow extends Error {
+  constructor(readonly deadlineMs: number) {
+    super(`the request body did not arrive within ${deadlineMs / 1000} s; the request was abandoned`);
   }
 }
 
@@ -40,12 +69,14 @@ export interface GuardedBody extends Readable {
 }
 
 /**
- * Pipes `req` through a stream that fails with BodyStalled after `idleMs` without a byte. Time
- * the server itself spends behind (bytes already received but not yet read) never counts. A
- * request that ends early (the client went away) fails the stream too, as reading `req` would.
+ * Pipes `req` through a stream that fails with BodyStalled after `idleMs` without a byte, and
+ * (with a deadline) with BodyTooSlow once `deadlineMs` have passed in all. Time the server itself
+ * spends behind (bytes already received but not yet read) never counts as idle. A request that
+ * ends early (the client went away) fails the stream too, as reading `req` would.
  */
-export function guardBodyProgress(req: Readable, idleMs: number): GuardedBody {
+export function guardBodyProgress(req: Readable, idleMs: number, options: { deadlineMs?: number } = {}): GuardedBody {
   let timer: NodeJS.Timeout | undefined;
+  let deadline: NodeJS.Timeout | undefined;
   const guard = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       arm();
@@ -56,27 +87,33 @@ export function guardBodyProgress(req: Readable, idleMs: number): GuardedBody {
     clearTimeout(timer);
     timer = setTimeout(stalled, idleMs);
   };
+  const fail = (error: Error) => {
+    release();
+    guard.destroy(error);
+  };
   const stalled = () => {
     if (guard.writableLength > 0 || guard.readableLength > 0 || req.readableLength > 0) return arm();
-    release();
-    guard.destroy(new BodyStalled(idleMs));
+    fail(new BodyStalled(idleMs));
   };
   const interrupted = () => {
-    if (req.readableEnded) return;
-    release();
-    guard.destroy(new BodyInterrupted());
+    if (!req.readableEnded) fail(new BodyInterrupted());
+  };
+  const stopTimers = () => {
+    clearTimeout(timer);
+    clearTimeout(deadline);
   };
   const release = () => {
-    clearTimeout(timer);
+    stopTimers();
     req.off('close', interrupted);
     req.off('error', interrupted);
     req.unpipe(guard);
   };
   req.on('close', interrupted);
   req.on('error', interrupted);
-  guard.once('finish', () => clearTimeout(timer));
-  guard.once('close', () => clearTimeout(timer));
+  guard.once('finish', stopTimers);
+  guard.once('close', stopTimers);
   req.pipe(guard);
   arm();
+  if (options.deadlineMs !== undefined) deadline = setTimeout(() => fail(new BodyTooSlow(options.deadlineMs!)), options.deadlineMs);
   return Object.assign(guard, { release });
 }

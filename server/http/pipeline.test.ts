@@ -321,3 +321,36 @@ describe('capability areas', () => {
     expect((await server.request('GET', '/api/v1/project/capabilities', { token })).status).toBe(403);
   });
 });
+
+describe('the credit meter', () => {
+  it('answers 500 to every request whose debit failed in the database, and charges none of them', async () => {
+    const { token, projectId } = await server.enroll();
+    const { store } = server.services;
+    const credits = async () => (await store.db.selectFrom('tenants').select('credit_millis').where('id', '=', projectId).executeTakeFirstOrThrow()).credit_millis;
+    const before = await credits();
+    const transaction = store.transaction;
+    const original = transaction.bind(store);
+    // Every transaction rolls back after its writes, as a full disk would make it (the meter's are the only ones here).
+    store.transaction = (fn) =>
+      original(async (work) => {
+        await fn(work);
+        throw new Error('SQLITE_FULL: database or disk is full');
+      });
+    let answers;
+    try {
+      answers = await Promise.all(Array.from({ length: 5 }, () => server.request('GET', '/api/v1/screens', { token })));
+    } finally {
+      store.transaction = transaction;
+    }
+    for (const res of answers) {
+      expect(res.status).toBe(500);
+      expect(res.json().code).toBe('internal_error');
+      expect(res.text).not.toContain('SQLITE_FULL');
+      expect(res.headers['marquee-credits-remaining']).toBe(String(Math.floor(before / 1000)));
+    }
+    expect(await credits()).toBe(before);
+    const ok = await server.request('GET', '/api/v1/screens', { token });
+    expect(ok.status).toBe(200);
+    expect(await credits()).toBeLessThan(before);
+  });
+});

@@ -7,7 +7,7 @@ import type { Work } from '../store/store';
 import { applyMonthlyGrant, creditHeaders, creditState, REQUEST_COST_MILLIS, utcMonth } from '../tenants/credits';
 import { RequestMeter } from '../tenants/request-meter';
 import { isTenantPrincipal, type TenantPrincipal } from './auth';
-import { bodyIdleTimeoutMs } from './body-progress';
+import { bodyIdleTimeoutMs, jsonBodyDeadlineMs } from './body-progress';
 import { IdempotencyRecords, ReplayInstead, IDEMPOTENCY_RETENTION_MS, type RecordedAnswer, type RecordId } from './idempotency';
 import { problem, type Generation } from './problem';
 import { sendProblem } from './problem-response';
@@ -103,7 +103,7 @@ export async function runRoute(match: RouteMatch, req: Request, res: Response, s
 
     let rawBody: Buffer | undefined;
     if (policy.body !== 'raw') {
-      rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, bodyIdleTimeoutMs(services));
+      rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, { idleMs: bodyIdleTimeoutMs(services), deadlineMs: (bytes) => jsonBodyDeadlineMs(services, bytes) });
       ctx.body = parseJson(req, rawBody);
     }
 

@@ -1,23 +1,30 @@
 // Request bodies and queries: bounded reading, strict JSON, and zod issues as invalid_request problems.
 import type { Request } from 'express';
 import type { z } from 'zod';
-import { BodyStalled, guardBodyProgress } from './body-progress';
+import { BodyStalled, BodyTooSlow, guardBodyProgress } from './body-progress';
 import { problem, type FieldError } from './problem';
 
 export const DEFAULT_JSON_BODY_LIMIT = 64 * 1024;
 const EMPTY = Buffer.alloc(0);
 
+export interface BodyTimes {
+  /** Without a byte this long, the body is stalled. */
+  idleMs: number;
+  /** The whole body, given what it declares (at most `limit`), must arrive within this. */
+  deadlineMs: (bytes: number) => number;
+}
+
 /**
- * Reads the whole body, refusing (and stopping) once it passes `limit` bytes, or once it sent
- * nothing for `idleMs` (then the connection is closed).
+ * Reads the whole body, refusing (and stopping) once it passes `limit` bytes, once it sent
+ * nothing for `idleMs`, or once its deadline passed (then the connection is closed).
  */
-export async function readBody(req: Request, limit: number, idleMs: number): Promise<Buffer> {
+export async function readBody(req: Request, limit: number, times: BodyTimes): Promise<Buffer> {
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return EMPTY;
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  const body = guardBodyProgress(req, idleMs);
+  const body = guardBodyProgress(req, times.idleMs, { deadlineMs: times.deadlineMs(Number.isFinite(declared) ? declared : limit) });
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       size += chunk.length;
@@ -27,6 +34,9 @@ export async function readBody(req: Request, limit: number, idleMs: number): Pro
   } catch (error) {
     if (error instanceof BodyStalled) {
       throw problem('invalid_request', error.message, { headers: { Connection: 'close' }, errors: [{ field: 'body', code: 'stalled', detail: error.message }] });
+    }
+    if (error instanceof BodyTooSlow) {
+      throw problem('invalid_request', error.message, { headers: { Connection: 'close' }, errors: [{ field: 'body', code: 'too_slow', detail: error.message }] });
     }
     throw error;
   } finally {

@@ -1,36 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { KV_LIST_MAX_ITEMS, KV_VALUE_BASE64_MAX } from '../../sdk/contract/kv';
-import { TestClock } from '../clock';
 import { insertRelease } from '../playlists/content.fixtures';
-import { randomKey, TestServer, type RequestOptions } from '../testing/harness';
+import { randomKey,  type RequestOptions } from '../testing/harness';
+import { useEnrolledServer } from '../runtime/runtime.fixtures';
 import { pruneKv } from './kv';
 
-let server: TestServer;
-let token: string;
-let tenantId: string;
+const env = useEnrolledServer({ tenant: 'account' });
+const { clock } = env;
 let appId: string;
-const clock = new TestClock('2026-11-21T12:00:00Z');
 
 beforeAll(async () => {
-  server = await TestServer.start({ clock });
-  ({ token, accountId: tenantId } = await server.createAccount());
-  ({ applicationId: appId } = await insertRelease(server, tenantId));
+  ({ applicationId: appId } = await insertRelease(env.server, env.tenantId));
 });
-afterAll(async () => server.stop());
 
 const text = (s: string) => ({ value_base64: Buffer.from(s).toString('base64'), content_type: 'text/plain' });
 const path = (key: string, app = appId) => `/api/v1/applications/${app}/kv/${encodeURIComponent(key)}`;
 
 function put(key: string, body: unknown, options: RequestOptions = {}) {
-  return server.request('PUT', path(key, (options as { app?: string }).app), { token, json: body, idempotencyKey: randomKey(), ...options });
+  return env.server.request('PUT', path(key, (options as { app?: string }).app), { token: env.token, json: body, idempotencyKey: randomKey(), ...options });
 }
 
 function del(key: string, ifMatch: number | undefined, options: RequestOptions = {}) {
-  return server.request('DELETE', path(key), { token, idempotencyKey: randomKey(), ...(ifMatch !== undefined ? { ifMatch } : {}), ...options });
+  return env.server.request('DELETE', path(key), { token: env.token, idempotencyKey: randomKey(), ...(ifMatch !== undefined ? { ifMatch } : {}), ...options });
 }
 
 async function usedBytes(): Promise<number> {
-  return (await server.services.store.db.selectFrom('tenants').select('used_bytes').where('id', '=', tenantId).executeTakeFirstOrThrow()).used_bytes;
+  return (await env.server.services.store.db.selectFrom('tenants').select('used_bytes').where('id', '=', env.tenantId).executeTakeFirstOrThrow()).used_bytes;
 }
 
 describe('owner key/value', () => {
@@ -58,12 +53,12 @@ describe('owner key/value', () => {
 
     const binary = Buffer.from([0, 255, 1, 254, 10, 13]);
     expect((await put('blob', { value_base64: binary.toString('base64'), content_type: 'application/octet-stream' })).status).toBe(200);
-    const read = await server.request('GET', path('blob'), { token });
+    const read = await env.server.request('GET', path('blob'), { token: env.token });
     expect(read.status).toBe(200);
     expect(read.headers.etag).toBe('"1"');
     expect(Buffer.from(read.json().value_base64, 'base64').equals(binary)).toBe(true);
 
-    const list = await server.request('GET', `/api/v1/applications/${appId}/kv`, { token });
+    const list = await env.server.request('GET', `/api/v1/applications/${appId}/kv`, { token: env.token });
     expect(list.json()).toEqual({
       items: [
         expect.objectContaining({ key: 'blob', bytes: 6, revision: 1, content_type: 'application/octet-stream', created_at: expect.any(String), updated_at: expect.any(String) }),
@@ -76,9 +71,9 @@ describe('owner key/value', () => {
     expect((await del('greeting', 1)).status).toBe(412);
     expect((await del('greeting', 2)).status).toBe(204);
     expect((await del('blob', 1)).status).toBe(204);
-    expect((await server.request('GET', path('greeting'), { token })).status).toBe(404);
+    expect((await env.server.request('GET', path('greeting'), { token: env.token })).status).toBe(404);
     expect((await del('greeting', 3)).status).toBe(404);
-    const events = (await server.request('GET', '/api/v1/events', { token })).json().items.map((e: { type: string }) => e.type);
+    const events = (await env.server.request('GET', '/api/v1/events', { token: env.token })).json().items.map((e: { type: string }) => e.type);
     expect(events.filter((t: string) => t.startsWith('kv.'))).toEqual(['kv.created', 'kv.updated', 'kv.created', 'kv.deleted', 'kv.deleted']);
   });
 
@@ -86,28 +81,29 @@ describe('owner key/value', () => {
     expect((await put('phoenix', text('one'))).json().revision).toBe(1);
     expect((await del('phoenix', 1)).status).toBe(204);
     const ghost = await put('phoenix', text('two'), { ifMatch: 1 });
-    expect(ghost.status).toBe(412);
-    expect(ghost.json().current_revision).toBeUndefined();
+    expect(ghost.status).toBe(412); // RFC 9110: If-Match fails when there is no current representation
+    expect(ghost.json()).toMatchObject({ code: 'revision_conflict', errors: [{ field: 'If-Match', code: 'not_found' }] });
+    expect(ghost.json().current_revision).toBeUndefined(); // a missing key has no revision to name
     const again = await put('phoenix', text('two'));
     expect(again.json().revision).toBe(3);
   });
 
   it('needs Idempotency-Key on writes and If-Match on deletes, and replays exact retries', async () => {
-    const noKey = await server.request('PUT', path('k'), { token, json: text('x') });
+    const noKey = await env.server.request('PUT', path('k'), { token: env.token, json: text('x') });
     expect(noKey.status).toBe(400);
     expect(noKey.json().errors[0].field).toBe('Idempotency-Key');
     expect((await put('k', text('x'))).status).toBe(200);
     const noMatch = await del('k', undefined);
     expect(noMatch.status).toBe(400);
     expect(noMatch.json().errors[0].field).toBe('If-Match');
-    expect((await server.request('DELETE', path('k'), { token, ifMatch: 1 })).status).toBe(400);
+    expect((await env.server.request('DELETE', path('k'), { token: env.token, ifMatch: 1 })).status).toBe(400);
 
     const key = randomKey();
     const first = await put('retried', text('once'), { idempotencyKey: key });
     const retry = await put('retried', text('once'), { idempotencyKey: key });
     expect(retry.status).toBe(200);
     expect(retry.json()).toEqual(first.json());
-    expect((await server.request('GET', path('retried'), { token })).json().revision).toBe(1);
+    expect((await env.server.request('GET', path('retried'), { token: env.token })).json().revision).toBe(1);
     expect((await put('retried', text('other'), { idempotencyKey: key })).status).toBe(409);
   });
 
@@ -124,6 +120,21 @@ describe('owner key/value', () => {
     const res = await put(key, body);
     expect(res.status).toBe(400);
     expect(res.json().errors[0].field).toBe(field);
+  });
+
+  it.each(['.', '%2E', '%2e', '..', '%2E%2E', '.%2e'])('refuses the dot-segment key %s with invalid_request, on every method', async (raw) => {
+    const url = `/api/v1/applications/${appId}/kv/${raw}`;
+    for (const method of ['PUT', 'GET', 'DELETE']) {
+      const res = await env.server.request(method, url, { token: env.token, idempotencyKey: randomKey(), ifMatch: 1, ...(method === 'PUT' ? { json: text('x') } : {}) });
+      expect(res.status, `${method} ${raw}`).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'key' }] });
+    }
+  });
+
+  it('refuses a key with a lone surrogate (it has no UTF-8 form) with invalid_request', async () => {
+    const res = await env.server.request('PUT', `/api/v1/applications/${appId}/kv/a%ED%A0%80`, { token: env.token, json: text('x'), idempotencyKey: randomKey() });
+    expect(res.status).toBe(400);
+    expect(res.json().code).toBe('invalid_request');
   });
 
   it('takes values up to 1 MiB and keys of exactly 256 bytes, through percent-encoded paths', async () => {
@@ -150,55 +161,55 @@ describe('owner key/value', () => {
     await del('quota', 2);
     expect(await usedBytes()).toBe(before);
 
-    await server.services.store.db.updateTable('tenants').set({ content_limit_bytes: before + 20 }).where('id', '=', tenantId).execute();
+    await env.server.services.store.db.updateTable('tenants').set({ content_limit_bytes: before + 20 }).where('id', '=', env.tenantId).execute();
     try {
       const over = await put('quota', text('x'.repeat(50)));
       expect(over.status).toBe(413);
       expect(over.json().code).toBe('quota_exceeded');
-      expect((await server.request('GET', path('quota'), { token })).status).toBe(404);
+      expect((await env.server.request('GET', path('quota'), { token: env.token })).status).toBe(404);
     } finally {
-      await server.services.store.db.updateTable('tenants').set({ content_limit_bytes: 0 }).where('id', '=', tenantId).execute();
+      await env.server.services.store.db.updateTable('tenants').set({ content_limit_bytes: 0 }).where('id', '=', env.tenantId).execute();
     }
   });
 
   it('pages lists of more than 200 keys in byte order', async () => {
-    const { applicationId } = await insertRelease(server, tenantId);
+    const { applicationId } = await insertRelease(env.server, env.tenantId);
     const now = clock.now();
     const keys = Array.from({ length: KV_LIST_MAX_ITEMS + 5 }, (_, i) => `key-${String(i).padStart(4, '0')}`);
-    await server.services.store.db
+    await env.server.services.store.db
       .insertInto('kv_entries')
-      .values(keys.map((key) => ({ application_id: applicationId, key, tenant_id: tenantId, value: Buffer.from('v'), content_type: 'text/plain', bytes: 1, sha256: 'x', revision: 1, created_at: now, updated_at: now, deleted_at: null })))
+      .values(keys.map((key) => ({ application_id: applicationId, key, tenant_id: env.tenantId, value: Buffer.from('v'), content_type: 'text/plain', bytes: 1, sha256: 'x', revision: 1, created_at: now, updated_at: now, deleted_at: null })))
       .execute();
-    const first = (await server.request('GET', `/api/v1/applications/${applicationId}/kv`, { token })).json();
+    const first = (await env.server.request('GET', `/api/v1/applications/${applicationId}/kv`, { token: env.token })).json();
     expect(first.items).toHaveLength(KV_LIST_MAX_ITEMS);
     expect(first.next_cursor).toEqual(expect.any(String));
-    const second = (await server.request('GET', `/api/v1/applications/${applicationId}/kv?cursor=${first.next_cursor}`, { token })).json();
+    const second = (await env.server.request('GET', `/api/v1/applications/${applicationId}/kv?cursor=${first.next_cursor}`, { token: env.token })).json();
     expect([...first.items, ...second.items].map((i: { key: string }) => i.key)).toEqual(keys);
     expect(second.next_cursor).toBeNull();
-    expect((await server.request('GET', `/api/v1/applications/${applicationId}/kv?cursor=@@`, { token })).status).toBe(400);
+    expect((await env.server.request('GET', `/api/v1/applications/${applicationId}/kv?cursor=@@`, { token: env.token })).status).toBe(400);
   });
 
   it("answers not_found for another tenant's application, and accepts project bearers", async () => {
-    const other = await server.createAccount();
-    expect((await server.request('GET', path('greeting'), { token: other.token })).status).toBe(404);
-    expect((await server.request('PUT', path('greeting'), { token: other.token, json: text('x'), idempotencyKey: randomKey() })).status).toBe(404);
-    expect((await server.request('GET', `/api/v1/applications/${appId}/kv`, { token: other.token })).status).toBe(404);
+    const other = await env.server.createAccount();
+    expect((await env.server.request('GET', path('greeting'), { token: other.token })).status).toBe(404);
+    expect((await env.server.request('PUT', path('greeting'), { token: other.token, json: text('x'), idempotencyKey: randomKey() })).status).toBe(404);
+    expect((await env.server.request('GET', `/api/v1/applications/${appId}/kv`, { token: other.token })).status).toBe(404);
 
-    const project = await server.enroll();
-    const { applicationId } = await insertRelease(server, project.projectId);
-    const res = await server.request('PUT', `/api/v1/applications/${applicationId}/kv/p`, { token: project.token, json: text('p'), idempotencyKey: randomKey() });
+    const project = await env.server.enroll();
+    const { applicationId } = await insertRelease(env.server, project.projectId);
+    const res = await env.server.request('PUT', `/api/v1/applications/${applicationId}/kv/p`, { token: project.token, json: text('p'), idempotencyKey: randomKey() });
     expect(res.status, res.text).toBe(200);
   });
 
   it('drops the entries of a deleted application and gives their bytes back', async () => {
-    const { applicationId } = await insertRelease(server, tenantId);
+    const { applicationId } = await insertRelease(env.server, env.tenantId);
     const before = await usedBytes();
     await put('doomed', text('abc'), { app: applicationId } as RequestOptions);
     expect(await usedBytes()).toBe(before + 9);
-    await server.services.store.db.updateTable('applications').set({ deleted_at: clock.now(), state: 'deleted' }).where('id', '=', applicationId).execute();
-    expect((await server.request('GET', path('doomed', applicationId), { token })).status).toBe(404);
-    await pruneKv(server.services, clock.now());
+    await env.server.services.store.db.updateTable('applications').set({ deleted_at: clock.now(), state: 'deleted' }).where('id', '=', applicationId).execute();
+    expect((await env.server.request('GET', path('doomed', applicationId), { token: env.token })).status).toBe(404);
+    await pruneKv(env.server.services, clock.now());
     expect(await usedBytes()).toBe(before);
-    expect(await server.services.store.db.selectFrom('kv_entries').selectAll().where('application_id', '=', applicationId).execute()).toEqual([]);
+    expect(await env.server.services.store.db.selectFrom('kv_entries').selectAll().where('application_id', '=', applicationId).execute()).toEqual([]);
   });
 });

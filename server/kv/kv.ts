@@ -125,7 +125,13 @@ export async function writeEntry(services: Services, work: Work, writer: KvWrite
     }
     if (ifMatch !== live.revision) throw problem('revision_conflict', `If-Match "${ifMatch}" is stale; the key is at revision ${live.revision}`, { current_revision: live.revision });
   } else {
-    if (ifMatch !== undefined) throw problem('revision_conflict', 'the key does not exist; create it without If-Match');
+    // RFC 9110 (13.1.1): If-Match is false when there is no current representation, so 412, not
+    // 404: the precondition is what failed. It names no current_revision because there is none.
+    if (ifMatch !== undefined) {
+      throw problem('revision_conflict', 'the key does not exist; create it without If-Match', {
+        errors: [{ field: 'If-Match', code: 'not_found', detail: 'the key has no current revision' }],
+      });
+    }
     const count = await work.db
       .selectFrom('kv_entries')
       .select((eb) => eb.fn.countAll<number>().as('n'))

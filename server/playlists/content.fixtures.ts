@@ -1,5 +1,6 @@
 // Test helpers: ready media and releases inserted directly (their features build them for real),
 // and small playlist documents to write.
+import crypto from 'node:crypto';
 import { releaseHostLabel } from '../release-host/host-label';
 import { newId } from '../keys';
 import type { MediaChange } from '../references';
@@ -13,6 +14,9 @@ export interface MediaOptions {
   height?: number | null;
   duration_ms?: number | null;
   content_type?: string;
+  codecs?: string | null;
+  /** Real bytes, written to the blob store (size and sha256 follow); default a 1000-byte stand-in with no blob. */
+  bytes?: Buffer;
 }
 
 const CONTENT_TYPES = { image: 'image/webp', video: 'video/mp4', audio: 'audio/mpeg' } as const;
@@ -23,6 +27,8 @@ export async function insertMedia(server: TestServer, tenantId: string, options:
   const kind = options.kind ?? 'image';
   const id = newId('med');
   const now = server.clock.now() + sequence++; // distinct creation times keep `tag`/`all` order stable
+  const blobKey = options.bytes ? `media/${id}` : `blobs/${id}`;
+  if (options.bytes) await server.services.blobs.write(blobKey, options.bytes);
   await server.services.store.db
     .insertInto('media')
     .values({
@@ -33,16 +39,16 @@ export async function insertMedia(server: TestServer, tenantId: string, options:
       filename: `${id}.bin`,
       source_filename: null,
       content_type: options.content_type ?? CONTENT_TYPES[kind],
-      bytes: 1000,
-      sha256: 'a'.repeat(64),
+      bytes: options.bytes?.length ?? 1000,
+      sha256: options.bytes ? crypto.createHash('sha256').update(options.bytes).digest('hex') : 'a'.repeat(64),
       tag: options.tag ?? null,
       width: kind === 'audio' ? null : options.width === undefined ? 1920 : options.width,
       height: kind === 'audio' ? null : options.height === undefined ? 1080 : options.height,
-      duration_ms: options.duration_ms ?? (kind === 'image' ? null : 30_000),
-      codecs: null,
+      duration_ms: options.duration_ms === undefined ? (kind === 'image' ? null : 30_000) : options.duration_ms,
+      codecs: options.codecs ?? null,
       revision: 1,
       operation_id: newId('op'),
-      blob_key: `blobs/${id}`,
+      blob_key: blobKey,
       created_at: now,
       updated_at: now,
       deleted_at: null,

@@ -335,18 +335,34 @@ describe('updates and deletes', () => {
     }
   });
 
-  it('remints the manifest of screens showing a playlist when it changes, without touching their revision', async () => {
+  it('remints the manifest of screens showing a playlist when its served content changes, without touching their revision', async () => {
     const image = await insertMedia(server, tenant);
     const playlist = (await post(imageDoc(image))).json();
     const screen = await pairPendingScreen(server, token);
     const assigned = (await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } })).json();
-    await put(playlist.id, imageDoc(image, 'Edited'));
+    const other = await insertMedia(server, tenant);
+    expect((await put(playlist.id, imageDoc(other))).json().revision).toBe(2);
     const after = (await server.request('GET', `/api/v1/screens/${screen.id}`, { token })).json();
     expect(after).toMatchObject({ revision: assigned.revision, manifest_revision: assigned.manifest_revision + 1 });
     const last = await server.services.store.db.selectFrom('events').select(['type', 'details', 'runtime']).where('screen_id', '=', screen.id).orderBy('position', 'desc').executeTakeFirstOrThrow();
     expect(last.type).toBe('screen.manifest_changed');
     expect(last.runtime).toBe(1);
     expect(JSON.parse(last.details!)).toMatchObject({ reason: 'playlist_updated', manifest_revision: after.manifest_revision });
+  });
+
+  it('does not remint for a write that changes nothing a screen is served (a rename)', async () => {
+    const image = await insertMedia(server, tenant);
+    const playlist = (await post(imageDoc(image))).json();
+    const screen = await pairPendingScreen(server, token);
+    const assigned = (await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } })).json();
+    const renamed = await put(playlist.id, imageDoc(image, 'Renamed loop'));
+    expect(renamed.json()).toMatchObject({ name: 'Renamed loop', revision: 2 });
+    const after = (await server.request('GET', `/api/v1/screens/${screen.id}`, { token })).json();
+    expect(after).toMatchObject({ revision: assigned.revision, manifest_revision: assigned.manifest_revision });
+    const events = await server.services.store.db.selectFrom('events').select('type').where('position', '>', 0).where('resource_id', '=', playlist.id).execute();
+    expect(events.map((e) => e.type)).toContain('playlist.updated');
+    const changed = await server.services.store.db.selectFrom('events').select('type').where('screen_id', '=', screen.id).where('type', '=', 'screen.manifest_changed').execute();
+    expect(changed).toHaveLength(1); // the assignment's only
   });
 
   it('refuses an update that adds visibility while an assigned screen has no timezone', async () => {

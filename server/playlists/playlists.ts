@@ -175,7 +175,7 @@ export function replacesNothing(before: PlaylistTable, doc: PlaylistDocumentWrit
   );
 }
 
-/** Replaces the whole document: revision + 1, and screens showing it get a new manifest. */
+/** Replaces the whole document: revision + 1, and screens showing it get a new manifest when what they are served changed. */
 export async function replacePlaylist(
   services: Services,
   work: Work,
@@ -214,8 +214,12 @@ export async function replacePlaylist(
     { tenantId: after.tenant_id, type: 'playlist.updated', message: `playlist "${after.name}" updated`, resource: { type: 'playlist', id: after.id }, details: { revision: after.revision }, requestId: input.requestId },
     now,
   );
-  for (const screen of await screensShowing(work.db, after.tenant_id, [after.id], now)) {
-    await remintManifest(services.events, work, screen, 'playlist_updated', now, input.requestId);
+  // Only a change of what screens are served (pages, soundtrack) is a new manifest: a rename or a
+  // rewrite that resolves to the same document keeps the manifests on glass (no refetch, no swap).
+  if (after.document !== before.document) {
+    for (const screen of await screensShowing(work.db, after.tenant_id, [after.id], now)) {
+      await remintManifest(services.events, work, screen, 'playlist_updated', now, input.requestId);
+    }
   }
   return after;
 }

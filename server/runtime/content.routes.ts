@@ -1,7 +1,7 @@
 // Protected content on the runtime origin: GET (and HEAD) /content/v1/manifests/{rev}/media/{id}
 // for media a granted manifest of this screen shows, and …/releases/{id}/package for the normalized
 // package of a release it shows (the kiosk's offline mirror). One byte range, Fetch Metadata,
-// egress budgets, and completed bytes recorded in the egress ledger.
+// egress budgets (the whole response reserved up front), and completed bytes in the egress ledger.
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CANONICAL_EXTENSION, type MediaContentType } from '../../sdk/contract/media';
@@ -14,9 +14,8 @@ import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pai
 import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
 import { fetchMetadataOf } from '../release-host/fetch-metadata';
 import { contentFetchConflict } from './content-fetch-metadata';
-import type { ByteBudget } from './egress-budgets';
+import type { ByteBudget, EgressReservation } from './egress-budgets';
 import { grantedManifest, inManifest } from './manifest-store';
-import { ensureReleasePackage } from './release-package';
 import { egressOf } from './runtime-services';
 
 /** spec: runtime delivery records completed bytes as egress, like the media export does. */
@@ -78,6 +77,18 @@ function byteBudgets(ctx: ContentContext): ByteBudget[] {
   ];
 }
 
+/** Reserves the whole response before its first byte, so concurrent requests cannot overrun a budget together. */
+function reserveEgress(ctx: ContentContext, bytes: number): EgressReservation {
+  try {
+    return egressOf(ctx.services).budgets.reserve(byteBudgets(ctx), bytes, ctx.now);
+  } catch (error) {
+    // spec: byte-budget denials carry no RateLimit headers (the request budget's admission added them).
+    delete ctx.answerHeaders['RateLimit-Policy'];
+    delete ctx.answerHeaders.RateLimit;
+    throw error;
+  }
+}
+
 function checkFetchMetadata(ctx: AnyContext): void {
   const conflict = contentFetchConflict(fetchMetadataOf(ctx.req.headers));
   if (conflict) throw problem('forbidden', `contradictory Fetch Metadata: ${conflict}`);
@@ -106,19 +117,13 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   if (range.kind === 'refused') {
     throw problem('invalid_range', range.reason, { headers: { 'Content-Range': `bytes */${d.bytes}`, 'Accept-Ranges': 'bytes' } });
   }
-  const budgets = byteBudgets(ctx);
-  const { budgets: egress } = egressOf(services);
-  try {
-    egress.admit(budgets, ctx.now);
-  } catch (error) {
-    // spec: byte-budget denials carry no RateLimit headers (the request budget's admission added them).
-    delete ctx.answerHeaders['RateLimit-Policy'];
-    delete ctx.answerHeaders.RateLimit;
-    throw error;
-  }
-
   const { start, end } = range.kind === 'range' ? range : { start: 0, end: d.bytes - 1 };
   const length = end - start + 1;
+  const reservation = reserveEgress(ctx, req.method === 'HEAD' ? 0 : length);
+  let sent = 0;
+  // What did not go out (a client that hung up) is given back.
+  res.once('close', () => egressOf(services).budgets.settle(reservation, sent));
+
   res.status(range.kind === 'range' ? 206 : 200);
   res.set({
     ...common,
@@ -132,7 +137,6 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
     res.end();
     return;
   }
-  let sent = 0;
   const count = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       sent += chunk.length;
@@ -140,7 +144,6 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
     },
   });
   const tenantId = ctx.principal.tenantId;
-  res.once('close', () => egress.charge(budgets, sent, services.clock.now()));
   res.once('finish', () => {
     recordEgress(services.store, tenantId, d.egressKind, length, services.clock.now()).catch((error) =>
       services.logger.error({ err: error }, 'egress not recorded'),
@@ -156,56 +159,72 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   }
 }
 
-export const getManifestMedia = query({ auth: runtimeContent, rateLimits: clientBudget }, async (ctx) => {
-  checkFetchMetadata(ctx);
-  const { services, principal } = ctx;
-  const manifest = await grantedManifest(services, services.store.db, principal, ctx.params.manifest_revision!, ctx.now);
-  const mediaId = ctx.params.media_id!;
-  const db = services.store.db;
-  if (!(await inManifest(db, principal.screenId, manifest.revision, 'media', mediaId))) throw problem('not_found', 'this manifest shows no such media');
-  const media = await db
-    .selectFrom('media')
-    .select(['id', 'content_type', 'bytes', 'sha256', 'blob_key'])
-    .where('id', '=', mediaId)
-    .where('tenant_id', '=', principal.tenantId)
-    .where('state', '=', 'ready')
-    .executeTakeFirst();
-  if (!media || media.blob_key === null) throw problem('not_found', 'this manifest shows no such media');
-  await deliver(ctx, {
-    blobKey: media.blob_key,
-    bytes: media.bytes,
-    contentType: media.content_type,
-    etag: `"${media.sha256}"`,
-    disposition: `inline; filename="${media.id}${CANONICAL_EXTENSION[media.content_type as MediaContentType] ?? ''}"`,
-    extraHeaders: { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin', 'Referrer-Policy': 'no-referrer', Vary: 'Cookie' },
-    egressKind: RUNTIME_MEDIA_EGRESS,
-  });
-});
+/** Headers of every protected content answer besides its own Vary. */
+const CONTENT_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin', 'Referrer-Policy': 'no-referrer' };
 
-export const getManifestPackage = query({ auth: pairedContent, rateLimits: clientBudget }, async (ctx) => {
-  checkFetchMetadata(ctx);
-  const { services, principal } = ctx;
-  const manifest = await grantedManifest(services, services.store.db, principal, ctx.params.manifest_revision!, ctx.now);
-  const releaseId = ctx.params.release_id!;
-  const db = services.store.db;
-  if (!(await inManifest(db, principal.screenId, manifest.revision, 'release', releaseId))) throw problem('not_found', 'this manifest shows no such release');
-  const release = await db
-    .selectFrom('releases')
-    .select(['id', 'tenant_id'])
-    .where('id', '=', releaseId)
-    .where('tenant_id', '=', principal.tenantId)
-    .where('state', '=', 'ready')
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (!release) throw problem('not_found', 'this manifest shows no such release');
-  const pkg = await ensureReleasePackage(services, release);
-  await deliver(ctx, {
-    blobKey: pkg.blob_key,
-    bytes: pkg.bytes,
-    contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
-    etag: `"${pkg.sha256}"`,
-    disposition: `attachment; filename="${release.id}.tar.gz"`,
-    extraHeaders: { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin', 'Referrer-Policy': 'no-referrer', Vary: 'Cookie, Authorization' },
-    egressKind: RUNTIME_PACKAGE_EGRESS,
-  });
-});
+/**
+ * One route for content a manifest names: the revision must still grant content to this screen,
+ * name this content, and `find` must know it (else not_found, the same for every reason); then
+ * its bytes are delivered.
+ */
+function grantedContent(kind: 'media' | 'release', param: string, find: (ctx: ContentContext, id: string) => Promise<Delivery | undefined>) {
+  return async (ctx: ContentContext) => {
+    checkFetchMetadata(ctx);
+    const { services, principal } = ctx;
+    const db = services.store.db;
+    const manifest = await grantedManifest(services, db, principal, ctx.params.manifest_revision!, ctx.now);
+    const id = ctx.params[param]!;
+    const delivery = (await inManifest(db, principal.screenId, manifest.revision, kind, id)) ? await find(ctx, id) : undefined;
+    if (!delivery) throw problem('not_found', `this manifest shows no such ${kind}`);
+    await deliver(ctx, delivery);
+  };
+}
+
+export const getManifestMedia = query(
+  { auth: runtimeContent, rateLimits: clientBudget },
+  grantedContent('media', 'media_id', async (ctx, mediaId) => {
+    const media = await ctx.services.store.db
+      .selectFrom('media')
+      .select(['id', 'content_type', 'bytes', 'sha256', 'blob_key'])
+      .where('id', '=', mediaId)
+      .where('tenant_id', '=', ctx.principal.tenantId)
+      .where('state', '=', 'ready')
+      .executeTakeFirst();
+    if (!media || media.blob_key === null) return undefined;
+    return {
+      blobKey: media.blob_key,
+      bytes: media.bytes,
+      contentType: media.content_type,
+      etag: `"${media.sha256}"`,
+      disposition: `inline; filename="${media.id}${CANONICAL_EXTENSION[media.content_type as MediaContentType] ?? ''}"`,
+      extraHeaders: { ...CONTENT_HEADERS, Vary: 'Cookie' },
+      egressKind: RUNTIME_MEDIA_EGRESS,
+    };
+  }),
+);
+
+/** The release's stored package (built at publication; a minted manifest never names a release without one). */
+export const getManifestPackage = query(
+  { auth: pairedContent, rateLimits: clientBudget },
+  grantedContent('release', 'release_id', async (ctx, releaseId) => {
+    const pkg = await ctx.services.store.db
+      .selectFrom('releases')
+      .innerJoin('release_packages', 'release_packages.release_id', 'releases.id')
+      .select(['releases.id', 'release_packages.blob_key', 'release_packages.bytes', 'release_packages.sha256'])
+      .where('releases.id', '=', releaseId)
+      .where('releases.tenant_id', '=', ctx.principal.tenantId)
+      .where('releases.state', '=', 'ready')
+      .where('releases.deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!pkg) return undefined;
+    return {
+      blobKey: pkg.blob_key,
+      bytes: pkg.bytes,
+      contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
+      etag: `"${pkg.sha256}"`,
+      disposition: `attachment; filename="${pkg.id}.tar.gz"`,
+      extraHeaders: { ...CONTENT_HEADERS, Vary: 'Cookie, Authorization' },
+      egressKind: RUNTIME_PACKAGE_EGRESS,
+    };
+  }),
+);

@@ -2,40 +2,19 @@ import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WEBAPP_PACKAGE_CONTENT_TYPE, type RuntimeApplicationPlacement, type RuntimeImagePlacement } from '../../sdk/contract/manifest';
-import { TestClock } from '../clock';
 import { imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
-import { CookieJar, randomKey, TestServer, type RequestOptions } from '../testing/harness';
+import { CookieJar, randomKey,  type RequestOptions } from '../testing/harness';
 import { EGRESS_LIMITS } from './egress-budgets';
 import { manifestRevisionId } from './manifest-ids';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
-import { packageKey } from './release-package';
+import { PACKAGE_PENDING_RETRY_AFTER_S, packageBuilds, packageKey, PACKAGE_RETRY_AFTER_FAILURE_MS, writeReleasePackage } from '../applications/release-package';
 import { tuneEgressLimits } from './runtime-services';
-import {
-  activate,
-  anonymousPlayer,
-  appPage,
-  createPlaylist,
-  pairedPlayer,
-  patchScreen,
-  publishApp,
-  sha256,
-  storedMedia,
-  validManifest,
-  type Player,
-} from './runtime.fixtures';
+import { activate, anonymousPlayer, appPage, createPlaylist, getManifest, patchScreen, publishApp, sha256, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
 
-let server: TestServer;
-let token: string;
-let tenantId: string;
-const clock = new TestClock('2026-11-21T12:00:00Z');
-
-beforeAll(async () => {
-  server = await TestServer.start({ clock });
-  ({ token, projectId: tenantId } = await server.enroll());
-});
-afterAll(async () => server.stop());
+const env = useEnrolledServer();
+const { clock } = env;
 
 const BYTES = crypto.randomBytes(1000);
 const PLAYER_IMAGE = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' };
@@ -47,21 +26,20 @@ interface Shown {
   audioId: string;
 }
 
-/** A paired player whose manifest shows one image (BYTES) and a soundtrack. */
-async function showing(): Promise<Shown> {
-  clock.advance(61_000);
-  const p = await pairedPlayer(server, token);
-  const mediaId = await storedMedia(server, tenantId, BYTES);
-  const audioId = await storedMedia(server, tenantId, Buffer.from('ID3 soundtrack'), { kind: 'audio', durationMs: 60_000 });
+/** A paired player whose manifest shows one image (`bytes`) and a soundtrack. */
+async function showing(bytes = BYTES): Promise<Shown> {
+  const p = await env.player();
+  const mediaId = await storedMedia(env.server, env.tenantId, bytes);
+  const audioId = await storedMedia(env.server, env.tenantId, Buffer.from('ID3 soundtrack'), { kind: 'audio', durationMs: 60_000 });
   const doc = { ...imageDoc(mediaId), audio: { tracks: [{ media_id: audioId }] } };
-  await patchScreen(server, token, p.screen.id, { playlist_id: await createPlaylist(server, token, doc) });
-  const { manifest } = await validManifest(server, p);
+  await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, doc) });
+  const { manifest } = await validManifest(env.server, p);
   return { p, rev: manifest.manifestRevision, mediaId, audioId };
 }
 
 function fetchMedia(s: Shown, options: RequestOptions & { rev?: string; mediaId?: string; method?: string } = {}) {
   const { rev = s.rev, mediaId = s.mediaId, method = 'GET', ...rest } = options;
-  return server.request(method, `/content/v1/manifests/${rev}/media/${mediaId}`, { cookies: s.p.cookies, ...rest });
+  return env.server.request(method, `/content/v1/manifests/${rev}/media/${mediaId}`, { cookies: s.p.cookies, ...rest });
 }
 
 let shown: Shown;
@@ -148,7 +126,7 @@ describe('protected media', () => {
   });
 
   it('serves only media of that manifest, of this screen', async () => {
-    const other = await storedMedia(server, tenantId, Buffer.from('not in the manifest'));
+    const other = await storedMedia(env.server, env.tenantId, Buffer.from('not in the manifest'));
     expect((await fetchMedia(shown, { mediaId: other })).status).toBe(404);
     const elsewhere = await showing();
     // Another screen's revision id names nothing for this screen, and its media are not ours to fetch.
@@ -159,21 +137,21 @@ describe('protected media', () => {
   });
 
   it('needs a runtime cookie; anonymous sessions may fetch', async () => {
-    expect((await server.request('GET', `/content/v1/manifests/${shown.rev}/media/${shown.mediaId}`)).status).toBe(401);
-    const viewer = await anonymousPlayer(server, shown.p.screen);
+    expect((await env.server.request('GET', `/content/v1/manifests/${shown.rev}/media/${shown.mediaId}`)).status).toBe(401);
+    const viewer = await anonymousPlayer(env.server, shown.p.screen);
     const res = await fetchMedia({ ...shown, p: viewer });
     expect(res.status).toBe(200);
   });
 
   it('keeps an older revision granted for its grace, then only while it is the active one', async () => {
     const s = await showing();
-    await activate(server, s.p, s.rev);
-    await patchScreen(server, token, s.p.screen.id, { timezone: 'Europe/Paris' });
-    const next = await validManifest(server, s.p);
+    await activate(env.server, s.p, s.rev);
+    await patchScreen(env.server, env.token, s.p.screen.id, { timezone: 'Europe/Paris' });
+    const next = await validManifest(env.server, s.p);
     expect(next.manifest.manifestRevision).not.toBe(s.rev);
     clock.advance(SUPERSEDED_MANIFEST_GRACE_MS + 1000);
     expect((await fetchMedia(s)).status).toBe(200); // still what the player reported on glass
-    await activate(server, s.p, next.manifest.manifestRevision);
+    await activate(env.server, s.p, next.manifest.manifestRevision);
     const lapsed = await fetchMedia(s);
     expect(lapsed.status).toBe(403);
     expect(lapsed.json().detail).toMatch(/no longer grants/);
@@ -182,8 +160,8 @@ describe('protected media', () => {
 
   it('keeps a superseded revision granted within the grace even when it was never activated', async () => {
     const s = await showing();
-    await patchScreen(server, token, s.p.screen.id, { timezone: 'Europe/Rome' });
-    await validManifest(server, s.p);
+    await patchScreen(env.server, env.token, s.p.screen.id, { timezone: 'Europe/Rome' });
+    await validManifest(env.server, s.p);
     expect((await fetchMedia(s)).status).toBe(200);
     clock.advance(SUPERSEDED_MANIFEST_GRACE_MS);
     expect((await fetchMedia(s)).status).toBe(403);
@@ -191,7 +169,7 @@ describe('protected media', () => {
 
   it('grants nothing on an archived screen', async () => {
     const s = await showing();
-    const archived = await server.request('POST', `/api/v1/screens/${s.p.screen.id}/archive`, { token, idempotencyKey: randomKey() });
+    const archived = await env.server.request('POST', `/api/v1/screens/${s.p.screen.id}/archive`, { token: env.token, idempotencyKey: randomKey() });
     expect(archived.status).toBe(200);
     const res = await fetchMedia(s);
     expect(res.status).toBe(403);
@@ -201,7 +179,7 @@ describe('protected media', () => {
   it('records completed bytes in the egress ledger, and nothing for HEAD or 304', async () => {
     const s = await showing();
     const ledger = async () =>
-      (await server.services.store.db.selectFrom('egress_ledger').selectAll().where('tenant_id', '=', tenantId).where('kind', '=', 'runtime_media_delivery').executeTakeFirst()) ?? { bytes: 0, count: 0 };
+      (await env.server.services.store.db.selectFrom('egress_ledger').selectAll().where('tenant_id', '=', env.tenantId).where('kind', '=', 'runtime_media_delivery').executeTakeFirst()) ?? { bytes: 0, count: 0 };
     const before = await ledger();
     await fetchMedia(s);
     await fetchMedia(s, { headers: { range: 'bytes=0-99' } });
@@ -223,22 +201,67 @@ describe('egress budgets', () => {
 
   it('refuse a client past its bytes with 429 and Retry-After, and admit it again next window', async () => {
     const s = await showing();
-    tuneEgressLimits(server.services, { clientBytesPerMinute: 1500 });
+    tuneEgressLimits(env.server.services, { clientBytesPerMinute: 2500 });
     try {
       clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
       await spent(200, s);
-      await spent(200, s); // 1000 bytes used < 1500: admitted, then charged
-      const refused = await spent(429, s);
+      await spent(200, s); // 2000 of 2500 bytes reserved
+      const refused = await spent(429, s); // 1000 more do not fit
       expect(refused.json().code).toBe('rate_limited');
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(59);
       expect(refused.headers['ratelimit-policy']).toBeUndefined(); // byte budgets carry no RateLimit headers
       // Another session of the same screen has its own client budget.
-      await spent(200, s, await anonymousPlayer(server, s.p.screen));
+      await spent(200, s, await anonymousPlayer(env.server, s.p.screen));
       clock.advance(60_000);
       await spent(200, s);
     } finally {
-      tuneEgressLimits(server.services, EGRESS_LIMITS);
+      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
+    }
+  });
+
+  it('hold under concurrency: of 20 parallel 200 KB requests under a 250 KB budget, one is served', async () => {
+    const big = crypto.randomBytes(200_000);
+    const s = await showing(big);
+    clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
+    tuneEgressLimits(env.server.services, { clientBytesPerMinute: 250_000 });
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => fetchMedia(s)));
+      const served = answers.filter((a) => a.status === 200);
+      expect(served).toHaveLength(1);
+      expect(served[0]!.body.equals(big)).toBe(true);
+      expect(answers.filter((a) => a.status === 429)).toHaveLength(19);
+      // What a client did not take is given back: a 1-byte range still fits beside the 200 KB.
+      expect((await fetchMedia(s, { headers: { range: 'bytes=0-0' } })).status).toBe(206);
+    } finally {
+      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
+    }
+  });
+
+  it('give back the bytes of a response the client abandoned', async () => {
+    const MiB = 1024 * 1024;
+    const big = crypto.randomBytes(32 * MiB);
+    const s = await showing(big);
+    clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
+    // Two whole copies do not fit; one copy and what socket buffers took of the abandoned one do.
+    tuneEgressLimits(env.server.services, { clientBytesPerMinute: 48 * MiB });
+    try {
+      // Reads the headers and then hangs up: most of the 32 MiB never leaves the server.
+      await new Promise<void>((resolve, reject) => {
+        const req = env.server.rawRequest('GET', `/content/v1/manifests/${s.rev}/media/${s.mediaId}`, { cookies: s.p.cookies }, (res) => {
+          expect(res.statusCode).toBe(200);
+          req.destroy();
+          res.destroy();
+          resolve();
+        });
+        req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      const again = await fetchMedia(s);
+      expect(again.status).toBe(200);
+      expect(again.body.length).toBe(big.length);
+    } finally {
+      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
     }
   });
 
@@ -246,21 +269,21 @@ describe('egress budgets', () => {
     const s = await showing();
     const t = await showing();
     clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
-    tuneEgressLimits(server.services, { screenBytesPerMinute: 1000 });
+    tuneEgressLimits(env.server.services, { screenBytesPerMinute: 1000 });
     try {
       await spent(200, s);
-      await spent(429, s, await anonymousPlayer(server, s.p.screen));
+      await spent(429, s, await anonymousPlayer(env.server, s.p.screen));
       await spent(200, t); // another screen
     } finally {
-      tuneEgressLimits(server.services, EGRESS_LIMITS);
+      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
     }
     clock.advance(60_000);
-    tuneEgressLimits(server.services, { accountBytesPerMinute: 1000 });
+    tuneEgressLimits(env.server.services, { accountBytesPerMinute: 1000 });
     try {
       await spent(200, s);
       await spent(429, t);
     } finally {
-      tuneEgressLimits(server.services, EGRESS_LIMITS);
+      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
     }
   });
 });
@@ -287,11 +310,10 @@ describe('application packages', () => {
   }
 
   async function appShown() {
-    clock.advance(61_000);
-    const p = await pairedPlayer(server, token);
-    const app = await publishApp(server, token, 'packaged');
-    await patchScreen(server, token, p.screen.id, { playlist_id: await createPlaylist(server, token, { name: 'App', pages: [appPage('board', app.releaseId)] }) });
-    const { manifest } = await validManifest(server, p);
+    const p = await env.player();
+    const app = await publishApp(env.server, env.token, 'packaged');
+    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', app.releaseId)] }) });
+    const { manifest } = await validManifest(env.server, p);
     const placement = manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement;
     return { p, app, manifest, pkg: placement.content.package };
   }
@@ -299,8 +321,8 @@ describe('application packages', () => {
   it('serves the deterministic tar.gz the manifest names, to the paired device', async () => {
     const { p, app, pkg } = await appShown();
     const device = new CookieJar();
-    device.set(server.host, '__Host-marquee-device', p.cookies.get(server.host, '__Host-marquee-device')!);
-    const res = await server.request('GET', pkg.url, { cookies: device });
+    device.set(env.server.host, '__Host-marquee-device', p.cookies.get(env.server.host, '__Host-marquee-device')!);
+    const res = await env.server.request('GET', pkg.url, { cookies: device });
     expect(res.status, res.text).toBe(200);
     expect(res.headers).toMatchObject({
       'content-type': WEBAPP_PACKAGE_CONTENT_TYPE,
@@ -321,31 +343,94 @@ describe('application packages', () => {
     expect(entries.every((e) => e.mode === 0o644 && e.mtime === 0)).toBe(true);
     expect(entries[0]!.body).toContain('packaged');
 
-    const ranged = await server.request('GET', pkg.url, { cookies: p.cookies, headers: { range: 'bytes=0-9' } });
+    const ranged = await env.server.request('GET', pkg.url, { cookies: p.cookies, headers: { range: 'bytes=0-9' } });
     expect(ranged.status).toBe(206);
     expect(ranged.headers['content-range']).toBe(`bytes 0-9/${pkg.bytes}`);
   });
 
   it('is rebuilt byte for byte identical', async () => {
     const { app, pkg } = await appShown();
-    const { db } = server.services.store;
-    await db.deleteFrom('release_packages').where('release_id', '=', app.releaseId).execute();
-    await server.services.blobs.delete(packageKey(app.releaseId));
-    const { ensureReleasePackage } = await import('./release-package');
-    const rebuilt = await ensureReleasePackage(server.services, { id: app.releaseId, tenant_id: tenantId });
+    await env.server.services.blobs.delete(packageKey(app.releaseId));
+    const rebuilt = await writeReleasePackage(env.server.services, app.releaseId);
     expect(rebuilt.sha256).toBe(pkg.sha256);
     expect(rebuilt.bytes).toBe(pkg.bytes);
   });
 
+  it('is built once the release is published, before any manifest names it', async () => {
+    const app = await publishApp(env.server, env.token, 'published'); // waits for the queue to settle
+    const row = await env.server.services.store.db.selectFrom('release_packages').selectAll().where('release_id', '=', app.releaseId).executeTakeFirstOrThrow();
+    expect(row.blob_key).toBe(packageKey(app.releaseId));
+    const chunks: Buffer[] = [];
+    for await (const chunk of env.server.services.blobs.read(row.blob_key)) chunks.push(chunk as Buffer);
+    const blob = Buffer.concat(chunks);
+    expect(blob.length).toBe(row.bytes);
+    expect(sha256(blob)).toBe(row.sha256);
+  });
+
+  it('is never built by a manifest request: a release without one is manifest_degraded until the background queue built it', async () => {
+    const { services } = env.server;
+    const { blobs } = services;
+    const write = blobs.write.bind(blobs);
+    const packageWrites: string[] = [];
+    let failing = true;
+    let open: () => void = () => undefined;
+    let gate: Promise<void> = Promise.resolve();
+    blobs.write = async (key, source, options) => {
+      if (!key.endsWith('/package')) return write(key, source, options);
+      packageWrites.push(key);
+      await gate;
+      if (!failing) return write(key, source, options);
+      if (!Buffer.isBuffer(source)) source.destroy();
+      throw new Error('no space left on device');
+    };
+    try {
+      // The build queued at publication fails; the release is published all the same (the release host serves its files).
+      const p = await env.player();
+      const app = await publishApp(env.server, env.token, 'late package');
+      expect(packageWrites).toHaveLength(1);
+      const stored = () => services.store.db.selectFrom('release_packages').selectAll().where('release_id', '=', app.releaseId).execute();
+      expect(await stored()).toEqual([]);
+      await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', app.releaseId)] }) });
+
+      const degraded = await getManifest(env.server, p);
+      expect(degraded.status).toBe(500);
+      expect(degraded.json().code).toBe('manifest_degraded');
+      expect(degraded.headers['retry-after']).toBe('60'); // a failed build is not retried at once
+      await packageBuilds(services).idle();
+      expect(packageWrites).toHaveLength(1); // nor per poll
+
+      failing = false;
+      gate = new Promise((resolve) => (open = resolve)); // the next package write waits until the test lets it go
+      clock.advance(PACKAGE_RETRY_AFTER_FAILURE_MS);
+      const answered = await getManifest(env.server, p);
+      // The request asked the queue for the package and answered while its build was held.
+      expect(answered.status).toBe(500);
+      expect(answered.headers['retry-after']).toBe(String(PACKAGE_PENDING_RETRY_AFTER_S));
+      expect(await stored()).toEqual([]);
+      open();
+      await packageBuilds(services).idle();
+      expect(packageWrites).toHaveLength(2);
+      expect(await stored()).toHaveLength(1);
+      const { manifest } = await validManifest(env.server, p);
+      const shown = (manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content.package;
+      expect(shown.sha256).toBe((await stored())[0]!.sha256);
+      expect(packageWrites).toHaveLength(2);
+      expect(env.server.logText()).toContain('release package could not be built');
+    } finally {
+      open();
+      blobs.write = write;
+    }
+  });
+
   it('is refused to anonymous sessions, to releases the manifest does not show, and without a player cookie', async () => {
     const { p, pkg, manifest } = await appShown();
-    const viewer = await anonymousPlayer(server, p.screen);
-    expect((await server.request('GET', pkg.url, { cookies: viewer.cookies })).status).toBe(403);
-    expect((await server.request('GET', pkg.url)).status).toBe(401);
-    const other = await publishApp(server, token, 'other');
-    const res = await server.request('GET', `/content/v1/manifests/${manifest.manifestRevision}/releases/${other.releaseId}/package`, { cookies: p.cookies });
+    const viewer = await anonymousPlayer(env.server, p.screen);
+    expect((await env.server.request('GET', pkg.url, { cookies: viewer.cookies })).status).toBe(403);
+    expect((await env.server.request('GET', pkg.url)).status).toBe(401);
+    const other = await publishApp(env.server, env.token, 'other');
+    const res = await env.server.request('GET', `/content/v1/manifests/${manifest.manifestRevision}/releases/${other.releaseId}/package`, { cookies: p.cookies });
     expect(res.status).toBe(404);
-    expect((await server.request('GET', pkg.url, { cookies: p.cookies, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' } })).status).toBe(403);
+    expect((await env.server.request('GET', pkg.url, { cookies: p.cookies, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' } })).status).toBe(403);
   });
 
   it('names the revision it belongs to', async () => {
@@ -357,15 +442,14 @@ describe('application packages', () => {
 
 describe('media and pages together', () => {
   it('a media shown on two pages is one grant', async () => {
-    clock.advance(61_000);
-    const p = await pairedPlayer(server, token);
-    const m = await storedMedia(server, tenantId, BYTES);
+    const p = await env.player();
+    const m = await storedMedia(env.server, env.tenantId, BYTES);
     const doc = { name: 'Twice', pages: [page('a', [imagePlacement('x', { by: 'id', media_id: m })]), page('b', [imagePlacement('y', { by: 'id', media_id: m })])] };
-    await patchScreen(server, token, p.screen.id, { playlist_id: await createPlaylist(server, token, doc) });
-    const { manifest } = await validManifest(server, p);
+    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, doc) });
+    const { manifest } = await validManifest(env.server, p);
     const srcs = manifest.pages.map((pg) => (pg.placements[0] as RuntimeImagePlacement).content.items[0]!.src);
     expect(new Set(srcs).size).toBe(1);
-    const rows = await server.services.store.db.selectFrom('runtime_manifest_content').selectAll().where('screen_id', '=', p.screen.id).execute();
+    const rows = await env.server.services.store.db.selectFrom('runtime_manifest_content').selectAll().where('screen_id', '=', p.screen.id).execute();
     expect(rows.filter((r) => r.ref === m)).toHaveLength(1);
   });
 });

@@ -1,7 +1,8 @@
 // Byte budgets for protected content delivery: per client (runtime session or device), per screen
-// and per account, in fixed windows. A request is admitted while every budget it falls under has
-// bytes left; what it really sent is charged when it ends, so an aborted transfer costs only what
-// went out. Denials are 429 with Retry-After and, being byte budgets, no RateLimit headers (spec).
+// and per account, in fixed windows. A response reserves its whole length in every budget it falls
+// under before its first byte goes out, so concurrent requests cannot overrun a budget together;
+// what it did not send (a client that hung up) is given back when it ends. Denials are 429 with
+// Retry-After and, being byte budgets, no RateLimit headers (spec).
 import { problem } from '../http/problem';
 
 export interface ByteBudget {
@@ -21,33 +22,56 @@ export const EGRESS_LIMITS = {
 };
 export type EgressLimits = typeof EGRESS_LIMITS;
 
+interface Window {
+  start: number;
+  /** Bytes reserved by responses admitted in this window (less what they gave back). */
+  used: number;
+}
+
+/** What one admitted response holds: its bytes in each budget's window of admission. */
+export interface EgressReservation {
+  readonly bytes: number;
+  readonly windows: readonly Window[];
+  settled: boolean;
+}
+
 export class ByteBudgets {
-  private readonly windows = new Map<string, { start: number; used: number }>();
+  private readonly windows = new Map<string, Window>();
   private lastSweep = 0;
 
-  /** Throws rate_limited when any budget is spent for its current window. */
-  admit(budgets: ByteBudget[], now: number): void {
+  /**
+   * Reserves `bytes` in the current window of every budget, or throws rate_limited (reserving
+   * nothing) when one of them cannot take them. A response larger than a whole budget is admitted
+   * only into an empty window, so it can still be fetched, once per window.
+   */
+  reserve(budgets: ByteBudget[], bytes: number, now: number): EgressReservation {
     this.sweep(now);
-    for (const budget of budgets) {
-      const windowMs = budget.windowSeconds * 1000;
-      const start = Math.floor(now / windowMs) * windowMs;
-      const window = this.windows.get(id(budget));
-      if (window && window.start === start && window.used >= budget.limitBytes) {
-        const retryAfter = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
-        throw problem('rate_limited', `the ${budget.name} egress budget is spent; retry after ${retryAfter} s`, { retryAfter });
-      }
-    }
-  }
-
-  charge(budgets: ByteBudget[], bytes: number, now: number): void {
-    if (bytes <= 0) return;
-    for (const budget of budgets) {
+    const windows = budgets.map((budget) => {
       const windowMs = budget.windowSeconds * 1000;
       const start = Math.floor(now / windowMs) * windowMs;
       let window = this.windows.get(id(budget));
-      if (!window || window.start !== start) this.windows.set(id(budget), (window = { start, used: 0 }));
+      if (!window || window.start !== start) window = { start, used: 0 };
+      const fits = window.used < budget.limitBytes && (window.used === 0 || window.used + bytes <= budget.limitBytes);
+      if (!fits) {
+        const retryAfter = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
+        throw problem('rate_limited', `the ${budget.name} egress budget is spent; retry after ${retryAfter} s`, { retryAfter });
+      }
+      return [id(budget), window] as const;
+    });
+    for (const [key, window] of windows) {
       window.used += bytes;
+      this.windows.set(key, window);
     }
+    return { bytes, windows: windows.map(([, window]) => window), settled: false };
+  }
+
+  /** Gives back, once, what an admitted response did not send (a window that has ended keeps no count). */
+  settle(reservation: EgressReservation, sentBytes: number): void {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    const unsent = reservation.bytes - Math.min(sentBytes, reservation.bytes);
+    if (unsent <= 0) return;
+    for (const window of reservation.windows) window.used = Math.max(0, window.used - unsent);
   }
 
   private sweep(now: number): void {

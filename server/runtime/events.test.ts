@@ -1,48 +1,35 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestClock } from '../clock';
+import { afterAll,  describe, expect, it } from 'vitest';
 import { StreamReader } from '../events/stream-reader.testing';
 import { imageDoc } from '../playlists/content.fixtures';
-import { randomKey, TestServer } from '../testing/harness';
+import { randomKey } from '../testing/harness';
 import { PRESENCE_GRACE_MS } from './presence';
-import { anonymousPlayer, createPlaylist, pairedPlayer, patchScreen, storedMedia, type Player } from './runtime.fixtures';
+import { anonymousPlayer, createPlaylist,  patchScreen, storedMedia, useEnrolledServer, type Player } from './runtime.fixtures';
 
-let server: TestServer;
-let token: string;
-let tenantId: string;
-const clock = new TestClock('2026-11-21T12:00:00Z');
+const env = useEnrolledServer();
+const { clock } = env;
 const open: StreamReader[] = [];
-
-beforeAll(async () => {
-  server = await TestServer.start({ clock });
-  ({ token, projectId: tenantId } = await server.enroll());
-});
-afterAll(async () => {
+afterAll(() => {
   for (const reader of open) reader.close();
-  await server.stop();
 });
 
-async function player(): Promise<Player> {
-  clock.advance(61_000);
-  return pairedPlayer(server, token);
-}
 
 async function stream(p: Player, query = '', headers: Record<string, string> = {}): Promise<StreamReader> {
-  const reader = await StreamReader.open(server, `/runtime/v1/events${query}`, { cookies: p.cookies, headers });
+  const reader = await StreamReader.open(env.server, `/runtime/v1/events${query}`, { cookies: p.cookies, headers });
   open.push(reader);
   return reader;
 }
 
 function reload(screenId: string) {
-  return server.request('POST', `/api/v1/screens/${screenId}/reload`, { token, idempotencyKey: randomKey() });
+  return env.server.request('POST', `/api/v1/screens/${screenId}/reload`, { token: env.token, idempotencyKey: randomKey() });
 }
 
 async function screen(id: string) {
-  return (await server.request('GET', `/api/v1/screens/${id}`, { token })).json();
+  return (await env.server.request('GET', `/api/v1/screens/${id}`, { token: env.token })).json();
 }
 
 describe('the runtime event stream', () => {
   it('starts a new session at the head: the session cursor skips what happened before', async () => {
-    const p = await player();
+    const p = await env.player();
     expect(p.session.event_cursor).toMatch(/^[0-9]+\.[A-Za-z0-9_-]{22}$/);
     const reader = await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`);
     expect(reader.status).toBe(200);
@@ -56,14 +43,14 @@ describe('the runtime event stream', () => {
   });
 
   it('delivers screen.manifest_changed and leaves stream.cursor frames for events players do not see', async () => {
-    const p = await player();
+    const p = await env.player();
     const reader = await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`);
-    await patchScreen(server, token, p.screen.id, { tags: ['lobby'] }); // screen.updated: account audience only
+    await patchScreen(env.server, env.token, p.screen.id, { tags: ['lobby'] }); // screen.updated: account audience only
     const [gap] = await reader.waitForFrames(1);
     expect(gap!.event).toBe('stream.cursor');
     expect(gap!.data).toBe('');
-    const media = await storedMedia(server, tenantId, Buffer.from('x'));
-    await patchScreen(server, token, p.screen.id, { playlist_id: await createPlaylist(server, token, imageDoc(media)) });
+    const media = await storedMedia(env.server, env.tenantId, Buffer.from('x'));
+    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, imageDoc(media)) });
     await reader.waitUntil(() => reader.events.length >= 1, 'manifest_changed');
     expect(reader.events[0]!.event).toBe('screen.manifest_changed');
     expect(reader.events[0]!.json().details.reason).toBe('playlist_assigned');
@@ -71,7 +58,7 @@ describe('the runtime event stream', () => {
   });
 
   it('resumes after Last-Event-ID, the query cursor winning, and resyncs a foreign cursor', async () => {
-    const p = await player();
+    const p = await env.player();
     await reload(p.screen.id);
     const first = await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`);
     const [reloaded] = await first.waitForFrames(1);
@@ -84,26 +71,26 @@ describe('the runtime event stream', () => {
     expect(resumed.events[0]!.id).not.toBe(reloaded!.id);
     resumed.close();
 
-    const other = await player();
+    const other = await env.player();
     const foreign = await stream(p, `?after=${encodeURIComponent(other.session.event_cursor)}`, { 'last-event-id': reloaded!.id! });
     await foreign.waitForEnd();
     expect(foreign.frames.map((f) => f.event)).toEqual(['stream.resync_required']);
   });
 
   it('is refused without a runtime cookie, and to a bearer', async () => {
-    expect((await server.request('GET', '/runtime/v1/events')).status).toBe(401);
-    expect((await server.request('GET', '/runtime/v1/events', { token })).status).toBe(401);
+    expect((await env.server.request('GET', '/runtime/v1/events')).status).toBe(401);
+    expect((await env.server.request('GET', '/runtime/v1/events', { token: env.token })).status).toBe(401);
   });
 
   it('closes after the event that ended its session (a rotation), but not for a newer session', async () => {
-    const p = await player();
+    const p = await env.player();
     const before = await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`);
-    const rotated = await server.request('POST', `/api/v1/screens/${p.screen.id}/public-id/rotate`, { token, idempotencyKey: randomKey() });
+    const rotated = await env.server.request('POST', `/api/v1/screens/${p.screen.id}/public-id/rotate`, { token: env.token, idempotencyKey: randomKey() });
     expect(rotated.status).toBe(200);
     await before.waitForEnd();
     expect(before.events.map((f) => f.event)).toContain('screen.public_id_rotated');
 
-    const session = await server.request('POST', '/runtime/v1/device-sessions', { cookies: p.cookies });
+    const session = await env.server.request('POST', '/runtime/v1/device-sessions', { cookies: p.cookies });
     expect(session.status).toBe(201);
     const after = await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`); // replays the rotation
     await after.waitUntil(() => after.events.some((f) => f.event === 'screen.public_id_rotated'), 'the replayed rotation');
@@ -115,7 +102,7 @@ describe('the runtime event stream', () => {
 
 describe('presence', () => {
   it('marks the screen online while a paired stream is connected, with a grace after it goes', async () => {
-    const p = await player();
+    const p = await env.player();
     expect((await screen(p.screen.id)).online).toBe(false);
     expect((await screen(p.screen.id)).last_online_at).toBeUndefined();
     const reader = await stream(p);
@@ -136,8 +123,8 @@ describe('presence', () => {
   });
 
   it('does not count anonymous viewers', async () => {
-    const p = await player();
-    const viewer = await anonymousPlayer(server, p.screen);
+    const p = await env.player();
+    const viewer = await anonymousPlayer(env.server, p.screen);
     const reader = await stream(viewer);
     await reader.waitUntil(() => reader.raw.includes('retry:'), 'the preamble');
     expect((await screen(p.screen.id)).online).toBe(false);
@@ -145,7 +132,7 @@ describe('presence', () => {
   });
 
   it('counts each paired stream: the screen stays online until the last one closes', async () => {
-    const p = await player();
+    const p = await env.player();
     const a = await stream(p);
     const b = await stream(p);
     await Promise.all([a, b].map((r) => r.waitUntil(() => r.raw.includes('retry:'), 'the preamble')));

@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PLACEMENT_CAPABILITY_HEADER } from '../../sdk/contract/kv';
 import type { RuntimeApplicationPlacement } from '../../sdk/contract/manifest';
-import { TestClock } from '../clock';
 import { insertRelease } from '../playlists/content.fixtures';
-import { randomKey, TestServer, type RequestOptions } from '../testing/harness';
+import { randomKey,  type RequestOptions } from '../testing/harness';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
 import { PLACEMENT_CAPABILITY_TTL_MS, sealPlacementCapability, unsealPlacementCapability, type PlacementCapability } from './placement-capability';
-import { anonymousPlayer, appPage, createPlaylist, getManifest, pairedPlayer, patchScreen, validManifest, type Player } from './runtime.fixtures';
+import { anonymousPlayer, appPage, createPlaylist, getManifest, packagedRelease, patchScreen, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
 
-let server: TestServer;
-let token: string;
-let tenantId: string;
-const clock = new TestClock('2026-11-21T12:00:00Z');
-
-beforeAll(async () => {
-  server = await TestServer.start({ clock });
-  ({ token, projectId: tenantId } = await server.enroll());
-});
-afterAll(async () => server.stop());
+const env = useEnrolledServer();
+const { clock } = env;
 
 const text = (s: string) => ({ value_base64: Buffer.from(s).toString('base64'), content_type: 'text/plain' });
 
@@ -30,7 +21,7 @@ interface Placed {
 }
 
 async function handleOf(p: Player): Promise<{ handle: string; rev: string }> {
-  const res = await getManifest(server, p);
+  const res = await getManifest(env.server, p);
   expect(res.status, res.text).toBe(200);
   const placement = res.json().pages[0].placements[0] as RuntimeApplicationPlacement;
   return { handle: placement.capabilityHandle, rev: res.json().manifestRevision };
@@ -38,10 +29,9 @@ async function handleOf(p: Player): Promise<{ handle: string; rev: string }> {
 
 /** A paired player whose manifest shows one application placement ("board" on page "board"). */
 async function placed(): Promise<Placed> {
-  clock.advance(61_000);
-  const p = await pairedPlayer(server, token);
-  const { applicationId, releaseId } = await insertRelease(server, tenantId);
-  await patchScreen(server, token, p.screen.id, { playlist_id: await createPlaylist(server, token, { name: 'App', pages: [appPage('board', releaseId)] }) });
+  const p = await env.player();
+  const { applicationId, releaseId } = await packagedRelease(env.server, env.tenantId);
+  await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }) });
   return { p, applicationId, releaseId, ...(await handleOf(p)) };
 }
 
@@ -49,7 +39,7 @@ function kv(method: string, x: { p: Player; applicationId: string; handle?: stri
   const base = `/runtime/v1/apps/${x.applicationId}/kv`;
   const headers: Record<string, string> = { ...(x.handle !== undefined ? { [PLACEMENT_CAPABILITY_HEADER]: x.handle } : {}), ...(options.headers as Record<string, string>) };
   const writes = method === 'PUT' || method === 'DELETE';
-  return server.request(method, key === undefined ? base : `${base}/${encodeURIComponent(key)}`, {
+  return env.server.request(method, key === undefined ? base : `${base}/${encodeURIComponent(key)}`, {
     cookies: x.p.cookies,
     ...(writes ? { idempotencyKey: randomKey() } : {}),
     ...options,
@@ -71,7 +61,7 @@ describe('runtime key/value', () => {
     expect((await kv('PUT', x, 'count', { json: text('2'), ifMatch: 1 })).json().revision).toBe(2);
     expect((await kv('PUT', x, 'count', { json: text('3'), ifMatch: 1 })).status).toBe(412);
 
-    const owner = await server.request('GET', `/api/v1/applications/${x.applicationId}/kv/count`, { token });
+    const owner = await env.server.request('GET', `/api/v1/applications/${x.applicationId}/kv/count`, { token: env.token });
     expect(owner.json()).toMatchObject({ revision: 2, value_base64: Buffer.from('2').toString('base64') });
     const read = await kv('GET', x, 'count');
     expect(read.status).toBe(200);
@@ -83,7 +73,7 @@ describe('runtime key/value', () => {
     expect((await kv('DELETE', x, 'count', { ifMatch: 2 })).status).toBe(204);
     expect((await kv('GET', x, 'count')).status).toBe(404);
 
-    const events = await server.services.store.db.selectFrom('events').select(['type', 'screen_id', 'details']).where('type', 'like', 'kv.%').where('screen_id', '=', x.p.screen.id).orderBy('position').execute();
+    const events = await env.server.services.store.db.selectFrom('events').select(['type', 'screen_id', 'details']).where('type', 'like', 'kv.%').where('screen_id', '=', x.p.screen.id).orderBy('position').execute();
     expect(events.map((e) => [e.type, JSON.parse(e.details!).via])).toEqual([
       ['kv.created', 'runtime'],
       ['kv.updated', 'runtime'],
@@ -93,7 +83,7 @@ describe('runtime key/value', () => {
 
   it('needs Idempotency-Key on writes and replays exact retries', async () => {
     const x = await placed();
-    const noKey = await server.request('PUT', `/runtime/v1/apps/${x.applicationId}/kv/a`, { cookies: x.p.cookies, json: text('a'), headers: { [PLACEMENT_CAPABILITY_HEADER]: x.handle } });
+    const noKey = await env.server.request('PUT', `/runtime/v1/apps/${x.applicationId}/kv/a`, { cookies: x.p.cookies, json: text('a'), headers: { [PLACEMENT_CAPABILITY_HEADER]: x.handle } });
     expect(noKey.status).toBe(400);
     const key = randomKey();
     const first = await kv('PUT', x, 'a', { json: text('a'), idempotencyKey: key });
@@ -102,13 +92,26 @@ describe('runtime key/value', () => {
     expect(again.json()).toEqual(first.json());
   });
 
+  it('refuses keys a URL would collapse (. and .., plain or percent-encoded) with invalid_request', async () => {
+    const x = await placed();
+    for (const key of ['.', '..']) {
+      for (const method of ['GET', 'PUT', 'DELETE']) {
+        const res = await kv(method, x, key, { ...(method === 'PUT' ? { json: text('x') } : {}), ...(method === 'DELETE' ? { ifMatch: 1 } : {}) });
+        expect(res.status, `${method} ${key}`).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'key' }] });
+      }
+    }
+    const encoded = await env.server.request('GET', `/runtime/v1/apps/${x.applicationId}/kv/%2E%2E`, { cookies: x.p.cookies, headers: { [PLACEMENT_CAPABILITY_HEADER]: x.handle } });
+    expect(encoded.status).toBe(400);
+  });
+
   it('gives anonymous viewers reads only', async () => {
     const x = await placed();
     await kv('PUT', x, 'shared', { json: text('hi') });
-    const viewer = await anonymousPlayer(server, x.p.screen);
+    const viewer = await anonymousPlayer(env.server, x.p.screen);
     const { handle } = await handleOf(viewer);
     const v = { p: viewer, applicationId: x.applicationId, handle };
-    expect(unsealPlacementCapability(server.services.keys, handle)!.operations).toBe('read');
+    expect(unsealPlacementCapability(env.server.services.keys, handle)!.operations).toBe('read');
     expect((await kv('GET', v, 'shared')).status).toBe(200);
     expect((await kv('PUT', v, 'shared', { json: text('no'), ifMatch: 1 })).status).toBe(403);
     expect((await kv('DELETE', v, 'shared', { ifMatch: 1 })).status).toBe(403);
@@ -150,13 +153,13 @@ describe('placement capabilities', () => {
 
   it('never work for another session, screen, application, release, placement, revision, generation or operation', async () => {
     const x = await placed();
-    const real = unsealPlacementCapability(server.services.keys, x.handle)!;
-    const forged = (change: Partial<PlacementCapability>) => sealPlacementCapability(server.services.keys, { ...real, ...change });
+    const real = unsealPlacementCapability(env.server.services.keys, x.handle)!;
+    const forged = (change: Partial<PlacementCapability>) => sealPlacementCapability(env.server.services.keys, { ...real, ...change });
     const y = await placed(); // another screen of the same tenant
-    const yCap = unsealPlacementCapability(server.services.keys, y.handle)!;
-    const other = await insertRelease(server, tenantId); // a release no manifest shows
-    const sameScreenViewer = await anonymousPlayer(server, x.p.screen);
-    const viewerCap = unsealPlacementCapability(server.services.keys, (await handleOf(sameScreenViewer)).handle)!;
+    const yCap = unsealPlacementCapability(env.server.services.keys, y.handle)!;
+    const other = await insertRelease(env.server, env.tenantId); // a release no manifest shows
+    const sameScreenViewer = await anonymousPlayer(env.server, x.p.screen);
+    const viewerCap = unsealPlacementCapability(env.server.services.keys, (await handleOf(sameScreenViewer)).handle)!;
     const cases: [string, Partial<PlacementCapability>][] = [
       ['session', { runtimeSessionId: viewerCap.runtimeSessionId }],
       ['screen', { screenId: yCap.screenId }],
@@ -185,31 +188,31 @@ describe('placement capabilities', () => {
 
   it('follow the manifest: a superseded revision works for its grace, then not', async () => {
     const x = await placed();
-    await patchScreen(server, token, x.p.screen.id, { timezone: 'Europe/Madrid' });
-    const next = await validManifest(server, x.p);
+    await patchScreen(env.server, env.token, x.p.screen.id, { timezone: 'Europe/Madrid' });
+    const next = await validManifest(env.server, x.p);
     expect(next.manifest.manifestRevision).not.toBe(x.rev);
     clock.advance(SUPERSEDED_MANIFEST_GRACE_MS - PLACEMENT_CAPABILITY_TTL_MS);
-    const old = sealPlacementCapability(server.services.keys, { ...unsealPlacementCapability(server.services.keys, x.handle)!, expiresAt: clock.now() + 60_000 });
+    const old = sealPlacementCapability(env.server.services.keys, { ...unsealPlacementCapability(env.server.services.keys, x.handle)!, expiresAt: clock.now() + 60_000 });
     expect((await kv('GET', { ...x, handle: old }, 'k')).status).toBe(404);
     clock.advance(PLACEMENT_CAPABILITY_TTL_MS);
-    const lapsed = sealPlacementCapability(server.services.keys, { ...unsealPlacementCapability(server.services.keys, x.handle)!, expiresAt: clock.now() + 60_000 });
+    const lapsed = sealPlacementCapability(env.server.services.keys, { ...unsealPlacementCapability(env.server.services.keys, x.handle)!, expiresAt: clock.now() + 60_000 });
     expect((await kv('GET', { ...x, handle: lapsed }, 'k')).status).toBe(403);
   });
 
   it('stop on an archived screen and with a rotated session', async () => {
     const x = await placed();
-    await server.request('POST', `/api/v1/screens/${x.p.screen.id}/archive`, { token, idempotencyKey: randomKey() });
+    await env.server.request('POST', `/api/v1/screens/${x.p.screen.id}/archive`, { token: env.token, idempotencyKey: randomKey() });
     expect((await kv('GET', x, 'k')).status).toBe(403);
     const y = await placed();
-    await server.request('POST', `/api/v1/screens/${y.p.screen.id}/public-id/rotate`, { token, idempotencyKey: randomKey() });
+    await env.server.request('POST', `/api/v1/screens/${y.p.screen.id}/public-id/rotate`, { token: env.token, idempotencyKey: randomKey() });
     expect((await kv('GET', y, 'k')).status).toBe(401); // the session itself ended
-    await server.request('POST', '/runtime/v1/device-sessions', { cookies: y.p.cookies });
+    await env.server.request('POST', '/runtime/v1/device-sessions', { cookies: y.p.cookies });
     expect((await kv('GET', y, 'k')).status).toBe(403); // new session, old capability
   });
 
   it('are issued only on application placements, never anywhere else in the manifest', async () => {
     const x = await placed();
-    const res = await getManifest(server, x.p);
+    const res = await getManifest(env.server, x.p);
     const text = res.text;
     expect(text.split('capabilityHandle').length - 1).toBe(1);
   });

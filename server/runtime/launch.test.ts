@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RuntimeApplicationPlacement } from '../../sdk/contract/manifest';
-import { TestClock } from '../clock';
-import { CookieJar, randomKey, TestServer } from '../testing/harness';
+import { CookieJar, randomKey } from '../testing/harness';
 import { LAUNCH_TICKET_TTL_MS } from '../release-host/launch-tickets';
 import { RELEASE_GRANT_COOKIE } from '../release-host/release-grant-cookie';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
-import { activate, anonymousPlayer, appPage, createPlaylist, pairedPlayer, patchScreen, publishApp, validManifest, type Player } from './runtime.fixtures';
+import { activate, anonymousPlayer, appPage, createPlaylist, patchScreen, publishApp, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
 
-let server: TestServer;
-let token: string;
-const clock = new TestClock('2026-11-21T12:00:00Z');
-
-beforeAll(async () => {
-  server = await TestServer.start({ clock });
-  ({ token } = await server.enroll());
-});
-afterAll(async () => server.stop());
+const env = useEnrolledServer();
+const { clock } = env;
 
 const FRAME_NAVIGATION = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' };
 const OWN_SCRIPT = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' };
@@ -29,26 +21,25 @@ interface Launchable {
 }
 
 async function launchable(): Promise<Launchable> {
-  clock.advance(61_000);
-  const p = await pairedPlayer(server, token);
-  const app = await publishApp(server, token, 'launch me');
-  await patchScreen(server, token, p.screen.id, { playlist_id: await createPlaylist(server, token, { name: 'App', pages: [appPage('board', app.releaseId)] }) });
-  const { manifest } = await validManifest(server, p);
+  const p = await env.player();
+  const app = await publishApp(env.server, env.token, 'launch me');
+  await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', app.releaseId)] }) });
+  const { manifest } = await validManifest(env.server, p);
   const content = (manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content;
   return { p, rev: manifest.manifestRevision, releaseId: app.releaseId, launchUrl: content.launchUrl, origin: content.origin };
 }
 
 function launch(l: Launchable, player: Player = l.p, url = l.launchUrl) {
-  return server.request('POST', url, { cookies: player.cookies });
+  return env.server.request('POST', url, { cookies: player.cookies });
 }
 
 /** Follows a launch URL as the frame would: the ticket, then the release's own files with the grant cookie. */
 async function openFrame(launchUrl: string): Promise<{ jar: CookieJar; host: string; status: number; indexStatus: number; index: string }> {
   const url = new URL(launchUrl);
   const jar = new CookieJar();
-  const first = await server.request('GET', url.pathname + url.search, { host: url.host, cookies: jar, headers: FRAME_NAVIGATION });
+  const first = await env.server.request('GET', url.pathname + url.search, { host: url.host, cookies: jar, headers: FRAME_NAVIGATION });
   if (first.status !== 302) return { jar, host: url.host, status: first.status, indexStatus: 0, index: '' };
-  const index = await server.request('GET', first.headers.location!, { host: url.host, cookies: jar, headers: { ...FRAME_NAVIGATION } });
+  const index = await env.server.request('GET', first.headers.location!, { host: url.host, cookies: jar, headers: { ...FRAME_NAVIGATION } });
   return { jar, host: url.host, status: first.status, indexStatus: index.status, index: index.text };
 }
 
@@ -69,10 +60,10 @@ describe('launching a release of the manifest', () => {
     expect(frame.jar.get(frame.host, RELEASE_GRANT_COOKIE)).toBeDefined();
     expect(frame.indexStatus).toBe(200);
     expect(frame.index).toContain('launch me');
-    const script = await server.request('GET', '/assets/app.js', { host: frame.host, cookies: frame.jar, headers: OWN_SCRIPT });
+    const script = await env.server.request('GET', '/assets/app.js', { host: frame.host, cookies: frame.jar, headers: OWN_SCRIPT });
     expect(script.status).toBe(200);
     // Tickets never reach the logs.
-    expect(server.logText()).not.toContain(new URL(body.launch_url).searchParams.get('ticket'));
+    expect(env.server.logText()).not.toContain(new URL(body.launch_url).searchParams.get('ticket'));
   });
 
   it('spends a ticket once, and only on its own host', async () => {
@@ -97,7 +88,7 @@ describe('launching a release of the manifest', () => {
 
   it('works for an anonymous viewer too', async () => {
     const l = await launchable();
-    const viewer = await anonymousPlayer(server, l.p.screen);
+    const viewer = await anonymousPlayer(env.server, l.p.screen);
     const res = await launch(l, viewer);
     expect(res.status, res.text).toBe(201);
     expect((await openFrame(res.json().launch_url)).indexStatus).toBe(200);
@@ -109,21 +100,21 @@ describe('launching a release of the manifest', () => {
     expect((await launch(l, l.p, `/runtime/v1/manifests/${l.rev}/releases/${other.releaseId}/launch`)).status).toBe(404);
     expect((await launch(l, l.p, other.launchUrl)).status).toBe(404); // other screen's revision id
     expect((await launch(l, l.p, `/runtime/v1/manifests/man_77_aaaaaaaaaaaa/releases/${l.releaseId}/launch`)).status).toBe(404);
-    expect((await server.request('POST', l.launchUrl)).status).toBe(401);
-    expect((await server.request('POST', l.launchUrl, { token })).status).toBe(401);
+    expect((await env.server.request('POST', l.launchUrl)).status).toBe(401);
+    expect((await env.server.request('POST', l.launchUrl, { token: env.token })).status).toBe(401);
   });
 
   it('ends with the generation: a rotation revokes the grant cookies and old launch URLs', async () => {
     const l = await launchable();
     const frame = await openFrame((await launch(l)).json().launch_url);
     expect(frame.indexStatus).toBe(200);
-    const rotated = await server.request('POST', `/api/v1/screens/${l.p.screen.id}/public-id/rotate`, { token, idempotencyKey: randomKey() });
+    const rotated = await env.server.request('POST', `/api/v1/screens/${l.p.screen.id}/public-id/rotate`, { token: env.token, idempotencyKey: randomKey() });
     expect(rotated.status).toBe(200);
-    const again = await server.request('GET', '/', { host: frame.host, cookies: frame.jar, headers: FRAME_NAVIGATION });
+    const again = await env.server.request('GET', '/', { host: frame.host, cookies: frame.jar, headers: FRAME_NAVIGATION });
     expect(again.status).toBe(403);
     // The new session launches the same revision at the new generation.
-    expect((await server.request('POST', '/runtime/v1/device-sessions', { cookies: l.p.cookies })).status).toBe(201);
-    const { manifest } = await validManifest(server, l.p);
+    expect((await env.server.request('POST', '/runtime/v1/device-sessions', { cookies: l.p.cookies })).status).toBe(201);
+    const { manifest } = await validManifest(env.server, l.p);
     expect(manifest.manifestRevision).toBe(l.rev);
     const fresh = await launch(l);
     expect(fresh.status).toBe(201);
@@ -133,32 +124,32 @@ describe('launching a release of the manifest', () => {
   it('ends with the screen: archive and delete revoke every grant', async () => {
     const l = await launchable();
     const frame = await openFrame((await launch(l)).json().launch_url);
-    await server.request('POST', `/api/v1/screens/${l.p.screen.id}/archive`, { token, idempotencyKey: randomKey() });
-    expect((await server.request('GET', '/', { host: frame.host, cookies: frame.jar, headers: FRAME_NAVIGATION })).status).toBe(403);
+    await env.server.request('POST', `/api/v1/screens/${l.p.screen.id}/archive`, { token: env.token, idempotencyKey: randomKey() });
+    expect((await env.server.request('GET', '/', { host: frame.host, cookies: frame.jar, headers: FRAME_NAVIGATION })).status).toBe(403);
     const refused = await launch(l);
     expect(refused.status).toBe(403);
 
     const m = await launchable();
     const mFrame = await openFrame((await launch(m)).json().launch_url);
-    expect((await server.request('DELETE', `/api/v1/screens/${m.p.screen.id}`, { token, idempotencyKey: randomKey() })).status).toBe(204);
-    expect((await server.request('GET', '/', { host: mFrame.host, cookies: mFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(403);
+    expect((await env.server.request('DELETE', `/api/v1/screens/${m.p.screen.id}`, { token: env.token, idempotencyKey: randomKey() })).status).toBe(204);
+    expect((await env.server.request('GET', '/', { host: mFrame.host, cookies: mFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(403);
   });
 
   it('ends grants of revisions the player stopped showing once it activates a newer one', async () => {
     const l = await launchable();
-    await activate(server, l.p, l.rev);
+    await activate(env.server, l.p, l.rev);
     const oldFrame = await openFrame((await launch(l)).json().launch_url);
     expect(oldFrame.indexStatus).toBe(200);
-    await patchScreen(server, token, l.p.screen.id, { timezone: 'Europe/Berlin' });
-    const next = await validManifest(server, l.p);
+    await patchScreen(env.server, env.token, l.p.screen.id, { timezone: 'Europe/Berlin' });
+    const next = await validManifest(env.server, l.p);
     const newContent = (next.manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content;
     const newFrame = await openFrame((await launch(l, l.p, newContent.launchUrl)).json().launch_url);
     expect(newFrame.indexStatus).toBe(200);
     // Until the new revision is on glass, both frames work.
-    expect((await server.request('GET', '/', { host: oldFrame.host, cookies: oldFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(200);
-    await activate(server, l.p, next.manifest.manifestRevision);
-    expect((await server.request('GET', '/', { host: oldFrame.host, cookies: oldFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(403);
-    expect((await server.request('GET', '/', { host: newFrame.host, cookies: newFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(200);
+    expect((await env.server.request('GET', '/', { host: oldFrame.host, cookies: oldFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(200);
+    await activate(env.server, l.p, next.manifest.manifestRevision);
+    expect((await env.server.request('GET', '/', { host: oldFrame.host, cookies: oldFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(403);
+    expect((await env.server.request('GET', '/', { host: newFrame.host, cookies: newFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(200);
     clock.advance(SUPERSEDED_MANIFEST_GRACE_MS);
     expect((await launch(l)).status).toBe(403); // the old revision lapsed
   });

@@ -2,6 +2,7 @@
 // reading stored revisions, and deciding which revisions still grant content to the screen's
 // player: the newest, any superseded within a grace period, and the one the player activated.
 import { parseRuntimeManifest } from '../../sdk/contract/manifest';
+import { PACKAGE_PENDING_RETRY_AFTER_S, packageBuilds, storedPackages, type ReleaseRef } from '../applications/release-package';
 import { problem } from '../http/problem';
 import { releaseOriginOf } from '../release-host/host-label';
 import { resolveEffectivePlaylist } from '../screens/effective-playlist';
@@ -14,19 +15,15 @@ import {
   renderManifest,
   type ComposeInputs,
   type MediaFacts,
-  type PackageFacts,
   type ReleaseFacts,
   type ServedPlaylist,
   type StoredManifest,
 } from './manifest-compose';
 import { manifestRevisionOf } from './manifest-ids';
-import { ensureReleasePackage } from './release-package';
 import type { ManifestContentKind } from './runtime.tables';
 
 /** A superseded revision keeps its grants this long: players fetch, preload and switch meanwhile. */
 export const SUPERSEDED_MANIFEST_GRACE_MS = 10 * 60_000;
-/** Minting starts over when the screen's revision moves meanwhile; this many times at most. */
-const MINT_ATTEMPTS = 4;
 /** Parsed stored documents kept in memory (they never change, so the cache is never stale). */
 const PARSED_CACHE_ENTRIES = 1000;
 
@@ -64,9 +61,7 @@ export async function findManifest(services: Services, db: Db | Tx, screenId: st
   return { screenId, revision, stored: parsedDocument(services, screenId, revision, row.document), hasCapabilities: row.has_capabilities === 1, supersededAt: row.superseded_at };
 }
 
-interface LoadedInputs extends Omit<ComposeInputs, 'packages' | 'revision' | 'now'> {
-  releases: Map<string, ReleaseFacts>;
-}
+type LoadedInputs = Omit<ComposeInputs, 'packages' | 'revision' | 'now'> & { releases: Map<string, ReleaseFacts> };
 
 /** Everything composition needs, read in one place (the caller decides the transaction). */
 async function loadInputs(db: Db | Tx, screen: ScreenTable, now: number): Promise<LoadedInputs> {
@@ -114,72 +109,70 @@ async function loadInputs(db: Db | Tx, screen: ScreenTable, now: number): Promis
 }
 
 /**
- * The screen's current manifest, minted now when this revision has none yet. Packages of the
- * releases it shows are built first, outside any transaction; the document is then composed and
- * stored in one transaction that re-reads everything, so it is exactly the content of that revision.
+ * The screen's current manifest, minted now when this revision has none yet: composed and stored in
+ * one transaction that reads everything, so it is exactly the content of that revision. Nothing
+ * slow runs here: release packages are built by a background queue once their release is
+ * published. A release without a stored package yet is asked of that queue and the manifest is
+ * manifest_degraded until it is there, rather than minted without the application.
  */
 export async function currentManifest(services: Services, screenId: string): Promise<ManifestRecord> {
   const { store } = services;
-  for (let attempt = 0; attempt < MINT_ATTEMPTS; attempt++) {
-    const now = services.clock.now();
-    const screen = await store.db.selectFrom('screens').selectAll().where('id', '=', screenId).executeTakeFirst();
+  const now = services.clock.now();
+  const current = async (db: Db | Tx) => {
+    const screen = await db.selectFrom('screens').selectAll().where('id', '=', screenId).executeTakeFirst();
     if (!screen || screen.state === 'deleted') throw problem('unauthorized', 'the runtime session is expired or revoked; create a new runtime session');
-    const found = await findManifest(services, store.db, screen.id, screen.manifest_revision);
+    return { screen, found: await findManifest(services, db, screen.id, screen.manifest_revision) };
+  };
+  // Minted already (the usual case): no transaction.
+  const known = await current(store.db);
+  if (known.found) return known.found;
+  const minted = await store.transaction(async (work): Promise<ManifestRecord | { unpackaged: ReleaseRef[] }> => {
+    const { screen, found } = await current(work.db);
     if (found) return found;
-
-    const planned = await loadInputs(store.db, screen, now);
-    const packages = new Map<string, PackageFacts>();
-    for (const release of planned.releases.values()) {
-      try {
-        packages.set(release.id, await ensureReleasePackage(services, { id: release.id, tenant_id: screen.tenant_id }));
-      } catch (error) {
-        services.logger.error({ err: error, release_id: release.id }, 'release package could not be built');
-        throw problem('manifest_degraded', 'an application package of this manifest could not be built; retry later');
-      }
-    }
-
-    const minted = await store.transaction(async (work) => {
-      const current = await work.db.selectFrom('screens').selectAll().where('id', '=', screenId).executeTakeFirstOrThrow();
-      if (current.manifest_revision !== screen.manifest_revision) return undefined;
-      const raced = await findManifest(services, work.db, current.id, current.manifest_revision);
-      if (raced) return raced;
-      const inputs = await loadInputs(work.db, current, now);
-      if ([...inputs.releases.keys()].some((id) => !packages.has(id))) return undefined;
-      const composition = composeManifest({ ...inputs, revision: current.manifest_revision, packages, now });
-      checkRenderable(services, current, composition.stored);
-      const inserted = await work.db
-        .insertInto('runtime_manifests')
-        .values({
-          screen_id: current.id,
-          manifest_revision: current.manifest_revision,
-          tenant_id: current.tenant_id,
-          document: json.write(composition.stored),
-          has_capabilities: composition.hasCapabilities ? 1 : 0,
-          created_at: now,
-          superseded_at: null,
-        })
-        // Another server of the same store may have minted it meanwhile: its document stands.
-        .onConflict((oc) => oc.columns(['screen_id', 'manifest_revision']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return findManifest(services, work.db, current.id, current.manifest_revision);
-      if (composition.content.length > 0) {
-        await work.db
-          .insertInto('runtime_manifest_content')
-          .values(composition.content.map((c) => ({ screen_id: current.id, manifest_revision: current.manifest_revision, tenant_id: current.tenant_id, kind: c.kind, ref: c.ref })))
-          .execute();
-      }
+    const inputs = await loadInputs(work.db, screen, now);
+    const packages = await storedPackages(work.db, [...inputs.releases.keys()]);
+    const unpackaged = [...inputs.releases.keys()].filter((id) => !packages.has(id)).map((id) => ({ id, tenant_id: screen.tenant_id }));
+    if (unpackaged.length > 0) return { unpackaged };
+    const composition = composeManifest({ ...inputs, revision: screen.manifest_revision, packages, now });
+    checkRenderable(services, screen, composition.stored);
+    const inserted = await work.db
+      .insertInto('runtime_manifests')
+      .values({
+        screen_id: screen.id,
+        manifest_revision: screen.manifest_revision,
+        tenant_id: screen.tenant_id,
+        document: json.write(composition.stored),
+        has_capabilities: composition.hasCapabilities ? 1 : 0,
+        created_at: now,
+        superseded_at: null,
+      })
+      // Another server of the same store may have minted it meanwhile: its document stands.
+      .onConflict((oc) => oc.columns(['screen_id', 'manifest_revision']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return (await findManifest(services, work.db, screen.id, screen.manifest_revision))!;
+    if (composition.content.length > 0) {
       await work.db
-        .updateTable('runtime_manifests')
-        .set({ superseded_at: now })
-        .where('screen_id', '=', current.id)
-        .where('manifest_revision', '<', current.manifest_revision)
-        .where('superseded_at', 'is', null)
+        .insertInto('runtime_manifest_content')
+        .values(composition.content.map((c) => ({ screen_id: screen.id, manifest_revision: screen.manifest_revision, tenant_id: screen.tenant_id, kind: c.kind, ref: c.ref })))
         .execute();
-      return { screenId: current.id, revision: current.manifest_revision, stored: composition.stored, hasCapabilities: composition.hasCapabilities, supersededAt: null };
-    });
-    if (minted) return minted;
+    }
+    await work.db
+      .updateTable('runtime_manifests')
+      .set({ superseded_at: now })
+      .where('screen_id', '=', screen.id)
+      .where('manifest_revision', '<', screen.manifest_revision)
+      .where('superseded_at', 'is', null)
+      .execute();
+    return { screenId: screen.id, revision: screen.manifest_revision, stored: composition.stored, hasCapabilities: composition.hasCapabilities, supersededAt: null };
+  });
+  if ('unpackaged' in minted) {
+    const builds = packageBuilds(services);
+    for (const release of minted.unpackaged) builds.request(release);
+    // A package on its way is a matter of seconds; one whose build failed is not retried before a pause.
+    const building = minted.unpackaged.every((release) => builds.pending(release.id));
+    throw problem('manifest_degraded', 'an application package of this manifest is not built yet; retry later', building ? { retryAfter: PACKAGE_PENDING_RETRY_AFTER_S } : {});
   }
-  throw problem('manifest_degraded', 'the screen kept changing while its manifest was minted; retry');
+  return minted;
 }
 
 /** A composed document must render to a manifest the player accepts; anything else is a server bug. */

@@ -1,18 +1,15 @@
 // Realm separation (spec Authentication rule 1): a credential of one realm never authorizes another.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PLACEMENT_CAPABILITY_HEADER } from '../../sdk/contract/kv';
 import type { RuntimeApplicationPlacement, RuntimeImagePlacement } from '../../sdk/contract/manifest';
-import { TestClock } from '../clock';
 import { DEVICE_COOKIE, RUNTIME_COOKIE } from '../pairing/pairing-cookies';
 import { imagePlacement, page } from '../playlists/content.fixtures';
 import { RELEASE_GRANT_COOKIE } from '../release-host/release-grant-cookie';
-import { CookieJar, randomKey, TestServer } from '../testing/harness';
-import { appPage, createPlaylist, pairedPlayer, patchScreen, publishApp, storedMedia, validManifest, type Player } from './runtime.fixtures';
+import { CookieJar, randomKey } from '../testing/harness';
+import { appPage, createPlaylist, pairedPlayer, patchScreen, publishApp, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
 
-let server: TestServer;
-let projectToken: string;
+const env = useEnrolledServer();
 let accountToken: string;
-const clock = new TestClock('2026-11-21T12:00:00Z');
 
 interface World {
   p: Player;
@@ -27,23 +24,20 @@ interface World {
 let world: World;
 
 beforeAll(async () => {
-  server = await TestServer.start({ clock });
-  const project = await server.enroll();
-  projectToken = project.token;
-  accountToken = (await server.createAccount()).token;
-  const p = await pairedPlayer(server, projectToken);
-  const app = await publishApp(server, projectToken, 'realms');
-  const media = await storedMedia(server, project.projectId, Buffer.from('realm media'));
+  accountToken = (await env.server.createAccount()).token;
+  const p = await pairedPlayer(env.server, env.token);
+  const app = await publishApp(env.server, env.token, 'realms');
+  const media = await storedMedia(env.server, env.tenantId, Buffer.from('realm media'));
   const doc = { name: 'Realms', pages: [appPage('board', app.releaseId), page('pic', [imagePlacement('pic', { by: 'id', media_id: media })])] };
-  await patchScreen(server, projectToken, p.screen.id, { playlist_id: await createPlaylist(server, projectToken, doc) });
-  const { manifest } = await validManifest(server, p);
+  await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, doc) });
+  const { manifest } = await validManifest(env.server, p);
   const board = manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement;
   const pic = manifest.pages[1]!.placements[0] as RuntimeImagePlacement;
-  const launch = await server.request('POST', board.content.launchUrl, { cookies: p.cookies });
+  const launch = await env.server.request('POST', board.content.launchUrl, { cookies: p.cookies });
   expect(launch.status).toBe(201);
   const url = new URL(launch.json().launch_url);
   const frame = new CookieJar();
-  const consumed = await server.request('GET', url.pathname + url.search, { host: url.host, cookies: frame, headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe', 'sec-fetch-site': 'cross-site' } });
+  const consumed = await env.server.request('GET', url.pathname + url.search, { host: url.host, cookies: frame, headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe', 'sec-fetch-site': 'cross-site' } });
   expect(consumed.status).toBe(302);
   world = {
     p,
@@ -56,7 +50,6 @@ beforeAll(async () => {
     launchUrl: board.content.launchUrl,
   };
 });
-afterAll(async () => server.stop());
 
 function runtimeRoutes(): [string, string, unknown?][] {
   return [
@@ -74,7 +67,7 @@ function runtimeRoutes(): [string, string, unknown?][] {
 /** A jar on the play host holding only the named cookies of the player. */
 function only(...names: string[]): CookieJar {
   const jar = new CookieJar();
-  for (const name of names) jar.set(server.host, name, world.p.cookies.get(server.host, name)!);
+  for (const name of names) jar.set(env.server.host, name, world.p.cookies.get(env.server.host, name)!);
   return jar;
 }
 
@@ -88,37 +81,37 @@ describe('realm separation', () => {
       ['PUT', `/api/v1/applications/${world.applicationId}/kv/k`],
       ['GET', '/api/v1/events'],
     ] as const) {
-      const res = await server.request(method, path, { cookies: world.p.cookies, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      const res = await env.server.request(method, path, { cookies: world.p.cookies, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
   });
 
   it('a runtime, device or bearer credential never authorizes a release host', async () => {
     const jar = new CookieJar();
-    jar.set(world.releaseHost, RUNTIME_COOKIE, world.p.cookies.get(server.host, RUNTIME_COOKIE)!);
-    jar.set(world.releaseHost, DEVICE_COOKIE, world.p.cookies.get(server.host, DEVICE_COOKIE)!);
-    expect((await server.request('GET', '/', { host: world.releaseHost, cookies: jar })).status).toBe(403);
-    expect((await server.request('GET', '/', { host: world.releaseHost, token: projectToken })).status).toBe(403);
+    jar.set(world.releaseHost, RUNTIME_COOKIE, world.p.cookies.get(env.server.host, RUNTIME_COOKIE)!);
+    jar.set(world.releaseHost, DEVICE_COOKIE, world.p.cookies.get(env.server.host, DEVICE_COOKIE)!);
+    expect((await env.server.request('GET', '/', { host: world.releaseHost, cookies: jar })).status).toBe(403);
+    expect((await env.server.request('GET', '/', { host: world.releaseHost, token: env.token })).status).toBe(403);
     const granted = new CookieJar();
     granted.set(world.releaseHost, RELEASE_GRANT_COOKIE, world.releaseCookie);
-    expect((await server.request('GET', '/', { host: world.releaseHost, cookies: granted })).status).toBe(200);
+    expect((await env.server.request('GET', '/', { host: world.releaseHost, cookies: granted })).status).toBe(200);
   });
 
   it('a release grant never authorizes the runtime plane', async () => {
     const jar = new CookieJar();
-    jar.set(server.host, RELEASE_GRANT_COOKIE, world.releaseCookie);
+    jar.set(env.server.host, RELEASE_GRANT_COOKIE, world.releaseCookie);
     for (const [method, path, json] of runtimeRoutes()) {
-      const res = await server.request(method, path, { cookies: jar, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      const res = await env.server.request(method, path, { cookies: jar, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
   });
 
   it('an account or project bearer never authorizes a runtime route, alone or beside the cookie', async () => {
-    for (const token of [accountToken, projectToken]) {
+    for (const token of [accountToken, env.token]) {
       for (const [method, path, json] of runtimeRoutes()) {
-        const alone = await server.request(method, path, { token, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+        const alone = await env.server.request(method, path, { token, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
         expect(alone.status, `${method} ${path} with a bearer`).toBe(401);
-        const beside = await server.request(method, path, { token, cookies: world.p.cookies, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+        const beside = await env.server.request(method, path, { token, cookies: world.p.cookies, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
         expect(beside.status, `${method} ${path} with a bearer and the cookie`).toBe(401);
       }
     }
@@ -127,27 +120,27 @@ describe('realm separation', () => {
   it("an uploaded application's frame cannot ride the player's runtime cookie (same-site or foreign Origin)", async () => {
     const frameOrigin = `http://${world.releaseHost}`;
     for (const [method, path, json] of runtimeRoutes()) {
-      const sameSite = await server.request(method, path, { cookies: world.p.cookies, json, headers: { 'sec-fetch-site': 'same-site', [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      const sameSite = await env.server.request(method, path, { cookies: world.p.cookies, json, headers: { 'sec-fetch-site': 'same-site', [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
       expect(sameSite.status, `${method} ${path} same-site`).toBe(403);
-      const foreign = await server.request(method, path, { cookies: world.p.cookies, json, headers: { origin: frameOrigin, [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      const foreign = await env.server.request(method, path, { cookies: world.p.cookies, json, headers: { origin: frameOrigin, [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
       expect(foreign.status, `${method} ${path} from ${frameOrigin}`).toBe(403);
     }
-    const own = await server.request('GET', '/runtime/v1/manifest', { cookies: world.p.cookies, headers: { 'sec-fetch-site': 'same-origin', origin: server.origin } });
+    const own = await env.server.request('GET', '/runtime/v1/manifest', { cookies: world.p.cookies, headers: { 'sec-fetch-site': 'same-origin', origin: env.server.origin } });
     expect(own.status).toBe(200);
   });
 
   it('a placement capability alone authorizes nothing', async () => {
-    const res = await server.request('GET', `/runtime/v1/apps/${world.applicationId}/kv`, { headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle } });
+    const res = await env.server.request('GET', `/runtime/v1/apps/${world.applicationId}/kv`, { headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle } });
     expect(res.status).toBe(401);
   });
 
   it('the device cookie alone opens only the package (and device sessions), not the runtime routes', async () => {
     const device = only(DEVICE_COOKIE);
-    expect((await server.request('GET', world.packageUrl, { cookies: device })).status).toBe(200);
+    expect((await env.server.request('GET', world.packageUrl, { cookies: device })).status).toBe(200);
     for (const [method, path, json] of runtimeRoutes().filter(([, path]) => path !== world.packageUrl)) {
-      const res = await server.request(method, path, { cookies: device, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      const res = await env.server.request(method, path, { cookies: device, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
-    expect((await server.request('GET', '/runtime/v1/manifest', { cookies: only(RUNTIME_COOKIE) })).status).toBe(200);
+    expect((await env.server.request('GET', '/runtime/v1/manifest', { cookies: only(RUNTIME_COOKIE) })).status).toBe(200);
   });
 });

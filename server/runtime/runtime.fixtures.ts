@@ -1,13 +1,72 @@
 // Test helpers for the runtime plane: paired and anonymous players with their cookie jars, media
 // with real bytes in the blob store, playlists assigned to screens, and manifests as players get them.
 import crypto from 'node:crypto';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { parseRuntimeManifest, type RuntimeManifest } from '../../sdk/contract/manifest';
 import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-fixtures';
-import { newId } from '../keys';
+import { TestClock } from '../clock';
 import { pairActiveScreen } from '../pairing/pairing.fixtures';
-import { canvas, fullRect } from '../playlists/content.fixtures';
-import { CookieJar, randomKey, type RequestOptions, type TestResponse, type TestServer } from '../testing/harness';
+import { packageBuilds, recordReleasePackage, writeReleasePackage } from '../applications/release-package';
+import { canvas, fullRect, insertMedia, insertRelease } from '../playlists/content.fixtures';
+import { CookieJar, randomKey, TestServer, type RequestOptions, type TestResponse, type TestServerOptions } from '../testing/harness';
+
+/** One server and one tenant for a test file, started before its tests and stopped after them. */
+export interface EnrolledServer {
+  readonly clock: TestClock;
+  readonly server: TestServer;
+  /** The tenant's bearer: a project's (enrolled) or an account's. */
+  readonly token: string;
+  readonly tenantId: string;
+  /** A new paired player, a minute later than the last (pairing budgets are per minute). */
+  player(): Promise<Player>;
+}
+
+export interface EnrolledServerOptions {
+  /** The test clock's start (default 2026-11-21T12:00:00Z). */
+  at?: string;
+  /** Model P project (default) or Model A account. */
+  tenant?: 'project' | 'account';
+  /** Runs after the services exist and before the server listens. */
+  beforeListen?: TestServerOptions['beforeListen'];
+}
+
+/**
+ * Registers the file's beforeAll/afterAll: a server on a test clock with one enrolled tenant. The
+ * clock is there at once; the server, token and tenant once the file's tests run.
+ */
+export function useEnrolledServer(options: EnrolledServerOptions = {}): EnrolledServer {
+  const clock = new TestClock(options.at ?? '2026-11-21T12:00:00Z');
+  let started: { server: TestServer; token: string; tenantId: string } | undefined;
+  const get = () => {
+    if (!started) throw new Error('the enrolled server starts in beforeAll; use it inside tests and hooks');
+    return started;
+  };
+  beforeAll(async () => {
+    const server = await TestServer.start({ clock, beforeListen: options.beforeListen });
+    const tenant =
+      options.tenant === 'account'
+        ? await server.createAccount().then((a) => ({ token: a.token, tenantId: a.accountId }))
+        : await server.enroll().then((p) => ({ token: p.token, tenantId: p.projectId }));
+    started = { server, ...tenant };
+  });
+  afterAll(async () => started?.server.stop());
+  return {
+    clock,
+    get server() {
+      return get().server;
+    },
+    get token() {
+      return get().token;
+    },
+    get tenantId() {
+      return get().tenantId;
+    },
+    player() {
+      clock.advance(61_000);
+      return pairedPlayer(get().server, get().token);
+    },
+  };
+}
 
 export interface Player {
   screen: { id: string; public_id: string; [key: string]: unknown };
@@ -45,42 +104,10 @@ export interface StoredMediaOptions {
   codecs?: string | null;
 }
 
-const DEFAULT_TYPES = { image: 'image/webp', video: 'video/mp4', audio: 'audio/mpeg' } as const;
-let created = 0;
-
 /** A ready media whose bytes are really in the blob store (verification is the media feature's test). */
-export async function storedMedia(server: TestServer, tenantId: string, bytes: Buffer, options: StoredMediaOptions = {}): Promise<string> {
-  const kind = options.kind ?? 'image';
-  const id = newId('med');
-  const blobKey = `media/${id}`;
-  await server.services.blobs.write(blobKey, bytes);
-  const now = server.clock.now() + created++; // distinct creation times keep `tag`/`all` order stable
-  await server.services.store.db
-    .insertInto('media')
-    .values({
-      id,
-      tenant_id: tenantId,
-      state: 'ready',
-      kind,
-      filename: `${id}.bin`,
-      source_filename: null,
-      content_type: options.contentType ?? DEFAULT_TYPES[kind],
-      bytes: bytes.length,
-      sha256: sha256(bytes),
-      tag: options.tag ?? null,
-      width: kind === 'audio' ? null : (options.width ?? 1920),
-      height: kind === 'audio' ? null : (options.height ?? 1080),
-      duration_ms: options.durationMs === undefined ? (kind === 'image' ? null : 30_000) : options.durationMs,
-      codecs: options.codecs ?? null,
-      revision: 1,
-      operation_id: newId('op'),
-      blob_key: blobKey,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    })
-    .execute();
-  return id;
+export function storedMedia(server: TestServer, tenantId: string, bytes: Buffer, options: StoredMediaOptions = {}): Promise<string> {
+  const { contentType, durationMs, ...rest } = options;
+  return insertMedia(server, tenantId, { ...rest, bytes, content_type: contentType, duration_ms: durationMs });
 }
 
 export function applicationPlacement(id: string, releaseId: string, extra: Record<string, unknown> = {}) {
@@ -137,13 +164,22 @@ export async function activate(server: TestServer, player: Player, manifestRevis
   expect(res.status, res.text).toBe(202);
 }
 
-/** Uploads and publishes a small real application (files in the blob store); returns its ids. */
+/** A ready release inserted directly, with its package stored as publication would (no files: an empty tar). */
+export async function packagedRelease(server: TestServer, tenantId: string): Promise<{ applicationId: string; releaseId: string }> {
+  const ids = await insertRelease(server, tenantId);
+  const blob = await writeReleasePackage(server.services, ids.releaseId);
+  await recordReleasePackage(server.services.store.db, { id: ids.releaseId, tenant_id: tenantId }, blob, server.clock.now());
+  return ids;
+}
+
+/** Uploads and publishes a small real application (files and package in the blob store); returns its ids. */
 export async function publishApp(server: TestServer, token: string, marker = 'hello'): Promise<{ applicationId: string; releaseId: string; hostLabel: string }> {
   const fixture = archiveOf(sampleApp(marker));
   server.clock.advance(61_000); // uploads are budgeted per minute
   const res = await server.request('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) });
   expect(res.status, res.text).toBe(202);
   await server.services.operations.idle();
+  await packageBuilds(server.services).idle(); // queued when the release was published
   const release = await server.services.store.db.selectFrom('releases').selectAll().where('id', '=', res.json().release_id).executeTakeFirstOrThrow();
   expect(release.state).toBe('ready');
   return { applicationId: release.application_id, releaseId: release.id, hostLabel: release.host_label };

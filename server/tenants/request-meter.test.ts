@@ -54,6 +54,38 @@ describe('the request meter', () => {
     expect(await ledger(id)).toEqual({ millis: -3000, count: 3 });
   });
 
+  it('fails every debit of a batch whose transaction fails, across tenants, and charges none of them', async () => {
+    const a = await tenant(10_000);
+    const b = await tenant(10_000);
+    // The meter's second transaction fails after its writes (as a full disk or an I/O error would), so it rolls back.
+    let transactions = 0;
+    const failing = Object.create(store) as Store;
+    failing.transaction = (fn) =>
+      store.transaction(async (work) => {
+        const result = await fn(work);
+        if (++transactions === 2) throw new Error('SQLITE_IOERR: disk I/O error');
+        return result;
+      });
+    const meter = new RequestMeter(failing);
+    // The first debit starts a transaction alone; the others arrive meanwhile and form the second batch.
+    const outcomes = await Promise.allSettled([meter.debit(a, now, 1000, known), ...[a, b, a, b].map((id) => meter.debit(id, now, 1000, known))]);
+    expect(outcomes[0]).toMatchObject({ status: 'fulfilled', value: { millis: 9000 } });
+    for (const o of outcomes.slice(1)) {
+      expect(o.status).toBe('rejected');
+      const reason = (o as PromiseRejectedResult).reason;
+      expect(reason).not.toBeInstanceOf(ProblemError); // the pipeline answers it with 500 internal_error
+      expect(String(reason)).toContain('disk I/O error');
+    }
+    expect(transactions).toBe(2);
+    expect(await balance(a)).toBe(9000);
+    expect(await balance(b)).toBe(10_000);
+    expect(await ledger(a)).toEqual({ millis: -1000, count: 1 });
+    expect(await ledger(b)).toBeUndefined();
+    // The meter carries on with the next batch.
+    expect((await meter.debit(b, now, 1000, known)).millis).toBe(9000);
+    expect(await ledger(b)).toEqual({ millis: -1000, count: 1 });
+  });
+
   it('adds a due monthly grant once for a group of debits', async () => {
     const id = await tenant(0);
     const meter = new RequestMeter(store);

@@ -1,0 +1,147 @@
+// The normalized webapp package of a release: every file of the release in one deterministic
+// tar.gz (ustar entries in UTF-8 byte order of their paths, mode 0644, owner 0:0, mtime 0, no
+// directory entries; raw deflate level 9 in a fixed gzip header), written into a blob under the
+// release's prefix (so it goes when the release goes). A background queue builds it as soon as the
+// release is published; requests only ever read the stored package, and a release that has none
+// yet (still queued, published before this queue existed, interrupted by a restart, or whose build
+// failed) is asked of the queue again on demand.
+import { PassThrough, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+import { APPLICATION_PACKAGE_MAX_BYTES } from '../../sdk/contract/manifest';
+import { crc32 as jsCrc32, GZIP_HEADER } from '../../sdk/pack/deterministic-archive';
+import type { ReleasePackageTable } from '../runtime/runtime.tables';
+import { perServices, type Services } from '../services';
+import type { Db, Tx } from '../store/store';
+import { releaseFileKey, releasePrefix } from './applications';
+
+export const packageKey = (releaseId: string) => `${releasePrefix(releaseId)}/package`;
+
+/** Retry-After of a manifest waiting for a package that is queued or being built (a large one takes seconds). */
+export const PACKAGE_PENDING_RETRY_AFTER_S = 10;
+/** A package whose build failed is not tried again on demand before this pause (a broken release is not rebuilt per poll). */
+export const PACKAGE_RETRY_AFTER_FAILURE_MS = 10 * 60_000;
+
+const EPOCH = new Date(0);
+const FILE_MODE = 0o644;
+/** zlib's native CRC-32 where this Node has it (20.15+), the SDK's otherwise. */
+const crc32: (data: Uint8Array, crc: number) => number = (zlib as { crc32?: (d: Uint8Array, c: number) => number }).crc32 ?? jsCrc32;
+
+export interface ReleaseRef {
+  id: string;
+  tenant_id: string;
+}
+
+/** The package blob as written: where it is and what it holds. */
+export type PackageBlob = Pick<ReleasePackageTable, 'blob_key' | 'bytes' | 'sha256'>;
+
+/** Writes the release's package blob from its stored files (slow: never inside a transaction or a request). */
+export async function writeReleasePackage(services: Services, releaseId: string): Promise<PackageBlob> {
+  const { store, blobs } = services;
+  const files = await store.db.selectFrom('release_files').select(['path', 'ordinal', 'bytes']).where('release_id', '=', releaseId).execute();
+  files.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+
+  const pack = tar.pack();
+  let crc = 0;
+  let size = 0;
+  const measure = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      crc = crc32(chunk, crc);
+      size = (size + chunk.length) % 2 ** 32;
+      done(null, chunk);
+    },
+  });
+  const gzip = new PassThrough();
+  gzip.write(GZIP_HEADER);
+
+  const entries = (async () => {
+    for (const file of files) {
+      await new Promise<void>((resolve, reject) => {
+        const header = { name: file.path, size: file.bytes, mode: FILE_MODE, uid: 0, gid: 0, uname: '', gname: '', mtime: EPOCH, type: 'file' as const };
+        const entry = pack.entry(header, (error) => (error ? reject(error) : resolve()));
+        pipeline(blobs.read(releaseFileKey(releaseId, file.ordinal)), entry).catch(reject);
+      });
+    }
+    pack.finalize();
+  })();
+  const compress = pipeline(pack, measure, zlib.createDeflateRaw({ level: 9 }), gzip, { end: false }).then(() => {
+    const trailer = Buffer.alloc(8);
+    trailer.writeUInt32LE(crc >>> 0, 0);
+    trailer.writeUInt32LE(size, 4);
+    gzip.end(trailer);
+  });
+  const key = packageKey(releaseId);
+  const written = blobs.write(key, gzip, { maxBytes: APPLICATION_PACKAGE_MAX_BYTES });
+  try {
+    await Promise.all([entries, compress]);
+  } catch (error) {
+    pack.destroy();
+    gzip.destroy(error as Error);
+    await written.catch(() => undefined);
+    throw error;
+  }
+  const info = await written;
+  return { blob_key: key, bytes: info.bytes, sha256: info.sha256 };
+}
+
+/** Records a written package (a rebuild writes the same bytes, so the first record stands). */
+export async function recordReleasePackage(db: Db | Tx, release: ReleaseRef, blob: PackageBlob, now: number): Promise<void> {
+  await db
+    .insertInto('release_packages')
+    .values({ release_id: release.id, tenant_id: release.tenant_id, ...blob, created_at: now })
+    .onConflict((oc) => oc.column('release_id').doNothing())
+    .execute();
+}
+
+/** The stored packages of these releases, by release id (releases without one are absent). */
+export async function storedPackages(db: Db | Tx, releaseIds: string[]): Promise<Map<string, ReleasePackageTable>> {
+  if (releaseIds.length === 0) return new Map();
+  const rows = await db.selectFrom('release_packages').selectAll().where('release_id', 'in', releaseIds).execute();
+  return new Map(rows.map((row) => [row.release_id, row]));
+}
+
+/**
+ * Builds missing packages in the background, one at a time (each build reads and deflates up to
+ * 250 MiB), each release once: asking again while it is queued or building changes nothing, and a
+ * release whose build failed is tried again only after PACKAGE_RETRY_AFTER_FAILURE_MS.
+ */
+export class PackageBuildQueue {
+  private chain: Promise<void> = Promise.resolve();
+  private readonly queued = new Set<string>();
+  private readonly failedAt = new Map<string, number>();
+
+  constructor(private readonly services: Services) {}
+
+  /** True while this release's package is queued or being built. */
+  pending(releaseId: string): boolean {
+    return this.queued.has(releaseId);
+  }
+
+  request(release: ReleaseRef): void {
+    const { clock, logger, store } = this.services;
+    if (this.queued.has(release.id)) return;
+    const failed = this.failedAt.get(release.id);
+    if (failed !== undefined && clock.now() - failed < PACKAGE_RETRY_AFTER_FAILURE_MS) return;
+    this.queued.add(release.id);
+    this.chain = this.chain
+      .then(async () => {
+        if ((await storedPackages(store.db, [release.id])).size > 0) return;
+        const blob = await writeReleasePackage(this.services, release.id);
+        await recordReleasePackage(store.db, release, blob, clock.now());
+        this.failedAt.delete(release.id);
+      })
+      .catch((error) => {
+        this.failedAt.set(release.id, clock.now());
+        logger.error({ err: error, release_id: release.id }, 'release package could not be built');
+      })
+      .finally(() => this.queued.delete(release.id));
+  }
+
+  /** Settles once every requested build has ended (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+}
+
+export const packageBuilds = perServices((services) => new PackageBuildQueue(services));

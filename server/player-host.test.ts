@@ -1,0 +1,74 @@
+// The player origin never lets itself be framed (review 2, finding 1): every answer forbids framing,
+// and a navigation the browser marks as loading a frame is refused.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setPlayerDir } from './player-host';
+import { TestServer } from './testing/harness';
+
+let server: TestServer;
+let build: string;
+
+beforeAll(async () => {
+  build = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-player-'));
+  fs.mkdirSync(path.join(build, 'assets'));
+  fs.writeFileSync(path.join(build, 'index.html'), '<!doctype html><title>Marquee player</title>');
+  fs.writeFileSync(path.join(build, 'assets', 'index-abc.js'), 'console.log(1)');
+  fs.writeFileSync(path.join(build, 'sw.js'), 'self.addEventListener("fetch", () => {})');
+  setPlayerDir(build);
+  server = await TestServer.start();
+});
+afterAll(async () => {
+  await server.stop();
+  fs.rmSync(build, { recursive: true, force: true });
+});
+
+const NO_FRAMING = { 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' };
+const TOP_LEVEL = { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+
+describe('the player origin', () => {
+  it.each([
+    ['the shell', '/', 'text/html; charset=utf-8'],
+    ['a public screen', '/s/pub_abc123', 'text/html; charset=utf-8'],
+    ['a provisioning link', '/s/pub_abc123?x=1', 'text/html; charset=utf-8'],
+    ['its scripts', '/assets/index-abc.js', 'text/javascript; charset=utf-8'],
+    ['its service worker', '/sw.js', 'text/javascript; charset=utf-8'],
+  ])('forbids framing on %s', async (_what, url, type) => {
+    const res = await server.request('GET', url, { headers: TOP_LEVEL });
+    expect(res.status).toBe(200);
+    expect(res.headers).toMatchObject({ ...NO_FRAMING, 'content-type': type });
+  });
+
+  it.each(['iframe', 'frame', 'embed', 'object'])('refuses a navigation into a %s with a problem that forbids framing too', async (dest) => {
+    for (const url of ['/', '/s/pub_abc123']) {
+      const res = await server.request('GET', url, { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': dest } });
+      expect(res.status).toBe(403);
+      expect(res.headers).toMatchObject({ ...NO_FRAMING, 'content-type': 'application/problem+json' });
+      expect(res.json()).toMatchObject({ code: 'forbidden', detail: expect.stringMatching(/never runs inside a frame/) });
+      expect(res.text).not.toContain('Marquee player');
+    }
+    // The same site framing it (an application frame on a release host) is refused alike.
+    const sameSite = await server.request('GET', '/', { headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': dest } });
+    expect(sameSite.status).toBe(403);
+  });
+
+  it('still serves browsers that send no Fetch Metadata (kiosk shells, old engines), without framing', async () => {
+    const res = await server.request('GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.headers).toMatchObject(NO_FRAMING);
+  });
+
+  it('forbids framing on the not-built page as well', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-unbuilt-'));
+    setPlayerDir(empty);
+    try {
+      const res = await server.request('GET', '/');
+      expect(res.status).toBe(503);
+      expect(res.headers).toMatchObject(NO_FRAMING);
+    } finally {
+      setPlayerDir(build);
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
