@@ -152,7 +152,7 @@ describe('visibility boundaries', () => {
     const noon = Date.parse('2026-03-02T11:00:00Z'); // 12:00 in Berlin (UTC+1)
     const morning = page('morning', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }] } });
     const p = await play(manifest([morning, always], { timezone: 'Europe/Berlin' }), noon - 1500);
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 5000 });
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 15_000 });
     const at = switchAt(onGlass(await samples(p)), 'morning', 'always');
     expect(at - noon).toBeGreaterThanOrEqual(-5);
     expect(at - noon).toBeLessThan(300);
@@ -165,7 +165,7 @@ describe('visibility boundaries', () => {
     const night = page('night', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: [...everyDay], start: '00:00', end: '03:00' }] } });
     const day = page('day', [images('hero', ['med_imgc'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: [...everyDay], start: '03:00', end: '23:00' }] } });
     const p = await play(manifest([night, day, always], { timezone: 'Europe/Berlin' }), change - 1500);
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'day'), undefined, { timeout: 5000 });
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'day'), undefined, { timeout: 15_000 });
     // Night ends and day (now visible) follows at once: an hour later would mean a fixed UTC+1 reading.
     const at = switchAt(onGlass(await samples(p)), 'night', 'day');
     expect(at - change).toBeGreaterThanOrEqual(-5);
