@@ -55,7 +55,10 @@ export async function playerPlayback(): Promise<void> {
     const page = await context.newPage();
     await page.addInitScript(PROBE);
     await page.goto(`${server.origin}/`);
-    const codeText = await page.getByTestId('pairing-code').innerText({ timeout: 15_000 });
+    // The code, not the placeholder shown until the pairing session answers.
+    const code = page.getByTestId('pairing-code');
+    await code.filter({ hasText: /^[2-9A-Z]{3}-[2-9A-Z]{3}$/ }).waitFor({ timeout: 15_000 });
+    const codeText = await code.innerText();
     const claim = await api.pair(codeText.replace('-', ''), 'Bench');
     const colors = ['#1b4d7a', '#7a3b1b', '#1b7a4d', '#5b1b7a'];
     const mediaIds: string[] = [];

@@ -26,10 +26,24 @@ test('a screen shows its code, is paired through the API, and stays paired acros
   const cookies = await page.context().cookies();
   expect(cookies.map((c) => c.name)).toEqual(expect.arrayContaining(['__Host-marquee-device', '__Host-marquee-runtime']));
 
+  // After a reload the player must resume the paired session: a device session for the same screen,
+  // never a new pairing session, and the pairing screen never comes back.
+  const runtimeCalls: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith('/runtime/v1/')) runtimeCalls.push(`${request.method()} ${url.pathname}`);
+  });
   await page.reload();
-  await expect(player.pairingScreen).toBeHidden();
+  const session = () => page.evaluate(() => (window as unknown as { marqueePlayer: { store: { getState(): { session: { paired: boolean; publicUrl: string } | null } } } }).marqueePlayer.store.getState().session);
+  await expect.poll(session, { timeout: 10_000 }).toEqual(expect.objectContaining({ paired: true, publicUrl: claim.public_url }));
+  for (let i = 0; i < 6; i++) {
+    await expect(player.pairingScreen).toBeHidden();
+    await page.waitForTimeout(500);
+  }
   await expect(player.stage).toBeAttached();
-  // Still one screen: the reload resumed the device session rather than pairing anew.
+  expect(runtimeCalls).toContain('POST /runtime/v1/device-sessions');
+  expect(runtimeCalls).not.toContain('POST /runtime/v1/pairing-sessions');
+  // Still one screen, active.
   const screens = await api.request('GET', '/api/v1/screens');
-  expect(screens.body.items.map((s: { id: string }) => s.id)).toEqual([claim.screen.id]);
+  expect(screens.body.items.map((s: { id: string; state: string }) => [s.id, s.state])).toEqual([[claim.screen.id, 'active']]);
 });

@@ -32,11 +32,15 @@ export async function webmClip(browser: Browser, secureOrigin: string, options: 
   try {
     // WebCodecs needs a secure context: any page of a localhost origin is one.
     await page.goto(`${secureOrigin}/.health`);
+    // Imported by a string expression: a test runner may rewrite `import()` in a function it ships to the page.
+    await page.evaluate(`(async () => {
+      const url = URL.createObjectURL(new Blob([${JSON.stringify(source)}], { type: 'text/javascript' }));
+      window.mediabunny = await import(url);
+      URL.revokeObjectURL(url);
+    })()`);
     const bytes = await page.evaluate(
-      async ({ source, seconds, width, height, color }) => {
-        const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-        const mb = await import(url);
-        URL.revokeObjectURL(url);
+      async ({ seconds, width, height, color }) => {
+        const mb = (window as unknown as { mediabunny: typeof import('mediabunny') }).mediabunny;
         const canvas = new OffscreenCanvas(width, height);
         const ctx = canvas.getContext('2d')!;
         const output = new mb.Output({ format: new mb.WebMOutputFormat(), target: new mb.BufferTarget() });
@@ -52,9 +56,9 @@ export async function webmClip(browser: Browser, secureOrigin: string, options: 
           await video.add(i / 25, 1 / 25);
         }
         await output.finalize();
-        return Array.from(new Uint8Array(output.target.buffer));
+        return Array.from(new Uint8Array(output.target.buffer!));
       },
-      { source, ...options },
+      options,
     );
     return Buffer.from(bytes);
   } finally {

@@ -18,6 +18,8 @@ export const UNREACHABLE_URL = 'https://gone.marquee-e2e.test/';
 export interface NewsSite {
   /** Extra Chromium flags that map the host and pin the key. */
   chromiumArgs: string[];
+  /** Pages a spec sets by path (a hostile page, say); every other path is the ticker. */
+  pages: Map<string, string>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -31,13 +33,17 @@ export function newsSite(port: number): NewsSite {
   const publicKey = execFileSync('openssl', ['x509', '-in', cert, '-pubkey', '-noout']);
   const der = execFileSync('openssl', ['pkey', '-pubin', '-outform', 'der'], { input: publicKey });
   const spki = execFileSync('openssl', ['dgst', '-sha256', '-binary'], { input: der }).toString('base64');
+  const pages = new Map<string, string>();
   const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+    const page = pages.get(new URL(req.url ?? '/', 'https://x.invalid').pathname);
+    if (page !== undefined) return void res.end(page);
     res.end(`<!doctype html><html><body style="margin:0;background:#0f2a44;color:#fff;font:600 48px/120px DejaVu Sans,sans-serif;padding-left:40px">
       <span id="ticker">Breaking: the lobby loop is live</span></body></html>`);
   });
   return {
     chromiumArgs: [`--host-resolver-rules=MAP ${NEWS_HOST}:443 127.0.0.1:${port}`, `--ignore-certificate-errors-spki-list=${spki}`],
+    pages,
     start: () => new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve())),
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -3,26 +3,36 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
 import './app/player.css';
 import { readPlayerConfig } from './config/player-config';
+import { isFramed } from './framing';
 import { PlayerDatabase } from './offline/player-database';
 import { registerServiceWorker } from './offline/register-service-worker';
 import { PlayerController } from './runtime/player-controller';
 import { createPlayerStore } from './state/player-store';
 
-const log = (message: string) => console.info(`[marquee] ${message}`);
-const config = readPlayerConfig();
-const store = createPlayerStore();
-const db = await PlayerDatabase.open().catch(() => null);
-void registerServiceWorker(log);
-const controller = new PlayerController({
-  config,
-  store,
-  db,
-  location: window.location,
-  history: window.history,
-  storage: window.localStorage,
-  reload: () => window.location.reload(),
-  log,
-});
-(window as unknown as { marqueePlayer: unknown }).marqueePlayer = { store, controller };
-createRoot(document.getElementById('root')!).render(<App store={store} controller={controller} pairingHintUrl={config.pairingHintUrl} />);
-void controller.start();
+if (isFramed(window)) {
+  // Inside a frame: show nothing, open no session, never read the URL's fragment or path.
+  console.warn('[marquee] the player does not run inside a frame');
+} else {
+  await boot();
+}
+
+async function boot(): Promise<void> {
+  const log = (message: string) => console.info(`[marquee] ${message}`);
+  const config = readPlayerConfig();
+  const store = createPlayerStore();
+  const db = await PlayerDatabase.open().catch(() => null);
+  void registerServiceWorker(log);
+  const controller = new PlayerController({
+    config,
+    store,
+    db,
+    location: window.location,
+    history: window.history,
+    storage: window.localStorage,
+    reload: () => window.location.reload(),
+    log,
+  });
+  (window as unknown as { marqueePlayer: unknown }).marqueePlayer = { store, controller };
+  createRoot(document.getElementById('root')!).render(<App store={store} controller={controller} pairingHintUrl={config.pairingHintUrl} />);
+  void controller.start();
+}

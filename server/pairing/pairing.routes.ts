@@ -37,7 +37,8 @@ import {
   pairingChannel,
   startPairingSession,
 } from './pairing';
-import { clearCookie, PAIRING_COOKIE } from './pairing-cookies';
+import { clearCookie, cookieValues, PAIRING_COOKIE, readCookie } from './pairing-cookies';
+import type { PairingSessionTable } from './pairing.tables';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 const PRIVATE_NO_STORE = { 'Cache-Control': 'private, no-store' };
@@ -67,10 +68,30 @@ function setCookiesAfterCommit(ctx: AnyContext, work: Work, cookies: string[]): 
 
 // ---- Runtime plane
 
+/**
+ * The pairing session this player's pairing cookie names, if it is still current. A player renews
+ * its code with the same cookie: the code it showed until now must stop being claimable (a claim
+ * of it would create a screen no player completes), and a claim that landed just before the
+ * renewal must be completed, not abandoned.
+ */
+async function previousPairingSession(ctx: AnyContext, work: Work): Promise<PairingSessionTable | undefined> {
+  const value = cookieValues.pairing.unseal(ctx.services.keys, readCookie(ctx.req, PAIRING_COOKIE));
+  if (!value || value.e <= ctx.now) return undefined;
+  const session = await work.db.selectFrom('pairing_sessions').selectAll().where('id', '=', value.s).executeTakeFirst();
+  return session && session.expires_at > ctx.now ? session : undefined;
+}
+
 export const startPairing = mutation(
   { auth: playerOrigin, rateLimits: (ctx) => [{ name: 'pairing-start', limit: PAIRING_START_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }] },
   async (ctx, work) => {
-    const { session, cookie } = await startPairingSession(ctx.services, work, ctx.now);
+    const previous = await previousPairingSession(ctx, work);
+    if (previous?.state === 'claimed') {
+      const screen = await work.db.selectFrom('screens').select('state').where('id', '=', previous.screen_id!).executeTakeFirst();
+      if (screen?.state === 'pairing_pending') {
+        throw problem('resource_conflict', 'the code this player showed has just been claimed; complete that pairing (pairing.claimed on the pairing stream) instead of starting another');
+      }
+    }
+    const { session, cookie } = await startPairingSession(ctx.services, work, ctx.now, previous?.state === 'pending' ? previous.id : undefined);
     setCookiesAfterCommit(ctx, work, [cookie]);
     const body: PairingSession = { code: session.code, expires_at: isoTime(session.code_expires_at) };
     return reply.created(body, { headers: NO_STORE });

@@ -196,6 +196,54 @@ describe('completion', () => {
   });
 });
 
+describe('renewing a code', () => {
+  it('expires the previous code of the same pairing cookie: a late claim of it is not_found, never a stranded screen', async () => {
+    nextMinute();
+    const { code: old, cookies } = await startPairing(server);
+    server.clock.advance(9 * 60_000); // the player renews a minute before the code expires
+    const { code: renewed } = await startPairing(server, cookies);
+    expect(renewed).not.toBe(old);
+    const count = await screenCount();
+    const late = await claimCode(server, token, old);
+    expect(late.status).toBe(404);
+    expect(late.json().code).toBe('not_found');
+    expect(await screenCount()).toBe(count);
+    // The renewed code pairs as usual.
+    expect((await claimCode(server, token, renewed)).status).toBe(201);
+    const nonce = (await openStream(server, '/runtime/v1/pairing-events', cookies).done).frames[0]!.data.completion_nonce;
+    expect((await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies, json: { completion_nonce: nonce } })).status).toBe(200);
+  });
+
+  it('leaves other players\' codes alone', async () => {
+    nextMinute();
+    const other = await startPairing(server);
+    await startPairing(server);
+    expect((await claimCode(server, token, other.code)).status).toBe(201);
+  });
+
+  it('answers 409 when the code being replaced was just claimed, so the player completes that pairing', async () => {
+    nextMinute();
+    const { code, cookies } = await startPairing(server);
+    const claim = await claimCode(server, token, code);
+    const renew = await server.request('POST', '/runtime/v1/pairing-sessions', { cookies });
+    expect(renew.status).toBe(409);
+    expect(renew.json().code).toBe('resource_conflict');
+    expect(renew.headers['set-cookie']).toBeUndefined();
+    const nonce = (await openStream(server, '/runtime/v1/pairing-events', cookies).done).frames[0]!.data.completion_nonce;
+    expect((await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies, json: { completion_nonce: nonce } })).status).toBe(200);
+    expect((await server.request('GET', `/api/v1/screens/${claim.json().screen.id}`, { token })).json().state).toBe('active');
+  });
+
+  it('starts afresh when the claimed screen was deleted before the player completed', async () => {
+    nextMinute();
+    const { code, cookies } = await startPairing(server);
+    const claim = await claimCode(server, token, code);
+    expect((await server.request('DELETE', `/api/v1/screens/${claim.json().screen.id}`, { token })).status).toBe(204);
+    const renew = await server.request('POST', '/runtime/v1/pairing-sessions', { cookies });
+    expect(renew.status).toBe(201);
+  });
+});
+
 describe('expiry and guessing', () => {
   it('expires an unclaimed code after ten minutes: no claim, no stream', async () => {
     nextMinute();

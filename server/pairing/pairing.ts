@@ -31,8 +31,13 @@ export function newPairingCode(): string {
   return code;
 }
 
-/** A new pending session with a code no other pending session holds; returns it and its cookie. */
-export async function startPairingSession(services: Services, work: Work, now: number): Promise<{ session: PairingSessionTable; cookie: string }> {
+/**
+ * A new pending session with a code no other pending session holds; returns it and its cookie.
+ * `replaces` is the pending session the same player showed until now (its pairing cookie): it is
+ * removed in the same transaction, so its code cannot be claimed once the player shows another.
+ */
+export async function startPairingSession(services: Services, work: Work, now: number, replaces?: string): Promise<{ session: PairingSessionTable; cookie: string }> {
+  if (replaces !== undefined) await work.db.deleteFrom('pairing_sessions').where('id', '=', replaces).where('state', '=', 'pending').execute();
   for (let attempt = 0; ; attempt++) {
     const code = newPairingCode();
     // An expired pending session no longer holds its code.

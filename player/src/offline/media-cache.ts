@@ -24,3 +24,13 @@ export async function recordAndEvict(db: PlayerDatabase, manifests: RuntimeManif
   await db.forgetMedia(evict);
   return evict;
 }
+
+/**
+ * The device no longer plays the screen whose media it holds (it must pair again, its screen is
+ * gone, or it now plays another screen): drop the cached media and their references at once
+ * rather than after the eviction grace, so a device handed on keeps nothing of its last owner.
+ */
+export async function forgetAllMedia(db: PlayerDatabase | null): Promise<void> {
+  await db?.forgetAllMedia().catch(() => undefined);
+  if (typeof caches !== 'undefined') await caches.delete(MEDIA_CACHE).catch(() => undefined);
+}

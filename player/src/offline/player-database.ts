@@ -53,11 +53,38 @@ export class PlayerDatabase {
     return new Map(all.map((r) => [r.mediaId, r.lastReferencedAt]));
   }
 
+  /** Every media reference (the device no longer plays the screen they belong to). */
+  async forgetAllMedia(): Promise<void> {
+    await this.db.clear('media-references');
+  }
+
   async forgetMedia(mediaIds: Iterable<string>): Promise<void> {
     const tx = this.db.transaction('media-references', 'readwrite');
     for (const mediaId of mediaIds) void tx.store.delete(mediaId);
     await tx.done;
   }
+}
+
+/** Stands in for a placement capability in a stored manifest (it passes the schema; the server refuses it). */
+export const STORED_CAPABILITY_PLACEHOLDER = 'not-stored-capabilities-stay-in-memory';
+const LONG_EXPIRED = new Date(0).toISOString();
+
+/**
+ * The manifest as it may be written to disk: placement capabilities are short-lived credentials and
+ * stay in memory; a manifest played from disk gets fresh ones with its first fetch. Whether any were
+ * removed is returned too (the stored validator must not then turn that fetch into a 304).
+ */
+export function storableManifest(manifest: RuntimeManifest): { manifest: RuntimeManifest; stripped: boolean } {
+  let stripped = false;
+  const pages = manifest.pages.map((page) => ({
+    ...page,
+    placements: page.placements.map((placement) => {
+      if (placement.content.type !== 'application') return placement;
+      stripped = true;
+      return { ...placement, capabilityHandle: STORED_CAPABILITY_PLACEHOLDER, capabilityExpiresAt: LONG_EXPIRED };
+    }),
+  }));
+  return { manifest: { ...manifest, pages } as RuntimeManifest, stripped };
 }
 
 /** Every media id a manifest references: page items and soundtrack tracks. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RuntimeClient } from '../runtime/runtime-client';
 import { CODE_RENEWAL_MARGIN_MS, MIN_CODE_LIFETIME_MS, pairScreen, renewalDelay } from './pairing-flow';
 
@@ -50,5 +50,43 @@ describe('pairing flow', () => {
     const codes: string[] = [];
     await pairScreen({ client: new RuntimeClient({ runtimeOrigin: 'http://localhost:8080', fetch }), signal: new AbortController().signal, onCode: (code) => codes.push(code) });
     expect(codes).toEqual(['AAAAAA', 'BBBBBB']);
+  });
+
+  describe('renewal', () => {
+    afterEach(() => vi.useRealTimers());
+
+    it('completes the pairing of a code claimed just as it was being replaced (the server answers 409)', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+      const calls: string[] = [];
+      let starts = 0;
+      const fetch: typeof globalThis.fetch = async (input, init) => {
+        const path = new URL(String(input)).pathname;
+        calls.push(`${init?.method ?? 'GET'} ${path}`);
+        if (path === '/runtime/v1/pairing-sessions') {
+          if (++starts === 1) return Response.json({ code: 'AAAAAA', expires_at: new Date(Date.now() + 600_000).toISOString() }, { status: 201 });
+          return Response.json({ code: 'resource_conflict', detail: 'the code this player showed has just been claimed' }, { status: 409 });
+        }
+        if (path === '/runtime/v1/pairing-events') {
+          // Nothing is heard before the renewal (reconnects included); afterwards the claim is replayed.
+          if (starts === 1) return new Promise<Response>((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason), { once: true }));
+          return sse(`event: pairing.claimed\ndata: {"type":"pairing.claimed","completion_nonce":"${'k'.repeat(43)}"}\n\n`);
+        }
+        return Response.json({ screen: { id: 'scr_1' }, public_url: 'http://localhost:8080/s/pub' }, { status: 200 });
+      };
+      const codes: string[] = [];
+      const paired = pairScreen({ client: new RuntimeClient({ runtimeOrigin: 'http://localhost:8080', fetch }), signal: new AbortController().signal, onCode: (code) => codes.push(code) });
+      await vi.advanceTimersByTimeAsync(600_000 - CODE_RENEWAL_MARGIN_MS + 1000);
+      const completion = await paired;
+      expect(completion.screen.id).toBe('scr_1');
+      expect(codes).toEqual(['AAAAAA']);
+      // (The first stream may have reconnected while it waited.)
+      expect(calls.filter((c, i) => c !== calls[i - 1])).toEqual([
+        'POST /runtime/v1/pairing-sessions',
+        'GET /runtime/v1/pairing-events',
+        'POST /runtime/v1/pairing-sessions',
+        'GET /runtime/v1/pairing-events',
+        'POST /runtime/v1/pairing-sessions/complete',
+      ]);
+    });
   });
 });

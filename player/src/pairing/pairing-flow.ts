@@ -1,14 +1,18 @@
 // Pairing as the player lives it: ask for a code, show it, wait on the pairing stream for the
 // claim, complete with the claim's nonce (the server sets the paired-device cookie). A code is
-// replaced by a fresh one shortly before it expires, so the code on glass is always claimable.
+// replaced by a fresh one shortly before it expires, so the code on glass is always claimable; the
+// server retires the old code in the same step (same pairing cookie), and if the old code was
+// claimed just before, it answers 409 and the player completes that claim instead.
 import { followEventStream } from '../../../sdk/sse/event-stream-client';
 import type { PairingClaimedEvent, PairingCompletion } from '../../../sdk/contract/screens';
-import type { RuntimeClient } from '../runtime/runtime-client';
+import { RuntimeRefusal, type RuntimeClient } from '../runtime/runtime-client';
 
 /** Show a new code this long before the old one expires (an operator needs time to type it). */
 export const CODE_RENEWAL_MARGIN_MS = 60_000;
 /** Never renew more often than this, whatever the server's expiry says. */
 export const MIN_CODE_LIFETIME_MS = 30_000;
+/** How long to wait for the replayed claim of a code claimed just as it was replaced. */
+const CLAIMED_REPLAY_WAIT_MS = 30_000;
 
 export interface PairingFlowOptions {
   client: RuntimeClient;
@@ -27,7 +31,16 @@ export async function pairScreen(options: PairingFlowOptions): Promise<PairingCo
   const now = options.now ?? Date.now;
   for (;;) {
     options.signal.throwIfAborted();
-    const session = await options.client.startPairing(options.signal);
+    let session;
+    try {
+      session = await options.client.startPairing(options.signal);
+    } catch (error) {
+      if (!(error instanceof RuntimeRefusal && error.status === 409)) throw error;
+      // The code on glass was claimed as it was being replaced: the stream replays the claim.
+      const nonce = await waitForClaim(options, CLAIMED_REPLAY_WAIT_MS);
+      if (nonce !== null) return options.client.completePairing(nonce, options.signal);
+      continue;
+    }
     const expiresAt = Date.parse(session.expires_at);
     options.onCode(session.code, expiresAt);
     const nonce = await waitForClaim(options, renewalDelay(expiresAt, now()));

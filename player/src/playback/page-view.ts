@@ -16,11 +16,17 @@ export class PageView {
   private readonly canvas: HTMLElement;
   private readonly views: PlacementView[];
   state: PageState = 'cold';
-  /** How often the page came on glass (drives one-at-a-time rotation). */
-  activations = 0;
-  failedAt = 0;
-  private warming: Promise<boolean> | null = null;
-  private abort: AbortController | null = null;
+  /**
+   * How many turns of this page began since its manifest was built. The items of a turn are a
+   * function of its number (a one-at-a-time selector shows item `turn mod count`), so a page that
+   * comes round again, on its own or after others, shows the next item.
+   */
+  turns = 0;
+  /** The turn the placements are ready for (-1: none); the next turn may start only when it is `turns`. */
+  private preparedTurn = -1;
+  /** When preparing last failed (null: it did not), for the retry delay. */
+  failedAt: number | null = null;
+  private preparing: { turn: number; promise: Promise<boolean>; abort: AbortController } | null = null;
   private animations: Animation[] = [];
 
   constructor(
@@ -44,6 +50,11 @@ export class PageView {
     this.element.append(this.canvas);
   }
 
+  /** Whether `view` is one of this page's placements. */
+  holds(view: PlacementView): boolean {
+    return this.views.includes(view);
+  }
+
   layout(viewport: Size): void {
     this.canvas.style.transform = transformCss(canvasTransform(this.page.canvas, viewport, this.page.canvas.viewportFit));
   }
@@ -53,49 +64,64 @@ export class PageView {
     this.element.dataset.state = state;
   }
 
-  /** Whether the sequencer may pick this page now: it is ready (or already on glass). */
+  /** Whether the sequencer may start this page's next turn now: it is prepared (on glass or off). */
   usable(): boolean {
-    return this.state === 'ready' || this.state === 'live';
+    return this.preparedTurn === this.turns && (this.state === 'ready' || this.state === 'live');
   }
 
-  /** Whether warming it is worth trying (a failed page only after its retry delay). */
+  /** Whether preparing it is worth trying (after a failure, only once the retry delay passed). */
   retryDue(now: number): boolean {
-    return this.state !== 'failed' || now - this.failedAt >= FAILED_PAGE_RETRY_MS;
+    return this.failedAt === null || now - this.failedAt >= FAILED_PAGE_RETRY_MS;
   }
 
   /**
-   * Gets every placement ready for the next turn. True when the page can show: each placement is
-   * ready, or unavailable in a way that leaves the page presentable (an unreachable site), as long
-   * as something remains to show.
+   * Gets every placement ready for the page's next turn (while the page may still be on glass). True
+   * when the page can show: each placement is ready, or unavailable in a way that leaves the page
+   * presentable (an unreachable site), as long as something remains to show.
    */
   warm(now: () => number): Promise<boolean> {
-    if (this.state === 'ready') return Promise.resolve(true);
-    if (this.warming) return this.warming;
-    this.setState('warming');
+    const turn = this.turns;
+    if (this.usable()) return Promise.resolve(true);
+    if (this.preparing?.turn === turn) return this.preparing.promise;
+    this.preparing?.abort.abort();
+    if (this.state !== 'live') this.setState('warming');
     const abort = new AbortController();
-    this.abort = abort;
-    const activation = this.activations;
-    this.warming = Promise.allSettled(this.views.map((v) => v.warm(activation, abort.signal))).then((results) => {
-      this.warming = null;
-      if (abort.signal.aborted) return false;
+    const promise = Promise.allSettled(this.views.map((v) => v.prepare(turn, abort.signal))).then((results) => {
+      if (this.preparing?.abort === abort) this.preparing = null;
+      if (abort.signal.aborted || this.turns !== turn) return false;
       const outcomes = results.map((r) => (r.status === 'fulfilled' ? r.value : ('failed' as const)));
       const ok = !outcomes.includes('failed') && outcomes.some((o: WarmResult | 'failed') => o === 'ready');
-      if (ok) this.setState('ready');
-      else {
+      if (ok) {
+        this.preparedTurn = turn;
+        this.failedAt = null;
+        if (this.state !== 'live') this.setState('ready');
+      } else {
         this.failedAt = now();
-        this.setState('failed');
-        for (const view of this.views) view.cool();
+        // A page on glass keeps showing its turn; one off glass releases what it loaded.
+        if (this.state !== 'live') {
+          this.setState('failed');
+          for (const view of this.views) view.cool();
+        }
       }
       return ok;
     });
-    return this.warming;
+    this.preparing = { turn, promise, abort };
+    return promise;
   }
 
-  /** On glass: placements start (media end reported through `onMediaEnd`), enter animations run. */
+  /**
+   * A turn of this page begins on glass (`fill`: when it fills the viewport). Placements show the
+   * turn's items (media end reported through `onMediaEnd`). Enter animations run when the page comes
+   * on glass, not when it merely comes round again: that is a cut, and an enter animation would
+   * blank its placement until the animation's delay passed.
+   */
   goLive(fill: number, now: number, onMediaEnd: () => void): void {
+    const again = this.state === 'live';
+    const turn = this.turns++;
+    if (again) for (const view of this.views) view.stop();
     this.setState('live');
-    this.activations++;
-    for (const view of this.views) view.start(onMediaEnd);
+    for (const view of this.views) view.start(turn, fill, onMediaEnd);
+    if (again) return;
     for (const view of this.views) {
       const enter = view.placement.enter;
       if (!enter) continue;
@@ -108,26 +134,35 @@ export class PageView {
     this.animations.push(animation);
   }
 
-  /** Off glass: stop placements and animations; release what costs unless it is about to show again. */
-  leave(keepWarm: boolean): void {
+  /** Off glass: stop placements and animations, and release what costs (decoders, third-party frames). */
+  leave(): void {
     for (const animation of this.animations) animation.cancel();
     this.animations = [];
     for (const view of this.views) view.stop();
-    this.abort?.abort();
-    this.abort = null;
-    this.warming = null;
+    this.preparing?.abort.abort();
+    this.preparing = null;
+    this.preparedTurn = -1;
     this.setState('cold');
-    if (!keepWarm) for (const view of this.views) view.cool();
+    for (const view of this.views) view.cool();
   }
 
-  /** Same page in a refreshed manifest of the same revision: new capability handles. */
+  /** Same page in a refreshed manifest of the same revision: new capability handles (and maybe a relaunch to prepare). */
   refresh(page: RuntimePage): void {
     this.page = page;
-    page.placements.forEach((placement: RuntimePlacement, i) => this.views[i]?.refresh(placement));
+    let again = false;
+    page.placements.forEach((placement: RuntimePlacement, i) => {
+      if (this.views[i]?.refresh(placement)) again = true;
+    });
+    if (again) {
+      this.preparing?.abort.abort();
+      this.preparing = null;
+      this.preparedTurn = -1;
+      if (this.state === 'ready') this.setState('cold');
+    }
   }
 
   destroy(): void {
-    this.abort?.abort();
+    this.preparing?.abort.abort();
     for (const animation of this.animations) animation.cancel();
     this.animations = [];
     for (const view of this.views) view.destroy();

@@ -21,17 +21,30 @@ export const IFRAME_PROBE_TIMEOUT_MS = 8_000;
 export const IFRAME_LOAD_TIMEOUT_MS = 15_000;
 /** Launch ticket + frame load + bridge handshake (the bridge's own handshake bound is 10 s). */
 export const APPLICATION_READY_TIMEOUT_MS = 15_000;
+/**
+ * An application frame is relaunched (a new ticket, so a new release grant) once it is this old:
+ * half the release grant's 24 h lifetime (server/release-host/release-grant-cookie.ts), so even a
+ * page that stays up for hours is relaunched at one of its turns before its frame's grant lapses.
+ */
+export const APPLICATION_RELAUNCH_AFTER_MS = 12 * 3600_000;
+/** A relaunch that failed is tried again after this long; the frame on glass plays on meanwhile. */
+export const APPLICATION_RELAUNCH_RETRY_MS = 30_000;
 const HANDSHAKE_POLL_MS = 50;
 
 export type WarmResult = 'ready' | 'unavailable';
 
 export interface PlacementHost {
+  /** The playback clock (server-corrected). */
+  now(): number;
   runtimeOrigin: string;
   paired: boolean;
   screenId: string;
   launch(launchUrl: string): Promise<{ launch_url: string }>;
   viewport(): { width: number; height: number };
-  onApplicationAdvance(placementId: string): void;
+  /** The content generation of the manifest playing (a new one means new grants: applications relaunch). */
+  contentGeneration(): number;
+  /** The controlling application of `view` asked for the next page (the engine checks that its page is on glass). */
+  onApplicationAdvance(view: PlacementView): void;
   onApplicationEvent(placementId: string, code: string): void;
   log(message: string): void;
 }
@@ -39,16 +52,23 @@ export interface PlacementHost {
 export interface PlacementView {
   readonly element: HTMLElement;
   readonly placement: RuntimePlacement;
-  /** Gets ready to show its `activation`th turn; rejects when the page cannot show it. */
-  warm(activation: number, signal: AbortSignal): Promise<WarmResult>;
-  /** The page came on glass; `onEnd` marks the media end of a media_end page. */
-  start(onEnd: () => void): void;
-  /** The page left glass. */
+  /**
+   * Gets the page's `turn`th turn (0-based) ready to show: its item decoded or buffered. The page
+   * may be on glass meanwhile (a page that comes round again), so nothing visible changes here.
+   * Rejects when the turn cannot show.
+   */
+  prepare(turn: number, signal: AbortSignal): Promise<WarmResult>;
+  /**
+   * The `turn`th turn begins: show its first item. `fill` is when the page fills the viewport on
+   * the playback clock (a sequence steps from there); `onEnd` marks the media end of a media_end page.
+   */
+  start(turn: number, fill: number, onEnd: () => void): void;
+  /** The turn ended (the page left glass, or a new turn of it begins). */
   stop(): void;
   /** Release what costs while off glass (decoders, third-party frames). */
   cool(): void;
-  /** A refreshed manifest of the same revision (capability handles renewed). */
-  refresh(placement: RuntimePlacement): void;
+  /** A refreshed manifest of the same revision (capability handles renewed); true when the view must be prepared again. */
+  refresh(placement: RuntimePlacement): boolean;
   destroy(): void;
 }
 
@@ -62,17 +82,26 @@ function wrapper(placement: RuntimePlacement, zIndex: number): HTMLElement {
   return el;
 }
 
-/** Images: one <img> per item; a one-at-a-time selector shows the turn's item, a media_end sequence shows each for dwell_ms. */
+/** The items a turn shows: all of a sequence in order, or the one-at-a-time selector's `turn mod count`. */
+function itemsOfTurn(turn: number, count: number, sequence: boolean): number[] {
+  return sequence ? Array.from({ length: count }, (_, i) => i) : [rotationIndex(turn, count)];
+}
+
+/**
+ * Images: one <img> per item; a one-at-a-time selector shows the turn's item, a media_end sequence
+ * shows each for dwell_ms, stepping from the fill on the playback clock (so a late timer or a busy
+ * main thread never drifts the sequence: each step is recomputed from the clock).
+ */
 class ImageView implements PlacementView {
   readonly element: HTMLElement;
   private readonly images: HTMLImageElement[];
-  private shown: number[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly placement: RuntimeImagePlacement,
     zIndex: number,
     private readonly sequence: boolean,
+    private readonly host: PlacementHost,
   ) {
     this.element = wrapper(placement, zIndex);
     this.images = placement.content.items.map((item) => {
@@ -88,41 +117,53 @@ class ImageView implements PlacementView {
     });
   }
 
-  async warm(activation: number, signal: AbortSignal): Promise<WarmResult> {
+  async prepare(turn: number, signal: AbortSignal): Promise<WarmResult> {
     const items = this.placement.content.items;
-    this.shown = this.sequence ? items.map((_, i) => i) : [rotationIndex(activation, items.length)];
     await Promise.all(
-      this.shown.map(async (i) => {
+      itemsOfTurn(turn, items.length, this.sequence).map(async (i) => {
         const img = this.images[i]!;
         if (!img.getAttribute('src')) img.src = items[i]!.src;
         await waitFor(img, { ready: () => img.complete && img.naturalWidth > 0, ok: ['load'], fail: ['error'], ms: MEDIA_READY_TIMEOUT_MS, what: `image ${items[i]!.mediaId}`, signal });
         await withTimeout(img.decode(), MEDIA_READY_TIMEOUT_MS, 'image decode');
       }),
     );
-    this.images.forEach((img, i) => (img.hidden = i !== this.shown[0]));
     return 'ready';
   }
 
-  start(onEnd: () => void): void {
+  private show(index: number): void {
+    // One task: the browser paints the swap in one frame, never an empty placement between.
+    this.images.forEach((img, i) => (img.hidden = i !== index));
+  }
+
+  start(turn: number, fill: number, onEnd: () => void): void {
+    this.stop();
+    const shown = itemsOfTurn(turn, this.images.length, this.sequence);
     const dwell = this.placement.content.dwellMs;
-    if (dwell === undefined) return;
-    let step = 0;
-    const next = () => {
-      step++;
-      if (step >= this.shown.length) return onEnd();
-      this.images.forEach((img, i) => (img.hidden = i !== this.shown[step]));
-      this.timer = setTimeout(next, dwell);
+    if (dwell === undefined) return this.show(shown[0]!);
+    // The step at any instant is a function of the fill and the clock (during the transition: the first).
+    const tick = () => {
+      const now = this.host.now();
+      const step = Math.max(0, Math.floor((now - fill) / dwell));
+      if (step >= shown.length) {
+        this.show(shown.at(-1)!);
+        return onEnd();
+      }
+      this.show(shown[step]!);
+      this.timer = setTimeout(tick, fill + (step + 1) * dwell - now);
     };
-    this.timer = setTimeout(next, dwell);
+    tick();
   }
 
   stop(): void {
     clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   cool(): void {}
 
-  refresh(): void {}
+  refresh(): boolean {
+    return false;
+  }
 
   destroy(): void {
     this.stop();
@@ -131,12 +172,18 @@ class ImageView implements PlacementView {
   }
 }
 
-/** Videos: muted, inline, buffered before the page shows; decoders are released when the page cools. */
+/**
+ * Videos: muted, inline, buffered before the page shows; decoders are released when the page cools.
+ * The clip playing is raised above the others, so a new clip (or the first clip of the next turn)
+ * covers the one before it in the same frame; the one before is hidden a frame later.
+ */
 class VideoView implements PlacementView {
   readonly element: HTMLElement;
   private readonly videos: HTMLVideoElement[];
   private order: number[] = [];
   private step = 0;
+  /** The clip on glass (its last frame stays up after it ends, until another covers it). */
+  private current: HTMLVideoElement | null = null;
   private onEnd: (() => void) | null = null;
   private live = false;
 
@@ -181,27 +228,42 @@ class VideoView implements PlacementView {
     });
   }
 
-  async warm(activation: number, signal: AbortSignal): Promise<WarmResult> {
-    const items = this.placement.content.items;
-    this.order = this.sequence ? items.map((_, i) => i) : [rotationIndex(activation, items.length)];
-    await this.load(this.order[0]!, signal);
-    const first = this.videos[this.order[0]!]!;
-    if (first.currentTime !== 0) first.currentTime = 0;
-    this.videos.forEach((v, i) => (v.hidden = i !== this.order[0]));
+  async prepare(turn: number, signal: AbortSignal): Promise<WarmResult> {
+    const first = itemsOfTurn(turn, this.videos.length, this.sequence)[0]!;
+    await this.load(first, signal);
+    // Rewind it now unless it is the clip on glass (it then restarts at the boundary, its frame up meanwhile).
+    const video = this.videos[first]!;
+    if (video !== this.current && video.currentTime !== 0) video.currentTime = 0;
     return 'ready';
   }
 
-  start(onEnd: () => void): void {
+  start(turn: number, _fill: number, onEnd: () => void): void {
+    this.order = itemsOfTurn(turn, this.videos.length, this.sequence);
     this.onEnd = onEnd;
     this.live = true;
     this.step = 0;
-    this.play(this.order[0]!);
+    this.play(this.order[0]!, true);
   }
 
-  private play(i: number): void {
+  private play(i: number, rewind: boolean): void {
     const video = this.videos[i]!;
+    const previous = this.current;
+    if (rewind && video.currentTime !== 0) video.currentTime = 0;
+    video.style.zIndex = '1';
     video.hidden = false;
+    this.current = video;
     void video.play().catch(() => undefined);
+    if (previous && previous !== video) {
+      previous.style.zIndex = '';
+      // Keep the covered clip until the new one paints, then hide it; rewind a sequence's earlier
+      // clip so the next turn starts it from its first frame.
+      requestAnimationFrame(() => {
+        if (this.current === previous) return;
+        previous.hidden = true;
+        previous.pause();
+        if (previous.currentTime !== 0 && previous.getAttribute('src')) previous.currentTime = 0;
+      });
+    }
     // Buffer the next clip of a sequence while this one plays.
     const following = this.order[this.step + 1];
     if (following !== undefined) void this.load(following).catch(() => undefined);
@@ -215,10 +277,7 @@ class VideoView implements PlacementView {
       this.onEnd?.();
       return;
     }
-    const previous = event.target as HTMLVideoElement;
-    this.play(next);
-    // Keep the last frame up until the next clip paints, then hide it.
-    requestAnimationFrame(() => (previous.hidden = true));
+    this.play(next, true);
   };
 
   /** A clip that breaks while on glass counts as ended, so a media_end page moves on. */
@@ -234,13 +293,18 @@ class VideoView implements PlacementView {
 
   cool(): void {
     for (const video of this.videos) {
+      video.hidden = true;
+      video.style.zIndex = '';
       if (!video.getAttribute('src')) continue;
       video.removeAttribute('src');
       video.load(); // drops the decoder and the buffered bytes
     }
+    this.current = null;
   }
 
-  refresh(): void {}
+  refresh(): boolean {
+    return false;
+  }
 
   destroy(): void {
     this.stop();
@@ -269,7 +333,7 @@ class IframeView implements PlacementView {
     this.element = wrapper(placement, zIndex);
   }
 
-  async warm(_activation: number, signal: AbortSignal): Promise<WarmResult> {
+  async prepare(_turn: number, signal: AbortSignal): Promise<WarmResult> {
     if (this.frame?.dataset.loaded === 'true') return 'ready';
     const src = this.placement.content.src;
     try {
@@ -320,12 +384,23 @@ class IframeView implements PlacementView {
     this.releaseFrame();
   }
 
-  refresh(): void {}
+  refresh(): boolean {
+    return false;
+  }
 
   destroy(): void {
     this.releaseFrame();
     this.element.remove();
   }
+}
+
+interface LaunchedFrame {
+  frame: HTMLIFrameElement;
+  bridge: ApplicationFrameBridge;
+  /** What its launch ticket was granted under: another grant or content generation means a relaunch. */
+  grantId: string;
+  contentGeneration: number;
+  launchedAt: number;
 }
 
 /**
@@ -334,11 +409,20 @@ class IframeView implements PlacementView {
  * The placement capability stays here and goes on runtime KV calls; the frame never sees it. The
  * frame stays loaded across turns (each turn is a new bridge activation); one that fails to launch,
  * load or handshake makes its page unavailable, so the loop moves on instead of showing a white box.
+ *
+ * The release host checks the frame's grant on every request, and the grant lapses (24 h) or is
+ * revoked (a public-id rotation or credential revoke gives the manifest a new grant and content
+ * generation). So a frame whose grant changed, or that is older than APPLICATION_RELAUNCH_AFTER_MS,
+ * is relaunched: a new frame with a new ticket warms behind the one on glass (transparent) and
+ * replaces it when the page's next turn starts; the old one goes a moment later, once the new one
+ * has painted over it. Until the new frame is ready the old one keeps playing.
  */
 class ApplicationView implements PlacementView {
   readonly element: HTMLElement;
-  private frame: HTMLIFrameElement | null = null;
-  private bridge: ApplicationFrameBridge | null = null;
+  private current: LaunchedFrame | null = null;
+  private replacement: LaunchedFrame | null = null;
+  private relaunchFailedAt: number | null = null;
+  private readonly lifetime = new AbortController();
 
   constructor(
     public placement: RuntimeApplicationPlacement,
@@ -353,13 +437,59 @@ class ApplicationView implements PlacementView {
     return this.page.advance.mode === 'application' && this.placement.controller === true;
   }
 
-  async warm(_activation: number, signal: AbortSignal): Promise<WarmResult> {
-    if (this.bridge?.isConnected) return 'ready';
-    this.release();
+  /** Whether `launched` must be replaced: its grant was replaced, or it is old enough that its grant is due to lapse. */
+  private stale(launched: LaunchedFrame): boolean {
+    return (
+      launched.grantId !== this.placement.content.grantId ||
+      launched.contentGeneration !== this.host.contentGeneration() ||
+      this.host.now() - launched.launchedAt >= APPLICATION_RELAUNCH_AFTER_MS
+    );
+  }
+
+  async prepare(_turn: number, signal: AbortSignal): Promise<WarmResult> {
+    const current = this.current;
+    if (current?.bridge.isConnected) {
+      if (this.stale(current)) this.relaunchBehind();
+      return 'ready';
+    }
+    if (current) this.discard(current);
+    const launched = this.open(false);
+    this.current = launched;
+    try {
+      await this.connect(launched, signal);
+    } catch (error) {
+      if (this.current === launched) this.current = null;
+      this.discard(launched);
+      throw error;
+    }
+    return 'ready';
+  }
+
+  /** A new frame behind the one on glass; it takes over at a turn start once connected. */
+  private relaunchBehind(): void {
+    if (this.replacement && !this.stale(this.replacement)) return;
+    if (this.replacement) this.discard(this.replacement);
+    this.replacement = null;
+    if (this.relaunchFailedAt !== null && this.host.now() - this.relaunchFailedAt < APPLICATION_RELAUNCH_RETRY_MS) return;
+    const launched = this.open(true);
+    this.replacement = launched;
+    this.connect(launched, this.lifetime.signal).catch((error: unknown) => {
+      if (this.replacement !== launched) return;
+      this.replacement = null;
+      this.discard(launched);
+      this.relaunchFailedAt = this.host.now();
+      this.host.log(`application ${this.placement.content.applicationId}: relaunch failed, the frame on glass plays on: ${String(error)}`);
+    });
+  }
+
+  /** A frame and its bridge, added to the placement (transparent when it warms behind another). */
+  private open(behind: boolean): LaunchedFrame {
     const content = this.placement.content;
     const frame = document.createElement('iframe');
     frame.title = `Application ${content.applicationId}`;
     prepareApplicationFrame(frame);
+    // Transparent rather than hidden: a hidden cross-site frame may not render until shown.
+    if (behind) frame.style.opacity = '0';
     const bridge = new ApplicationFrameBridge({
       frame,
       releaseOrigin: content.origin,
@@ -371,63 +501,74 @@ class ApplicationView implements PlacementView {
       viewport: this.host.viewport(),
       placement: { width: this.placement.rect.width, height: this.placement.rect.height },
       runtimeKv: runtimeKvFetch({ runtimeOrigin: this.host.runtimeOrigin, capabilityHandle: () => this.placement.capabilityHandle }),
-      onAdvance: () => this.host.onApplicationAdvance(this.placement.id),
+      onAdvance: () => this.host.onApplicationAdvance(this),
       onEvent: (code) => this.host.onApplicationEvent(this.placement.id, code),
       onLog: (entry) => this.host.log(`application ${content.applicationId} ${entry.level} ${entry.code}: ${entry.message}`),
     });
-    this.frame = frame;
-    this.bridge = bridge;
     this.element.append(frame);
-    try {
-      await withTimeout(
-        (async () => {
-          const launch = await this.host.launch(content.launchUrl);
-          if (new URL(launch.launch_url).origin !== new URL(content.origin).origin) throw new Error('the launch URL is not on the release origin');
-          frame.src = launch.launch_url;
-          // The bridge handshakes on every load of the frame; wait until the release answered.
-          while (!bridge.isConnected) {
-            signal.throwIfAborted();
-            if (this.bridge !== bridge) throw new Error('the application frame was released');
-            await new Promise((r) => setTimeout(r, HANDSHAKE_POLL_MS));
-          }
-        })(),
-        APPLICATION_READY_TIMEOUT_MS,
-        'application launch',
-      );
-    } catch (error) {
-      this.release();
-      throw error;
-    }
-    return 'ready';
+    return { frame, bridge, grantId: content.grantId, contentGeneration: this.host.contentGeneration(), launchedAt: this.host.now() };
+  }
+
+  /** Launch ticket, frame load, bridge handshake, within APPLICATION_READY_TIMEOUT_MS. */
+  private async connect(launched: LaunchedFrame, signal: AbortSignal): Promise<void> {
+    const content = this.placement.content;
+    await withTimeout(
+      (async () => {
+        const launch = await this.host.launch(content.launchUrl);
+        if (new URL(launch.launch_url).origin !== new URL(content.origin).origin) throw new Error('the launch URL is not on the release origin');
+        launched.frame.src = launch.launch_url;
+        // The bridge handshakes on every load of the frame; wait until the release answered.
+        while (!launched.bridge.isConnected) {
+          signal.throwIfAborted();
+          if (this.current !== launched && this.replacement !== launched) throw new Error('the application frame was released');
+          await new Promise((r) => setTimeout(r, HANDSHAKE_POLL_MS));
+        }
+      })(),
+      APPLICATION_READY_TIMEOUT_MS,
+      'application launch',
+    );
   }
 
   start(): void {
-    this.bridge?.setViewport(this.host.viewport(), { width: this.placement.rect.width, height: this.placement.rect.height });
-    this.bridge?.activate();
+    const replacement = this.replacement;
+    if (replacement?.bridge.isConnected && !this.stale(replacement)) {
+      const old = this.current;
+      this.current = replacement;
+      this.replacement = null;
+      replacement.frame.style.opacity = '';
+      if (old) {
+        old.bridge.deactivate();
+        // The new frame is on top: drop the old one once the new one has had a frame to paint.
+        requestAnimationFrame(() => requestAnimationFrame(() => this.discard(old)));
+      }
+    }
+    const bridge = this.current?.bridge;
+    bridge?.setViewport(this.host.viewport(), { width: this.placement.rect.width, height: this.placement.rect.height });
+    bridge?.activate();
   }
 
   stop(): void {
-    this.bridge?.deactivate();
+    this.current?.bridge.deactivate();
   }
 
   cool(): void {}
 
-  refresh(placement: RuntimePlacement): void {
+  /** A refreshed manifest: new capability handles; a new grant or content generation means a relaunch. */
+  refresh(placement: RuntimePlacement): boolean {
     if (placement.content.type === 'application') this.placement = placement as RuntimeApplicationPlacement;
+    return this.current !== null && this.stale(this.current);
   }
 
-  private release(): void {
-    this.bridge?.destroy();
-    this.bridge = null;
-    if (this.frame) {
-      this.frame.removeAttribute('src');
-      this.frame.remove();
-      this.frame = null;
-    }
+  private discard(launched: LaunchedFrame): void {
+    launched.bridge.destroy();
+    launched.frame.removeAttribute('src');
+    launched.frame.remove();
   }
 
   destroy(): void {
-    this.release();
+    this.lifetime.abort();
+    for (const launched of [this.current, this.replacement]) if (launched) this.discard(launched);
+    this.current = this.replacement = null;
     this.element.remove();
   }
 }
@@ -437,7 +578,7 @@ export function createPlacementView(placement: RuntimePlacement, zIndex: number,
   switch (placement.content.type) {
     case 'image': {
       const p = placement as RuntimeImagePlacement;
-      return new ImageView(p, zIndex, sequence && !p.content.oneAtATime);
+      return new ImageView(p, zIndex, sequence && !p.content.oneAtATime, host);
     }
     case 'video': {
       const p = placement as RuntimeVideoPlacement;

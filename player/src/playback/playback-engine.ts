@@ -7,7 +7,7 @@ import type { RuntimeApplicationPlacement, RuntimeManifest } from '../../../sdk/
 import type { Size } from './canvas-layout';
 import { TRANSITION_EASING, transitionKeyframes } from './motion';
 import { PageView } from './page-view';
-import type { PlacementHost } from './placement-views';
+import type { PlacementHost, PlacementView } from './placement-views';
 import { endedEarly, firstSegment, followingSegment, nextVisibilityBoundary, playableIndexes, segmentOf, sequencePages, type Segment, type SequencePage } from './sequencer';
 
 /** A boundary timer firing later than this (a throttled or suspended tab) re-anchors at the current time. */
@@ -15,7 +15,7 @@ export const LATE_TIMER_TOLERANCE_MS = 1000;
 /** How often a page that is due but not ready is looked at again. */
 const NOT_READY_RETRY_MS = 250;
 
-export interface EngineHost extends Omit<PlacementHost, 'onApplicationAdvance' | 'viewport'> {
+export interface EngineHost extends Omit<PlacementHost, 'onApplicationAdvance' | 'viewport' | 'contentGeneration'> {
   /** The playback clock (server-corrected). */
   now(): number;
   /** A manifest is on glass: its first page finished its transition (or it has no pages). */
@@ -78,6 +78,10 @@ export class PlaybackEngine {
       if (loop?.manifest.manifestRevision === manifest.manifestRevision) {
         loop.manifest = manifest;
         manifest.pages.forEach((page, i) => loop.views[i]?.refresh(page));
+        // A page that must be prepared again (an application to relaunch) is, for its next turn
+        // (after a running transition, which warms the next page when it finishes).
+        if (loop === this.current && !this.finishing) this.warmNext();
+        else if (loop === this.pending) this.warmPendingFirst();
         return;
       }
     }
@@ -91,18 +95,32 @@ export class PlaybackEngine {
     const layer = document.createElement('div');
     layer.className = 'loop';
     layer.dataset.manifestRevision = manifest.manifestRevision;
+    const loop: Loop = { manifest, sequence: sequencePages(manifest.pages), views: [], layer };
+    const engine = this.host;
+    // Delegates (not a copy): `paired` and `screenId` are read when used.
     const host: PlacementHost = {
-      ...this.host,
+      now: () => engine.now(),
+      runtimeOrigin: engine.runtimeOrigin,
+      get paired() {
+        return engine.paired;
+      },
+      get screenId() {
+        return engine.screenId;
+      },
+      launch: (launchUrl) => engine.launch(launchUrl),
       viewport: () => this.viewportSize,
-      onApplicationAdvance: (placementId) => this.onApplicationAdvance(layer, placementId),
+      contentGeneration: () => loop.manifest.contentGeneration,
+      onApplicationAdvance: (view) => this.onApplicationAdvance(loop, view),
+      onApplicationEvent: (placementId, code) => engine.onApplicationEvent(placementId, code),
+      log: (message) => engine.log(message),
     };
-    const views = manifest.pages.map((page, i) => new PageView(page, i, host));
-    for (const view of views) {
+    loop.views = manifest.pages.map((page, i) => new PageView(page, i, host));
+    for (const view of loop.views) {
       view.layout(this.viewportSize);
       layer.append(view.element);
     }
     this.root.append(layer);
-    return { manifest, sequence: sequencePages(manifest.pages), views, layer };
+    return loop;
   }
 
   private dispose(loop: Loop): void {
@@ -158,7 +176,7 @@ export class PlaybackEngine {
     this.current = loop;
     this.pending = null;
     if (!segment) {
-      this.leaveLive(false);
+      this.leaveLive();
       if (previous && previous !== loop) this.dispose(previous);
       this.segment = null;
       this.host.onActivated(loop.manifest);
@@ -170,9 +188,9 @@ export class PlaybackEngine {
     });
   }
 
-  private leaveLive(keepWarm: boolean): void {
+  private leaveLive(): void {
     if (!this.live) return;
-    this.live.leave(keepWarm);
+    this.live.leave();
     this.live.element.style.zIndex = '';
     this.live = null;
   }
@@ -187,9 +205,9 @@ export class PlaybackEngine {
     this.live = incoming;
     const now = this.host.now();
     if (outgoing === incoming) {
-      // A loop of one page (or the only page that is ready): a new turn without a transition.
-      incoming.leave(true);
-      incoming.goLive(segment.start, now, () => this.onMediaEnd(incoming));
+      // The page comes round again (a loop of one page, or the only page that may play or is
+      // ready): a new turn without a transition, its items prepared while the last turn played.
+      incoming.goLive(segment.fill, now, () => this.onMediaEnd(incoming));
       this.armBoundary();
       this.warmNext();
       onFilled?.();
@@ -211,7 +229,7 @@ export class PlaybackEngine {
       this.finishing = null;
       clearTimeout(this.transitionEnd);
       if (outgoing && outgoing !== this.live) {
-        outgoing.leave(false);
+        outgoing.leave();
         outgoing.element.style.zIndex = '';
       }
       this.warmNext();
@@ -230,14 +248,15 @@ export class PlaybackEngine {
     const loop = this.current;
     if (!loop || !this.segment) return null;
     const now = this.host.now();
-    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, this.segment.end, (i) => loop.views[i]!.retryDue(now) || loop.views[i] === this.live);
+    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, this.segment.end, (i) => loop.views[i]!.retryDue(now));
     return next ? loop.views[next.index]! : null;
   }
 
+  /** Prepares the next turn: another page, or the page on glass when it comes round again. */
   private warmNext(): void {
     const next = this.predictNext();
     this.next = next;
-    if (next && next !== this.live) void next.warm(() => this.host.now());
+    if (next) void next.warm(() => this.host.now());
     if (this.pending) this.warmPendingFirst();
   }
 
@@ -266,17 +285,17 @@ export class PlaybackEngine {
       }
     }
     const loop = this.current;
-    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, at, (i) => loop.views[i]!.usable() || loop.views[i] === this.live);
+    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, at, (i) => loop.views[i]!.usable());
     if (next) return this.show(next);
-    // Nothing else is ready and the page on glass may no longer play: hold it (never a blank
-    // frame) and look again shortly.
+    // Nothing is ready (not even the page on glass for another turn), or the page on glass may no
+    // longer play: hold it (never a blank frame) and look again shortly.
     this.segment = { ...this.segment, end: now + NOT_READY_RETRY_MS };
     this.armBoundary();
     this.warmNext();
   }
 
   private leaveNext(): void {
-    if (this.next && this.next !== this.live) this.next.leave(false);
+    if (this.next && this.next !== this.live) this.next.leave();
     this.next = null;
   }
 
@@ -304,13 +323,17 @@ export class PlaybackEngine {
     this.endEarly();
   }
 
-  private onApplicationAdvance(layer: HTMLElement, placementId: string): void {
-    const loop = this.current;
-    if (!loop || loop.layer !== layer || !this.segment || !this.live) return;
+  /**
+   * Only the page on glass may end itself: during a transition the outgoing page's frame is still
+   * active, and its late advance must not end the incoming page (which may hold a placement of the
+   * same id), so the asking view must belong to the live page view.
+   */
+  private onApplicationAdvance(loop: Loop, view: PlacementView): void {
+    if (loop !== this.current || !this.segment || !this.live?.holds(view)) return;
     const page = loop.manifest.pages[this.segment.index]!;
     if (page.advance.mode !== 'application') return;
-    const placement = page.placements.find((p) => p.id === placementId);
-    if (!placement || placement.content.type !== 'application' || (placement as RuntimeApplicationPlacement).controller !== true) return;
+    const placement = view.placement;
+    if (placement.content.type !== 'application' || (placement as RuntimeApplicationPlacement).controller !== true) return;
     this.endEarly();
   }
 

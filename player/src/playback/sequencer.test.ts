@@ -52,7 +52,8 @@ describe('sequencer', () => {
     expect(followingSegment(loop, last, undefined)!.pageId).toBe('a');
     const single = [loop[0]!];
     const only = firstSegment(single, 0, undefined)!;
-    expect(followingSegment(single, only, undefined)).toEqual({ ...only, start: 1200, fill: 1400, end: 2400 });
+    // Coming round again is a cut: no transition, the page fills at once.
+    expect(followingSegment(single, only, undefined)).toEqual({ ...only, start: 1200, fill: 1200, end: 2200 });
   });
 
   it('skips pages the caller cannot show yet', () => {

@@ -38,9 +38,10 @@ export function sequencePages(pages: readonly RuntimePage[]): SequencePage[] {
   }));
 }
 
-export function segmentOf(pages: readonly SequencePage[], index: number, start: number): Segment {
+/** The page's turn from `start`; `again` (the page follows itself) is a cut without a transition. */
+export function segmentOf(pages: readonly SequencePage[], index: number, start: number, again = false): Segment {
   const page = pages[index]!;
-  const fill = start + page.transitionMs;
+  const fill = start + (again ? 0 : page.transitionMs);
   return { index, pageId: page.id, start, fill, end: fill + page.dwellMs };
 }
 
@@ -85,7 +86,7 @@ export function followingSegment(
   usable?: (index: number) => boolean,
 ): Segment | null {
   const index = nextPageIndex(pages, current.index, at, timeZone, usable);
-  return index < 0 ? null : segmentOf(pages, index, at);
+  return index < 0 ? null : segmentOf(pages, index, at, index === current.index);
 }
 
 /** The segment on glass at `now`, walking forward from `anchor` boundary by boundary. */

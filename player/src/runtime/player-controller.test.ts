@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimePlacement } from '../../../sdk/contract/manifest';
-import { manifestFixture, pageFixture, REVISION } from '../playback/manifest.fixtures';
-import { CAPABILITY_REFRESH_MARGIN_MS, MANIFEST_POLL_MS, manifestRefreshDelay } from './player-controller';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, parseRuntimeManifest, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import { imagePlacement, manifestFixture, pageFixture, REVISION, RUNTIME_ORIGIN } from '../playback/manifest.fixtures';
+import { MEDIA_CACHE } from '../offline/media-cache-policy';
+import type { PlayerDatabase, StoredManifest } from '../offline/player-database';
+import { createPlayerStore } from '../state/player-store';
+import { CAPABILITY_REFRESH_MARGIN_MS, MANIFEST_POLL_MS, manifestRefreshDelay, PlayerController, type ControllerHost } from './player-controller';
+import { isUnreachable, RuntimeClient } from './runtime-client';
 
 function application(expiresAt: string): RuntimePlacement {
   return {
@@ -45,5 +49,264 @@ describe('manifest refresh', () => {
   it('never spins on capabilities that already expired', () => {
     const manifest = manifestFixture({ pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T10:00:00Z')] })] });
     expect(manifestRefreshDelay(manifest, now)).toBe(5_000);
+  });
+});
+
+// ---- The controller against a fake runtime (its fetch), with a device clock that may be wrong.
+
+const SERVER_ORIGIN = RUNTIME_ORIGIN;
+
+interface FakeRuntime {
+  fetch: typeof fetch;
+  calls: string[];
+  /** Server time (the Date header); device time is Date.now(). */
+  serverNow: () => number;
+}
+
+function memoryStorage(): Storage {
+  const map = new Map<string, string>();
+  return {
+    get length() {
+      return map.size;
+    },
+    clear: () => map.clear(),
+    getItem: (k) => map.get(k) ?? null,
+    key: (i) => [...map.keys()][i] ?? null,
+    removeItem: (k) => void map.delete(k),
+    setItem: (k, v) => void map.set(k, v),
+  };
+}
+
+function controllerWith(runtime: FakeRuntime, extra: Partial<ControllerHost> = {}) {
+  const store = createPlayerStore();
+  const reloads: number[] = [];
+  const controller = new PlayerController({
+    config: { runtimeOrigin: SERVER_ORIGIN, contentOrigin: SERVER_ORIGIN },
+    store,
+    db: null,
+    location: { pathname: '/', hash: '' } as Location,
+    history: { replaceState: () => undefined } as unknown as History,
+    storage: memoryStorage(),
+    reload: () => reloads.push(Date.now()),
+    log: () => undefined,
+    fetch: runtime.fetch,
+    ...extra,
+  });
+  return { controller, store, reloads };
+}
+
+/** A runtime whose clock is `skewMs` ahead of the device's; `routes` answer by "METHOD path". */
+function fakeRuntime(skewMs: number, routes: Record<string, (init: RequestInit | undefined) => Promise<Response> | Response>): FakeRuntime {
+  const calls: string[] = [];
+  const serverNow = () => Date.now() + skewMs;
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const url = new URL(String(input));
+    const key = `${init?.method ?? 'GET'} ${url.pathname}`;
+    calls.push(key);
+    const route = routes[key];
+    const response = route ? await route(init) : new Response(null, { status: 404 });
+    const headers = new Headers(response.headers);
+    headers.set('date', new Date(serverNow()).toUTCString());
+    return new Response(response.body, { status: response.status, headers });
+  };
+  return { fetch, calls, serverNow };
+}
+
+const session = { paired: true, capabilities: ['manifest.read'], event_cursor: 'cur_0', public_url: `${SERVER_ORIGIN}/s/pub_1` };
+/** Waits for the call's signal to abort (a request on a half-open connection). */
+const hang = (init: RequestInit | undefined) =>
+  new Promise<Response>((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason), { once: true }));
+
+describe('the controller on a device with a wrong clock', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('schedules the capability refresh on server time (device ten minutes behind)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(Date.parse('2026-03-02T10:50:00Z'));
+    let expires = '';
+    const runtime = fakeRuntime(10 * 60_000, {
+      'GET /runtime/v1/manifest': () => {
+        expires = new Date(runtime.serverNow() + 5 * 60_000).toISOString();
+        return Response.json(manifestFixture({ pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application(expires)] })] }), { headers: { etag: '"m1"' } });
+      },
+    });
+    const { controller } = controllerWith(runtime);
+    await controller.fetchManifest();
+    expect(runtime.calls.filter((c) => c === 'GET /runtime/v1/manifest')).toHaveLength(1);
+    // A minute before the capability expires on the server's clock: four minutes from now.
+    await vi.advanceTimersByTimeAsync(4 * 60_000 - 1000);
+    expect(runtime.calls.filter((c) => c === 'GET /runtime/v1/manifest')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(runtime.calls.filter((c) => c === 'GET /runtime/v1/manifest')).toHaveLength(2);
+    controller.destroy();
+  });
+
+  it('honours a reload that has not expired on server time (device twenty minutes ahead)', async () => {
+    const runtime = fakeRuntime(-20 * 60_000, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': () => Response.json(manifestFixture(), { headers: { etag: '"m1"' } }),
+      'GET /runtime/v1/events': () => {
+        const details = { reload_id: 'rld_1', expires_at: new Date(runtime.serverNow() + 10 * 60_000).toISOString() };
+        return new Response(`event: player.reload\nid: c1\ndata: ${JSON.stringify({ type: 'player.reload', details })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+      },
+    });
+    const { controller, reloads } = controllerWith(runtime);
+    await controller.start();
+    await vi.waitFor(() => expect(reloads).toHaveLength(1), { timeout: 3000 });
+    controller.destroy();
+  });
+});
+
+describe('the controller when the runtime does not answer', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('backs off with jitter after failed manifest fetches instead of polling every 5 s', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(Date.parse('2026-03-02T11:00:00Z'));
+    const runtime = fakeRuntime(0, { 'GET /runtime/v1/manifest': () => Promise.reject(new TypeError('network error')) });
+    const { controller, store } = controllerWith(runtime);
+    // Offline with an application placement whose capabilities already expired.
+    store.setState({ manifest: manifestFixture({ pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T10:00:00Z')] })] }) });
+    await controller.fetchManifest().catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    const attempts = runtime.calls.filter((c) => c === 'GET /runtime/v1/manifest').length;
+    // 1 s doubling to 60 s (each between half and all of that): about fifteen in ten minutes, not 120.
+    expect(attempts).toBeGreaterThanOrEqual(8);
+    expect(attempts).toBeLessThanOrEqual(25);
+    expect(store.getState().connectivity).toBe('offline');
+    controller.destroy();
+  });
+
+  it('gives up on a hung runtime call after its timeout', async () => {
+    const client = new RuntimeClient({ runtimeOrigin: SERVER_ORIGIN, fetch: (_input, init) => hang(init), callTimeoutMs: 100 });
+    const started = Date.now();
+    const error = await client.manifest(null, SERVER_ORIGIN).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(isUnreachable(error)).toBe(true);
+  });
+
+  it('leaves no timer behind after a call, and a stop is not an outage', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const client = new RuntimeClient({ runtimeOrigin: SERVER_ORIGIN, fetch: async () => Response.json(manifestFixture()) });
+    await client.manifest(null, SERVER_ORIGIN);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.useRealTimers();
+    const stop = new AbortController();
+    const hung = new RuntimeClient({ runtimeOrigin: SERVER_ORIGIN, fetch: (_input, init) => hang(init) });
+    const pending = hung.manifest(null, SERVER_ORIGIN, stop.signal).catch((e: unknown) => e);
+    stop.abort();
+    expect(isUnreachable(await pending)).toBe(false);
+  });
+
+  it('opens the event stream without waiting for the first manifest, and refetches after a hung fetch times out', async () => {
+    let manifestCalls = 0;
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': (init) => (++manifestCalls === 1 ? hang(init) : Response.json(manifestFixture(), { headers: { etag: '"m1"' } })),
+      'GET /runtime/v1/events': (init) => hang(init),
+    });
+    const { controller, store } = controllerWith(runtime, { callTimeoutMs: 200 });
+    await controller.start();
+    await vi.waitFor(() => expect(runtime.calls).toContain('GET /runtime/v1/events'), { timeout: 1000 });
+    expect(manifestCalls).toBe(1); // still hanging
+    await vi.waitFor(() => expect(store.getState().manifest?.manifestRevision).toBe(REVISION), { timeout: 5000 });
+    controller.destroy();
+  });
+});
+
+// ---- What the device keeps of a screen: nothing once it plays another, and no credentials on disk.
+
+function fakeDatabase(stored?: StoredManifest) {
+  const calls: string[] = [];
+  const saved: StoredManifest[] = [];
+  const db = {
+    loadActiveManifest: async () => stored,
+    saveActiveManifest: async (value: StoredManifest) => void saved.push(structuredClone(value)),
+    forgetActiveManifest: async () => void calls.push('forgetActiveManifest'),
+    touchMedia: async () => undefined,
+    mediaReferences: async () => new Map<string, number>(),
+    forgetMedia: async () => undefined,
+    forgetAllMedia: async () => void calls.push('forgetAllMedia'),
+  };
+  return { db: db as unknown as PlayerDatabase, calls, saved };
+}
+
+function fakeCaches() {
+  const deleted: string[] = [];
+  vi.stubGlobal('caches', {
+    delete: async (name: string) => (deleted.push(name), true),
+    open: async () => ({ keys: async () => [], delete: async () => true }),
+  });
+  return deleted;
+}
+
+describe('the offline store and the screen it belongs to', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  const withApplication = (screenId: string) =>
+    manifestFixture({ screenId, pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T11:05:00Z')] })] });
+
+  it('forgets the manifest, the media references and the media cache when the device must pair again', async () => {
+    const deleted = fakeCaches();
+    const { db, calls } = fakeDatabase({ manifest: withApplication('scr_old'), etag: null, activatedAt: 0 });
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json({ code: 'unauthorized', detail: 'revoked' }, { status: 401 }),
+      'POST /runtime/v1/pairing-sessions': () => Response.json({ code: 'ABCDEF', expires_at: new Date(Date.now() + 600_000).toISOString() }, { status: 201 }),
+      'GET /runtime/v1/pairing-events': (init) => hang(init),
+    });
+    const { controller, store } = controllerWith(runtime, { db });
+    await controller.start();
+    await vi.waitFor(() => expect(store.getState().phase).toBe('pairing'));
+    await vi.waitFor(() => expect(calls).toEqual(expect.arrayContaining(['forgetActiveManifest', 'forgetAllMedia'])));
+    expect(deleted).toEqual([MEDIA_CACHE]);
+    controller.destroy();
+  });
+
+  it('forgets the previous screen\'s media when the device now plays another screen (re-homed)', async () => {
+    const deleted = fakeCaches();
+    const { db, calls } = fakeDatabase({ manifest: manifestFixture({ screenId: 'scr_old' }), etag: '"old"', activatedAt: 0 });
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': () => Response.json(manifestFixture({ screenId: 'scr_new' }), { headers: { etag: '"new"' } }),
+      'GET /runtime/v1/events': (init) => hang(init),
+    });
+    const { controller, store } = controllerWith(runtime, { db });
+    await controller.start();
+    await vi.waitFor(() => expect(store.getState().manifest?.screenId).toBe('scr_new'));
+    expect(calls).toContain('forgetAllMedia');
+    expect(deleted).toEqual([MEDIA_CACHE]);
+    controller.destroy();
+  });
+
+  it('keeps the media of the same screen across a new manifest', async () => {
+    const deleted = fakeCaches();
+    const { db, calls } = fakeDatabase({ manifest: manifestFixture({ screenId: 'scr_same' }), etag: '"old"', activatedAt: 0 });
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': () => Response.json(manifestFixture({ screenId: 'scr_same', manifestRevision: 'man_fixture2', pages: [pageFixture('a', { placements: [imagePlacement('hero', ['med_a'], { revision: 'man_fixture2' })] })] }), { headers: { etag: '"new"' } }),
+      'GET /runtime/v1/events': (init) => hang(init),
+    });
+    const { controller, store } = controllerWith(runtime, { db });
+    await controller.start();
+    await vi.waitFor(() => expect(store.getState().manifest?.manifestRevision).toBe('man_fixture2'));
+    expect(calls).not.toContain('forgetAllMedia');
+    expect(deleted).toEqual([]);
+    controller.destroy();
+  });
+
+  it('never writes a placement capability to disk; the stored manifest still plays', async () => {
+    fakeCaches();
+    const { db, saved } = fakeDatabase();
+    const { controller, store } = controllerWith(fakeRuntime(0, {}), { db });
+    const manifest = withApplication('scr_1');
+    store.setState({ session: { paired: false, publicUrl: 'u', capabilities: [] } });
+    await controller.activated(manifest);
+    expect(saved).toHaveLength(1);
+    const handle = (manifest.pages[0]!.placements[0] as { capabilityHandle: string }).capabilityHandle;
+    expect(JSON.stringify(saved[0])).not.toContain(handle);
+    // Without a handle a stored validator must not turn the first fetch into a 304.
+    expect(saved[0]!.etag).toBeNull();
+    expect(parseRuntimeManifest(saved[0]!.manifest, RUNTIME_ORIGIN).ok).toBe(true);
+    controller.destroy();
   });
 });

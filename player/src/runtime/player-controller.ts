@@ -8,8 +8,8 @@ import type { RuntimeSession } from '../../../sdk/contract/screens';
 import type { EventRecord } from '../../../sdk/contract/events';
 import { parseRuntimeManifest } from '../../../sdk/contract/manifest';
 import type { PlayerConfig } from '../config/player-config';
-import { recordAndEvict } from '../offline/media-cache';
-import type { PlayerDatabase } from '../offline/player-database';
+import { forgetAllMedia, recordAndEvict } from '../offline/media-cache';
+import { storableManifest, type PlayerDatabase } from '../offline/player-database';
 import { pairScreen } from '../pairing/pairing-flow';
 import { estimateClockOffset, markReachable, markUnreachable, playbackNow, type PlayerStore } from '../state/player-store';
 import { readActedReload, reloadRequestOf, shouldActOnReload, writeActedReload } from './reload-rule';
@@ -34,6 +34,10 @@ export interface ControllerHost {
   storage: Storage;
   reload(): void;
   log(message: string): void;
+  /** The network (tests give a fake runtime). */
+  fetch?: typeof fetch;
+  /** Deadline of each runtime call (RUNTIME_CALL_TIMEOUT_MS). */
+  callTimeoutMs?: number;
 }
 
 /** When the manifest must be fetched again: before its first capability expires, or the poll interval. */
@@ -57,12 +61,18 @@ export class PlayerController {
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   private publicId: string | undefined;
   private failures = 0;
+  /** Manifest fetches that failed in a row: the next is scheduled with backoff and jitter. */
+  private manifestFailures = 0;
   private fetching: Promise<void> | null = null;
   private reported = new Set<string>();
+  /** The screen whose manifest and media this device holds (from disk or played since). */
+  private heldScreenId: string | undefined;
 
   constructor(private readonly host: ControllerHost) {
     this.client = new RuntimeClient({
       runtimeOrigin: host.config.runtimeOrigin,
+      ...(host.fetch ? { fetch: host.fetch } : {}),
+      ...(host.callTimeoutMs !== undefined ? { callTimeoutMs: host.callTimeoutMs } : {}),
       onServerDate: (server, local) => {
         const offset = estimateClockOffset(server, local);
         if (offset !== host.store.getState().clockOffsetMs) host.store.setState({ clockOffsetMs: offset });
@@ -77,7 +87,7 @@ export class PlayerController {
 
   async start(): Promise<void> {
     // The worker claims the page after the first manifest may have been fetched: tell it then.
-    navigator.serviceWorker?.addEventListener('controllerchange', () => {
+    globalThis.navigator?.serviceWorker?.addEventListener('controllerchange', () => {
       const manifest = this.host.store.getState().manifest;
       if (manifest) askToCacheMedia(manifest);
     });
@@ -91,6 +101,7 @@ export class PlayerController {
     if (!stored) return;
     const parsed = parseRuntimeManifest(stored.manifest, this.host.config.contentOrigin);
     if (!parsed.ok) return;
+    this.heldScreenId = parsed.manifest.screenId;
     this.etag = stored.etag;
     this.host.store.setState({ phase: 'playing', manifest: parsed.manifest });
   }
@@ -102,7 +113,9 @@ export class PlayerController {
         if (!session) return; // pairing took over, or the screen does not exist
         this.failures = 0;
         markReachable(this.host.store);
-        await this.fetchManifest();
+        // The stream opens at once (a slow or hung first manifest must not keep it shut); the
+        // manifest comes meanwhile, and again whenever the stream (re)opens.
+        void this.fetchManifest().catch(() => undefined);
         await this.followEvents(session);
       } catch (error) {
         if (this.stop.signal.aborted) return;
@@ -153,6 +166,7 @@ export class PlayerController {
       } catch (error) {
         if (error instanceof RuntimeRefusal && error.status === 404) {
           this.host.store.setState({ phase: 'unknown-screen', manifest: null });
+          await this.forgetScreen();
           return null;
         }
         throw error;
@@ -164,8 +178,8 @@ export class PlayerController {
 
   private async pair(): Promise<void> {
     // A device without a session forgets what an earlier pairing played.
-    await this.host.db?.forgetActiveManifest().catch(() => undefined);
     this.host.store.setState({ phase: 'pairing', manifest: null, session: null });
+    await this.forgetScreen();
     markReachable(this.host.store);
     await pairScreen({
       client: this.client,
@@ -195,11 +209,15 @@ export class PlayerController {
 
   private async doFetchManifest(): Promise<void> {
     clearTimeout(this.refreshTimer);
+    let failed = false;
     try {
       const result = await this.client.manifest(this.etag, this.host.config.contentOrigin, this.stop.signal);
       markReachable(this.host.store);
       const state = this.host.store.getState();
       if (result.status === 'fresh') {
+        // Another screen than the one whose data this device holds (re-homed): drop that first.
+        if (this.heldScreenId !== undefined && this.heldScreenId !== result.manifest.screenId) await this.forgetScreen();
+        this.heldScreenId = result.manifest.screenId;
         this.etag = result.etag;
         askToCacheMedia(result.manifest);
         this.host.store.setState({ phase: 'playing', manifest: result.manifest });
@@ -213,12 +231,31 @@ export class PlayerController {
         // Keep the last good manifest on glass; say why once.
         this.host.log(error.message);
         void this.report('error', 'manifest.rejected', { issues: error.issues.slice(0, 5) });
-      } else throw error;
+      } else {
+        failed = true;
+        if (isUnreachable(error)) markUnreachable(this.host.store);
+        throw error;
+      }
     } finally {
-      const manifest = this.host.store.getState().manifest;
-      const delay = manifest ? manifestRefreshDelay(manifest, Date.now()) : MANIFEST_POLL_MS;
-      this.refreshTimer = setTimeout(() => void this.fetchManifest().catch(() => undefined), delay);
+      if (!this.stop.signal.aborted) this.scheduleRefresh(failed);
     }
+  }
+
+  /**
+   * The next manifest fetch: after a failure, with backoff and jitter (an outage costs a request a
+   * minute at most, not one per 5 s for expired capabilities); otherwise before the capabilities
+   * expire, judged on the server's clock (a device clock that is off would miss them or spin).
+   */
+  private scheduleRefresh(failed: boolean): void {
+    clearTimeout(this.refreshTimer);
+    let delay: number;
+    if (failed) delay = backoffDelay(this.manifestFailures++, RETRY_INITIAL_MS, RETRY_MAX_MS);
+    else {
+      this.manifestFailures = 0;
+      const manifest = this.host.store.getState().manifest;
+      delay = manifest ? manifestRefreshDelay(manifest, this.now()) : MANIFEST_POLL_MS;
+    }
+    this.refreshTimer = setTimeout(() => void this.fetchManifest().catch(() => undefined), delay);
   }
 
   /** Follows the runtime stream until it fails for good (the session lapsed); transport errors retry inside. */
@@ -255,7 +292,8 @@ export class PlayerController {
       case 'player.reload': {
         const request = reloadRequestOf(record?.details);
         if (!request) return;
-        const now = Date.now();
+        // expires_at is the server's time: compare it with the server-corrected clock.
+        const now = this.now();
         if (!shouldActOnReload(request, now, readActedReload(this.host.storage))) return;
         writeActedReload(this.host.storage, { reloadId: request.reloadId, at: now });
         this.host.reload();
@@ -275,9 +313,11 @@ export class PlayerController {
       activeRevision: manifest.manifestRevision,
       onGlass: { pages: manifest.pages.length, darkened: (manifest as { darkened?: boolean }).darkened === true, screenLabel: manifest.screenLabel },
     });
+    this.heldScreenId = manifest.screenId;
     const db = this.host.db;
     if (db) {
-      await db.saveActiveManifest({ manifest, etag: this.etag, activatedAt: Date.now() }).catch(() => undefined);
+      const storable = storableManifest(manifest);
+      await db.saveActiveManifest({ manifest: storable.manifest, etag: storable.stripped ? null : this.etag, activatedAt: Date.now() }).catch(() => undefined);
       await recordAndEvict(db, [manifest], Date.now()).catch(() => undefined);
     }
     if (this.reported.has(manifest.manifestRevision)) return;
@@ -293,6 +333,14 @@ export class PlayerController {
         await this.sleep(backoffDelay(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS));
       }
     }
+  }
+
+  /** The screen whose data this device holds is not its screen any more: manifest, media references and cached media go. */
+  private async forgetScreen(): Promise<void> {
+    this.heldScreenId = undefined;
+    this.etag = null;
+    await this.host.db?.forgetActiveManifest().catch(() => undefined);
+    await forgetAllMedia(this.host.db);
   }
 
   async report(severity: 'info' | 'warning' | 'error', code: string, context: Record<string, unknown> | null): Promise<void> {

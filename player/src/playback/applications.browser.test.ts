@@ -1,0 +1,133 @@
+// Application placements in the engine, in Chromium: real frames on a release host speaking the SDK
+// bridge (the classic runtime built from source), a fake launch route that numbers each launch, and
+// what is on glass sampled every frame.
+import type { Frame, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimeManifest, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import type { Mounted, Records, Sample } from '../testing/engine-entry';
+import { titledPng } from '../../../e2e/support/media-fixtures';
+import { images, manifest, page, PlayerFixture } from '../testing/player-fixture';
+
+const fixture = new PlayerFixture();
+beforeAll(async () => {
+  await fixture.start();
+  fixture.media.set('med_imga', { body: await titledPng(320, 180, '#1b4d7a', 'Image'), type: 'image/png' });
+}, 60_000);
+afterAll(() => fixture.stop());
+
+type TestWindow = { t: typeof import('../testing/engine-entry'); m: Mounted };
+
+function application(id: string, options: { grantId?: string; controller?: boolean } = {}): RuntimePlacement {
+  return {
+    id,
+    content: {
+      type: 'application',
+      applicationId: 'app_test000000001',
+      releaseId: 'rel_test000000001',
+      launchUrl: launchRoute('man_test', 'rel_test000000001'),
+      origin: fixture.releaseOrigin,
+      protocol: '1',
+      grantId: options.grantId ?? 'gr_first',
+      package: { version: WEBAPP_PACKAGE_VERSION, url: packageRoute('man_test', 'rel_test000000001'), bytes: 10, sha256: 'b'.repeat(64), entrypoint: 'index.html', contentType: WEBAPP_PACKAGE_CONTENT_TYPE },
+    },
+    rect: { x: 0, y: 0, width: 1920, height: 1080 },
+    layer: 0,
+    contentFit: 'fill',
+    controller: options.controller ?? true,
+    capabilityHandle: 'c'.repeat(CAPABILITY_HANDLE_MIN_LENGTH),
+    capabilityExpiresAt: '2026-03-02T11:05:00Z',
+  };
+}
+
+async function play(m: RuntimeManifest, start = Date.parse('2026-03-02T11:00:00Z')): Promise<Page> {
+  const p = await fixture.open();
+  await p.evaluate(
+    ({ m, start, releaseOrigin }) => {
+      const w = window as unknown as TestWindow;
+      w.m = w.t.mountEngine({ start, releaseOrigin });
+      w.m.engine.setManifest(m);
+    },
+    { m, start, releaseOrigin: fixture.releaseOrigin },
+  );
+  return p;
+}
+
+const samples = (p: Page) => p.evaluate(() => (window as unknown as TestWindow).m.samples);
+const records = (p: Page) => p.evaluate(() => (window as unknown as TestWindow).m.records as Records);
+const board = (s: Sample) => s.shown.board ?? null;
+
+function launchFrame(p: Page, launch: number): Frame | undefined {
+  return p.frames().find((f) => f.url().includes(`launch=${launch}`));
+}
+
+describe('page.advance', () => {
+  it('ends only the page on glass: a late advance from the outgoing page does not cut the incoming one short', async () => {
+    const p = await play(
+      manifest([
+        page('one', [application('board')], { advance: { mode: 'application', maxMs: 1200 } }),
+        page('two', [application('board')], { transition: { type: 'crossfade', durationMs: 1000 }, advance: { mode: 'application', maxMs: 2500 } }),
+      ]),
+    );
+    // Page one ends by its backstop (its app never asked); during the crossfade to page two, page
+    // one's app asks for the next page.
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'two'), undefined, { timeout: 10_000 });
+    const outgoing = launchFrame(p, 1)!;
+    await outgoing.evaluate(() => (window as unknown as { marquee: { page: { advance(): Promise<void> } } }).marquee.page.advance());
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s, i, all) => s.page === 'one' && all.slice(0, i).some((e) => e.page === 'two')), undefined, { timeout: 10_000 });
+    const all = await samples(p);
+    const twoFrom = all.find((s) => s.page === 'two')!.t;
+    const twoUntil = all.find((s) => s.t > twoFrom && s.page === 'one')!.t;
+    // Two runs its whole turn: 1000 ms transition + 2500 ms backstop.
+    expect(twoUntil - twoFrom).toBeGreaterThan(3400);
+    await p.context().close();
+  });
+
+  it('ends the page on glass when its controller asks', async () => {
+    const p = await play(manifest([page('one', [application('board')], { advance: { mode: 'application', maxMs: 60_000 } }), page('two', [application('other')], { advance: { mode: 'duration', afterMs: 60_000 } })]));
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'one' && s.shown.board?.startsWith('launch:')), undefined, { timeout: 10_000 });
+    await launchFrame(p, 1)!.evaluate(() => (window as unknown as { marquee: { page: { advance(): Promise<void> } } }).marquee.page.advance());
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'two'), undefined, { timeout: 5_000 });
+    await p.context().close();
+  });
+});
+
+describe('application relaunch', () => {
+  const appPage = (grantId: string, maxMs: number) => page('app', [application('board', { grantId })], { advance: { mode: 'application', maxMs } });
+
+  it('relaunches a frame whose grant changed: the new frame warms behind and takes over at the next turn', async () => {
+    const first = manifest([appPage('gr_first', 700), page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 500 } })]);
+    const p = await play(first);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'img'), undefined, { timeout: 10_000 });
+    // A rotation: the same revision, a new grant and content generation.
+    const second = manifest([appPage('gr_second', 700), page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 500 } })], { grantId: 'gr_second', contentGeneration: 2 });
+    await p.evaluate((m) => (window as unknown as TestWindow).m.engine.setManifest(m), second);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:2'), undefined, { timeout: 10_000 });
+    await p.waitForTimeout(1500);
+    expect((await records(p)).launches).toHaveLength(2);
+    const all = await samples(p);
+    // The new frame came on glass with its page (a turn start), never in the middle of a turn.
+    const swap = all.findIndex((s) => s.shown.board === 'launch:2');
+    expect(all[swap - 1]!.page).toBe('img');
+    // Never an application page without its frame on glass.
+    expect(all.filter((s) => s.page === 'app' && (s.shown.board === null || !s.painted))).toEqual([]);
+    // The old frame is gone.
+    expect(p.frames().filter((f) => f.url().includes('launch=1'))).toEqual([]);
+    await p.context().close();
+  });
+
+  it('relaunches a frame well before its grant lapses, on a page that only comes round again', async () => {
+    const p = await play(manifest([appPage('gr_first', 500)]));
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:1'), undefined, { timeout: 10_000 });
+    await p.waitForTimeout(1200);
+    expect((await records(p)).launches).toHaveLength(1);
+    // Thirteen hours later (the grant lasts 24): relaunched at a turn, with no gap on glass.
+    await p.evaluate(() => (window as unknown as TestWindow).m.clock.shift(13 * 3600_000));
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:2'), undefined, { timeout: 10_000 });
+    await p.waitForTimeout(1200);
+    expect((await records(p)).launches).toHaveLength(2);
+    const all = await samples(p);
+    expect(all.filter((s) => s.page !== null && (s.shown.board === null || !s.painted))).toEqual([]);
+    await fixture.screenshot(p, 'engine-application-relaunched.png');
+    await p.context().close();
+  });
+});

@@ -1,0 +1,223 @@
+// The playback engine in Chromium: pages and placements as DOM, sampled on every animation frame on
+// a playback clock the test controls. What is on glass is read the way a viewer sees it: the live
+// page on top, and in each placement the topmost visible element and whether it can paint.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RuntimeManifest } from '../../../sdk/contract/manifest';
+import { titledPng, webmClip } from '../../../e2e/support/media-fixtures';
+import type { Mounted, Records, Sample } from '../testing/engine-entry';
+import { images, manifest, page, PlayerFixture, videos } from '../testing/player-fixture';
+
+const fixture = new PlayerFixture();
+const COLORS = ['#1b4d7a', '#7a3b1b', '#1b7a4d', '#5b1b7a', '#7a1b5b', '#4d7a1b'];
+
+beforeAll(async () => {
+  await fixture.start();
+  const pngs = await Promise.all(COLORS.map((color, i) => titledPng(320, 180, color, String.fromCharCode(65 + i))));
+  pngs.forEach((body, i) => fixture.media.set(`med_img${String.fromCharCode(97 + i)}`, { body, type: 'image/png' }));
+  const clips = await Promise.all(COLORS.slice(0, 3).map((color) => webmClip(fixture.chromium, fixture.origin, { seconds: 0.8, width: 160, height: 90, color })));
+  clips.forEach((body, i) => fixture.media.set(`med_vid${String.fromCharCode(97 + i)}`, { body, type: 'video/webm' }));
+}, 60_000);
+
+afterAll(() => fixture.stop());
+
+type TestWindow = { t: typeof import('../testing/engine-entry'); m: Mounted };
+
+/** Opens a page and starts playing `manifest` on a clock that starts at `start`. */
+async function play(m: RuntimeManifest, start = Date.parse('2026-03-02T11:00:00Z')): Promise<Page> {
+  const p = await fixture.open();
+  await p.evaluate(
+    ({ m, start, releaseOrigin }) => {
+      const w = window as unknown as TestWindow;
+      w.m = w.t.mountEngine({ start, releaseOrigin });
+      w.m.engine.setManifest(m);
+    },
+    { m, start, releaseOrigin: fixture.releaseOrigin },
+  );
+  return p;
+}
+
+const samples = (p: Page) => p.evaluate(() => (window as unknown as TestWindow).m.samples);
+const records = (p: Page) => p.evaluate(() => (window as unknown as TestWindow).m.records as Records);
+
+/** Consecutive runs of what `key` reads from the samples: [value, first sample of the run]. */
+function runs(all: Sample[], key: (s: Sample) => string | null): Array<[string, Sample]> {
+  const out: Array<[string, Sample]> = [];
+  for (const s of all) {
+    const value = key(s);
+    if (value !== null && value !== out.at(-1)?.[0]) out.push([value, s]);
+  }
+  return out;
+}
+
+/** Samples from the first frame with a live page on. */
+function onGlass(all: Sample[]): Sample[] {
+  return all.slice(all.findIndex((s) => s.page !== null));
+}
+
+async function waitForRuns(p: Page, key: (s: Sample) => string | null, count: number, timeoutMs = 15_000): Promise<Sample[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const all = await samples(p);
+    if (runs(all, key).length >= count) return all;
+    if (Date.now() > deadline) throw new Error(`only ${runs(all, key).map(([v]) => v).join(' ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const hero = (s: Sample) => s.shown.hero ?? null;
+
+describe('a page that comes round again', () => {
+  it('advances a one-at-a-time selector to the next item each turn, each prepared before its boundary', async () => {
+    const p = await play(manifest([page('only', [images('hero', ['med_imga', 'med_imgb', 'med_imgc'], { oneAtATime: true })], { advance: { mode: 'duration', afterMs: 400 } })]));
+    const all = onGlass(await waitForRuns(p, hero, 7));
+    expect(runs(all, hero).map(([v]) => v).slice(0, 7)).toEqual(['med_imga', 'med_imgb', 'med_imgc', 'med_imga', 'med_imgb', 'med_imgc', 'med_imga']);
+    await fixture.screenshot(p, 'engine-rotation.png');
+    // Never a frame without a decoded image: the turn's item was ready before the boundary.
+    expect(all.filter((s) => !s.painted)).toEqual([]);
+    await p.context().close();
+  });
+
+  it('restarts a media_end image sequence from its first image on every turn', async () => {
+    const p = await play(manifest([page('only', [images('hero', ['med_imga', 'med_imgb', 'med_imgc'], { dwellMs: 250 })], { advance: { mode: 'media_end', maxMs: 60_000 } })]));
+    const all = onGlass(await waitForRuns(p, hero, 7));
+    expect(runs(all, hero).map(([v]) => v).slice(0, 7)).toEqual(['med_imga', 'med_imgb', 'med_imgc', 'med_imga', 'med_imgb', 'med_imgc', 'med_imga']);
+    expect(all.filter((s) => !s.painted)).toEqual([]);
+    await p.context().close();
+  });
+
+  it('restarts a media_end video sequence from its first clip, with no frame of the last clip over it', async () => {
+    const p = await play(manifest([page('only', [videos('hero', ['med_vida', 'med_vidb', 'med_vidc'])], { advance: { mode: 'media_end', maxMs: 60_000 } })]));
+    const all = onGlass(await waitForRuns(p, hero, 7, 20_000));
+    const seen = runs(all, hero);
+    expect(seen.map(([v]) => v).slice(0, 7)).toEqual(['med_vida', 'med_vidb', 'med_vidc', 'med_vida', 'med_vidb', 'med_vidc', 'med_vida']);
+    await fixture.screenshot(p, 'engine-video-sequence.png');
+    // Each turn's first clip is on top from (nearly) its first frame, and plays from its start.
+    for (const [value, first] of seen.slice(3)) if (value === 'med_vida') expect(first.videoTime.hero).toBeLessThan(0.25);
+    expect(all.filter((s) => !s.painted)).toEqual([]);
+    await p.context().close();
+  });
+});
+
+describe('image sequences on the playback clock', () => {
+  it('times each image from the fill (not the transition start) and does not drift after a stall', async () => {
+    const transition = 400;
+    const dwell = 200;
+    const ids = ['med_imga', 'med_imgb', 'med_imgc', 'med_imgd', 'med_imge', 'med_imgf'];
+    const p = await play(
+      manifest([
+        page('seq', [images('hero', ids, { dwellMs: dwell })], { transition: { type: 'crossfade', durationMs: transition }, advance: { mode: 'media_end', maxMs: 60_000 } }),
+        page('after', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 } }),
+      ]),
+    );
+    // Block the main thread for 350 ms while the third image shows: timers fire late. (Margins
+    // below allow for a loaded machine; chained timers would be late by the whole stall.)
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.hero === 'med_imgc'));
+    await p.evaluate(() => {
+      const until = performance.now() + 350;
+      while (performance.now() < until);
+    });
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'after'), undefined, { timeout: 10_000 });
+    const all = onGlass(await samples(p));
+    const start = all[0]!.t;
+    const fill = start + transition;
+    const shownAt = new Map(runs(all.filter((s) => s.page === 'seq'), hero).map(([v, s]) => [v, s.t]));
+    // The second image comes dwell_ms after the fill: the first is fully visible for its whole dwell.
+    expect(shownAt.get('med_imgb')! - fill).toBeGreaterThanOrEqual(dwell - 20);
+    expect(shownAt.get('med_imgb')! - fill).toBeLessThan(dwell + 150);
+    // After the stall the sequence is back on its schedule: fill + k * dwell, not pushed back by 350 ms.
+    for (const [k, id] of ids.entries()) {
+      if (k < 4) continue;
+      expect(shownAt.get(id)! - (fill + k * dwell), id).toBeLessThan(150);
+    }
+    // The page ends when the last image's dwell ends.
+    const leftAt = all.find((s) => s.page === 'after')!.t;
+    expect(leftAt - (fill + ids.length * dwell)).toBeLessThan(150);
+    expect(leftAt - (fill + ids.length * dwell)).toBeGreaterThanOrEqual(-20);
+    await p.context().close();
+  });
+});
+
+describe('visibility boundaries', () => {
+  const always = page('always', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: 60_000 } });
+
+  /** When `to` first came on glass after `from`, on the playback clock. */
+  function switchAt(all: Sample[], from: string, to: string): number {
+    const i = all.findIndex((s, k) => k > 0 && s.page === to && all[k - 1]!.page === from);
+    expect(i, `${from} → ${to}`).toBeGreaterThan(0);
+    return all[i]!.t;
+  }
+
+  it('ends a page exactly when its rule stops holding', async () => {
+    const noon = Date.parse('2026-03-02T11:00:00Z'); // 12:00 in Berlin (UTC+1)
+    const morning = page('morning', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }] } });
+    const p = await play(manifest([morning, always], { timezone: 'Europe/Berlin' }), noon - 1500);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 15_000 });
+    const at = switchAt(onGlass(await samples(p)), 'morning', 'always');
+    expect(at - noon).toBeGreaterThanOrEqual(-5);
+    expect(at - noon).toBeLessThan(300);
+    await p.context().close();
+  });
+
+  it('sees a rule edge at the instant of a DST change (03:00 in Berlin on 29 March 2026 is 01:00 UTC)', async () => {
+    const change = Date.parse('2026-03-29T01:00:00Z'); // 02:00 CET becomes 03:00 CEST
+    const everyDay = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+    const night = page('night', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: [...everyDay], start: '00:00', end: '03:00' }] } });
+    const day = page('day', [images('hero', ['med_imgc'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: [...everyDay], start: '03:00', end: '23:00' }] } });
+    const p = await play(manifest([night, day, always], { timezone: 'Europe/Berlin' }), change - 1500);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'day'), undefined, { timeout: 15_000 });
+    // Night ends and day (now visible) follows at once: an hour later would mean a fixed UTC+1 reading.
+    const at = switchAt(onGlass(await samples(p)), 'night', 'day');
+    expect(at - change).toBeGreaterThanOrEqual(-5);
+    expect(at - change).toBeLessThan(300);
+    await p.context().close();
+  });
+});
+
+describe('swapping manifests', () => {
+  it('swaps to a new manifest at a page boundary once its first page is ready, reporting each on glass once', async () => {
+    const segmentMs = 200 + 700;
+    const first = manifest(
+      [page('a1', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 700 } }), page('a2', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: 700 } })],
+      { manifestRevision: 'man_a' },
+    );
+    fixture.media.set('med_slow', { body: fixture.media.get('med_imgc')!.body, type: 'image/png', delayMs: 1500 });
+    const second = manifest([page('b1', [images('hero', ['med_slow'], { revision: 'man_b' })], { advance: { mode: 'duration', afterMs: 60_000 } })], { manifestRevision: 'man_b' });
+    const p = await play(first);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'a1'));
+    await p.waitForTimeout(300);
+    const setAt = await p.evaluate((m) => {
+      const w = window as unknown as TestWindow;
+      w.m.engine.setManifest(m);
+      return w.m.clock.now();
+    }, second);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'b1'), undefined, { timeout: 10_000 });
+    await p.waitForTimeout(300);
+    const all = onGlass(await samples(p));
+    const start = all[0]!.t;
+    const b1 = all.find((s) => s.page === 'b1')!;
+    // Not before its image arrived, and on a boundary of the old loop.
+    expect(b1.t - setAt).toBeGreaterThanOrEqual(1500);
+    const phase = (b1.t - start) % segmentMs;
+    expect(Math.min(phase, segmentMs - phase)).toBeLessThan(150);
+    // The old manifest played on meanwhile: never a frame without content.
+    expect(all.filter((s) => !s.painted)).toEqual([]);
+    expect((await records(p)).activated).toEqual(['man_a', 'man_b']);
+    expect(await p.locator('.loop').count()).toBe(1);
+    await p.context().close();
+  });
+
+  it('holds the page on glass when the next one cannot get ready (never a blank frame)', async () => {
+    const p = await play(
+      manifest([
+        page('ok', [images('hero', ['med_imga', 'med_imgb'], { oneAtATime: true })], { advance: { mode: 'duration', afterMs: 400 } }),
+        page('broken', [images('hero', ['med_missing'])], { advance: { mode: 'duration', afterMs: 400 } }),
+      ]),
+    );
+    const all = onGlass(await waitForRuns(p, hero, 4));
+    expect(all.some((s) => s.page === 'broken')).toBe(false);
+    expect(runs(all, hero).map(([v]) => v).slice(0, 4)).toEqual(['med_imga', 'med_imgb', 'med_imga', 'med_imgb']);
+    expect(all.filter((s) => !s.painted)).toEqual([]);
+    await p.context().close();
+  });
+});

@@ -1,0 +1,125 @@
+// Entry of the bundle the player's browser tests load: the playback engine and the soundtrack on a
+// stage, a playback clock the test can shift (so a rule boundary or a DST change is seconds away),
+// a fake launch route, and a sampler that records what is on glass every animation frame.
+import type { RuntimeManifest } from '../../../sdk/contract/manifest';
+import { PlaybackEngine } from '../playback/playback-engine';
+import { SoundtrackPlayer, type SoundtrackRetry } from '../soundtrack/soundtrack-player';
+
+/** The playback clock: real time running from a chosen instant; `shift` moves it (a clock correction). */
+export class TestClock {
+  private offset: number;
+
+  constructor(start: number) {
+    this.offset = start - performance.now();
+  }
+
+  now(): number {
+    return this.offset + performance.now();
+  }
+
+  shift(ms: number): void {
+    this.offset += ms;
+  }
+}
+
+export interface Sample {
+  /** The playback clock at the frame. */
+  t: number;
+  /** The live page on top (the incoming one during a transition), or null. */
+  page: string | null;
+  /** The label (`labelOf`) of the topmost visible element of each placement, by placement id. */
+  shown: Record<string, string | null>;
+  /** Every topmost visible element has something to paint (an image decoded, a video frame, a loaded frame). */
+  painted: boolean;
+  /** The current time of each placement's topmost video. */
+  videoTime: Record<string, number>;
+}
+
+export interface Records {
+  activated: string[];
+  launches: string[];
+  advances: string[];
+  logs: string[];
+}
+
+const byZ = (el: HTMLElement) => Number(el.style.zIndex || 0);
+
+function topmostChild(placement: HTMLElement): HTMLElement | null {
+  const visible = [...placement.children].filter((c): c is HTMLElement => {
+    if (!(c instanceof HTMLElement) || c.hidden) return false;
+    const style = getComputedStyle(c);
+    return style.display !== 'none' && style.visibility !== 'hidden' && style.opacity !== '0';
+  });
+  // Paint order: z-index, then document order (a stable sort keeps document order among equals).
+  return visible.sort((a, b) => byZ(a) - byZ(b)).at(-1) ?? null;
+}
+
+function paints(el: HTMLElement): boolean {
+  if (el instanceof HTMLImageElement) return el.complete && el.naturalWidth > 0;
+  if (el instanceof HTMLVideoElement) return el.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA;
+  if (el instanceof HTMLIFrameElement) return el.getAttribute('src') !== null;
+  return false;
+}
+
+/** A media element's media id; an application frame's launch number (`launch:<n>`, from the fake launch URL). */
+function labelOf(el: HTMLElement): string {
+  if (el.dataset.mediaId) return el.dataset.mediaId;
+  const src = el.getAttribute('src');
+  const launch = src ? new URL(src, location.href).searchParams.get('launch') : null;
+  return launch ? `launch:${launch}` : el.tagName.toLowerCase();
+}
+
+function sampleStage(stage: HTMLElement, t: number): Sample {
+  const live = [...stage.querySelectorAll<HTMLElement>('.page[data-state="live"]')].sort((a, b) => byZ(a) - byZ(b)).at(-1);
+  const sample: Sample = { t, page: live?.dataset.pageId ?? null, shown: {}, painted: live !== undefined, videoTime: {} };
+  for (const placement of live?.querySelectorAll<HTMLElement>('.placement') ?? []) {
+    const top = topmostChild(placement);
+    sample.shown[placement.dataset.placementId!] = top ? labelOf(top) : null;
+    if (!top || !paints(top)) sample.painted = false;
+    if (top instanceof HTMLVideoElement) sample.videoTime[placement.dataset.placementId!] = top.currentTime;
+  }
+  return sample;
+}
+
+export interface Mounted {
+  clock: TestClock;
+  engine: PlaybackEngine;
+  stage: HTMLElement;
+  records: Records;
+  samples: Sample[];
+}
+
+/** Mounts an engine on a fresh stage, playing on a clock that starts at `start`. */
+export function mountEngine(options: { start: number; releaseOrigin: string }): Mounted {
+  const stage = document.createElement('div');
+  stage.className = 'stage';
+  document.body.append(stage);
+  const clock = new TestClock(options.start);
+  const records: Records = { activated: [], launches: [], advances: [], logs: [] };
+  const samples: Sample[] = [];
+  const engine = new PlaybackEngine(stage, {
+    now: () => clock.now(),
+    runtimeOrigin: location.origin,
+    paired: true,
+    screenId: 'scr_test',
+    launch: async (launchUrl) => {
+      records.launches.push(launchUrl);
+      return { launch_url: `${options.releaseOrigin}/app.html?launch=${records.launches.length}` };
+    },
+    onActivated: (manifest: RuntimeManifest) => records.activated.push(manifest.manifestRevision),
+    onApplicationEvent: (placementId, code) => records.logs.push(`event ${placementId} ${code}`),
+    log: (message) => records.logs.push(message),
+  });
+  const tick = () => {
+    if (!stage.isConnected) return;
+    samples.push(sampleStage(stage, clock.now()));
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  return { clock, engine, stage, records, samples };
+}
+
+/** A soundtrack element on the page, with the retry timings the test chooses. */
+export function mountSoundtrack(retry?: Partial<SoundtrackRetry>): SoundtrackPlayer {
+  return new SoundtrackPlayer(document.body, retry);
+}

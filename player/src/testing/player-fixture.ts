@@ -1,0 +1,219 @@
+// Fixture for the player's browser tests: one HTTP server on 127.0.0.1 answering as the player
+// origin (a test page loading the engine bundle built from source, and media under the manifest
+// media route) and as a release host (an application page speaking the SDK bridge). Media answers
+// can be delayed or refused per media id, and every media request is counted.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { buildBridgeBundles } from '../../../sdk/testing/bridge-fixture';
+import { CANVAS_CONTRACT_VERSION, mediaRoute, type RuntimeManifest, type RuntimePage, type RuntimePlacement } from '../../../sdk/contract/manifest';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
+export const RELEASE_LABEL = 'feedfacefeedfacefeedfacefeedfacefeedface';
+const SHA = 'a'.repeat(64);
+const playerDir = path.resolve(import.meta.dirname, '..');
+
+interface Output {
+  output: { type: string; code?: string }[];
+}
+
+async function buildEngineBundle(): Promise<string> {
+  const result = (await build({
+    configFile: false,
+    root: playerDir,
+    publicDir: false,
+    logLevel: 'silent',
+    build: { write: false, minify: false, target: 'es2022', lib: { entry: path.join(playerDir, 'testing/engine-entry.ts'), formats: ['es'], fileName: () => 'engine.mjs' } },
+  })) as Output | Output[];
+  const chunk = (Array.isArray(result) ? result[0]! : result).output.find((o) => o.type === 'chunk');
+  if (!chunk?.code) throw new Error('the engine bundle produced no chunk');
+  return chunk.code;
+}
+
+export interface MediaFile {
+  body: Buffer;
+  type: string;
+  /** Answer this status instead (a refusal, a server error). */
+  status?: number;
+  /** Hold the answer this long. */
+  delayMs?: number;
+}
+
+export class PlayerFixture {
+  readonly media = new Map<string, MediaFile>();
+  /** Media requests by media id. */
+  readonly mediaRequests = new Map<string, number>();
+  private server!: http.Server;
+  private browser!: Browser;
+  private engine = '';
+  private runtimeScript = '';
+  private readonly css = fs.readFileSync(path.join(playerDir, 'app/player.css'), 'utf8');
+  port = 0;
+
+  get origin(): string {
+    return `http://localhost:${this.port}`;
+  }
+
+  get releaseOrigin(): string {
+    return `http://${RELEASE_LABEL}.release.localhost:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const [engine, bridge] = await Promise.all([buildEngineBundle(), buildBridgeBundles()]);
+    this.engine = engine;
+    this.runtimeScript = bridge.classic;
+    this.server = http.createServer((req, res) => this.route(req, res));
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as { port: number }).port;
+    this.browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  }
+
+  async stop(): Promise<void> {
+    await this.browser?.close();
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  get chromium(): Browser {
+    return this.browser;
+  }
+
+  /** A fresh page at the test page, with the bundle loaded as `window.t`. */
+  async open(viewport = { width: 960, height: 540 }): Promise<Page> {
+    const context = await this.browser.newContext({ viewport });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => console.error(`[page] ${error.message}`));
+    await page.goto(`${this.origin}/engine.html`);
+    await page.waitForFunction(() => (window as unknown as { loaded?: boolean }).loaded === true);
+    return page;
+  }
+
+  /** Saves what is on glass under e2e/artifacts (ignored by git), to look at. */
+  async screenshot(page: Page, name: string): Promise<void> {
+    const dir = path.resolve(playerDir, '..', '..', 'e2e', 'artifacts');
+    fs.mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: path.join(dir, name) });
+  }
+
+  private send(res: http.ServerResponse, status: number, body: string | Buffer, type: string): void {
+    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+    res.end(body);
+  }
+
+  private route(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+    const url = new URL(req.url ?? '/', 'http://fixture.invalid');
+    if (host === 'localhost') {
+      if (url.pathname === '/engine.html') {
+        return this.send(res, 200, `<!doctype html><html><head><link rel="stylesheet" href="/player.css"></head><body><div id="root"></div><script type="module">import * as t from '/engine.mjs'; window.t = t; window.loaded = true;</script></body></html>`, 'text/html; charset=utf-8');
+      }
+      if (url.pathname === '/engine.mjs') return this.send(res, 200, this.engine, 'text/javascript; charset=utf-8');
+      if (url.pathname === '/player.css') return this.send(res, 200, this.css, 'text/css; charset=utf-8');
+      if (url.pathname === '/.health') return this.send(res, 200, 'ok', 'text/plain');
+      const media = /^\/content\/v1\/manifests\/[^/]+\/media\/([^/]+)$/.exec(url.pathname);
+      if (media) return this.serveMedia(req, res, media[1]!);
+    } else if (host === `${RELEASE_LABEL}.release.localhost`) {
+      if (url.pathname === '/app.html') {
+        const launch = url.searchParams.get('launch') ?? '0';
+        return this.send(
+          res,
+          200,
+          `<!doctype html><html><head><script src="/_marquee/runtime.js" data-marquee-sdk="1"></script></head>
+          <body style="margin:0;min-height:100vh;background:hsl(${(Number(launch) * 67) % 360} 60% 35%);color:#fff;font:48px sans-serif;display:grid;place-items:center">launch ${launch}
+          <script>window.contexts = []; marquee.onContext((c) => contexts.push(c.generation)); marquee.ready();</script></body></html>`,
+          'text/html; charset=utf-8',
+        );
+      }
+      if (url.pathname === '/_marquee/runtime.js') return this.send(res, 200, this.runtimeScript, 'text/javascript; charset=utf-8');
+    }
+    this.send(res, 404, 'not found', 'text/plain');
+  }
+
+  private serveMedia(req: http.IncomingMessage, res: http.ServerResponse, mediaId: string): void {
+    this.mediaRequests.set(mediaId, (this.mediaRequests.get(mediaId) ?? 0) + 1);
+    const file = this.media.get(mediaId);
+    const answer = () => {
+      if (!file) return this.send(res, 404, 'no such media', 'text/plain');
+      if (file.status !== undefined) return this.send(res, file.status, 'refused', 'text/plain');
+      // Single byte ranges, as media elements ask for them.
+      const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+      if (range) {
+        const start = Number(range[1]);
+        const end = range[2] ? Math.min(Number(range[2]), file.body.length - 1) : file.body.length - 1;
+        res.writeHead(206, { 'content-type': file.type, 'content-range': `bytes ${start}-${end}/${file.body.length}`, 'accept-ranges': 'bytes', 'content-length': end - start + 1 });
+        return void res.end(file.body.subarray(start, end + 1));
+      }
+      res.writeHead(200, { 'content-type': file.type, 'accept-ranges': 'bytes', 'content-length': file.body.length });
+      res.end(file.body);
+    };
+    if (file?.delayMs) setTimeout(answer, file.delayMs);
+    else answer();
+  }
+}
+
+// ---- Manifests for the browser tests (valid by parseRuntimeManifest on the fixture's origin).
+
+const fullRect = { x: 0, y: 0, width: 1920, height: 1080 };
+
+export function images(id: string, mediaIds: string[], options: { oneAtATime?: boolean; dwellMs?: number; revision?: string } = {}): RuntimePlacement {
+  return {
+    id,
+    content: {
+      type: 'image',
+      items: mediaIds.map((mediaId) => ({ mediaId, src: mediaRoute(options.revision ?? 'man_test', mediaId), intrinsicSize: { width: 320, height: 180 }, sha256: SHA, bytes: 1000, contentType: 'image/png' })),
+      oneAtATime: options.oneAtATime ?? false,
+      grantId: 'gr_test',
+      ...(options.dwellMs === undefined ? {} : { dwellMs: options.dwellMs }),
+    },
+    rect: fullRect,
+    layer: 0,
+    contentFit: 'cover',
+  };
+}
+
+export function videos(id: string, mediaIds: string[], options: { oneAtATime?: boolean; revision?: string } = {}): RuntimePlacement {
+  return {
+    id,
+    content: {
+      type: 'video',
+      items: mediaIds.map((mediaId) => ({ mediaId, src: mediaRoute(options.revision ?? 'man_test', mediaId), intrinsicSize: { width: 320, height: 180 }, sha256: SHA, bytes: 1000, contentType: 'video/webm' })),
+      oneAtATime: options.oneAtATime ?? false,
+      muted: true,
+      loop: false,
+      grantId: 'gr_test',
+    },
+    rect: fullRect,
+    layer: 0,
+    contentFit: 'contain',
+  };
+}
+
+export function page(id: string, placements: RuntimePlacement[], overrides: Partial<RuntimePage> = {}): RuntimePage {
+  return {
+    contractVersion: CANVAS_CONTRACT_VERSION,
+    id,
+    canvas: { width: 1920, height: 1080, viewportFit: 'contain', background: '#000000FF' },
+    transition: { type: 'crossfade', durationMs: 200 },
+    advance: { mode: 'duration', afterMs: 1000 },
+    placements,
+    ...overrides,
+  };
+}
+
+export function manifest(pages: RuntimePage[], overrides: Partial<RuntimeManifest> = {}): RuntimeManifest {
+  return {
+    schemaVersion: 2,
+    manifestRevision: 'man_test',
+    grantId: 'gr_test',
+    contentGeneration: 1,
+    screenId: 'scr_test',
+    screenLabel: 'Test',
+    playlistRevision: 1,
+    generatedAt: '2026-03-02T11:00:00Z',
+    pages,
+    ...overrides,
+  };
+}
