@@ -70,7 +70,11 @@ export interface MarqueeApp {
   readonly kv: {
     /** The entry, or null when the key does not exist. Needs kv.read. */
     get(key: string): Promise<KVEntry | null>;
-    list(): Promise<KVList>;
+    /**
+     * One page of summaries (no values) in key order. For the next page pass the previous page's
+     * next_cursor unchanged as `cursor`; it is null on the last page. Needs kv.read.
+     */
+    list(options?: { cursor?: string }): Promise<KVList>;
     /** Needs kv.write. A stale expectedRevision rejects with code revision_conflict. */
     set(key: string, value: string | Uint8Array, options?: KvSetOptions): Promise<KVEntry>;
     delete(key: string, expectedRevision: number): Promise<void>;
@@ -340,8 +344,8 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
           throw error;
         }
       },
-      async list() {
-        return (await request('kv.list', {}, 'kv.read')) as KVList;
+      async list(listOptions: { cursor?: string } = {}) {
+        return (await request('kv.list', listOptions.cursor === undefined ? {} : { cursor: listOptions.cursor }, 'kv.read')) as KVList;
       },
       async set(key: string, value: string | Uint8Array, setOptions: KvSetOptions = {}) {
         checkKey(key);

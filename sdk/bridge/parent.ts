@@ -56,7 +56,7 @@ export function prepareApplicationFrame(frame: HTMLIFrameElement): void {
 
 export interface RuntimeKvRequest {
   method: 'GET' | 'PUT' | 'DELETE';
-  /** Path on the runtime origin: /runtime/v1/apps/{application_id}/kv[/{key}]. */
+  /** Path on the runtime origin: /runtime/v1/apps/{application_id}/kv[/{key}], or the list with `?cursor=`. */
   path: string;
   headers: Record<string, string>;
   body?: string;
@@ -363,7 +363,7 @@ export class ApplicationFrameBridge {
         }
         this.inFlight++;
         try {
-          const answer = await this.callKv(kind, payload as ChildPayloads['kv.get'] | ChildPayloads['kv.set'] | ChildPayloads['kv.delete'], messageId);
+          const answer = await this.callKv(kind, payload as ChildPayloads['kv.get' | 'kv.list' | 'kv.set' | 'kv.delete'], messageId);
           // The frame may have reloaded or been reactivated meanwhile; the child would drop it anyway.
           if (!this.destroyed && generation === this.currentGeneration) this.answer(messageId, generation, answer);
         } finally {
@@ -373,7 +373,7 @@ export class ApplicationFrameBridge {
     }
   }
 
-  private async callKv(kind: ChildKind, payload: Partial<ChildPayloads['kv.set'] & ChildPayloads['kv.delete']>, messageId: string): Promise<Answer> {
+  private async callKv(kind: ChildKind, payload: Partial<ChildPayloads['kv.set'] & ChildPayloads['kv.delete'] & ChildPayloads['kv.list']>, messageId: string): Promise<Answer> {
     const base = kvCollectionPath('runtime', this.options.applicationId);
     let keyPath = base;
     try {
@@ -386,7 +386,7 @@ export class ApplicationFrameBridge {
     const headers: Record<string, string> = { Accept: 'application/json' };
     let request: Omit<RuntimeKvRequest, 'signal'>;
     if (kind === 'kv.get') request = { method: 'GET', path: keyPath, headers };
-    else if (kind === 'kv.list') request = { method: 'GET', path: base, headers };
+    else if (kind === 'kv.list') request = { method: 'GET', path: payload.cursor === undefined ? base : `${base}?cursor=${encodeURIComponent(payload.cursor)}`, headers };
     else {
       headers['Idempotency-Key'] = payload.idempotency_key!;
       if (payload.expected_revision !== undefined) headers['If-Match'] = `"${payload.expected_revision}"`;

@@ -12,6 +12,7 @@ import {
   randomToken,
 } from './protocol';
 import { trustedParentOrigin } from './trusted-parent';
+import { KV_LIST_CURSOR_MAX } from '../contract/kv';
 
 const NONCE = 'n'.repeat(32);
 
@@ -158,6 +159,17 @@ describe('child payloads', () => {
     expect(check('kv.set', { ...set, expected_revision: 0 })).toBe('invalid_revision');
     expect(check('kv.set', { ...set, idempotency_key: 'short' })).toBe('invalid_payload');
     expect(check('kv.delete', { ...activation, key: 'k', expected_revision: 'x', idempotency_key: randomToken(22) })).toBe('invalid_revision');
+  });
+
+  it('takes an optional kv.list cursor of 1 to KV_LIST_CURSOR_MAX characters', () => {
+    expect(check('kv.list', { ...activation, cursor: 'a2V5LTAxOTk' })).toBe('ok');
+    expect(check('kv.list', { ...activation, cursor: 'c'.repeat(KV_LIST_CURSOR_MAX) })).toBe('ok');
+    expect(check('kv.list', { ...activation, cursor: 'c'.repeat(KV_LIST_CURSOR_MAX + 1) })).toBe('invalid_payload');
+    expect(check('kv.list', { ...activation, cursor: '' })).toBe('invalid_payload');
+    expect(check('kv.list', { ...activation, cursor: 42 })).toBe('invalid_payload');
+    expect(check('kv.list', { ...activation, cursor: null })).toBe('invalid_payload');
+    expect(check('kv.list', { ...activation, cursor: ['a'] })).toBe('invalid_payload');
+    expect(check('kv.list', { ...activation, cursor: 'a', limit: 10 })).toBe('invalid_payload');
   });
 
   it('checks log and event members', () => {

@@ -1,7 +1,7 @@
 // The app bridge protocol "1", shared by the child script inside an application frame and the
 // parent bridge in the player: the handshake, the envelope, every payload, and their validation.
 // Everything here is dependency-free: it ships inside the script that uploaded apps include.
-import { kvContentTypeProblem, kvKeyProblem, KV_VALUE_BASE64_MAX } from '../contract/kv';
+import { kvContentTypeProblem, kvKeyProblem, KV_LIST_CURSOR_MAX, KV_VALUE_BASE64_MAX } from '../contract/kv';
 
 export const BRIDGE_PROTOCOL = '1';
 /** The SDK generation an app was packed with (sent as Marquee-SDK-Version). */
@@ -137,7 +137,8 @@ export interface ChildPayloads {
   'event.emit': Activation & { code: string };
   'page.advance': Activation;
   'kv.get': Activation & { key: string };
-  'kv.list': Activation;
+  /** `cursor`: a page's `next_cursor`, passed unchanged to get the page after it. */
+  'kv.list': Activation & { cursor?: string };
   'kv.set': Activation & { key: string; value_base64: string; content_type: string; idempotency_key: string; expected_revision?: number };
   'kv.delete': Activation & { key: string; expected_revision: number; idempotency_key: string };
 }
@@ -341,7 +342,7 @@ const CHILD_PAYLOAD_KEYS: Record<ChildKind, { required: string[]; optional?: str
   'event.emit': { required: ['code', 'generation', 'nonce'] },
   'page.advance': { required: ['generation', 'nonce'] },
   'kv.get': { required: ['key', 'generation', 'nonce'] },
-  'kv.list': { required: ['generation', 'nonce'] },
+  'kv.list': { required: ['generation', 'nonce'], optional: ['cursor'] },
   'kv.set': { required: ['key', 'value_base64', 'content_type', 'idempotency_key', 'generation', 'nonce'], optional: ['expected_revision'] },
   'kv.delete': { required: ['key', 'expected_revision', 'idempotency_key', 'generation', 'nonce'] },
 };
@@ -365,6 +366,12 @@ export function checkChildPayload<K extends ChildKind>(kind: K, payload: Record<
       break;
     case 'event.emit':
       if (typeof payload.code !== 'string' || !EVENT_CODE_PATTERN.test(payload.code)) return fail('invalid_event', 'code must be 1 to 64 of A-Z a-z 0-9 . _ -');
+      break;
+    case 'kv.list':
+      // The server decides what a cursor means; the bridge only keeps to the bounds its query accepts.
+      if (payload.cursor !== undefined && (typeof payload.cursor !== 'string' || payload.cursor.length === 0 || payload.cursor.length > KV_LIST_CURSOR_MAX)) {
+        return fail('invalid_payload', `cursor must be a next_cursor: a string of 1 to ${KV_LIST_CURSOR_MAX} characters`);
+      }
       break;
     case 'kv.get':
     case 'kv.set':

@@ -58,4 +58,15 @@ describe('owner key/value through the client', () => {
     const refused = await stranger.kv.list(applicationId).catch((e: unknown) => e);
     expect((refused as MarqueeProblem).code).toBe('not_found');
   });
+
+  it('lists every key a page at a time by following next_cursor', async () => {
+    const keys = Array.from({ length: 203 }, (_, i) => `page/${String(i).padStart(3, '0')}`);
+    for (const key of keys) await client.kv.set(applicationId, key, 'x');
+    const first = await client.kv.list(applicationId);
+    expect(first.data.items).toHaveLength(200);
+    expect(first.data.next_cursor).toEqual(expect.any(String));
+    const second = await client.kv.list(applicationId, { cursor: first.data.next_cursor! });
+    expect(second.data.next_cursor).toBeNull();
+    expect([...first.data.items, ...second.data.items].map((i) => i.key)).toEqual(keys);
+  }, 60_000);
 });

@@ -54,9 +54,11 @@ describe('kv', () => {
     expect(sent[0]!.headers['idempotency-key']).toBeDefined();
     await client.kv.list('app_1');
     await client.kv.get('app_1', 'counter');
+    await client.kv.list('app_1', { cursor: 'a&b=c d' });
     expect(sent.slice(1).map((s) => [s.method, s.url])).toEqual([
       ['GET', 'http://marquee.test/api/v1/applications/app_1/kv'],
       ['GET', 'http://marquee.test/api/v1/applications/app_1/kv/counter'],
+      ['GET', 'http://marquee.test/api/v1/applications/app_1/kv?cursor=a%26b%3Dc+d'],
     ]);
   });
 

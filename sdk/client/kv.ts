@@ -43,8 +43,9 @@ function withKeyPath<T>(applicationId: string, key: string, call: (path: string)
 
 export function kvRoutes(t: ClientTransport) {
   return {
-    /** Summaries (no values). */
-    list: (applicationId: string) => t.request<KVList>({ method: 'GET', path: kvCollectionPath('owner', applicationId) }),
+    /** Summaries (no values), a page at a time: pass the last page's `next_cursor` as `cursor` for the next. */
+    list: (applicationId: string, query: { cursor?: string } = {}) =>
+      t.request<KVList>({ method: 'GET', path: kvCollectionPath('owner', applicationId), query: { ...query } }),
     get: (applicationId: string, key: string) => withKeyPath(applicationId, key, (path) => t.request<KVEntry>({ method: 'GET', path })),
     /**
      * Writes a string (as UTF-8) or bytes. Pass `ifMatch` (the entry, or its revision) to update;

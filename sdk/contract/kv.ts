@@ -8,6 +8,8 @@ export const KV_RESERVED_PREFIX = '_marquee/';
 export const KV_VALUE_BASE64_MAX = 1_398_104;
 export const KV_CONTENT_TYPE_MAX = 127;
 export const KV_LIST_MAX_ITEMS = 200;
+/** A list cursor is a key's base64url (≤ 344 characters for 256 bytes); 400 leaves room. */
+export const KV_LIST_CURSOR_MAX = 400;
 /** Our limit: live keys per application (values are also bounded by the content quota). */
 export const KV_MAX_ENTRIES_PER_APPLICATION = 10_000;
 /** Runtime KV header carrying the placement capability (spec: Svc-Placement-Capability). */

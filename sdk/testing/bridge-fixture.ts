@@ -1,6 +1,7 @@
 // Test fixture for the app bridge in a real browser: one HTTP server on 127.0.0.1 that answers as
 // three origins by Host (the player, a release host, and an unrelated "evil" site), serves the
-// freshly built bridge bundles, and fakes the runtime KV routes (checking the placement capability).
+// freshly built bridge bundles, and fakes the runtime KV routes (checking the placement capability)
+// or hands them on to a real server.
 import http from 'node:http';
 import path from 'node:path';
 import { build } from 'vite';
@@ -42,10 +43,27 @@ export async function buildBridgeBundles(): Promise<{ classic: string; module: s
 export interface KvRecord {
   method: string;
   path: string;
+  /** The query as sent, with its leading `?` (empty when there is none). */
+  search: string;
   capability: string | undefined;
   cookie: string | undefined;
   idempotencyKey: string | undefined;
   ifMatch: string | undefined;
+}
+
+/** A runtime KV call the fixture hands on, with only the headers the parent bridge sets. */
+export interface UpstreamKvRequest {
+  method: string;
+  /** Path and query as the parent bridge sent them. */
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+export interface UpstreamKvResponse {
+  status: number;
+  contentType: string | undefined;
+  body: Buffer;
 }
 
 interface StoredValue {
@@ -62,6 +80,8 @@ export class BridgeFixture {
   readonly kvRecords: KvRecord[] = [];
   /** Files of a packed application, served from the release origin by path. */
   readonly releaseFiles = new Map<string, Buffer>();
+  /** When set, runtime KV calls go here (a real server) instead of the fake store. */
+  runtimeUpstream: ((request: UpstreamKvRequest) => Promise<UpstreamKvResponse>) | undefined;
   private readonly kv = new Map<string, StoredValue>();
   private readonly hanging: http.ServerResponse[] = [];
   private server!: http.Server;
@@ -157,17 +177,39 @@ export class BridgeFixture {
     this.send(res, status, JSON.stringify({ type: `about:${code}`, title: code, status, code, detail, request_id: 'req_fixture000000000000', errors: [], ...extra }), 'application/problem+json');
   }
 
+  private forwardKv(req: http.IncomingMessage, res: http.ServerResponse, upstream: (request: UpstreamKvRequest) => Promise<UpstreamKvResponse>): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const name of ['accept', 'content-type', 'idempotency-key', 'if-match', 'marquee-placement-capability']) {
+        const value = req.headers[name];
+        if (typeof value === 'string') headers[name] = value;
+      }
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      upstream({ method: req.method!, path: req.url!, headers, ...(body ? { body } : {}) }).then(
+        (answer) => {
+          res.writeHead(answer.status, { 'cache-control': 'no-store', ...(answer.contentType ? { 'content-type': answer.contentType } : {}) });
+          res.end(answer.body);
+        },
+        () => this.problem(res, 502, 'dependency_unavailable', 'the upstream runtime failed'),
+      );
+    });
+  }
+
   /** Just enough of the runtime KV routes to exercise the parent bridge: revisions, 404, 412, and a key that never answers. */
   private runtimeKv(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
     const header = (name: string) => (req.headers[name] as string | undefined) ?? undefined;
     this.kvRecords.push({
       method: req.method!,
       path: url.pathname,
+      search: url.search,
       capability: header('marquee-placement-capability'),
       cookie: header('cookie'),
       idempotencyKey: header('idempotency-key'),
       ifMatch: header('if-match'),
     });
+    if (this.runtimeUpstream) return this.forwardKv(req, res, this.runtimeUpstream);
     if (header('marquee-placement-capability') !== CAPABILITY_HANDLE) return this.problem(res, 403, 'forbidden', 'missing or wrong placement capability');
     const match = /^\/runtime\/v1\/apps\/([^/]+)\/kv(?:\/(.+))?$/.exec(url.pathname);
     if (!match) return this.problem(res, 404, 'not_found', 'no such route');
@@ -191,7 +233,7 @@ export class BridgeFixture {
         const { value_base64: _value, ...summary } = entry(k, v);
         return summary;
       });
-      return this.send(res, 200, JSON.stringify({ items }), 'application/json');
+      return this.send(res, 200, JSON.stringify({ items, next_cursor: null }), 'application/json'); // one page: the fake holds few keys
     }
     const current = key === undefined ? undefined : this.kv.get(key);
     const ifMatch = header('if-match');

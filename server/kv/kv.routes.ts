@@ -2,6 +2,7 @@
 // The spec lists these for the account bearer (Model A); project bearers with the content area may
 // use them too. PUT needs Idempotency-Key and, to update, If-Match; DELETE needs both.
 import { z } from 'zod';
+import { KV_LIST_CURSOR_MAX } from '../../sdk/contract/kv';
 import { anyBearer, type TenantPrincipal } from '../http/auth';
 import { mutation, query, reply } from '../http/route';
 import { findApplication } from '../applications/applications';
@@ -11,7 +12,7 @@ const OWNER_WRITES_PER_MINUTE = 600; // per tenant: ample for scripts, a bound o
 /** A KVWrite holds at most 1,398,104 base64 characters plus a short content type. */
 export const KV_WRITE_BODY_LIMIT = 1_400_000 + 1024;
 
-const KvListQuery = z.strictObject({ cursor: z.string().max(400).optional() });
+const KvListQuery = z.strictObject({ cursor: z.string().max(KV_LIST_CURSOR_MAX).optional() });
 const ownerWrites = (ctx: { principal: TenantPrincipal }) => [{ name: 'kv-owner-write', limit: OWNER_WRITES_PER_MINUTE, windowSeconds: 60, key: ctx.principal.tenantId }];
 
 export const listKv = query({ auth: anyBearer, area: 'content', query: KvListQuery }, async (ctx) => {

@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import {
+  KV_LIST_CURSOR_MAX,
   KV_LIST_MAX_ITEMS,
   KV_MAX_ENTRIES_PER_APPLICATION,
   kvContentTypeProblem,
@@ -104,8 +105,10 @@ export async function listEntries(db: Db | Tx, tenantId: string, applicationId: 
   return { items: page.map(summaryView), next_cursor: rows.length > KV_LIST_MAX_ITEMS ? Buffer.from(page.at(-1)!.key).toString('base64url') : null };
 }
 
+const CURSOR_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${KV_LIST_CURSOR_MAX}}$`);
+
 function decodeCursor(cursor: string): string {
-  const key = /^[A-Za-z0-9_-]{1,400}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const key = CURSOR_PATTERN.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
   if (kvKeyProblem(key) !== null) throw invalidField('cursor', 'pass next_cursor unchanged');
   return key;
 }

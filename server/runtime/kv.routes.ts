@@ -2,7 +2,7 @@
 // writes and deletes the paired one, and every call the placement capability of an application
 // placement that a granted manifest of this screen shows, issued to this very session.
 import { z } from 'zod';
-import { PLACEMENT_CAPABILITY_HEADER } from '../../sdk/contract/kv';
+import { KV_LIST_CURSOR_MAX, PLACEMENT_CAPABILITY_HEADER } from '../../sdk/contract/kv';
 import { findApplication } from '../applications/applications';
 import type { ApplicationTable } from '../applications/applications.tables';
 import { problem, ProblemError } from '../http/problem';
@@ -18,7 +18,7 @@ import { unsealPlacementCapability } from './placement-capability';
 const KV_READS_PER_SCREEN_PER_MINUTE = 600;
 const KV_WRITES_PER_SCREEN_PER_MINUTE = 120; // spec / reference contract: runtime-kv-write 120 a minute
 
-const KvListQuery = z.strictObject({ cursor: z.string().max(400).optional() });
+const KvListQuery = z.strictObject({ cursor: z.string().max(KV_LIST_CURSOR_MAX).optional() });
 type Caller = { principal: RuntimePrincipal };
 const reads = (ctx: Caller) => [{ name: 'runtime-kv-read', limit: KV_READS_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: ctx.principal.screenId }];
 const writes = (ctx: Caller) => [{ name: 'runtime-kv-write', limit: KV_WRITES_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: ctx.principal.screenId }];
