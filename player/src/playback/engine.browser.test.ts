@@ -151,11 +151,23 @@ describe('visibility boundaries', () => {
   it('ends a page exactly when its rule stops holding', async () => {
     const noon = Date.parse('2026-03-02T11:00:00Z'); // 12:00 in Berlin (UTC+1)
     const morning = page('morning', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }] } });
-    const p = await play(manifest([morning, always], { timezone: 'Europe/Berlin' }), noon - 1500);
+    const p = await play(manifest([morning, always], { timezone: 'Europe/Berlin' }), noon - 3000);
     await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 15_000 });
     const at = switchAt(onGlass(await samples(p)), 'morning', 'always');
     expect(at - noon).toBeGreaterThanOrEqual(-5);
     expect(at - noon).toBeLessThan(300);
+    await p.context().close();
+  });
+
+  it('never starts a page whose rule ended while it was being prepared', async () => {
+    const noon = Date.parse('2026-03-02T11:00:00Z'); // 12:00 in Berlin (UTC+1)
+    // Picked 100 ms before the edge, its image arrives 300 ms after it: the page is ready only once its rule has ended.
+    fixture.media.set('med_late', { ...fixture.media.get('med_imga')!, delayMs: 400 });
+    const morning = page('morning', [images('hero', ['med_late'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }] } });
+    const p = await play(manifest([morning, always], { timezone: 'Europe/Berlin' }), noon - 100);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 15_000 });
+    const late = (await samples(p)).filter((s) => s.page === 'morning' && s.t >= noon + 5);
+    expect(late).toEqual([]);
     await p.context().close();
   });
 
@@ -164,7 +176,7 @@ describe('visibility boundaries', () => {
     const everyDay = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
     const night = page('night', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: [...everyDay], start: '00:00', end: '03:00' }] } });
     const day = page('day', [images('hero', ['med_imgc'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: [...everyDay], start: '03:00', end: '23:00' }] } });
-    const p = await play(manifest([night, day, always], { timezone: 'Europe/Berlin' }), change - 1500);
+    const p = await play(manifest([night, day, always], { timezone: 'Europe/Berlin' }), change - 3000);
     await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'day'), undefined, { timeout: 15_000 });
     // Night ends and day (now visible) follows at once: an hour later would mean a fixed UTC+1 reading.
     const at = switchAt(onGlass(await samples(p)), 'night', 'day');

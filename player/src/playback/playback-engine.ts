@@ -158,10 +158,11 @@ export class PlaybackEngine {
     if (!view) return this.schedule(NOT_READY_RETRY_MS * 4, () => this.startPending());
     void view.warm(() => this.host.now()).then((ok) => {
       if (this.destroyed || this.pending !== loop) return;
-      if (ok) {
-        const now = this.host.now();
-        this.swapTo(loop, segmentOf(loop.sequence, view.index, now));
-      } else this.schedule(NOT_READY_RETRY_MS, () => this.startPending());
+      if (!ok) return this.schedule(NOT_READY_RETRY_MS, () => this.startPending());
+      const now = this.host.now();
+      // Preparing took time: a page whose visibility ended meanwhile must not start; pick again.
+      if (!playableIndexes(loop.sequence, now, loop.manifest.timezone).has(view.index)) return this.startPending();
+      this.swapTo(loop, segmentOf(loop.sequence, view.index, now));
     });
   }
 
