@@ -8,7 +8,7 @@ import type { Services } from '../services';
 import { TestServer, randomKey, type TestResponse } from '../testing/harness';
 import { archiveOf, sampleApp, uploadHeadersOf, type ArchiveFixture, type FixtureEntry } from './archive-fixtures';
 import { releaseHostLabel } from '../release-host/host-label';
-import { packageBuilds } from './release-package';
+import { packageBuilds, packageKey } from './release-package';
 import { uploadRunner } from './upload-runner';
 import { sweepStagedTrees } from './applications.module';
 
@@ -443,6 +443,56 @@ describe('deleting an application', () => {
     await waitFor(async () => (blobFiles(server, `releases/${res.json().release_id}`).length === 0 ? true : undefined), 'the files to go');
     expect(await project(token)).toMatchObject({ used_bytes: 0, reserved_bytes: 0 });
     expect(await eventTypes(projectId)).toContain('application.deleted');
+  });
+
+  it('leaves no package of a deleted release: not queued, not in flight, not already built', async () => {
+    const { token } = await server.enroll();
+    const { blobs, store } = server.services;
+    const packageRow = (releaseId: string) => store.db.selectFrom('release_packages').select('bytes').where('release_id', '=', releaseId).executeTakeFirst();
+    const publish = async (marker: string) => {
+      const res = await upload(archiveOf(sampleApp(marker)), { token });
+      expect(res.status, res.text).toBe(202);
+      await settled(token, res.json().operation_id);
+      return res.json() as { id: string; release_id: string };
+    };
+    // Already built: the delete removes its row with the files.
+    const built = await publish('built');
+    await packageBuilds(server.services).idle();
+    expect(await packageRow(built.release_id)).toBeDefined();
+    expect((await server.request('DELETE', `/api/v1/applications/${built.id}`, { token })).status).toBe(204);
+    expect(await packageRow(built.release_id)).toBeUndefined();
+
+    // Hold the next package build at its blob write (a large one takes minutes), so another queues.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const write = blobs.write.bind(blobs);
+    let held: string | undefined;
+    blobs.write = async (key, source, options) => {
+      if (key.endsWith('/package') && held === undefined) {
+        held = key;
+        await gate;
+      }
+      return write(key, source, options);
+    };
+    try {
+      const inFlight = await publish('in-flight');
+      const queued = await publish('queued');
+      await waitFor(async () => held, 'the first build to reach its write');
+      expect(held).toBe(packageKey(inFlight.release_id));
+      for (const app of [queued, inFlight]) expect((await server.request('DELETE', `/api/v1/applications/${app.id}`, { token })).status).toBe(204);
+      // The delete's file removal has run before the held build writes its package.
+      await waitFor(async () => (blobFiles(server, `releases/${inFlight.release_id}`).length === 0 ? true : undefined), 'the files to go');
+      open();
+      await packageBuilds(server.services).idle();
+      for (const app of [inFlight, queued]) {
+        expect(await blobs.stat(packageKey(app.release_id))).toBeUndefined();
+        expect(blobFiles(server, `releases/${app.release_id}`)).toEqual([]);
+        expect(await packageRow(app.release_id)).toBeUndefined();
+      }
+    } finally {
+      blobs.write = write;
+      open();
+    }
   });
 
   it('is refused with application_in_use while a live manifest references it', async () => {

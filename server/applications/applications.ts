@@ -168,6 +168,8 @@ export async function deleteApplication(work: Work, services: Services, app: App
     await work.db.updateTable('releases').set({ state: 'deleted', deleted_at: now }).where('id', 'in', releaseIds).execute();
     await work.db.deleteFrom('release_files').where('release_id', 'in', releaseIds).execute();
     await work.db.deleteFrom('launch_tickets').where('release_id', 'in', releaseIds).execute();
+    // Packages go with their files (a build still queued records none: it checks the release).
+    await work.db.deleteFrom('release_packages').where('release_id', 'in', releaseIds).execute();
   }
   await work.db
     .updateTable('applications')

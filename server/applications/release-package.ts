@@ -85,13 +85,24 @@ export async function writeReleasePackage(services: Services, releaseId: string)
   return { blob_key: key, bytes: info.bytes, sha256: info.sha256 };
 }
 
-/** Records a written package (a rebuild writes the same bytes, so the first record stands). */
-export async function recordReleasePackage(db: Db | Tx, release: ReleaseRef, blob: PackageBlob, now: number): Promise<void> {
+/**
+ * Records a written package, only for a release still `ready` (a rebuild writes the same bytes,
+ * so the first record stands). False when the release was deleted meanwhile: nothing is recorded,
+ * and the caller removes what it wrote. Run it in a transaction, so a delete cannot come between.
+ */
+export async function recordReleasePackage(db: Db | Tx, release: ReleaseRef, blob: PackageBlob, now: number): Promise<boolean> {
+  if (!(await releaseIsLive(db, release.id))) return false;
   await db
     .insertInto('release_packages')
     .values({ release_id: release.id, tenant_id: release.tenant_id, ...blob, created_at: now })
     .onConflict((oc) => oc.column('release_id').doNothing())
     .execute();
+  return true;
+}
+
+async function releaseIsLive(db: Db | Tx, releaseId: string): Promise<boolean> {
+  const row = await db.selectFrom('releases').select('id').where('id', '=', releaseId).where('state', '=', 'ready').where('deleted_at', 'is', null).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The stored packages of these releases, by release id (releases without one are absent). */
@@ -119,16 +130,20 @@ export class PackageBuildQueue {
   }
 
   request(release: ReleaseRef): void {
-    const { clock, logger, store } = this.services;
+    const { blobs, clock, logger, store } = this.services;
     if (this.queued.has(release.id)) return;
     const failed = this.failedAt.get(release.id);
     if (failed !== undefined && clock.now() - failed < PACKAGE_RETRY_AFTER_FAILURE_MS) return;
     this.queued.add(release.id);
     this.chain = this.chain
       .then(async () => {
+        // A release deleted while its build waited has nothing left to package.
+        if (!(await releaseIsLive(store.db, release.id))) return;
         if ((await storedPackages(store.db, [release.id])).size > 0) return;
         const blob = await writeReleasePackage(this.services, release.id);
-        await recordReleasePackage(store.db, release, blob, clock.now());
+        const recorded = await store.transaction((work) => recordReleasePackage(work.db, release, blob, clock.now()));
+        // Deleted while it was built: the delete's file removal may have run before this write.
+        if (!recorded) await blobs.deletePrefix(releasePrefix(release.id));
         this.failedAt.delete(release.id);
       })
       .catch((error) => {

@@ -140,12 +140,43 @@ export class IdempotencyRecords {
   }
 }
 
-/** JSON with object keys sorted, so formatting and key order do not change a fingerprint. */
+/**
+ * JSON with object keys sorted, so formatting and key order do not change a fingerprint. Iterative
+ * (an explicit stack), so no nesting depth can overflow the call stack; its output is exactly what
+ * the recursive form gave, so recorded fingerprints stay valid.
+ */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  const out: string[] = [];
+  // A string is output as it stands; a `{ value }` is still to be rendered.
+  const stack: (string | { value: unknown })[] = [{ value }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    const current = item.value;
+    if (current === null || typeof current !== 'object') {
+      out.push(JSON.stringify(current) ?? 'null');
+    } else if (Array.isArray(current)) {
+      stack.push(']');
+      for (let i = current.length - 1; i >= 0; i--) {
+        stack.push({ value: current[i] });
+        if (i > 0) stack.push(',');
+      }
+      stack.push('[');
+    } else {
+      const entries = Object.entries(current as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      stack.push('}');
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i]!;
+        stack.push({ value: v });
+        stack.push(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+      }
+      stack.push('{');
+    }
+  }
+  return out.join('');
 }

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { TestServer, randomKey } from '../testing/harness';
 import { anyBearer } from './auth';
 import type { RouteEntry } from './dispatch';
+import { canonicalJson } from './idempotency';
 import { problem } from './problem';
+import { MAX_RATE_KEY_CHARS, MemoryRateLimiter } from './rate-limit';
+import { MAX_JSON_DEPTH } from './validation';
 import { mutation, query, reply } from './route';
 
 let executions = 0;
@@ -174,6 +177,40 @@ describe('strict JSON validation', () => {
     expect(res.json().errors[0]).toMatchObject({ field: 'body', code: 'too_large' });
   });
 
+  const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth);
+
+  it.each([
+    ['with an Idempotency-Key (fingerprinted before validation)', '/test/echo', true],
+    ['on an anonymous route', '/api/v1/enrollments', true],
+    ['without a key', '/api/v1/accounts', false],
+  ])('refuses JSON nested past the depth limit %s as invalid_request, never a 500', async (_what, path, withKey) => {
+    const before = server.logs.filter((l) => l.includes('unexpected error')).length;
+    // 64,000 bytes: under the 64 KiB limit, and deep enough to overflow any recursive walker.
+    const res = await server.request('POST', path, {
+      body: nested(32_000),
+      headers: { 'content-type': 'application/json' },
+      ...(withKey ? { idempotencyKey: randomKey() } : {}),
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'body', code: 'too_deep' }] });
+    expect(res.json().detail).toContain(`${MAX_JSON_DEPTH} levels`);
+    expect(server.logs.filter((l) => l.includes('unexpected error')).length).toBe(before);
+  });
+
+  it('counts only brackets outside strings, and takes exactly the limit', async () => {
+    // The limit itself passes the depth check (and reaches the schema); one more is refused.
+    const atLimit = `{"name":"a","nested":${nested(MAX_JSON_DEPTH - 1, '{"x":', '}')}}`;
+    const res = await server.request('POST', '/test/echo', { body: atLimit, headers: { 'content-type': 'application/json' }, idempotencyKey: randomKey() });
+    expect(res.json().errors[0].code).not.toBe('too_deep');
+    const past = `{"name":"a","nested":${nested(MAX_JSON_DEPTH, '{"x":', '}')}}`;
+    const refused = await server.request('POST', '/test/echo', { body: past, headers: { 'content-type': 'application/json' }, idempotencyKey: randomKey() });
+    expect(refused.json().errors[0].code).toBe('too_deep');
+    // Brackets and escaped quotes inside a string are text, not nesting.
+    const inString = JSON.stringify({ name: `\\"${'['.repeat(5000)}{{{` });
+    const ok = await server.request('POST', '/test/echo', { body: inString, headers: { 'content-type': 'application/json' }, idempotencyKey: randomKey() });
+    expect(ok.status, ok.text).toBe(201);
+  });
+
   it('refuses a body on a route that takes none', async () => {
     const res = await server.request('POST', '/test/slow', { json: { surprise: true }, idempotencyKey: randomKey() });
     expect(res.status).toBe(400);
@@ -251,6 +288,19 @@ describe('idempotency records', () => {
     expect(await body(plain)).not.toBeNull();
   });
 
+  it('fingerprints with a canonical form that no nesting overflows and that matches the recursive one', () => {
+    const deep: unknown[] = [];
+    let cursor = deep;
+    for (let i = 0; i < 200_000; i++) cursor.push((cursor = []));
+    expect(canonicalJson(deep)).toBe('['.repeat(200_001) + ']'.repeat(200_001));
+    // The same text as before the iterative form, so recorded fingerprints stay valid.
+    expect(canonicalJson(['POST', '/p', '', { b: [1, { d: null, c: 'x' }], a: undefined, 'é': true, z: {} }, null, [['x-h', null]]])).toBe(
+      '["POST","/p","",{"b":[1,{"c":"x","d":null}],"z":{},"é":true},null,[["x-h",null]]]',
+    );
+    expect(canonicalJson(undefined)).toBe('null');
+    expect(canonicalJson([undefined, 1])).toBe('[null,1]');
+  });
+
   it('keeps records apart per tenant scope', async () => {
     const a = await server.enroll();
     const b = await server.enroll();
@@ -293,6 +343,40 @@ describe('rate budgets', () => {
     expect(denied.json().code).toBe('rate_limited');
     expect(Number(denied.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(denied.headers.ratelimit).toMatch(/r=0/);
+  });
+});
+
+describe('the rate budget table', () => {
+  const budget = (key: string, windowSeconds = 60) => ({ name: 'b', limit: 2, windowSeconds, key });
+  /** Characters of keys held (the table is private: this is what its memory grows with). */
+  const keyChars = (limiter: MemoryRateLimiter) => [...(limiter as unknown as { windows: Map<string, unknown> }).windows.keys()].reduce((n, k) => n + k.length, 0);
+
+  it('holds a long key as a fixed-size digest, still counting it apart from others', () => {
+    const limiter = new MemoryRateLimiter();
+    const long = 'x'.repeat(60_000);
+    expect(limiter.take(budget(long), 0).allowed).toBe(true);
+    expect(limiter.take(budget(long), 0).allowed).toBe(true);
+    expect(limiter.take(budget(long), 0).allowed).toBe(false);
+    expect(limiter.take(budget(`${long}y`), 0).allowed).toBe(true);
+    expect(keyChars(limiter)).toBeLessThan(2 * (MAX_RATE_KEY_CHARS + 8));
+  });
+
+  it('drops a window once it has ended, not a day later', () => {
+    const limiter = new MemoryRateLimiter();
+    for (let i = 0; i < 100; i++) limiter.take(budget(`minute-${i}`), 0);
+    limiter.take(budget('hour', 3600), 0);
+    expect(limiter.size).toBe(101);
+    limiter.take(budget('later'), 61_000); // one-minute windows are over; the hour is not
+    expect(limiter.size).toBe(2);
+  });
+
+  it('never holds more windows than its cap, letting the oldest go', () => {
+    const limiter = new MemoryRateLimiter(50);
+    for (let i = 0; i < 1000; i++) limiter.take(budget(`k${i}`, 3600), i);
+    expect(limiter.size).toBe(50);
+    // The newest are still counted.
+    limiter.take(budget('k999', 3600), 1000);
+    expect(limiter.take(budget('k999', 3600), 1000).allowed).toBe(false);
   });
 });
 

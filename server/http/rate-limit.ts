@@ -1,5 +1,17 @@
 // Fixed-window rate budgets with RateLimit-Policy / RateLimit headers (draft-ietf-httpapi-ratelimit-headers).
+import crypto from 'node:crypto';
 import { problem } from './problem';
+
+/** Keys longer than this are held as their SHA-256 (a key is an id, address or email: short). */
+export const MAX_RATE_KEY_CHARS = 128;
+/**
+ * Windows held at most (about 300 bytes each). Refused requests spend budgets too, so a client
+ * rotating addresses could otherwise grow the table for as long as its windows last; past this the
+ * oldest window goes first (that budget restarts, which only a flood of this size can cause).
+ */
+export const MAX_RATE_WINDOWS = 100_000;
+/** Expired windows are dropped at most this often (and whenever the table is full). */
+const SWEEP_EVERY_MS = 60_000;
 
 export interface RateBudget {
   /** Public policy name, e.g. `enrollment-client`. */
@@ -28,8 +40,15 @@ export interface RateLimiter {
 
 /** Counters in process memory; a shared implementation (Redis, PostgreSQL) replaces it for replicas. */
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly windows = new Map<string, { start: number; used: number }>();
+  private readonly windows = new Map<string, { start: number; end: number; used: number }>();
   private lastSweep = 0;
+
+  constructor(private readonly maxWindows = MAX_RATE_WINDOWS) {}
+
+  /** Windows held now (tests: the table stays bounded). */
+  get size(): number {
+    return this.windows.size;
+  }
 
   take(budget: RateBudget, now: number): RateDecision {
     return this.decide(budget, now, true);
@@ -43,11 +62,12 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweep(now);
     const windowMs = budget.windowSeconds * 1000;
     const start = Math.floor(now / windowMs) * windowMs;
-    const id = `${budget.name}\u0000${budget.key}`;
+    const key = budget.key.length > MAX_RATE_KEY_CHARS ? `sha256:${crypto.createHash('sha256').update(budget.key).digest('base64url')}` : budget.key;
+    const id = `${budget.name}\u0000${key}`;
     let window = this.windows.get(id);
     if (!window || window.start !== start) {
-      window = { start, used: 0 };
-      if (spend) this.windows.set(id, window);
+      window = { start, end: start + windowMs, used: 0 };
+      if (spend) this.hold(id, window, now);
     }
     const cost = budget.cost ?? 1;
     const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
@@ -56,10 +76,23 @@ export class MemoryRateLimiter implements RateLimiter {
     return { allowed: true, remaining: budget.limit - window.used - (spend ? 0 : cost), resetSeconds };
   }
 
-  private sweep(now: number): void {
-    if (now - this.lastSweep < 60_000) return;
+  private hold(id: string, window: { start: number; end: number; used: number }, now: number): void {
+    this.windows.delete(id); // re-inserted last: the oldest windows come first in the map
+    if (this.windows.size >= this.maxWindows) {
+      this.sweep(now, true);
+      for (const oldest of this.windows.keys()) {
+        if (this.windows.size < this.maxWindows) break;
+        this.windows.delete(oldest);
+      }
+    }
+    this.windows.set(id, window);
+  }
+
+  /** Drops every window that has ended: a one-minute window is not kept for a day. */
+  private sweep(now: number, force = false): void {
+    if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
-    for (const [id, window] of this.windows) if (now - window.start > 24 * 3600_000) this.windows.delete(id);
+    for (const [id, window] of this.windows) if (window.end <= now) this.windows.delete(id);
   }
 }
 

@@ -5,6 +5,12 @@ import { BodyStalled, BodyTooSlow, guardBodyProgress } from './body-progress';
 import { problem, type FieldError } from './problem';
 
 export const DEFAULT_JSON_BODY_LIMIT = 64 * 1024;
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. The deepest document the contract
+ * defines (a v2 playlist) nests under ten levels; every later walker of the body (fingerprint,
+ * schemas, JSON.stringify of stored context) may then recurse without running out of stack.
+ */
+export const MAX_JSON_DEPTH = 64;
 const EMPTY = Buffer.alloc(0);
 
 export interface BodyTimes {
@@ -60,6 +66,11 @@ export function parseJson(req: Request, raw: Buffer): unknown {
       errors: [{ field: 'content-type', code: 'unsupported', detail: 'expected application/json' }],
     });
   }
+  if (exceedsDepth(raw, MAX_JSON_DEPTH)) {
+    throw problem('invalid_request', `JSON body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, {
+      errors: [{ field: 'body', code: 'too_deep', detail: `at most ${MAX_JSON_DEPTH} levels of nesting` }],
+    });
+  }
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {
@@ -67,6 +78,29 @@ export function parseJson(req: Request, raw: Buffer): unknown {
       errors: [{ field: 'body', code: 'malformed_json', detail: 'body is not valid JSON' }],
     });
   }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * True once `[` and `{` outside strings nest deeper than `max`. One pass over the bytes: UTF-8
+ * multi-byte sequences never contain ASCII bytes, so quotes and brackets are found byte by byte.
+ */
+export function exceedsDepth(raw: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const byte = raw[i]!;
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > max) return true;
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
+  }
+  return false;
 }
 
 /** Validates with the schema; every issue becomes a field error, unknown keys named. */

@@ -2,7 +2,7 @@
 // run a second player with the screen's cookies (review 2, finding 1).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iframePlacement, page } from './content.fixtures';
-import { setHostResolver } from './iframe-hosts';
+import { IFRAME_DNS_CACHE_MS, IFRAME_DNS_CONCURRENCY, MAX_IFRAME_HOSTS, setHostResolver } from './iframe-hosts';
 import { randomKey, TestServer } from '../testing/harness';
 
 const ORIGINS = {
@@ -66,5 +66,80 @@ describe('iframe sources on Marquee itself', () => {
       const res = await post(doc(src));
       expect(res.status, `${src}: ${res.text}`).toBe(201);
     }
+  });
+});
+
+describe('resolving iframe host names', () => {
+  /** Counts calls and calls at once; each answer takes `delayMs` unless `hang` says never. */
+  function countingResolver(options: { delayMs?: number; hang?: (host: string) => boolean } = {}) {
+    const seen = { calls: [] as string[], inFlight: 0, maxInFlight: 0, cancelled: [] as string[] };
+    setHostResolver(server.services, async (host, signal) => {
+      seen.calls.push(host);
+      seen.inFlight++;
+      seen.maxInFlight = Math.max(seen.maxInFlight, seen.inFlight);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const stop = () => (seen.cancelled.push(host), reject(signal.reason));
+          signal.addEventListener('abort', stop, { once: true });
+          if (!options.hang?.(host)) setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), options.delayMs ?? 10);
+        });
+        return ['93.184.216.34'];
+      } finally {
+        seen.inFlight--;
+      }
+    });
+    return seen;
+  }
+  /** `hosts` distinct names, each placed twice, ten placements a page. */
+  function framedDoc(hosts: number) {
+    const srcs = Array.from({ length: hosts * 2 }, (_, i) => `https://h${i % hosts}.example.org/`);
+    const pages = [];
+    for (let i = 0; i < srcs.length; i += 10) pages.push(page(`p${i}`, srcs.slice(i, i + 10).map((src, j) => iframePlacement(`f${j}`, src))));
+    return { name: 'Many frames', pages };
+  }
+
+  it('resolves each distinct name once, a few at a time', async () => {
+    const seen = countingResolver();
+    const res = await post(framedDoc(MAX_IFRAME_HOSTS), 'v2');
+    expect(res.status, res.text).toBe(201);
+    expect(seen.calls.length).toBe(MAX_IFRAME_HOSTS);
+    expect(new Set(seen.calls).size).toBe(MAX_IFRAME_HOSTS);
+    expect(seen.maxInFlight).toBeGreaterThan(1);
+    expect(seen.maxInFlight).toBeLessThanOrEqual(IFRAME_DNS_CONCURRENCY);
+  });
+
+  it('refuses a document naming more distinct hosts than the limit, before any lookup', async () => {
+    const seen = countingResolver();
+    const res = await post(framedDoc(MAX_IFRAME_HOSTS + 1), 'v2');
+    expect(res.status, res.text).toBe(400);
+    // Host number 65 is h64, first placed as the 65th placement: page 6, placement 4.
+    expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'pages.6.placements.4.content.src', code: 'too_many_hosts' }] });
+    expect(res.json().detail).toContain(`at most ${MAX_IFRAME_HOSTS}`);
+    expect(seen.calls).toEqual([]);
+  });
+
+  it('reuses an answer for a minute, then asks again', async () => {
+    const seen = countingResolver();
+    expect((await post(framedDoc(3), 'v2')).status).toBe(201);
+    expect((await post(framedDoc(3), 'v2')).status).toBe(201);
+    expect(seen.calls.length).toBe(3);
+    server.clock.advance(IFRAME_DNS_CACHE_MS + 1);
+    expect((await post(framedDoc(3), 'v2')).status).toBe(201);
+    expect(seen.calls.length).toBe(6);
+  });
+
+  it('does not refuse a name that does not answer in time, and stops its lookup', async () => {
+    const seen = countingResolver({ hang: (host) => host === 'h1.example.org' });
+    const res = await post(framedDoc(2), 'v2');
+    expect(res.status, res.text).toBe(201);
+    expect(seen.cancelled).toEqual(['h1.example.org']);
+    expect(seen.inFlight).toBe(0);
+  });
+
+  it('resolves nothing for a replace of a playlist the tenant does not have', async () => {
+    const seen = countingResolver();
+    const res = await server.request('PUT', '/api/v2/playlists/pl_unknown', { token, json: framedDoc(4), ifMatch: 1, idempotencyKey: randomKey() });
+    expect(res.status, res.text).toBe(404);
+    expect(seen.calls).toEqual([]);
   });
 });

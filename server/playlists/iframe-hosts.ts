@@ -1,25 +1,57 @@
 // The server half of the iframe rule: a source on one of this installation's own hosts (player,
 // control plane, dashboard, release hosts) is refused, and a host name that resolves to a private,
 // loopback or link-local address is refused like the literal address would be. DNS runs before the
-// write's transaction, bounded in time; a name that does not resolve (yet, or from here) is not
-// refused, because the screen's network decides what it reaches.
+// write's transaction, bounded in time; a name that does not resolve (yet, or from here, or in
+// time) is not refused, because the screen's network decides what it reaches.
+//
+// One write must not occupy the process: names are resolved with c-ares (its own sockets, not
+// libuv's four-thread pool that blob I/O and zlib share, and cancellable, unlike getaddrinfo),
+// each distinct name once, a few at a time, at most MAX_IFRAME_HOSTS per document, and answers
+// are remembered briefly so a repeated write resolves nothing again.
 import dns from 'node:dns';
 import { iframeSrcServiceProblem, isNonPublicAddress, serviceHostsOf } from '../../sdk/contract/iframe-src';
 import type { PageWriteV2, PlaylistWriteV2 } from '../../sdk/contract/playlist';
 import { problem, type FieldError } from '../http/problem';
-import type { Services } from '../services';
+import { perServices, type Services } from '../services';
 
-export type HostResolver = (host: string) => Promise<string[]>;
+/** Resolves a name to its addresses; stops (and may reject) once `signal` aborts. */
+export type HostResolver = (host: string, signal: AbortSignal) => Promise<string[]>;
 
-/** A slow resolver must not hold a playlist write for long. */
+/** A slow resolver must not hold a playlist write for long: each name gets this long. */
 export const IFRAME_DNS_TIMEOUT_MS = 2000;
+/** All the names of one write get this long together; names not answered by then are not refused. */
+export const IFRAME_DNS_WRITE_DEADLINE_MS = 5000;
+/** Names of one write resolved at once. */
+export const IFRAME_DNS_CONCURRENCY = 8;
+/**
+ * Distinct iframe host names one playlist may have (a document naming more is refused): every
+ * name is checked, and a screen showing more than 64 different sites in one loop is not signage.
+ */
+export const MAX_IFRAME_HOSTS = 64;
+/** How long an answer is reused (a repeated write of the same document resolves nothing again). */
+export const IFRAME_DNS_CACHE_MS = 60_000;
+/** Names remembered per process (the oldest answer goes first). */
+const IFRAME_DNS_CACHE_ENTRIES = 4096;
 
-const systemResolver: HostResolver = async (host) => (await dns.promises.lookup(host, { all: true })).map((a) => a.address);
+/** c-ares queries for A and AAAA; `cancel()` really stops them. */
+const systemResolver: HostResolver = async (host, signal) => {
+  const resolver = new dns.promises.Resolver({ timeout: IFRAME_DNS_TIMEOUT_MS, tries: 1 });
+  const cancel = () => resolver.cancel();
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    const answers = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+    return answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+};
 const resolvers = new WeakMap<Services, HostResolver>();
+const answers = perServices(() => new Map<string, { addresses: string[]; until: number }>());
 
 /** Replaces the resolver (tests use a fixed table: no DNS lookups in tests). */
 export function setHostResolver(services: Services, resolver: HostResolver): void {
   resolvers.set(services, resolver);
+  answers(services).clear();
 }
 
 function iframeSources(doc: Pick<PlaylistWriteV2, 'pages'>): { field: string; src: string; host: string }[] {
@@ -35,17 +67,45 @@ function iframeSources(doc: Pick<PlaylistWriteV2, 'pages'>): { field: string; sr
   return found;
 }
 
-async function resolveBounded(resolver: HostResolver, host: string): Promise<string[]> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<string[]>((resolve) => {
-    timer = setTimeout(() => resolve([]), IFRAME_DNS_TIMEOUT_MS);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([resolver(host).catch(() => []), timeout]);
-  } finally {
-    clearTimeout(timer);
+/** The name's addresses, or none if it did not answer within its time or the write's. */
+async function resolveBounded(resolver: HostResolver, host: string, write: AbortSignal): Promise<string[]> {
+  const signal = AbortSignal.any([write, AbortSignal.timeout(IFRAME_DNS_TIMEOUT_MS)]);
+  if (signal.aborted) return [];
+  const gaveUp = new Promise<string[]>((resolve) => signal.addEventListener('abort', () => resolve([]), { once: true }));
+  return Promise.race([resolver(host, signal).catch(() => []), gaveUp]);
+}
+
+/** Resolves each name once, IFRAME_DNS_CONCURRENCY at a time, reusing recent answers. */
+async function resolveAll(services: Services, hosts: string[]): Promise<Map<string, string[]>> {
+  const resolver = resolvers.get(services) ?? systemResolver;
+  const cache = answers(services);
+  const now = services.clock.now();
+  const found = new Map<string, string[]>();
+  const pending: string[] = [];
+  for (const host of hosts) {
+    const cached = cache.get(host);
+    if (cached && cached.until > now) found.set(host, cached.addresses);
+    else pending.push(host);
   }
+  const write = new AbortController();
+  const deadline = setTimeout(() => write.abort(), IFRAME_DNS_WRITE_DEADLINE_MS);
+  deadline.unref();
+  const worker = async () => {
+    for (let host = pending.shift(); host !== undefined; host = pending.shift()) {
+      const addresses = await resolveBounded(resolver, host, write.signal);
+      found.set(host, addresses);
+      cache.delete(host);
+      cache.set(host, { addresses, until: services.clock.now() + IFRAME_DNS_CACHE_MS });
+      if (cache.size > IFRAME_DNS_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(IFRAME_DNS_CONCURRENCY, pending.length) }, worker));
+  } finally {
+    clearTimeout(deadline);
+    write.abort(); // stops whatever is still asked (nothing, unless the deadline passed)
+  }
+  return found;
 }
 
 export async function checkIframeHosts(services: Services, doc: Pick<PlaylistWriteV2, 'pages'>): Promise<void> {
@@ -62,9 +122,13 @@ export async function checkIframeHosts(services: Services, doc: Pick<PlaylistWri
   // Literal addresses were judged by the schema; names are resolved.
   const found = sources.filter((f) => !/^[\d.]+$/.test(f.host) && !f.host.startsWith('['));
   if (found.length === 0) return;
-  const resolver = resolvers.get(services) ?? systemResolver;
   const hosts = [...new Set(found.map((f) => f.host))];
-  const addresses = new Map(await Promise.all(hosts.map(async (h) => [h, await resolveBounded(resolver, h)] as const)));
+  if (hosts.length > MAX_IFRAME_HOSTS) {
+    const first = found.find((f) => f.host === hosts[MAX_IFRAME_HOSTS])!;
+    const detail = `a playlist may name at most ${MAX_IFRAME_HOSTS} distinct iframe hosts; this is host ${MAX_IFRAME_HOSTS + 1}`;
+    throw problem('invalid_request', `${first.field}: ${detail}`, { errors: [{ field: first.field, code: 'too_many_hosts', detail }] });
+  }
+  const addresses = await resolveAll(services, hosts);
   const errors: FieldError[] = found
     .filter((f) => addresses.get(f.host)!.some(isNonPublicAddress))
     .map((f) => ({ field: f.field, code: 'private_address', detail: `${f.host} resolves to a private, loopback or link-local address` }));

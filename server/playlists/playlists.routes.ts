@@ -85,6 +85,8 @@ function routes(v: Version) {
   const replace = endpoint(
     { auth: v.auth, area: 'playlists', body: v.body, bodyLimit: PLAYLIST_BODY_LIMIT, ifMatch: v.guard, idempotency: v.guard },
     async (ctx) => {
+      // Names are resolved only for a playlist the tenant has (not_found costs no DNS).
+      await findPlaylist(ctx.services.store.db, ctx.principal.tenantId, ctx.params.id!);
       await checkIframeHosts(ctx.services, ctx.body);
       return ctx.commitReply(async (work) => {
         const before = await findPlaylist(work.db, ctx.principal.tenantId, ctx.params.id!);

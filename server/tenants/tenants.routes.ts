@@ -1,5 +1,5 @@
 // Accounts (Model A), enrollment and projects (Model P).
-import { AccountCreate, CLIEnrollmentRequest, ProjectPatch, type AccountCreated, type CLIEnrollment } from '../../sdk/contract/tenants';
+import { AccountCreate, CLIEnrollmentRequest, Email, ProjectPatch, type AccountCreated, type CLIEnrollment } from '../../sdk/contract/tenants';
 import { isoTime } from '../clock';
 import { accountBearer, projectBearer } from '../http/auth';
 import { clientIp } from '../http/client-ip';
@@ -39,6 +39,15 @@ const credentialDelivery: Omit<IdempotencyPolicy, 'mode'> = {
   },
 };
 
+/**
+ * A per-value budget key, only once the value passed its own field's grammar (bounded, so a 60 KB
+ * string is never held as a key). Budgets run before the body is validated; a request with an
+ * invalid value creates nothing and is refused with 400, so only the per-IP budget applies to it.
+ */
+function validBudgetKey(field: { safeParse(value: unknown): { success: boolean } }, value: unknown): string | undefined {
+  return typeof value === 'string' && field.safeParse(value).success ? value : undefined;
+}
+
 export const createAccount = mutation(
   {
     body: AccountCreate,
@@ -46,10 +55,9 @@ export const createAccount = mutation(
     // credential is bound to the client IP as well: a retry must come from the same address.
     idempotency: { mode: 'required', ...credentialDelivery, anonymousScope: (ctx) => `anon:${clientIp(ctx)}` },
     rateLimits: (ctx) => {
-      const body = ctx.body as { email?: unknown } | undefined;
-      const email = typeof body?.email === 'string' ? body.email.toLowerCase() : 'unknown';
+      const email = validBudgetKey(Email, (ctx.body as { email?: unknown } | undefined)?.email)?.toLowerCase();
       return [
-        { name: 'account-create-email', limit: ACCOUNT_ATTEMPTS_PER_EMAIL_PER_HOUR, windowSeconds: 3600, key: email },
+        ...(email === undefined ? [] : [{ name: 'account-create-email', limit: ACCOUNT_ATTEMPTS_PER_EMAIL_PER_HOUR, windowSeconds: 3600, key: email }]),
         { name: 'account-create-ip', limit: ctx.services.config.enrollmentsPerIpPerHour, windowSeconds: 3600, key: clientIp(ctx) },
       ];
     },
@@ -102,10 +110,9 @@ export const enroll = mutation(
     body: CLIEnrollmentRequest,
     idempotency: { mode: 'required', ...credentialDelivery },
     rateLimits: (ctx) => {
-      const body = ctx.body as { client_id?: unknown } | undefined;
-      const clientId = typeof body?.client_id === 'string' ? body.client_id : 'unknown';
+      const clientId = validBudgetKey(CLIEnrollmentRequest.shape.client_id, (ctx.body as { client_id?: unknown } | undefined)?.client_id);
       return [
-        { name: 'enrollment-client', limit: ENROLLMENT_PER_CLIENT_PER_HOUR, windowSeconds: 3600, key: clientId },
+        ...(clientId === undefined ? [] : [{ name: 'enrollment-client', limit: ENROLLMENT_PER_CLIENT_PER_HOUR, windowSeconds: 3600, key: clientId }]),
         { name: 'enrollment-ip', limit: ctx.services.config.enrollmentsPerIpPerHour, windowSeconds: 3600, key: clientIp(ctx) },
       ];
     },

@@ -178,6 +178,29 @@ describe('Model P enrollment', () => {
     expect(replay.json().token).toBe(first.json().token);
   });
 
+  it('keys the per-client budget only on a valid client id: refused bodies leave no large keys behind', async () => {
+    const limiter = server.services.rateLimiter as unknown as { windows: Map<string, unknown> };
+    const keyChars = () => [...limiter.windows.keys()].reduce((n, k) => n + k.length, 0);
+    const s = await TestServer.start({ config: { enrollmentsPerIpPerHour: 1000 } });
+    try {
+      const held = s.services.rateLimiter as unknown as { windows: Map<string, unknown> };
+      const chars = () => [...held.windows.keys()].reduce((n, k) => n + k.length, 0);
+      for (let i = 0; i < 20; i++) {
+        const res = await s.request('POST', '/api/v1/enrollments', { json: enrollment({ client_id: `${i}`.padEnd(60_000, 'x') }), idempotencyKey: randomKey() });
+        expect(res.status).toBe(400);
+        expect(res.json().errors[0].field).toBe('client_id');
+        // Not its own budget: an invalid id is refused by validation, never as rate_limited.
+        expect(res.headers['ratelimit-policy']).not.toContain('enrollment-client');
+        const account = await s.request('POST', '/api/v1/accounts', { json: { email: `${i}@`.padEnd(60_000, 'x') }, idempotencyKey: randomKey() });
+        expect(account.status).toBe(400);
+      }
+      expect(chars()).toBeLessThan(1000);
+    } finally {
+      await s.stop();
+    }
+    expect(keyChars()).toBeGreaterThan(0); // the shared server's valid keys are still counted
+  });
+
   it('rate-limits enrollments per client IP', async () => {
     const s = await TestServer.start({ config: { enrollmentsPerIpPerHour: 2 } });
     try {
