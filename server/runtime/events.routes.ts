@@ -6,7 +6,7 @@
 import { EventStreamQuery } from '../../sdk/contract/events';
 import type { EventRow } from '../events/event-reader';
 import { serveScreenEventStream } from '../events/event-stream';
-import { query } from '../http/route';
+import { eventStream } from '../http/route';
 import type { SseStream } from '../http/sse';
 import { runtimeCookie } from '../pairing/pairing.auth';
 import type { Services } from '../services';
@@ -51,12 +51,8 @@ async function recordLastOnline(services: Services, screenId: string): Promise<v
   }
 }
 
-export const runtimeEvents = query({ auth: runtimeCookie, query: EventStreamQuery }, async (ctx) => {
+export const runtimeEvents = eventStream({ auth: runtimeCookie, query: EventStreamQuery }, async (ctx) => {
   const { services, principal } = ctx;
-  if (ctx.req.method === 'HEAD') {
-    ctx.res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-store, no-transform', 'X-Accel-Buffering': 'no' }).end();
-    return;
-  }
   let stream: SseStream | undefined;
   const expired = () => services.clock.now() >= principal.sessionExpiresAt;
   const deliver = (row: EventRow): boolean => {
