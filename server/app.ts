@@ -18,7 +18,7 @@ import { sendProblem } from './http/problem-response';
 import { MemoryRateLimiter } from './http/rate-limit';
 import { Keys, loadSecret, newId, randomToken } from './keys';
 import { Lifecycle } from './lifecycle';
-import { createLogger } from './logger';
+import { createLogger, redactPath } from './logger';
 import { InProcessNotifier } from './notifier';
 import { LEASE_CHECK_EVERY_MS, OperationWorker } from './operations/worker';
 import { routeTable } from './routes';
@@ -127,8 +127,8 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
         {
           request_id: requestId,
           method: req.method,
-          // The path only: query strings carry launch tickets and signatures.
-          path: req.path,
+          // The path only (query strings carry launch tickets and signatures), credential segments redacted.
+          path: redactPath(req.path),
           status: res.statusCode,
           ms: Number(process.hrtime.bigint() - started) / 1e6,
         },
@@ -162,7 +162,7 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
         return fail(problem('method_not_allowed', `${req.method} is not allowed here; allowed: ${found.allow.join(', ')}`, { headers: { Allow: found.allow.join(', ') } }));
       }
       if (found.planes.includes('runtime') && (req.method === 'GET' || req.method === 'HEAD') && servePlayer(req, res)) return;
-      next(problem('not_found', `no route for ${req.method} ${req.path}`));
+      next(problem('not_found', `no route for ${req.method} ${redactPath(req.path)}`));
     } catch (error) {
       fail(error);
     }

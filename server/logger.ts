@@ -1,5 +1,6 @@
 // Structured logs (pino). Request lines carry method, path without query, status, timing and ids:
-// never headers, cookies, query strings or bodies, which is where tokens, tickets and signatures live.
+// never headers, cookies, query strings or bodies, which is where tokens, tickets and signatures live,
+// and never a credential that sits in the path itself (redactPath).
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
@@ -20,6 +21,18 @@ const REDACT = [
   'headers',
   '*.headers',
 ];
+
+/**
+ * Paths that carry a credential in a segment: the segment is replaced before a path is logged or
+ * put in a problem's `instance`. A route that takes a credential in its path adds its pattern here
+ * (group 1 is the part kept). The screen's public URL `/s/<public_id>` opens a runtime session.
+ */
+const CREDENTIAL_PATHS: readonly RegExp[] = [/^(\/+s\/+)[^/]+/i];
+
+/** The path as it may be shown: credential segments replaced by `[redacted]`. */
+export function redactPath(path: string): string {
+  return CREDENTIAL_PATHS.reduce((shown, pattern) => shown.replace(pattern, '$1[redacted]'), path);
+}
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino({ level, base: undefined, redact: { paths: REDACT, censor: '[redacted]' } }, destination);

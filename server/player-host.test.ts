@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redactPath } from './logger';
 import { setPlayerDir } from './player-host';
 import { TestServer } from './testing/harness';
 
@@ -70,5 +71,32 @@ describe('the player origin', () => {
       setPlayerDir(build);
       fs.rmSync(empty, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the public screen URL in logs (review 3, finding A)', () => {
+  // /s/<public_id> is a credential: whoever holds it opens a runtime session for the screen.
+  const publicId = 'OGqUsC28YzGtfkzWq0ni45KlCJLnrBXh';
+
+  it('never writes the public id to the request log, nor into a problem', async () => {
+    const before = server.logText().length;
+    expect((await server.request('GET', `/s/${publicId}`, { headers: TOP_LEVEL })).status).toBe(200);
+    const framed = await server.request('GET', `/s/${publicId}/`, { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' } });
+    expect(framed.status).toBe(403);
+    expect(framed.json().instance).toBe('/s/[redacted]/');
+    expect(framed.text).not.toContain(publicId);
+    // The request line is written when the response closes.
+    await new Promise((r) => setTimeout(r, 50));
+    const lines = server.logText().slice(before).split('\n').filter((l) => l.includes('"msg":"request"'));
+    expect(lines.some((l) => l.includes('"path":"/s/[redacted]"'))).toBe(true);
+    expect(lines.some((l) => l.includes('"path":"/s/[redacted]/"'))).toBe(true);
+    expect(server.logText()).not.toContain(publicId);
+  });
+
+  it('redacts path variants a browser or proxy may send, and nothing else', () => {
+    expect(redactPath(`//s/${publicId}`)).toBe('//s/[redacted]');
+    expect(redactPath(`/S/${publicId}/x`)).toBe('/S/[redacted]/x');
+    expect(redactPath('/runtime/v1/manifest')).toBe('/runtime/v1/manifest');
+    expect(redactPath('/assets/s/index.js')).toBe('/assets/s/index.js');
   });
 });

@@ -2,7 +2,7 @@
 import { EVENT_LIST_DEFAULT_LIMIT, EventListQuery, EventStreamQuery, type EventList } from '../../sdk/contract/events';
 import { anyBearer } from '../http/auth';
 import { problem } from '../http/problem';
-import { query, reply } from '../http/route';
+import { eventStream, query, reply } from '../http/route';
 import { EventCursors, type StreamScope } from './cursors';
 import { checkCursor, eventRecord, headPosition, readAfter, RESYNC_MESSAGES } from './event-reader';
 import { serveTenantEventStream } from './event-stream';
@@ -33,12 +33,7 @@ export const listEvents = query({ auth: anyBearer, area: 'reports', query: Event
   return reply.ok(body);
 });
 
-export const streamEvents = query({ auth: anyBearer, area: 'reports', query: EventStreamQuery }, async (ctx) => {
-  if (ctx.req.method === 'HEAD') {
-    // A HEAD answer has no body to stream; say what a GET would be and end.
-    ctx.res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-store, no-transform' }).end();
-    return;
-  }
+export const streamEvents = eventStream({ auth: anyBearer, area: 'reports', query: EventStreamQuery }, async (ctx) => {
   const lastEventId = ctx.req.headers['last-event-id'];
   await serveTenantEventStream(ctx.services, ctx.res, {
     tenantId: ctx.principal.tenantId,

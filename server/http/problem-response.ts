@@ -1,13 +1,13 @@
 // Renders RFC 9457 problem documents. Unexpected errors become internal_error without internals.
 import type { Response } from 'express';
-import type { Logger } from '../logger';
+import { redactPath, type Logger } from '../logger';
 import { PROBLEM_CODES, ProblemError, problem, problemTypeUri, retryAfterOf, statusOf, type Generation } from './problem';
 
 export interface ProblemContext {
   controlOrigin: string;
   generation: Generation;
   requestId: string;
-  /** Request path without its query (queries can carry tickets). */
+  /** Request path without its query (queries can carry tickets); credential segments are redacted here. */
   instance: string;
   headers?: Record<string, string>;
   logger: Logger;
@@ -33,7 +33,7 @@ export function problemBody(
     title: PROBLEM_CODES[p.code].title,
     status: statusOf(p.code, ctx.generation),
     detail: p.detail,
-    instance: ctx.instance,
+    instance: redactPath(ctx.instance),
     code: p.code,
     ...(ctx.requestId !== undefined ? { request_id: ctx.requestId } : {}),
     errors: p.options.errors ?? [],

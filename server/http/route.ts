@@ -7,6 +7,7 @@ import type { Services } from '../services';
 import type { Work } from '../store/store';
 import type { Generation } from './problem';
 import type { RateBudget } from './rate-limit';
+import { answerSseHead } from './sse';
 
 import type { CapabilityArea } from '../../sdk/contract/tenants';
 
@@ -122,6 +123,17 @@ export function query<B = undefined, Q = Record<string, never>, P extends Princi
   run: (ctx: Ctx<B, Q, P>) => Promise<Reply | void>,
 ): RouteHandler<B, Q, P> {
   return { policy, handler: { kind: 'query', run } };
+}
+
+/**
+ * An event stream: a read that streams its answer. HEAD gets the stream's headers and the end once
+ * the policy has passed (authentication, query), without the handler: no stream is ever opened.
+ */
+export function eventStream<Q = Record<string, never>, P extends Principal | undefined = undefined>(
+  policy: RoutePolicy<undefined, Q, P>,
+  run: (ctx: Ctx<undefined, Q, P>) => Promise<void>,
+): RouteHandler<undefined, Q, P> {
+  return query(policy, async (ctx) => (ctx.req.method === 'HEAD' ? answerSseHead(ctx.res) : run(ctx)));
 }
 
 /** A write: the whole handler runs in one transaction with its idempotency record. */

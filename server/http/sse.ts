@@ -34,19 +34,42 @@ export interface SseOptions {
   headers?: Record<string, string>;
 }
 
+/** What every event stream answers with, a HEAD of one included. */
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-store, no-transform',
+  'X-Accel-Buffering': 'no',
+} as const;
+
+/**
+ * HEAD of an event stream: the headers a GET would get, then the end. A HEAD answer has no body, so
+ * holding it open would only hold the connection (and any request pipelined behind it).
+ */
+export function answerSseHead(res: Response, headers?: Record<string, string>): void {
+  res.status(200).set({ ...SSE_HEADERS, ...headers }).end();
+}
+
+const CLOSED: SseStream = {
+  send: () => false,
+  sendEncoded: () => false,
+  comment: () => {},
+  close: () => {},
+  closed: true,
+  onClose: (fn) => fn(),
+};
+
 export function openSse(res: Response, options: SseOptions): SseStream {
+  // Routes declared with eventStream() never get here for HEAD; this keeps any other caller honest.
+  if (res.req.method === 'HEAD') {
+    answerSseHead(res, options.headers);
+    return CLOSED;
+  }
   const maxBuffered = options.maxBufferedBytes ?? SSE_MAX_BUFFERED_BYTES;
   const closers: (() => void)[] = [];
   let closed = false;
 
   res.status(200);
-  res.set({
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache, no-store, no-transform',
-    'X-Accel-Buffering': 'no',
-    Connection: 'keep-alive',
-    ...options.headers,
-  });
+  res.set({ ...SSE_HEADERS, Connection: 'keep-alive', ...options.headers });
   res.flushHeaders();
   res.socket?.setNoDelay(true);
 

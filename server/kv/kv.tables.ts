@@ -1,7 +1,8 @@
 /**
  * One key of an application's key/value store (owner and runtime see the same entries). A deleted
  * key keeps its row as a tombstone for a day, so a re-created key continues its revisions and a
- * stale If-Match from before the delete cannot match by accident.
+ * stale If-Match from before the delete cannot match by accident; after that the application's
+ * revision floor (below) keeps the promise.
  */
 export interface KvEntryTable {
   application_id: string;
@@ -18,6 +19,17 @@ export interface KvEntryTable {
   deleted_at: number | null;
 }
 
+/**
+ * Per application, the highest revision any pruned tombstone reached. A key written with no row
+ * starts above it, so a revision once given to a key is never given to that key again.
+ */
+export interface KvRevisionFloorTable {
+  application_id: string;
+  tenant_id: string;
+  revision: number;
+}
+
 export interface KvTables {
   kv_entries: KvEntryTable;
+  kv_revision_floors: KvRevisionFloorTable;
 }

@@ -3,7 +3,7 @@ import { KV_LIST_MAX_ITEMS, KV_VALUE_BASE64_MAX } from '../../sdk/contract/kv';
 import { insertRelease } from '../playlists/content.fixtures';
 import { randomKey,  type RequestOptions } from '../testing/harness';
 import { useEnrolledServer } from '../runtime/runtime.fixtures';
-import { pruneKv } from './kv';
+import { KV_TOMBSTONE_RETENTION_MS, pruneKv } from './kv';
 
 const env = useEnrolledServer({ tenant: 'account' });
 const { clock } = env;
@@ -211,5 +211,33 @@ describe('owner key/value', () => {
     await pruneKv(env.server.services, clock.now());
     expect(await usedBytes()).toBe(before);
     expect(await env.server.services.store.db.selectFrom('kv_entries').selectAll().where('application_id', '=', applicationId).execute()).toEqual([]);
+  });
+
+  it('never repeats a revision once the tombstone is pruned: a stale If-Match still gets 412 (review 3, finding E)', async () => {
+    // Last in the file: the prune also raises the floor of the application the other tests share.
+    const { applicationId: app } = await insertRelease(env.server, env.tenantId);
+    const write = (key: string, value: string, ifMatch?: number) => put(key, text(value), { app, ...(ifMatch !== undefined ? { ifMatch } : {}) } as RequestOptions);
+    const remove = (key: string, ifMatch: number) => env.server.request('DELETE', path(key, app), { token: env.token, idempotencyKey: randomKey(), ifMatch });
+    const read = await write('lazarus', 'client A read this');
+    expect(read.json().revision).toBe(1); // client A remembers "1"
+    expect((await write('lazarus', 'second', 1)).json().revision).toBe(2);
+    expect((await remove('lazarus', 2)).status).toBe(204); // tombstone at 3
+    clock.advance(KV_TOMBSTONE_RETENTION_MS + 3600_000);
+    await pruneKv(env.server.services, clock.now());
+    expect(await env.server.services.store.db.selectFrom('kv_entries').select('key').where('application_id', '=', app).execute()).toEqual([]);
+
+    const recreated = await write('lazarus', 'written by client B');
+    expect(recreated.status).toBe(200);
+    expect(recreated.json().revision).toBe(4);
+    for (const stale of [1, 2, 3]) {
+      const res = await write('lazarus', 'client A update based on its old read', stale);
+      expect(res.status).toBe(412);
+      expect(res.json()).toMatchObject({ code: 'revision_conflict', current_revision: 4 });
+      expect((await remove('lazarus', stale)).status).toBe(412);
+    }
+    expect((await env.server.request('GET', path('lazarus', app), { token: env.token })).json().value_base64).toBe(text('written by client B').value_base64);
+    // The floor only rises (a second prune keeps it), and covers every new key of the application.
+    await pruneKv(env.server.services, clock.now());
+    expect((await write('newcomer', 'x')).json().revision).toBe(4);
   });
 });

@@ -22,7 +22,11 @@ import type { Db, Tx, Work } from '../store/store';
 import { commitReservation, releaseUsedBytes, reserveBytes } from '../tenants/tenants';
 import type { KvEntryTable } from './kv.tables';
 
-/** A deleted key's tombstone is kept this long, so its revisions continue if it is written again. */
+/**
+ * A deleted key's tombstone is kept this long, so its revisions continue if it is written again.
+ * When it goes, the application's revision floor takes over (a new key starts above every pruned
+ * tombstone), so a revision never repeats for a key and a stale If-Match can never match.
+ */
 export const KV_TOMBSTONE_RETENTION_MS = 24 * 3600_000;
 
 const refine = (why: (v: unknown) => string | null) => (value: unknown, ctx: z.RefinementCtx) => {
@@ -164,7 +168,7 @@ export async function writeEntry(services: Services, work: Work, writer: KvWrite
     content_type: body.content_type,
     bytes: value.length,
     sha256: crypto.createHash('sha256').update(value).digest('hex'),
-    revision: (existing?.revision ?? 0) + 1,
+    revision: (existing?.revision ?? (await revisionFloor(work.db, writer.applicationId))) + 1,
     created_at: live ? live.created_at : now,
     updated_at: now,
     deleted_at: null,
@@ -202,6 +206,12 @@ export async function deleteEntry(services: Services, work: Work, writer: KvWrit
   await appendKvEvent(services, work, writer, 'kv.deleted', { ...existing, ...tombstone }, now);
 }
 
+/** The highest revision a pruned tombstone of the application reached (0 when none was pruned). */
+async function revisionFloor(db: Db | Tx, applicationId: string): Promise<number> {
+  const row = await db.selectFrom('kv_revision_floors').select('revision').where('application_id', '=', applicationId).executeTakeFirst();
+  return row?.revision ?? 0;
+}
+
 async function appendKvEvent(services: Services, work: Work, writer: KvWriter, type: string, row: KvEntryTable, now: number): Promise<void> {
   const verb = type === 'kv.deleted' ? 'deleted' : type === 'kv.created' ? 'created' : 'updated';
   await services.events.append(
@@ -225,7 +235,24 @@ async function appendKvEvent(services: Services, work: Work, writer: KvWriter, t
  */
 export async function pruneKv(services: Services, now: number): Promise<void> {
   const { store } = services;
-  await store.db.deleteFrom('kv_entries').where('deleted_at', '<', now - KV_TOMBSTONE_RETENTION_MS).execute();
+  const cutoff = now - KV_TOMBSTONE_RETENTION_MS;
+  await store.transaction(async ({ db }) => {
+    // Raise each application's floor to the tombstones that go, in the same transaction.
+    const pruned = await db
+      .selectFrom('kv_entries')
+      .select(['application_id', 'tenant_id', (eb) => eb.fn.max<number>('revision').as('revision')])
+      .where('deleted_at', '<', cutoff)
+      .groupBy(['application_id', 'tenant_id'])
+      .execute();
+    for (const { application_id, tenant_id, revision } of pruned) {
+      await db
+        .insertInto('kv_revision_floors')
+        .values({ application_id, tenant_id, revision })
+        .onConflict((oc) => oc.column('application_id').doUpdateSet({ revision: (eb) => eb.fn('max', ['kv_revision_floors.revision', eb.ref('excluded.revision')]) }))
+        .execute();
+    }
+    await db.deleteFrom('kv_entries').where('deleted_at', '<', cutoff).execute();
+  });
   const orphans = await store.db
     .selectFrom('kv_entries')
     .innerJoin('applications', 'applications.id', 'kv_entries.application_id')
@@ -233,11 +260,17 @@ export async function pruneKv(services: Services, now: number): Promise<void> {
     .where('applications.deleted_at', 'is not', null)
     .groupBy(['kv_entries.application_id', 'kv_entries.tenant_id'])
     .execute();
+  // Floors of deleted applications whose entries were all pruned already.
+  await store.db
+    .deleteFrom('kv_revision_floors')
+    .where('application_id', 'in', (eb) => eb.selectFrom('applications').select('id').where('deleted_at', 'is not', null))
+    .execute();
   for (const orphan of orphans) {
     await store.transaction(async ({ db }) => {
       const rows = await db.selectFrom('kv_entries').select(['key', 'bytes', 'deleted_at']).where('application_id', '=', orphan.application_id).execute();
       const bytes = rows.filter((r) => r.deleted_at === null).reduce((sum, r) => sum + r.bytes + keyBytes(r.key), 0);
       await db.deleteFrom('kv_entries').where('application_id', '=', orphan.application_id).execute();
+      await db.deleteFrom('kv_revision_floors').where('application_id', '=', orphan.application_id).execute();
       await releaseUsedBytes(db, orphan.tenant_id, bytes);
     });
   }

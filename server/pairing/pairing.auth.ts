@@ -26,6 +26,8 @@ export interface RuntimePrincipal extends Principal {
   tenantId: string;
   screenId: string;
   runtimeSessionId: string;
+  /** When the session expires: a stream opened with it must end then. */
+  sessionExpiresAt: number;
   /** Created from a device cookie: the paired-device mutation profile (reports, KV writes). */
   paired: boolean;
   deviceId: string | null;
@@ -184,6 +186,7 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<
     tenantId: row.tenant_id,
     screenId: row.screen_id,
     runtimeSessionId: row.id,
+    sessionExpiresAt: row.expires_at,
     paired: row.paired === 1,
     deviceId: row.device_id,
     contentAccessGeneration: row.content_access_generation,

@@ -20,7 +20,7 @@ import { anyBearer, projectBearer } from '../http/auth';
 import { clientIp } from '../http/client-ip';
 import { problem } from '../http/problem';
 import { rateLimitHeaders, type RateBudget } from '../http/rate-limit';
-import { mutation, query, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
+import { eventStream, mutation, query, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
 import { openSse } from '../http/sse';
 import { randomToken, safeEqual, sha256Hex } from '../keys';
 import { createScreen, findScreen, publicUrl, viewOf } from '../screens/screens';
@@ -99,7 +99,7 @@ export const startPairing = mutation(
 );
 
 /** One terminal pairing.claimed frame, replayed when the claim came before the connection; then close. */
-export const pairingEvents = query({ auth: pairingCookie }, async (ctx) => {
+export const pairingEvents = eventStream({ auth: pairingCookie }, async (ctx) => {
   const { services } = ctx;
   const sessionId = ctx.principal.session.id;
   const stream = openSse(ctx.res, { lifecycle: services.lifecycle });

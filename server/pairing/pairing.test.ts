@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAIRING_CODE_PATTERN } from '../../sdk/contract/screens';
 import { TestClock } from '../clock';
@@ -114,6 +115,25 @@ describe('pairing end to end', () => {
     const again = await openStream(server, '/runtime/v1/pairing-events', cookies).done;
     expect(first.frames.map((f) => f.event)).toEqual(['pairing.claimed']);
     expect(again.frames[0]!.data).toEqual(first.frames[0]!.data);
+  });
+
+  it('answers HEAD of the pairing stream with its headers and ends, holding nothing open (review 3, finding D)', async () => {
+    nextMinute();
+    const { cookies } = await startPairing(server);
+    const socket = net.connect(server.port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // A request pipelined behind the HEAD is answered only if the HEAD's answer ended.
+    socket.write(`HEAD /runtime/v1/pairing-events HTTP/1.1\r\nHost: ${server.host}\r\nCookie: ${cookies.header(server.host)}\r\n\r\n`);
+    socket.write(`GET /.health HTTP/1.1\r\nHost: ${server.host}\r\n\r\n`);
+    const statuses = () => text.match(/^HTTP\/1\.1 \d+/gm) ?? [];
+    for (const deadline = Date.now() + 2000; statuses().length < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    socket.destroy();
+    expect(statuses()).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(text).toMatch(/content-type: text\/event-stream/i);
+    expect((await server.request('HEAD', '/runtime/v1/pairing-events')).status).toBe(401);
   });
 
   it('answers an exact retry of a claim with the original result without consuming quota', async () => {

@@ -1,11 +1,12 @@
 // GET /runtime/v1/events: the screen's durable runtime stream (player.reload,
 // screen.manifest_changed, archive and delete notices; later takeovers and display commands) on the
 // events machinery. A connected paired stream keeps the screen online. A stream whose session an
-// event ends (rotation, credential revoke, delete) closes after delivering that event.
+// event ends (rotation, credential revoke, delete) closes after delivering that event, and every
+// stream ends when its session expires: it never outlives the cookie that opened it.
 import { EventStreamQuery } from '../../sdk/contract/events';
 import type { EventRow } from '../events/event-reader';
 import { serveScreenEventStream } from '../events/event-stream';
-import { query } from '../http/route';
+import { eventStream } from '../http/route';
 import type { SseStream } from '../http/sse';
 import { runtimeCookie } from '../pairing/pairing.auth';
 import type { Services } from '../services';
@@ -21,11 +22,26 @@ async function sessionAlive(services: Services, sessionId: string): Promise<bool
   const row = await services.store.db
     .selectFrom('runtime_sessions')
     .innerJoin('screens', 'screens.id', 'runtime_sessions.screen_id')
-    .select(['runtime_sessions.revoked_at', 'runtime_sessions.content_access_generation', 'screens.content_access_generation as screen_generation', 'screens.state'])
+    .select([
+      'runtime_sessions.revoked_at',
+      'runtime_sessions.expires_at',
+      'runtime_sessions.content_access_generation',
+      'screens.content_access_generation as screen_generation',
+      'screens.state',
+    ])
     .where('runtime_sessions.id', '=', sessionId)
     .executeTakeFirst();
-  return row !== undefined && row.revoked_at === null && row.state !== 'deleted' && row.content_access_generation === row.screen_generation;
+  return (
+    row !== undefined &&
+    row.revoked_at === null &&
+    row.expires_at > services.clock.now() &&
+    row.state !== 'deleted' &&
+    row.content_access_generation === row.screen_generation
+  );
 }
+
+/** Longest delay setTimeout takes (about 24.8 days); sessions are far shorter. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 async function recordLastOnline(services: Services, screenId: string): Promise<void> {
   try {
@@ -35,14 +51,16 @@ async function recordLastOnline(services: Services, screenId: string): Promise<v
   }
 }
 
-export const runtimeEvents = query({ auth: runtimeCookie, query: EventStreamQuery }, async (ctx) => {
+export const runtimeEvents = eventStream({ auth: runtimeCookie, query: EventStreamQuery }, async (ctx) => {
   const { services, principal } = ctx;
-  if (ctx.req.method === 'HEAD') {
-    ctx.res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-store, no-transform', 'X-Accel-Buffering': 'no' }).end();
-    return;
-  }
   let stream: SseStream | undefined;
+  const expired = () => services.clock.now() >= principal.sessionExpiresAt;
   const deliver = (row: EventRow): boolean => {
+    // The clock may pass the expiry before the timer below fires (a suspended host, a test clock).
+    if (expired()) {
+      stream?.close();
+      return false;
+    }
     if (mayEndSessions(row)) {
       // After this frame is written: end the stream if the event ended this very session.
       setImmediate(() => {
@@ -62,6 +80,11 @@ export const runtimeEvents = query({ auth: runtimeCookie, query: EventStreamQuer
     lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
     deliver,
   });
+  if (!stream.closed) {
+    const timer = setTimeout(() => stream.close(), Math.min(Math.max(0, principal.sessionExpiresAt - services.clock.now()), MAX_TIMER_MS));
+    timer.unref();
+    stream.onClose(() => clearTimeout(timer));
+  }
   // spec: online means a paired runtime stream is connected; anonymous viewers do not count.
   if (principal.paired && !stream.closed) {
     const presence = presenceOf(services);

@@ -2,6 +2,7 @@ import { afterAll,  describe, expect, it } from 'vitest';
 import { StreamReader } from '../events/stream-reader.testing';
 import { imageDoc } from '../playlists/content.fixtures';
 import { randomKey } from '../testing/harness';
+import { RUNTIME_SESSION_TTL_MS } from '../pairing/pairing-cookies';
 import { PRESENCE_GRACE_MS } from './presence';
 import { anonymousPlayer, createPlaylist,  patchScreen, storedMedia, useEnrolledServer, type Player } from './runtime.fixtures';
 
@@ -97,6 +98,38 @@ describe('the runtime event stream', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(after.ended).toBe(false);
     after.close();
+  });
+
+  it('ends when its session expires, and delivers nothing after (review 3, finding C)', async () => {
+    const p = await env.player();
+    const viewer = await anonymousPlayer(env.server, p.screen);
+    const reader = await stream(viewer, `?after=${encodeURIComponent(viewer.session.event_cursor)}`);
+    clock.advance(RUNTIME_SESSION_TTL_MS + 3600_000);
+    expect((await env.server.request('GET', '/runtime/v1/manifest', { cookies: viewer.cookies })).status).toBe(401);
+    expect((await reload(p.screen.id)).status).toBe(202);
+    await reader.waitForEnd();
+    expect(reader.events.map((f) => f.event)).not.toContain('player.reload');
+  });
+
+  it('ends at the expiry time without any event to wake it', async () => {
+    const p = await env.player();
+    const viewer = await anonymousPlayer(env.server, p.screen);
+    // The session has 300 ms left when the stream opens; nothing happens on the screen after.
+    clock.advance(RUNTIME_SESSION_TTL_MS - 300);
+    const reader = await stream(viewer, `?after=${encodeURIComponent(viewer.session.event_cursor)}`);
+    expect(reader.status).toBe(200);
+    const opened = Date.now();
+    await reader.waitForEnd();
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(250);
+    expect(reader.events).toEqual([]);
+  });
+
+  it('ends for every session a delete invalidates, paired and anonymous', async () => {
+    const p = await env.player();
+    const viewer = await anonymousPlayer(env.server, p.screen);
+    const readers = [await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`), await stream(viewer, `?after=${encodeURIComponent(viewer.session.event_cursor)}`)];
+    expect((await env.server.request('DELETE', `/api/v1/screens/${p.screen.id}`, { token: env.token, idempotencyKey: randomKey() })).status).toBe(204);
+    for (const reader of readers) await reader.waitForEnd();
   });
 });
 

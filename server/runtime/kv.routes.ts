@@ -13,14 +13,16 @@ import { pairedRuntimeCookie, runtimeCookie, type RuntimePrincipal } from '../pa
 import type { Db, Tx } from '../store/store';
 import { manifestRevisionId } from './manifest-ids';
 import { grantedManifest } from './manifest-store';
+import { runtimeBudgetKey } from './runtime-budgets';
 import { unsealPlacementCapability } from './placement-capability';
 
+/** Per paired screen, and per viewer IP of its public URL (runtimeBudgetKey). */
 const KV_READS_PER_SCREEN_PER_MINUTE = 600;
 const KV_WRITES_PER_SCREEN_PER_MINUTE = 120; // spec / reference contract: runtime-kv-write 120 a minute
 
 const KvListQuery = z.strictObject({ cursor: z.string().max(KV_LIST_CURSOR_MAX).optional() });
 type Caller = { principal: RuntimePrincipal };
-const reads = (ctx: Caller) => [{ name: 'runtime-kv-read', limit: KV_READS_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: ctx.principal.screenId }];
+const reads = (ctx: RuntimeContext) => [{ name: 'runtime-kv-read', limit: KV_READS_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: runtimeBudgetKey(ctx) }];
 const writes = (ctx: Caller) => [{ name: 'runtime-kv-write', limit: KV_WRITES_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: ctx.principal.screenId }];
 
 type RuntimeContext = RequestContext<unknown, unknown, RuntimePrincipal>;

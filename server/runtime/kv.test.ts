@@ -117,6 +117,20 @@ describe('runtime key/value', () => {
     expect((await kv('DELETE', v, 'shared', { ifMatch: 1 })).status).toBe(403);
   });
 
+  it("keeps public-URL viewers' reads off the paired player's budget (review 3, finding B)", async () => {
+    const x = await placed();
+    await kv('PUT', x, 'shared', { json: text('hi') });
+    clock.set(Math.ceil(clock.now() / 60_000) * 60_000);
+    const viewer = await anonymousPlayer(env.server, x.p.screen);
+    const v = { p: viewer, applicationId: x.applicationId, handle: (await handleOf(viewer)).handle };
+    for (let i = 0; i < 600; i++) expect((await kv('GET', v, 'shared')).status).toBe(200);
+    const spent = await kv('GET', v, 'shared');
+    expect(spent.status).toBe(429);
+    expect(spent.headers['ratelimit-policy']).toBe('"runtime-kv-read";q=600;w=60');
+    const { handle } = await handleOf(x.p);
+    expect((await kv('GET', { ...x, handle }, 'shared')).status).toBe(200);
+  });
+
   it('limits writes to 120 a minute per screen', async () => {
     const x = await placed();
     clock.set(Math.ceil(clock.now() / 60_000) * 60_000);

@@ -8,14 +8,16 @@ import { mutation, reply } from '../http/route';
 import { runtimeCookie } from '../pairing/pairing.auth';
 import { mintLaunchTicket } from '../release-host/launch-tickets';
 import { manifestGrantId, manifestRevisionId } from './manifest-ids';
+import { runtimeBudgetKey } from './runtime-budgets';
 import { grantedManifest, inManifest } from './manifest-store';
 
+/** Per paired screen, and per viewer IP of its public URL (runtimeBudgetKey). */
 const LAUNCHES_PER_SCREEN_PER_MINUTE = 120; // reference contract: release-launch 120 a minute
 
 export const launchRelease = mutation(
   {
     auth: runtimeCookie,
-    rateLimits: (ctx) => [{ name: 'release-launch', limit: LAUNCHES_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: (ctx.principal as { screenId: string }).screenId }],
+    rateLimits: (ctx) => [{ name: 'release-launch', limit: LAUNCHES_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: runtimeBudgetKey(ctx) }],
   },
   async (ctx, work) => {
     const { services, principal } = ctx;

@@ -6,7 +6,8 @@ import { RELEASE_GRANT_COOKIE } from '../release-host/release-grant-cookie';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
 import { activate, anonymousPlayer, appPage, createPlaylist, patchScreen, publishApp, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
 
-const env = useEnrolledServer();
+// The test client is a trusted proxy, so X-Forwarded-For stands for viewers at other addresses.
+const env = useEnrolledServer({ config: { trustedProxies: ['127.0.0.1'] } });
 const { clock } = env;
 
 const FRAME_NAVIGATION = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' };
@@ -92,6 +93,23 @@ describe('launching a release of the manifest', () => {
     const res = await launch(l, viewer);
     expect(res.status, res.text).toBe(201);
     expect((await openFrame(res.json().launch_url)).indexStatus).toBe(200);
+  });
+
+  it("keeps public-URL viewers off the paired player's budget: viewers count per IP and screen (review 3, finding B)", async () => {
+    const l = await launchable();
+    clock.set(Math.ceil(clock.now() / 60_000) * 60_000);
+    const viewer = await anonymousPlayer(env.server, l.p.screen);
+    for (let i = 0; i < 120; i++) expect((await launch(l, viewer)).status).toBe(201);
+    const spent = await launch(l, viewer);
+    expect(spent.status).toBe(429);
+    expect(spent.headers['ratelimit-policy']).toBe('"release-launch";q=120;w=60');
+    // A fresh anonymous session from the same address shares the spent budget.
+    expect((await launch(l, await anonymousPlayer(env.server, l.p.screen))).status).toBe(429);
+    // The physical screen still launches its applications, and so does a viewer elsewhere.
+    expect((await launch(l)).status).toBe(201);
+    const elsewhere = await anonymousPlayer(env.server, l.p.screen);
+    const other = await env.server.request('POST', l.launchUrl, { cookies: elsewhere.cookies, headers: { 'x-forwarded-for': '203.0.113.7' } });
+    expect(other.status, other.text).toBe(201);
   });
 
   it('is refused for a release the manifest does not show, another screen, or an unknown revision', async () => {

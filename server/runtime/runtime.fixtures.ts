@@ -28,6 +28,8 @@ export interface EnrolledServerOptions {
   tenant?: 'project' | 'account';
   /** Runs after the services exist and before the server listens. */
   beforeListen?: TestServerOptions['beforeListen'];
+  /** Configuration beyond the harness defaults (trusted proxies, to test per-IP budgets). */
+  config?: TestServerOptions['config'];
 }
 
 /**
@@ -42,7 +44,7 @@ export function useEnrolledServer(options: EnrolledServerOptions = {}): Enrolled
     return started;
   };
   beforeAll(async () => {
-    const server = await TestServer.start({ clock, beforeListen: options.beforeListen });
+    const server = await TestServer.start({ clock, beforeListen: options.beforeListen, config: options.config });
     const tenant =
       options.tenant === 'account'
         ? await server.createAccount().then((a) => ({ token: a.token, tenantId: a.accountId }))

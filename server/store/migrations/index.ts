@@ -11,6 +11,7 @@ import * as m0004 from './0004-applications';
 import * as m0007 from './0007-runtime';
 import * as m0008 from './0008-operation-leases';
 import * as m0009 from './0009-idempotency-body-erasure';
+import * as m0010 from './0010-kv-revision-floors';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0007-runtime': m0007,
   '0008-operation-leases': m0008,
   '0009-idempotency-body-erasure': m0009,
+  '0010-kv-revision-floors': m0010,
 };
