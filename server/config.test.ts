@@ -57,6 +57,62 @@ describe('configuration', () => {
   });
 });
 
+describe('release hosts on another site than the player', () => {
+  const refusal = (env: NodeJS.ProcessEnv, argv: string[] = []) => {
+    try {
+      loadConfig(env, argv);
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+  };
+
+  it('holds for the defaults, with no configuration, at any port', () => {
+    expect(refusal({})).toBeUndefined();
+    expect(refusal({ PORT: '9191' })).toBeUndefined();
+  });
+
+  it('refuses to start with a release host under the play origin\'s registrable domain, naming both origins', () => {
+    const message = refusal({ MARQUEE_PLAY_ORIGIN: 'https://play.example.com', MARQUEE_RELEASE_ORIGIN: 'https://{label}.release.play.example.com' });
+    expect(message).toContain('MARQUEE_RELEASE_ORIGIN (--release-origin) = "https://{label}.release.play.example.com"');
+    expect(message).toContain('MARQUEE_PLAY_ORIGIN (--play-origin) = "https://play.example.com"');
+    expect(message).toContain('MARQUEE_ALLOW_SAME_SITE_RELEASES=1');
+    for (const [play, release] of [
+      ['https://play.example.com', 'https://{label}.apps.example.com'], // siblings under example.com
+      ['https://example.com', 'https://{label}.example.com'],
+      ['https://signage.example.co.uk', 'https://{label}.r.example.co.uk'], // a multi-label public suffix
+      ['https://foo.github.io', 'https://{label}.foo.github.io'], // private PSL section: foo.github.io is the site
+      ['http://play.test', 'http://{label}.release.play.test'], // an unlisted top label is a suffix, as in Chromium
+      ['https://PLAY.Example.com', 'https://{label}.release.example.com:8443'], // case and port do not matter
+    ]) {
+      expect(refusal({ MARQUEE_PLAY_ORIGIN: play, MARQUEE_RELEASE_ORIGIN: release }), `${play} / ${release}`).toMatch(/is the same site as/);
+    }
+  });
+
+  it('accepts release hosts on another registrable domain, or another PSL entry', () => {
+    for (const [play, release] of [
+      ['https://play.example.com', 'https://{label}.example-apps.net'],
+      ['https://play.example.com', 'https://{label}.release.example.net'],
+      ['https://foo.github.io', 'https://{label}.bar.github.io'], // distinct private-suffix registrations
+      ['http://play.test', 'http://{label}.marquee-apps.test'], // the shape of the player's hang test
+      ['http://localhost:8080', 'http://{label}.release.localhost:8080'], // the default: release.localhost is not localhost
+      ['http://127.0.0.1:8080', 'http://{label}.release.localhost:8080'],
+    ]) {
+      expect(refusal({ MARQUEE_PLAY_ORIGIN: play, MARQUEE_RELEASE_ORIGIN: release }), `${play} / ${release}`).toBeUndefined();
+    }
+  });
+
+  it('starts anyway when MARQUEE_ALLOW_SAME_SITE_RELEASES or its flag says so, and only then', () => {
+    const sameSite = { MARQUEE_PLAY_ORIGIN: 'https://play.example.com', MARQUEE_RELEASE_ORIGIN: 'https://{label}.release.play.example.com' };
+    expect(loadConfig({ ...sameSite, MARQUEE_ALLOW_SAME_SITE_RELEASES: '1' }).allowSameSiteReleases).toBe(true);
+    expect(loadConfig(sameSite, ['--allow-same-site-releases', 'true']).allowSameSiteReleases).toBe(true);
+    expect(refusal({ ...sameSite, MARQUEE_ALLOW_SAME_SITE_RELEASES: '0' })).toMatch(/same site/);
+    expect(refusal({ ...sameSite, MARQUEE_ALLOW_SAME_SITE_RELEASES: 'yes' })).toMatch(/^MARQUEE_ALLOW_SAME_SITE_RELEASES/);
+    expect(loadConfig({}).allowSameSiteReleases).toBe(false);
+  });
+});
+
 describe('README configuration table', () => {
   it('documents every setting with its env name and flag', () => {
     const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');

@@ -1,6 +1,7 @@
 // Every setting of the server, declared once: env name, command-line flag, default, validation, doc.
 import { z } from 'zod';
 import { isAddressOrRange } from './http/client-ip';
+import { releasesSameSiteAsPlayer } from './release-host/release-site';
 
 interface Setting<T> {
   env: string;
@@ -67,6 +68,13 @@ export const SETTINGS = {
     doc: 'Origin template of release hosts ({release_url}); {label} is replaced by the release host label.',
     schema: z.string().regex(/^https?:\/\/\{label\}\.[A-Za-z0-9.-]+(:\d+)?$/, 'must look like http://{label}.release.example.com'),
     fallback: (c) => `http://{label}.release.localhost:${c.port}`,
+  }),
+  allowSameSiteReleases: setting({
+    env: 'MARQUEE_ALLOW_SAME_SITE_RELEASES',
+    flag: '--allow-same-site-releases',
+    doc: 'Set to 1 to start although release hosts are the same site (registrable domain) as the play origin. Their applications then share the player\'s main thread: one that hangs freezes the screen. Only for trusted applications.',
+    schema: z.union([z.boolean(), z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true')]),
+    fallback: () => false,
   }),
   dashboardOrigin: setting({
     env: 'MARQUEE_DASHBOARD_ORIGIN',
@@ -187,7 +195,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     }
     resolved[name] = parsed.data;
   }
-  return Object.freeze(resolved as unknown as RawConfig);
+  const config = resolved as unknown as RawConfig;
+  if (!config.allowSameSiteReleases && releasesSameSiteAsPlayer(config.playOrigin, config.releaseOrigin)) {
+    throw new ConfigError(
+      `MARQUEE_RELEASE_ORIGIN (--release-origin) = ${JSON.stringify(config.releaseOrigin)} is the same site as MARQUEE_PLAY_ORIGIN (--play-origin) = ${JSON.stringify(config.playOrigin)}: ` +
+        'an application frame on a release host of the player\'s own registrable domain runs on the player\'s main thread, so one that hangs freezes the screen. ' +
+        'Serve release hosts under another registrable domain (for example https://{label}.example-apps.net beside https://play.example.com), ' +
+        'or set MARQUEE_ALLOW_SAME_SITE_RELEASES=1 to accept that risk.',
+    );
+  }
+  return Object.freeze(config);
 }
 
 function parseFlags(argv: string[]): Map<string, string> {

@@ -20,6 +20,7 @@ import * as runtimeKv from './runtime/kv.routes';
 import * as runtimeLaunch from './runtime/launch.routes';
 import * as runtimeManifest from './runtime/manifest.routes';
 import * as runtimeReports from './runtime/reports.routes';
+import { PLAYER_ORIGIN_PATH } from '../sdk/contract/archive-paths';
 
 export const routeTable: RouteEntry[] = [
   // Status (spec: Endpoints / Status)
@@ -116,5 +117,6 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'DELETE', path: '/runtime/v1/apps/:application_id/kv/:key', route: runtimeKv.deleteRuntimeKv },
 
   // Release hosts (GET also answers HEAD; any other method is refused with 403 in app.ts)
+  { plane: 'release', method: 'GET', path: PLAYER_ORIGIN_PATH, route: releaseHost.releasePlayerOrigin },
   { plane: 'release', method: 'GET', path: '/{*asset_path}', route: releaseHost.releaseAsset },
 ];

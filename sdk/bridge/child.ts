@@ -29,7 +29,7 @@ import {
   type LogLevel,
   type Size,
 } from './protocol';
-import { trustedParentOrigin } from './trusted-parent';
+import { fetchTrustedParentOrigin } from './trusted-parent';
 
 
 /** What the app learns about where it runs; a new one arrives with every activation. */
@@ -150,8 +150,11 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
   const win = options.window ?? window;
   const ackTimeoutMs = options.ackTimeoutMs ?? ACK_TIMEOUT_MS;
   const diagnose = (code: BridgeErrorCode, detail: string) => options.onDiagnostic?.({ code, detail });
-  const trustedOrigin = trustedParentOrigin(win.location.href);
   const hasParent = win.parent !== win;
+  // undefined while the release host is asked which player it trusts; null when it named none.
+  let trustedOrigin: string | null | undefined = hasParent ? undefined : null;
+  // A handshake that arrives before that answer waits for it (the latest only: the parent repeats).
+  let heldHandshake: MessageEvent | null = null;
 
   let pinned: { origin: string; challenge: string } | null = null;
   let wire: ContextPayload | null = null;
@@ -237,6 +240,10 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
     const handshake = decodeParentHandshake(event.data);
     if (!handshake.ok) return diagnose(handshake.code, handshake.detail);
     if (event.origin === 'null' || event.origin === '*') return diagnose('wildcard_origin', 'a parent with an opaque origin cannot be pinned');
+    if (trustedOrigin === undefined) {
+      heldHandshake = event;
+      return;
+    }
     if (trustedOrigin === null || event.origin !== trustedOrigin) return diagnose('untrusted_origin', `${event.origin} is not the player of this release host`);
     if (pinned && (pinned.origin !== event.origin || pinned.challenge !== handshake.value.challenge)) {
       return diagnose('invalid_handshake', 'the parent is already pinned; only the first handshake counts');
@@ -299,6 +306,21 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
   }
 
   win.addEventListener('message', onMessage);
+  if (trustedOrigin === undefined) {
+    void fetchTrustedParentOrigin(win).then((origin) => {
+      trustedOrigin = origin;
+      const held = heldHandshake;
+      heldHandshake = null;
+      if (destroyed) return;
+      if (origin === null) {
+        diagnose('inert', 'the release host named no player origin; the bridge stays inert');
+        readyWaiter?.reject(new BridgeError('inert', 'the release host named no player to trust; the bridge stays inert'));
+        readyWaiter = null;
+        return;
+      }
+      if (held) onHandshake(held);
+    });
+  }
 
   const log = {} as Record<LogLevel, (message: string, code?: string) => boolean>;
   for (const level of ['debug', 'info', 'warn', 'error'] as const) {
@@ -384,6 +406,7 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
     destroy() {
       if (destroyed) return;
       destroyed = true;
+      heldHandshake = null;
       win.removeEventListener('message', onMessage);
       rejectPending('destroyed', 'the bridge was destroyed');
       readyWaiter?.reject(new BridgeError('destroyed', 'the bridge was destroyed'));

@@ -11,7 +11,7 @@ import {
   newMessageId,
   randomToken,
 } from './protocol';
-import { trustedParentOrigin } from './trusted-parent';
+import { playerOriginOf } from './trusted-parent';
 import { KV_LIST_CURSOR_MAX } from '../contract/kv';
 
 const NONCE = 'n'.repeat(32);
@@ -232,34 +232,34 @@ describe('ids', () => {
   });
 });
 
-describe('trusted parent origin', () => {
-  const label = '0123456789abcdef0123456789abcdef01234567';
-
-  it('trusts the player beside a release host, keeping scheme and port', () => {
-    expect(trustedParentOrigin(`http://${label}.release.localhost:8080/index.html?x=1`)).toBe('http://localhost:8080');
-    expect(trustedParentOrigin(`https://${label}.release.signage.example.com/`)).toBe('https://signage.example.com');
-    expect(trustedParentOrigin(`https://${label}.release.example.com:8443/app/`)).toBe('https://example.com:8443');
+describe('the player origin a release host names', () => {
+  it('is exactly one http(s) origin', () => {
+    expect(playerOriginOf({ player_origin: 'http://localhost:8080' })).toBe('http://localhost:8080');
+    expect(playerOriginOf({ player_origin: 'https://play.example.com' })).toBe('https://play.example.com');
+    expect(playerOriginOf({ player_origin: 'https://play.example.com', later: 'fields are ignored' })).toBe('https://play.example.com');
   });
 
-  it('trusts nobody elsewhere', () => {
-    for (const href of [
-      'http://localhost:8080/',
-      `http://${label.toUpperCase()}.release.localhost:8080/`.replace(label.toUpperCase(), label.slice(0, 39)),
-      `http://${label}0.release.localhost:8080/`,
-      `http://x${label}.release.localhost:8080/`,
-      `http://${label}.apps.localhost:8080/`,
-      `http://${label}.release./`,
-      `file:///${label}.release.localhost/index.html`,
-      'about:blank',
-      'not a url',
-      `http://evil.com/${label}.release.localhost`,
+  it('is nothing for any other answer', () => {
+    for (const answer of [
+      null,
+      'https://play.example.com',
+      ['https://play.example.com'],
+      {},
+      { player_origin: 42 },
+      { player_origin: '' },
+      { player_origin: 'https://play.example.com/' },
+      { player_origin: 'https://play.example.com/player' },
+      { player_origin: 'https://play.example.com?x=1' },
+      { player_origin: 'https://user:pw@play.example.com' },
+      { player_origin: 'https://PLAY.example.com' },
+      { player_origin: 'https://play.example.com:443' },
+      { player_origin: 'javascript:alert(1)' },
+      { player_origin: 'file:///etc' },
+      { player_origin: 'null' },
+      { player_origin: '*' },
     ]) {
-      expect(trustedParentOrigin(href), href).toBeNull();
+      expect(playerOriginOf(answer), JSON.stringify(answer)).toBeNull();
     }
-  });
-
-  it('is case-insensitive only as far as URL parsing lowercases host names', () => {
-    expect(trustedParentOrigin(`http://${label.toUpperCase()}.RELEASE.LOCALHOST:8080/`)).toBe('http://localhost:8080');
   });
 });
 

@@ -260,6 +260,36 @@ describe('path rules', () => {
     expect(await problemCodes(tree({ 'index.html': 'x', 'Assets/a.png': 'a', 'assets/b.png': 'b' }))).toEqual(['duplicate_path']);
   });
 
+  it('folds case as the server does: ß, ẞ and ss collide, and final sigma is sigma', async () => {
+    expect(await problemCodes(tree({ 'index.html': 'x', 'stra\u00dfe.txt': 'a', 'strasse.txt': 'b' }))).toEqual(['duplicate_path']);
+    expect(await problemCodes(tree({ 'index.html': 'x', '\u1e9e.txt': 'a', 'SS.txt': 'b' }))).toEqual(['duplicate_path']);
+    expect(await problemCodes(tree({ 'index.html': 'x', '\u03c3\u03bf\u03c6\u03bf\u03c2.txt': 'a', '\u03c3\u03bf\u03c6\u03bf\u03c3.txt': 'b' }))).toEqual(['duplicate_path']);
+    expect(await problemCodes(tree({ 'index.html': 'x', 'stra\u00dfe.txt': 'a', 'strase.txt': 'b' }))).toEqual([]);
+  });
+
+  it('refuses U+FFFD in a name, which the server cannot tell from bytes that are not UTF-8', async () => {
+    expect(await problemCodes(tree({ 'index.html': 'x', 'a\uFFFD.txt': 'a' }))).toEqual(['invalid_utf8']);
+    // The directory and the file beneath it: each would be an entry the server refuses.
+    expect(await problemCodes(tree({ 'index.html': 'x', 'd\uFFFD/a.txt': 'a' }))).toEqual(['invalid_utf8', 'invalid_utf8']);
+  });
+
+  it('refuses .marquee at the root in any letter case, although dot-paths are otherwise left out silently', async () => {
+    const problems = async (files: Record<string, string>) => {
+      try {
+        await packApplication(tree(files));
+        return [];
+      } catch (error) {
+        return (error as PackError).problems.map((p) => `${p.code} ${p.path}`);
+      }
+    };
+    expect(await problems({ 'index.html': 'x', '.marquee/player-origin': '{"player_origin":"https://evil.example"}' })).toEqual(['reserved_path .marquee']);
+    expect(await problems({ 'index.html': 'x', '.MarQuee/x.txt': 'x' })).toEqual(['reserved_path .MarQuee']);
+    expect(await problems({ 'index.html': 'x', '.marquee': 'x' })).toEqual(['reserved_path .marquee']);
+    // Elsewhere the name is an ordinary dot-path: ignored, not refused.
+    const nested = await packApplication(tree({ 'index.html': 'x', 'sub/.marquee/x.txt': 'x', '.marqueeignore': '' }));
+    expect(nested.files.map((f) => f.path)).toEqual(['index.html']);
+  });
+
   it('refuses paths deeper than 16 levels or longer than 255 bytes', async () => {
     const deep = `${Array.from({ length: 16 }, (_, i) => `d${i}`).join('/')}/f.txt`;
     expect(await problemCodes(tree({ 'index.html': 'x', [deep]: 'x' }))).toEqual(['path_too_deep']);

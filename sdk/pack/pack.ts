@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { caseFold, replacementCharacterRule, reservedRootRule } from '../contract/archive-paths';
 import { LIMITS } from '../contract/limits';
 import { SDK_VERSION } from '../bridge/protocol';
 import { ArchiveTooLargeError, writeDeterministicArchive, type ArchiveEntry } from './deterministic-archive';
@@ -160,10 +161,13 @@ export async function packApplication(directory: string, options: PackOptions = 
   let tooMany = false;
 
   const checkPath = (rel: string): void => {
-    const key = rel.normalize('NFC').toLowerCase();
+    // The server's own fold: ß and ss collide there, so they must collide here.
+    const key = caseFold(rel);
     const earlier = seen.get(key);
     if (earlier !== undefined) problem('duplicate_path', `is the same name as ${earlier} after Unicode normalization or case folding`, rel);
     seen.set(key, rel);
+    const replacement = replacementCharacterRule(rel);
+    if (replacement) problem(replacement.code, replacement.why, rel);
     if (CONTROL.test(rel)) problem('control_character', 'contains a control character', JSON.stringify(rel).slice(1, -1));
     if (rel.includes('\\')) problem('backslash', 'contains a backslash, which some systems read as a separator', rel);
     if (Buffer.byteLength(rel) > limits.pathBytes) problem('path_too_long', `is longer than ${limits.pathBytes} bytes`, rel);
@@ -185,6 +189,13 @@ export async function packApplication(directory: string, options: PackOptions = 
       const rel = `${relative}${name}`;
       const abs = joinBytes(absolute, raw);
       const stat = await fs.lstat(abs);
+      // Checked before the ignore rules (which drop every dot-path): the author must learn that
+      // these files would never be served, not find them silently missing.
+      const reserved = reservedRootRule(rel);
+      if (reserved) {
+        problem(reserved.code, reserved.why, rel);
+        continue;
+      }
       if (rules.ignores(rel, stat.isDirectory())) {
         ignored.push(rel);
         continue;

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import { build } from 'vite';
+import { PLAYER_ORIGIN_PATH } from '../contract/archive-paths';
 
 export const RELEASE_LABEL = '0123456789abcdef0123456789abcdef01234567';
 export const CAPABILITY_HANDLE = 'cap_test_handle_that_must_never_reach_the_frame_0123456789';
@@ -76,8 +77,21 @@ const RECORDER = `<script>window.received = []; addEventListener('message', (e) 
 
 const CONTENT_TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
+/** What a release host answers at /.marquee/player-origin, when a test wants something else than the server's answer. */
+export interface PlayerOriginAnswer {
+  status: number;
+  body: string;
+  type: string;
+}
+
 export class BridgeFixture {
   readonly kvRecords: KvRecord[] = [];
+  /** Requests for /.marquee/player-origin, with the headers the server's authorization reads. */
+  readonly playerOriginRequests: { cookie: string | undefined; site: string | undefined; mode: string | undefined; cacheControl: string | undefined }[] = [];
+  /** Replaces the server's answer (for a failing or lying release host). */
+  playerOriginAnswer: PlayerOriginAnswer | null = null;
+  /** Holds the answer this long (handshakes arrive meanwhile). */
+  playerOriginDelayMs = 0;
   /** Files of a packed application, served from the release origin by path. */
   readonly releaseFiles = new Map<string, Buffer>();
   /** When set, runtime KV calls go here (a real server) instead of the fake store. */
@@ -141,6 +155,7 @@ export class BridgeFixture {
       if (url.pathname === '/sibling.html') return this.send(res, 200, `<!doctype html><html><body>${RECORDER}</body></html>`);
       if (url.pathname.startsWith('/runtime/v1/apps/')) return this.runtimeKv(req, res, url);
     } else if (host === `${RELEASE_LABEL}.release.localhost`) {
+      if (url.pathname === PLAYER_ORIGIN_PATH) return this.answerPlayerOrigin(req, res);
       const packed = this.releaseFiles.get(decodeURIComponent(url.pathname.slice(1)));
       if (packed) {
         res.writeHead(200, { 'content-type': CONTENT_TYPES[path.extname(url.pathname)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
@@ -171,6 +186,20 @@ export class BridgeFixture {
       if (url.pathname === '/evil.html') return this.send(res, 200, `<!doctype html><html><body>${RECORDER}</body></html>`);
     }
     this.send(res, 404, 'not found', 'text/plain');
+  }
+
+  /** As the server answers it (server/release-host/release-host.routes.ts), unless a test says otherwise. */
+  private answerPlayerOrigin(req: http.IncomingMessage, res: http.ServerResponse): void {
+    this.playerOriginRequests.push({
+      cookie: req.headers.cookie,
+      site: req.headers['sec-fetch-site'] as string | undefined,
+      mode: req.headers['sec-fetch-mode'] as string | undefined,
+      cacheControl: req.headers['cache-control'],
+    });
+    const answer = this.playerOriginAnswer ?? { status: 200, body: JSON.stringify({ player_origin: this.playerOrigin }), type: 'application/json' };
+    const send = () => this.send(res, answer.status, answer.body, answer.type, { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+    if (this.playerOriginDelayMs > 0) setTimeout(send, this.playerOriginDelayMs);
+    else send();
   }
 
   private problem(res: http.ServerResponse, status: number, code: string, detail: string, extra: Record<string, unknown> = {}): void {

@@ -25,6 +25,18 @@ describe('entry paths', () => {
     expect(code(entryPath('a\u009bb', 'file'))).toBe('control_character');
     expect(code(entryPath('./', 'file'))).toBe('empty_segment');
     expect(code(entryPath('a/', 'file'))).toBe('empty_segment');
+    expect(code(entryPath('a\uFFFD.txt', 'file'))).toBe('invalid_utf8');
+  });
+
+  it('reserves .marquee at the root (release hosts answer it themselves), in any case and either kind', () => {
+    for (const raw of ['.marquee/player-origin', './.marquee/player-origin', '.MARQUEE/player-origin', '.Marquee/x/y.js', '.marquee']) {
+      const refused = entryPath(raw, 'file');
+      expect(code(refused), raw).toBe('reserved_path');
+      expect((refused as ProblemError).message).toContain('.marquee/');
+    }
+    expect(code(entryPath('.marquee/', 'directory'))).toBe('reserved_path');
+    expect(ok('sub/.marquee/x.js').path).toBe('sub/.marquee/x.js');
+    expect(ok('.marquee-old/x.js').path).toBe('.marquee-old/x.js');
   });
 
   it('counts path bytes in UTF-8 after NFC', () => {

@@ -2,6 +2,7 @@
 // the entry types, and the path rules (no traversal, no links, no collisions once normalized).
 import { CONTROL_CHARACTER, LIMITS } from '../../sdk/contract/limits';
 import { RELEASE_ENTRY, UPLOAD_HEADERS } from '../../sdk/contract/applications';
+import { caseFold, replacementCharacterRule, reservedRootRule } from '../../sdk/contract/archive-paths';
 import { problem, type ProblemError } from '../http/problem';
 
 export const COMPRESSED_BYTES_MAX = LIMITS.application_compressed_bytes; // spec: archive at most 100 MiB as sent
@@ -82,7 +83,8 @@ export function entryPath(raw: string, kind: EntryKind): EntryPath | ProblemErro
   const reject = (code: string, why: string) => archiveRejection(code, `path ${shown(raw)} ${why}`);
   if (CONTROL_CHARACTER.test(raw)) return reject('control_character', 'contains a NUL or control character');
   // tar-stream decodes names as UTF-8; invalid sequences arrive as U+FFFD.
-  if (raw.includes('\uFFFD')) return reject('invalid_utf8', 'is not valid UTF-8');
+  const replacement = replacementCharacterRule(raw);
+  if (replacement) return reject(replacement.code, replacement.why);
   if (raw.includes('\\')) return reject('backslash', 'contains a backslash');
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return reject('absolute_path', 'is absolute');
   let rest = raw;
@@ -100,17 +102,13 @@ export function entryPath(raw: string, kind: EntryKind): EntryPath | ProblemErro
   const bytes = Buffer.byteLength(path, 'utf8');
   if (bytes > PATH_BYTES_MAX) return reject('path_too_long', `is ${bytes} bytes long; the limit is ${PATH_BYTES_MAX}`);
   if (segments.length > PATH_DEPTH_MAX) return reject('path_too_deep', `is ${segments.length} levels deep; the limit is ${PATH_DEPTH_MAX}`);
+  const reserved = reservedRootRule(path);
+  if (reserved) return reject(reserved.code, reserved.why);
   return { path, segments: path.split('/') };
 }
 
-/**
- * Case fold for collision checks (file systems and CDNs that ignore case must not see two files
- * where the archive had one name): lower(upper(lower(s))) maps ß, ẞ and SS alike and final sigma
- * to sigma, which is as close to Unicode case folding as JavaScript gets without tables.
- */
-export function caseFold(path: string): string {
-  return path.toLowerCase().toUpperCase().toLowerCase().normalize('NFC');
-}
+/** The shared fold (sdk/contract/archive-paths.ts), exported here for the rules' callers. */
+export { caseFold };
 
 interface Seen {
   path: string;

@@ -9,7 +9,8 @@ const ORIGINS = {
   controlOrigin: 'https://control.marquee.example',
   playOrigin: 'https://play.marquee.example',
   dashboardOrigin: 'https://dashboard.marquee.example',
-  releaseOrigin: 'https://{label}.apps.marquee.example',
+  // Another registrable domain than the player: the server refuses release hosts on the player's site.
+  releaseOrigin: 'https://{label}.marquee-apps.example',
 };
 
 let server: TestServer;
@@ -30,8 +31,8 @@ describe('iframe sources on Marquee itself', () => {
     ['the player on another port', 'https://play.marquee.example:8443/'],
     ['the control plane', 'https://control.marquee.example/api/v1/project'],
     ['the dashboard', 'https://dashboard.marquee.example/'],
-    ['a release host', 'https://0123456789abcdef0123456789abcdef01234567.apps.marquee.example/index.html'],
-    ['any label the release template can name', 'https://anything.apps.marquee.example/'],
+    ['a release host', 'https://0123456789abcdef0123456789abcdef01234567.marquee-apps.example/index.html'],
+    ['any label the release template can name', 'https://anything.marquee-apps.example/'],
   ])('refuses %s, naming the field', async (_what, src) => {
     const res = await post(doc(src));
     expect(res.status, res.text).toBe(400);
@@ -62,7 +63,7 @@ describe('iframe sources on Marquee itself', () => {
   });
 
   it('accepts other hosts, the release domain itself and deeper names under it', async () => {
-    for (const src of ['https://example.com/', 'https://marquee.example/', 'https://apps.marquee.example/', 'https://a.b.apps.marquee.example/', 'https://play.marquee.example.evil.com/']) {
+    for (const src of ['https://example.com/', 'https://marquee.example/', 'https://marquee-apps.example/', 'https://a.b.marquee-apps.example/', 'https://play.marquee.example.evil.com/']) {
       const res = await post(doc(src));
       expect(res.status, `${src}: ${res.text}`).toBe(201);
     }

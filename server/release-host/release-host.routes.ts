@@ -6,7 +6,7 @@ import { RELEASE_ENTRY } from '../../sdk/contract/applications';
 import { CONTROL_CHARACTER } from '../../sdk/contract/limits';
 import { releaseFileKey } from '../applications/applications';
 import { problem } from '../http/problem';
-import { query, type Reply } from '../http/route';
+import { query, type Reply, type RequestContext } from '../http/route';
 import { streamToClient } from '../http/streaming';
 import { sha256Hex } from '../keys';
 import { contentTypeOf } from './content-types';
@@ -38,15 +38,7 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
   const conflict = fetchMetadataConflict(fetchMetadataOf(req.headers), { ticket });
   if (conflict) throw forbidden(`contradictory Fetch Metadata: ${conflict}`);
 
-  const label = res.locals.releaseLabel as string | undefined;
-  if (!label || !HOST_LABEL_PATTERN.test(label)) throw forbidden('this host is not a release host');
-  const release = await db
-    .selectFrom('releases')
-    .select(['id', 'tenant_id'])
-    .where('host_label', '=', label)
-    .where('state', '=', 'ready')
-    .executeTakeFirst();
-  if (!release) throw forbidden('this release host serves no ready release');
+  const { label, release } = await readyRelease(ctx);
 
   if (ticket) {
     if (ticketValues.length > 1) throw forbidden('send exactly one launch ticket');
@@ -68,12 +60,7 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
     };
   }
 
-  const grant = readReleaseGrant(services.keys, req.headers.cookie, now);
-  if (!grant) throw forbidden('this request needs a valid release-grant cookie; launch the release again');
-  if (grant.hostLabel !== label || grant.releaseId !== release.id || grant.tenantId !== release.tenant_id) {
-    throw forbidden('the release grant is for another release host');
-  }
-  if (!(await releaseGrantLive(db, grant))) throw forbidden('the release grant was revoked or is no longer current; launch the release again');
+  await requireReleaseGrant(ctx, label, release);
 
   const path = assetPath(pathname);
   if (path === undefined) throw notFound();
@@ -99,6 +86,62 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
     return;
   }
   await streamToClient(req, res, services.blobs.read(releaseFileKey(release.id, file.ordinal)));
+});
+
+type Ctx = RequestContext<unknown, unknown, undefined>;
+interface ReadyRelease {
+  id: string;
+  tenant_id: string;
+}
+
+/** The ready release this host serves, or the one 403 every other host gets. */
+async function readyRelease(ctx: Ctx): Promise<{ label: string; release: ReadyRelease }> {
+  const label = ctx.res.locals.releaseLabel as string | undefined;
+  if (!label || !HOST_LABEL_PATTERN.test(label)) throw forbidden('this host is not a release host');
+  const release = await ctx.services.store.db
+    .selectFrom('releases')
+    .select(['id', 'tenant_id'])
+    .where('host_label', '=', label)
+    .where('state', '=', 'ready')
+    .executeTakeFirst();
+  if (!release) throw forbidden('this release host serves no ready release');
+  return { label, release };
+}
+
+/** A valid, live release-grant cookie for exactly this host and release, else 403. */
+async function requireReleaseGrant(ctx: Ctx, label: string, release: ReadyRelease): Promise<void> {
+  const grant = readReleaseGrant(ctx.services.keys, ctx.req.headers.cookie, ctx.now);
+  if (!grant) throw forbidden('this request needs a valid release-grant cookie; launch the release again');
+  if (grant.hostLabel !== label || grant.releaseId !== release.id || grant.tenantId !== release.tenant_id) {
+    throw forbidden('the release grant is for another release host');
+  }
+  if (!(await releaseGrantLive(ctx.services.store.db, grant))) throw forbidden('the release grant was revoked or is no longer current; launch the release again');
+}
+
+/**
+ * GET and HEAD `/.marquee/player-origin`: the player origin the release's frames trust, answered by
+ * the server on every release host (archives cannot hold `.marquee/`). The bridge child reads it
+ * before it accepts a handshake, so release hosts may live on any domain, in particular one that is
+ * not the player's site (their frames then get their own process). Authorized like a file, by the
+ * cookie only: a launch ticket is never consumed here.
+ */
+export const releasePlayerOrigin = query({ meter: false }, async (ctx): Promise<Reply | void> => {
+  const { req, res, services } = ctx;
+  const conflict = fetchMetadataConflict(fetchMetadataOf(req.headers), { ticket: false });
+  if (conflict) throw forbidden(`contradictory Fetch Metadata: ${conflict}`);
+  const { label, release } = await readyRelease(ctx);
+  await requireReleaseGrant(ctx, label, release);
+  const body = JSON.stringify({ player_origin: services.config.playOrigin });
+  // writeHead, not res.set: Express would append a charset to the JSON type.
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+    ...NO_REFERRER,
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 });
 
 /**

@@ -259,6 +259,77 @@ describe('release-grant cookies', () => {
   });
 });
 
+describe('the player origin a release host answers (/.marquee/player-origin)', () => {
+  /** What the bridge child sends: a same-origin fetch from the release's own page. */
+  const CHILD_FETCH = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' };
+
+  it('answers the configured play origin as no-store JSON, to GET and HEAD, with a valid grant cookie', async () => {
+    const p = await publish();
+    const { jar } = await launch(p);
+    const res = await get(p.host, '/.marquee/player-origin', { cookies: jar, headers: CHILD_FETCH });
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({ player_origin: server.config.playOrigin });
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers.etag).toBeUndefined();
+    const head = await server.request('HEAD', '/.marquee/player-origin', { host: p.host, cookies: jar, headers: CHILD_FETCH });
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(JSON.stringify({ player_origin: server.config.playOrigin }))));
+  });
+
+  it('is authorized exactly like a file: refused without, with a foreign or with a revoked cookie', async () => {
+    const a = await publish();
+    const b = await publish(sampleApp('b2'));
+    const b1 = binding(a.releaseId);
+    const { jar } = await launch(a, b1);
+    for (const [options, detail] of [
+      [{}, /needs a valid release-grant cookie/],
+      [{ token }, /needs a valid release-grant cookie/],
+    ] as const) {
+      const res = await get(a.host, '/.marquee/player-origin', { ...options, headers: CHILD_FETCH });
+      expect(res.status).toBe(403);
+      expect(res.json().code).toBe('forbidden');
+      expect(res.json().detail).toMatch(detail);
+    }
+    const moved = new CookieJar();
+    moved.set(b.host, RELEASE_GRANT_COOKIE, jar.get(a.host, RELEASE_GRANT_COOKIE)!);
+    expect((await get(b.host, '/.marquee/player-origin', { cookies: moved, headers: CHILD_FETCH })).json().detail).toMatch(/for another release host/);
+    // Another site may not read it with the frame's cookie either.
+    expect((await get(a.host, '/.marquee/player-origin', { cookies: jar, headers: { ...CHILD_FETCH, 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    await server.services.store.transaction((work) => revokeReleaseGrants(work, { tenantId, grantId: b1.grantId }, clock.now()));
+    const revoked = await get(a.host, '/.marquee/player-origin', { cookies: jar, headers: CHILD_FETCH });
+    expect(revoked.status).toBe(403);
+    expect(revoked.json().detail).toMatch(/revoked/);
+    // A host that names no ready release answers as for any file.
+    expect((await get(`${'0'.repeat(40)}.release.localhost:${server.port}`, '/.marquee/player-origin', { headers: CHILD_FETCH })).json().detail).toMatch(/serves no ready release/);
+  });
+
+  it('never consumes a launch ticket: one sent here stays good for the frame navigation', async () => {
+    const p = await publish();
+    const minted = await mint(binding(p.releaseId));
+    const here = await server.request('GET', `/.marquee/player-origin?ticket=${minted.ticket}`, { host: p.host, headers: FRAME_NAVIGATION });
+    expect(here.status).toBe(403);
+    expect(here.headers['set-cookie']).toBeUndefined();
+    const jar = new CookieJar();
+    expect((await server.request('GET', target(minted.launchUrl).path, { host: p.host, cookies: jar, headers: FRAME_NAVIGATION })).status).toBe(302);
+    expect((await get(p.host, '/.MARQUEE/player-origin', { cookies: jar, headers: CHILD_FETCH })).json()).toEqual({ player_origin: server.config.playOrigin });
+  });
+
+  it('cannot be shadowed by an archive: .marquee/ entries are refused at upload', async () => {
+    const fixture = archiveOf([...sampleApp('shadow'), { name: '.marquee/player-origin', data: '{"player_origin":"https://evil.example"}' }]);
+    clock.advance(60_000);
+    const res = await server.request('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) });
+    expect(res.status).toBe(202);
+    await server.services.operations.idle();
+    const operation = await server.request('GET', `/api/v1/operations/${res.json().operation_id}`, { token });
+    expect(operation.json().state).toBe('failed');
+    expect(operation.json().error.errors[0].code).toBe('reserved_path');
+  });
+});
+
 describe('housekeeping', () => {
   it('prunes expired tickets and grants revoked longer ago than a cookie lives', async () => {
     const p = await publish();

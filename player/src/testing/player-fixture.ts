@@ -1,13 +1,16 @@
 // Fixture for the player's browser tests: one HTTP server on 127.0.0.1 answering as the player
 // origin (a test page loading the engine bundle built from source, and media under the manifest
-// media route) and as a release host (an application page speaking the SDK bridge). Media answers
-// can be delayed or refused per media id, and every media request is counted.
+// media route) and as a release host (an application page speaking the SDK bridge, and the
+// server's /.marquee/player-origin answer). Media answers can be delayed or refused per media id,
+// and every media request is counted. Further player/release host pairs (`sites`) let a test put
+// release hosts on the player's own site or another one; Chromium resolves them to 127.0.0.1.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { buildBridgeBundles } from '../../../sdk/testing/bridge-fixture';
+import { PLAYER_ORIGIN_PATH } from '../../../sdk/contract/archive-paths';
 import { CANVAS_CONTRACT_VERSION, mediaRoute, type RuntimeManifest, type RuntimePage, type RuntimePlacement } from '../../../sdk/contract/manifest';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -42,6 +45,15 @@ export interface MediaFile {
   delayMs?: number;
 }
 
+/** A player host and the release host whose frames trust it. */
+export interface SitePair {
+  player: string;
+  release: string;
+}
+
+/** The default pair, the shape of the server's default configuration. */
+export const LOCAL_SITES: SitePair = { player: 'localhost', release: `${RELEASE_LABEL}.release.localhost` };
+
 export class PlayerFixture {
   readonly media = new Map<string, MediaFile>();
   /** Media requests by media id. */
@@ -52,13 +64,24 @@ export class PlayerFixture {
   private runtimeScript = '';
   private readonly css = fs.readFileSync(path.join(playerDir, 'app/player.css'), 'utf8');
   port = 0;
+  private readonly sites: SitePair[];
+
+  /** `sites`: the pairs to answer as; the first is `origin` and `releaseOrigin`. */
+  constructor(sites: SitePair[] = [LOCAL_SITES]) {
+    this.sites = sites;
+  }
 
   get origin(): string {
-    return `http://localhost:${this.port}`;
+    return this.originOf(this.sites[0]!.player);
   }
 
   get releaseOrigin(): string {
-    return `http://${RELEASE_LABEL}.release.localhost:${this.port}`;
+    return this.originOf(this.sites[0]!.release);
+  }
+
+  /** The http origin of a host on this fixture's port. */
+  originOf(host: string): string {
+    return `http://${host}:${this.port}`;
   }
 
   async start(): Promise<void> {
@@ -68,7 +91,10 @@ export class PlayerFixture {
     this.server = http.createServer((req, res) => this.route(req, res));
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as { port: number }).port;
-    this.browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    // Chromium resolves *.localhost itself; other test hosts are mapped to the fixture.
+    const mapped = [...new Set(this.sites.flatMap((s) => [s.player, s.release]))].filter((h) => h !== 'localhost' && !h.endsWith('.localhost'));
+    const resolver = mapped.length > 0 ? [`--host-resolver-rules=${mapped.map((h) => `MAP ${h} 127.0.0.1`).join(', ')}`] : [];
+    this.browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...resolver], headless: true });
   }
 
   async stop(): Promise<void> {
@@ -81,12 +107,12 @@ export class PlayerFixture {
     return this.browser;
   }
 
-  /** A fresh page at the test page, with the bundle loaded as `window.t`. */
-  async open(viewport = { width: 960, height: 540 }): Promise<Page> {
+  /** A fresh page at the test page (on `playerOrigin`, default `origin`), with the bundle loaded as `window.t`. */
+  async open(viewport = { width: 960, height: 540 }, playerOrigin = this.origin): Promise<Page> {
     const context = await this.browser.newContext({ viewport });
     const page = await context.newPage();
     page.on('pageerror', (error) => console.error(`[page] ${error.message}`));
-    await page.goto(`${this.origin}/engine.html`);
+    await page.goto(`${playerOrigin}/engine.html`);
     await page.waitForFunction(() => (window as unknown as { loaded?: boolean }).loaded === true);
     return page;
   }
@@ -106,7 +132,8 @@ export class PlayerFixture {
   private route(req: http.IncomingMessage, res: http.ServerResponse): void {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     const url = new URL(req.url ?? '/', 'http://fixture.invalid');
-    if (host === 'localhost') {
+    const released = this.sites.find((s) => s.release === host);
+    if (this.sites.some((s) => s.player === host)) {
       if (url.pathname === '/engine.html') {
         return this.send(res, 200, `<!doctype html><html><head><link rel="stylesheet" href="/player.css"></head><body><div id="root"></div><script type="module">import * as t from '/engine.mjs'; window.t = t; window.loaded = true;</script></body></html>`, 'text/html; charset=utf-8');
       }
@@ -115,7 +142,12 @@ export class PlayerFixture {
       if (url.pathname === '/.health') return this.send(res, 200, 'ok', 'text/plain');
       const media = /^\/content\/v1\/manifests\/[^/]+\/media\/([^/]+)$/.exec(url.pathname);
       if (media) return this.serveMedia(req, res, media[1]!);
-    } else if (host === `${RELEASE_LABEL}.release.localhost`) {
+    } else if (released) {
+      // As the server answers it (server/release-host/release-host.routes.ts).
+      if (url.pathname === PLAYER_ORIGIN_PATH) {
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+        return void res.end(JSON.stringify({ player_origin: this.originOf(released.player) }));
+      }
       if (url.pathname === '/app.html') {
         const launch = url.searchParams.get('launch') ?? '0';
         return this.send(

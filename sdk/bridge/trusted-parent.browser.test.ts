@@ -1,0 +1,104 @@
+// The child's root of trust in Chromium: a frame learns its player from its release host's
+// /.marquee/player-origin answer before it accepts any handshake, holds the latest handshake that
+// arrives meanwhile, and stays inert when the host names no player or another one.
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BridgeFixture, buildBridgeBundles } from '../testing/bridge-fixture';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let browser: Browser;
+let fixture: BridgeFixture;
+
+beforeAll(async () => {
+  fixture = new BridgeFixture(await buildBridgeBundles());
+  await fixture.start();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await fixture?.stop();
+});
+
+afterEach(() => {
+  fixture.playerOriginAnswer = null;
+  fixture.playerOriginDelayMs = 0;
+  fixture.playerOriginRequests.length = 0;
+});
+
+/** The player page with the module child framed on the release host, no parent bridge: the test speaks for the player. */
+async function framedChild(): Promise<{ page: Page; frame: Frame }> {
+  const page = await browser.newPage();
+  await page.goto(`${fixture.playerOrigin}/player.html`);
+  await page.waitForFunction(() => (window as any).bridgeLoaded === true);
+  const src = `${fixture.releaseOrigin}/app-module.html`;
+  await page.evaluate((src) => {
+    (window as any).answers = [];
+    addEventListener('message', (e) => (window as any).answers.push(e.data));
+    const frame = document.createElement('iframe');
+    frame.id = 'app';
+    frame.src = src;
+    document.body.append(frame);
+  }, src);
+  let frame: Frame | undefined;
+  await expect.poll(() => (frame = page.frames().find((f) => f.url() === src)) !== undefined).toBe(true);
+  await frame!.waitForFunction(() => (window as any).appLoaded === true);
+  return { page, frame: frame! };
+}
+
+function handshake(page: Page, challenge: string): Promise<void> {
+  return page.evaluate((challenge) => {
+    const app = (document.getElementById('app') as HTMLIFrameElement).contentWindow!;
+    app.postMessage({ protocol: 'marquee.parent-handshake/1', kind: 'parent.handshake', challenge }, '*');
+  }, challenge);
+}
+
+const answers = (page: Page) => page.evaluate(() => (window as any).answers as { kind: string; challenge: string; parent_origin: string }[]);
+const diagnostics = (frame: Frame) => frame.evaluate(() => (window as any).diagnostics.map((d: { code: string }) => d.code) as string[]);
+
+describe('the player origin a frame trusts', () => {
+  it('is asked of the release host, same-origin and uncached; a handshake meanwhile waits, and only the latest is answered', async () => {
+    fixture.playerOriginDelayMs = 1500;
+    const { page, frame } = await framedChild();
+    await handshake(page, 'A'.repeat(32));
+    await handshake(page, 'B'.repeat(32));
+    await page.waitForTimeout(300);
+    expect(await answers(page)).toEqual([]); // nothing is pinned before the host has answered
+    await expect.poll(() => answers(page), { timeout: 10_000 }).toHaveLength(1);
+    expect(await answers(page)).toEqual([{ protocol: 'marquee.parent-handshake/1', kind: 'child.handshake', challenge: 'B'.repeat(32), parent_origin: fixture.playerOrigin }]);
+    expect(await diagnostics(frame)).toEqual([]);
+    expect(fixture.playerOriginRequests).toHaveLength(1);
+    expect(fixture.playerOriginRequests[0]).toMatchObject({ site: 'same-origin', mode: 'cors', cacheControl: 'no-cache' });
+    await page.close();
+  });
+
+  it('stays inert when the release host names no player: an error, a redirect-free non-JSON answer, or not exactly an origin', async () => {
+    for (const answer of [
+      { status: 403, body: JSON.stringify({ code: 'forbidden' }), type: 'application/problem+json' },
+      { status: 200, body: JSON.stringify({ player_origin: fixture.playerOrigin }), type: 'text/html' },
+      { status: 200, body: JSON.stringify({ player_origin: `${fixture.playerOrigin}/` }), type: 'application/json' },
+      { status: 200, body: '{"player_origin":', type: 'application/json' },
+    ]) {
+      fixture.playerOriginAnswer = answer;
+      const { page, frame } = await framedChild();
+      const ready = frame.evaluate(() => (window as any).app.ready().then(() => 'ready', (e: { code: string }) => e.code));
+      expect(await ready, JSON.stringify(answer)).toBe('inert');
+      await handshake(page, 'C'.repeat(32));
+      await expect.poll(() => diagnostics(frame)).toEqual(['inert', 'untrusted_origin']);
+      expect(await answers(page)).toEqual([]);
+      expect(await frame.evaluate(() => (window as any).app.context)).toBeNull();
+      await page.close();
+    }
+  });
+
+  it('pins exactly the player the host names: the real player is refused when the host names another', async () => {
+    fixture.playerOriginAnswer = { status: 200, body: JSON.stringify({ player_origin: fixture.evilOrigin }), type: 'application/json' };
+    const { page, frame } = await framedChild();
+    await handshake(page, 'D'.repeat(32));
+    await expect.poll(() => diagnostics(frame)).toEqual(['untrusted_origin']);
+    expect(await answers(page)).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,39 @@
+// Path rules of an application archive that the server enforces and the packer must check first,
+// written once so the two cannot drift: the case fold behind collision checks, the refusal of
+// U+FFFD in a name, and the root name the server keeps for its own answers on release hosts.
+// Dependency-free: the bridge child imports PLAYER_ORIGIN_PATH from here.
+
+/** The root directory name a release may not use: release hosts answer paths under it themselves. */
+export const RESERVED_ROOT = '.marquee';
+
+/** Where every release host answers the player origin its frames trust (spec-silent; see docs/decisions.md). */
+export const PLAYER_ORIGIN_PATH = `/${RESERVED_ROOT}/player-origin`;
+
+/**
+ * Case fold for collision checks (file systems and CDNs that ignore case must not see two files
+ * where the archive had one name): lower(upper(lower(s))) maps ß, ẞ and SS alike and final sigma
+ * to sigma, which is as close to Unicode case folding as JavaScript gets without tables.
+ */
+export function caseFold(path: string): string {
+  return path.toLowerCase().toUpperCase().toLowerCase().normalize('NFC');
+}
+
+export interface PathRuleBroken {
+  code: 'invalid_utf8' | 'reserved_path';
+  /** Completes "path X …". */
+  why: string;
+}
+
+/**
+ * U+FFFD in a name: the server's tar reader decodes names as UTF-8 and invalid sequences arrive as
+ * U+FFFD, so it cannot tell a literal U+FFFD from broken bytes and refuses both.
+ */
+export function replacementCharacterRule(path: string): PathRuleBroken | undefined {
+  return path.includes('\uFFFD') ? { code: 'invalid_utf8', why: 'is not valid UTF-8 (or contains U+FFFD, which stands for bytes that were not)' } : undefined;
+}
+
+/** A `/`-separated relative path whose first segment is the reserved root, in any letter case. */
+export function reservedRootRule(path: string): PathRuleBroken | undefined {
+  const first = path.split('/', 1)[0]!;
+  return caseFold(first) === RESERVED_ROOT ? { code: 'reserved_path', why: `is under ${RESERVED_ROOT}/, which release hosts reserve for the server's own answers` } : undefined;
+}
