@@ -66,7 +66,7 @@ export const SETTINGS = {
     env: 'MARQUEE_RELEASE_ORIGIN',
     flag: '--release-origin',
     doc: 'Origin template of release hosts ({release_url}); {label} is replaced by the release host label.',
-    schema: z.string().regex(/^https?:\/\/\{label\}\.[A-Za-z0-9.-]+(:\d+)?$/, 'must look like http://{label}.release.example.com'),
+    schema: z.string().regex(/^https?:\/\/\{label\}\.[A-Za-z0-9.-]+(:\d+)?$/, 'must look like https://{label}.marquee-apps.example (a registrable domain other than the player’s)'),
     fallback: (c) => `http://{label}.release.localhost:${c.port}`,
   }),
   allowSameSiteReleases: setting({
