@@ -159,6 +159,43 @@ describe('visibility boundaries', () => {
     await p.context().close();
   });
 
+  it('judges a rule edge at its instant even when its timer fires a little early', async () => {
+    const noon = Date.parse('2026-03-02T11:00:00Z'); // 12:00 in Berlin (UTC+1)
+    const morning = page('morning', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }] } });
+    const p = await fixture.open();
+    await p.evaluate(
+      ({ m, start, releaseOrigin }) => {
+        const w = window as unknown as TestWindow;
+        w.m = w.t.mountEngine({ start, releaseOrigin });
+        // As on a loaded machine: a timer of a second or more fires 2 ms before its time, and its
+        // callback takes 3 ms, so its first reading of the clock is early and the next ones late.
+        const clock = w.m.clock;
+        const read = clock.now.bind(clock);
+        let readsInEarlyTimer: number | null = null;
+        clock.now = () => (readsInEarlyTimer === null || readsInEarlyTimer++ === 0 ? read() : read() + 3);
+        const setTimer = window.setTimeout.bind(window);
+        (window as unknown as { setTimeout: (fn: () => void, ms?: number) => number }).setTimeout = (fn, ms = 0) =>
+          ms < 1000
+            ? setTimer(fn, ms)
+            : setTimer(() => {
+                readsInEarlyTimer = 0;
+                try {
+                  fn();
+                } finally {
+                  readsInEarlyTimer = null;
+                }
+              }, ms - 2);
+        w.m.engine.setManifest(m);
+      },
+      { m: manifest([morning, always], { timezone: 'Europe/Berlin' }), start: noon - 3000, releaseOrigin: fixture.releaseOrigin },
+    );
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 15_000 });
+    const at = switchAt(onGlass(await samples(p)), 'morning', 'always');
+    expect(at - noon).toBeGreaterThanOrEqual(-5);
+    expect(at - noon).toBeLessThan(300);
+    await p.context().close();
+  });
+
   it('never starts a page whose rule ended while it was being prepared', async () => {
     const noon = Date.parse('2026-03-02T11:00:00Z'); // 12:00 in Berlin (UTC+1)
     // Picked 100 ms before the edge, its image arrives 300 ms after it: the page is ready only once its rule has ended.
