@@ -4,9 +4,9 @@
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimeManifest, type RuntimePlacement } from '../../../sdk/contract/manifest';
-import type { Mounted, Records, Sample } from '../testing/engine-entry';
+import type { Sample } from '../testing/engine-entry';
 import { titledPng } from '../../../e2e/support/media-fixtures';
-import { images, manifest, page, PlayerFixture } from '../testing/player-fixture';
+import { images, manifest, page, PlayerFixture, type EngineTestWindow } from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
 beforeAll(async () => {
@@ -15,7 +15,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => fixture.stop());
 
-type TestWindow = { t: typeof import('../testing/engine-entry'); m: Mounted };
+type TestWindow = EngineTestWindow;
 
 function application(id: string, options: { grantId?: string; controller?: boolean } = {}): RuntimePlacement {
   return {
@@ -39,21 +39,9 @@ function application(id: string, options: { grantId?: string; controller?: boole
   };
 }
 
-async function play(m: RuntimeManifest, start = Date.parse('2026-03-02T11:00:00Z')): Promise<Page> {
-  const p = await fixture.open();
-  await p.evaluate(
-    ({ m, start, releaseOrigin }) => {
-      const w = window as unknown as TestWindow;
-      w.m = w.t.mountEngine({ start, releaseOrigin });
-      w.m.engine.setManifest(m);
-    },
-    { m, start, releaseOrigin: fixture.releaseOrigin },
-  );
-  return p;
-}
-
-const samples = (p: Page) => p.evaluate(() => (window as unknown as TestWindow).m.samples);
-const records = (p: Page) => p.evaluate(() => (window as unknown as TestWindow).m.records as Records);
+const play = (m: RuntimeManifest, start?: number) => fixture.play(m, start);
+const samples = (p: Page) => fixture.samples(p);
+const records = (p: Page) => fixture.records(p);
 const board = (s: Sample) => s.shown.board ?? null;
 
 function launchFrame(p: Page, launch: number): Frame | undefined {

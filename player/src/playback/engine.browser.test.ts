@@ -5,8 +5,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import { titledPng, webmClip } from '../../../e2e/support/media-fixtures';
-import type { Mounted, Records, Sample } from '../testing/engine-entry';
-import { images, manifest, page, PlayerFixture, videos } from '../testing/player-fixture';
+import type { Sample } from '../testing/engine-entry';
+import { images, manifest, page, PlayerFixture, videos, type EngineTestWindow } from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
 const COLORS = ['#1b4d7a', '#7a3b1b', '#1b7a4d', '#5b1b7a', '#7a1b5b', '#4d7a1b'];
@@ -21,24 +21,11 @@ beforeAll(async () => {
 
 afterAll(() => fixture.stop());
 
-type TestWindow = { t: typeof import('../testing/engine-entry'); m: Mounted };
+type TestWindow = EngineTestWindow;
 
-/** Opens a page and starts playing `manifest` on a clock that starts at `start`. */
-async function play(m: RuntimeManifest, start = Date.parse('2026-03-02T11:00:00Z')): Promise<Page> {
-  const p = await fixture.open();
-  await p.evaluate(
-    ({ m, start, releaseOrigin }) => {
-      const w = window as unknown as TestWindow;
-      w.m = w.t.mountEngine({ start, releaseOrigin });
-      w.m.engine.setManifest(m);
-    },
-    { m, start, releaseOrigin: fixture.releaseOrigin },
-  );
-  return p;
-}
-
-const samples = (p: Page) => p.evaluate(() => (window as unknown as TestWindow).m.samples);
-const records = (p: Page) => p.evaluate(() => (window as unknown as TestWindow).m.records as Records);
+const play = (m: RuntimeManifest, start?: number) => fixture.play(m, start);
+const samples = (p: Page) => fixture.samples(p);
+const records = (p: Page) => fixture.records(p);
 
 /** Consecutive runs of what `key` reads from the samples: [value, first sample of the run]. */
 function runs(all: Sample[], key: (s: Sample) => string | null): Array<[string, Sample]> {

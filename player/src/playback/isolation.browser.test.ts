@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimeManifest, type RuntimePlacement } from '../../../sdk/contract/manifest';
 import { releasesSameSiteAsPlayer } from '../../../server/release-host/release-site';
 import { titledPng } from '../../../e2e/support/media-fixtures';
-import type { Mounted } from '../testing/engine-entry';
-import { images, LOCAL_SITES, manifest, page, PlayerFixture, RELEASE_LABEL, type SitePair } from '../testing/player-fixture';
+import { images, LOCAL_SITES, manifest, page, PlayerFixture, RELEASE_LABEL, type EngineTestWindow, type SitePair } from '../testing/player-fixture';
 
 /** Production-shaped: the player and its release hosts on two registrable domains. */
 const PRODUCTION_SITES: SitePair = { player: 'play.test', release: `${RELEASE_LABEL}.marquee-apps.test` };
@@ -33,7 +32,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => fixture.stop());
 
-type TestWindow = { t: typeof import('../testing/engine-entry'); m: Mounted };
+type TestWindow = EngineTestWindow;
 
 function application(origin: string): RuntimePlacement {
   return {

@@ -12,6 +12,7 @@ import { build } from 'vite';
 import { buildBridgeBundles } from '../../../sdk/testing/bridge-fixture';
 import { PLAYER_ORIGIN_PATH } from '../../../sdk/contract/archive-paths';
 import { CANVAS_CONTRACT_VERSION, mediaRoute, type RuntimeManifest, type RuntimePage, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import type { Mounted, Records, Sample } from './engine-entry';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
@@ -52,6 +53,9 @@ export interface SitePair {
 }
 
 /** The default pair, the shape of the server's default configuration. */
+/** The test page's globals: the engine-entry bundle (`t`) and the engine it mounted (`m`). */
+export type EngineTestWindow = { t: typeof import('./engine-entry'); m: Mounted };
+
 export const LOCAL_SITES: SitePair = { player: 'localhost', release: `${RELEASE_LABEL}.release.localhost` };
 
 export class PlayerFixture {
@@ -115,6 +119,30 @@ export class PlayerFixture {
     await page.goto(`${playerOrigin}/engine.html`);
     await page.waitForFunction(() => (window as unknown as { loaded?: boolean }).loaded === true);
     return page;
+  }
+
+  /** Opens a test page and starts playing `manifest` on a playback clock that starts at `start`. */
+  async play(manifest: RuntimeManifest, start = Date.parse('2026-03-02T11:00:00Z')): Promise<Page> {
+    const p = await this.open();
+    await p.evaluate(
+      ({ m, start, releaseOrigin }) => {
+        const w = window as unknown as EngineTestWindow;
+        w.m = w.t.mountEngine({ start, releaseOrigin });
+        w.m.engine.setManifest(m);
+      },
+      { m: manifest, start, releaseOrigin: this.releaseOrigin },
+    );
+    return p;
+  }
+
+  /** What was on glass, one sample per animation frame since the engine was mounted. */
+  samples(p: Page): Promise<Sample[]> {
+    return p.evaluate(() => (window as unknown as EngineTestWindow).m.samples);
+  }
+
+  /** What the engine told its host (activations, launches, advances, logs). */
+  records(p: Page): Promise<Records> {
+    return p.evaluate(() => (window as unknown as EngineTestWindow).m.records);
   }
 
   /** Saves what is on glass under e2e/artifacts (ignored by git), to look at. */
