@@ -67,7 +67,7 @@ export class MemoryRateLimiter implements RateLimiter {
     let window = this.windows.get(id);
     if (!window || window.start !== start) {
       window = { start, end: start + windowMs, used: 0 };
-      if (spend) this.hold(id, window, now);
+      if (spend) this.hold(id, window);
     }
     const cost = budget.cost ?? 1;
     const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
@@ -76,21 +76,17 @@ export class MemoryRateLimiter implements RateLimiter {
     return { allowed: true, remaining: budget.limit - window.used - (spend ? 0 : cost), resetSeconds };
   }
 
-  private hold(id: string, window: { start: number; end: number; used: number }, now: number): void {
+  private hold(id: string, window: { start: number; end: number; used: number }): void {
     this.windows.delete(id); // re-inserted last: the oldest windows come first in the map
-    if (this.windows.size >= this.maxWindows) {
-      this.sweep(now, true);
-      for (const oldest of this.windows.keys()) {
-        if (this.windows.size < this.maxWindows) break;
-        this.windows.delete(oldest);
-      }
-    }
+    // Full (a flood of new keys): the oldest window goes, in constant time; ended windows go at the
+    // regular sweep, so a full table costs no scan per request.
+    if (this.windows.size >= this.maxWindows) this.windows.delete(this.windows.keys().next().value!);
     this.windows.set(id, window);
   }
 
   /** Drops every window that has ended: a one-minute window is not kept for a day. */
-  private sweep(now: number, force = false): void {
-    if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return;
+  private sweep(now: number): void {
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
     for (const [id, window] of this.windows) if (window.end <= now) this.windows.delete(id);
   }
