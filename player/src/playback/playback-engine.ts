@@ -12,11 +12,6 @@ import { endedEarly, firstSegment, followingSegment, nextVisibilityBoundary, pla
 
 /** A boundary timer firing later than this (a throttled or suspended tab) re-anchors at the current time. */
 export const LATE_TIMER_TOLERANCE_MS = 1000;
-/**
- * A timer may fire slightly before the playback clock reaches its instant (timer and clock do not
- * tick alike); one this close to the visibility boundary it was armed for is judged at that boundary.
- */
-const EARLY_TIMER_TOLERANCE_MS = 50;
 /** How often a page that is due but not ready is looked at again. */
 const NOT_READY_RETRY_MS = 250;
 
@@ -42,8 +37,6 @@ export class PlaybackEngine {
   private next: PageView | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private boundaryTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The visibility boundary `boundaryTimer` is armed for. */
-  private boundaryAt: number | null = null;
   private transitionEnd: ReturnType<typeof setTimeout> | undefined;
   private finishing: (() => void) | null = null;
   private viewportSize: Size;
@@ -276,7 +269,6 @@ export class PlaybackEngine {
     clearTimeout(this.boundaryTimer);
     const loop = this.current!;
     const boundary = nextVisibilityBoundary(loop.sequence, from, loop.manifest.timezone);
-    this.boundaryAt = boundary;
     // setTimeout holds 2^31-1 ms at most; a farther boundary is looked at again then.
     if (boundary !== null) this.boundaryTimer = setTimeout(() => this.onVisibilityBoundary(), Math.min(boundary - now, 2 ** 31 - 1));
   }
@@ -315,16 +307,14 @@ export class PlaybackEngine {
     if (this.destroyed || !this.segment || !this.current) return;
     const loop = this.current;
     const now = this.host.now();
-    // Judged at the boundary itself when the timer fired a hair early: judged at `now`, the page
-    // would still play, and the boundary, passed a moment later, would never be looked at again.
-    const boundary = this.boundaryAt;
-    const at = boundary !== null && boundary > now && boundary - now <= EARLY_TIMER_TOLERANCE_MS ? boundary : now;
-    if (!playableIndexes(loop.sequence, at, loop.manifest.timezone).has(this.segment.index)) {
-      this.segment = endedEarly(this.segment, at);
+    if (!playableIndexes(loop.sequence, now, loop.manifest.timezone).has(this.segment.index)) {
+      this.segment = endedEarly(this.segment, now);
       this.onBoundary();
       return;
     }
-    this.armBoundary(at);
+    // A timer may fire a hair before its boundary: the next one is sought from the instant judged
+    // here, so this boundary (passed a moment later) is armed again rather than skipped.
+    this.armBoundary(now);
     const predicted = this.predictNext();
     if (predicted !== this.next) {
       this.leaveNext();
