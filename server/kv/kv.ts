@@ -270,7 +270,6 @@ export async function pruneKv(services: Services, now: number): Promise<void> {
       const rows = await db.selectFrom('kv_entries').select(['key', 'bytes', 'deleted_at']).where('application_id', '=', orphan.application_id).execute();
       const bytes = rows.filter((r) => r.deleted_at === null).reduce((sum, r) => sum + r.bytes + keyBytes(r.key), 0);
       await db.deleteFrom('kv_entries').where('application_id', '=', orphan.application_id).execute();
-      await db.deleteFrom('kv_revision_floors').where('application_id', '=', orphan.application_id).execute();
       await releaseUsedBytes(db, orphan.tenant_id, bytes);
     });
   }

@@ -135,6 +135,10 @@ describe('resolving iframe host names', () => {
     expect(res.status, res.text).toBe(201);
     expect(seen.cancelled).toEqual(['h1.example.org']);
     expect(seen.inFlight).toBe(0);
+    // Only answers are remembered: the name that did not answer is asked again on the next write.
+    expect((await post(framedDoc(2), 'v2')).status).toBe(201);
+    expect(seen.calls.filter((host) => host === 'h1.example.org')).toHaveLength(2);
+    expect(seen.calls.filter((host) => host === 'h0.example.org')).toHaveLength(1);
   });
 
   it('resolves nothing for a replace of a playlist the tenant does not have', async () => {

@@ -94,6 +94,8 @@ async function resolveAll(services: Services, hosts: string[]): Promise<Map<stri
     for (let host = pending.shift(); host !== undefined; host = pending.shift()) {
       const addresses = await resolveBounded(resolver, host, write.signal);
       found.set(host, addresses);
+      // Only answers are remembered: a name that did not resolve (or not in time) is asked again.
+      if (addresses.length === 0) continue;
       cache.delete(host);
       cache.set(host, { addresses, until: services.clock.now() + IFRAME_DNS_CACHE_MS });
       if (cache.size > IFRAME_DNS_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
