@@ -2,12 +2,12 @@
 // per 100 page transitions at 1920×1080 (baseline: the same page held still for as long), time
 // from start to the first content frame with a warm cache (baseline: the shell's first paint),
 // and the JS heap and DOM counters after 500 page cycles against after 50.
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ControlApi } from '../e2e/support/control-api';
 import { MarqueeServer } from '../e2e/support/marquee-server';
 import { titledPng } from '../e2e/support/media-fixtures';
+import { launchChromium } from '../sdk/testing/chromium';
 
-const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
 const PORT = Number(process.env.MARQUEE_BENCH_PORT ?? 18799);
 const TRANSITIONS = 100;
 const LONG_FRAME_MS = 50;
@@ -47,7 +47,7 @@ async function waitForChanges(page: Page, count: number, timeoutMs: number): Pro
 export async function playerPlayback(): Promise<void> {
   const server = new MarqueeServer(PORT);
   await server.start();
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  const browser = await launchChromium();
   try {
     const api = new ControlApi(server.origin);
     await api.enroll();

@@ -2,10 +2,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../sdk/testing/chromium';
+
+export { CHROMIUM_ARGS, CHROMIUM_PATH };
 
 export const E2E_PORT = Number(process.env.MARQUEE_E2E_PORT ?? 18765);
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
 const dataDir = path.join(os.tmpdir(), `marquee-e2e-${process.pid}`);
 
 export default defineConfig({

@@ -1,11 +1,10 @@
 // The app bridge end to end in Chromium: the parent bridge in a player page and the child script in
 // a frame on a release host (another origin), plus spoofing pages on a third origin.
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { launchChromium } from '../testing/chromium';
 import { BridgeFixture, buildBridgeBundles, CAPABILITY_HANDLE, RELEASE_LABEL } from '../testing/bridge-fixture';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ALL = { 'page.advance': true, 'kv.read': true, 'kv.write': true };
 
 /** The classic script must stay small: every application on every screen loads it. */
@@ -19,7 +18,7 @@ beforeAll(async () => {
   bundles = await buildBridgeBundles();
   fixture = new BridgeFixture(bundles);
   await fixture.start();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -1,16 +1,15 @@
 // kv.list through the whole bridge: the app's classic script in a release frame, the parent bridge in
 // a player page (Chromium), and a real Marquee server behind the runtime KV routes. An application
 // with more than one page of keys sees all of them by following next_cursor.
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomKey } from '../../server/testing/harness';
 import { appPage, createPlaylist, getManifest, packagedRelease, patchScreen, useEnrolledServer, type Player } from '../../server/runtime/runtime.fixtures';
 import { KV_LIST_MAX_ITEMS } from '../contract/kv';
 import type { RuntimeApplicationPlacement } from '../contract/manifest';
+import { launchChromium } from '../testing/chromium';
 import { BridgeFixture, buildBridgeBundles } from '../testing/bridge-fixture';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const env = useEnrolledServer();
 let browser: Browser;
@@ -26,7 +25,7 @@ beforeAll(async () => {
     return { status: res.status, contentType: res.headers['content-type'], body: res.body };
   };
   await fixture.start();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

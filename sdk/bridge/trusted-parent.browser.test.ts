@@ -1,12 +1,11 @@
 // The child's root of trust in Chromium: a frame learns its player from its release host's
 // /.marquee/player-origin answer before it accepts any handshake, holds the latest handshake that
 // arrives meanwhile, and stays inert when the host names no player or another one.
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../testing/chromium';
 import { BridgeFixture, buildBridgeBundles } from '../testing/bridge-fixture';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let browser: Browser;
 let fixture: BridgeFixture;
@@ -14,7 +13,7 @@ let fixture: BridgeFixture;
 beforeAll(async () => {
   fixture = new BridgeFixture(await buildBridgeBundles());
   await fixture.start();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -5,14 +5,14 @@
 // Playwright), since the control plane sends no CORS headers.
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../testing/chromium';
 import sharp from 'sharp';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../../server/testing/harness';
 import { packApplication } from '../pack/pack';
 
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /**
  * Minified size bound. About 20 kB is the client itself; the rest is zod, which sdk/sse pulls in
  * through the schemas that share sdk/contract/events.ts with the stream constants it needs.
@@ -43,7 +43,7 @@ async function bundleClient(): Promise<string> {
 
 beforeAll(async () => {
   [server, bundle] = await Promise.all([TestServer.start(), bundleClient()]);
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ARGS, headless: true });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

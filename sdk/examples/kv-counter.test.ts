@@ -1,14 +1,14 @@
 // The example app, packed by the SDK packer with the bridge runtime, running in a player page.
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../testing/chromium';
 import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packApplication } from '../pack/pack';
 import { BridgeFixture, buildBridgeBundles, CAPABILITY_HANDLE } from '../testing/bridge-fixture';
 
 const EXAMPLE = path.resolve(import.meta.dirname, 'kv-counter');
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let browser: Browser;
 let fixture: BridgeFixture;
@@ -40,7 +40,7 @@ beforeAll(async () => {
   fixture = new BridgeFixture(bundles);
   for (const [name, bytes] of files) fixture.releaseFiles.set(name, bytes);
   await fixture.start();
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ARGS, headless: true });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -7,15 +7,14 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { buildBridgeBundles } from '../../../sdk/testing/bridge-fixture';
+import { launchChromium } from '../../../sdk/testing/chromium';
 import { PLAYER_ORIGIN_PATH } from '../../../sdk/contract/archive-paths';
 import { CANVAS_CONTRACT_VERSION, mediaRoute, type RuntimeManifest, type RuntimePage, type RuntimePlacement } from '../../../sdk/contract/manifest';
 import type { Mounted, Records, Sample } from './engine-entry';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
 export const RELEASE_LABEL = 'feedfacefeedfacefeedfacefeedfacefeedface';
 const SHA = 'a'.repeat(64);
 const playerDir = path.resolve(import.meta.dirname, '..');
@@ -98,7 +97,7 @@ export class PlayerFixture {
     // Chromium resolves *.localhost itself; other test hosts are mapped to the fixture.
     const mapped = [...new Set(this.sites.flatMap((s) => [s.player, s.release]))].filter((h) => h !== 'localhost' && !h.endsWith('.localhost'));
     const resolver = mapped.length > 0 ? [`--host-resolver-rules=${mapped.map((h) => `MAP ${h} 127.0.0.1`).join(', ')}`] : [];
-    this.browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...resolver], headless: true });
+    this.browser = await launchChromium(resolver);
   }
 
   async stop(): Promise<void> {
