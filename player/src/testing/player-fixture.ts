@@ -11,8 +11,9 @@ import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { buildBridgeBundles } from '../../../sdk/testing/bridge-fixture';
 import { launchChromium } from '../../../sdk/testing/chromium';
+import { pageFixture } from '../playback/manifest.fixtures';
 import { PLAYER_ORIGIN_PATH } from '../../../sdk/contract/archive-paths';
-import { CANVAS_CONTRACT_VERSION, mediaRoute, type RuntimeManifest, type RuntimePage, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import { mediaRoute, type RuntimeManifest, type RuntimePage, type RuntimePlacement } from '../../../sdk/contract/manifest';
 import type { Mounted, Records, Sample } from './engine-entry';
 
 export const RELEASE_LABEL = 'feedfacefeedfacefeedfacefeedfacefeedface';
@@ -250,16 +251,9 @@ export function videos(id: string, mediaIds: string[], options: { oneAtATime?: b
   };
 }
 
+/** A page of `placements` that plays for a second unless `overrides` say otherwise. */
 export function page(id: string, placements: RuntimePlacement[], overrides: Partial<RuntimePage> = {}): RuntimePage {
-  return {
-    contractVersion: CANVAS_CONTRACT_VERSION,
-    id,
-    canvas: { width: 1920, height: 1080, viewportFit: 'contain', background: '#000000FF' },
-    transition: { type: 'crossfade', durationMs: 200 },
-    advance: { mode: 'duration', afterMs: 1000 },
-    placements,
-    ...overrides,
-  };
+  return pageFixture(id, { advance: { mode: 'duration', afterMs: 1000 }, placements, ...overrides });
 }
 
 export function manifest(pages: RuntimePage[], overrides: Partial<RuntimeManifest> = {}): RuntimeManifest {
