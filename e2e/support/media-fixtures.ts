@@ -27,7 +27,7 @@ export function silentMp3(seconds: number): Buffer {
 /** A real, decodable WebM/VP8 clip: a moving bar over a colour field, encoded in Chromium by mediabunny. */
 export async function webmClip(browser: Browser, secureOrigin: string, options: { seconds: number; width: number; height: number; color: string }): Promise<Buffer> {
   const require = createRequire(import.meta.url);
-  const source = fs.readFileSync(require.resolve('mediabunny').replace(/[^/]+$/, '').replace(/\/dist\/.*$/, '') + '/dist/bundles/mediabunny.min.mjs', 'utf8');
+  const source = fs.readFileSync(`${require.resolve('mediabunny').replace(/[^/]+$/, '').replace(/\/dist\/.*$/, '')}/dist/bundles/mediabunny.min.mjs`, 'utf8');
   const page = await browser.newPage();
   try {
     // WebCodecs needs a secure context: any page of a localhost origin is one.

@@ -716,7 +716,7 @@ describe('app bridge in Chromium', () => {
     const before = await challengeIn(frame);
     await page.evaluate(() => {
       const f = document.getElementById('app') as HTMLIFrameElement;
-      f.src = f.src + '?reloaded';
+      f.src = `${f.src}?reloaded`;
     });
     const reloaded = await frameAt(page, `${fixture.releaseOrigin}/app.html?reloaded`);
     const context = await reloaded.evaluate(() => (window as any).marquee.ready());

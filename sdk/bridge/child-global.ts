@@ -3,6 +3,6 @@
 import { connect } from './child';
 
 const app = connect();
-if (!Object.prototype.hasOwnProperty.call(window, 'marquee')) {
+if (!Object.hasOwn(window, 'marquee')) {
   Object.defineProperty(window, 'marquee', { value: app, enumerable: true, writable: false, configurable: false });
 }

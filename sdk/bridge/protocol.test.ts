@@ -69,8 +69,8 @@ describe('envelope decoding', () => {
   it('caps objects and JSON strings at 64 KiB of UTF-8', () => {
     const fits = 'x'.repeat(MESSAGE_MAX_BYTES - JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, pad: '' })).length);
     expect(code(envelope({}, { generation: 1, nonce: NONCE, pad: fits }))).toBe('ok');
-    expect(code(envelope({}, { generation: 1, nonce: NONCE, pad: fits + 'x' }))).toBe('message_too_large');
-    expect(code(JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, pad: fits + 'x' })))).toBe('message_too_large');
+    expect(code(envelope({}, { generation: 1, nonce: NONCE, pad: `${fits}x` }))).toBe('message_too_large');
+    expect(code(JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, pad: `${fits}x` })))).toBe('message_too_large');
     // Multi-byte characters count as bytes, not UTF-16 units.
     const wide = 'é'.repeat(MESSAGE_MAX_BYTES / 2);
     expect(code(envelope({}, { generation: 1, nonce: NONCE, pad: wide }))).toBe('message_too_large');

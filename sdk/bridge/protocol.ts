@@ -186,7 +186,7 @@ function utf8Length(text: string): number {
 
 // Object.hasOwn is too new for some signage browsers; the bundle targets ES2019.
 function hasOwn(value: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(value, key);
+  return  Object.hasOwn(value, key);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

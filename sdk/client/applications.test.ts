@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../../server/testing/harness';
 import { packApplication, type PackedApplication } from '../pack/pack';
 import { recordingFetch, testClient } from '../testing/client-fixture';
-import { MarqueeProblem, OperationFailedError, type UploadProgress } from './marquee-client';
+import { type MarqueeProblem, OperationFailedError, type UploadProgress } from './marquee-client';
 import { publishApplicationDirectory } from './node-files';
 
 const KV_COUNTER = path.resolve(import.meta.dirname, '../examples/kv-counter');

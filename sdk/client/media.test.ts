@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../../server/testing/harness';
 import { recordingFetch, testClient } from '../testing/client-fixture';
-import { MarqueeProblem, OperationFailedError, parseContentRange, rangeHeader, type UploadProgress } from './marquee-client';
+import { type MarqueeProblem, OperationFailedError, parseContentRange, rangeHeader, type UploadProgress } from './marquee-client';
 import { mediaFile, uploadMediaFile } from './node-files';
 
 let server: TestServer;

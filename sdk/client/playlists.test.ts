@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../../server/testing/harness';
 import { testClient } from '../testing/client-fixture';
-import { MarqueeProblem, type PlaylistDocument, type PlaylistDocumentV2 } from './marquee-client';
+import type { MarqueeProblem, PlaylistDocument, PlaylistDocumentV2 } from './marquee-client';
 
 let server: TestServer;
 let baseUrl: string;

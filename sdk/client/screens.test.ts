@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStream, startPairing } from '../../server/pairing/pairing.fixtures';
 import { TestServer } from '../../server/testing/harness';
 import { testClient } from '../testing/client-fixture';
-import { MarqueeProblem, type MarqueeClient } from './marquee-client';
+import type { MarqueeProblem, MarqueeClient } from './marquee-client';
 
 let server: TestServer;
 let baseUrl: string;

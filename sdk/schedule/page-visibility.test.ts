@@ -215,7 +215,7 @@ describe('nextBoundary', () => {
       { enabled: true, windows: [{ days: ['sun'], start: '02:00', end: '02:30' }] },
       { enabled: true, windows: [{ days: ['sat', 'sun'], start: '23:30', end: '01:30' }] },
       { enabled: true, windows: [{ days: ['mon', 'sun'] }] },
-      { enabled: true, from: startIso.slice(0, 10) + 'T03:00', until: endIso.slice(0, 10) + 'T01:15', windows: [{ days: ['wed', 'thu', 'fri'], start: '08:00', end: '08:00' }] },
+      { enabled: true, from: `${startIso.slice(0, 10)}T03:00`, until: `${endIso.slice(0, 10)}T01:15`, windows: [{ days: ['wed', 'thu', 'fri'], start: '08:00', end: '08:00' }] },
       { enabled: true, windows: [{ days: ['sun'], start: '01:15', end: '03:15' }] },
     ];
     const outcome = (t: number) => rules.map((r) => isVisible(r, t, zone)).join();

@@ -139,7 +139,7 @@ describe('followEventStream', () => {
   });
 
   it('moves the cursor on payload-free stream.cursor frames without an event', async () => {
-    const { fetch } = scriptedFetch(sse('id: c5\nevent: stream.cursor\ndata: \n\n' + frame('c6', 'test.x', {}), { hold: true }));
+    const { fetch } = scriptedFetch(sse(`id: c5\nevent: stream.cursor\ndata: \n\n${frame('c6', 'test.x', {})}`, { hold: true }));
     const cursors: string[] = [];
     const events: string[] = [];
     const stream = followEventStream({

@@ -119,7 +119,7 @@ export async function publishRelease(work: Work, services: Services, op: { id: s
     .executeTakeFirst();
   if (!app) throw problem('resource_conflict', 'the application was deleted before this release could be published');
   const release = await work.db.selectFrom('releases').selectAll().where('id', '=', input.release_id).executeTakeFirst();
-  if (!release || release.state !== 'pending') throw problem('resource_conflict', 'the release is no longer pending publication');
+  if (release?.state !== 'pending') throw problem('resource_conflict', 'the release is no longer pending publication');
   await work.db.updateTable('releases').set({ state: 'ready', published_at: now }).where('id', '=', release.id).execute();
 
   const current = app.latest_ready_release_id

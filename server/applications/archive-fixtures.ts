@@ -51,7 +51,7 @@ function field(buf: Buffer, offset: number, length: number, value: string | Buff
 }
 
 function octal(value: number, length: number): string {
-  return value.toString(8).padStart(length - 1, '0') + '\0';
+  return `${value.toString(8).padStart(length - 1, '0')}\0`;
 }
 
 function header(name: Buffer, type: string, size: number, options: { linkname?: string; prefix?: Buffer; badChecksum?: boolean } = {}): Buffer {
@@ -71,7 +71,7 @@ function header(name: Buffer, type: string, size: number, options: { linkname?: 
   let sum = 0;
   for (const byte of block) sum += byte;
   if (options.badChecksum) sum += 1;
-  field(block, 148, 8, sum.toString(8).padStart(6, '0') + '\0 ');
+  field(block, 148, 8, `${sum.toString(8).padStart(6, '0')}\0 `);
   return block;
 }
 

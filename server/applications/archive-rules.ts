@@ -120,7 +120,6 @@ interface Seen {
 /** The paths of one archive so far: refuses duplicates, case-fold collisions and file/directory clashes. */
 export class ReleasePaths {
   private readonly byFold = new Map<string, Seen>();
-  private files = 0;
   private directories = 0;
 
   add(entry: EntryPath, kind: EntryKind): ProblemError | undefined {
@@ -151,8 +150,7 @@ export class ReleasePaths {
     } else {
       this.byFold.set(fold, { path: entry.path, kind, explicit: true });
     }
-    if (kind === 'file') this.files++;
-    else if (++this.directories > DIRECTORY_ENTRIES_MAX) {
+    if (kind === 'directory' && ++this.directories > DIRECTORY_ENTRIES_MAX) {
       return archiveRejection('too_many_directories', `the archive has more than ${DIRECTORY_ENTRIES_MAX} directory entries`);
     }
     return undefined;

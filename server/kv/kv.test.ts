@@ -145,7 +145,7 @@ describe('owner key/value', () => {
     expect(big.json().bytes).toBe(1024 * 1024);
     const tooBig = await put('bigger', { value_base64: Buffer.alloc(1024 * 1024 + 3).toString('base64'), content_type: 'application/octet-stream' });
     expect(tooBig.status).toBe(400);
-    const longKey = 'ü/'.repeat(85) + 'x'; // 256 bytes, slashes included
+    const longKey = `${'ü/'.repeat(85)}x`; // 256 bytes, slashes included
     expect(Buffer.byteLength(longKey)).toBe(256);
     const res = await put(longKey, text('deep'));
     expect(res.status, res.text).toBe(200);

@@ -145,7 +145,7 @@ async function timedFacts(blobs: BlobStore, key: string, declared: Declared): Pr
     }
     const audio = await input.getPrimaryAudioTrack();
     if (audio) codecs.push(await codecOf(audio));
-    if (kindOf(declared.contentType) === 'audio' && (!audio || audio.codec !== 'mp3')) throw unreadable('the audio is not an MP3 stream');
+    if (kindOf(declared.contentType) === 'audio' && (audio?.codec !== 'mp3')) throw unreadable('the audio is not an MP3 stream');
     return { width, height, durationMs, codecs: codecs.join(',') };
   } finally {
     input.dispose();

@@ -20,7 +20,7 @@ import { anyBearer, projectBearer } from '../http/auth';
 import { clientIp } from '../http/client-ip';
 import { problem } from '../http/problem';
 import { rateLimitHeaders, type RateBudget } from '../http/rate-limit';
-import { eventStream, mutation, query, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
+import { eventStream, mutation, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
 import { openSse } from '../http/sse';
 import { randomToken, safeEqual, sha256Hex } from '../keys';
 import { createScreen, findScreen, publicUrl, viewOf } from '../screens/screens';

@@ -1,7 +1,7 @@
 // Playlists on /api/v1 (A or P; no adslot pages, and ad-bearing documents are refused with
 // version_required) and /api/v2 (P; adslot pages). Writes validate the document, check iframe
 // hosts, resolve references and selectors, and store the result with a revision that moves by one.
-import { z } from 'zod';
+import type { z } from 'zod';
 import { PlaylistWrite, PlaylistWriteV2, type PlaylistList, type PlaylistV2List } from '../../sdk/contract/playlist';
 import { anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
 import { problem } from '../http/problem';

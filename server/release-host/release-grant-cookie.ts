@@ -45,7 +45,7 @@ export function releaseGrantSetCookie(keys: Keys, binding: GrantBinding, now: nu
 /** The binding of a valid, unexpired cookie in the Cookie header (sent once), else undefined. */
 export function readReleaseGrant(keys: Keys, cookieHeader: string | undefined, now: number): GrantBinding | undefined {
   const sealed = keys.unseal<Sealed>('release-grant', cookieValue(cookieHeader, RELEASE_GRANT_COOKIE));
-  if (!sealed || sealed.v !== 1 || typeof sealed.exp !== 'number' || sealed.exp <= now) return undefined;
+  if (sealed?.v !== 1 || typeof sealed.exp !== 'number' || sealed.exp <= now) return undefined;
   return {
     tenantId: sealed.t,
     releaseId: sealed.r,

@@ -233,7 +233,7 @@ export function composeManifest(inputs: ComposeInputs): Composition {
 
   const tracks = (playlist.audio?.tracks ?? []).flatMap((track): RuntimeSoundtrackTrack[] => {
     const media = inputs.media.get(track.media_id);
-    if (!media || media.content_type !== 'audio/mpeg' || media.duration_ms === null || media.duration_ms < 1) return [];
+    if (media?.content_type !== 'audio/mpeg' || media.duration_ms === null || media.duration_ms < 1) return [];
     grant('media', media.id);
     return [{ mediaId: media.id, src: mediaRoute(manifestRevision, media.id), sha256: media.sha256, bytes: media.bytes, contentType: 'audio/mpeg', durationMs: media.duration_ms }];
   });

@@ -61,7 +61,7 @@ export function sealPlacementCapability(keys: Keys, capability: PlacementCapabil
 export function unsealPlacementCapability(keys: Keys, handle: string | undefined): PlacementCapability | undefined {
   if (handle === undefined || handle.length > 4096) return undefined;
   const c = keys.unseal<Claims>('placement-capability', handle);
-  if (!c || c.v !== 1 || typeof c.x !== 'number' || (c.o !== 'r' && c.o !== 'rw')) return undefined;
+  if (c?.v !== 1 || typeof c.x !== 'number' || (c.o !== 'r' && c.o !== 'rw')) return undefined;
   return {
     runtimeSessionId: c.s,
     tenantId: c.t,

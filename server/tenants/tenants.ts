@@ -8,7 +8,7 @@ import { CAPABILITY_AREAS, type CapabilityArea } from '../http/route';
 import { newId, randomToken, sha256Hex } from '../keys';
 import type { Db, Tx } from '../store/store';
 import { MILLIS_PER_CREDIT, utcMonth } from './credits';
-import { planOf, type Plan } from './plans';
+import type { Plan } from './plans';
 import type { TenantTable } from './tenants.tables';
 
 /** spec Limits: a one-time credential is redelivered to an exact retry for ten minutes. */

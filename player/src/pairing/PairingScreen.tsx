@@ -40,7 +40,7 @@ export function PairingScreen({ pairing, hintUrl }: { pairing: PairingView | nul
       <div className="wordmark">Marquee</div>
       <section className="pairing-main">
         <p className="pairing-eyebrow">Pair this screen</p>
-        <p className="pairing-code" aria-label={`Pairing code ${display}`} data-testid="pairing-code">
+        <p className="pairing-code" role="img" aria-label={`Pairing code ${display}`} data-testid="pairing-code">
           {left}
           <span className="dash">-</span>
           {right}
@@ -58,6 +58,7 @@ export function PairingScreen({ pairing, hintUrl }: { pairing: PairingView | nul
       </section>
       {qr && (
         <aside className="pairing-qr">
+          {/* biome-ignore lint/security/noDangerouslySetInnerHtml: the SVG is generated locally by qrcode from the six-character code, never from outside input */}
           <div className="qr" role="img" aria-label="QR code of the pairing code" dangerouslySetInnerHTML={{ __html: qr }} />
           <span>Scan to copy the code</span>
         </aside>

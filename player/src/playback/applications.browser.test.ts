@@ -4,7 +4,6 @@
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimeManifest, type RuntimePlacement } from '../../../sdk/contract/manifest';
-import type { Sample } from '../testing/engine-entry';
 import { titledPng } from '../../../e2e/support/media-fixtures';
 import { images, manifest, page, PlayerFixture, type EngineTestWindow } from '../testing/player-fixture';
 
@@ -42,7 +41,6 @@ function application(id: string, options: { grantId?: string; controller?: boole
 const play = (m: RuntimeManifest, start?: number) => fixture.play(m, start);
 const samples = (p: Page) => fixture.samples(p);
 const records = (p: Page) => fixture.records(p);
-const board = (s: Sample) => s.shown.board ?? null;
 
 function launchFrame(p: Page, launch: number): Frame | undefined {
   return p.frames().find((f) => f.url().includes(`launch=${launch}`));

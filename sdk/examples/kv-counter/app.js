@@ -1,16 +1,14 @@
 // KV counter: counts how often this page came on glass, in the application's key/value storage,
 // shows the count large, and asks the player for the next page after a few seconds.
 // `window.marquee` comes from ./_marquee/runtime.js, which `--runtime` packing adds.
-(function () {
-  'use strict';
-
-  var KEY = 'counter';
-  var ADVANCE_AFTER_MS = 4000;
-  var main = document.getElementById('counter');
-  var countText = document.getElementById('count');
-  var statusText = document.getElementById('status');
-  var marquee = window.marquee;
-  var advanceTimer = null;
+(() => {
+  const KEY = 'counter';
+  const ADVANCE_AFTER_MS = 4000;
+  const main = document.getElementById('counter');
+  const countText = document.getElementById('count');
+  const statusText = document.getElementById('status');
+  const marquee = window.marquee;
+  let advanceTimer = null;
 
   function show(state, status, count) {
     main.setAttribute('data-state', state);
@@ -21,9 +19,9 @@
   // Read, add one, write back with the revision we read; on a conflict (another screen wrote in
   // between) read again and retry.
   async function increment() {
-    for (var attempt = 0; attempt < 5; attempt++) {
-      var entry = await marquee.kv.get(KEY);
-      var next = (entry ? Number(marquee.kv.text(entry)) || 0 : 0) + 1;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const entry = await marquee.kv.get(KEY);
+      const next = (entry ? Number(marquee.kv.text(entry)) || 0 : 0) + 1;
       try {
         await marquee.kv.set(KEY, String(next), entry ? { expectedRevision: entry.revision } : {});
         return next;
@@ -37,22 +35,22 @@
   async function onActivation(context) {
     clearTimeout(advanceTimer);
     try {
-      var count = await increment();
-      show('counted', 'Activation ' + context.generation + ' of placement ' + context.placementId, count);
+      const count = await increment();
+      show('counted', `Activation ${context.generation} of placement ${context.placementId}`, count);
       marquee.event.emit('counter.incremented');
-      marquee.log.info('counter is now ' + count, 'counter');
+      marquee.log.info(`counter is now ${count}`, 'counter');
     } catch (error) {
-      show('error', 'Could not update the counter: ' + (error.code || error.message));
+      show('error', `Could not update the counter: ${error.code || error.message}`);
       marquee.log.error(String(error.message), 'counter.failed');
     }
     if (context.capabilities['page.advance']) {
-      advanceTimer = setTimeout(function () {
+      advanceTimer = setTimeout(() => {
         marquee.page.advance().then(
-          function () {
+          () => {
             main.setAttribute('data-advanced', String(context.generation));
           },
-          function (error) {
-            marquee.log.warn('advance refused: ' + error.code, 'counter.advance');
+          (error) => {
+            marquee.log.warn(`advance refused: ${error.code}`, 'counter.advance');
           },
         );
       }, ADVANCE_AFTER_MS);
@@ -64,19 +62,19 @@
     return;
   }
   // Each activation (the page comes round again, or the frame reloads) counts once.
-  var handled = null;
+  let handled = null;
   function activate(context) {
     if (context.generation === handled) return;
     handled = context.generation;
     onActivation(context);
   }
   marquee.ready().then(
-    function (context) {
+    (context) => {
       activate(context);
       marquee.onContext(activate);
     },
-    function (error) {
-      show('inert', error.code === 'inert' ? 'Open this app in a Marquee player to count.' : 'Bridge error: ' + error.code);
+    (error) => {
+      show('inert', error.code === 'inert' ? 'Open this app in a Marquee player to count.' : `Bridge error: ${error.code}`);
     },
   );
 })();

@@ -1,4 +1,4 @@
-import { type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 
 // The runtime plane: minted manifests and what they refer to, each screen's active manifest,
 // normalized release packages, playback aggregates, application key/value entries, and the time a
