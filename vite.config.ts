@@ -13,7 +13,12 @@ export default defineConfig(({ mode }) => {
         emptyOutDir: false,
         sourcemap: true,
         target: 'es2022',
-        lib: { entry: path.resolve(import.meta.dirname, 'player/src/offline/service-worker.ts'), formats: ['iife'], name: 'marqueeServiceWorker', fileName: () => 'sw.js' },
+        lib: {
+          entry: path.resolve(import.meta.dirname, 'player/src/offline/service-worker.ts'),
+          formats: ['iife'],
+          name: 'marqueeServiceWorker',
+          fileName: () => 'sw.js',
+        },
       },
     };
   }

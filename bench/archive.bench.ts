@@ -21,7 +21,9 @@ const PORT = 18911;
 /** File sizes that sum to about 98 MB: many small assets, some larger media. */
 function entries(): FixtureEntry[] {
   const random = crypto.randomBytes(2 * 1024 * 1024);
-  const list: FixtureEntry[] = [{ name: 'index.html', data: '<!doctype html><title>bench</title><script src="js/0.js"></script>' }];
+  const list: FixtureEntry[] = [
+    { name: 'index.html', data: '<!doctype html><title>bench</title><script src="js/0.js"></script>' },
+  ];
   for (let i = 1; i < FILES; i++) {
     const size = i % 100 === 0 ? 180_000 : 6_000 + ((i * 7919) % 24_000);
     const offset = (i * 104_729) % (random.length - size);
@@ -44,13 +46,25 @@ function peakRssMb(pid: number): { peak: number; now: number } {
 }
 
 /** One request on its own connection (a pooled one may meet the server's keep-alive timeout mid-reuse). */
-function request(origin: string, method: string, pathname: string, headers: Record<string, string>, body?: string | fs.ReadStream): Promise<{ status: number; body: any }> {
+function request(
+  origin: string,
+  method: string,
+  pathname: string,
+  headers: Record<string, string>,
+  body?: string | fs.ReadStream,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(pathname, origin), { method, agent: false, headers: { ...headers, host: `localhost:${PORT}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-    });
+    const req = http.request(
+      new URL(pathname, origin),
+      { method, agent: false, headers: { ...headers, host: `localhost:${PORT}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+        );
+      },
+    );
     req.on('error', reject);
     if (body instanceof fs.ReadStream) body.pipe(req);
     else req.end(body);
@@ -65,13 +79,21 @@ export async function archiveUpload(): Promise<void> {
   const body = fs.readFileSync(archive);
   const declaration = declarationOf(list, body);
   const compressedMb = (body.length / 1e6).toFixed(1);
-  console.log(`archive: ${FILES} files, ${(declaration.expandedBytes / 1e6).toFixed(1)} MB expanded, ${compressedMb} MB compressed`);
+  console.log(
+    `archive: ${FILES} files, ${(declaration.expandedBytes / 1e6).toFixed(1)} MB expanded, ${compressedMb} MB compressed`,
+  );
 
   // BENCH_LOG=info shows the server's log while the benchmark runs.
   const marquee = await startMarquee(PORT, { MARQUEE_LOG_LEVEL: process.env.BENCH_LOG ?? 'silent' });
   if (process.env.BENCH_LOG) marquee.process.stdout!.on('data', (d: Buffer) => process.stderr.write(d));
   try {
-    const enrolled = await request(marquee.origin, 'POST', '/api/v1/enrollments', { 'content-type': 'application/json', 'idempotency-key': 'bench-archive-enrollment' }, JSON.stringify({ client_id: `cli_${'a'.repeat(43)}`, email: 'bench@example.com' }));
+    const enrolled = await request(
+      marquee.origin,
+      'POST',
+      '/api/v1/enrollments',
+      { 'content-type': 'application/json', 'idempotency-key': 'bench-archive-enrollment' },
+      JSON.stringify({ client_id: `cli_${'a'.repeat(43)}`, email: 'bench@example.com' }),
+    );
     const token = enrolled.body.token as string;
     const idle = peakRssMb(marquee.process.pid!);
 
@@ -91,14 +113,25 @@ export async function archiveUpload(): Promise<void> {
         marquee.origin,
         'POST',
         '/api/v1/applications',
-        { ...uploadHeadersOf(declaration), authorization: `Bearer ${token}`, 'idempotency-key': `bench-archive-${round}`, 'content-length': String(body.length) },
+        {
+          ...uploadHeadersOf(declaration),
+          authorization: `Bearer ${token}`,
+          'idempotency-key': `bench-archive-${round}`,
+          'content-length': String(body.length),
+        },
         fs.createReadStream(archive),
       );
-      if (accepted.status !== 202) throw new Error(`upload answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
+      if (accepted.status !== 202)
+        throw new Error(`upload answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
       for (;;) {
-        const op = (await request(marquee.origin, 'GET', `/api/v1/operations/${accepted.body.operation_id}`, { authorization: `Bearer ${token}` })).body;
+        const op = (
+          await request(marquee.origin, 'GET', `/api/v1/operations/${accepted.body.operation_id}`, {
+            authorization: `Bearer ${token}`,
+          })
+        ).body;
         if (op.state === 'succeeded') break;
-        if (op.state === 'failed' || op.state === 'cancelled') throw new Error(`upload ${op.state}: ${JSON.stringify(op.error)}`);
+        if (op.state === 'failed' || op.state === 'cancelled')
+          throw new Error(`upload ${op.state}: ${JSON.stringify(op.error)}`);
         await new Promise((r) => setTimeout(r, 5));
       }
       marqueeTimes.push(performance.now() - started);
@@ -108,7 +141,12 @@ export async function archiveUpload(): Promise<void> {
     const tarMs = median(tarTimes);
     const marqueeMs = median(marqueeTimes);
     table([
-      { step: 'tar -xzf (baseline)', median_ms: Math.round(tarMs), runs_ms: tarTimes.map(Math.round).join(' '), ratio: '1.00x' },
+      {
+        step: 'tar -xzf (baseline)',
+        median_ms: Math.round(tarMs),
+        runs_ms: tarTimes.map(Math.round).join(' '),
+        ratio: '1.00x',
+      },
       {
         step: 'upload → validate → publish',
         median_ms: Math.round(marqueeMs),
@@ -116,7 +154,9 @@ export async function archiveUpload(): Promise<void> {
         ratio: `${(marqueeMs / tarMs).toFixed(2)}x (goal ≤ 1.50x)`,
       },
     ]);
-    console.log(`server resident memory: ${idle.now} MB idle, ${rss.peak} MB peak over ${ROUNDS} uploads of a ${compressedMb} MB archive`);
+    console.log(
+      `server resident memory: ${idle.now} MB idle, ${rss.peak} MB peak over ${ROUNDS} uploads of a ${compressedMb} MB archive`,
+    );
   } finally {
     await marquee.stop();
     fs.rmSync(work, { recursive: true, force: true });

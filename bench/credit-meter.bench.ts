@@ -13,9 +13,11 @@ const DEBITS_PER_CALLER = 500;
 
 async function debitsPerSecond(one: () => Promise<unknown>): Promise<number> {
   const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: CALLERS }, async () => {
-    for (let i = 0; i < DEBITS_PER_CALLER; i++) await one();
-  }));
+  await Promise.all(
+    Array.from({ length: CALLERS }, async () => {
+      for (let i = 0; i < DEBITS_PER_CALLER; i++) await one();
+    }),
+  );
   return (CALLERS * DEBITS_PER_CALLER) / (Number(process.hrtime.bigint() - started) / 1e9);
 }
 
@@ -28,7 +30,21 @@ export async function creditMeterDebits(): Promise<void> {
     const month = new Date(now).toISOString().slice(0, 7);
     await store.db
       .insertInto('tenants')
-      .values({ id: 'prj_bench', generation: 'P', name: 'bench', email: 'bench@example.com', plan: 'signage', status: 'active', revision: 1, content_limit_bytes: 0, screen_limit: 0, credit_millis: 1e12, credit_grant_month: month, created_at: now, updated_at: now } as never)
+      .values({
+        id: 'prj_bench',
+        generation: 'P',
+        name: 'bench',
+        email: 'bench@example.com',
+        plan: 'signage',
+        status: 'active',
+        revision: 1,
+        content_limit_bytes: 0,
+        screen_limit: 0,
+        credit_millis: 1e12,
+        credit_grant_month: month,
+        created_at: now,
+        updated_at: now,
+      } as never)
       .execute();
     const known = { plan: 'signage', grantMonth: month };
     const meter = new RequestMeter(store);

@@ -29,31 +29,35 @@ const finished = new Promise<void>((resolve) => (finish = resolve));
 function open(index: number): Promise<void> {
   received[index] = 0;
   return new Promise((resolve) => {
-    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, headers, agent: false }, (res) => {
-      if (res.statusCode !== 200) {
-        failed++;
-        res.resume();
-        return resolve();
-      }
-      opened[index] = true;
-      res.setEncoding('utf8');
-      let pending = '';
-      res.on('data', (chunk: string) => {
-        const arrived = performance.timeOrigin + performance.now();
-        pending += chunk;
-        let end: number;
-        while ((end = pending.indexOf('\n\n')) !== -1) {
-          const block = pending.slice(0, end);
-          pending = pending.slice(end + 2);
-          const data = block.split('\n').find((line) => line.startsWith('data: '));
-          if (!data || !block.includes(`event: ${eventType}\n`)) continue;
-          const nth = received[index]!;
-          if (nth >= warmup && nth < eventsWanted) latencies[nth - warmup]!.push(arrived - Date.parse((JSON.parse(data.slice(6)) as { at: string }).at));
-          if (++received[index]! === eventsWanted && ++complete === streamsWanted - failed) finish();
+    const req = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, headers, agent: false },
+      (res) => {
+        if (res.statusCode !== 200) {
+          failed++;
+          res.resume();
+          return resolve();
         }
-      });
-      resolve();
-    });
+        opened[index] = true;
+        res.setEncoding('utf8');
+        let pending = '';
+        res.on('data', (chunk: string) => {
+          const arrived = performance.timeOrigin + performance.now();
+          pending += chunk;
+          let end: number;
+          while ((end = pending.indexOf('\n\n')) !== -1) {
+            const block = pending.slice(0, end);
+            pending = pending.slice(end + 2);
+            const data = block.split('\n').find((line) => line.startsWith('data: '));
+            if (!data || !block.includes(`event: ${eventType}\n`)) continue;
+            const nth = received[index]!;
+            if (nth >= warmup && nth < eventsWanted)
+              latencies[nth - warmup]!.push(arrived - Date.parse((JSON.parse(data.slice(6)) as { at: string }).at));
+            if (++received[index]! === eventsWanted && ++complete === streamsWanted - failed) finish();
+          }
+        });
+        resolve();
+      },
+    );
     req.on('error', () => {
       failed++;
       resolve();
@@ -72,7 +76,10 @@ await Promise.all(
 console.log(`ready ${streamsWanted - failed}`);
 await Promise.race([finished, new Promise((r) => setTimeout(r, deadlineMs))]);
 const missing = received.reduce((sum, n, i) => sum + (opened[i] ? Math.max(0, eventsWanted - n) : 0), 0);
-fs.writeFileSync(process.env.RESULT_FILE!, JSON.stringify({ opened: streamsWanted - failed, failed, latenciesMs: latencies, missing }));
+fs.writeFileSync(
+  process.env.RESULT_FILE!,
+  JSON.stringify({ opened: streamsWanted - failed, failed, latenciesMs: latencies, missing }),
+);
 for (const req of sockets) req.destroy();
 console.log('done');
 process.exit(0);

@@ -85,9 +85,15 @@ async function measureBare(streams: number, fdLimit: number | undefined): Promis
   const server = await startChild('bench/bare-sse.ts', { PORT: String(BARE_PORT) }, 'listening', { fdLimit });
   try {
     const origin = `http://127.0.0.1:${BARE_PORT}`;
-    return await fanOut(server, streams, fdLimit, { url: `${origin}/stream`, eventType: 'bench.published' }, async () => {
-      await fetch(`${origin}/publish`, { method: 'POST' });
-    });
+    return await fanOut(
+      server,
+      streams,
+      fdLimit,
+      { url: `${origin}/stream`, eventType: 'bench.published' },
+      async () => {
+        await fetch(`${origin}/publish`, { method: 'POST' });
+      },
+    );
   } finally {
     await server.stop();
   }
@@ -105,16 +111,23 @@ async function measureMarquee(streams: number, fdLimit: number | undefined): Pro
     const { token } = (await enrolled.json()) as { token: string };
     const auth = { authorization: `Bearer ${token}` };
     // Start every stream at the head, so the figures are live delivery, not replay.
-    const head = ((await (await fetch(`${origin}/api/v1/events`, { headers: auth })).json()) as { next_cursor: string }).next_cursor;
+    const head = ((await (await fetch(`${origin}/api/v1/events`, { headers: auth })).json()) as { next_cursor: string })
+      .next_cursor;
     let n = 0;
-    return await fanOut(server, streams, fdLimit, { url: `${origin}/api/v1/events/stream?after=${head}`, eventType: 'project.updated', token }, async () => {
-      const res = await fetch(`${origin}/api/v1/project`, {
-        method: 'PATCH',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `Bench ${++n}` }),
-      });
-      if (res.status !== 200) throw new Error(`PATCH /api/v1/project answered ${res.status}: ${await res.text()}`);
-    });
+    return await fanOut(
+      server,
+      streams,
+      fdLimit,
+      { url: `${origin}/api/v1/events/stream?after=${head}`, eventType: 'project.updated', token },
+      async () => {
+        const res = await fetch(`${origin}/api/v1/project`, {
+          method: 'PATCH',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `Bench ${++n}` }),
+        });
+        if (res.status !== 200) throw new Error(`PATCH /api/v1/project answered ${res.status}: ${await res.text()}`);
+      },
+    );
   } finally {
     await server.stop();
   }
@@ -151,17 +164,33 @@ async function fanOut(
     await new Promise((r) => setTimeout(r, APPEND_EVERY_MS));
   }
   await exited;
-  const result = JSON.parse(fs.readFileSync(resultFile, 'utf8')) as { opened: number; failed: number; latenciesMs: number[][]; missing: number };
+  const result = JSON.parse(fs.readFileSync(resultFile, 'utf8')) as {
+    opened: number;
+    failed: number;
+    latenciesMs: number[][];
+    missing: number;
+  };
   if (process.env.BENCH_VERBOSE) {
     for (const [i, l] of result.latenciesMs.entries()) {
       const s = [...l].sort((a, b) => a - b);
-      console.log(`event ${i}: n=${s.length} p50=${s[Math.floor(s.length / 2)]?.toFixed(1)} p99=${s[Math.floor(s.length * 0.99)]?.toFixed(1)} max=${s.at(-1)?.toFixed(1)}`);
+      console.log(
+        `event ${i}: n=${s.length} p50=${s[Math.floor(s.length / 2)]?.toFixed(1)} p99=${s[Math.floor(s.length * 0.99)]?.toFixed(1)} max=${s.at(-1)?.toFixed(1)}`,
+      );
     }
   }
   fs.rmSync(path.dirname(resultFile), { recursive: true, force: true });
   const sorted = result.latenciesMs.flat().sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return { opened: result.opened, failed: result.failed, missing: result.missing, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? NaN, rssIdleMiB, rssOpenMiB };
+  return {
+    opened: result.opened,
+    failed: result.failed,
+    missing: result.missing,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: sorted.at(-1) ?? NaN,
+    rssIdleMiB,
+    rssOpenMiB,
+  };
 }
 
 /** Resident memory of a child process (Linux /proc). */

@@ -13,7 +13,10 @@ export interface Load {
 }
 
 /** Runs a fixed-duration load against one URL. */
-export async function load(url: string, options: { headers?: Record<string, string>; connections?: number; seconds?: number } = {}): Promise<Load> {
+export async function load(
+  url: string,
+  options: { headers?: Record<string, string>; connections?: number; seconds?: number } = {},
+): Promise<Load> {
   const result = await autocannon({
     url,
     headers: options.headers,
@@ -39,9 +42,16 @@ export interface ChildOptions {
 }
 
 /** Starts a Node program (TypeScript through tsx) and waits for `ready` on its stdout. */
-export async function startChild(script: string, env: Record<string, string>, ready: string, options: ChildOptions = {}): Promise<Child> {
+export async function startChild(
+  script: string,
+  env: Record<string, string>,
+  ready: string,
+  options: ChildOptions = {},
+): Promise<Child> {
   const node = [process.execPath, '--import', 'tsx', script];
-  const [command, ...args] = options.fdLimit ? ['/bin/sh', '-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, ...node] : node;
+  const [command, ...args] = options.fdLimit
+    ? ['/bin/sh', '-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, ...node]
+    : node;
   const child = spawn(command!, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
@@ -66,11 +76,21 @@ export async function startChild(script: string, env: Record<string, string>, re
 }
 
 /** A Marquee server in its own process with a fresh data dir. */
-export async function startMarquee(port: number, env: Record<string, string> = {}, options: ChildOptions = {}): Promise<Child & { origin: string; dataDir: string }> {
+export async function startMarquee(
+  port: number,
+  env: Record<string, string> = {},
+  options: ChildOptions = {},
+): Promise<Child & { origin: string; dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-bench-'));
   const child = await startChild(
     'server/main.ts',
-    { PORT: String(port), MARQUEE_DATA_DIR: dataDir, MARQUEE_LOG_LEVEL: 'silent', MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '100000', ...env },
+    {
+      PORT: String(port),
+      MARQUEE_DATA_DIR: dataDir,
+      MARQUEE_LOG_LEVEL: 'silent',
+      MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '100000',
+      ...env,
+    },
     'Marquee is running',
     options,
   );

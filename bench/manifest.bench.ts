@@ -30,12 +30,28 @@ async function pairedPlayer(origin: string): Promise<string> {
   const started = await fetch(`${origin}/runtime/v1/pairing-sessions`, { method: 'POST' });
   cookiesOf(started, jar);
   const { code } = (await started.json()) as { code: string };
-  const claimed = await fetch(`${origin}/api/v1/screens/pair`, { method: 'POST', headers: { ...json, ...bearer, 'idempotency-key': 'bench-manifest-pair' }, body: JSON.stringify({ code }) });
+  const claimed = await fetch(`${origin}/api/v1/screens/pair`, {
+    method: 'POST',
+    headers: { ...json, ...bearer, 'idempotency-key': 'bench-manifest-pair' },
+    body: JSON.stringify({ code }),
+  });
   const { screen } = (await claimed.json()) as { screen: { id: string } };
-  const events = await (await fetch(`${origin}/runtime/v1/pairing-events`, { headers: { cookie: cookieHeader(jar) } })).text();
+  const events = await (
+    await fetch(`${origin}/runtime/v1/pairing-events`, { headers: { cookie: cookieHeader(jar) } })
+  ).text();
   const nonce = /"completion_nonce":"([^"]+)"/.exec(events)![1];
-  cookiesOf(await fetch(`${origin}/runtime/v1/pairing-sessions/complete`, { method: 'POST', headers: { ...json, cookie: cookieHeader(jar) }, body: JSON.stringify({ completion_nonce: nonce }) }), jar);
-  cookiesOf(await fetch(`${origin}/runtime/v1/device-sessions`, { method: 'POST', headers: { cookie: cookieHeader(jar) } }), jar);
+  cookiesOf(
+    await fetch(`${origin}/runtime/v1/pairing-sessions/complete`, {
+      method: 'POST',
+      headers: { ...json, cookie: cookieHeader(jar) },
+      body: JSON.stringify({ completion_nonce: nonce }),
+    }),
+    jar,
+  );
+  cookiesOf(
+    await fetch(`${origin}/runtime/v1/device-sessions`, { method: 'POST', headers: { cookie: cookieHeader(jar) } }),
+    jar,
+  );
 
   const playlist = await fetch(`${origin}/api/v1/playlists`, {
     method: 'POST',
@@ -48,13 +64,25 @@ async function pairedPlayer(origin: string): Promise<string> {
           canvas: { width: 1920, height: 1080, background: '#000000FF' },
           transition: { type: 'crossfade', duration_ms: 200 },
           advance: { mode: 'duration', after_ms: 15000 },
-          placements: [{ id: 'site', content: { type: 'iframe', src: 'https://example.com/', title: 'News' }, rect: { x: 0, y: 0, width: 1920, height: 1080 }, layer: 0, content_fit: 'fill' }],
+          placements: [
+            {
+              id: 'site',
+              content: { type: 'iframe', src: 'https://example.com/', title: 'News' },
+              rect: { x: 0, y: 0, width: 1920, height: 1080 },
+              layer: 0,
+              content_fit: 'fill',
+            },
+          ],
         },
       ],
     }),
   });
   const { id: playlistId } = (await playlist.json()) as { id: string };
-  await fetch(`${origin}/api/v1/screens/${screen.id}`, { method: 'PATCH', headers: { ...json, ...bearer }, body: JSON.stringify({ playlist_id: playlistId }) });
+  await fetch(`${origin}/api/v1/screens/${screen.id}`, {
+    method: 'PATCH',
+    headers: { ...json, ...bearer },
+    body: JSON.stringify({ playlist_id: playlistId }),
+  });
   return cookieHeader(jar);
 }
 
@@ -76,7 +104,13 @@ export async function manifestNotModified(): Promise<void> {
     const notModified = await load(url, { headers: { cookie, 'if-none-match': etag } });
     const full = await load(url, { headers: { cookie } });
     table([
-      { route: 'bare Express GET /bare', 'req/s': Math.round(baseline.requestsPerSecond), p99_ms: baseline.p99Ms, ratio: '1.00x', non2xx: baseline.non2xx },
+      {
+        route: 'bare Express GET /bare',
+        'req/s': Math.round(baseline.requestsPerSecond),
+        p99_ms: baseline.p99Ms,
+        ratio: '1.00x',
+        non2xx: baseline.non2xx,
+      },
       {
         route: 'GET /runtime/v1/manifest → 304',
         'req/s': Math.round(notModified.requestsPerSecond),
@@ -84,7 +118,13 @@ export async function manifestNotModified(): Promise<void> {
         ratio: ratio(notModified.requestsPerSecond, baseline.requestsPerSecond),
         non2xx: notModified.non2xx, // every answer is a 304
       },
-      { route: 'GET /runtime/v1/manifest → 200', 'req/s': Math.round(full.requestsPerSecond), p99_ms: full.p99Ms, ratio: ratio(full.requestsPerSecond, baseline.requestsPerSecond), non2xx: full.non2xx },
+      {
+        route: 'GET /runtime/v1/manifest → 200',
+        'req/s': Math.round(full.requestsPerSecond),
+        p99_ms: full.p99Ms,
+        ratio: ratio(full.requestsPerSecond, baseline.requestsPerSecond),
+        non2xx: full.non2xx,
+      },
     ]);
   } finally {
     await Promise.all([bare.stop(), marquee.stop()]);

@@ -41,18 +41,39 @@ async function mp4Of(bytes: number): Promise<Buffer> {
   for (let i = 0; i < packets; i++) {
     const data = crypto.randomBytes(packetBytes);
     data.writeUInt32BE(packetBytes - 4, 0);
-    await source.add(new EncodedPacket(data, i === 0 ? 'key' : 'delta', i / 25, 0.04), i === 0 ? { decoderConfig: { codec: 'avc1.42001f', codedWidth: 1920, codedHeight: 1080, description: new Uint8Array([1, 0x42, 0, 0x1f, 0xff, 0xe0, 0]) } } : undefined);
+    await source.add(
+      new EncodedPacket(data, i === 0 ? 'key' : 'delta', i / 25, 0.04),
+      i === 0
+        ? {
+            decoderConfig: {
+              codec: 'avc1.42001f',
+              codedWidth: 1920,
+              codedHeight: 1080,
+              description: new Uint8Array([1, 0x42, 0, 0x1f, 0xff, 0xe0, 0]),
+            },
+          }
+        : undefined,
+    );
   }
   await output.finalize();
   return Buffer.from((output.target as BufferTarget).buffer!);
 }
 
-async function api(origin: string, method: string, pathname: string, init: { token?: string; json?: unknown; body?: Buffer; headers?: Record<string, string> } = {}) {
+async function api(
+  origin: string,
+  method: string,
+  pathname: string,
+  init: { token?: string; json?: unknown; body?: Buffer; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { host: `localhost:${MARQUEE_PORT}`, ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.json !== undefined) headers['content-type'] = 'application/json';
   if (method === 'POST') headers['idempotency-key'] = crypto.randomBytes(12).toString('base64url');
-  const res = await fetch(`${origin}${pathname}`, { method, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body && new Uint8Array(init.body) });
+  const res = await fetch(`${origin}${pathname}`, {
+    method,
+    headers,
+    body: init.json !== undefined ? JSON.stringify(init.json) : init.body && new Uint8Array(init.body),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
@@ -61,11 +82,21 @@ async function api(origin: string, method: string, pathname: string, init: { tok
 /** Declare → PUT → commit → poll, as a client would. */
 async function uploadMedia(origin: string, token: string, bytes: Buffer): Promise<string> {
   const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
-  const session = await api(origin, 'POST', '/api/v1/media/uploads', { token, json: { filename: 'bench.mp4', content_type: 'video/mp4', bytes: bytes.length, sha256 } });
+  const session = await api(origin, 'POST', '/api/v1/media/uploads', {
+    token,
+    json: { filename: 'bench.mp4', content_type: 'video/mp4', bytes: bytes.length, sha256 },
+  });
   const url = new URL(session.upload_url);
-  const put = await fetch(`${origin}${url.pathname}${url.search}`, { method: 'PUT', headers: { host: url.host, ...session.headers }, body: new Uint8Array(bytes) });
+  const put = await fetch(`${origin}${url.pathname}${url.search}`, {
+    method: 'PUT',
+    headers: { host: url.host, ...session.headers },
+    body: new Uint8Array(bytes),
+  });
   if (put.status !== 200) throw new Error(`PUT: ${put.status} ${await put.text()}`);
-  await api(origin, 'POST', `/api/v1/media/uploads/${session.id}/commit`, { token, json: { content_type: 'video/mp4', bytes: bytes.length, sha256 } });
+  await api(origin, 'POST', `/api/v1/media/uploads/${session.id}/commit`, {
+    token,
+    json: { content_type: 'video/mp4', bytes: bytes.length, sha256 },
+  });
   for (let i = 0; i < 600; i++) {
     const op = await api(origin, 'GET', `/api/v1/operations/${session.operation.id}`, { token });
     if (op.state === 'succeeded') return op.result.media_id as string;
@@ -106,9 +137,14 @@ http {
 }
 `,
   );
-  const child = spawn(NGINX, ['-p', root, '-e', `${root}/error.log`, '-c', conf], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(NGINX, ['-p', root, '-e', `${root}/error.log`, '-c', conf], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   for (let i = 0; i < 100; i++) {
-    const up = await fetch(`http://127.0.0.1:${NGINX_PORT}/object.mp4`, { method: 'HEAD' }).then((r) => r.ok, () => false);
+    const up = await fetch(`http://127.0.0.1:${NGINX_PORT}/object.mp4`, { method: 'HEAD' }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -135,7 +171,14 @@ interface RangedLoad {
  * offset, draining the body and asking again. Node's native HTTP parser keeps the client cheap
  * for large bodies (autocannon's JS parser became the bottleneck above 64 KiB ranges).
  */
-async function rangedLoad(url: string, size: number, rangeBytes: number, headers: Record<string, string>, seconds = 5, connections = 8): Promise<RangedLoad> {
+async function rangedLoad(
+  url: string,
+  size: number,
+  rangeBytes: number,
+  headers: Record<string, string>,
+  seconds = 5,
+  connections = 8,
+): Promise<RangedLoad> {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
@@ -147,7 +190,13 @@ async function rangedLoad(url: string, size: number, rangeBytes: number, headers
       const start = Math.floor(Math.random() * (size - rangeBytes));
       const began = performance.now();
       const req = http.request(
-        { host: target.hostname, port: target.port, path: target.pathname, agent, headers: { ...headers, range: `bytes=${start}-${start + rangeBytes - 1}` } },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          agent,
+          headers: { ...headers, range: `bytes=${start}-${start + rangeBytes - 1}` },
+        },
         (res) => {
           if (res.statusCode !== 206) non2xx++;
           res.on('data', (chunk: Buffer) => (bytes += chunk.length));
@@ -186,7 +235,9 @@ export async function mediaRangedExport(): Promise<void> {
   let nginx: { stop(): Promise<void> } | undefined;
   try {
     const object = await mp4Of(OBJECT_BYTES);
-    const enrolled = await api(marquee.origin, 'POST', '/api/v1/enrollments', { json: { client_id: `cli_${'m'.repeat(43)}`, email: 'bench@example.com' } });
+    const enrolled = await api(marquee.origin, 'POST', '/api/v1/enrollments', {
+      json: { client_id: `cli_${'m'.repeat(43)}`, email: 'bench@example.com' },
+    });
     const token = enrolled.token as string;
     // Enough credits that the meter never refuses, whatever the date (the floor is 0 from 2027).
     const db = new SQLite(path.join(marquee.dataDir, 'marquee.db'));
@@ -207,7 +258,14 @@ export async function mediaRangedExport(): Promise<void> {
       const ours = await rangedLoad(marqueeUrl, object.length, rangeBytes, marqueeHeaders);
       const label = `${rangeBytes / 1024} KiB ranges`;
       rows.push(
-        { server: `nginx (${label})`, 'req/s': Math.round(base.requestsPerSecond), 'MB/s': Math.round(base.megabytesPerSecond), p99_ms: base.p99Ms, ratio: '1.00x', non206: base.non2xx },
+        {
+          server: `nginx (${label})`,
+          'req/s': Math.round(base.requestsPerSecond),
+          'MB/s': Math.round(base.megabytesPerSecond),
+          p99_ms: base.p99Ms,
+          ratio: '1.00x',
+          non206: base.non2xx,
+        },
         {
           server: `Marquee export (${label})`,
           'req/s': Math.round(ours.requestsPerSecond),
@@ -218,7 +276,9 @@ export async function mediaRangedExport(): Promise<void> {
         },
       );
     }
-    console.log(`object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections, 5 s each; ratio = Marquee MB/s ÷ nginx MB/s; non206 = answers that were not 206`);
+    console.log(
+      `object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections, 5 s each; ratio = Marquee MB/s ÷ nginx MB/s; non206 = answers that were not 206`,
+    );
     table(rows);
   } finally {
     await nginx?.stop();

@@ -45,7 +45,10 @@ async function playerCookies(page: Page) {
   return Object.fromEntries(cookies.filter((c) => c.name.startsWith('__Host-marquee-')).map((c) => [c.name, c.value]));
 }
 
-test('a framed player does nothing: no provisioning exchange, no session, the screen keeps its pairing', async ({ page, baseURL }) => {
+test('a framed player does nothing: no provisioning exchange, no session, the screen keeps its pairing', async ({
+  page,
+  baseURL,
+}) => {
   test.setTimeout(90_000);
   const playerOrigin = new URL(baseURL!).origin;
   const victim = new ControlApi(baseURL!);
@@ -62,7 +65,10 @@ test('a framed player does nothing: no provisioning exchange, no session, the sc
   const [inPlacement, inAttackerPage] = await Promise.all([provision(), provision()]);
 
   // A third-party page an iframe placement shows, which navigates its own frame to the player.
-  hostile.pages.set('/hijack', `<!doctype html><html><body style="background:#400"><script>location.href = ${JSON.stringify(inPlacement.provisioning_url)};</script></body></html>`);
+  hostile.pages.set(
+    '/hijack',
+    `<!doctype html><html><body style="background:#400"><script>location.href = ${JSON.stringify(inPlacement.provisioning_url)};</script></body></html>`,
+  );
 
   const frames = watchFrames(page, playerOrigin);
   let screenId = '';
@@ -79,7 +85,15 @@ test('a framed player does nothing: no provisioning exchange, no session, the sc
           canvas: { width: 1920, height: 1080, background: '#0F2A44FF' },
           transition: { type: 'crossfade', duration_ms: 200 },
           advance: { mode: 'duration', after_ms: 60_000 },
-          placements: [{ id: 'ticker', content: { type: 'iframe', src: `https://${NEWS_HOST}/hijack`, title: 'News' }, rect: { x: 360, y: 240, width: 1200, height: 600 }, layer: 0, content_fit: 'fill' }],
+          placements: [
+            {
+              id: 'ticker',
+              content: { type: 'iframe', src: `https://${NEWS_HOST}/hijack`, title: 'News' },
+              rect: { x: 360, y: 240, width: 1200, height: 600 },
+              layer: 0,
+              content_fit: 'fill',
+            },
+          ],
         },
       ],
     });
@@ -88,7 +102,12 @@ test('a framed player does nothing: no provisioning exchange, no session, the sc
   });
   const before = await playerCookies(page);
   expect(Object.keys(before)).toEqual(expect.arrayContaining(['__Host-marquee-device', '__Host-marquee-runtime']));
-  const victimUrl = await page.evaluate(() => (window as unknown as { marqueePlayer: { store: { getState(): { session: { publicUrl: string } } } } }).marqueePlayer.store.getState().session.publicUrl);
+  const victimUrl = await page.evaluate(
+    () =>
+      (
+        window as unknown as { marqueePlayer: { store: { getState(): { session: { publicUrl: string } } } } }
+      ).marqueePlayer.store.getState().session.publicUrl,
+  );
 
   await test.step('the placement navigates its own frame to the provisioning link: the framed player does nothing', async () => {
     await frames.settle(1);
@@ -125,7 +144,13 @@ test('a framed player does nothing: no provisioning exchange, no session, the sc
     // A reload resumes the victim screen's own session.
     await page.reload();
     await player.waitForLivePage('news', 30_000);
-    const publicUrl = () => page.evaluate(() => (window as unknown as { marqueePlayer: { store: { getState(): { session: { publicUrl: string } | null } } } }).marqueePlayer.store.getState().session?.publicUrl);
+    const publicUrl = () =>
+      page.evaluate(
+        () =>
+          (
+            window as unknown as { marqueePlayer: { store: { getState(): { session: { publicUrl: string } | null } } } }
+          ).marqueePlayer.store.getState().session?.publicUrl,
+      );
     await expect.poll(publicUrl, { timeout: 15_000 }).toBe(victimUrl);
   });
 });

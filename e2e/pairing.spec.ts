@@ -4,7 +4,10 @@ import { expect, test } from '@playwright/test';
 import { PlayerPage } from './pages/player-page';
 import { ControlApi } from './support/control-api';
 
-test('a screen shows its code, is paired through the API, and stays paired across a reload', async ({ page, baseURL }) => {
+test('a screen shows its code, is paired through the API, and stays paired across a reload', async ({
+  page,
+  baseURL,
+}) => {
   const api = new ControlApi(baseURL!);
   await api.enroll();
   const player = new PlayerPage(page);
@@ -24,7 +27,9 @@ test('a screen shows its code, is paired through the API, and stays paired acros
   await expect(player.pairingScreen).toBeHidden({ timeout: 10_000 });
   await expect.poll(async () => (await api.screen(claim.screen.id)).state).toBe('active');
   const cookies = await page.context().cookies();
-  expect(cookies.map((c) => c.name)).toEqual(expect.arrayContaining(['__Host-marquee-device', '__Host-marquee-runtime']));
+  expect(cookies.map((c) => c.name)).toEqual(
+    expect.arrayContaining(['__Host-marquee-device', '__Host-marquee-runtime']),
+  );
 
   // After a reload the player must resume the paired session: a device session for the same screen,
   // never a new pairing session, and the pairing screen never comes back.
@@ -34,8 +39,18 @@ test('a screen shows its code, is paired through the API, and stays paired acros
     if (url.pathname.startsWith('/runtime/v1/')) runtimeCalls.push(`${request.method()} ${url.pathname}`);
   });
   await page.reload();
-  const session = () => page.evaluate(() => (window as unknown as { marqueePlayer: { store: { getState(): { session: { paired: boolean; publicUrl: string } | null } } } }).marqueePlayer.store.getState().session);
-  await expect.poll(session, { timeout: 10_000 }).toEqual(expect.objectContaining({ paired: true, publicUrl: claim.public_url }));
+  const session = () =>
+    page.evaluate(
+      () =>
+        (
+          window as unknown as {
+            marqueePlayer: { store: { getState(): { session: { paired: boolean; publicUrl: string } | null } } };
+          }
+        ).marqueePlayer.store.getState().session,
+    );
+  await expect
+    .poll(session, { timeout: 10_000 })
+    .toEqual(expect.objectContaining({ paired: true, publicUrl: claim.public_url }));
   for (let i = 0; i < 6; i++) {
     await expect(player.pairingScreen).toBeHidden();
     await page.waitForTimeout(500);
@@ -45,5 +60,7 @@ test('a screen shows its code, is paired through the API, and stays paired acros
   expect(runtimeCalls).not.toContain('POST /runtime/v1/pairing-sessions');
   // Still one screen, active.
   const screens = await api.request('GET', '/api/v1/screens');
-  expect(screens.body.items.map((s: { id: string; state: string }) => [s.id, s.state])).toEqual([[claim.screen.id, 'active']]);
+  expect(screens.body.items.map((s: { id: string; state: string }) => [s.id, s.state])).toEqual([
+    [claim.screen.id, 'active'],
+  ]);
 });

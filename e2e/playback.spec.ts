@@ -34,7 +34,10 @@ const image = (id: string, mediaId: string, extra: Record<string, unknown> = {})
   ...extra,
 });
 
-test('a paired screen plays every kind of content, survives the server going away, and swaps playlists', async ({ page, browser }) => {
+test('a paired screen plays every kind of content, survives the server going away, and swaps playlists', async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(240_000);
   const api = new ControlApi(server.origin);
   const player = new PlayerPage(page);
@@ -66,8 +69,14 @@ test('a paired screen plays every kind of content, survives the server going awa
     media.clip = await api.uploadMedia(clip, 'video/webm', 'clip.webm');
     media.music = await api.uploadMedia(silentMp3(240), 'audio/mpeg', 'music.mp3');
 
-    const packed = await packApplication(path.resolve(import.meta.dirname, '../sdk/examples/kv-counter'), { runtime: await defaultRuntimeScript(), name: 'KV counter' });
-    const uploaded = await api.request('POST', '/api/v1/applications', { body: packed.archive, headers: { ...packed.headers, 'Content-Type': 'application/gzip' } });
+    const packed = await packApplication(path.resolve(import.meta.dirname, '../sdk/examples/kv-counter'), {
+      runtime: await defaultRuntimeScript(),
+      name: 'KV counter',
+    });
+    const uploaded = await api.request('POST', '/api/v1/applications', {
+      body: packed.archive,
+      headers: { ...packed.headers, 'Content-Type': 'application/gzip' },
+    });
     expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(202);
     const op = await api.waitForOperation(uploaded.body.operation_id, 60_000);
     expect(op.state, JSON.stringify(op)).toBe('succeeded');
@@ -82,13 +91,32 @@ test('a paired screen plays every kind of content, survives the server going awa
       pages: [
         {
           id: 'welcome',
-          canvas: canvas({ type: 'linear', stops: [{ at: 0, color: '#1B2632FF' }, { at: 1, color: '#000000FF' }] }),
+          canvas: canvas({
+            type: 'linear',
+            stops: [
+              { at: 0, color: '#1B2632FF' },
+              { at: 1, color: '#000000FF' },
+            ],
+          }),
           transition: { type: 'crossfade', duration_ms: 300 },
           advance: { mode: 'duration', after_ms: 2500 },
           placements: [
             image('hero', media.welcome!),
-            { id: 'ticker', content: { type: 'iframe', src: NEWS_URL, title: 'News ticker' }, rect: { x: 0, y: 960, width: 1920, height: 120 }, layer: 2, content_fit: 'fill', enter: { type: 'fade-up' } },
-            { id: 'gone', content: { type: 'iframe', src: UNREACHABLE_URL, title: 'Unreachable' }, rect: { x: 1520, y: 40, width: 360, height: 200 }, layer: 1, content_fit: 'fill' },
+            {
+              id: 'ticker',
+              content: { type: 'iframe', src: NEWS_URL, title: 'News ticker' },
+              rect: { x: 0, y: 960, width: 1920, height: 120 },
+              layer: 2,
+              content_fit: 'fill',
+              enter: { type: 'fade-up' },
+            },
+            {
+              id: 'gone',
+              content: { type: 'iframe', src: UNREACHABLE_URL, title: 'Unreachable' },
+              rect: { x: 1520, y: 40, width: 360, height: 200 },
+              layer: 1,
+              content_fit: 'fill',
+            },
           ],
         },
         {
@@ -96,14 +124,31 @@ test('a paired screen plays every kind of content, survives the server going awa
           canvas: canvas('#000000FF'),
           transition: { type: 'swipe-left', duration_ms: 400 },
           advance: { mode: 'media_end' },
-          placements: [{ id: 'video', content: { type: 'video', selector: { by: 'id', media_id: media.clip } }, rect: fullRect, layer: 0, content_fit: 'contain' }],
+          placements: [
+            {
+              id: 'video',
+              content: { type: 'video', selector: { by: 'id', media_id: media.clip } },
+              rect: fullRect,
+              layer: 0,
+              content_fit: 'contain',
+            },
+          ],
         },
         {
           id: 'counter',
           canvas: canvas('#10161DFF'),
           transition: { type: 'swipe-up', duration_ms: 300 },
           advance: { mode: 'application', max_ms: 20_000 },
-          placements: [{ id: 'board', content: { type: 'application', release_id: releaseId }, rect: fullRect, layer: 0, content_fit: 'fill', controller: true }],
+          placements: [
+            {
+              id: 'board',
+              content: { type: 'application', release_id: releaseId },
+              rect: fullRect,
+              layer: 0,
+              content_fit: 'fill',
+              controller: true,
+            },
+          ],
         },
         {
           id: 'menu',
@@ -132,7 +177,9 @@ test('a paired screen plays every kind of content, survives the server going awa
     const live = player.livePage();
     await expect(live.locator(`img[data-media-id="${media.welcome}"]`)).toBeVisible();
     await expect(live.locator('[data-placement-id="ticker"] iframe')).toHaveAttribute('src', NEWS_URL);
-    await expect(page.frameLocator('[data-placement-id="ticker"] iframe').locator('#ticker')).toHaveText(/lobby loop is live/);
+    await expect(page.frameLocator('[data-placement-id="ticker"] iframe').locator('#ticker')).toHaveText(
+      /lobby loop is live/,
+    );
     // The unreachable site is not shown as a browser error page; the rest of the page plays.
     await expect(live.locator('[data-placement-id="gone"]')).toHaveAttribute('data-unavailable', 'true');
     await expect(live.locator('[data-placement-id="gone"] iframe')).toHaveCount(0);
@@ -219,7 +266,8 @@ test('a paired screen plays every kind of content, survives the server going awa
           const pages: string[] = [];
           const tick = () => {
             times.push(audio.currentTime);
-            const live = [...document.querySelectorAll<HTMLElement>('.stage .page[data-state="live"]')].at(-1)?.dataset.pageId;
+            const live = [...document.querySelectorAll<HTMLElement>('.stage .page[data-state="live"]')].at(-1)?.dataset
+              .pageId;
             if (live && pages.at(-1) !== live) pages.push(live);
             if (pages.length > 21) return resolve({ times, pages });
             requestAnimationFrame(tick);
@@ -236,9 +284,21 @@ test('a paired screen plays every kind of content, survives the server going awa
     await page.waitForTimeout(500); // past the transition: the page fills the viewport
     await player.screenshot('playing-after-swap.png');
 
-    const revision = await page.evaluate(() => (window as unknown as { marqueePlayer: { store: { getState(): { activeRevision: string } } } }).marqueePlayer.store.getState().activeRevision);
+    const revision = await page.evaluate(
+      () =>
+        (
+          window as unknown as { marqueePlayer: { store: { getState(): { activeRevision: string } } } }
+        ).marqueePlayer.store.getState().activeRevision,
+    );
     await expect
-      .poll(async () => (await api.events()).filter((e) => e.type === 'manifest.activated').map((e) => JSON.stringify(e)).join('\n'), { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await api.events())
+            .filter((e) => e.type === 'manifest.activated')
+            .map((e) => JSON.stringify(e))
+            .join('\n'),
+        { timeout: 10_000 },
+      )
       .toContain(revision);
   });
 });

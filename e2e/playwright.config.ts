@@ -28,6 +28,11 @@ export default defineConfig({
     url: `http://127.0.0.1:${E2E_PORT}/.health`,
     reuseExistingServer: false,
     timeout: 30_000,
-    env: { PORT: String(E2E_PORT), MARQUEE_DATA_DIR: dataDir, MARQUEE_LOG_LEVEL: 'warn', MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '10000' },
+    env: {
+      PORT: String(E2E_PORT),
+      MARQUEE_DATA_DIR: dataDir,
+      MARQUEE_LOG_LEVEL: 'warn',
+      MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '10000',
+    },
   },
 });

@@ -18,7 +18,12 @@ export default defineConfig(({ mode }) => ({
     sourcemap: false,
     lib:
       mode === 'classic'
-        ? { entry: path.resolve(sdk, 'bridge/child-global.ts'), formats: ['iife'], name: 'MarqueeAppBridge', fileName: () => 'marquee-app.js' }
+        ? {
+            entry: path.resolve(sdk, 'bridge/child-global.ts'),
+            formats: ['iife'],
+            name: 'MarqueeAppBridge',
+            fileName: () => 'marquee-app.js',
+          }
         : { entry: path.resolve(sdk, 'bridge/child.ts'), formats: ['es'], fileName: () => 'marquee-app.mjs' },
   },
 }));

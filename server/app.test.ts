@@ -24,7 +24,14 @@ describe('process lifecycle', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const server = await TestServer.start({
-      extraRoutes: [{ plane: 'control', method: 'GET', path: '/test/hold', route: query({}, async () => (await gate, reply.ok({ finished: true }))) }],
+      extraRoutes: [
+        {
+          plane: 'control',
+          method: 'GET',
+          path: '/test/hold',
+          route: query({}, async () => (await gate, reply.ok({ finished: true }))),
+        },
+      ],
     });
     const inFlight = server.request('GET', '/test/hold');
     await new Promise((r) => setTimeout(r, 50));

@@ -92,7 +92,15 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
     logger,
     lifecycle,
     events,
-    operations: new OperationWorker({ store, clock, notifier, events, logger, controlOrigin: config.controlOrigin, workerId: loadWorkerId(config.dataDir) }),
+    operations: new OperationWorker({
+      store,
+      clock,
+      notifier,
+      events,
+      logger,
+      controlOrigin: config.controlOrigin,
+      workerId: loadWorkerId(config.dataDir),
+    }),
     housekeeping: new Housekeeping(logger),
     features: {},
     references: noReferences,
@@ -141,7 +149,13 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
   app.use((req: Request, res: Response, next) => {
     const requestId = res.locals.requestId as string;
     const fail = (error: unknown) =>
-      sendProblem(res, error, { controlOrigin: config.controlOrigin, generation: config.model, requestId, instance: req.path, logger });
+      sendProblem(res, error, {
+        controlOrigin: config.controlOrigin,
+        generation: config.model,
+        requestId,
+        instance: req.path,
+        logger,
+      });
     if (lifecycle.state === 'draining' && req.path !== '/.health' && req.path !== '/.ready') {
       res.setHeader('Connection', 'close');
       return fail(problem('server_draining', 'this host is draining; retry on another host'));
@@ -156,12 +170,21 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
       }
       // spec: release hosts answer a disallowed method with 403, not 405.
       if (found.kind === 'method_not_allowed' && found.plane === 'release') {
-        return fail(problem('forbidden', `${req.method} is not allowed on a release host; only GET and HEAD are`, { headers: { 'Referrer-Policy': 'no-referrer' } }));
+        return fail(
+          problem('forbidden', `${req.method} is not allowed on a release host; only GET and HEAD are`, {
+            headers: { 'Referrer-Policy': 'no-referrer' },
+          }),
+        );
       }
       if (found.kind === 'method_not_allowed') {
-        return fail(problem('method_not_allowed', `${req.method} is not allowed here; allowed: ${found.allow.join(', ')}`, { headers: { Allow: found.allow.join(', ') } }));
+        return fail(
+          problem('method_not_allowed', `${req.method} is not allowed here; allowed: ${found.allow.join(', ')}`, {
+            headers: { Allow: found.allow.join(', ') },
+          }),
+        );
       }
-      if (found.planes.includes('runtime') && (req.method === 'GET' || req.method === 'HEAD') && servePlayer(req, res)) return;
+      if (found.planes.includes('runtime') && (req.method === 'GET' || req.method === 'HEAD') && servePlayer(req, res))
+        return;
       next(problem('not_found', `no route for ${req.method} ${redactPath(req.path)}`));
     } catch (error) {
       fail(error);
@@ -170,7 +193,13 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
 
   // Reached by next(error) from Express itself (and by the not-found case above).
   app.use((error: unknown, req: Request, res: Response, _next: express.NextFunction) => {
-    sendProblem(res, error, { controlOrigin: config.controlOrigin, generation: config.model, requestId: res.locals.requestId as string, instance: req.path, logger });
+    sendProblem(res, error, {
+      controlOrigin: config.controlOrigin,
+      generation: config.model,
+      requestId: res.locals.requestId as string,
+      instance: req.path,
+      logger,
+    });
   });
 
   let server: http.Server | undefined;

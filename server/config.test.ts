@@ -30,16 +30,21 @@ describe('configuration', () => {
   it('rejects invalid values and unknown flags with the setting named', () => {
     expect(() => loadConfig({ PORT: 'eighty' }, [])).toThrow(/PORT/);
     expect(() => loadConfig({}, ['--nope', '1'])).toThrow(ConfigError);
-    expect(() => loadConfig({ MARQUEE_RELEASE_ORIGIN: 'http://release.example.com' }, [])).toThrow(/MARQUEE_RELEASE_ORIGIN/);
+    expect(() => loadConfig({ MARQUEE_RELEASE_ORIGIN: 'http://release.example.com' }, [])).toThrow(
+      /MARQUEE_RELEASE_ORIGIN/,
+    );
   });
 
   it('never prints secrets, even in validation errors', () => {
-    const c = loadConfig({ MARQUEE_SECRET: 'hunter2-very-secret-hunter2-very-secret', MARQUEE_BETA_KEY: 'beta-secret' }, []);
+    const c = loadConfig(
+      { MARQUEE_SECRET: 'hunter2-very-secret-hunter2-very-secret', MARQUEE_BETA_KEY: 'beta-secret' },
+      [],
+    );
     const text = describeConfig(c).join(' ');
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain('beta-secret');
     expect(text).toContain('MARQUEE_SECRET=[redacted]');
-    expect(() => loadConfig({ MARQUEE_IMAGE_VENDOR_KEY: '' , MARQUEE_SECRET: '' }, [])).not.toThrow();
+    expect(() => loadConfig({ MARQUEE_IMAGE_VENDOR_KEY: '', MARQUEE_SECRET: '' }, [])).not.toThrow();
   });
 
   it('refuses a configured MARQUEE_SECRET shorter than 32 characters, naming the setting but never the value', () => {
@@ -50,7 +55,9 @@ describe('configuration', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toMatch(/^MARQUEE_SECRET \(--secret\) = \[redacted\]: must be at least 32 characters/);
+    expect((error as Error).message).toMatch(
+      /^MARQUEE_SECRET \(--secret\) = \[redacted\]: must be at least 32 characters/,
+    );
     expect((error as Error).message).not.toContain('guessable');
     expect(() => loadConfig({}, ['--secret', 'a'])).toThrow(/MARQUEE_SECRET/);
     expect(loadConfig({ MARQUEE_SECRET: 'x'.repeat(32) }, []).secret).toHaveLength(32);
@@ -73,8 +80,11 @@ describe('release hosts on another site than the player', () => {
     expect(refusal({ PORT: '9191' })).toBeUndefined();
   });
 
-  it('refuses to start with a release host under the play origin\'s registrable domain, naming both origins', () => {
-    const message = refusal({ MARQUEE_PLAY_ORIGIN: 'https://play.example.com', MARQUEE_RELEASE_ORIGIN: 'https://{label}.release.play.example.com' });
+  it("refuses to start with a release host under the play origin's registrable domain, naming both origins", () => {
+    const message = refusal({
+      MARQUEE_PLAY_ORIGIN: 'https://play.example.com',
+      MARQUEE_RELEASE_ORIGIN: 'https://{label}.release.play.example.com',
+    });
     expect(message).toContain('MARQUEE_RELEASE_ORIGIN (--release-origin) = "https://{label}.release.play.example.com"');
     expect(message).toContain('MARQUEE_PLAY_ORIGIN (--play-origin) = "https://play.example.com"');
     expect(message).toContain('MARQUEE_ALLOW_SAME_SITE_RELEASES=1');
@@ -86,7 +96,9 @@ describe('release hosts on another site than the player', () => {
       ['http://play.test', 'http://{label}.release.play.test'], // an unlisted top label is a suffix, as in Chromium
       ['https://PLAY.Example.com', 'https://{label}.release.example.com:8443'], // case and port do not matter
     ]) {
-      expect(refusal({ MARQUEE_PLAY_ORIGIN: play, MARQUEE_RELEASE_ORIGIN: release }), `${play} / ${release}`).toMatch(/is the same site as/);
+      expect(refusal({ MARQUEE_PLAY_ORIGIN: play, MARQUEE_RELEASE_ORIGIN: release }), `${play} / ${release}`).toMatch(
+        /is the same site as/,
+      );
     }
   });
 
@@ -99,16 +111,24 @@ describe('release hosts on another site than the player', () => {
       ['http://localhost:8080', 'http://{label}.release.localhost:8080'], // the default: release.localhost is not localhost
       ['http://127.0.0.1:8080', 'http://{label}.release.localhost:8080'],
     ]) {
-      expect(refusal({ MARQUEE_PLAY_ORIGIN: play, MARQUEE_RELEASE_ORIGIN: release }), `${play} / ${release}`).toBeUndefined();
+      expect(
+        refusal({ MARQUEE_PLAY_ORIGIN: play, MARQUEE_RELEASE_ORIGIN: release }),
+        `${play} / ${release}`,
+      ).toBeUndefined();
     }
   });
 
   it('starts anyway when MARQUEE_ALLOW_SAME_SITE_RELEASES or its flag says so, and only then', () => {
-    const sameSite = { MARQUEE_PLAY_ORIGIN: 'https://play.example.com', MARQUEE_RELEASE_ORIGIN: 'https://{label}.release.play.example.com' };
+    const sameSite = {
+      MARQUEE_PLAY_ORIGIN: 'https://play.example.com',
+      MARQUEE_RELEASE_ORIGIN: 'https://{label}.release.play.example.com',
+    };
     expect(loadConfig({ ...sameSite, MARQUEE_ALLOW_SAME_SITE_RELEASES: '1' }).allowSameSiteReleases).toBe(true);
     expect(loadConfig(sameSite, ['--allow-same-site-releases', 'true']).allowSameSiteReleases).toBe(true);
     expect(refusal({ ...sameSite, MARQUEE_ALLOW_SAME_SITE_RELEASES: '0' })).toMatch(/same site/);
-    expect(refusal({ ...sameSite, MARQUEE_ALLOW_SAME_SITE_RELEASES: 'yes' })).toMatch(/^MARQUEE_ALLOW_SAME_SITE_RELEASES/);
+    expect(refusal({ ...sameSite, MARQUEE_ALLOW_SAME_SITE_RELEASES: 'yes' })).toMatch(
+      /^MARQUEE_ALLOW_SAME_SITE_RELEASES/,
+    );
     expect(loadConfig({}).allowSameSiteReleases).toBe(false);
   });
 });

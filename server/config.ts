@@ -66,13 +66,18 @@ export const SETTINGS = {
     env: 'MARQUEE_RELEASE_ORIGIN',
     flag: '--release-origin',
     doc: 'Origin template of release hosts ({release_url}); {label} is replaced by the release host label.',
-    schema: z.string().regex(/^https?:\/\/\{label\}\.[A-Za-z0-9.-]+(:\d+)?$/, 'must look like https://{label}.marquee-apps.example (a registrable domain other than the player’s)'),
+    schema: z
+      .string()
+      .regex(
+        /^https?:\/\/\{label\}\.[A-Za-z0-9.-]+(:\d+)?$/,
+        'must look like https://{label}.marquee-apps.example (a registrable domain other than the player’s)',
+      ),
     fallback: (c) => `http://{label}.release.localhost:${c.port}`,
   }),
   allowSameSiteReleases: setting({
     env: 'MARQUEE_ALLOW_SAME_SITE_RELEASES',
     flag: '--allow-same-site-releases',
-    doc: 'Set to 1 to start although release hosts are the same site (registrable domain) as the play origin. Their applications then share the player\'s main thread: one that hangs freezes the screen. Only for trusted applications.',
+    doc: "Set to 1 to start although release hosts are the same site (registrable domain) as the play origin. Their applications then share the player's main thread: one that hangs freezes the screen. Only for trusted applications.",
     schema: z.union([z.boolean(), z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true')]),
     fallback: () => false,
   }),
@@ -95,7 +100,10 @@ export const SETTINGS = {
     flag: '--secret',
     doc: `Server signing secret (cookies, capabilities, cursors, upload URLs), at least ${SECRET_MIN_CHARACTERS} characters. Generated into the data dir when unset.`,
     secret: true,
-    schema: z.string().min(SECRET_MIN_CHARACTERS, `must be at least ${SECRET_MIN_CHARACTERS} characters (use a random value)`).optional(),
+    schema: z
+      .string()
+      .min(SECRET_MIN_CHARACTERS, `must be at least ${SECRET_MIN_CHARACTERS} characters (use a random value)`)
+      .optional(),
     fallback: () => undefined,
   }),
   betaKey: setting({
@@ -118,8 +126,16 @@ export const SETTINGS = {
     flag: '--trusted-proxies',
     doc: 'Comma-separated addresses or CIDR ranges of your reverse proxies. Requests from them are attributed to the client their X-Forwarded-For names (per-IP rate budgets). Default none: the socket peer is the client.',
     schema: z.preprocess(
-      (value) => (typeof value === 'string' ? value.split(',').map((v) => v.trim()).filter((v) => v !== '') : value),
-      z.array(z.string().refine(isAddressOrRange, 'each entry must be an IP address or a CIDR range such as 10.0.0.0/8')),
+      (value) =>
+        typeof value === 'string'
+          ? value
+              .split(',')
+              .map((v) => v.trim())
+              .filter((v) => v !== '')
+          : value,
+      z.array(
+        z.string().refine(isAddressOrRange, 'each entry must be an IP address or a CIDR range such as 10.0.0.0/8'),
+      ),
     ),
     fallback: () => [] as string[],
   }),
@@ -182,7 +198,11 @@ export type Config = Readonly<RawConfig>;
 export class ConfigError extends Error {}
 
 /** Resolves settings from defaults, then environment, then flags (later wins), validating each. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = [], overrides: Partial<RawConfig> = {}): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  argv: string[] = [],
+  overrides: Partial<RawConfig> = {},
+): Config {
   const flags = parseFlags(argv);
   const resolved: Record<string, unknown> = {};
   for (const [name, s] of Object.entries(SETTINGS) as [keyof RawConfig, Setting<unknown>][]) {
@@ -199,7 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   if (!config.allowSameSiteReleases && releasesSameSiteAsPlayer(config.playOrigin, config.releaseOrigin)) {
     throw new ConfigError(
       `MARQUEE_RELEASE_ORIGIN (--release-origin) = ${JSON.stringify(config.releaseOrigin)} is the same site as MARQUEE_PLAY_ORIGIN (--play-origin) = ${JSON.stringify(config.playOrigin)}: ` +
-        'an application frame on a release host of the player\'s own registrable domain runs on the player\'s main thread, so one that hangs freezes the screen. ' +
+        "an application frame on a release host of the player's own registrable domain runs on the player's main thread, so one that hangs freezes the screen. " +
         'Serve release hosts under another registrable domain (for example https://{label}.example-apps.net beside https://play.example.com), ' +
         'or set MARQUEE_ALLOW_SAME_SITE_RELEASES=1 to accept that risk.',
     );

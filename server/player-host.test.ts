@@ -41,18 +41,28 @@ describe('the player origin', () => {
     expect(res.headers).toMatchObject({ ...NO_FRAMING, 'content-type': type });
   });
 
-  it.each(['iframe', 'frame', 'embed', 'object'])('refuses a navigation into a %s with a problem that forbids framing too', async (dest) => {
-    for (const url of ['/', '/s/pub_abc123']) {
-      const res = await server.request('GET', url, { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': dest } });
-      expect(res.status).toBe(403);
-      expect(res.headers).toMatchObject({ ...NO_FRAMING, 'content-type': 'application/problem+json' });
-      expect(res.json()).toMatchObject({ code: 'forbidden', detail: expect.stringMatching(/never runs inside a frame/) });
-      expect(res.text).not.toContain('Marquee player');
-    }
-    // The same site framing it (an application frame on a release host) is refused alike.
-    const sameSite = await server.request('GET', '/', { headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': dest } });
-    expect(sameSite.status).toBe(403);
-  });
+  it.each(['iframe', 'frame', 'embed', 'object'])(
+    'refuses a navigation into a %s with a problem that forbids framing too',
+    async (dest) => {
+      for (const url of ['/', '/s/pub_abc123']) {
+        const res = await server.request('GET', url, {
+          headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': dest },
+        });
+        expect(res.status).toBe(403);
+        expect(res.headers).toMatchObject({ ...NO_FRAMING, 'content-type': 'application/problem+json' });
+        expect(res.json()).toMatchObject({
+          code: 'forbidden',
+          detail: expect.stringMatching(/never runs inside a frame/),
+        });
+        expect(res.text).not.toContain('Marquee player');
+      }
+      // The same site framing it (an application frame on a release host) is refused alike.
+      const sameSite = await server.request('GET', '/', {
+        headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': dest },
+      });
+      expect(sameSite.status).toBe(403);
+    },
+  );
 
   it('still serves browsers that send no Fetch Metadata (kiosk shells, old engines), without framing', async () => {
     const res = await server.request('GET', '/');
@@ -81,13 +91,19 @@ describe('the public screen URL in logs (review 3, finding A)', () => {
   it('never writes the public id to the request log, nor into a problem', async () => {
     const before = server.logText().length;
     expect((await server.request('GET', `/s/${publicId}`, { headers: TOP_LEVEL })).status).toBe(200);
-    const framed = await server.request('GET', `/s/${publicId}/`, { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' } });
+    const framed = await server.request('GET', `/s/${publicId}/`, {
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' },
+    });
     expect(framed.status).toBe(403);
     expect(framed.json().instance).toBe('/s/[redacted]/');
     expect(framed.text).not.toContain(publicId);
     // The request line is written when the response closes.
     await new Promise((r) => setTimeout(r, 50));
-    const lines = server.logText().slice(before).split('\n').filter((l) => l.includes('"msg":"request"'));
+    const lines = server
+      .logText()
+      .slice(before)
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"'));
     expect(lines.some((l) => l.includes('"path":"/s/[redacted]"'))).toBe(true);
     expect(lines.some((l) => l.includes('"path":"/s/[redacted]/"'))).toBe(true);
     expect(server.logText()).not.toContain(publicId);

@@ -16,7 +16,10 @@ export function setPlayerDir(dir: string): void {
 }
 
 /** On every player answer: no page of any origin may frame it (CSP for today's browsers, XFO for older ones). */
-export const PLAYER_FRAMING_HEADERS = { 'Content-Security-Policy': "frame-ancestors 'none'", 'X-Frame-Options': 'DENY' } as const;
+export const PLAYER_FRAMING_HEADERS = {
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+} as const;
 /** Sec-Fetch-Dest values of a request that loads the player into another page. */
 const EMBEDDED_DESTS = new Set(['iframe', 'frame', 'embed', 'object', 'fencedframe']);
 /** Paths that belong to the API planes never fall back to the player shell. */
@@ -50,7 +53,9 @@ export function servePlayer(req: Request, res: Response): boolean {
   }
   const dest = req.get('sec-fetch-dest');
   if (dest !== undefined && EMBEDDED_DESTS.has(dest.toLowerCase())) {
-    throw problem('forbidden', 'the player never runs inside a frame; open it as the top-level page of the screen', { headers: PLAYER_FRAMING_HEADERS });
+    throw problem('forbidden', 'the player never runs inside a frame; open it as the top-level page of the screen', {
+      headers: PLAYER_FRAMING_HEADERS,
+    });
   }
   const relative = path.normalize(decoded);
   const candidate = path.join(playerDir, relative);
@@ -62,7 +67,10 @@ export function servePlayer(req: Request, res: Response): boolean {
   const shell = path.join(playerDir, 'index.html');
   if (!isFile(shell)) {
     res.set(PLAYER_FRAMING_HEADERS);
-    res.status(503).type('text/plain').send('The player is not built yet. Run `npm run build:web` (npm start does this for you).\n');
+    res
+      .status(503)
+      .type('text/plain')
+      .send('The player is not built yet. Run `npm run build:web` (npm start does this for you).\n');
     return true;
   }
   sendFile(res, shell, 'no-cache');

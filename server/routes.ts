@@ -33,7 +33,12 @@ export const routeTable: RouteEntry[] = [
   // Accounts (Model A)
   { plane: 'control', method: 'POST', path: '/api/v1/accounts', route: tenants.createAccount },
   { plane: 'control', method: 'GET', path: '/api/v1/account', route: tenants.getAccount },
-  { plane: 'control', method: 'POST', path: '/api/v1/account/credential-issuances/:id/ack', route: tenants.ackCredentialIssuance },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/api/v1/account/credential-issuances/:id/ack',
+    route: tenants.ackCredentialIssuance,
+  },
 
   // Enrollment and projects (Model P)
   { plane: 'control', method: 'POST', path: '/api/v1/enrollments', route: tenants.enroll },
@@ -80,7 +85,12 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/pairing-sessions/complete', route: pairing.completePairing },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/device-sessions', route: pairing.createDeviceSession },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/sessions', route: pairing.createRuntimeSession },
-  { plane: 'runtime', method: 'POST', path: '/runtime/v1/browser-provisioning/exchanges', route: pairing.exchangeProvisioning },
+  {
+    plane: 'runtime',
+    method: 'POST',
+    path: '/runtime/v1/browser-provisioning/exchanges',
+    route: pairing.exchangeProvisioning,
+  },
   // Media (the signed PUT is the local blob store's private-storage door, authorized by its signature)
   { plane: 'control', method: 'GET', path: '/api/v1/media', route: media.listMedia },
   { plane: 'control', method: 'POST', path: '/api/v1/media/uploads', route: mediaUpload.declareMediaUpload },
@@ -108,13 +118,33 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/manifest', route: runtimeManifest.getManifest },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/events', route: runtimeEvents.runtimeEvents },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/reports', route: runtimeReports.postReport },
-  { plane: 'runtime', method: 'POST', path: '/runtime/v1/manifests/:manifest_revision/releases/:release_id/launch', route: runtimeLaunch.launchRelease },
-  { plane: 'runtime', method: 'GET', path: '/content/v1/manifests/:manifest_revision/media/:media_id', route: runtimeContent.getManifestMedia },
-  { plane: 'runtime', method: 'GET', path: '/content/v1/manifests/:manifest_revision/releases/:release_id/package', route: runtimeContent.getManifestPackage },
+  {
+    plane: 'runtime',
+    method: 'POST',
+    path: '/runtime/v1/manifests/:manifest_revision/releases/:release_id/launch',
+    route: runtimeLaunch.launchRelease,
+  },
+  {
+    plane: 'runtime',
+    method: 'GET',
+    path: '/content/v1/manifests/:manifest_revision/media/:media_id',
+    route: runtimeContent.getManifestMedia,
+  },
+  {
+    plane: 'runtime',
+    method: 'GET',
+    path: '/content/v1/manifests/:manifest_revision/releases/:release_id/package',
+    route: runtimeContent.getManifestPackage,
+  },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/apps/:application_id/kv', route: runtimeKv.listRuntimeKv },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/apps/:application_id/kv/:key', route: runtimeKv.getRuntimeKv },
   { plane: 'runtime', method: 'PUT', path: '/runtime/v1/apps/:application_id/kv/:key', route: runtimeKv.putRuntimeKv },
-  { plane: 'runtime', method: 'DELETE', path: '/runtime/v1/apps/:application_id/kv/:key', route: runtimeKv.deleteRuntimeKv },
+  {
+    plane: 'runtime',
+    method: 'DELETE',
+    path: '/runtime/v1/apps/:application_id/kv/:key',
+    route: runtimeKv.deleteRuntimeKv,
+  },
 
   // Release hosts (GET also answers HEAD; any other method is refused with 403 in app.ts)
   { plane: 'release', method: 'GET', path: PLAYER_ORIGIN_PATH, route: releaseHost.releasePlayerOrigin },

@@ -56,7 +56,8 @@ export class PlayerPage {
           const seen: string[] = [];
           const started = performance.now();
           const tick = () => {
-            const live = [...document.querySelectorAll<HTMLElement>('.stage .page[data-state="live"]')].at(-1)?.dataset.pageId;
+            const live = [...document.querySelectorAll<HTMLElement>('.stage .page[data-state="live"]')].at(-1)?.dataset
+              .pageId;
             if (live && seen.at(-1) !== live) seen.push(live);
             if (seen.length > pageChanges) return resolve(seen);
             if (performance.now() - started > timeout) return reject(new Error(`only saw ${seen.join(', ')}`));

@@ -18,7 +18,11 @@ export class ControlApi {
     private token = '',
   ) {}
 
-  async request<T = any>(method: string, path: string, options: { json?: unknown; body?: Buffer; headers?: Record<string, string>; idempotent?: boolean } = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    options: { json?: unknown; body?: Buffer; headers?: Record<string, string>; idempotent?: boolean } = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     if (options.json !== undefined) headers['Content-Type'] = 'application/json';
@@ -26,7 +30,12 @@ export class ControlApi {
     const res = await fetch(new URL(path, this.baseUrl), {
       method,
       headers,
-      body: options.json !== undefined ? JSON.stringify(options.json) : options.body ? new Uint8Array(options.body) : undefined,
+      body:
+        options.json !== undefined
+          ? JSON.stringify(options.json)
+          : options.body
+            ? new Uint8Array(options.body)
+            : undefined,
     });
     const text = await res.text();
     let body: any = text;
@@ -40,7 +49,12 @@ export class ControlApi {
 
   /** Enrolls a fresh project and keeps its bearer. */
   async enroll(): Promise<void> {
-    const res = await this.request('POST', '/api/v1/enrollments', { json: { client_id: `cli_${crypto.randomBytes(32).toString('base64url').slice(0, 43)}`, email: `owner-${randomKey()}@example.com` } });
+    const res = await this.request('POST', '/api/v1/enrollments', {
+      json: {
+        client_id: `cli_${crypto.randomBytes(32).toString('base64url').slice(0, 43)}`,
+        email: `owner-${randomKey()}@example.com`,
+      },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     this.token = res.body.token;
   }
@@ -79,7 +93,8 @@ export class ControlApi {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const res = await this.request('GET', `/api/v1/operations/${id}`);
-      if (res.body?.state === 'succeeded' || res.body?.state === 'failed' || res.body?.state === 'cancelled') return res.body;
+      if (res.body?.state === 'succeeded' || res.body?.state === 'failed' || res.body?.state === 'cancelled')
+        return res.body;
       if (Date.now() > deadline) throw new Error(`operation ${id} still ${res.body?.state}`);
       await new Promise((r) => setTimeout(r, 150));
     }
@@ -87,12 +102,20 @@ export class ControlApi {
 
   /** Declare → signed PUT → commit → verified; returns the ready media id. */
   async uploadMedia(bytes: Buffer, contentType: string, filename: string): Promise<string> {
-    const declared = await this.request('POST', '/api/v1/media/uploads', { json: { filename, content_type: contentType, bytes: bytes.length, sha256: sha256(bytes) } });
+    const declared = await this.request('POST', '/api/v1/media/uploads', {
+      json: { filename, content_type: contentType, bytes: bytes.length, sha256: sha256(bytes) },
+    });
     expect(declared.status, JSON.stringify(declared.body)).toBe(201);
     const session = declared.body;
-    const put = await fetch(session.upload_url, { method: session.method, headers: session.headers, body: new Uint8Array(bytes) });
+    const put = await fetch(session.upload_url, {
+      method: session.method,
+      headers: session.headers,
+      body: new Uint8Array(bytes),
+    });
     expect(put.status).toBe(200);
-    const committed = await this.request('POST', `/api/v1/media/uploads/${session.id}/commit`, { json: { content_type: contentType, bytes: bytes.length, sha256: sha256(bytes) } });
+    const committed = await this.request('POST', `/api/v1/media/uploads/${session.id}/commit`, {
+      json: { content_type: contentType, bytes: bytes.length, sha256: sha256(bytes) },
+    });
     expect(committed.status, JSON.stringify(committed.body)).toBe(202);
     const op = await this.waitForOperation(session.operation.id);
     expect(op.state, JSON.stringify(op)).toBe('succeeded');
@@ -100,11 +123,16 @@ export class ControlApi {
   }
 
   /** Every event of the tenant so far (pages through the list). */
-  async events(): Promise<Array<{ type: string; details?: Record<string, unknown>; resource?: { type: string; id: string } }>> {
+  async events(): Promise<
+    Array<{ type: string; details?: Record<string, unknown>; resource?: { type: string; id: string } }>
+  > {
     const items: any[] = [];
     let after = '';
     for (;;) {
-      const res = await this.request('GET', `/api/v1/events?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+      const res = await this.request(
+        'GET',
+        `/api/v1/events?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+      );
       expect(res.status).toBe(200);
       items.push(...res.body.items);
       if (res.body.items.length < 200) return items;

@@ -21,7 +21,13 @@ export class MarqueeServer {
   async start(): Promise<void> {
     this.child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, PORT: String(this.port), MARQUEE_DATA_DIR: this.dataDir, MARQUEE_LOG_LEVEL: 'warn', MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '10000' },
+      env: {
+        ...process.env,
+        PORT: String(this.port),
+        MARQUEE_DATA_DIR: this.dataDir,
+        MARQUEE_LOG_LEVEL: 'warn',
+        MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '10000',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const deadline = Date.now() + 30_000;

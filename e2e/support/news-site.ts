@@ -29,7 +29,29 @@ export function newsSite(port: number): NewsSite {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-news-'));
   const key = path.join(dir, 'key.pem');
   const cert = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${NEWS_HOST}`, '-addext', `subjectAltName=DNS:${NEWS_HOST}`], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${NEWS_HOST}`,
+      '-addext',
+      `subjectAltName=DNS:${NEWS_HOST}`,
+    ],
+    { stdio: 'ignore' },
+  );
   const publicKey = execFileSync('openssl', ['x509', '-in', cert, '-pubkey', '-noout']);
   const der = execFileSync('openssl', ['pkey', '-pubin', '-outform', 'der'], { input: publicKey });
   const spki = execFileSync('openssl', ['dgst', '-sha256', '-binary'], { input: der }).toString('base64');
@@ -42,7 +64,10 @@ export function newsSite(port: number): NewsSite {
       <span id="ticker">Breaking: the lobby loop is live</span></body></html>`);
   });
   return {
-    chromiumArgs: [`--host-resolver-rules=MAP ${NEWS_HOST}:443 127.0.0.1:${port}`, `--ignore-certificate-errors-spki-list=${spki}`],
+    chromiumArgs: [
+      `--host-resolver-rules=MAP ${NEWS_HOST}:443 127.0.0.1:${port}`,
+      `--ignore-certificate-errors-spki-list=${spki}`,
+    ],
     pages,
     start: () => new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve())),
     stop: () => new Promise((resolve) => server.close(() => resolve())),

@@ -11,7 +11,11 @@ describe('framing', () => {
 
   it('assumes a frame when the top window cannot be read', () => {
     const win = { self: {} } as { top: unknown; self: unknown };
-    Object.defineProperty(win, 'top', { get: () => { throw new DOMException('blocked', 'SecurityError'); } });
+    Object.defineProperty(win, 'top', {
+      get: () => {
+        throw new DOMException('blocked', 'SecurityError');
+      },
+    });
     expect(isFramed(win)).toBe(true);
   });
 });

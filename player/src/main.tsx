@@ -33,6 +33,8 @@ async function boot(): Promise<void> {
     log,
   });
   (window as unknown as { marqueePlayer: unknown }).marqueePlayer = { store, controller };
-  createRoot(document.getElementById('root')!).render(<App store={store} controller={controller} pairingHintUrl={config.pairingHintUrl} />);
+  createRoot(document.getElementById('root')!).render(
+    <App store={store} controller={controller} pairingHintUrl={config.pairingHintUrl} />,
+  );
   void controller.start();
 }

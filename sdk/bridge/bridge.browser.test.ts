@@ -110,7 +110,9 @@ const records = (page: Page) => page.evaluate(() => (window as any).records);
 /** The challenge of the context the frame accepted last (read from its message log). */
 async function challengeIn(frame: Frame): Promise<string> {
   return frame.evaluate(() => {
-    const contexts = (window as any).received.map((m: string) => JSON.parse(m)).filter((m: any) => m.kind === 'context');
+    const contexts = (window as any).received
+      .map((m: string) => JSON.parse(m))
+      .filter((m: any) => m.kind === 'context');
     return contexts[contexts.length - 1].payload.nonce as string;
   });
 }
@@ -149,23 +151,47 @@ describe('app bridge in Chromium', () => {
       const created = await m.kv.set('counter', 'héllo');
       const read = await m.kv.get('counter');
       const updated = await m.kv.set('counter', '2', { expectedRevision: 1 });
-      const stale = await m.kv.set('counter', '3', { expectedRevision: 1 }).catch((e: any) => ({ code: e.code, status: e.status, currentRevision: e.currentRevision, name: e.name }));
+      const stale = await m.kv
+        .set('counter', '3', { expectedRevision: 1 })
+        .catch((e: any) => ({ code: e.code, status: e.status, currentRevision: e.currentRevision, name: e.name }));
       const bytes = await m.kv.set('blob', new Uint8Array([0, 255, 7]));
       const list = await m.kv.list();
       await m.kv.delete('counter', 2);
       const gone = await m.kv.get('counter');
       // Keys no URL can carry are refused in the frame, before any message.
-      const refused = await Promise.all(['.', '..', 'x\ud800'].map((key) => m.kv.set(key, 'v').catch((e: any) => ({ code: e.code, status: e.status }))));
-      return { missing, created, text: m.kv.text(read), readContentType: read.content_type, updated: updated.revision, stale, bytes, list, gone, refused };
+      const refused = await Promise.all(
+        ['.', '..', 'x\ud800'].map((key) => m.kv.set(key, 'v').catch((e: any) => ({ code: e.code, status: e.status }))),
+      );
+      return {
+        missing,
+        created,
+        text: m.kv.text(read),
+        readContentType: read.content_type,
+        updated: updated.revision,
+        stale,
+        bytes,
+        list,
+        gone,
+        refused,
+      };
     });
     expect(outcome.refused).toEqual(Array(3).fill({ code: 'invalid_key', status: 400 }));
     expect(fixture.kvRecords.some((r) => r.path.endsWith('/kv/.') || r.path.endsWith('/kv/..'))).toBe(false);
     expect(outcome.missing).toBeNull();
-    expect(outcome.created).toMatchObject({ application_id: 'app_counter000001', key: 'counter', revision: 1, content_type: 'text/plain; charset=utf-8' });
+    expect(outcome.created).toMatchObject({
+      application_id: 'app_counter000001',
+      key: 'counter',
+      revision: 1,
+      content_type: 'text/plain; charset=utf-8',
+    });
     expect(outcome.text).toBe('héllo');
     expect(outcome.updated).toBe(2);
     expect(outcome.stale).toEqual({ code: 'revision_conflict', status: 412, currentRevision: 2, name: 'BridgeError' });
-    expect(outcome.bytes).toMatchObject({ key: 'blob', value_base64: 'AP8H', content_type: 'application/octet-stream' });
+    expect(outcome.bytes).toMatchObject({
+      key: 'blob',
+      value_base64: 'AP8H',
+      content_type: 'application/octet-stream',
+    });
     expect(outcome.list.items.map((i: any) => i.key).sort()).toEqual(['blob', 'counter']);
     expect(outcome.gone).toBeNull();
 
@@ -231,15 +257,31 @@ describe('app bridge in Chromium', () => {
       m.log.info('hello');
     });
     await expect.poll(async () => (await records(page)).events).toEqual([['button.pressed', 2]]);
-    await expect.poll(async () => (await records(page)).logs).toEqual([
-      { level: 'warn', code: 'coffee.low', message: 'low on coffee', generation: 2 },
-      { level: 'info', code: 'app', message: 'hello', generation: 2 },
-    ]);
-    expect(await frame.evaluate(() => { try { (window as any).marquee.event.emit('bad code!'); return 'sent'; } catch (e: any) { return e.code; } })).toBe('invalid_event');
+    await expect
+      .poll(async () => (await records(page)).logs)
+      .toEqual([
+        { level: 'warn', code: 'coffee.low', message: 'low on coffee', generation: 2 },
+        { level: 'info', code: 'app', message: 'hello', generation: 2 },
+      ]);
+    expect(
+      await frame.evaluate(() => {
+        try {
+          (window as any).marquee.event.emit('bad code!');
+          return 'sent';
+        } catch (e: any) {
+          return e.code;
+        }
+      }),
+    ).toBe('invalid_event');
 
-    await page.evaluate(() => (window as any).host.setViewport({ width: 1920, height: 1080 }, { width: 960, height: 540 }));
+    await page.evaluate(() =>
+      (window as any).host.setViewport({ width: 1920, height: 1080 }, { width: 960, height: 540 }),
+    );
     await frame.waitForFunction(() => (window as any).viewports.length === 1);
-    expect(await frame.evaluate(() => (window as any).viewports[0])).toEqual({ viewport: { width: 1920, height: 1080 }, placement: { width: 960, height: 540 } });
+    expect(await frame.evaluate(() => (window as any).viewports[0])).toEqual({
+      viewport: { width: 1920, height: 1080 },
+      placement: { width: 960, height: 540 },
+    });
     expect(await frame.evaluate(() => (window as any).marquee.context.placement)).toEqual({ width: 960, height: 540 });
 
     // Off glass, advance is refused even with the capability.
@@ -249,7 +291,9 @@ describe('app bridge in Chromium', () => {
       host.deactivate();
     });
     await frame.waitForFunction(() => (window as any).contexts.length === 2);
-    expect(await frame.evaluate(() => (window as any).marquee.page.advance().catch((e: any) => e.code))).toBe('capability_denied');
+    expect(await frame.evaluate(() => (window as any).marquee.page.advance().catch((e: any) => e.code))).toBe(
+      'capability_denied',
+    );
     await page.context().close();
   });
 
@@ -294,7 +338,15 @@ describe('app bridge in Chromium', () => {
         topNavigation,
       };
     });
-    expect(probe).toEqual({ same: true, deleted: false, frozen: true, canReplaceKv: false, cookie: '', parentDocument: 'blocked', topNavigation: 'blocked' });
+    expect(probe).toEqual({
+      same: true,
+      deleted: false,
+      frozen: true,
+      canReplaceKv: false,
+      cookie: '',
+      parentDocument: 'blocked',
+      topNavigation: 'blocked',
+    });
     expect(page.url()).toBe(`${fixture.playerOrigin}/player.html`);
     await page.context().close();
   });
@@ -338,7 +390,10 @@ describe('app bridge in Chromium', () => {
       );
     });
     await frame.waitForFunction(() => (window as any).diagnostics.length > 0);
-    const state = await frame.evaluate(() => ({ diagnostics: (window as any).diagnostics.map((d: any) => d.code), context: (window as any).app.context }));
+    const state = await frame.evaluate(() => ({
+      diagnostics: (window as any).diagnostics.map((d: any) => d.code),
+      context: (window as any).app.context,
+    }));
     expect(state.diagnostics).toEqual(['untrusted_origin']);
     expect(state.context).toBeNull();
     // The evil page heard nothing back.
@@ -363,7 +418,10 @@ describe('app bridge in Chromium', () => {
     const sibling = await frameAt(page, `${fixture.playerOrigin}/sibling.html`);
     await sibling.evaluate((origin) => {
       const app = (parent.document.getElementById('app') as HTMLIFrameElement).contentWindow!;
-      app.postMessage({ protocol: 'marquee.parent-handshake/1', kind: 'parent.handshake', challenge: 'S'.repeat(32) }, origin);
+      app.postMessage(
+        { protocol: 'marquee.parent-handshake/1', kind: 'parent.handshake', challenge: 'S'.repeat(32) },
+        origin,
+      );
     }, fixture.releaseOrigin);
     await page.waitForTimeout(200);
     expect(await sibling.evaluate(() => (window as any).received)).toEqual([]);
@@ -433,7 +491,13 @@ describe('app bridge in Chromium', () => {
     const frame = await hostFrame(page, { path: '/app.html' });
     await frame.evaluate(() => (window as any).marquee.ready());
     const nonce = await challengeIn(frame);
-    const advance = { protocol: '1', message_id: '', kind: 'page.advance', placement_id: 'board', payload: { generation: 1, nonce } };
+    const advance = {
+      protocol: '1',
+      message_id: '',
+      kind: 'page.advance',
+      placement_id: 'board',
+      payload: { generation: 1, nonce },
+    };
 
     // An unrelated origin and a second window of the release origin both try to advance the page.
     for (const [id, src] of [
@@ -451,7 +515,14 @@ describe('app bridge in Chromium', () => {
         { id, src },
       );
       const other = await frameAt(page, src);
-      await other.evaluate((message) => parent.postMessage({ ...message, message_id: `msg_${Math.random().toString(16).slice(2).padEnd(16, '0')}` }, '*'), advance);
+      await other.evaluate(
+        (message) =>
+          parent.postMessage(
+            { ...message, message_id: `msg_${Math.random().toString(16).slice(2).padEnd(16, '0')}` },
+            '*',
+          ),
+        advance,
+      );
     }
     await page.waitForTimeout(300);
     expect((await records(page)).advances).toEqual([]);
@@ -462,12 +533,22 @@ describe('app bridge in Chromium', () => {
     const navigated = await frameAt(page, evilUrl);
     await navigated.evaluate(
       ({ message, nonce }) => {
-        parent.postMessage({ protocol: 'marquee.parent-handshake/1', kind: 'child.handshake', challenge: nonce, parent_origin: 'http://localhost' }, '*');
+        parent.postMessage(
+          {
+            protocol: 'marquee.parent-handshake/1',
+            kind: 'child.handshake',
+            challenge: nonce,
+            parent_origin: 'http://localhost',
+          },
+          '*',
+        );
         parent.postMessage({ ...message, message_id: 'msg_00000000000000000000000000000003' }, '*');
       },
       { message: advance, nonce },
     );
-    await expect.poll(async () => (await records(page)).diagnostics.filter((c: string) => c === 'untrusted_origin').length).toBe(2);
+    await expect
+      .poll(async () => (await records(page)).diagnostics.filter((c: string) => c === 'untrusted_origin').length)
+      .toBe(2);
     expect((await records(page)).advances).toEqual([]);
     await page.context().close();
   });
@@ -482,7 +563,13 @@ describe('app bridge in Chromium', () => {
       const { generation, nonce } = w.ctx.payload;
       let n = 0;
       const id = () => `msg_${String(++n).padStart(32, '0')}`;
-      const ok = (kind: string, payload: Record<string, unknown>) => ({ protocol: '1', message_id: id(), kind, placement_id: 'board', payload: { generation, nonce, ...payload } });
+      const ok = (kind: string, payload: Record<string, unknown>) => ({
+        protocol: '1',
+        message_id: id(),
+        kind,
+        placement_id: 'board',
+        payload: { generation, nonce, ...payload },
+      });
       const post = (m: unknown) => parent.postMessage(m, '*');
       post('{"protocol":"1",'); // invalid_json
       post(JSON.stringify({ ...ok('ready', {}), pad: 'x'.repeat(70_000) })); // message_too_large (string)
@@ -490,7 +577,9 @@ describe('app bridge in Chromium', () => {
       post({ ...ok('ready', {}), extra: 1 }); // invalid_shape
       const { payload: _p, ...missing } = ok('ready', {});
       post(missing); // invalid_shape
-      post(`{"protocol":"1","message_id":"${id()}","kind":"ready","placement_id":"board","payload":{"generation":${generation},"nonce":"${nonce}","__proto__":{}}}`); // invalid_shape
+      post(
+        `{"protocol":"1","message_id":"${id()}","kind":"ready","placement_id":"board","payload":{"generation":${generation},"nonce":"${nonce}","__proto__":{}}}`,
+      ); // invalid_shape
       post(ok('ready', { constructor: 1 })); // invalid_shape
       post(ok('ready', { when: new Date() })); // invalid_shape
       post({ ...ok('ready', {}), protocol: '2' }); // protocol_mismatch
@@ -500,8 +589,17 @@ describe('app bridge in Chromium', () => {
       post({ ...ok('ready', {}), payload: [] }); // invalid_payload
       post(ok('kv.get', { key: '_marquee/x' })); // invalid_key (answered)
       post(ok('kv.get', { key: '..' })); // invalid_key (answered): a URL would collapse it
-      post(ok('kv.set', { key: 'x\ud800', value_base64: 'MQ==', content_type: 'text/plain', idempotency_key: 'A'.repeat(22) })); // invalid_key (answered): no UTF-8 form
-      post(ok('kv.set', { key: 'k', value_base64: '***', content_type: 'text/plain', idempotency_key: 'A'.repeat(22) })); // invalid_payload (answered)
+      post(
+        ok('kv.set', {
+          key: 'x\ud800',
+          value_base64: 'MQ==',
+          content_type: 'text/plain',
+          idempotency_key: 'A'.repeat(22),
+        }),
+      ); // invalid_key (answered): no UTF-8 form
+      post(
+        ok('kv.set', { key: 'k', value_base64: '***', content_type: 'text/plain', idempotency_key: 'A'.repeat(22) }),
+      ); // invalid_payload (answered)
       post(ok('log', { level: 'loud', code: 'app', message: 'x' })); // invalid_log
       post(ok('event.emit', { code: 'no spaces allowed' })); // invalid_event
       post({ ...ok('page.advance', {}), payload: { generation: generation + 5, nonce } }); // invalid_generation (dropped)
@@ -588,7 +686,18 @@ describe('app bridge in Chromium', () => {
       post({ ...handshake, challenge: 'short' }); // invalid_handshake
       post(handshake); // pins
       post({ ...handshake, challenge: 'H'.repeat(32) }); // invalid_handshake: already pinned
-      post({ protocol: '1', message_id: 'msg_00000000000000000000000000000099', kind: 'viewport.changed', placement_id: 'board', payload: { generation: 3, nonce: challenge, viewport: { width: 1, height: 1 }, placement: { width: 1, height: 1 } } }); // inert
+      post({
+        protocol: '1',
+        message_id: 'msg_00000000000000000000000000000099',
+        kind: 'viewport.changed',
+        placement_id: 'board',
+        payload: {
+          generation: 3,
+          nonce: challenge,
+          viewport: { width: 1, height: 1 },
+          placement: { width: 1, height: 1 },
+        },
+      }); // inert
       const { capabilities: _c, ...noCaps } = context().payload;
       post({ ...context(), payload: noCaps }); // invalid_context
       post(context({ nonce: 'X'.repeat(32) })); // invalid_nonce
@@ -601,12 +710,27 @@ describe('app bridge in Chromium', () => {
       post(context({ generation: 2 })); // invalid_generation
       post(context({}, { placement_id: 'other' })); // invalid_placement
       post(context({ release_id: 'rel_other0000001' })); // invalid_release
-      post({ protocol: '1', message_id: 'msg_00000000000000000000000000000098', kind: 'response.ack', placement_id: 'board', payload: { request_message_id: 'msg_unknown_request_000', generation: 3, nonce: challenge, result: null } }); // invalid_response
-      post({ protocol: '1', message_id: 'msg_00000000000000000000000000000097', kind: 'future.kind', placement_id: 'board', payload: {} }); // ignored
+      post({
+        protocol: '1',
+        message_id: 'msg_00000000000000000000000000000098',
+        kind: 'response.ack',
+        placement_id: 'board',
+        payload: { request_message_id: 'msg_unknown_request_000', generation: 3, nonce: challenge, result: null },
+      }); // invalid_response
+      post({
+        protocol: '1',
+        message_id: 'msg_00000000000000000000000000000097',
+        kind: 'future.kind',
+        placement_id: 'board',
+        payload: {},
+      }); // ignored
     }, fixture.releaseOrigin);
     await expect.poll(() => frame.evaluate(() => (window as any).diagnostics.length)).toBe(15);
     await page.waitForTimeout(100);
-    const state = await frame.evaluate(() => ({ codes: (window as any).diagnostics.map((d: any) => d.code), context: (window as any).app.context }));
+    const state = await frame.evaluate(() => ({
+      codes: (window as any).diagnostics.map((d: any) => d.code),
+      context: (window as any).app.context,
+    }));
     expect(state.codes).toEqual([
       'invalid_handshake',
       'invalid_handshake',
@@ -627,41 +751,88 @@ describe('app bridge in Chromium', () => {
     expect(state.context).toMatchObject({ generation: 3, placementId: 'board' });
     // The child answered the winning handshake only, to the player origin.
     const replies = await page.evaluate(() => (window as any).fromChild);
-    expect(replies).toEqual([{ protocol: 'marquee.parent-handshake/1', kind: 'child.handshake', challenge: 'G'.repeat(32), parent_origin: fixture.playerOrigin }]);
+    expect(replies).toEqual([
+      {
+        protocol: 'marquee.parent-handshake/1',
+        kind: 'child.handshake',
+        challenge: 'G'.repeat(32),
+        parent_origin: fixture.playerOrigin,
+      },
+    ]);
     await page.context().close();
   });
 
   it('denies what the placement lacks, in the child and again in the parent', async () => {
     const page = await openPlayer();
-    const frame = await hostFrame(page, { path: '/app.html', capabilities: { 'page.advance': false, 'kv.read': true, 'kv.write': false } });
+    const frame = await hostFrame(page, {
+      path: '/app.html',
+      capabilities: { 'page.advance': false, 'kv.read': true, 'kv.write': false },
+    });
     await frame.evaluate(() => (window as any).marquee.ready());
     const local = await frame.evaluate(async () => {
       const m = (window as any).marquee;
-      const code = (p: Promise<unknown>) => p.then(() => 'allowed', (e: any) => e.code);
-      return { set: await code(m.kv.set('k', 'v')), del: await code(m.kv.delete('k', 1)), advance: await code(m.page.advance()), get: await m.kv.get('k') };
+      const code = (p: Promise<unknown>) =>
+        p.then(
+          () => 'allowed',
+          (e: any) => e.code,
+        );
+      return {
+        set: await code(m.kv.set('k', 'v')),
+        del: await code(m.kv.delete('k', 1)),
+        advance: await code(m.page.advance()),
+        get: await m.kv.get('k'),
+      };
     });
-    expect(local).toEqual({ set: 'capability_denied', del: 'capability_denied', advance: 'capability_denied', get: null });
+    expect(local).toEqual({
+      set: 'capability_denied',
+      del: 'capability_denied',
+      advance: 'capability_denied',
+      get: null,
+    });
     expect(fixture.kvRecords.map((r) => r.method)).toEqual(['GET']);
     await page.context().close();
 
     // A frame that skips the SDK's own checks meets the parent's.
     fixture.resetKv();
     const raw = await openPlayer();
-    const rawFrame = await hostFrame(raw, { path: '/raw.html', capabilities: { 'page.advance': false, 'kv.read': false, 'kv.write': false } });
+    const rawFrame = await hostFrame(raw, {
+      path: '/raw.html',
+      capabilities: { 'page.advance': false, 'kv.read': false, 'kv.write': false },
+    });
     await connected(raw);
     await rawFrame.waitForFunction(() => (window as any).ctx !== undefined);
     await rawFrame.evaluate(() => {
       const { generation, nonce } = (window as any).ctx.payload;
       const send = (n: number, kind: string, payload: Record<string, unknown>) =>
-        parent.postMessage({ protocol: '1', message_id: `msg_${String(n).padStart(32, '0')}`, kind, placement_id: 'board', payload: { generation, nonce, ...payload } }, '*');
+        parent.postMessage(
+          {
+            protocol: '1',
+            message_id: `msg_${String(n).padStart(32, '0')}`,
+            kind,
+            placement_id: 'board',
+            payload: { generation, nonce, ...payload },
+          },
+          '*',
+        );
       send(1, 'kv.get', { key: 'k' });
       send(2, 'kv.list', {});
-      send(3, 'kv.set', { key: 'k', value_base64: 'MQ==', content_type: 'text/plain', idempotency_key: 'A'.repeat(22) });
+      send(3, 'kv.set', {
+        key: 'k',
+        value_base64: 'MQ==',
+        content_type: 'text/plain',
+        idempotency_key: 'A'.repeat(22),
+      });
       send(4, 'kv.delete', { key: 'k', expected_revision: 1, idempotency_key: 'B'.repeat(22) });
       send(5, 'page.advance', {});
     });
     await expect
-      .poll(() => rawFrame.evaluate(() => (window as any).received.map((m: string) => JSON.parse(m)).filter((m: any) => m.kind === 'response.problem').length))
+      .poll(() =>
+        rawFrame.evaluate(
+          () =>
+            (window as any).received.map((m: string) => JSON.parse(m)).filter((m: any) => m.kind === 'response.problem')
+              .length,
+        ),
+      )
       .toBe(5);
     const problems = await rawFrame.evaluate(() =>
       (window as any).received
@@ -687,7 +858,12 @@ describe('app bridge in Chromium', () => {
     await frame.waitForFunction(() => (window as any).appLoaded === true);
     await frame.evaluate(() => (window as any).app.ready());
     const started = Date.now();
-    const childTimeout = await frame.evaluate(() => (window as any).app.kv.get('slow').then(() => 'answered', (e: any) => e.code));
+    const childTimeout = await frame.evaluate(() =>
+      (window as any).app.kv.get('slow').then(
+        () => 'answered',
+        (e: any) => e.code,
+      ),
+    );
     expect(childTimeout).toBe('ack_timeout');
     expect(Date.now() - started).toBeLessThan(5_000);
     // The bridge still works after a timeout.
@@ -698,7 +874,12 @@ describe('app bridge in Chromium', () => {
     const frame2 = await hostFrame(second, { path: '/app-module.html?timeout=5000', kvTimeoutMs: 300 });
     await frame2.waitForFunction(() => (window as any).appLoaded === true);
     await frame2.evaluate(() => (window as any).app.ready());
-    const parentTimeout = await frame2.evaluate(() => (window as any).app.kv.get('slow').then(() => null, (e: any) => ({ code: e.code, status: e.status })));
+    const parentTimeout = await frame2.evaluate(() =>
+      (window as any).app.kv.get('slow').then(
+        () => null,
+        (e: any) => ({ code: e.code, status: e.status }),
+      ),
+    );
     expect(parentTimeout).toEqual({ code: 'dependency_unavailable', status: 503 });
     await second.context().close();
 
@@ -723,7 +904,9 @@ describe('app bridge in Chromium', () => {
     expect(context.generation).toBe(1);
     const after = await challengeIn(reloaded);
     expect(after).not.toBe(before);
-    expect(await reloaded.evaluate(() => (window as any).marquee.kv.set('after-reload', 'ok').then((e: any) => e.revision))).toBe(1);
+    expect(
+      await reloaded.evaluate(() => (window as any).marquee.kv.set('after-reload', 'ok').then((e: any) => e.revision)),
+    ).toBe(1);
     await page.context().close();
   });
 });

@@ -31,7 +31,6 @@ import {
 } from './protocol';
 import { fetchTrustedParentOrigin } from './trusted-parent';
 
-
 /** What the app learns about where it runs; a new one arrives with every activation. */
 export interface BridgeContext {
   readonly applicationId: string;
@@ -120,7 +119,8 @@ const DEFAULT_LOG_CODE = 'app';
 function utf8ToBase64(bytes: Uint8Array): string {
   let binary = '';
   const chunk = 0x8000;
-  for (let i = 0; i < bytes.length; i += chunk) binary += String.fromCharCode.apply(null, Array.from(bytes.subarray(i, i + chunk)));
+  for (let i = 0; i < bytes.length; i += chunk)
+    binary += String.fromCharCode.apply(null, Array.from(bytes.subarray(i, i + chunk)));
   return btoa(binary);
 }
 
@@ -182,19 +182,30 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
 
   function unavailable(): BridgeError | null {
     if (destroyed) return new BridgeError('destroyed', 'the bridge was destroyed');
-    if (!wire || !pinned) return new BridgeError('inert', 'no context from the player yet; await marquee.ready() first');
+    if (!wire || !pinned)
+      return new BridgeError('inert', 'no context from the player yet; await marquee.ready() first');
     return null;
   }
 
-  function request<K extends ChildKind>(kind: K, fields: Omit<ChildPayloads[K], 'generation' | 'nonce'>, capability?: CapabilityName): Promise<unknown> {
+  function request<K extends ChildKind>(
+    kind: K,
+    fields: Omit<ChildPayloads[K], 'generation' | 'nonce'>,
+    capability?: CapabilityName,
+  ): Promise<unknown> {
     const blocked = unavailable();
     if (blocked) return Promise.reject(blocked);
     if (capability && !wire!.capabilities[capability]) {
-      return Promise.reject(new BridgeError('capability_denied', `this placement does not have the ${capability} capability`, { status: 403 }));
+      return Promise.reject(
+        new BridgeError('capability_denied', `this placement does not have the ${capability} capability`, {
+          status: 403,
+        }),
+      );
     }
     const message = envelope(kind, fields);
     if (messageBytes(message) > MESSAGE_MAX_BYTES) {
-      return Promise.reject(new BridgeError('message_too_large', `${kind} exceeds ${MESSAGE_MAX_BYTES} bytes`, { status: 413 }));
+      return Promise.reject(
+        new BridgeError('message_too_large', `${kind} exceeds ${MESSAGE_MAX_BYTES} bytes`, { status: 413 }),
+      );
     }
     return new Promise((resolve, reject) => {
       const id = message.message_id;
@@ -207,7 +218,10 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
     });
   }
 
-  function send<K extends 'log' | 'event.emit'>(kind: K, fields: Omit<ChildPayloads[K], 'generation' | 'nonce'>): boolean {
+  function send<K extends 'log' | 'event.emit'>(
+    kind: K,
+    fields: Omit<ChildPayloads[K], 'generation' | 'nonce'>,
+  ): boolean {
     if (unavailable()) return false;
     post(envelope(kind, fields));
     return true;
@@ -239,28 +253,42 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
   function onHandshake(event: MessageEvent): void {
     const handshake = decodeParentHandshake(event.data);
     if (!handshake.ok) return diagnose(handshake.code, handshake.detail);
-    if (event.origin === 'null' || event.origin === '*') return diagnose('wildcard_origin', 'a parent with an opaque origin cannot be pinned');
+    if (event.origin === 'null' || event.origin === '*')
+      return diagnose('wildcard_origin', 'a parent with an opaque origin cannot be pinned');
     if (trustedOrigin === undefined) {
       heldHandshake = event;
       return;
     }
-    if (trustedOrigin === null || event.origin !== trustedOrigin) return diagnose('untrusted_origin', `${event.origin} is not the player of this release host`);
+    if (trustedOrigin === null || event.origin !== trustedOrigin)
+      return diagnose('untrusted_origin', `${event.origin} is not the player of this release host`);
     if (pinned && (pinned.origin !== event.origin || pinned.challenge !== handshake.value.challenge)) {
       return diagnose('invalid_handshake', 'the parent is already pinned; only the first handshake counts');
     }
     pinned = { origin: event.origin, challenge: handshake.value.challenge };
     // Repeats of the winning handshake get the same answer (the parent retries until it hears one).
-    post({ protocol: HANDSHAKE_PROTOCOL, kind: 'child.handshake', challenge: pinned.challenge, parent_origin: pinned.origin });
+    post({
+      protocol: HANDSHAKE_PROTOCOL,
+      kind: 'child.handshake',
+      challenge: pinned.challenge,
+      parent_origin: pinned.origin,
+    });
   }
 
   function onContextMessage(placementId: string, p: ContextPayload): void {
-    if (p.placement_id !== placementId) return diagnose('invalid_placement', 'context placement_id differs from the envelope');
-    if (p.player_origin !== pinned!.origin) return diagnose('invalid_player_origin', 'player_origin is not the pinned parent origin');
+    if (p.placement_id !== placementId)
+      return diagnose('invalid_placement', 'context placement_id differs from the envelope');
+    if (p.player_origin !== pinned!.origin)
+      return diagnose('invalid_player_origin', 'player_origin is not the pinned parent origin');
     if (wire) {
       if (p.generation < wire.generation) return diagnose('invalid_generation', 'context generation went backwards');
-      if (p.application_id !== wire.application_id) return diagnose('invalid_application', 'the application of a frame cannot change');
+      if (p.application_id !== wire.application_id)
+        return diagnose('invalid_application', 'the application of a frame cannot change');
       if (p.release_id !== wire.release_id) return diagnose('invalid_release', 'the release of a frame cannot change');
-      if (p.generation !== wire.generation) rejectPending('invalid_generation', 'the placement was reactivated; the request belonged to the previous activation');
+      if (p.generation !== wire.generation)
+        rejectPending(
+          'invalid_generation',
+          'the placement was reactivated; the request belonged to the previous activation',
+        );
     }
     wire = p;
     context = freezeContext(p);
@@ -276,15 +304,18 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
     if (!decoded.ok) return diagnose(decoded.code, decoded.detail);
     const { kind, payload, placement_id: placementId } = decoded.value;
     if (!isParentKind(kind)) return; // unknown kinds are ignored: newer players may send more
-    if (wire && placementId !== wire.placement_id) return diagnose('invalid_placement', 'message for another placement');
+    if (wire && placementId !== wire.placement_id)
+      return diagnose('invalid_placement', 'message for another placement');
     const checked = checkParentPayload(kind, payload);
     if (!checked.ok) return diagnose(checked.code, checked.detail);
-    if (checked.value.nonce !== pinned.challenge) return diagnose('invalid_nonce', 'nonce is not the handshake challenge');
+    if (checked.value.nonce !== pinned.challenge)
+      return diagnose('invalid_nonce', 'nonce is not the handshake challenge');
     if (kind === 'context') return onContextMessage(placementId, checked.value as ContextPayload);
     if (!wire) return diagnose('inert', `${kind} before any context`);
     const value = checked.value as { generation: number; request_message_id?: string };
     if (kind === 'viewport.changed') {
-      if (value.generation !== wire.generation) return diagnose('invalid_generation', 'viewport change for another activation');
+      if (value.generation !== wire.generation)
+        return diagnose('invalid_generation', 'viewport change for another activation');
       const v = checked.value as { viewport: Size; placement: Size };
       wire = { ...wire, viewport: v.viewport, placement: v.placement };
       context = freezeContext(wire);
@@ -294,14 +325,25 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
     }
     const waiting = pending.get(value.request_message_id!);
     if (!waiting) return diagnose('invalid_response', 'answer to no pending request');
-    if (waiting.generation !== value.generation || waiting.nonce !== checked.value.nonce) return diagnose('invalid_generation', 'answer for another activation');
+    if (waiting.generation !== value.generation || waiting.nonce !== checked.value.nonce)
+      return diagnose('invalid_generation', 'answer for another activation');
     pending.delete(value.request_message_id!);
     win.clearTimeout(waiting.timer);
     if (kind === 'response.ack') {
       waiting.resolve((checked.value as { result: unknown }).result);
     } else {
-      const problem = (checked.value as { problem: { code: string; status: number; detail: string; request_id: string; current_revision?: number } }).problem;
-      waiting.reject(new BridgeError(problem.code, problem.detail, { status: problem.status, requestId: problem.request_id, currentRevision: problem.current_revision }));
+      const problem = (
+        checked.value as {
+          problem: { code: string; status: number; detail: string; request_id: string; current_revision?: number };
+        }
+      ).problem;
+      waiting.reject(
+        new BridgeError(problem.code, problem.detail, {
+          status: problem.status,
+          requestId: problem.request_id,
+          currentRevision: problem.current_revision,
+        }),
+      );
     }
   }
 
@@ -314,7 +356,9 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
       if (destroyed) return;
       if (origin === null) {
         diagnose('inert', 'the release host named no player origin; the bridge stays inert');
-        readyWaiter?.reject(new BridgeError('inert', 'the release host named no player to trust; the bridge stays inert'));
+        readyWaiter?.reject(
+          new BridgeError('inert', 'the release host named no player to trust; the bridge stays inert'),
+        );
         readyWaiter = null;
         return;
       }
@@ -325,7 +369,8 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
   const log = {} as Record<LogLevel, (message: string, code?: string) => boolean>;
   for (const level of ['debug', 'info', 'warn', 'error'] as const) {
     log[level] = (message: string, code = DEFAULT_LOG_CODE) => {
-      if (!EVENT_CODE_PATTERN.test(code)) throw new BridgeError('invalid_log', 'log code must be 1 to 64 of A-Z a-z 0-9 . _ -');
+      if (!EVENT_CODE_PATTERN.test(code))
+        throw new BridgeError('invalid_log', 'log code must be 1 to 64 of A-Z a-z 0-9 . _ -');
       return send('log', { level, code, message: String(message).slice(0, LOG_MESSAGE_MAX) });
     };
   }
@@ -338,7 +383,9 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
     ready() {
       if (destroyed) return Promise.reject(new BridgeError('destroyed', 'the bridge was destroyed'));
       if (!hasParent || trustedOrigin === null) {
-        return Promise.reject(new BridgeError('inert', 'not inside a Marquee player (no trusted parent); the bridge stays inert'));
+        return Promise.reject(
+          new BridgeError('inert', 'not inside a Marquee player (no trusted parent); the bridge stays inert'),
+        );
       }
       if (!readyPromise) {
         readyPromise = new Promise<BridgeContext>((resolve, reject) => {
@@ -367,12 +414,17 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
         }
       },
       async list(listOptions: { cursor?: string } = {}) {
-        return (await request('kv.list', listOptions.cursor === undefined ? {} : { cursor: listOptions.cursor }, 'kv.read')) as KVList;
+        return (await request(
+          'kv.list',
+          listOptions.cursor === undefined ? {} : { cursor: listOptions.cursor },
+          'kv.read',
+        )) as KVList;
       },
       async set(key: string, value: string | Uint8Array, setOptions: KvSetOptions = {}) {
         checkKey(key);
         const text = typeof value === 'string';
-        if (!text && !(value instanceof Uint8Array)) throw new BridgeError('invalid_payload', 'a KV value is a string or a Uint8Array');
+        if (!text && !(value instanceof Uint8Array))
+          throw new BridgeError('invalid_payload', 'a KV value is a string or a Uint8Array');
         const bytes = text ? new TextEncoder().encode(value) : value;
         const fields: Omit<ChildPayloads['kv.set'], 'generation' | 'nonce'> = {
           key,
@@ -385,7 +437,11 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
       },
       async delete(key: string, expectedRevision: number) {
         checkKey(key);
-        await request('kv.delete', { key, expected_revision: expectedRevision, idempotency_key: randomToken(22) }, 'kv.write');
+        await request(
+          'kv.delete',
+          { key, expected_revision: expectedRevision, idempotency_key: randomToken(22) },
+          'kv.write',
+        );
       },
       text(entry: Pick<KVEntry, 'value_base64'>) {
         return base64ToText(entry.value_base64);
@@ -398,7 +454,8 @@ export function createBridgeChild(options: ChildOptions = {}): MarqueeApp {
     }),
     event: Object.freeze({
       emit(code: string) {
-        if (typeof code !== 'string' || !EVENT_CODE_PATTERN.test(code)) throw new BridgeError('invalid_event', 'event code must be 1 to 64 of A-Z a-z 0-9 . _ -');
+        if (typeof code !== 'string' || !EVENT_CODE_PATTERN.test(code))
+          throw new BridgeError('invalid_event', 'event code must be 1 to 64 of A-Z a-z 0-9 . _ -');
         return send('event.emit', { code });
       },
     }),

@@ -4,12 +4,19 @@
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomKey } from '../../server/testing/harness';
-import { appPage, createPlaylist, getManifest, packagedRelease, patchScreen, useEnrolledServer, type Player } from '../../server/runtime/runtime.fixtures';
+import {
+  appPage,
+  createPlaylist,
+  getManifest,
+  packagedRelease,
+  patchScreen,
+  useEnrolledServer,
+  type Player,
+} from '../../server/runtime/runtime.fixtures';
 import { KV_LIST_MAX_ITEMS } from '../contract/kv';
 import type { RuntimeApplicationPlacement } from '../contract/manifest';
 import { launchChromium } from '../testing/chromium';
 import { BridgeFixture, buildBridgeBundles } from '../testing/bridge-fixture';
-
 
 const env = useEnrolledServer();
 let browser: Browser;
@@ -21,7 +28,11 @@ beforeAll(async () => {
   fixture = new BridgeFixture(await buildBridgeBundles());
   fixture.runtimeUpstream = async (request) => {
     if (!player) throw new Error('no paired player yet');
-    const res = await env.server.request(request.method, request.path, { cookies: player.cookies, headers: request.headers, ...(request.body ? { body: request.body } : {}) });
+    const res = await env.server.request(request.method, request.path, {
+      cookies: player.cookies,
+      headers: request.headers,
+      ...(request.body ? { body: request.body } : {}),
+    });
     return { status: res.status, contentType: res.headers['content-type'], body: res.body };
   };
   await fixture.start();
@@ -37,7 +48,9 @@ afterAll(async () => {
 async function placedApplication(): Promise<{ applicationId: string; handle: string }> {
   player = await env.player();
   const { applicationId, releaseId } = await packagedRelease(env.server, env.tenantId);
-  await patchScreen(env.server, env.token, player.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }) });
+  await patchScreen(env.server, env.token, player.screen.id, {
+    playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }),
+  });
   const manifest = await getManifest(env.server, player);
   expect(manifest.status, manifest.text).toBe(200);
   const placement = manifest.json().pages[0].placements[0] as RuntimeApplicationPlacement;
@@ -87,11 +100,15 @@ describe('kv.list through the bridge against a real server', () => {
     // Written by the owner: runtime writes are budgeted at 120 a minute per screen.
     const keys = Array.from({ length: KV_LIST_MAX_ITEMS + 7 }, (_, i) => `item/${String(i).padStart(4, '0')}`);
     for (const key of keys) {
-      const res = await env.server.request('PUT', `/api/v1/applications/${applicationId}/kv/${encodeURIComponent(key)}`, {
-        token: env.token,
-        idempotencyKey: randomKey(),
-        json: { value_base64: Buffer.from(key).toString('base64'), content_type: 'text/plain' },
-      });
+      const res = await env.server.request(
+        'PUT',
+        `/api/v1/applications/${applicationId}/kv/${encodeURIComponent(key)}`,
+        {
+          token: env.token,
+          idempotencyKey: randomKey(),
+          json: { value_base64: Buffer.from(key).toString('base64'), content_type: 'text/plain' },
+        },
+      );
       expect(res.status, res.text).toBe(200);
     }
     const { page, frame } = await hostApp(applicationId, handle);
@@ -114,7 +131,9 @@ describe('kv.list through the bridge against a real server', () => {
     expect(listed.pages[0]!.next).toEqual(expect.any(String));
     expect(listed.pages[1]!.next).toBeNull();
 
-    const lists = fixture.kvRecords.filter((r) => r.method === 'GET' && r.path === `/runtime/v1/apps/${applicationId}/kv`);
+    const lists = fixture.kvRecords.filter(
+      (r) => r.method === 'GET' && r.path === `/runtime/v1/apps/${applicationId}/kv`,
+    );
     expect(lists.map((r) => r.search)).toEqual(['', `?cursor=${encodeURIComponent(listed.pages[0]!.next!)}`]);
     // The placement capability travelled on the parent's call, never in the frame's messages.
     expect(lists.every((r) => r.capability === handle)).toBe(true);
@@ -139,7 +158,11 @@ describe('kv.list through the bridge against a real server', () => {
 
     const refused = await frame.evaluate(async () => {
       const m = (window as any).marquee;
-      const code = (cursor: unknown) => m.kv.list({ cursor }).then(() => 'listed', (e: any) => e.code);
+      const code = (cursor: unknown) =>
+        m.kv.list({ cursor }).then(
+          () => 'listed',
+          (e: any) => e.code,
+        );
       return [await code(42), await code(''), await code('c'.repeat(401))];
     });
     expect(refused).toEqual(['invalid_payload', 'invalid_payload', 'invalid_payload']);

@@ -72,7 +72,11 @@ export const PLACEMENT_CAPABILITY_HEADER = 'Marquee-Placement-Capability';
  * The usual RuntimeKvCall: fetch on the runtime origin with the runtime cookie and the current
  * placement capability (read at call time, so a manifest refresh takes effect at once).
  */
-export function runtimeKvFetch(options: { runtimeOrigin: string; capabilityHandle: () => string; fetch?: typeof fetch }): RuntimeKvCall {
+export function runtimeKvFetch(options: {
+  runtimeOrigin: string;
+  capabilityHandle: () => string;
+  fetch?: typeof fetch;
+}): RuntimeKvCall {
   const origin = new URL(options.runtimeOrigin).origin;
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   return (request) =>
@@ -208,7 +212,12 @@ export class ApplicationFrameBridge {
     this.viewport = { ...viewport };
     this.placement = { ...placement };
     if (this.connected && this.currentGeneration > 0) {
-      this.send('viewport.changed', { generation: this.currentGeneration, nonce: this.challenge, viewport: this.viewport, placement: this.placement });
+      this.send('viewport.changed', {
+        generation: this.currentGeneration,
+        nonce: this.challenge,
+        viewport: this.viewport,
+        placement: this.placement,
+      });
     }
   }
 
@@ -249,7 +258,10 @@ export class ApplicationFrameBridge {
     this.retryTimer = setInterval(post, HANDSHAKE_RETRY_MS);
     this.giveUpTimer = setTimeout(() => {
       this.stopHandshake();
-      this.diagnose('handshake_timeout', `the frame did not answer the handshake within ${this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS} ms`);
+      this.diagnose(
+        'handshake_timeout',
+        `the frame did not answer the handshake within ${this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS} ms`,
+      );
     }, this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS);
   }
 
@@ -261,7 +273,13 @@ export class ApplicationFrameBridge {
   }
 
   private send<K extends ParentKind>(kind: K, payload: ParentPayloads[K]): boolean {
-    const message = { protocol: BRIDGE_PROTOCOL, message_id: newMessageId(), kind, placement_id: this.options.placementId, payload };
+    const message = {
+      protocol: BRIDGE_PROTOCOL,
+      message_id: newMessageId(),
+      kind,
+      placement_id: this.options.placementId,
+      payload,
+    };
     if (messageBytes(message) > MESSAGE_MAX_BYTES) return false;
     this.options.frame.contentWindow?.postMessage(message, this.releaseOrigin);
     return true;
@@ -287,7 +305,15 @@ export class ApplicationFrameBridge {
     const base = { request_message_id: requestId, generation, nonce: this.challenge };
     if (answer.ok) {
       if (this.send('response.ack', { ...base, result: answer.result })) return;
-      answer = { ok: false, problem: localProblem('message_too_large', 413, `the answer exceeds the bridge's ${MESSAGE_MAX_BYTES} byte message limit`, requestId) };
+      answer = {
+        ok: false,
+        problem: localProblem(
+          'message_too_large',
+          413,
+          `the answer exceeds the bridge's ${MESSAGE_MAX_BYTES} byte message limit`,
+          requestId,
+        ),
+      };
     }
     this.send('response.problem', { ...base, problem: answer.problem });
   }
@@ -296,13 +322,15 @@ export class ApplicationFrameBridge {
     if (this.destroyed) return;
     const frameWindow = this.options.frame.contentWindow;
     if (!frameWindow || event.source !== frameWindow) return; // other windows: not ours
-    if (event.origin !== this.releaseOrigin) return this.diagnose('untrusted_origin', `message from ${event.origin}, not the release origin`);
+    if (event.origin !== this.releaseOrigin)
+      return this.diagnose('untrusted_origin', `message from ${event.origin}, not the release origin`);
     if (isHandshakeLike(event.data)) return this.onChildHandshake(event.data);
     if (!this.connected) return this.diagnose('inert', 'message before the handshake');
     const decoded = decodeEnvelope(event.data);
     if (!decoded.ok) return this.diagnose(decoded.code, decoded.detail);
     const { kind, payload, message_id: messageId, placement_id: placementId } = decoded.value;
-    if (placementId !== this.options.placementId) return this.diagnose('invalid_placement', `message for placement ${placementId}`);
+    if (placementId !== this.options.placementId)
+      return this.diagnose('invalid_placement', `message for placement ${placementId}`);
     if (!isChildKind(kind)) return; // unknown kinds are ignored
     if (this.seen.has(messageId)) return this.diagnose('duplicate_message', `message ${messageId} was already handled`);
     if (this.seen.size >= SEEN_IDS_MAX) this.seen.clear();
@@ -311,7 +339,11 @@ export class ApplicationFrameBridge {
     const checked = checkChildPayload(kind, payload);
     if (!checked.ok) {
       // Refuse a malformed request out loud when the child can match the answer; else drop it.
-      if (current && kind !== 'log' && kind !== 'event.emit') this.answer(messageId, this.currentGeneration, { ok: false, problem: localProblem(checked.code, 400, checked.detail, messageId) });
+      if (current && kind !== 'log' && kind !== 'event.emit')
+        this.answer(messageId, this.currentGeneration, {
+          ok: false,
+          problem: localProblem(checked.code, 400, checked.detail, messageId),
+        });
       return this.diagnose(checked.code, checked.detail);
     }
     if (!current) return this.diagnose('invalid_generation', `${kind} for another activation or document`);
@@ -321,8 +353,10 @@ export class ApplicationFrameBridge {
   private onChildHandshake(data: unknown): void {
     const handshake = decodeChildHandshake(data);
     if (!handshake.ok) return this.diagnose(handshake.code, handshake.detail);
-    if (handshake.value.challenge !== this.challenge || this.challenge === '') return this.diagnose('invalid_handshake', 'child handshake with another challenge');
-    if (handshake.value.parent_origin !== this.ownOrigin) return this.diagnose('invalid_player_origin', 'the child pinned another parent origin');
+    if (handshake.value.challenge !== this.challenge || this.challenge === '')
+      return this.diagnose('invalid_handshake', 'child handshake with another challenge');
+    if (handshake.value.parent_origin !== this.ownOrigin)
+      return this.diagnose('invalid_player_origin', 'the child pinned another parent origin');
     if (this.connected) return;
     this.connected = true;
     this.stopHandshake();
@@ -331,7 +365,11 @@ export class ApplicationFrameBridge {
 
   private async handle(kind: ChildKind, payload: ChildPayloads[ChildKind], messageId: string): Promise<void> {
     const generation = this.currentGeneration;
-    const deny = (detail: string) => this.answer(messageId, generation, { ok: false, problem: localProblem('capability_denied', 403, detail, messageId) });
+    const deny = (detail: string) =>
+      this.answer(messageId, generation, {
+        ok: false,
+        problem: localProblem('capability_denied', 403, detail, messageId),
+      });
     switch (kind) {
       case 'ready':
         this.answer(messageId, generation, { ok: true, result: null });
@@ -344,7 +382,8 @@ export class ApplicationFrameBridge {
         return;
       }
       case 'event.emit':
-        if (!this.events.take()) return this.diagnose('rate_limited', `more than ${EVENTS_PER_MINUTE} events in a minute`);
+        if (!this.events.take())
+          return this.diagnose('rate_limited', `more than ${EVENTS_PER_MINUTE} events in a minute`);
         this.options.onEvent?.((payload as ChildPayloads['event.emit']).code, generation);
         return;
       case 'page.advance':
@@ -359,11 +398,18 @@ export class ApplicationFrameBridge {
         const needed = kind === 'kv.get' || kind === 'kv.list' ? 'kv.read' : 'kv.write';
         if (!this.capabilities[needed]) return deny(`this placement does not have the ${needed} capability`);
         if (this.inFlight >= KV_MAX_IN_FLIGHT) {
-          return this.answer(messageId, generation, { ok: false, problem: localProblem('rate_limited', 429, `at most ${KV_MAX_IN_FLIGHT} KV requests at a time`, messageId) });
+          return this.answer(messageId, generation, {
+            ok: false,
+            problem: localProblem('rate_limited', 429, `at most ${KV_MAX_IN_FLIGHT} KV requests at a time`, messageId),
+          });
         }
         this.inFlight++;
         try {
-          const answer = await this.callKv(kind, payload as ChildPayloads['kv.get' | 'kv.list' | 'kv.set' | 'kv.delete'], messageId);
+          const answer = await this.callKv(
+            kind,
+            payload as ChildPayloads['kv.get' | 'kv.list' | 'kv.set' | 'kv.delete'],
+            messageId,
+          );
           // The frame may have reloaded or been reactivated meanwhile; the child would drop it anyway.
           if (!this.destroyed && generation === this.currentGeneration) this.answer(messageId, generation, answer);
         } finally {
@@ -373,26 +419,41 @@ export class ApplicationFrameBridge {
     }
   }
 
-  private async callKv(kind: ChildKind, payload: Partial<ChildPayloads['kv.set'] & ChildPayloads['kv.delete'] & ChildPayloads['kv.list']>, messageId: string): Promise<Answer> {
+  private async callKv(
+    kind: ChildKind,
+    payload: Partial<ChildPayloads['kv.set'] & ChildPayloads['kv.delete'] & ChildPayloads['kv.list']>,
+    messageId: string,
+  ): Promise<Answer> {
     const base = kvCollectionPath('runtime', this.options.applicationId);
     let keyPath = base;
     try {
       if (payload.key !== undefined) keyPath = kvKeyPath(base, payload.key);
     } catch (error) {
       // checkChildPayload refused such keys already; the frame hears why all the same, never silence.
-      if (error instanceof KvKeyError) return { ok: false, problem: localProblem('invalid_key', 400, error.message, messageId) };
+      if (error instanceof KvKeyError)
+        return { ok: false, problem: localProblem('invalid_key', 400, error.message, messageId) };
       throw error;
     }
     const headers: Record<string, string> = { Accept: 'application/json' };
     let request: Omit<RuntimeKvRequest, 'signal'>;
     if (kind === 'kv.get') request = { method: 'GET', path: keyPath, headers };
-    else if (kind === 'kv.list') request = { method: 'GET', path: payload.cursor === undefined ? base : `${base}?cursor=${encodeURIComponent(payload.cursor)}`, headers };
+    else if (kind === 'kv.list')
+      request = {
+        method: 'GET',
+        path: payload.cursor === undefined ? base : `${base}?cursor=${encodeURIComponent(payload.cursor)}`,
+        headers,
+      };
     else {
       headers['Idempotency-Key'] = payload.idempotency_key!;
       if (payload.expected_revision !== undefined) headers['If-Match'] = `"${payload.expected_revision}"`;
       if (kind === 'kv.set') {
         headers['Content-Type'] = 'application/json';
-        request = { method: 'PUT', path: keyPath, headers, body: JSON.stringify({ value_base64: payload.value_base64, content_type: payload.content_type }) };
+        request = {
+          method: 'PUT',
+          path: keyPath,
+          headers,
+          body: JSON.stringify({ value_base64: payload.value_base64, content_type: payload.content_type }),
+        };
       } else {
         request = { method: 'DELETE', path: keyPath, headers };
       }
@@ -403,7 +464,9 @@ export class ApplicationFrameBridge {
       const response = await this.options.runtimeKv({ ...request, signal: controller.signal });
       return await answerFromResponse(response, messageId);
     } catch {
-      const detail = controller.signal.aborted ? 'the runtime did not answer in time' : 'the runtime could not be reached';
+      const detail = controller.signal.aborted
+        ? 'the runtime did not answer in time'
+        : 'the runtime could not be reached';
       return { ok: false, problem: localProblem('dependency_unavailable', 503, detail, messageId) };
     } finally {
       clearTimeout(timeout);
@@ -425,19 +488,29 @@ async function answerFromResponse(response: Response, messageId: string): Promis
     body = undefined;
   }
   if (response.ok) {
-    if (body === undefined) return { ok: false, problem: localProblem('invalid_response', 502, 'the runtime answered with no JSON body', messageId) };
+    if (body === undefined)
+      return {
+        ok: false,
+        problem: localProblem('invalid_response', 502, 'the runtime answered with no JSON body', messageId),
+      };
     return { ok: true, result: body };
   }
   const p = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const code = typeof p.code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(p.code) ? p.code : statusCode(response.status);
-  const requestId = typeof p.request_id === 'string' ? p.request_id.slice(0, 128) : (response.headers.get('x-request-id') ?? messageId);
+  const code =
+    typeof p.code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(p.code) ? p.code : statusCode(response.status);
+  const requestId =
+    typeof p.request_id === 'string' ? p.request_id.slice(0, 128) : (response.headers.get('x-request-id') ?? messageId);
   const problem: BridgeProblem = {
     code,
     status: response.status,
-    detail: (typeof p.detail === 'string' ? p.detail : `the runtime answered ${response.status}`).slice(0, PROBLEM_DETAIL_MAX),
+    detail: (typeof p.detail === 'string' ? p.detail : `the runtime answered ${response.status}`).slice(
+      0,
+      PROBLEM_DETAIL_MAX,
+    ),
     request_id: requestId,
   };
-  if (typeof p.current_revision === 'number' && Number.isSafeInteger(p.current_revision) && p.current_revision >= 1) problem.current_revision = p.current_revision;
+  if (typeof p.current_revision === 'number' && Number.isSafeInteger(p.current_revision) && p.current_revision >= 1)
+    problem.current_revision = p.current_revision;
   return { ok: false, problem };
 }
 

@@ -16,8 +16,18 @@ import { KV_LIST_CURSOR_MAX } from '../contract/kv';
 
 const NONCE = 'n'.repeat(32);
 
-function envelope(overrides: Record<string, unknown> = {}, payload: Record<string, unknown> = { generation: 1, nonce: NONCE }) {
-  return { protocol: '1', message_id: 'msg_0123456789abcdef', kind: 'page.advance', placement_id: 'board', payload, ...overrides };
+function envelope(
+  overrides: Record<string, unknown> = {},
+  payload: Record<string, unknown> = { generation: 1, nonce: NONCE },
+) {
+  return {
+    protocol: '1',
+    message_id: 'msg_0123456789abcdef',
+    kind: 'page.advance',
+    placement_id: 'board',
+    payload,
+    ...overrides,
+  };
 }
 
 function code(data: unknown): string {
@@ -36,7 +46,8 @@ describe('envelope decoding', () => {
   });
 
   it('refuses anything but an object', () => {
-    for (const data of [null, 42, true, [envelope()], JSON.stringify([1]), '"text"']) expect(code(data)).toBe('invalid_shape');
+    for (const data of [null, 42, true, [envelope()], JSON.stringify([1]), '"text"'])
+      expect(code(data)).toBe('invalid_shape');
   });
 
   it('refuses missing and extra envelope keys', () => {
@@ -46,7 +57,11 @@ describe('envelope decoding', () => {
   });
 
   it('refuses __proto__, constructor and prototype keys at any depth, in objects and in JSON', () => {
-    expect(code(`{"protocol":"1","message_id":"msg_0123456789","kind":"ready","placement_id":"board","payload":{"__proto__":{"x":1}}}`)).toBe('invalid_shape');
+    expect(
+      code(
+        `{"protocol":"1","message_id":"msg_0123456789","kind":"ready","placement_id":"board","payload":{"__proto__":{"x":1}}}`,
+      ),
+    ).toBe('invalid_shape');
     expect(code(envelope({}, { generation: 1, nonce: NONCE, deep: { constructor: 1 } }))).toBe('invalid_shape');
     expect(code(envelope({}, { generation: 1, nonce: NONCE, list: [{ prototype: 1 }] }))).toBe('invalid_shape');
     const withProto = JSON.parse('{"__proto__": 1}') as Record<string, unknown>;
@@ -67,16 +82,22 @@ describe('envelope decoding', () => {
   });
 
   it('caps objects and JSON strings at 64 KiB of UTF-8', () => {
-    const fits = 'x'.repeat(MESSAGE_MAX_BYTES - JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, pad: '' })).length);
+    const fits = 'x'.repeat(
+      MESSAGE_MAX_BYTES - JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, pad: '' })).length,
+    );
     expect(code(envelope({}, { generation: 1, nonce: NONCE, pad: fits }))).toBe('ok');
     expect(code(envelope({}, { generation: 1, nonce: NONCE, pad: `${fits}x` }))).toBe('message_too_large');
-    expect(code(JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, pad: `${fits}x` })))).toBe('message_too_large');
+    expect(code(JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, pad: `${fits}x` })))).toBe(
+      'message_too_large',
+    );
     // Multi-byte characters count as bytes, not UTF-16 units.
     const wide = 'é'.repeat(MESSAGE_MAX_BYTES / 2);
     expect(code(envelope({}, { generation: 1, nonce: NONCE, pad: wide }))).toBe('message_too_large');
     expect(code(JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, pad: wide })))).toBe('message_too_large');
     // A huge array is refused by the estimate before it is serialized.
-    expect(code(envelope({}, { generation: 1, nonce: NONCE, list: new Array(200_000).fill(0) }))).toBe('message_too_large');
+    expect(code(envelope({}, { generation: 1, nonce: NONCE, list: new Array(200_000).fill(0) }))).toBe(
+      'message_too_large',
+    );
   });
 
   it('names each malformed member', () => {
@@ -112,7 +133,14 @@ describe('handshakes', () => {
   });
 
   it('accepts exactly the child handshake', () => {
-    expect(decodeChildHandshake({ protocol: HANDSHAKE_PROTOCOL, kind: 'child.handshake', challenge, parent_origin: 'http://localhost:8080' }).ok).toBe(true);
+    expect(
+      decodeChildHandshake({
+        protocol: HANDSHAKE_PROTOCOL,
+        kind: 'child.handshake',
+        challenge,
+        parent_origin: 'http://localhost:8080',
+      }).ok,
+    ).toBe(true);
     expect(decodeChildHandshake({ protocol: HANDSHAKE_PROTOCOL, kind: 'child.handshake', challenge }).ok).toBe(false);
   });
 });
@@ -129,9 +157,28 @@ describe('child payloads', () => {
     expect(check('page.advance', activation)).toBe('ok');
     expect(check('kv.list', activation)).toBe('ok');
     expect(check('kv.get', { ...activation, key: 'counter' })).toBe('ok');
-    expect(check('kv.set', { ...activation, key: 'counter', value_base64: 'MQ==', content_type: 'text/plain', idempotency_key: randomToken(22) })).toBe('ok');
-    expect(check('kv.set', { ...activation, key: 'c', value_base64: '', content_type: 'text/plain', idempotency_key: randomToken(22), expected_revision: 2 })).toBe('ok');
-    expect(check('kv.delete', { ...activation, key: 'counter', expected_revision: 1, idempotency_key: randomToken(22) })).toBe('ok');
+    expect(
+      check('kv.set', {
+        ...activation,
+        key: 'counter',
+        value_base64: 'MQ==',
+        content_type: 'text/plain',
+        idempotency_key: randomToken(22),
+      }),
+    ).toBe('ok');
+    expect(
+      check('kv.set', {
+        ...activation,
+        key: 'c',
+        value_base64: '',
+        content_type: 'text/plain',
+        idempotency_key: randomToken(22),
+        expected_revision: 2,
+      }),
+    ).toBe('ok');
+    expect(
+      check('kv.delete', { ...activation, key: 'counter', expected_revision: 1, idempotency_key: randomToken(22) }),
+    ).toBe('ok');
     expect(check('log', { ...activation, level: 'info', code: 'app', message: 'hello' })).toBe('ok');
     expect(check('event.emit', { ...activation, code: 'button.pressed' })).toBe('ok');
   });
@@ -149,7 +196,13 @@ describe('child payloads', () => {
   });
 
   it('checks keys, values, revisions and idempotency keys', () => {
-    const set = { ...activation, key: 'k', value_base64: 'MQ==', content_type: 'text/plain', idempotency_key: randomToken(22) };
+    const set = {
+      ...activation,
+      key: 'k',
+      value_base64: 'MQ==',
+      content_type: 'text/plain',
+      idempotency_key: randomToken(22),
+    };
     expect(check('kv.get', { ...activation, key: '' })).toBe('invalid_key');
     expect(check('kv.get', { ...activation, key: 'k'.repeat(257) })).toBe('invalid_key');
     expect(check('kv.get', { ...activation, key: 'é'.repeat(129) })).toBe('invalid_key'); // 258 bytes
@@ -158,7 +211,9 @@ describe('child payloads', () => {
     expect(check('kv.set', { ...set, content_type: 'text/plain\r\nX: y' })).toBe('invalid_payload');
     expect(check('kv.set', { ...set, expected_revision: 0 })).toBe('invalid_revision');
     expect(check('kv.set', { ...set, idempotency_key: 'short' })).toBe('invalid_payload');
-    expect(check('kv.delete', { ...activation, key: 'k', expected_revision: 'x', idempotency_key: randomToken(22) })).toBe('invalid_revision');
+    expect(
+      check('kv.delete', { ...activation, key: 'k', expected_revision: 'x', idempotency_key: randomToken(22) }),
+    ).toBe('invalid_revision');
   });
 
   it('takes an optional kv.list cursor of 1 to KV_LIST_CURSOR_MAX characters', () => {
@@ -206,16 +261,30 @@ describe('parent payloads', () => {
     expect(check('context', { ...context, placement_id: '' })).toBe('invalid_placement');
     expect(check('context', { ...context, player_origin: 5 })).toBe('invalid_player_origin');
     expect(check('context', { ...context, capabilities: { 'page.advance': true } })).toBe('invalid_context');
-    expect(check('context', { ...context, capabilities: { ...context.capabilities, admin: true } })).toBe('invalid_context');
+    expect(check('context', { ...context, capabilities: { ...context.capabilities, admin: true } })).toBe(
+      'invalid_context',
+    );
     expect(check('context', { ...context, viewport: { width: 100_001, height: 1 } })).toBe('invalid_context');
   });
 
   it('accepts acks and problems and refuses malformed problems', () => {
     const base = { request_message_id: newMessageId(), generation: 1, nonce: NONCE };
     expect(check('response.ack', { ...base, result: { any: ['thing'] } })).toBe('ok');
-    expect(check('response.problem', { ...base, problem: { code: 'revision_conflict', status: 412, detail: 'stale', request_id: 'req_1', current_revision: 3 } })).toBe('ok');
-    expect(check('response.problem', { ...base, problem: { code: 'Bad Code', status: 412, detail: 'x', request_id: 'r' } })).toBe('invalid_response');
-    expect(check('response.problem', { ...base, problem: { code: 'x', status: 412, detail: 'x', request_id: 'r', secret: 1 } })).toBe('invalid_response');
+    expect(
+      check('response.problem', {
+        ...base,
+        problem: { code: 'revision_conflict', status: 412, detail: 'stale', request_id: 'req_1', current_revision: 3 },
+      }),
+    ).toBe('ok');
+    expect(
+      check('response.problem', { ...base, problem: { code: 'Bad Code', status: 412, detail: 'x', request_id: 'r' } }),
+    ).toBe('invalid_response');
+    expect(
+      check('response.problem', {
+        ...base,
+        problem: { code: 'x', status: 412, detail: 'x', request_id: 'r', secret: 1 },
+      }),
+    ).toBe('invalid_response');
     expect(check('response.ack', { ...base, request_message_id: 'x' })).toBe('invalid_response');
   });
 });
@@ -236,7 +305,9 @@ describe('the player origin a release host names', () => {
   it('is exactly one http(s) origin', () => {
     expect(playerOriginOf({ player_origin: 'http://localhost:8080' })).toBe('http://localhost:8080');
     expect(playerOriginOf({ player_origin: 'https://play.example.com' })).toBe('https://play.example.com');
-    expect(playerOriginOf({ player_origin: 'https://play.example.com', later: 'fields are ignored' })).toBe('https://play.example.com');
+    expect(playerOriginOf({ player_origin: 'https://play.example.com', later: 'fields are ignored' })).toBe(
+      'https://play.example.com',
+    );
   });
 
   it('is nothing for any other answer', () => {
@@ -268,7 +339,9 @@ describe('handshake routing', () => {
     const { isHandshakeLike } = await import('./protocol');
     expect(isHandshakeLike({ protocol: HANDSHAKE_PROTOCOL, kind: 'parent.handshake', challenge: 'x' })).toBe(true);
     expect(isHandshakeLike(JSON.stringify({ protocol: HANDSHAKE_PROTOCOL }))).toBe(true);
-    expect(isHandshakeLike(JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, note: HANDSHAKE_PROTOCOL })))).toBe(false);
+    expect(
+      isHandshakeLike(JSON.stringify(envelope({}, { generation: 1, nonce: NONCE, note: HANDSHAKE_PROTOCOL }))),
+    ).toBe(false);
     expect(isHandshakeLike(`not json ${HANDSHAKE_PROTOCOL}`)).toBe(false);
     expect(isHandshakeLike(envelope())).toBe(false);
   });

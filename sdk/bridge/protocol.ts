@@ -139,7 +139,13 @@ export interface ChildPayloads {
   'kv.get': Activation & { key: string };
   /** `cursor`: a page's `next_cursor`, passed unchanged to get the page after it. */
   'kv.list': Activation & { cursor?: string };
-  'kv.set': Activation & { key: string; value_base64: string; content_type: string; idempotency_key: string; expected_revision?: number };
+  'kv.set': Activation & {
+    key: string;
+    value_base64: string;
+    content_type: string;
+    idempotency_key: string;
+    expected_revision?: number;
+  };
   'kv.delete': Activation & { key: string; expected_revision: number; idempotency_key: string };
 }
 export type ChildKind = keyof ChildPayloads;
@@ -155,7 +161,14 @@ export type ParentKind = keyof ParentPayloads;
 export type ParentMessage = { [K in ParentKind]: Envelope<K, ParentPayloads[K]> }[ParentKind];
 
 /** Child requests that the parent answers with response.ack or response.problem. */
-export const ACKED_KINDS: ReadonlySet<string> = new Set<ChildKind>(['ready', 'page.advance', 'kv.get', 'kv.list', 'kv.set', 'kv.delete']);
+export const ACKED_KINDS: ReadonlySet<string> = new Set<ChildKind>([
+  'ready',
+  'page.advance',
+  'kv.get',
+  'kv.list',
+  'kv.set',
+  'kv.delete',
+]);
 
 /** An error the bridge hands to app code: an SDK code, or the server's problem code. */
 export class BridgeError extends Error {
@@ -163,7 +176,11 @@ export class BridgeError extends Error {
   readonly status: number | undefined;
   readonly requestId: string | undefined;
   readonly currentRevision: number | undefined;
-  constructor(code: string, detail: string, extra: { status?: number; requestId?: string; currentRevision?: number } = {}) {
+  constructor(
+    code: string,
+    detail: string,
+    extra: { status?: number; requestId?: string; currentRevision?: number } = {},
+  ) {
     super(detail);
     this.name = 'BridgeError';
     this.code = code;
@@ -177,7 +194,11 @@ export class BridgeError extends Error {
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; code: BridgeErrorCode; detail: string };
 
-const fail = (code: BridgeErrorCode, detail: string): { ok: false; code: BridgeErrorCode; detail: string } => ({ ok: false, code, detail });
+const fail = (code: BridgeErrorCode, detail: string): { ok: false; code: BridgeErrorCode; detail: string } => ({
+  ok: false,
+  code,
+  detail,
+});
 const pass = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
 
 function utf8Length(text: string): number {
@@ -186,7 +207,7 @@ function utf8Length(text: string): number {
 
 // Object.hasOwn is too new for some signage browsers; the bundle targets ES2019.
 function hasOwn(value: object, key: string): boolean {
-  return  Object.hasOwn(value, key);
+  return Object.hasOwn(value, key);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -214,7 +235,8 @@ function checkJsonData(root: unknown): Checked<null> {
     } else if (typeof value === 'string') {
       budget -= value.length;
     } else if (Array.isArray(value)) {
-      if (Object.getPrototypeOf(value) !== Array.prototype) return fail('invalid_shape', 'only plain arrays are allowed');
+      if (Object.getPrototypeOf(value) !== Array.prototype)
+        return fail('invalid_shape', 'only plain arrays are allowed');
       budget -= 2 + value.length;
       if (budget < 0) return fail('message_too_large', `message exceeds ${MESSAGE_MAX_BYTES} bytes`);
       for (const item of value) stack.push({ value: item, depth: depth + 1 });
@@ -239,7 +261,8 @@ function checkJsonData(root: unknown): Checked<null> {
 export function decodeMessageData(data: unknown): Checked<Record<string, unknown>> {
   let value: unknown = data;
   if (typeof data === 'string') {
-    if (data.length > MESSAGE_MAX_BYTES || utf8Length(data) > MESSAGE_MAX_BYTES) return fail('message_too_large', `message exceeds ${MESSAGE_MAX_BYTES} bytes`);
+    if (data.length > MESSAGE_MAX_BYTES || utf8Length(data) > MESSAGE_MAX_BYTES)
+      return fail('message_too_large', `message exceeds ${MESSAGE_MAX_BYTES} bytes`);
     try {
       value = JSON.parse(data);
     } catch {
@@ -249,14 +272,20 @@ export function decodeMessageData(data: unknown): Checked<Record<string, unknown
   if (!isPlainObject(value)) return fail('invalid_shape', 'message must be an object');
   const checked = checkJsonData(value);
   if (!checked.ok) return checked;
-  if (typeof data !== 'string' && utf8Length(JSON.stringify(value)) > MESSAGE_MAX_BYTES) return fail('message_too_large', `message exceeds ${MESSAGE_MAX_BYTES} bytes`);
+  if (typeof data !== 'string' && utf8Length(JSON.stringify(value)) > MESSAGE_MAX_BYTES)
+    return fail('message_too_large', `message exceeds ${MESSAGE_MAX_BYTES} bytes`);
   return pass(value);
 }
 
 /** Exactly `required` keys plus any of `optional`, nothing else. */
-function exactKeys(value: Record<string, unknown>, required: readonly string[], optional: readonly string[] = []): string | null {
+function exactKeys(
+  value: Record<string, unknown>,
+  required: readonly string[],
+  optional: readonly string[] = [],
+): string | null {
   for (const key of required) if (!hasOwn(value, key)) return `missing "${key}"`;
-  for (const key of Object.keys(value)) if (!required.includes(key) && !optional.includes(key)) return `unexpected "${key}"`;
+  for (const key of Object.keys(value))
+    if (!required.includes(key) && !optional.includes(key)) return `unexpected "${key}"`;
   return null;
 }
 
@@ -270,9 +299,12 @@ export function decodeEnvelope(data: unknown): Checked<Envelope> {
   const keys = exactKeys(value, ENVELOPE_KEYS);
   if (keys) return fail('invalid_shape', `envelope: ${keys}`);
   if (value.protocol !== BRIDGE_PROTOCOL) return fail('protocol_mismatch', `protocol must be "${BRIDGE_PROTOCOL}"`);
-  if (typeof value.message_id !== 'string' || !MESSAGE_ID_PATTERN.test(value.message_id)) return fail('invalid_message_id', 'message_id must be 8 to 128 of A-Z a-z 0-9 . _ -');
-  if (typeof value.kind !== 'string' || value.kind.length === 0 || value.kind.length > KIND_MAX_LENGTH) return fail('invalid_kind', `kind must be 1 to ${KIND_MAX_LENGTH} characters`);
-  if (typeof value.placement_id !== 'string' || !PLACEMENT_ID_PATTERN.test(value.placement_id)) return fail('invalid_placement', 'placement_id is not a placement id');
+  if (typeof value.message_id !== 'string' || !MESSAGE_ID_PATTERN.test(value.message_id))
+    return fail('invalid_message_id', 'message_id must be 8 to 128 of A-Z a-z 0-9 . _ -');
+  if (typeof value.kind !== 'string' || value.kind.length === 0 || value.kind.length > KIND_MAX_LENGTH)
+    return fail('invalid_kind', `kind must be 1 to ${KIND_MAX_LENGTH} characters`);
+  if (typeof value.placement_id !== 'string' || !PLACEMENT_ID_PATTERN.test(value.placement_id))
+    return fail('invalid_placement', 'placement_id is not a placement id');
   if (!isPlainObject(value.payload)) return fail('invalid_payload', 'payload must be an object');
   return pass(value as unknown as Envelope);
 }
@@ -281,10 +313,15 @@ export function decodeParentHandshake(data: unknown): Checked<ParentHandshake> {
   const decoded = decodeMessageData(data);
   if (!decoded.ok) return decoded;
   const v = decoded.value;
-  if (exactKeys(v, ['protocol', 'kind', 'challenge']) || v.protocol !== HANDSHAKE_PROTOCOL || v.kind !== 'parent.handshake') {
+  if (
+    exactKeys(v, ['protocol', 'kind', 'challenge']) ||
+    v.protocol !== HANDSHAKE_PROTOCOL ||
+    v.kind !== 'parent.handshake'
+  ) {
     return fail('invalid_handshake', 'not a parent handshake');
   }
-  if (typeof v.challenge !== 'string' || !CHALLENGE_PATTERN.test(v.challenge)) return fail('invalid_handshake', 'challenge must be 22 to 128 base64url characters');
+  if (typeof v.challenge !== 'string' || !CHALLENGE_PATTERN.test(v.challenge))
+    return fail('invalid_handshake', 'challenge must be 22 to 128 base64url characters');
   return pass(v as unknown as ParentHandshake);
 }
 
@@ -292,10 +329,15 @@ export function decodeChildHandshake(data: unknown): Checked<ChildHandshake> {
   const decoded = decodeMessageData(data);
   if (!decoded.ok) return decoded;
   const v = decoded.value;
-  if (exactKeys(v, ['protocol', 'kind', 'challenge', 'parent_origin']) || v.protocol !== HANDSHAKE_PROTOCOL || v.kind !== 'child.handshake') {
+  if (
+    exactKeys(v, ['protocol', 'kind', 'challenge', 'parent_origin']) ||
+    v.protocol !== HANDSHAKE_PROTOCOL ||
+    v.kind !== 'child.handshake'
+  ) {
     return fail('invalid_handshake', 'not a child handshake');
   }
-  if (typeof v.challenge !== 'string' || !CHALLENGE_PATTERN.test(v.challenge)) return fail('invalid_handshake', 'challenge must be 22 to 128 base64url characters');
+  if (typeof v.challenge !== 'string' || !CHALLENGE_PATTERN.test(v.challenge))
+    return fail('invalid_handshake', 'challenge must be 22 to 128 base64url characters');
   if (typeof v.parent_origin !== 'string') return fail('invalid_handshake', 'parent_origin must be a string');
   return pass(v as unknown as ChildHandshake);
 }
@@ -316,12 +358,14 @@ export function isHandshakeLike(data: unknown): boolean {
 // ---- payloads ----
 
 const isGeneration = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-const isDimension = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= DIMENSION_MAX;
+const isDimension = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= DIMENSION_MAX;
 const isRevision = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
 
 function checkActivation(p: Record<string, unknown>): Checked<null> {
   if (!isGeneration(p.generation)) return fail('invalid_generation', 'generation must be a safe integer ≥ 0');
-  if (typeof p.nonce !== 'string' || !CHALLENGE_PATTERN.test(p.nonce)) return fail('invalid_nonce', 'nonce must be the handshake challenge');
+  if (typeof p.nonce !== 'string' || !CHALLENGE_PATTERN.test(p.nonce))
+    return fail('invalid_nonce', 'nonce must be the handshake challenge');
   return pass(null);
 }
 
@@ -333,7 +377,9 @@ function checkSize(v: unknown, name: string): string | null {
 }
 
 function checkBase64(v: unknown): boolean {
-  return typeof v === 'string' && v.length <= KV_VALUE_BASE64_MAX && v.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
+  return (
+    typeof v === 'string' && v.length <= KV_VALUE_BASE64_MAX && v.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(v)
+  );
 }
 
 const CHILD_PAYLOAD_KEYS: Record<ChildKind, { required: string[]; optional?: string[] }> = {
@@ -343,7 +389,10 @@ const CHILD_PAYLOAD_KEYS: Record<ChildKind, { required: string[]; optional?: str
   'page.advance': { required: ['generation', 'nonce'] },
   'kv.get': { required: ['key', 'generation', 'nonce'] },
   'kv.list': { required: ['generation', 'nonce'], optional: ['cursor'] },
-  'kv.set': { required: ['key', 'value_base64', 'content_type', 'idempotency_key', 'generation', 'nonce'], optional: ['expected_revision'] },
+  'kv.set': {
+    required: ['key', 'value_base64', 'content_type', 'idempotency_key', 'generation', 'nonce'],
+    optional: ['expected_revision'],
+  },
   'kv.delete': { required: ['key', 'expected_revision', 'idempotency_key', 'generation', 'nonce'] },
 };
 
@@ -352,7 +401,10 @@ export function isChildKind(kind: string): kind is ChildKind {
 }
 
 /** Checks the payload of a child → parent message of a known kind. */
-export function checkChildPayload<K extends ChildKind>(kind: K, payload: Record<string, unknown>): Checked<ChildPayloads[K]> {
+export function checkChildPayload<K extends ChildKind>(
+  kind: K,
+  payload: Record<string, unknown>,
+): Checked<ChildPayloads[K]> {
   const shape = CHILD_PAYLOAD_KEYS[kind];
   const keys = exactKeys(payload, shape.required, shape.optional);
   if (keys) return fail('invalid_payload', `${kind}: ${keys}`);
@@ -360,17 +412,29 @@ export function checkChildPayload<K extends ChildKind>(kind: K, payload: Record<
   if (!activation.ok) return activation;
   switch (kind) {
     case 'log':
-      if (!LOG_LEVELS.includes(payload.level as LogLevel)) return fail('invalid_log', 'level must be debug, info, warn or error');
-      if (typeof payload.code !== 'string' || !EVENT_CODE_PATTERN.test(payload.code)) return fail('invalid_log', 'code must be 1 to 64 of A-Z a-z 0-9 . _ -');
-      if (typeof payload.message !== 'string' || payload.message.length > LOG_MESSAGE_MAX) return fail('invalid_log', `message must be a string of at most ${LOG_MESSAGE_MAX} characters`);
+      if (!LOG_LEVELS.includes(payload.level as LogLevel))
+        return fail('invalid_log', 'level must be debug, info, warn or error');
+      if (typeof payload.code !== 'string' || !EVENT_CODE_PATTERN.test(payload.code))
+        return fail('invalid_log', 'code must be 1 to 64 of A-Z a-z 0-9 . _ -');
+      if (typeof payload.message !== 'string' || payload.message.length > LOG_MESSAGE_MAX)
+        return fail('invalid_log', `message must be a string of at most ${LOG_MESSAGE_MAX} characters`);
       break;
     case 'event.emit':
-      if (typeof payload.code !== 'string' || !EVENT_CODE_PATTERN.test(payload.code)) return fail('invalid_event', 'code must be 1 to 64 of A-Z a-z 0-9 . _ -');
+      if (typeof payload.code !== 'string' || !EVENT_CODE_PATTERN.test(payload.code))
+        return fail('invalid_event', 'code must be 1 to 64 of A-Z a-z 0-9 . _ -');
       break;
     case 'kv.list':
       // The server decides what a cursor means; the bridge only keeps to the bounds its query accepts.
-      if (payload.cursor !== undefined && (typeof payload.cursor !== 'string' || payload.cursor.length === 0 || payload.cursor.length > KV_LIST_CURSOR_MAX)) {
-        return fail('invalid_payload', `cursor must be a next_cursor: a string of 1 to ${KV_LIST_CURSOR_MAX} characters`);
+      if (
+        payload.cursor !== undefined &&
+        (typeof payload.cursor !== 'string' ||
+          payload.cursor.length === 0 ||
+          payload.cursor.length > KV_LIST_CURSOR_MAX)
+      ) {
+        return fail(
+          'invalid_payload',
+          `cursor must be a next_cursor: a string of 1 to ${KV_LIST_CURSOR_MAX} characters`,
+        );
       }
       break;
     case 'kv.get':
@@ -382,10 +446,15 @@ export function checkChildPayload<K extends ChildKind>(kind: K, payload: Record<
         if (!checkBase64(payload.value_base64)) return fail('invalid_payload', 'value_base64 must be standard base64');
         const typeProblem = kvContentTypeProblem(payload.content_type);
         if (typeProblem) return fail('invalid_payload', `content_type ${typeProblem}`);
-        if (payload.expected_revision !== undefined && !isRevision(payload.expected_revision)) return fail('invalid_revision', 'expected_revision must be a positive integer');
+        if (payload.expected_revision !== undefined && !isRevision(payload.expected_revision))
+          return fail('invalid_revision', 'expected_revision must be a positive integer');
       }
-      if (kind === 'kv.delete' && !isRevision(payload.expected_revision)) return fail('invalid_revision', 'expected_revision must be a positive integer');
-      if (kind !== 'kv.get' && (typeof payload.idempotency_key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(payload.idempotency_key))) {
+      if (kind === 'kv.delete' && !isRevision(payload.expected_revision))
+        return fail('invalid_revision', 'expected_revision must be a positive integer');
+      if (
+        kind !== 'kv.get' &&
+        (typeof payload.idempotency_key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(payload.idempotency_key))
+      ) {
         return fail('invalid_payload', 'idempotency_key must be 22 base64url characters');
       }
       break;
@@ -396,7 +465,17 @@ export function checkChildPayload<K extends ChildKind>(kind: K, payload: Record<
 
 const PARENT_PAYLOAD_KEYS: Record<ParentKind, { required: string[]; optional?: string[] }> = {
   context: {
-    required: ['application_id', 'release_id', 'placement_id', 'generation', 'nonce', 'player_origin', 'capabilities', 'viewport', 'placement'],
+    required: [
+      'application_id',
+      'release_id',
+      'placement_id',
+      'generation',
+      'nonce',
+      'player_origin',
+      'capabilities',
+      'viewport',
+      'placement',
+    ],
     optional: ['screen_id'],
   },
   'viewport.changed': { required: ['generation', 'nonce', 'viewport', 'placement'] },
@@ -409,21 +488,40 @@ export function isParentKind(kind: string): kind is ParentKind {
 }
 
 /** Checks the payload of a parent → child message of a known kind. */
-export function checkParentPayload<K extends ParentKind>(kind: K, payload: Record<string, unknown>): Checked<ParentPayloads[K]> {
+export function checkParentPayload<K extends ParentKind>(
+  kind: K,
+  payload: Record<string, unknown>,
+): Checked<ParentPayloads[K]> {
   const shape = PARENT_PAYLOAD_KEYS[kind];
   const keys = exactKeys(payload, shape.required, shape.optional);
-  if (keys) return fail(kind === 'context' ? 'invalid_context' : kind.startsWith('response') ? 'invalid_response' : 'invalid_payload', `${kind}: ${keys}`);
+  if (keys)
+    return fail(
+      kind === 'context' ? 'invalid_context' : kind.startsWith('response') ? 'invalid_response' : 'invalid_payload',
+      `${kind}: ${keys}`,
+    );
   const activation = checkActivation(payload);
   if (!activation.ok) return activation;
   switch (kind) {
     case 'context': {
-      if (typeof payload.application_id !== 'string' || !ENTITY_ID_PATTERN.test(payload.application_id)) return fail('invalid_application', 'application_id is malformed');
-      if (typeof payload.release_id !== 'string' || !ENTITY_ID_PATTERN.test(payload.release_id)) return fail('invalid_release', 'release_id is malformed');
-      if (typeof payload.placement_id !== 'string' || !PLACEMENT_ID_PATTERN.test(payload.placement_id)) return fail('invalid_placement', 'placement_id is malformed');
-      if (typeof payload.player_origin !== 'string') return fail('invalid_player_origin', 'player_origin must be a string');
-      if (payload.screen_id !== undefined && (typeof payload.screen_id !== 'string' || !ENTITY_ID_PATTERN.test(payload.screen_id))) return fail('invalid_context', 'screen_id is malformed');
+      if (typeof payload.application_id !== 'string' || !ENTITY_ID_PATTERN.test(payload.application_id))
+        return fail('invalid_application', 'application_id is malformed');
+      if (typeof payload.release_id !== 'string' || !ENTITY_ID_PATTERN.test(payload.release_id))
+        return fail('invalid_release', 'release_id is malformed');
+      if (typeof payload.placement_id !== 'string' || !PLACEMENT_ID_PATTERN.test(payload.placement_id))
+        return fail('invalid_placement', 'placement_id is malformed');
+      if (typeof payload.player_origin !== 'string')
+        return fail('invalid_player_origin', 'player_origin must be a string');
+      if (
+        payload.screen_id !== undefined &&
+        (typeof payload.screen_id !== 'string' || !ENTITY_ID_PATTERN.test(payload.screen_id))
+      )
+        return fail('invalid_context', 'screen_id is malformed');
       const caps = payload.capabilities;
-      if (!isPlainObject(caps) || exactKeys(caps, CAPABILITY_NAMES) || CAPABILITY_NAMES.some((c) => typeof caps[c] !== 'boolean')) {
+      if (
+        !isPlainObject(caps) ||
+        exactKeys(caps, CAPABILITY_NAMES) ||
+        CAPABILITY_NAMES.some((c) => typeof caps[c] !== 'boolean')
+      ) {
         return fail('invalid_context', 'capabilities must be {"page.advance", "kv.read", "kv.write"} booleans');
       }
       const size = checkSize(payload.viewport, 'viewport') ?? checkSize(payload.placement, 'placement');
@@ -437,7 +535,8 @@ export function checkParentPayload<K extends ParentKind>(kind: K, payload: Recor
     }
     case 'response.ack':
     case 'response.problem': {
-      if (typeof payload.request_message_id !== 'string' || !MESSAGE_ID_PATTERN.test(payload.request_message_id)) return fail('invalid_response', 'request_message_id is malformed');
+      if (typeof payload.request_message_id !== 'string' || !MESSAGE_ID_PATTERN.test(payload.request_message_id))
+        return fail('invalid_response', 'request_message_id is malformed');
       if (kind === 'response.problem') {
         const p = payload.problem;
         if (

@@ -6,7 +6,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../testing/chromium';
 import { BridgeFixture, buildBridgeBundles } from '../testing/bridge-fixture';
 
-
 let browser: Browser;
 let fixture: BridgeFixture;
 
@@ -54,8 +53,10 @@ function handshake(page: Page, challenge: string): Promise<void> {
   }, challenge);
 }
 
-const answers = (page: Page) => page.evaluate(() => (window as any).answers as { kind: string; challenge: string; parent_origin: string }[]);
-const diagnostics = (frame: Frame) => frame.evaluate(() => (window as any).diagnostics.map((d: { code: string }) => d.code) as string[]);
+const answers = (page: Page) =>
+  page.evaluate(() => (window as any).answers as { kind: string; challenge: string; parent_origin: string }[]);
+const diagnostics = (frame: Frame) =>
+  frame.evaluate(() => (window as any).diagnostics.map((d: { code: string }) => d.code) as string[]);
 
 describe('the player origin a frame trusts', () => {
   it('is asked of the release host, same-origin and uncached; a handshake meanwhile waits, and only the latest is answered', async () => {
@@ -66,10 +67,21 @@ describe('the player origin a frame trusts', () => {
     await page.waitForTimeout(300);
     expect(await answers(page)).toEqual([]); // nothing is pinned before the host has answered
     await expect.poll(() => answers(page), { timeout: 10_000 }).toHaveLength(1);
-    expect(await answers(page)).toEqual([{ protocol: 'marquee.parent-handshake/1', kind: 'child.handshake', challenge: 'B'.repeat(32), parent_origin: fixture.playerOrigin }]);
+    expect(await answers(page)).toEqual([
+      {
+        protocol: 'marquee.parent-handshake/1',
+        kind: 'child.handshake',
+        challenge: 'B'.repeat(32),
+        parent_origin: fixture.playerOrigin,
+      },
+    ]);
     expect(await diagnostics(frame)).toEqual([]);
     expect(fixture.playerOriginRequests).toHaveLength(1);
-    expect(fixture.playerOriginRequests[0]).toMatchObject({ site: 'same-origin', mode: 'cors', cacheControl: 'no-cache' });
+    expect(fixture.playerOriginRequests[0]).toMatchObject({
+      site: 'same-origin',
+      mode: 'cors',
+      cacheControl: 'no-cache',
+    });
     await page.close();
   });
 
@@ -82,7 +94,12 @@ describe('the player origin a frame trusts', () => {
     ]) {
       fixture.playerOriginAnswer = answer;
       const { page, frame } = await framedChild();
-      const ready = frame.evaluate(() => (window as any).app.ready().then(() => 'ready', (e: { code: string }) => e.code));
+      const ready = frame.evaluate(() =>
+        (window as any).app.ready().then(
+          () => 'ready',
+          (e: { code: string }) => e.code,
+        ),
+      );
       expect(await ready, JSON.stringify(answer)).toBe('inert');
       await handshake(page, 'C'.repeat(32));
       await expect.poll(() => diagnostics(frame)).toEqual(['inert', 'untrusted_origin']);
@@ -93,7 +110,11 @@ describe('the player origin a frame trusts', () => {
   });
 
   it('pins exactly the player the host names: the real player is refused when the host names another', async () => {
-    fixture.playerOriginAnswer = { status: 200, body: JSON.stringify({ player_origin: fixture.evilOrigin }), type: 'application/json' };
+    fixture.playerOriginAnswer = {
+      status: 200,
+      body: JSON.stringify({ player_origin: fixture.evilOrigin }),
+      type: 'application/json',
+    };
     const { page, frame } = await framedChild();
     await handshake(page, 'D'.repeat(32));
     await expect.poll(() => diagnostics(frame)).toEqual(['untrusted_origin']);

@@ -30,7 +30,10 @@ export function playerOriginOf(answer: unknown): string | null {
  * Asks the frame's own release host which player it trusts: same origin, with its cookies (the
  * answer needs the release-grant cookie), never from a cache. Null on any failure.
  */
-export async function fetchTrustedParentOrigin(win: Window, timeoutMs = PLAYER_ORIGIN_TIMEOUT_MS): Promise<string | null> {
+export async function fetchTrustedParentOrigin(
+  win: Window,
+  timeoutMs = PLAYER_ORIGIN_TIMEOUT_MS,
+): Promise<string | null> {
   if (win.location.protocol !== 'http:' && win.location.protocol !== 'https:') return null;
   const abort = new AbortController();
   const timer = win.setTimeout(() => abort.abort(), timeoutMs);
@@ -42,7 +45,8 @@ export async function fetchTrustedParentOrigin(win: Window, timeoutMs = PLAYER_O
       headers: { accept: 'application/json' },
       signal: abort.signal,
     });
-    if (response.status !== 200 || !/^application\/json\s*(;|$)/i.test(response.headers.get('content-type') ?? '')) return null;
+    if (response.status !== 200 || !/^application\/json\s*(;|$)/i.test(response.headers.get('content-type') ?? ''))
+      return null;
     const text = await response.text();
     if (text.length > ANSWER_MAX_CHARACTERS) return null;
     return playerOriginOf(JSON.parse(text));

@@ -34,8 +34,16 @@ describe('applications.publish', () => {
     const progress: UploadProgress[] = [];
     const published = await c.applications.publish(packed, { onProgress: (p) => progress.push(p) });
 
-    expect(published.data).toMatchObject({ name: 'KV counter', state: 'ready', latest_ready_release: published.releaseId });
-    expect(published.operation).toMatchObject({ kind: 'application.upload', state: 'succeeded', result: { application_id: published.data.id, release_id: published.releaseId } });
+    expect(published.data).toMatchObject({
+      name: 'KV counter',
+      state: 'ready',
+      latest_ready_release: published.releaseId,
+    });
+    expect(published.operation).toMatchObject({
+      kind: 'application.upload',
+      state: 'succeeded',
+      result: { application_id: published.data.id, release_id: published.releaseId },
+    });
     expect(published.revision).toBe(published.data.revision);
     expect(published.credits?.remaining).toBeTypeOf('number');
 
@@ -54,13 +62,20 @@ describe('applications.publish', () => {
 
   it('computes the headers of raw archive bytes from their facts', async () => {
     const c = await project();
-    const published = await c.applications.publish({ archive: new Blob([new Uint8Array(packed.archive)]), expandedBytes: packed.expandedBytes, fileCount: packed.fileCount, name: 'Café board' });
+    const published = await c.applications.publish({
+      archive: new Blob([new Uint8Array(packed.archive)]),
+      expandedBytes: packed.expandedBytes,
+      fileCount: packed.fileCount,
+      name: 'Café board',
+    });
     expect(published.data).toMatchObject({ name: 'Café board', state: 'ready' });
   });
 
   it('turns an archive that breaks a rule into OperationFailedError with the rule', async () => {
     const c = await project();
-    const error = (await c.applications.publish({ archive: packed.archive, expandedBytes: packed.expandedBytes, fileCount: packed.fileCount + 1 }).catch((e: unknown) => e)) as OperationFailedError;
+    const error = (await c.applications
+      .publish({ archive: packed.archive, expandedBytes: packed.expandedBytes, fileCount: packed.fileCount + 1 })
+      .catch((e: unknown) => e)) as OperationFailedError;
     expect(error).toBeInstanceOf(OperationFailedError);
     expect(error.problem.code).toBe('invalid_request');
     expect(error.problem.errors[0]?.code).toBe('file_count_mismatch');
@@ -69,7 +84,9 @@ describe('applications.publish', () => {
   it('refuses a packed archive without its required headers before sending anything', async () => {
     const { calls, fetchImpl } = recordingFetch();
     const c = await project({ fetch: fetchImpl });
-    await expect(c.applications.upload({ archive: packed.archive, headers: { 'Content-Type': 'application/gzip' } })).rejects.toThrow(/Marquee-Archive-SHA256/);
+    await expect(
+      c.applications.upload({ archive: packed.archive, headers: { 'Content-Type': 'application/gzip' } }),
+    ).rejects.toThrow(/Marquee-Archive-SHA256/);
     expect(calls).toHaveLength(0);
   });
 
@@ -100,7 +117,9 @@ describe('releases', () => {
     expect(post.headers['if-match']).toBe(`"${first.revision}"`);
     expect(post.headers['marquee-application-name']).toBeUndefined();
 
-    const stale = (await c.applications.upload(second, { applicationId: first.data.id, ifMatch: first.revision! }).catch((e: unknown) => e)) as MarqueeProblem;
+    const stale = (await c.applications
+      .upload(second, { applicationId: first.data.id, ifMatch: first.revision! })
+      .catch((e: unknown) => e)) as MarqueeProblem;
     expect([stale.code, stale.status, stale.current_revision]).toEqual(['revision_conflict', 412, release.revision]);
   });
 
@@ -122,7 +141,9 @@ describe('list, get, delete', () => {
     const foreign = (await other.applications.get(app.id).catch((e: unknown) => e)) as MarqueeProblem;
     expect([foreign.code, foreign.status]).toEqual(['not_found', 404]);
 
-    const stale = (await c.applications.delete(app.id, { ifMatch: revision! + 1 }).catch((e: unknown) => e)) as MarqueeProblem;
+    const stale = (await c.applications
+      .delete(app.id, { ifMatch: revision! + 1 })
+      .catch((e: unknown) => e)) as MarqueeProblem;
     expect(stale.code).toBe('revision_conflict');
     const deleted = await c.applications.delete(app.id, { ifMatch: read.data });
     expect(deleted.status).toBe(204);
@@ -141,7 +162,9 @@ describe('list, get, delete', () => {
 describe('node-files: publishApplicationDirectory', () => {
   it('packs a directory and publishes it in one call', async () => {
     const c = await project();
-    const published = await publishApplicationDirectory(c, KV_COUNTER, { pack: { runtime: RUNTIME, name: 'From a directory' } });
+    const published = await publishApplicationDirectory(c, KV_COUNTER, {
+      pack: { runtime: RUNTIME, name: 'From a directory' },
+    });
     expect(published.data).toMatchObject({ name: 'From a directory', state: 'ready' });
     expect(published.packed.headers['Marquee-Archive-SHA256']).toBe(packed.headers['Marquee-Archive-SHA256']);
   });

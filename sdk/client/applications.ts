@@ -1,6 +1,13 @@
 // Applications: list, read, delete, and the archive upload (a new application or a new release)
 // with its headers, then a wait for the operation that publishes the release.
-import { applicationNameHeader, ARCHIVE_CONTENT_TYPE, UPLOAD_HEADERS, type Application, type ApplicationList, type OperationAccepted } from '../contract/applications';
+import {
+  applicationNameHeader,
+  ARCHIVE_CONTENT_TYPE,
+  UPLOAD_HEADERS,
+  type Application,
+  type ApplicationList,
+  type OperationAccepted,
+} from '../contract/applications';
 import type { Operation } from '../contract/operations';
 import type { operationRoutes, WaitOptions } from './operations';
 import type { CallOptions, ClientTransport, GuardedCallOptions, MarqueeResult, Revisioned } from './transport';
@@ -47,14 +54,19 @@ export type PublishedApplication = MarqueeResult<Application> & {
 };
 
 const REQUIRED_HEADERS = [UPLOAD_HEADERS.archiveSha256, UPLOAD_HEADERS.expandedBytes, UPLOAD_HEADERS.fileCount];
-const NAME_HEADERS = new Set([UPLOAD_HEADERS.applicationName.toLowerCase(), UPLOAD_HEADERS.applicationNameExtended.toLowerCase()]);
+const NAME_HEADERS = new Set([
+  UPLOAD_HEADERS.applicationName.toLowerCase(),
+  UPLOAD_HEADERS.applicationNameExtended.toLowerCase(),
+]);
 
 /** The headers to send with an archive: every `Marquee-*` header of a packed one, or computed from its facts. */
 export async function archiveHeaders(upload: ArchiveUpload): Promise<Record<string, string>> {
   const headers: Record<string, string> = { 'Content-Type': ARCHIVE_CONTENT_TYPE };
   if ('headers' in upload) {
     for (const [name, value] of Object.entries(upload.headers)) if (/^marquee-/i.test(name)) headers[name] = value;
-    const missing = REQUIRED_HEADERS.filter((name) => !Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase()));
+    const missing = REQUIRED_HEADERS.filter(
+      (name) => !Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase()),
+    );
     if (missing.length > 0) throw new TypeError(`the packed archive's headers lack ${missing.join(', ')}`);
     return headers;
   }
@@ -71,12 +83,17 @@ export function applicationRoutes(t: ClientTransport, operations: ReturnType<typ
   const get = (id: string) => t.request<Application>({ method: 'GET', path: path(id) });
 
   /** POST the archive raw with its headers; 202 with the operation that validates and publishes it. */
-  async function upload(archive: ArchiveUpload, options: UploadOptions = {}): Promise<MarqueeResult<OperationAccepted>> {
+  async function upload(
+    archive: ArchiveUpload,
+    options: UploadOptions = {},
+  ): Promise<MarqueeResult<OperationAccepted>> {
     const { applicationId, onProgress, ...call } = options;
-    if (call.ifMatch !== undefined && applicationId === undefined) throw new TypeError('ifMatch guards a release upload: pass applicationId too');
+    if (call.ifMatch !== undefined && applicationId === undefined)
+      throw new TypeError('ifMatch guards a release upload: pass applicationId too');
     const headers = await archiveHeaders(archive);
     // A release keeps its application's name (the server refuses a rename), so name headers stay home.
-    if (applicationId !== undefined) for (const name of Object.keys(headers)) if (NAME_HEADERS.has(name.toLowerCase())) delete headers[name];
+    if (applicationId !== undefined)
+      for (const name of Object.keys(headers)) if (NAME_HEADERS.has(name.toLowerCase())) delete headers[name];
     return t.request<OperationAccepted>({
       method: 'POST',
       path: applicationId === undefined ? '/api/v1/applications' : `${path(applicationId)}/releases`,
@@ -92,7 +109,8 @@ export function applicationRoutes(t: ClientTransport, operations: ReturnType<typ
     list: () => t.request<ApplicationList>({ method: 'GET', path: '/api/v1/applications' }),
     get,
     /** Tombstones the application and its releases; 409 application_in_use while a live manifest uses it. */
-    delete: (id: string, options: GuardedCallOptions = {}) => t.request<void>({ method: 'DELETE', path: path(id), idempotent: true, ...options }),
+    delete: (id: string, options: GuardedCallOptions = {}) =>
+      t.request<void>({ method: 'DELETE', path: path(id), idempotent: true, ...options }),
     upload,
     /**
      * Uploads, waits until the release is published (OperationFailedError names the archive rule

@@ -65,13 +65,20 @@ describe('events.follow', () => {
     const { next_cursor } = (await c.events.list()).data;
     const seen: StreamMessage<EventRecord>[] = [];
     const cursors: string[] = [];
-    const stream = c.events.follow({ cursor: next_cursor, onEvent: (event) => void seen.push(event), onCursor: (cursor) => cursors.push(cursor) });
+    const stream = c.events.follow({
+      cursor: next_cursor,
+      onEvent: (event) => void seen.push(event),
+      onCursor: (cursor) => cursors.push(cursor),
+    });
     streams.push(stream);
     const live = await rename(c, 'Live');
     await until(() => seen.some((e) => e.data.request_id === live), 'the live event');
     stream.close();
     await stream.done;
-    expect(seen.find((e) => e.data.request_id === live)).toMatchObject({ type: 'project.updated', cursor: expect.any(String) });
+    expect(seen.find((e) => e.data.request_id === live)).toMatchObject({
+      type: 'project.updated',
+      cursor: expect.any(String),
+    });
     expect(seen.some((e) => e.data.request_id === before)).toBe(false); // replay starts after the cursor
     expect(stream.cursor).toBe(seen.at(-1)!.cursor);
     expect(cursors.at(-1)).toBe(stream.cursor);
@@ -82,7 +89,12 @@ describe('events.follow', () => {
     await rename(c, 'Old');
     const resyncs: ResyncRequired[] = [];
     const seen: StreamMessage<EventRecord>[] = [];
-    const stream = c.events.follow({ cursor: 'forged.cursor', onEvent: (event) => void seen.push(event), onResync: (resync) => void resyncs.push(resync), initialDelayMs: 20 });
+    const stream = c.events.follow({
+      cursor: 'forged.cursor',
+      onEvent: (event) => void seen.push(event),
+      onResync: (resync) => void resyncs.push(resync),
+      initialDelayMs: 20,
+    });
     streams.push(stream);
     await until(() => resyncs.length === 1, 'the resync');
     const after = await rename(c, 'After resync');

@@ -1,6 +1,11 @@
 // Durable events: a page of the list, or the live stream followed with cursor resume and resync.
 import type { EventList, EventListQuery, EventRecord } from '../contract/events';
-import { followEventStream, type EventStream, type EventStreamOptions, type StreamMessage } from '../sse/event-stream-client';
+import {
+  followEventStream,
+  type EventStream,
+  type EventStreamOptions,
+  type StreamMessage,
+} from '../sse/event-stream-client';
 import type { ClientTransport } from './transport';
 
 export interface FollowOptions extends Omit<EventStreamOptions, 'url' | 'headers' | 'fetch' | 'cursorIn' | 'onEvent'> {
@@ -15,7 +20,8 @@ export function eventRoutes(t: ClientTransport) {
      * a 400 invalid_request whose `errors[0].code` is `resync_required` and whose document carries
      * `head_cursor`.
      */
-    list: (query: EventListQuery = {}) => t.request<EventList>({ method: 'GET', path: '/api/v1/events', query: { ...query } }),
+    list: (query: EventListQuery = {}) =>
+      t.request<EventList>({ method: 'GET', path: '/api/v1/events', query: { ...query } }),
     /**
      * Replays the events after `cursor` (all retained ones without it), then follows live. It
      * reconnects with backoff at the last cursor handled; on `stream.resync_required` it calls

@@ -32,7 +32,9 @@ describe('owner key/value through the client', () => {
     const read = await client.kv.get(applicationId, 'greeting/en');
     expect(client.kv.text(read.data)).toBe('héllo');
 
-    const updated = await client.kv.set(applicationId, 'greeting/en', new Uint8Array([0, 255, 7]), { ifMatch: read.data });
+    const updated = await client.kv.set(applicationId, 'greeting/en', new Uint8Array([0, 255, 7]), {
+      ifMatch: read.data,
+    });
     expect(updated.data.revision).toBe(2);
     expect([...client.kv.bytes((await client.kv.get(applicationId, 'greeting/en')).data)]).toEqual([0, 255, 7]);
 

@@ -16,7 +16,12 @@ function stubbed(answer: { status: number; body?: unknown; etag?: string }) {
   const fetchImpl = (async (input: URL | RequestInfo, init?: RequestInit) => {
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
-    sent.push({ url: String(input), method: init?.method ?? 'GET', headers, body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined });
+    sent.push({
+      url: String(input),
+      method: init?.method ?? 'GET',
+      headers,
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+    });
     return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
       status: answer.status,
       headers: { 'content-type': 'application/json', ...(answer.etag ? { etag: answer.etag } : {}) },
@@ -26,7 +31,15 @@ function stubbed(answer: { status: number; body?: unknown; etag?: string }) {
   return { client, sent };
 }
 
-const entry = { application_id: 'app_1', key: 'a/b', value_base64: 'aGk=', content_type: 'text/plain; charset=utf-8', bytes: 2, sha256: 'x'.repeat(64), revision: 3 };
+const entry = {
+  application_id: 'app_1',
+  key: 'a/b',
+  value_base64: 'aGk=',
+  content_type: 'text/plain; charset=utf-8',
+  bytes: 2,
+  sha256: 'x'.repeat(64),
+  revision: 3,
+};
 
 describe('kv', () => {
   it('creates a key: PUT of a string as UTF-8 base64, an idempotency key, no If-Match, the key encoded in the path', async () => {
@@ -34,7 +47,10 @@ describe('kv', () => {
     const result = await client.kv.set('app_1', 'a/b', 'héllo');
     expect(result.revision).toBe(1);
     expect(sent[0]).toMatchObject({ method: 'PUT', url: 'http://marquee.test/api/v1/applications/app_1/kv/a%2Fb' });
-    expect(sent[0]!.body).toEqual({ value_base64: Buffer.from('héllo').toString('base64'), content_type: 'text/plain; charset=utf-8' });
+    expect(sent[0]!.body).toEqual({
+      value_base64: Buffer.from('héllo').toString('base64'),
+      content_type: 'text/plain; charset=utf-8',
+    });
     expect(sent[0]!.headers['idempotency-key']).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(sent[0]!.headers['if-match']).toBeUndefined();
   });
@@ -65,13 +81,21 @@ describe('kv', () => {
   it('refuses a key the server would refuse (. and .., a lone surrogate) with a typed problem, sending nothing', async () => {
     const { client, sent } = stubbed({ status: 200, body: entry });
     for (const key of ['.', '..', 'x\ud800']) {
-      for (const call of [() => client.kv.get('app_1', key), () => client.kv.set('app_1', key, 'v'), () => client.kv.delete('app_1', key, 1)]) {
+      for (const call of [
+        () => client.kv.get('app_1', key),
+        () => client.kv.set('app_1', key, 'v'),
+        () => client.kv.delete('app_1', key, 1),
+      ]) {
         const error = await call().then(
           () => undefined,
           (e: unknown) => e,
         );
         expect(error).toBeInstanceOf(MarqueeProblem);
-        expect(error).toMatchObject({ code: 'invalid_request', status: 400, errors: [{ field: 'key', code: 'invalid' }] });
+        expect(error).toMatchObject({
+          code: 'invalid_request',
+          status: 400,
+          errors: [{ field: 'key', code: 'invalid' }],
+        });
       }
     }
     expect(sent).toEqual([]);

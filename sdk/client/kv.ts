@@ -14,7 +14,8 @@ const BASE64_CHUNK = 0x8000;
 
 export function toBase64(bytes: Uint8Array): string {
   let binary = '';
-  for (let i = 0; i < bytes.length; i += BASE64_CHUNK) binary += String.fromCharCode(...bytes.subarray(i, i + BASE64_CHUNK));
+  for (let i = 0; i < bytes.length; i += BASE64_CHUNK)
+    binary += String.fromCharCode(...bytes.subarray(i, i + BASE64_CHUNK));
   return btoa(binary);
 }
 
@@ -35,7 +36,12 @@ function withKeyPath<T>(applicationId: string, key: string, call: (path: string)
     path = kvKeyPath(kvCollectionPath('owner', applicationId), key);
   } catch (error) {
     if (!(error instanceof KvKeyError)) throw error;
-    const document = { code: 'invalid_request', status: 400, detail: error.message, errors: [{ field: 'key', code: 'invalid', detail: error.detail }] };
+    const document = {
+      code: 'invalid_request',
+      status: 400,
+      detail: error.message,
+      errors: [{ field: 'key', code: 'invalid', detail: error.detail }],
+    };
     return Promise.reject(new MarqueeProblem(400, document));
   }
   return call(path);
@@ -46,7 +52,8 @@ export function kvRoutes(t: ClientTransport) {
     /** Summaries (no values), a page at a time: pass the last page's `next_cursor` as `cursor` for the next. */
     list: (applicationId: string, query: { cursor?: string } = {}) =>
       t.request<KVList>({ method: 'GET', path: kvCollectionPath('owner', applicationId), query: { ...query } }),
-    get: (applicationId: string, key: string) => withKeyPath(applicationId, key, (path) => t.request<KVEntry>({ method: 'GET', path })),
+    get: (applicationId: string, key: string) =>
+      withKeyPath(applicationId, key, (path) => t.request<KVEntry>({ method: 'GET', path })),
     /**
      * Writes a string (as UTF-8) or bytes. Pass `ifMatch` (the entry, or its revision) to update;
      * without it the write only creates, and an existing key answers 412 revision_conflict.
@@ -58,11 +65,15 @@ export function kvRoutes(t: ClientTransport) {
         value_base64: toBase64(text ? new TextEncoder().encode(value) : value),
         content_type: contentType ?? (text ? 'text/plain; charset=utf-8' : 'application/octet-stream'),
       };
-      return withKeyPath(applicationId, key, (path) => t.request<KVEntry>({ method: 'PUT', path, json: body, idempotent: true, ...call }));
+      return withKeyPath(applicationId, key, (path) =>
+        t.request<KVEntry>({ method: 'PUT', path, json: body, idempotent: true, ...call }),
+      );
     },
     /** Deletes the key at the revision you read (If-Match is required). */
     delete: (applicationId: string, key: string, ifMatch: Revisioned, options: CallOptions = {}) =>
-      withKeyPath(applicationId, key, (path) => t.request<void>({ method: 'DELETE', path, idempotent: true, ifMatch, ...options })),
+      withKeyPath(applicationId, key, (path) =>
+        t.request<void>({ method: 'DELETE', path, idempotent: true, ifMatch, ...options }),
+      ),
     /** An entry's value as bytes. */
     bytes: (entry: Pick<KVEntry, 'value_base64'>) => fromBase64(entry.value_base64),
     /** An entry's value decoded as UTF-8. */

@@ -32,7 +32,11 @@ async function bundleClient(): Promise<string> {
       write: false,
       minify: true,
       target: 'es2022',
-      lib: { entry: path.resolve(import.meta.dirname, 'marquee-client.ts'), formats: ['es'], fileName: () => 'marquee-client.mjs' },
+      lib: {
+        entry: path.resolve(import.meta.dirname, 'marquee-client.ts'),
+        formats: ['es'],
+        fileName: () => 'marquee-client.mjs',
+      },
     },
   })) as { output: { type: string; code?: string }[] }[] | { output: { type: string; code?: string }[] };
   const outputs = Array.isArray(result) ? result : [result];
@@ -58,8 +62,13 @@ describe('the client in a browser', () => {
 
   it('enrolls, uploads a File and an archive Blob, builds a playlist, reads a range, follows events and throws typed problems', async () => {
     const origin = `http://localhost:${server.port}`;
-    const png = await sharp({ create: { width: 80, height: 45, channels: 3, background: '#336699' } }).png().toBuffer();
-    const packed = await packApplication(path.resolve(import.meta.dirname, '../examples/kv-counter'), { runtime: Buffer.from('/* bridge */'), name: 'KV counter' });
+    const png = await sharp({ create: { width: 80, height: 45, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
+    const packed = await packApplication(path.resolve(import.meta.dirname, '../examples/kv-counter'), {
+      runtime: Buffer.from('/* bridge */'),
+      name: 'KV counter',
+    });
 
     const page = await browser.newPage();
     await page.route(`${origin}/client-test/**`, (route) => {
@@ -83,16 +92,52 @@ describe('the client in a browser', () => {
 
         const progress: { stage: string; sent: number; total?: number }[] = [];
         const file = new File([new Uint8Array(pngBytes)], 'lobby.png', { type: 'image/png' });
-        const media = await c.media.upload(file, { onProgress: (p: { stage: string; sent: number; total?: number }) => progress.push({ stage: p.stage, sent: p.sent, total: p.total }), wait: { intervalMs: 50 } });
-        const app = await c.applications.publish({ archive: new Blob([new Uint8Array(archiveBytes)]), headers }, { wait: { intervalMs: 50 } });
+        const media = await c.media.upload(file, {
+          onProgress: (p: { stage: string; sent: number; total?: number }) =>
+            progress.push({ stage: p.stage, sent: p.sent, total: p.total }),
+          wait: { intervalMs: 50 },
+        });
+        const app = await c.applications.publish(
+          { archive: new Blob([new Uint8Array(archiveBytes)]), headers },
+          { wait: { intervalMs: 50 } },
+        );
 
         const canvas = { width: 1920, height: 1080, background: '#000000FF' };
         const rect = { x: 0, y: 0, width: 1920, height: 1080 };
         const playlist = await c.playlists.create({
           name: 'Browser loop',
           pages: [
-            { id: 'image', canvas, transition: { type: 'crossfade', duration_ms: 0 }, advance: { mode: 'duration', after_ms: 5000 }, placements: [{ id: 'i', content: { type: 'image', selector: { by: 'id', media_id: media.data.id } }, rect, layer: 0, content_fit: 'cover' }] },
-            { id: 'counter', canvas, transition: { type: 'crossfade', duration_ms: 0 }, advance: { mode: 'application', max_ms: 60000 }, placements: [{ id: 'a', content: { type: 'application', release_id: app.releaseId }, rect, layer: 0, content_fit: 'fill', controller: true }] },
+            {
+              id: 'image',
+              canvas,
+              transition: { type: 'crossfade', duration_ms: 0 },
+              advance: { mode: 'duration', after_ms: 5000 },
+              placements: [
+                {
+                  id: 'i',
+                  content: { type: 'image', selector: { by: 'id', media_id: media.data.id } },
+                  rect,
+                  layer: 0,
+                  content_fit: 'cover',
+                },
+              ],
+            },
+            {
+              id: 'counter',
+              canvas,
+              transition: { type: 'crossfade', duration_ms: 0 },
+              advance: { mode: 'application', max_ms: 60000 },
+              placements: [
+                {
+                  id: 'a',
+                  content: { type: 'application', release_id: app.releaseId },
+                  rect,
+                  layer: 0,
+                  content_fit: 'fill',
+                  controller: true,
+                },
+              ],
+            },
           ],
         });
         const range = await c.media.contentBytes(media.data.id, { range: { start: 0, end: 7 } });
@@ -104,25 +149,43 @@ describe('the client in a browser', () => {
         try {
           await c.playlists.get('pl_does_not_exist');
         } catch (error) {
-          problem = { typed: error instanceof MarqueeProblem, code: (error as { code: string }).code, status: (error as { status: number }).status };
+          problem = {
+            typed: error instanceof MarqueeProblem,
+            code: (error as { code: string }).code,
+            status: (error as { status: number }).status,
+          };
         }
         return {
           media: { state: media.data.state, width: media.data.width, credits: typeof media.credits?.remaining },
           app: { state: app.data.state, release: app.data.latest_ready_release === app.releaseId },
-          playlist: { revision: playlist.revision, kinds: playlist.data.pages.map((p: { placements: { content: { type: string } }[] }) => p.placements[0]!.content.type) },
+          playlist: {
+            revision: playlist.revision,
+            kinds: playlist.data.pages.map(
+              (p: { placements: { content: { type: string } }[] }) => p.placements[0]!.content.type,
+            ),
+          },
           range: { status: range.status, bytes: Array.from(range.data as Uint8Array), contentRange: range.range },
           progress,
           seen,
           problem,
         };
       },
-      { clientId: `cli_${crypto.randomBytes(32).toString('base64url')}`, pngBytes: [...png], archiveBytes: [...packed.archive], headers: packed.headers },
+      {
+        clientId: `cli_${crypto.randomBytes(32).toString('base64url')}`,
+        pngBytes: [...png],
+        archiveBytes: [...packed.archive],
+        headers: packed.headers,
+      },
     );
 
     expect(outcome.media).toEqual({ state: 'ready', width: 80, credits: 'number' });
     expect(outcome.app).toEqual({ state: 'ready', release: true });
     expect(outcome.playlist).toEqual({ revision: 1, kinds: ['image', 'application'] });
-    expect(outcome.range).toEqual({ status: 206, bytes: [...png.subarray(0, 8)], contentRange: { start: 0, end: 7, size: png.length } });
+    expect(outcome.range).toEqual({
+      status: 206,
+      bytes: [...png.subarray(0, 8)],
+      contentRange: { start: 0, end: 7, size: png.length },
+    });
     // Browsers send the body whole: progress says it started and when it was all sent.
     expect(outcome.progress.filter((p) => p.stage === 'upload')).toEqual([
       { stage: 'upload', sent: 0, total: png.length },

@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer, clientId } from '../../server/testing/harness';
 import type { OperationRunner, Publish } from '../../server/operations/worker';
 import { LIMITS } from '../contract/limits';
-import { createMarqueeClient, ifMatch, MarqueeNetworkError, MarqueeProblem, OperationFailedError, OperationTimeoutError, type ClientOptions } from './marquee-client';
+import {
+  createMarqueeClient,
+  ifMatch,
+  MarqueeNetworkError,
+  MarqueeProblem,
+  OperationFailedError,
+  OperationTimeoutError,
+  type ClientOptions,
+} from './marquee-client';
 
 let server: TestServer;
 let baseUrl: string;
@@ -48,10 +56,14 @@ interface Call {
 }
 
 /** Real fetch, with scripted failures in front of it and every request recorded. */
-function scriptedFetch(script: ('network-before' | 'network-after' | { status: number; retryAfter?: string; code?: string })[]) {
+function scriptedFetch(
+  script: ('network-before' | 'network-after' | { status: number; retryAfter?: string; code?: string })[],
+) {
   const calls: Call[] = [];
   const fetchImpl = (async (input: URL | RequestInfo, init?: RequestInit) => {
-    const headers = Object.fromEntries(Object.entries((init?.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+    const headers = Object.fromEntries(
+      Object.entries((init?.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+    );
     calls.push({ url: String(input), method: init?.method ?? 'GET', headers });
     const step = script.shift();
     if (step === 'network-before') throw new TypeError('fetch failed (connection reset before sending)');
@@ -60,8 +72,23 @@ function scriptedFetch(script: ('network-before' | 'network-after' | { status: n
       throw new TypeError('fetch failed (connection reset after sending)');
     }
     if (step) {
-      const body = { type: 'x', title: 'x', status: step.status, detail: 'scripted', instance: '/', code: step.code ?? 'rate_limited', request_id: 'req_scripted', errors: [] };
-      return new Response(JSON.stringify(body), { status: step.status, headers: { 'content-type': 'application/problem+json', ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}) } });
+      const body = {
+        type: 'x',
+        title: 'x',
+        status: step.status,
+        detail: 'scripted',
+        instance: '/',
+        code: step.code ?? 'rate_limited',
+        request_id: 'req_scripted',
+        errors: [],
+      };
+      return new Response(JSON.stringify(body), {
+        status: step.status,
+        headers: {
+          'content-type': 'application/problem+json',
+          ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}),
+        },
+      });
     }
     return fetch(input, init);
   }) as typeof fetch;
@@ -84,7 +111,9 @@ async function enrolled() {
 }
 
 async function createOperation(tenantId: string, kind: string) {
-  return server.services.store.transaction((work) => server.services.operations.create(work, { tenantId, kind, state: 'queued', input: {} }, server.clock.now()));
+  return server.services.store.transaction((work) =>
+    server.services.operations.create(work, { tenantId, kind, state: 'queued', input: {} }, server.clock.now()),
+  );
 }
 
 describe('status routes', () => {
@@ -112,7 +141,11 @@ describe('enrollment and the project (Model P)', () => {
     const renamed = await c.project.update({ name: 'Lobby screens' }, { ifMatch: project.revision });
     expect(renamed.data.name).toBe('Lobby screens');
     expect(renamed.revision).toBe(project.revision! + 1);
-    expect(renamed.credits).toEqual({ remaining: expect.any(Number), reset: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00/), included: expect.any(Number) });
+    expect(renamed.credits).toEqual({
+      remaining: expect.any(Number),
+      reset: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00/),
+      included: expect.any(Number),
+    });
     const capabilities = await c.project.capabilities();
     expect(capabilities.data.effective).toContain('project');
   });
@@ -124,14 +157,20 @@ describe('enrollment and the project (Model P)', () => {
     const error = await c.project.update({ name: 'Second' }, { ifMatch: project.revision }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MarqueeProblem);
     const problem = error as MarqueeProblem;
-    expect([problem.code, problem.status, problem.current_revision]).toEqual(['revision_conflict', 412, project.revision! + 1]);
+    expect([problem.code, problem.status, problem.current_revision]).toEqual([
+      'revision_conflict',
+      412,
+      project.revision! + 1,
+    ]);
     expect(problem.request_id).toMatch(/^req_/);
     expect(problem.credits?.remaining).toBeTypeOf('number');
   });
 
   it('reports field errors of a bad request and unauthorized without a bearer', async () => {
     const c = client();
-    const bad = (await c.enroll({ client_id: 'nope', email: 'x@example.com' }).catch((e: unknown) => e)) as MarqueeProblem;
+    const bad = (await c
+      .enroll({ client_id: 'nope', email: 'x@example.com' })
+      .catch((e: unknown) => e)) as MarqueeProblem;
     expect(bad.code).toBe('invalid_request');
     expect(bad.status).toBe(400);
     expect(bad.errors.map((e) => e.field)).toContain('client_id');
@@ -152,7 +191,11 @@ describe('retries', () => {
     expect(calls[0]!.headers['x-request-id']).toBe(calls[1]!.headers['x-request-id']);
     expect(c.sleeps).toHaveLength(1);
     // One project exists for this client id: the retry replayed the first answer.
-    const rows = await server.services.store.db.selectFrom('tenants').select('id').where('client_id', '=', body.client_id).execute();
+    const rows = await server.services.store.db
+      .selectFrom('tenants')
+      .select('id')
+      .where('client_id', '=', body.client_id)
+      .execute();
     expect(rows.map((r) => r.id)).toEqual([data.project.id]);
   });
 
@@ -165,7 +208,10 @@ describe('retries', () => {
   });
 
   it('waits out 429 and 503 with Retry-After, keeping the key, then succeeds', async () => {
-    const { calls, fetchImpl } = scriptedFetch([{ status: 429, retryAfter: '2' }, { status: 503, retryAfter: '1', code: 'not_ready' }]);
+    const { calls, fetchImpl } = scriptedFetch([
+      { status: 429, retryAfter: '2' },
+      { status: 503, retryAfter: '1', code: 'not_ready' },
+    ]);
     const c = client({ fetch: fetchImpl });
     const { data } = await c.enroll(enrollment());
     expect(data.token).toMatch(/^mq_proj_/);
@@ -184,7 +230,11 @@ describe('retries', () => {
   });
 
   it('gives up after the attempt bound', async () => {
-    const { calls, fetchImpl } = scriptedFetch([{ status: 429, retryAfter: '1' }, { status: 429, retryAfter: '1' }, { status: 429, retryAfter: '1' }]);
+    const { calls, fetchImpl } = scriptedFetch([
+      { status: 429, retryAfter: '1' },
+      { status: 429, retryAfter: '1' },
+      { status: 429, retryAfter: '1' },
+    ]);
     const c = client({ fetch: fetchImpl });
     const error = (await c.status.health().catch((e: unknown) => e)) as MarqueeProblem;
     expect(error.code).toBe('rate_limited');
@@ -199,7 +249,9 @@ describe('retries', () => {
 
     const writes = scriptedFetch(['network-before']);
     const w = client({ fetch: writes.fetchImpl });
-    const error = await w.transport.request({ method: 'POST', path: '/api/v1/enrollments', json: enrollment(), authenticated: false }).catch((e: unknown) => e);
+    const error = await w.transport
+      .request({ method: 'POST', path: '/api/v1/enrollments', json: enrollment(), authenticated: false })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MarqueeNetworkError);
     expect((error as MarqueeNetworkError).attempts).toBe(1);
     expect(writes.calls).toHaveLength(1);
@@ -217,11 +269,17 @@ describe('If-Match helpers', () => {
   it('takes a revision, a resource or a result, and refuses anything without a revision before sending', async () => {
     const { c } = await enrolled();
     const result = await c.project.get();
-    expect([ifMatch(3), ifMatch(result.data), ifMatch(result)]).toEqual(['"3"', `"${result.data.revision}"`, `"${result.revision}"`]);
+    expect([ifMatch(3), ifMatch(result.data), ifMatch(result)]).toEqual([
+      '"3"',
+      `"${result.data.revision}"`,
+      `"${result.revision}"`,
+    ]);
     for (const bad of [0, 1.5, { revision: undefined }, {}]) expect(() => ifMatch(bad)).toThrow(RangeError);
     const { calls, fetchImpl } = scriptedFetch([]);
     const unguarded = client({ fetch: fetchImpl, token: 'mq_proj_unused' });
-    await expect(unguarded.project.update({ name: 'Unguarded' }, { ifMatch: { revision: undefined } })).rejects.toThrow(RangeError);
+    await expect(unguarded.project.update({ name: 'Unguarded' }, { ifMatch: { revision: undefined } })).rejects.toThrow(
+      RangeError,
+    );
     expect(calls).toHaveLength(0);
   });
 });
@@ -239,7 +297,9 @@ describe('accounts (Model A)', () => {
     expect(account.credits).toBeUndefined(); // no credit meter in Model A
     const ack = await c.account.acknowledgeIssuance(created.data.issuance_id);
     expect(ack.status).toBe(204);
-    const replay = (await c.account.create({ email }, { idempotencyKey: created.idempotencyKey }).catch((e: unknown) => e)) as MarqueeProblem;
+    const replay = (await c.account
+      .create({ email }, { idempotencyKey: created.idempotencyKey })
+      .catch((e: unknown) => e)) as MarqueeProblem;
     expect([replay.code, replay.status]).toEqual(['credential_issuance_expired', 410]);
   });
 });
@@ -279,7 +339,11 @@ describe('operations', () => {
     const op = await createOperation(data.project.id, 'test.failing');
     const error = (await c.operations.waitForSuccess(op.id).catch((e: unknown) => e)) as OperationFailedError;
     expect(error).toBeInstanceOf(OperationFailedError);
-    expect([error.problem.code, error.problem.status, error.problem.detail]).toEqual(['invalid_request', 400, 'archive has no index.html']);
+    expect([error.problem.code, error.problem.status, error.problem.detail]).toEqual([
+      'invalid_request',
+      400,
+      'archive has no index.html',
+    ]);
   });
 
   it('times out while an operation keeps running', async () => {

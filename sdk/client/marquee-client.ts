@@ -50,7 +50,15 @@ export {
   type ResultMeta,
   type Revisioned,
 } from './transport';
-export { archiveHeaders, type ArchiveFacts, type ArchiveUpload, type PackedArchive, type PublishedApplication, type PublishOptions, type UploadOptions } from './applications';
+export {
+  archiveHeaders,
+  type ArchiveFacts,
+  type ArchiveUpload,
+  type PackedArchive,
+  type PublishedApplication,
+  type PublishOptions,
+  type UploadOptions,
+} from './applications';
 export {
   mediaContentTypeOf,
   parseContentRange,

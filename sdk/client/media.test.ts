@@ -9,7 +9,13 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../../server/testing/harness';
 import { recordingFetch, testClient } from '../testing/client-fixture';
-import { type MarqueeProblem, OperationFailedError, parseContentRange, rangeHeader, type UploadProgress } from './marquee-client';
+import {
+  type MarqueeProblem,
+  OperationFailedError,
+  parseContentRange,
+  rangeHeader,
+  type UploadProgress,
+} from './marquee-client';
 import { mediaFile, uploadMediaFile } from './node-files';
 
 let server: TestServer;
@@ -18,15 +24,23 @@ let baseUrl: string;
 let png: Buffer;
 
 beforeAll(async () => {
-  png = await sharp({ create: { width: 96, height: 54, channels: 3, background: '#2a7ab0' } }).png().toBuffer();
+  png = await sharp({ create: { width: 96, height: 54, channels: 3, background: '#2a7ab0' } })
+    .png()
+    .toBuffer();
   vendor = http.createServer(async (req, res) => {
     for await (const _ of req);
-    const image = await sharp({ create: { width: 1536, height: 1024, channels: 3, background: '#c04020' } }).png().toBuffer();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ created: 1, data: [{ b64_json: image.toString('base64') }] }));
+    const image = await sharp({ create: { width: 1536, height: 1024, channels: 3, background: '#c04020' } })
+      .png()
+      .toBuffer();
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ created: 1, data: [{ b64_json: image.toString('base64') }] }));
   });
   await new Promise<void>((resolve) => vendor.listen(0, '127.0.0.1', resolve));
   const vendorUrl = `http://127.0.0.1:${(vendor.address() as { port: number }).port}/v1`;
-  server = await TestServer.start({ config: { imageVendorUrl: vendorUrl, imageVendorKey: 'sk-test', imageVendorModel: 'image-model-x' } });
+  server = await TestServer.start({
+    config: { imageVendorUrl: vendorUrl, imageVendorKey: 'sk-test', imageVendorModel: 'image-model-x' },
+  });
   baseUrl = `http://127.0.0.1:${server.port}`;
 });
 afterAll(async () => {
@@ -46,10 +60,27 @@ describe('media.upload', () => {
     const { calls, fetchImpl } = recordingFetch();
     const c = await project({ fetch: fetchImpl });
     const progress: UploadProgress[] = [];
-    const uploaded = await c.media.upload(png, { filename: 'lobby.png', tag: 'lobby', onProgress: (p) => progress.push(p) });
+    const uploaded = await c.media.upload(png, {
+      filename: 'lobby.png',
+      tag: 'lobby',
+      onProgress: (p) => progress.push(p),
+    });
 
-    expect(uploaded.data).toMatchObject({ filename: 'lobby.png', content_type: 'image/png', bytes: png.length, sha256: sha256(png), tag: 'lobby', width: 96, height: 54, state: 'ready' });
-    expect(uploaded.operation).toMatchObject({ kind: 'media.upload', state: 'succeeded', result: { media_id: uploaded.data.id } });
+    expect(uploaded.data).toMatchObject({
+      filename: 'lobby.png',
+      content_type: 'image/png',
+      bytes: png.length,
+      sha256: sha256(png),
+      tag: 'lobby',
+      width: 96,
+      height: 54,
+      state: 'ready',
+    });
+    expect(uploaded.operation).toMatchObject({
+      kind: 'media.upload',
+      state: 'succeeded',
+      result: { media_id: uploaded.data.id },
+    });
     expect(uploaded.revision).toBe(uploaded.data.revision);
     expect(uploaded.credits?.remaining).toBeTypeOf('number');
 
@@ -62,13 +93,19 @@ describe('media.upload', () => {
     expect(put.headers).toEqual({ 'content-length': String(png.length), 'content-type': 'image/png' });
     expect(commit.headers['idempotency-key']).not.toBe(declaration.headers['idempotency-key']);
 
-    expect(progress.filter((p) => p.stage === 'upload').at(-1)).toEqual({ stage: 'upload', sent: png.length, total: png.length });
+    expect(progress.filter((p) => p.stage === 'upload').at(-1)).toEqual({
+      stage: 'upload',
+      sent: png.length,
+      total: png.length,
+    });
     expect(progress.at(-1)).toMatchObject({ stage: 'processing', operation: { state: 'succeeded' } });
   });
 
   it('takes a Blob, with the content type from the Blob', async () => {
     const c = await project();
-    const uploaded = await c.media.upload(new Blob([new Uint8Array(png)], { type: 'image/png' }), { filename: 'no-extension' });
+    const uploaded = await c.media.upload(new Blob([new Uint8Array(png)], { type: 'image/png' }), {
+      filename: 'no-extension',
+    });
     expect(uploaded.data).toMatchObject({ filename: 'no-extension', content_type: 'image/png' });
   });
 
@@ -79,7 +116,11 @@ describe('media.upload', () => {
     const source = await mediaFile(file);
     expect(source).toMatchObject({ bytes: png.length, sha256: sha256(png), filename: 'foyer.png' });
     const uploaded = await uploadMediaFile(c, file, { sourceFilename: 'Foyer Photo.PNG' });
-    expect(uploaded.data).toMatchObject({ filename: 'Foyer Photo.png', source_filename: 'Foyer Photo.PNG', sha256: sha256(png) });
+    expect(uploaded.data).toMatchObject({
+      filename: 'Foyer Photo.png',
+      source_filename: 'Foyer Photo.PNG',
+      sha256: sha256(png),
+    });
     fs.rmSync(path.dirname(file), { recursive: true });
   });
 
@@ -94,14 +135,19 @@ describe('media.upload', () => {
   it('turns a failed verification into OperationFailedError naming the field', async () => {
     const c = await project();
     // Declared as JPEG: the PUT matches the declaration, the verification of the bytes does not.
-    const error = (await c.media.upload(png, { filename: 'wrong.png', contentType: 'image/jpeg' }).catch((e: unknown) => e)) as OperationFailedError;
+    const error = (await c.media
+      .upload(png, { filename: 'wrong.png', contentType: 'image/jpeg' })
+      .catch((e: unknown) => e)) as OperationFailedError;
     expect(error).toBeInstanceOf(OperationFailedError);
     expect(error.problem.code).toBe('invalid_request');
     expect(error.problem.errors[0]?.field).toBe('content_type');
   });
 
   it('cancels the upload, giving its reserved bytes back, when the PUT is refused', async () => {
-    const c = await project({ fetch: recordingFetch([{ when: (call) => call.method === 'PUT', steps: [{ status: 403, code: 'forbidden' }] }]).fetchImpl });
+    const c = await project({
+      fetch: recordingFetch([{ when: (call) => call.method === 'PUT', steps: [{ status: 403, code: 'forbidden' }] }])
+        .fetchImpl,
+    });
     const problem = (await c.media.upload(png, { filename: 'refused.png' }).catch((e: unknown) => e)) as MarqueeProblem;
     expect([problem.code, problem.status]).toEqual(['forbidden', 403]);
     expect((await c.project.get()).data.reserved_bytes).toBe(0);
@@ -132,7 +178,9 @@ describe('media routes', () => {
     const tagged = await c.media.update(b.data.id, { tag: 'foyer' }, { ifMatch: read.data });
     expect(tagged.data.tag).toBe('foyer');
     expect(tagged.revision).toBe(read.revision! + 1);
-    const stale = (await c.media.update(b.data.id, { tag: null }, { ifMatch: read }).catch((e: unknown) => e)) as MarqueeProblem;
+    const stale = (await c.media
+      .update(b.data.id, { tag: null }, { ifMatch: read })
+      .catch((e: unknown) => e)) as MarqueeProblem;
     expect([stale.code, stale.current_revision]).toEqual(['revision_conflict', tagged.revision]);
 
     expect((await c.media.delete(b.data.id, { ifMatch: tagged })).status).toBe(204);
@@ -144,7 +192,9 @@ describe('media routes', () => {
     const other = await project();
     const { data } = await c.media.upload(png, { filename: 'mine.png' });
     expect(((await other.media.get(data.id).catch((e: unknown) => e)) as MarqueeProblem).code).toBe('not_found');
-    expect(((await other.media.contentBytes(data.id).catch((e: unknown) => e)) as MarqueeProblem).code).toBe('not_found');
+    expect(((await other.media.contentBytes(data.id).catch((e: unknown) => e)) as MarqueeProblem).code).toBe(
+      'not_found',
+    );
   });
 });
 
@@ -156,7 +206,14 @@ describe('media content export', () => {
     const whole = await c.media.contentBytes(media.id);
     expect(whole.status).toBe(200);
     expect(Buffer.from(whole.data).equals(png)).toBe(true);
-    expect(whole).toMatchObject({ size: png.length, contentLength: png.length, contentType: 'image/png', etag: `"${sha256(png)}"`, filename: `${media.id}.png`, range: undefined });
+    expect(whole).toMatchObject({
+      size: png.length,
+      contentLength: png.length,
+      contentType: 'image/png',
+      etag: `"${sha256(png)}"`,
+      filename: `${media.id}.png`,
+      range: undefined,
+    });
 
     const part = await c.media.contentBytes(media.id, { range: { start: 10, end: 29 } });
     expect(part.status).toBe(206);
@@ -183,7 +240,9 @@ describe('media content export', () => {
   it('throws invalid_range for a range past the end', async () => {
     const c = await project();
     const { data: media } = await c.media.upload(png, { filename: 'short.png' });
-    const error = (await c.media.content(media.id, { range: { start: png.length + 5 } }).catch((e: unknown) => e)) as MarqueeProblem;
+    const error = (await c.media
+      .content(media.id, { range: { start: png.length + 5 } })
+      .catch((e: unknown) => e)) as MarqueeProblem;
     expect([error.code, error.status]).toEqual(['invalid_range', 416]);
   });
 
@@ -203,7 +262,13 @@ describe('media.generate', () => {
     const c = await project();
     const generated = await c.media.generate({ prompt: 'A calm harbour at dawn', aspect_ratio: '16:9', tag: 'lobby' });
     expect(generated.status).toBe(201);
-    expect(generated.data).toMatchObject({ content_type: 'image/webp', width: 1920, height: 1080, tag: 'lobby', usage: { quality: 'medium', credits: expect.any(Number) } });
+    expect(generated.data).toMatchObject({
+      content_type: 'image/webp',
+      width: 1920,
+      height: 1080,
+      tag: 'lobby',
+      usage: { quality: 'medium', credits: expect.any(Number) },
+    });
     expect(generated.revision).toBe(generated.data.revision);
     expect(generated.credits?.remaining).toBeTypeOf('number');
     expect(generated.idempotencyKey).toMatch(/^[A-Za-z0-9_-]{22}$/);

@@ -129,7 +129,9 @@ function numberHeader(headers: Headers, name: string): number | undefined {
 }
 
 function isStreamed(source: MediaSource): source is StreamedMedia {
-  return typeof (source as StreamedMedia).stream === 'function' && !(typeof Blob !== 'undefined' && source instanceof Blob);
+  return (
+    typeof (source as StreamedMedia).stream === 'function' && !(typeof Blob !== 'undefined' && source instanceof Blob)
+  );
 }
 
 export function mediaRoutes(t: ClientTransport, operations: ReturnType<typeof operationRoutes>) {
@@ -137,10 +139,22 @@ export function mediaRoutes(t: ClientTransport, operations: ReturnType<typeof op
   const get = (id: string) => t.request<Media>({ method: 'GET', path: path(id) });
 
   const declare = (declaration: MediaUploadDeclaration, options: CallOptions = {}) =>
-    t.request<MediaUploadSession>({ method: 'POST', path: '/api/v1/media/uploads', json: declaration, idempotent: true, ...options });
+    t.request<MediaUploadSession>({
+      method: 'POST',
+      path: '/api/v1/media/uploads',
+      json: declaration,
+      idempotent: true,
+      ...options,
+    });
 
   const commit = (uploadId: string, body: MediaCommit, options: CallOptions = {}) =>
-    t.request<Operation>({ method: 'POST', path: `/api/v1/media/uploads/${encodeURIComponent(uploadId)}/commit`, json: body, idempotent: true, ...options });
+    t.request<Operation>({
+      method: 'POST',
+      path: `/api/v1/media/uploads/${encodeURIComponent(uploadId)}/commit`,
+      json: body,
+      idempotent: true,
+      ...options,
+    });
 
   async function exportContent(method: 'GET' | 'HEAD', id: string, options: ContentOptions): Promise<MediaContent> {
     const headers: Record<string, string> = { Accept: '*/*' };
@@ -166,9 +180,14 @@ export function mediaRoutes(t: ClientTransport, operations: ReturnType<typeof op
   /** Declare → signed PUT → commit → wait; answers the ready Media. */
   async function upload(source: MediaSource, options: MediaUploadOptions = {}): Promise<UploadedMedia> {
     const streamed = isStreamed(source);
-    const filename = options.filename ?? (streamed ? source.filename : typeof File !== 'undefined' && source instanceof File ? source.name : undefined);
+    const filename =
+      options.filename ??
+      (streamed ? source.filename : typeof File !== 'undefined' && source instanceof File ? source.name : undefined);
     if (!filename) throw new TypeError('name the upload: pass options.filename');
-    const blobType = !streamed && !(source instanceof Uint8Array) && CONTENT_TYPES.has(source.type) ? (source.type as MediaContentType) : undefined;
+    const blobType =
+      !streamed && !(source instanceof Uint8Array) && CONTENT_TYPES.has(source.type)
+        ? (source.type as MediaContentType)
+        : undefined;
     const contentType = options.contentType ?? blobType ?? mediaContentTypeOf(filename);
     if (!contentType) throw new TypeError(`cannot tell the content type of ${filename}: pass options.contentType`);
     const bytes = streamed ? source.bytes : source instanceof Uint8Array ? source.byteLength : source.size;
@@ -200,7 +219,11 @@ export function mediaRoutes(t: ClientTransport, operations: ReturnType<typeof op
       }
     }
 
-    const committed = await commit(session.id, { content_type: contentType, bytes, sha256 }, { signal: options.signal });
+    const committed = await commit(
+      session.id,
+      { content_type: contentType, bytes, sha256 },
+      { signal: options.signal },
+    );
     const wait = options.wait ?? {};
     const operation = await operations.waitForSuccess(committed.data.id, {
       ...wait,
@@ -217,13 +240,15 @@ export function mediaRoutes(t: ClientTransport, operations: ReturnType<typeof op
 
   return {
     /** Newest first; pass `next_cursor` back as `cursor` for the next page. */
-    list: (query: MediaListQuery = {}) => t.request<MediaList>({ method: 'GET', path: '/api/v1/media', query: { ...query } }),
+    list: (query: MediaListQuery = {}) =>
+      t.request<MediaList>({ method: 'GET', path: '/api/v1/media', query: { ...query } }),
     get,
     /** Replaces the tag (null clears it); playlists that select by tag re-resolve. Model P. */
     update: (id: string, patch: MediaTagPatch, options: GuardedCallOptions = {}) =>
       t.request<Media>({ method: 'PATCH', path: path(id), json: patch, idempotent: true, ...options }),
     /** Tombstones the media; 409 resource_conflict while a playlist a screen shows uses it. */
-    delete: (id: string, options: GuardedCallOptions = {}) => t.request<void>({ method: 'DELETE', path: path(id), idempotent: true, ...options }),
+    delete: (id: string, options: GuardedCallOptions = {}) =>
+      t.request<void>({ method: 'DELETE', path: path(id), idempotent: true, ...options }),
     /** The original bytes as a stream, or one range of them (206 with the parsed Content-Range). Model P. */
     content: (id: string, options: ContentOptions = {}) => exportContent('GET', id, options),
     /** Like content, read to the end. */
@@ -236,7 +261,13 @@ export function mediaRoutes(t: ClientTransport, operations: ReturnType<typeof op
     contentInfo: (id: string, options: ContentOptions = {}) => exportContent('HEAD', id, options),
     /** Generates an image through the configured vendor; answers the ready media and its cost. Model P. */
     generate: (request: MediaGenerationRequest, options: CallOptions = {}) =>
-      t.request<MediaGeneration>({ method: 'POST', path: '/api/v1/media/generations', json: request, idempotent: true, ...options }),
+      t.request<MediaGeneration>({
+        method: 'POST',
+        path: '/api/v1/media/generations',
+        json: request,
+        idempotent: true,
+        ...options,
+      }),
     /** The steps of `upload`, for callers that drive them themselves. */
     declare,
     commit,

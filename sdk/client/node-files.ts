@@ -26,7 +26,11 @@ export async function mediaFile(filePath: string): Promise<StreamedMedia> {
 }
 
 /** Uploads a media file by path and answers the ready Media (the name and type come from the path). */
-export async function uploadMediaFile(client: MarqueeClient, filePath: string, options: MediaUploadOptions = {}): Promise<UploadedMedia> {
+export async function uploadMediaFile(
+  client: MarqueeClient,
+  filePath: string,
+  options: MediaUploadOptions = {},
+): Promise<UploadedMedia> {
   return client.media.upload(await mediaFile(filePath), options);
 }
 

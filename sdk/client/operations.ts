@@ -40,7 +40,8 @@ const DEFAULT_MAX_INTERVAL_MS = 5_000;
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 export function operationRoutes(t: ClientTransport) {
-  const get = (id: string) => t.request<Operation>({ method: 'GET', path: `/api/v1/operations/${encodeURIComponent(id)}` });
+  const get = (id: string) =>
+    t.request<Operation>({ method: 'GET', path: `/api/v1/operations/${encodeURIComponent(id)}` });
 
   /** Polls until the operation is succeeded, failed or cancelled, and returns it. */
   async function wait(id: string, options: WaitOptions = {}): Promise<Operation> {
@@ -61,7 +62,12 @@ export function operationRoutes(t: ClientTransport) {
     get,
     /** Cancels a non-final operation; a worker that lost the race can no longer finalize it. */
     cancel: (id: string, options: CallOptions = {}) =>
-      t.request<Operation>({ method: 'POST', path: `/api/v1/operations/${encodeURIComponent(id)}/cancel`, idempotent: true, ...options }),
+      t.request<Operation>({
+        method: 'POST',
+        path: `/api/v1/operations/${encodeURIComponent(id)}/cancel`,
+        idempotent: true,
+        ...options,
+      }),
     wait,
     /** Like wait, but a failed or cancelled operation throws OperationFailedError. */
     async waitForSuccess(id: string, options: WaitOptions = {}): Promise<Operation> {

@@ -46,7 +46,11 @@ export class MarqueeProblem extends Error {
   readonly credits: Credits | undefined;
   readonly document: Partial<ProblemDocument>;
 
-  constructor(status: number, document: Partial<ProblemDocument>, extra: { retryAfter?: number; credits?: Credits; requestId?: string } = {}) {
+  constructor(
+    status: number,
+    document: Partial<ProblemDocument>,
+    extra: { retryAfter?: number; credits?: Credits; requestId?: string } = {},
+  ) {
     const code = typeof document.code === 'string' ? document.code : 'unexpected_response';
     const detail = typeof document.detail === 'string' ? document.detail : `the server answered ${status}`;
     super(`${code}: ${detail}`);

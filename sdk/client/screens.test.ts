@@ -14,7 +14,9 @@ let png: Buffer;
 beforeAll(async () => {
   server = await TestServer.start();
   baseUrl = `http://127.0.0.1:${server.port}`;
-  png = await sharp({ create: { width: 64, height: 36, channels: 3, background: '#604020' } }).png().toBuffer();
+  png = await sharp({ create: { width: 64, height: 36, channels: 3, background: '#604020' } })
+    .png()
+    .toBuffer();
 });
 afterAll(async () => server?.stop());
 
@@ -28,7 +30,15 @@ async function playlist(c: MarqueeClient, name = 'Lobby loop') {
         canvas: { width: 1920, height: 1080, background: '#000000FF' },
         transition: { type: 'crossfade', duration_ms: 0 },
         advance: { mode: 'duration', after_ms: 5000 },
-        placements: [{ id: 'image', content: { type: 'image', selector: { by: 'id', media_id: media.id } }, rect: { x: 0, y: 0, width: 1920, height: 1080 }, layer: 0, content_fit: 'contain' }],
+        placements: [
+          {
+            id: 'image',
+            content: { type: 'image', selector: { by: 'id', media_id: media.id } },
+            rect: { x: 0, y: 0, width: 1920, height: 1080 },
+            layer: 0,
+            content_fit: 'contain',
+          },
+        ],
       },
     ],
   });
@@ -38,7 +48,10 @@ async function playlist(c: MarqueeClient, name = 'Lobby loop') {
 /** The player's half: hear the claim, complete pairing. */
 async function completePairing(cookies: Awaited<ReturnType<typeof startPairing>>['cookies']) {
   const events = await openStream(server, '/runtime/v1/pairing-events', cookies).done;
-  const done = await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies, json: { completion_nonce: events.frames[0]!.data.completion_nonce } });
+  const done = await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+    cookies,
+    json: { completion_nonce: events.frames[0]!.data.completion_nonce },
+  });
   expect(done.status, done.text).toBe(200);
 }
 
@@ -114,8 +127,12 @@ describe('pairing and assigning (Model P)', () => {
 
     const { data } = await c.screens.provision();
     const other = testClient(baseUrl, { token: (await server.enroll()).token });
-    expect(((await other.screens.get(data.screen.id).catch((e: unknown) => e)) as MarqueeProblem).code).toBe('not_found');
-    expect(((await other.screens.assign(data.screen.id, null).catch((e: unknown) => e)) as MarqueeProblem).code).toBe('not_found');
+    expect(((await other.screens.get(data.screen.id).catch((e: unknown) => e)) as MarqueeProblem).code).toBe(
+      'not_found',
+    );
+    expect(((await other.screens.assign(data.screen.id, null).catch((e: unknown) => e)) as MarqueeProblem).code).toBe(
+      'not_found',
+    );
   });
 });
 
@@ -125,7 +142,9 @@ describe('accounts (Model A)', () => {
     const { code, cookies } = await startPairing(server);
     const { data: claim } = await c.screens.pair({ code });
     await completePairing(cookies);
-    const unguarded = (await c.screens.update(claim.screen.id, { name: 'Hall' }).catch((e: unknown) => e)) as MarqueeProblem;
+    const unguarded = (await c.screens
+      .update(claim.screen.id, { name: 'Hall' })
+      .catch((e: unknown) => e)) as MarqueeProblem;
     expect(unguarded.errors[0]).toMatchObject({ field: 'If-Match', code: 'required' });
     const current = await c.screens.get(claim.screen.id);
     const renamed = await c.screens.update(claim.screen.id, { name: 'Hall' }, { ifMatch: current });

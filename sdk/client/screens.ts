@@ -1,30 +1,57 @@
 // Screens: pair a code or provision, list, read, patch (assign a playlist), the lifecycle
 // transitions, reload and delete.
-import type { PairingClaim, PairScreen, ProvisionScreen, Screen, ScreenList, ScreenListQuery, ScreenPatch, ScreenProvisioning, ScreenReloadAccepted } from '../contract/screens';
+import type {
+  PairingClaim,
+  PairScreen,
+  ProvisionScreen,
+  Screen,
+  ScreenList,
+  ScreenListQuery,
+  ScreenPatch,
+  ScreenProvisioning,
+  ScreenReloadAccepted,
+} from '../contract/screens';
 import type { CallOptions, ClientTransport, GuardedCallOptions } from './transport';
 
 export function screenRoutes(t: ClientTransport) {
   const path = (id: string) => `/api/v1/screens/${encodeURIComponent(id)}`;
   const update = (id: string, patch: ScreenPatch, options: GuardedCallOptions = {}) =>
     t.request<Screen>({ method: 'PATCH', path: path(id), json: patch, idempotent: true, ...options });
-  const transition = (id: string, action: string) => (options: GuardedCallOptions = {}) =>
-    t.request<Screen>({ method: 'POST', path: `${path(id)}/${action}`, idempotent: true, ...options });
+  const transition =
+    (id: string, action: string) =>
+    (options: GuardedCallOptions = {}) =>
+      t.request<Screen>({ method: 'POST', path: `${path(id)}/${action}`, idempotent: true, ...options });
 
   return {
     /** Claims the six-character code a player shows; 201 with the pairing_pending screen. */
     pair: (body: PairScreen, options: CallOptions = {}) =>
-      t.request<PairingClaim>({ method: 'POST', path: '/api/v1/screens/pair', json: body, idempotent: true, ...options }),
+      t.request<PairingClaim>({
+        method: 'POST',
+        path: '/api/v1/screens/pair',
+        json: body,
+        idempotent: true,
+        ...options,
+      }),
     /** Creates a screen and a provisioning URL (a credential) to open on its browser. Model P. */
     provision: (body: ProvisionScreen = {}, options: CallOptions = {}) =>
-      t.request<ScreenProvisioning>({ method: 'POST', path: '/api/v1/screens/provision', json: body, idempotent: true, ...options }),
+      t.request<ScreenProvisioning>({
+        method: 'POST',
+        path: '/api/v1/screens/provision',
+        json: body,
+        idempotent: true,
+        ...options,
+      }),
     /** pairing_pending and active screens by default; `state: 'archived'` lists archived ones. */
-    list: (query: ScreenListQuery = {}) => t.request<ScreenList>({ method: 'GET', path: '/api/v1/screens', query: { ...query } }),
+    list: (query: ScreenListQuery = {}) =>
+      t.request<ScreenList>({ method: 'GET', path: '/api/v1/screens', query: { ...query } }),
     get: (id: string) => t.request<Screen>({ method: 'GET', path: path(id) }),
     update,
     /** Assigns a playlist (null unassigns): PATCH with playlist_id. */
-    assign: (id: string, playlistId: string | null, options: GuardedCallOptions = {}) => update(id, { playlist_id: playlistId }, options),
+    assign: (id: string, playlistId: string | null, options: GuardedCallOptions = {}) =>
+      update(id, { playlist_id: playlistId }, options),
     /** Tombstones the screen; its player's cookies stop working. */
-    delete: (id: string, options: GuardedCallOptions = {}) => t.request<void>({ method: 'DELETE', path: path(id), idempotent: true, ...options }),
+    delete: (id: string, options: GuardedCallOptions = {}) =>
+      t.request<void>({ method: 'DELETE', path: path(id), idempotent: true, ...options }),
     /** Hides the screen and darkens its glass; releases its quota. Model P. */
     archive: (id: string, options?: GuardedCallOptions) => transition(id, 'archive')(options),
     /** Model P. */

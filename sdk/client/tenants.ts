@@ -1,16 +1,37 @@
 // Accounts (Model A), enrollment and the project (Model P).
-import type { Account, AccountCreate, AccountCreated, CLIEnrollment, CLIEnrollmentRequest, Project, ProjectCapabilities, ProjectPatch } from '../contract/tenants';
+import type {
+  Account,
+  AccountCreate,
+  AccountCreated,
+  CLIEnrollment,
+  CLIEnrollmentRequest,
+  Project,
+  ProjectCapabilities,
+  ProjectPatch,
+} from '../contract/tenants';
 import type { CallOptions, ClientTransport, GuardedCallOptions } from './transport';
 
 export function accountRoutes(t: ClientTransport) {
   return {
     /** Creates an account; the token in the answer is shown once (an exact retry redelivers it until acknowledged). */
     create: (body: AccountCreate, options: CallOptions = {}) =>
-      t.request<AccountCreated>({ method: 'POST', path: '/api/v1/accounts', json: body, idempotent: true, authenticated: false, ...options }),
+      t.request<AccountCreated>({
+        method: 'POST',
+        path: '/api/v1/accounts',
+        json: body,
+        idempotent: true,
+        authenticated: false,
+        ...options,
+      }),
     get: () => t.request<Account>({ method: 'GET', path: '/api/v1/account' }),
     /** Confirms the one-time credential is stored: it will not be redelivered again. */
     acknowledgeIssuance: (issuanceId: string, options: CallOptions = {}) =>
-      t.request<void>({ method: 'POST', path: `/api/v1/account/credential-issuances/${encodeURIComponent(issuanceId)}/ack`, idempotent: true, ...options }),
+      t.request<void>({
+        method: 'POST',
+        path: `/api/v1/account/credential-issuances/${encodeURIComponent(issuanceId)}/ack`,
+        idempotent: true,
+        ...options,
+      }),
   };
 }
 
@@ -27,5 +48,12 @@ export function projectRoutes(t: ClientTransport) {
 /** Enrolls a project (Model P); the token is shown once and redelivered to an exact retry for ten minutes. */
 export function enrollRoute(t: ClientTransport) {
   return (body: CLIEnrollmentRequest, options: CallOptions = {}) =>
-    t.request<CLIEnrollment>({ method: 'POST', path: '/api/v1/enrollments', json: body, idempotent: true, authenticated: false, ...options });
+    t.request<CLIEnrollment>({
+      method: 'POST',
+      path: '/api/v1/enrollments',
+      json: body,
+      idempotent: true,
+      authenticated: false,
+      ...options,
+    });
 }

@@ -110,7 +110,8 @@ export function newIdempotencyKey(): string {
 export function ifMatch(revisioned: Revisioned): string {
   const revision = typeof revisioned === 'number' ? revisioned : revisioned.revision;
   // A resource without a revision would silently drop the guard: refuse it instead.
-  if (revision === undefined || !Number.isSafeInteger(revision) || revision < 1) throw new RangeError('If-Match needs a positive integer revision');
+  if (revision === undefined || !Number.isSafeInteger(revision) || revision < 1)
+    throw new RangeError('If-Match needs a positive integer revision');
   return `"${revision}"`;
 }
 
@@ -123,7 +124,11 @@ export function revisionOf(etag: string | null | undefined): number | undefined 
 export function creditsOf(headers: Headers): Credits | undefined {
   const remaining = headers.get('marquee-credits-remaining');
   if (remaining === null) return undefined;
-  return { remaining: Number(remaining), reset: headers.get('marquee-credits-reset') ?? '', included: Number(headers.get('marquee-credits-included') ?? 0) };
+  return {
+    remaining: Number(remaining),
+    reset: headers.get('marquee-credits-reset') ?? '',
+    included: Number(headers.get('marquee-credits-included') ?? 0),
+  };
 }
 
 function retryAfterSeconds(headers: Headers): number | undefined {
@@ -139,7 +144,8 @@ async function problemFrom(response: Response): Promise<MarqueeProblem> {
   const text = await response.text().catch(() => '');
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) document = parsed as Partial<ProblemDocument>;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      document = parsed as Partial<ProblemDocument>;
   } catch {
     document = {};
   }
@@ -202,7 +208,8 @@ export class ClientTransport {
   /** Sends a control-plane request and reads its JSON (or empty) answer. */
   async request<T>(spec: RequestSpec): Promise<MarqueeResult<T>> {
     const { response, meta } = await this.send(spec);
-    const text = response.status === 204 || response.status === 304 || spec.method === 'HEAD' ? '' : await response.text();
+    const text =
+      response.status === 204 || response.status === 304 || spec.method === 'HEAD' ? '' : await response.text();
     const type = response.headers.get('content-type') ?? '';
     const data = (text !== '' && type.includes('json') ? JSON.parse(text) : text === '' ? undefined : text) as T;
     return { data, ...meta };
@@ -214,9 +221,14 @@ export class ClientTransport {
    */
   async send(spec: RequestSpec): Promise<{ response: Response; meta: ResultMeta }> {
     const url = new URL(this.baseUrl + spec.path);
-    for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(spec.query ?? {}))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     const idempotencyKey = spec.idempotent ? (spec.idempotencyKey ?? newIdempotencyKey()) : undefined;
-    const headers: Record<string, string> = { Accept: 'application/json', 'X-Request-Id': `req_${randomBase64Url(22)}`, ...spec.headers };
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'X-Request-Id': `req_${randomBase64Url(22)}`,
+      ...spec.headers,
+    };
     if (spec.authenticated !== false && this.token) headers.Authorization = `Bearer ${this.token}`;
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
     if (spec.ifMatch !== undefined) headers['If-Match'] = ifMatch(spec.ifMatch);
@@ -267,9 +279,16 @@ export class ClientTransport {
       const headers = { ...exchange.headers };
       // A streamed body would go chunked; say its length when it is known (signed PUTs require it).
       const size = exchange.body === undefined ? undefined : bodySize(exchange.body);
-      if (prepared.streamed && size !== undefined && !hasHeader(headers, 'content-length')) headers['Content-Length'] = String(size);
+      if (prepared.streamed && size !== undefined && !hasHeader(headers, 'content-length'))
+        headers['Content-Length'] = String(size);
       try {
-        const init: RequestInit & { duplex?: 'half' } = { method: exchange.method, headers, body: prepared.body, signal: exchange.signal, redirect: 'error' };
+        const init: RequestInit & { duplex?: 'half' } = {
+          method: exchange.method,
+          headers,
+          body: prepared.body,
+          signal: exchange.signal,
+          redirect: 'error',
+        };
         if (prepared.streamed) init.duplex = 'half';
         response = await this.fetch(exchange.url, init);
       } catch (error) {

@@ -74,7 +74,9 @@ export interface ApplicationList {
 export function applicationNameHeader(name: string): Record<string, string> {
   if (/^[\x20-\x7e]*$/.test(name)) return { [UPLOAD_HEADERS.applicationName]: name };
   const encoded = Array.from(new TextEncoder().encode(name), (byte) =>
-    /[A-Za-z0-9!#$&+\-.^_`|~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    /[A-Za-z0-9!#$&+\-.^_`|~]/.test(String.fromCharCode(byte))
+      ? String.fromCharCode(byte)
+      : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
   ).join('');
   return { [UPLOAD_HEADERS.applicationNameExtended]: `UTF-8''${encoded}` };
 }

@@ -29,11 +29,18 @@ export interface PathRuleBroken {
  * U+FFFD, so it cannot tell a literal U+FFFD from broken bytes and refuses both.
  */
 export function replacementCharacterRule(path: string): PathRuleBroken | undefined {
-  return path.includes('\uFFFD') ? { code: 'invalid_utf8', why: 'is not valid UTF-8 (or contains U+FFFD, which stands for bytes that were not)' } : undefined;
+  return path.includes('\uFFFD')
+    ? { code: 'invalid_utf8', why: 'is not valid UTF-8 (or contains U+FFFD, which stands for bytes that were not)' }
+    : undefined;
 }
 
 /** A `/`-separated relative path whose first segment is the reserved root, in any letter case. */
 export function reservedRootRule(path: string): PathRuleBroken | undefined {
   const first = path.split('/', 1)[0]!;
-  return caseFold(first) === RESERVED_ROOT ? { code: 'reserved_path', why: `is under ${RESERVED_ROOT}/, which release hosts reserve for the server's own answers` } : undefined;
+  return caseFold(first) === RESERVED_ROOT
+    ? {
+        code: 'reserved_path',
+        why: `is under ${RESERVED_ROOT}/, which release hosts reserve for the server's own answers`,
+      }
+    : undefined;
 }

@@ -5,7 +5,9 @@ import { LIMITS } from './limits';
 
 /** Page and placement ids: a letter, then up to 63 letters, digits, `_` or `-`. */
 export const PAGE_ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
-export const PageId = z.string().regex(PAGE_ID_PATTERN, 'must start with a letter and hold 1 to 64 letters, digits, _ or -');
+export const PageId = z
+  .string()
+  .regex(PAGE_ID_PATTERN, 'must start with a letter and hold 1 to 64 letters, digits, _ or -');
 
 /** Canonical uppercase sRGB `#RRGGBBAA`. */
 export const CanvasColor = z.string().regex(/^#[0-9A-F]{8}$/, 'must be an uppercase #RRGGBBAA colour');
@@ -22,7 +24,10 @@ export const LinearGradient = z
       .min(GRADIENT_MIN_STOPS)
       .max(GRADIENT_MAX_STOPS),
   })
-  .refine((g) => g.stops.every((s, i) => i === 0 || s.at > g.stops[i - 1]!.at), 'stops must be strictly increasing in at')
+  .refine(
+    (g) => g.stops.every((s, i) => i === 0 || s.at > g.stops[i - 1]!.at),
+    'stops must be strictly increasing in at',
+  )
   .refine((g) => g.stops[0]?.at === 0 && g.stops.at(-1)?.at === 1, 'the first stop must be at 0 and the last at 1');
 
 export const CanvasBackground = z.union([CanvasColor, LinearGradient]);
@@ -36,7 +41,15 @@ export const TRANSITION_TYPES = ['crossfade', 'swipe-left', 'swipe-right', 'swip
 export type TransitionType = (typeof TRANSITION_TYPES)[number];
 export const TransitionDurationMs = z.number().int().min(0).max(LIMITS.transition_max_duration_ms);
 
-export const ENTER_TYPES = ['fade-up', 'fade-down', 'fade-left', 'fade-right', 'fade-in', 'zoom-in', 'zoom-out'] as const;
+export const ENTER_TYPES = [
+  'fade-up',
+  'fade-down',
+  'fade-left',
+  'fade-right',
+  'fade-in',
+  'zoom-in',
+  'zoom-out',
+] as const;
 export type EnterType = (typeof ENTER_TYPES)[number];
 /** Same object on playlist write and in the manifest (no rename inside it). */
 export const PlacementEnter = z.strictObject({ type: z.enum(ENTER_TYPES) });

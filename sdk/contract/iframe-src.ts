@@ -36,7 +36,12 @@ export interface ServiceHosts {
  * Marquee's own hosts from its public origins and the release origin template
  * (`https://{label}.release.example.com`). Ports do not count: cookies are not kept per port.
  */
-export function serviceHostsOf(origins: { control: string; play: string; dashboard: string; releaseTemplate: string }): ServiceHosts {
+export function serviceHostsOf(origins: {
+  control: string;
+  play: string;
+  dashboard: string;
+  releaseTemplate: string;
+}): ServiceHosts {
   const hostOf = (origin: string) => new URL(origin).hostname.replace(/\.$/, '').toLowerCase();
   return {
     hosts: [origins.control, origins.play, origins.dashboard].map(hostOf),
@@ -57,10 +62,12 @@ export function iframeSrcServiceProblem(src: string, service: ServiceHosts): str
   } catch {
     return undefined;
   }
-  if (service.hosts.includes(host)) return 'must not point at this Marquee service (its player, control plane or dashboard)';
+  if (service.hosts.includes(host))
+    return 'must not point at this Marquee service (its player, control plane or dashboard)';
   // What the template can name: one label in place of {label} (release host labels are digests, so any label counts).
   const dot = host.indexOf('.');
-  if (dot > 0 && host.slice(dot + 1) === service.releaseDomain) return 'must not point at a release host of this Marquee service';
+  if (dot > 0 && host.slice(dot + 1) === service.releaseDomain)
+    return 'must not point at a release host of this Marquee service';
   return undefined;
 }
 
@@ -112,7 +119,8 @@ function parseIpv6(text: string): number[] | undefined {
   }
   const halves = body.split('::');
   if (halves.length > 2) return undefined;
-  const groups = (s: string) => (s === '' ? [] : s.split(':').map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN)));
+  const groups = (s: string) =>
+    s === '' ? [] : s.split(':').map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN));
   const head = groups(halves[0]!);
   const rest = halves.length === 2 ? groups(halves[1]!) : [];
   const known = head.length + rest.length + tail.length;

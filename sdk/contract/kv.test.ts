@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { kvCollectionPath, KvKeyError, kvKeyPath, kvKeyProblem } from './kv';
 
 describe('KV keys', () => {
-  it.each(['a', '...', '.x', 'x.', 'a/..', '../a', 'greeting/en', 'ü', '😀', '%2e', 'é'.repeat(128)])('accepts %j', (key) => {
-    expect(kvKeyProblem(key)).toBeNull();
-  });
+  it.each(['a', '...', '.x', 'x.', 'a/..', '../a', 'greeting/en', 'ü', '😀', '%2e', 'é'.repeat(128)])(
+    'accepts %j',
+    (key) => {
+      expect(kvKeyProblem(key)).toBeNull();
+    },
+  );
 
   it.each([
     ['.', /"\." or "\.\."/],

@@ -108,7 +108,8 @@ export function kvKeyPath(collection: string, key: string): string {
 
 /** Content types are printable ASCII, 1 to 127 characters. */
 export function kvContentTypeProblem(contentType: unknown): string | null {
-  if (typeof contentType !== 'string' || !/^[\x21-\x7e][\x20-\x7e]*$/.test(contentType)) return 'must be printable ASCII';
+  if (typeof contentType !== 'string' || !/^[\x21-\x7e][\x20-\x7e]*$/.test(contentType))
+    return 'must be printable ASCII';
   if (contentType.length > KV_CONTENT_TYPE_MAX) return `must be at most ${KV_CONTENT_TYPE_MAX} characters`;
   return null;
 }

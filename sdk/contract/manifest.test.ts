@@ -37,7 +37,16 @@ function manifest(): any {
             id: 'hero',
             content: {
               type: 'image',
-              items: [{ mediaId: 'med_a', src: `/content/v1/manifests/${REV}/media/med_a`, intrinsicSize: { width: 1920, height: 1080 }, sha256: SHA, bytes: 48211, contentType: 'image/webp' }],
+              items: [
+                {
+                  mediaId: 'med_a',
+                  src: `/content/v1/manifests/${REV}/media/med_a`,
+                  intrinsicSize: { width: 1920, height: 1080 },
+                  sha256: SHA,
+                  bytes: 48211,
+                  contentType: 'image/webp',
+                },
+              ],
               oneAtATime: false,
               grantId: 'gr_1',
             },
@@ -58,7 +67,18 @@ function manifest(): any {
       {
         contractVersion: 'marquee.canvas/v1',
         id: 'evening',
-        canvas: { width: 1920, height: 1080, viewportFit: 'contain', background: { type: 'linear', stops: [{ at: 0, color: '#1B2632FF' }, { at: 1, color: '#000000FF' }] } },
+        canvas: {
+          width: 1920,
+          height: 1080,
+          viewportFit: 'contain',
+          background: {
+            type: 'linear',
+            stops: [
+              { at: 0, color: '#1B2632FF' },
+              { at: 1, color: '#000000FF' },
+            ],
+          },
+        },
         transition: { type: 'swipe-left', durationMs: 600 },
         advance: { mode: 'media_end', maxMs: 30000 },
         visibility: { enabled: true, windows: [{ days: ['fri', 'sat'], start: '18:00', end: '02:00' }] },
@@ -67,7 +87,17 @@ function manifest(): any {
             id: 'clips',
             content: {
               type: 'video',
-              items: [{ mediaId: 'med_v', src: `${ORIGIN}/content/v1/manifests/${REV}/media/med_v`, intrinsicSize: { width: 1920, height: 1080 }, sha256: SHA, bytes: 9000, contentType: 'video/mp4', codecs: 'avc1.64002a' }],
+              items: [
+                {
+                  mediaId: 'med_v',
+                  src: `${ORIGIN}/content/v1/manifests/${REV}/media/med_v`,
+                  intrinsicSize: { width: 1920, height: 1080 },
+                  sha256: SHA,
+                  bytes: 9000,
+                  contentType: 'video/mp4',
+                  codecs: 'avc1.64002a',
+                },
+              ],
               oneAtATime: true,
               muted: true,
               loop: false,
@@ -117,7 +147,16 @@ function manifest(): any {
     ],
     soundtrack: {
       grantId: 'gr_1',
-      tracks: [{ mediaId: 'med_s1', src: `/content/v1/manifests/${REV}/media/med_s1`, sha256: SHA, bytes: 3_000_000, contentType: 'audio/mpeg', durationMs: 185_000 }],
+      tracks: [
+        {
+          mediaId: 'med_s1',
+          src: `/content/v1/manifests/${REV}/media/med_s1`,
+          sha256: SHA,
+          bytes: 3_000_000,
+          contentType: 'audio/mpeg',
+          durationMs: 185_000,
+        },
+      ],
     },
   };
 }
@@ -133,7 +172,10 @@ describe('runtime manifest shape', () => {
     expect(result.ok).toBe(true);
     const m = (result as { manifest: RuntimeManifest }).manifest;
     expect(m.pages.map((p) => p.id)).toEqual(['welcome', 'evening', 'board']);
-    expect(m.pages[1]!.visibility).toEqual({ enabled: true, windows: [{ days: ['fri', 'sat'], start: '18:00', end: '02:00' }] });
+    expect(m.pages[1]!.visibility).toEqual({
+      enabled: true,
+      windows: [{ days: ['fri', 'sat'], start: '18:00', end: '02:00' }],
+    });
   });
 
   it('accepts an unassigned screen with no pages and no timezone', () => {
@@ -166,7 +208,9 @@ describe('runtime manifest shape', () => {
   it('needs a timezone when any page has visibility', () => {
     const m = manifest();
     delete m.timezone;
-    expect(rejected(parseRuntimeManifest(m, ORIGIN))).toEqual(['pages.1.visibility: a page with visibility needs the manifest timezone']);
+    expect(rejected(parseRuntimeManifest(m, ORIGIN))).toEqual([
+      'pages.1.visibility: a page with visibility needs the manifest timezone',
+    ]);
   });
 
   it('rejects an unknown time zone', () => {
@@ -270,7 +314,9 @@ describe('URL binding', () => {
   it('binds the package url to the release id of its content', () => {
     const m = manifest();
     m.pages[2].placements[0].content.package.url = packageRoute(REV, 'rel_other');
-    expect(rejected(parseRuntimeManifest(m, ORIGIN))[0]).toContain('pages.2.placements.0.content.package.url: must be exactly the bound route');
+    expect(rejected(parseRuntimeManifest(m, ORIGIN))[0]).toContain(
+      'pages.2.placements.0.content.package.url: must be exactly the bound route',
+    );
   });
 
   it('binds the launch URL and refuses an application served from the player origin', () => {
@@ -296,7 +342,11 @@ describe('URL binding', () => {
 describe('soundtrackKey', () => {
   it('is equal across revisions when the tracks are the same bytes, and differs otherwise', () => {
     const a = manifest().soundtrack;
-    const b = { ...manifest().soundtrack, grantId: 'gr_2', tracks: [{ ...a.tracks[0], src: mediaRoute('man_k4', 'med_s1') }] };
+    const b = {
+      ...manifest().soundtrack,
+      grantId: 'gr_2',
+      tracks: [{ ...a.tracks[0], src: mediaRoute('man_k4', 'med_s1') }],
+    };
     expect(soundtrackKey(a)).toBe(soundtrackKey(b));
     expect(soundtrackKey(a)).not.toBe(soundtrackKey({ ...a, tracks: [{ ...a.tracks[0], sha256: 'f'.repeat(64) }] }));
     expect(soundtrackKey(undefined)).toBe('');

@@ -32,7 +32,9 @@ export const SOUNDTRACK_MAX_TRACKS = 32;
 export const SOUNDTRACK_CONTENT_TYPES = ['audio/mpeg'] as const;
 
 const prefixedId = (prefix: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,120}$`), `must be ${prefix}_ followed by letters, digits, _ or -`);
+  z
+    .string()
+    .regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,120}$`), `must be ${prefix}_ followed by letters, digits, _ or -`);
 
 export const ManifestRevision = prefixedId('man');
 export const MediaId = prefixedId('med');
@@ -130,10 +132,27 @@ export const RuntimeApplicationPlacement = z.strictObject({
   capabilityHandle: z.string().min(CAPABILITY_HANDLE_MIN_LENGTH).max(4096),
   capabilityExpiresAt: Instant,
 });
-export const RuntimeImagePlacement = z.strictObject({ ...placementBase, content: RuntimeImageContent, contentFit: z.enum(MEDIA_CONTENT_FITS) });
-export const RuntimeVideoPlacement = z.strictObject({ ...placementBase, content: RuntimeVideoContent, contentFit: z.enum(MEDIA_CONTENT_FITS) });
-export const RuntimeIframePlacement = z.strictObject({ ...placementBase, content: RuntimeIframeContent, contentFit: z.literal('fill') });
-export const RuntimePlacement = z.union([RuntimeApplicationPlacement, RuntimeImagePlacement, RuntimeVideoPlacement, RuntimeIframePlacement]);
+export const RuntimeImagePlacement = z.strictObject({
+  ...placementBase,
+  content: RuntimeImageContent,
+  contentFit: z.enum(MEDIA_CONTENT_FITS),
+});
+export const RuntimeVideoPlacement = z.strictObject({
+  ...placementBase,
+  content: RuntimeVideoContent,
+  contentFit: z.enum(MEDIA_CONTENT_FITS),
+});
+export const RuntimeIframePlacement = z.strictObject({
+  ...placementBase,
+  content: RuntimeIframeContent,
+  contentFit: z.literal('fill'),
+});
+export const RuntimePlacement = z.union([
+  RuntimeApplicationPlacement,
+  RuntimeImagePlacement,
+  RuntimeVideoPlacement,
+  RuntimeIframePlacement,
+]);
 
 export const RuntimeAdvance = z.discriminatedUnion('mode', [
   z.strictObject({ mode: z.literal('duration'), afterMs: AdvanceMs }),
@@ -147,7 +166,12 @@ export const RuntimePage = z
   .strictObject({
     contractVersion: z.literal(CANVAS_CONTRACT_VERSION),
     id: PageId,
-    canvas: z.strictObject({ width: Positive, height: Positive, viewportFit: z.enum(VIEWPORT_FITS), background: CanvasBackground }),
+    canvas: z.strictObject({
+      width: Positive,
+      height: Positive,
+      viewportFit: z.enum(VIEWPORT_FITS),
+      background: CanvasBackground,
+    }),
     transition: z.strictObject({ type: z.enum(TRANSITION_TYPES), durationMs: TransitionDurationMs }),
     advance: RuntimeAdvance,
     /** Carried verbatim in its write shape; evaluated by the player in the manifest timezone. */
@@ -157,7 +181,12 @@ export const RuntimePage = z
   .superRefine((page, ctx) => {
     const seen = new Set<string>();
     page.placements.forEach((p, i) => {
-      if (seen.has(p.id)) ctx.addIssue({ code: 'custom', path: ['placements', i, 'id'], message: `placement id "${p.id}" is not unique on the page` });
+      if (seen.has(p.id))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['placements', i, 'id'],
+          message: `placement id "${p.id}" is not unique on the page`,
+        });
       seen.add(p.id);
     });
   });
@@ -190,7 +219,12 @@ export const RuntimeManifest = z
     playlistId: z.string().min(1).max(128).optional(),
     playlistRevision: z.number().int().min(0),
     generatedAt: Instant,
-    timezone: z.string().min(1).max(64).refine((zone) => IANAZone.isValidZone(zone), 'must be a known IANA time zone').optional(),
+    timezone: z
+      .string()
+      .min(1)
+      .max(64)
+      .refine((zone) => IANAZone.isValidZone(zone), 'must be a known IANA time zone')
+      .optional(),
     /** Empty while no playlist is assigned: the player shows its idle state. */
     pages: z.array(RuntimePage).max(LIMITS.playlist_max_pages),
     soundtrack: RuntimeSoundtrack.optional(),
@@ -200,11 +234,16 @@ export const RuntimeManifest = z
   .superRefine((m, ctx) => {
     const seen = new Set<string>();
     m.pages.forEach((page, i) => {
-      if (seen.has(page.id)) ctx.addIssue({ code: 'custom', path: ['pages', i, 'id'], message: `page id "${page.id}" is not unique` });
+      if (seen.has(page.id))
+        ctx.addIssue({ code: 'custom', path: ['pages', i, 'id'], message: `page id "${page.id}" is not unique` });
       seen.add(page.id);
       if (m.darkened) ctx.addIssue({ code: 'custom', path: ['pages', i], message: 'a darkened manifest has no pages' });
       if (page.visibility && m.timezone === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['pages', i, 'visibility'], message: 'a page with visibility needs the manifest timezone' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['pages', i, 'visibility'],
+          message: 'a page with visibility needs the manifest timezone',
+        });
       }
     });
   });
@@ -226,9 +265,12 @@ export type RuntimeSoundtrackTrack = z.infer<typeof RuntimeSoundtrackTrack>;
 
 // ---- URL binding ----
 
-export const mediaRoute = (manifestRevision: string, mediaId: string) => `/content/v1/manifests/${manifestRevision}/media/${mediaId}`;
-export const packageRoute = (manifestRevision: string, releaseId: string) => `/content/v1/manifests/${manifestRevision}/releases/${releaseId}/package`;
-export const launchRoute = (manifestRevision: string, releaseId: string) => `/runtime/v1/manifests/${manifestRevision}/releases/${releaseId}/launch`;
+export const mediaRoute = (manifestRevision: string, mediaId: string) =>
+  `/content/v1/manifests/${manifestRevision}/media/${mediaId}`;
+export const packageRoute = (manifestRevision: string, releaseId: string) =>
+  `/content/v1/manifests/${manifestRevision}/releases/${releaseId}/package`;
+export const launchRoute = (manifestRevision: string, releaseId: string) =>
+  `/runtime/v1/manifests/${manifestRevision}/releases/${releaseId}/launch`;
 
 const ABSOLUTE_HTTP = /^https?:\/\/[^/?#\\]*(\/.*)?$/i;
 const HAS_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -261,7 +303,8 @@ export function boundUrlViolation(raw: string, runtimeOrigin: string, expectedPa
   } else {
     return 'must be absolute or root-relative';
   }
-  if (rawPath !== expectedPath || resolved.pathname !== expectedPath) return `must be exactly the bound route ${expectedPath}`;
+  if (rawPath !== expectedPath || resolved.pathname !== expectedPath)
+    return `must be exactly the bound route ${expectedPath}`;
   return null;
 }
 
@@ -294,7 +337,9 @@ export function manifestUrlViolations(manifest: RuntimeManifest, runtimeOrigin: 
       }
     });
   });
-  manifest.soundtrack?.tracks.forEach((track, j) => check(`soundtrack.tracks.${j}.src`, track.src, mediaRoute(rev, track.mediaId)));
+  manifest.soundtrack?.tracks.forEach((track, j) =>
+    check(`soundtrack.tracks.${j}.src`, track.src, mediaRoute(rev, track.mediaId)),
+  );
   return issues;
 }
 
@@ -313,7 +358,8 @@ export type ManifestParseResult = { ok: true; manifest: RuntimeManifest } | { ok
  * the manifest was fetched from. Any issue rejects the manifest; keep the last known good one.
  */
 export function parseRuntimeManifest(input: unknown, runtimeOrigin: string): ManifestParseResult {
-  if (safeOrigin(runtimeOrigin) === undefined) return { ok: false, issues: [{ path: '', message: `runtime origin "${runtimeOrigin}" is not a URL` }] };
+  if (safeOrigin(runtimeOrigin) === undefined)
+    return { ok: false, issues: [{ path: '', message: `runtime origin "${runtimeOrigin}" is not a URL` }] };
   const parsed = RuntimeManifest.safeParse(input);
   if (!parsed.success) return { ok: false, issues: flattenIssues(parsed.error.issues) };
   const violations = manifestUrlViolations(parsed.data, runtimeOrigin);

@@ -5,7 +5,15 @@ import { CONTROL_CHARACTER, MEDIA_FILENAME_MAX, MEDIA_MAX_BYTES, TAG_PATTERN } f
 import type { Operation } from './operations';
 
 /** spec Resources / Media: the seven content types an upload may declare. */
-export const MEDIA_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'video/mp4', 'video/webm', 'audio/mpeg'] as const;
+export const MEDIA_CONTENT_TYPES = [
+  'image/png',
+  'image/jpeg',
+  'image/webp',
+  'image/gif',
+  'video/mp4',
+  'video/webm',
+  'audio/mpeg',
+] as const;
 export type MediaContentType = (typeof MEDIA_CONTENT_TYPES)[number];
 
 export type MediaKind = 'image' | 'video' | 'audio';
@@ -32,15 +40,20 @@ export const CANONICAL_EXTENSION: Record<MediaContentType, string> = {
   'audio/mpeg': '.mp3',
 };
 
-
 /** 1 to 255 characters (Unicode scalar values), no control characters. */
 const FileName = z
   .string()
-  .refine((s) => [...s].length >= 1 && [...s].length <= MEDIA_FILENAME_MAX, `must be 1 to ${MEDIA_FILENAME_MAX} characters`)
+  .refine(
+    (s) => [...s].length >= 1 && [...s].length <= MEDIA_FILENAME_MAX,
+    `must be 1 to ${MEDIA_FILENAME_MAX} characters`,
+  )
   .refine((s) => !CONTROL_CHARACTER.test(s) && !/[\u2028\u2029]/u.test(s), 'must not contain control characters');
 
 /** A bare file name: no directory part. */
-const BareFileName = FileName.refine((s) => !/[/\\]/.test(s) && s !== '.' && s !== '..', 'must be a bare file name without a directory');
+const BareFileName = FileName.refine(
+  (s) => !/[/\\]/.test(s) && s !== '.' && s !== '..',
+  'must be a bare file name without a directory',
+);
 
 export const MediaTag = z.string().regex(TAG_PATTERN, 'must be 1 to 32 letters or digits');
 export const ContentType = z.enum(MEDIA_CONTENT_TYPES);
@@ -49,7 +62,11 @@ export const Sha256 = z.string().regex(/^[a-f0-9]{64}$/, 'must be 64 lowercase h
 
 function imageBound(value: { content_type: MediaContentType; bytes: number }, ctx: z.RefinementCtx): void {
   if (kindOf(value.content_type) === 'image' && value.bytes > MEDIA_IMAGE_MAX_BYTES) {
-    ctx.addIssue({ code: 'custom', path: ['bytes'], message: `an image may have at most ${MEDIA_IMAGE_MAX_BYTES} bytes` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['bytes'],
+      message: `an image may have at most ${MEDIA_IMAGE_MAX_BYTES} bytes`,
+    });
   }
 }
 
@@ -107,7 +124,10 @@ export const GENERATION_REFERENCES_MAX = 4;
 export const MediaGenerationRequest = z.strictObject({
   prompt: z
     .string()
-    .refine((s) => [...s].length >= 1 && [...s].length <= GENERATION_PROMPT_MAX, `must be 1 to ${GENERATION_PROMPT_MAX} characters`),
+    .refine(
+      (s) => [...s].length >= 1 && [...s].length <= GENERATION_PROMPT_MAX,
+      `must be 1 to ${GENERATION_PROMPT_MAX} characters`,
+    ),
   aspect_ratio: z.enum(ASPECT_RATIOS as [AspectRatio, ...AspectRatio[]]).default('16:9'),
   quality: z.enum(GENERATION_QUALITIES).default('medium'),
   tag: MediaTag.optional(),

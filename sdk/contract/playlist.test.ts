@@ -9,7 +9,15 @@ const page = (id: string, extra: Record<string, unknown> = {}) => ({
   canvas,
   transition: { type: 'crossfade', duration_ms: 200 },
   advance: { mode: 'duration', after_ms: 8000 },
-  placements: [{ id: 'hero', content: { type: 'image', selector: { by: 'id', media_id: 'med_a' } }, rect, layer: 0, content_fit: 'cover' }],
+  placements: [
+    {
+      id: 'hero',
+      content: { type: 'image', selector: { by: 'id', media_id: 'med_a' } },
+      rect,
+      layer: 0,
+      content_fit: 'cover',
+    },
+  ],
   ...extra,
 });
 
@@ -53,7 +61,9 @@ describe('iframe sources', () => {
   ])('refuses %s', (src, why) => {
     const problem = iframeSrcProblem(src);
     expect(problem).toBeDefined();
-    expect(problem!.toLowerCase()).toContain(why === 'loopback' || why === 'link-local' ? 'private' : why.toLowerCase());
+    expect(problem!.toLowerCase()).toContain(
+      why === 'loopback' || why === 'link-local' ? 'private' : why.toLowerCase(),
+    );
   });
 
   it("knows the service's own hosts: its origins and what the release template can name", () => {
@@ -63,11 +73,26 @@ describe('iframe sources', () => {
       dashboard: 'https://dash.signage.example',
       releaseTemplate: 'https://{label}.rel.signage.example',
     });
-    expect(service).toEqual({ hosts: ['api.signage.example', 'play.signage.example', 'dash.signage.example'], releaseDomain: 'rel.signage.example' });
-    for (const src of ['https://play.signage.example/', 'https://play.signage.example:443/s/x', 'https://API.signage.example/', 'https://dash.signage.example./', 'https://abc.rel.signage.example/']) {
+    expect(service).toEqual({
+      hosts: ['api.signage.example', 'play.signage.example', 'dash.signage.example'],
+      releaseDomain: 'rel.signage.example',
+    });
+    for (const src of [
+      'https://play.signage.example/',
+      'https://play.signage.example:443/s/x',
+      'https://API.signage.example/',
+      'https://dash.signage.example./',
+      'https://abc.rel.signage.example/',
+    ]) {
       expect(iframeSrcServiceProblem(src, service), src).toBeDefined();
     }
-    for (const src of ['https://signage.example/', 'https://rel.signage.example/', 'https://a.b.rel.signage.example/', 'https://play.signage.example.net/', 'https://www.example.com/']) {
+    for (const src of [
+      'https://signage.example/',
+      'https://rel.signage.example/',
+      'https://a.b.rel.signage.example/',
+      'https://play.signage.example.net/',
+      'https://www.example.com/',
+    ]) {
       expect(iframeSrcServiceProblem(src, service), src).toBeUndefined();
     }
   });
@@ -89,7 +114,13 @@ describe('playlist write schemas', () => {
       pages: [
         page('a', {
           placements: [
-            { id: 'v', content: { type: 'video', selector: { by: 'tag', tag: 'lobby', one_at_a_time: true } }, rect, layer: 0, content_fit: 'contain' },
+            {
+              id: 'v',
+              content: { type: 'video', selector: { by: 'tag', tag: 'lobby', one_at_a_time: true } },
+              rect,
+              layer: 0,
+              content_fit: 'contain',
+            },
           ],
         }),
       ],
@@ -115,11 +146,16 @@ describe('playlist write schemas', () => {
     };
     expect(PlaylistWrite.safeParse({ name: 'x', pages: [page('a'), adslot] }).success).toBe(false);
     expect(PlaylistWriteV2.safeParse({ name: 'x', pages: [page('a'), adslot] }).success).toBe(true);
-    expect(PlaylistWriteV2.safeParse({ name: 'x', pages: [{ ...page('a'), type: 'page' }, adslot] }).success).toBe(true);
+    expect(PlaylistWriteV2.safeParse({ name: 'x', pages: [{ ...page('a'), type: 'page' }, adslot] }).success).toBe(
+      true,
+    );
   });
 
   it('exports JSON Schema from the same definitions', () => {
-    const { PlaylistWrite: v1, PlaylistWriteV2: v2 } = playlistJsonSchemas() as { PlaylistWrite: any; PlaylistWriteV2: any };
+    const { PlaylistWrite: v1, PlaylistWriteV2: v2 } = playlistJsonSchemas() as {
+      PlaylistWrite: any;
+      PlaylistWriteV2: any;
+    };
     expect(v1.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(v1.additionalProperties).toBe(false);
     expect(v1.required).toEqual(['name', 'pages']);

@@ -36,7 +36,9 @@ const Finite = z.number();
 /** Cross-field rules run only on a subtree that parsed cleanly (they read its members freely). */
 const wellFormed = { when: (payload: { issues: unknown[] }) => payload.issues.length === 0 };
 
-export const PageId = z.string().regex(PAGE_ID_PATTERN, 'must start with a letter and use letters, digits, _ or - (at most 64)');
+export const PageId = z
+  .string()
+  .regex(PAGE_ID_PATTERN, 'must start with a letter and use letters, digits, _ or - (at most 64)');
 export const MediaId = z.string().regex(MEDIA_ID_PATTERN, 'must be a media id (med_…)');
 
 export const PlaylistName = z
@@ -60,10 +62,17 @@ export const LinearGradientBackground = z
     stops: z.array(LinearGradientStop).min(GRADIENT_MIN_STOPS).max(GRADIENT_MAX_STOPS),
   })
   .superRefine((g, ctx) => {
-    if (g.stops[0]!.at !== 0) ctx.addIssue({ code: 'custom', path: ['stops', 0, 'at'], message: 'the first stop must be at 0' });
-    if (g.stops[g.stops.length - 1]!.at !== 1) ctx.addIssue({ code: 'custom', path: ['stops', g.stops.length - 1, 'at'], message: 'the last stop must be at 1' });
+    if (g.stops[0]!.at !== 0)
+      ctx.addIssue({ code: 'custom', path: ['stops', 0, 'at'], message: 'the first stop must be at 0' });
+    if (g.stops[g.stops.length - 1]!.at !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['stops', g.stops.length - 1, 'at'],
+        message: 'the last stop must be at 1',
+      });
     for (let i = 1; i < g.stops.length; i++) {
-      if (g.stops[i]!.at <= g.stops[i - 1]!.at) ctx.addIssue({ code: 'custom', path: ['stops', i, 'at'], message: 'stops must be strictly increasing' });
+      if (g.stops[i]!.at <= g.stops[i - 1]!.at)
+        ctx.addIssue({ code: 'custom', path: ['stops', i, 'at'], message: 'stops must be strictly increasing' });
     }
   }, wellFormed);
 
@@ -83,7 +92,15 @@ export const Rect = z.strictObject({ x: Finite, y: Finite, width: PositiveNumber
 export const TRANSITION_TYPES = ['crossfade', 'swipe-left', 'swipe-right', 'swipe-up', 'swipe-down'] as const;
 export const Transition = z.strictObject({ type: z.enum(TRANSITION_TYPES), duration_ms: Ms(0, TRANSITION_MAX_MS) });
 
-export const ENTER_TYPES = ['fade-up', 'fade-down', 'fade-left', 'fade-right', 'fade-in', 'zoom-in', 'zoom-out'] as const;
+export const ENTER_TYPES = [
+  'fade-up',
+  'fade-down',
+  'fade-left',
+  'fade-right',
+  'fade-in',
+  'zoom-in',
+  'zoom-out',
+] as const;
 /** Placement enter animation; fixed timing (starts 500 ms after the page fills, runs 400 ms). */
 export const PlacementEnter = z.strictObject({ type: z.enum(ENTER_TYPES) });
 
@@ -148,7 +165,12 @@ export const ApplicationContentWrite = z.strictObject({
   application_id: z.string().regex(APPLICATION_ID_PATTERN, 'must be an application id (app_…)').optional(),
 });
 
-export const PlacementContentWrite = z.discriminatedUnion('type', [ImageContentWrite, VideoContentWrite, IframeContent, ApplicationContentWrite]);
+export const PlacementContentWrite = z.discriminatedUnion('type', [
+  ImageContentWrite,
+  VideoContentWrite,
+  IframeContent,
+  ApplicationContentWrite,
+]);
 export type PlacementContentWrite = z.infer<typeof PlacementContentWrite>;
 
 export const CONTENT_FITS = ['contain', 'cover', 'fill'] as const;
@@ -193,39 +215,74 @@ type PageBody = { advance: AdvanceWrite; placements: PlacementWrite[] };
 function checkPageBody(page: PageBody, ctx: z.RefinementCtx): void {
   const seen = new Map<string, number>();
   page.placements.forEach((p, i) => {
-    if (seen.has(p.id)) ctx.addIssue({ code: 'custom', path: ['placements', i, 'id'], message: `placement id "${p.id}" is used twice on this page` });
+    if (seen.has(p.id))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['placements', i, 'id'],
+        message: `placement id "${p.id}" is used twice on this page`,
+      });
     seen.set(p.id, i);
   });
   const mode = page.advance.mode;
   page.placements.forEach((p, i) => {
     if (p.content.type === 'image' && p.content.dwell_ms !== undefined && mode !== 'media_end') {
-      ctx.addIssue({ code: 'custom', path: ['placements', i, 'content', 'dwell_ms'], message: 'dwell_ms is only allowed on media_end pages' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['placements', i, 'content', 'dwell_ms'],
+        message: 'dwell_ms is only allowed on media_end pages',
+      });
     }
     if (p.content.type === 'application' && p.controller === true && mode !== 'application') {
-      ctx.addIssue({ code: 'custom', path: ['placements', i, 'controller'], message: 'only a page with advance mode application has a controller' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['placements', i, 'controller'],
+        message: 'only a page with advance mode application has a controller',
+      });
     }
     const selector = 'selector' in p.content ? p.content.selector : undefined;
     if (mode !== 'media_end' && selector?.by === 'ids' && selector.media_ids.length > 1 && !selector.one_at_a_time) {
-      ctx.addIssue({ code: 'custom', path: ['placements', i, 'content', 'selector', 'one_at_a_time'], message: 'a selector of several media needs one_at_a_time true unless the page advances on media_end' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['placements', i, 'content', 'selector', 'one_at_a_time'],
+        message: 'a selector of several media needs one_at_a_time true unless the page advances on media_end',
+      });
     }
   });
   if (mode === 'application') {
     const controllers = page.placements.filter((p) => p.content.type === 'application' && p.controller === true);
     if (controllers.length !== 1) {
-      ctx.addIssue({ code: 'custom', path: ['advance'], message: `an application-advanced page needs exactly one application placement with controller true (found ${controllers.length})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['advance'],
+        message: `an application-advanced page needs exactly one application placement with controller true (found ${controllers.length})`,
+      });
     }
   }
   if (mode === 'media_end') {
-    const media = page.placements.map((p, i) => [p, i] as const).filter(([p]) => p.content.type === 'image' || p.content.type === 'video');
+    const media = page.placements
+      .map((p, i) => [p, i] as const)
+      .filter(([p]) => p.content.type === 'image' || p.content.type === 'video');
     if (media.length !== 1) {
-      ctx.addIssue({ code: 'custom', path: ['advance'], message: `a media_end page needs exactly one image or video placement (found ${media.length})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['advance'],
+        message: `a media_end page needs exactly one image or video placement (found ${media.length})`,
+      });
     } else {
       const [p, i] = media[0]!;
       if (p.content.type === 'image' && p.content.dwell_ms === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['placements', i, 'content', 'dwell_ms'], message: 'an image on a media_end page needs dwell_ms' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['placements', i, 'content', 'dwell_ms'],
+          message: 'an image on a media_end page needs dwell_ms',
+        });
       }
       if (p.content.type === 'video' && p.content.loop) {
-        ctx.addIssue({ code: 'custom', path: ['placements', i, 'content', 'loop'], message: 'a video on a media_end page must not loop' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['placements', i, 'content', 'loop'],
+          message: 'a video on a media_end page must not loop',
+        });
       }
     }
   }
@@ -244,7 +301,9 @@ export const PageWrite = z.strictObject(pageFields).superRefine(checkPageBody, w
 export type PageWrite = z.infer<typeof PageWrite>;
 
 /** A v2 ordinary page: a v1 page that may say `type: "page"` (implied when absent). */
-export const OrdinaryPageWriteV2 = z.strictObject({ type: z.literal('page').optional(), ...pageFields }).superRefine(checkPageBody, wellFormed);
+export const OrdinaryPageWriteV2 = z
+  .strictObject({ type: z.literal('page').optional(), ...pageFields })
+  .superRefine(checkPageBody, wellFormed);
 
 export const SLOT_KEY_PATTERN = PAGE_ID_PATTERN;
 
@@ -261,7 +320,11 @@ export type SlotDefinition = z.infer<typeof SlotDefinition>;
 
 /** What an adslot page shows when no creative is booked: an ordinary page body on its own canvas. */
 export const AdslotFallbackWrite = z
-  .strictObject({ canvas: Canvas, advance: AdvanceWrite, placements: z.array(PlacementWrite).min(1).max(PAGE_MAX_PLACEMENTS) })
+  .strictObject({
+    canvas: Canvas,
+    advance: AdvanceWrite,
+    placements: z.array(PlacementWrite).min(1).max(PAGE_MAX_PLACEMENTS),
+  })
   .superRefine(checkPageBody, wellFormed);
 
 export const AdslotPageWrite = z.strictObject({
@@ -284,20 +347,31 @@ export type PageWriteV2 = z.infer<typeof PageWriteV2>;
  * page change; the list repeats. PUT replaces the whole document, so omitting `audio` removes it.
  */
 export const AudioWrite = z.strictObject({
-  tracks: z.array(z.strictObject({ media_id: MediaId })).min(1).max(AUDIO_MAX_TRACKS),
+  tracks: z
+    .array(z.strictObject({ media_id: MediaId }))
+    .min(1)
+    .max(AUDIO_MAX_TRACKS),
 });
 export type AudioWrite = z.infer<typeof AudioWrite>;
 
 // ---- Documents
 
-function checkDocument(doc: { pages: { id: string; visibility?: unknown; type?: string }[] }, ctx: z.RefinementCtx): void {
+function checkDocument(
+  doc: { pages: { id: string; visibility?: unknown; type?: string }[] },
+  ctx: z.RefinementCtx,
+): void {
   const seen = new Set<string>();
   doc.pages.forEach((page, i) => {
-    if (seen.has(page.id)) ctx.addIssue({ code: 'custom', path: ['pages', i, 'id'], message: `page id "${page.id}" is used twice` });
+    if (seen.has(page.id))
+      ctx.addIssue({ code: 'custom', path: ['pages', i, 'id'], message: `page id "${page.id}" is used twice` });
     seen.add(page.id);
   });
   if (!doc.pages.some((p) => p.type !== 'adslot' && p.visibility === undefined)) {
-    ctx.addIssue({ code: 'custom', path: ['pages'], message: 'at least one ordinary page must have no visibility rule, so something is always eligible' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['pages'],
+      message: 'at least one ordinary page must have no visibility rule, so something is always eligible',
+    });
   }
 }
 
@@ -318,15 +392,26 @@ export const PlaylistWriteV2 = z
   })
   .superRefine((doc, ctx) => {
     checkDocument(doc, ctx);
-    const adslots = doc.pages.map((p, i) => [p, i] as const).filter(([p]) => p.type === 'adslot') as [AdslotPageWrite, number][];
+    const adslots = doc.pages.map((p, i) => [p, i] as const).filter(([p]) => p.type === 'adslot') as [
+      AdslotPageWrite,
+      number,
+    ][];
     if (adslots.length > ADSLOT_PAGE_MAX) {
-      ctx.addIssue({ code: 'custom', path: ['pages'], message: `at most ${ADSLOT_PAGE_MAX} adslot pages (found ${adslots.length})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pages'],
+        message: `at most ${ADSLOT_PAGE_MAX} adslot pages (found ${adslots.length})`,
+      });
     }
     const slotPage = new Map<string, string>();
     for (const [page, i] of adslots) {
       const other = slotPage.get(page.slot.key);
       if (other !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['pages', i, 'slot', 'key'], message: `slot "${page.slot.key}" is already defined on page "${other}"; a slot is defined on one page only` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['pages', i, 'slot', 'key'],
+          message: `slot "${page.slot.key}" is already defined on page "${other}"; a slot is defined on one page only`,
+        });
       } else slotPage.set(page.slot.key, page.id);
     }
   }, wellFormed);

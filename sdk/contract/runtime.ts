@@ -16,7 +16,9 @@ export type ReportSeverity = (typeof REPORT_SEVERITIES)[number];
 export const REPORT_CODE_PATTERN = /^[a-z0-9._-]{1,80}$/;
 /** Application event codes, as the app bridge's event.emit allows them. */
 export const APPLICATION_EVENT_CODE_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-const ManifestRevisionRef = z.string().regex(/^man_[A-Za-z0-9_-]{1,120}$/, 'must be a manifestRevision (man_…) of this screen');
+const ManifestRevisionRef = z
+  .string()
+  .regex(/^man_[A-Za-z0-9_-]{1,120}$/, 'must be a manifestRevision (man_…) of this screen');
 
 /** Base shape of POST /runtime/v1/reports; the context is then checked against the code. */
 export const RuntimeReport = z.strictObject({

@@ -10,10 +10,22 @@ export const PAIRING_CODE_PATTERN = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/;
 export const SCREEN_STATES = ['pairing_pending', 'active', 'archived'] as const;
 export type ScreenState = (typeof SCREEN_STATES)[number];
 
-export const RUNTIME_CAPABILITIES = ['manifest.read', 'events.read', 'content.read', 'kv.read', 'kv.write', 'runtime.report', 'presence.write'] as const;
+export const RUNTIME_CAPABILITIES = [
+  'manifest.read',
+  'events.read',
+  'content.read',
+  'kv.read',
+  'kv.write',
+  'runtime.report',
+  'presence.write',
+] as const;
 export type RuntimeCapability = (typeof RUNTIME_CAPABILITIES)[number];
 
-const Label = z.string().min(1).max(NAME_MAX).refine((s) => s.trim().length > 0, 'must not be blank');
+const Label = z
+  .string()
+  .min(1)
+  .max(NAME_MAX)
+  .refine((s) => s.trim().length > 0, 'must not be blank');
 const OpaqueToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be 43 base64url characters');
 
 export const ScreenTag = z.string().regex(TAG_PATTERN, 'must be 1 to 32 letters or digits');

@@ -18,4 +18,6 @@ export interface VersionResponse {
 }
 
 /** GET /api/v1/capabilities: the versions, the active limits and the feature flags. */
-export type Capabilities = { api_version: string; protocol_version: string; features: Record<string, boolean> } & { [K in keyof typeof LIMITS]: number };
+export type Capabilities = { api_version: string; protocol_version: string; features: Record<string, boolean> } & {
+  [K in keyof typeof LIMITS]: number;
+};

@@ -43,5 +43,8 @@ export const Visibility = z
     windows: z.array(VisibilityWindow).min(1).max(VISIBILITY_MAX_WINDOWS).optional(),
   })
   .refine((v) => v.from === undefined || v.until === undefined || v.from < v.until, 'from must be before until')
-  .refine((v) => !v.enabled || v.from !== undefined || v.until !== undefined || v.windows !== undefined, 'an enabled rule needs from, until or windows');
+  .refine(
+    (v) => !v.enabled || v.from !== undefined || v.until !== undefined || v.windows !== undefined,
+    'an enabled rule needs from, until or windows',
+  );
 export type Visibility = z.infer<typeof Visibility>;

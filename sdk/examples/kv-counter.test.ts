@@ -84,7 +84,9 @@ async function host(page: Page): Promise<void> {
 describe('kv-counter example', () => {
   it('packs with the runtime injected into its index.html', () => {
     expect([...files.keys()].sort()).toEqual(['_marquee/runtime.js', 'app.js', 'index.html', 'style.css']);
-    expect(files.get('index.html')!.toString()).toContain('<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script>');
+    expect(files.get('index.html')!.toString()).toContain(
+      '<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script>',
+    );
   });
 
   it('counts each activation in KV, shows the count, and advances the page after a few seconds', async () => {
@@ -94,11 +96,15 @@ describe('kv-counter example', () => {
     await expect.poll(() => app.locator('#counter').getAttribute('data-state'), { timeout: 10_000 }).toBe('counted');
     expect(await app.locator('#count').textContent()).toBe('1');
     await page.screenshot({ path: path.join(import.meta.dirname, '../../test-results/kv-counter.png') });
-    await expect.poll(async () => (await page.evaluate(() => (window as any).records.advances)), { timeout: 10_000 }).toEqual([1]);
+    await expect
+      .poll(async () => await page.evaluate(() => (window as any).records.advances), { timeout: 10_000 })
+      .toEqual([1]);
 
     await page.evaluate(() => (window as any).host.activate());
     await expect.poll(() => app.locator('#count').textContent(), { timeout: 10_000 }).toBe('2');
-    await expect.poll(async () => (await page.evaluate(() => (window as any).records.advances)), { timeout: 10_000 }).toEqual([1, 2]);
+    await expect
+      .poll(async () => await page.evaluate(() => (window as any).records.advances), { timeout: 10_000 })
+      .toEqual([1, 2]);
     const records = await page.evaluate(() => (window as any).records);
     expect(records.events).toEqual(['counter.incremented', 'counter.incremented']);
     expect(records.diagnostics).toEqual([]);

@@ -29,10 +29,14 @@ afterAll(async () => {
 });
 
 function example(args: string[], env: Record<string, string> = {}) {
-  return run(process.execPath, ['--import', 'tsx', SCRIPT, '--server', `http://127.0.0.1:${server.port}`, '--runtime-file', runtimeFile, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, MARQUEE_TOKEN: '', ...env },
-  });
+  return run(
+    process.execPath,
+    ['--import', 'tsx', SCRIPT, '--server', `http://127.0.0.1:${server.port}`, '--runtime-file', runtimeFile, ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, MARQUEE_TOKEN: '', ...env },
+    },
+  );
 }
 
 describe('sdk/examples/publish-lobby.ts', () => {
@@ -45,9 +49,21 @@ describe('sdk/examples/publish-lobby.ts', () => {
       ['counter', 'application'],
     ]);
     const token = /export MARQUEE_TOKEN=(\S+)/.exec(stderr)![1]!;
-    const app = (await server.request('GET', `/api/v1/applications/${playlist.pages[1].placements[0].content.application_id}`, { token })).json();
-    expect(app).toMatchObject({ name: 'KV counter', state: 'ready', latest_ready_release: playlist.pages[1].placements[0].content.release_id });
-    const media = (await server.request('GET', `/api/v1/media/${playlist.pages[0].placements[0].content.items[0].media_id}`, { token })).json();
+    const app = (
+      await server.request('GET', `/api/v1/applications/${playlist.pages[1].placements[0].content.application_id}`, {
+        token,
+      })
+    ).json();
+    expect(app).toMatchObject({
+      name: 'KV counter',
+      state: 'ready',
+      latest_ready_release: playlist.pages[1].placements[0].content.release_id,
+    });
+    const media = (
+      await server.request('GET', `/api/v1/media/${playlist.pages[0].placements[0].content.items[0].media_id}`, {
+        token,
+      })
+    ).json();
     expect(media).toMatchObject({ filename: 'welcome.png', width: 1920, height: 1080 });
     expect(stderr).toMatch(/kv-counter: sent \d+ of \d+ bytes/);
   }, 60_000);
@@ -55,7 +71,12 @@ describe('sdk/examples/publish-lobby.ts', () => {
   it('takes a token and an image file, and pairs and assigns a screen', async () => {
     const { token } = await server.enroll();
     const image = path.join(work, 'lobby.jpg');
-    fs.writeFileSync(image, await sharp({ create: { width: 1280, height: 720, channels: 3, background: '#884422' } }).jpeg().toBuffer());
+    fs.writeFileSync(
+      image,
+      await sharp({ create: { width: 1280, height: 720, channels: 3, background: '#884422' } })
+        .jpeg()
+        .toBuffer(),
+    );
     const { code, cookies } = await startPairing(server);
 
     const { stdout } = await example(['--image', image, '--pair', code], { MARQUEE_TOKEN: token });
@@ -63,7 +84,11 @@ describe('sdk/examples/publish-lobby.ts', () => {
     const screens = (await server.request('GET', '/api/v1/screens', { token })).json().items;
     expect(screens).toHaveLength(1);
     expect(screens[0]).toMatchObject({ label: 'Lobby', playlist_id: playlist.id, state: 'pairing_pending' });
-    const media = (await server.request('GET', `/api/v1/media/${playlist.pages[0].placements[0].content.items[0].media_id}`, { token })).json();
+    const media = (
+      await server.request('GET', `/api/v1/media/${playlist.pages[0].placements[0].content.items[0].media_id}`, {
+        token,
+      })
+    ).json();
     expect(media).toMatchObject({ filename: 'lobby.jpg', content_type: 'image/jpeg', width: 1280 });
     // The player heard the claim.
     const events = await openStream(server, '/runtime/v1/pairing-events', cookies).done;

@@ -44,7 +44,10 @@ async function welcomeCard(): Promise<Uint8Array> {
 function progressLogger(log: (line: string) => void, what: string) {
   let last = '';
   return (progress: UploadProgress) => {
-    const line = progress.stage === 'upload' ? `${what}: sent ${progress.sent} of ${progress.total ?? '?'} bytes` : `${what}: ${progress.operation?.state ?? 'processing'}`;
+    const line =
+      progress.stage === 'upload'
+        ? `${what}: sent ${progress.sent} of ${progress.total ?? '?'} bytes`
+        : `${what}: ${progress.operation?.state ?? 'processing'}`;
     if (line !== last) log((last = line));
   };
 }
@@ -60,7 +63,10 @@ export async function publishLobby(marquee: MarqueeClient, options: LobbyOptions
 
   const image = options.imagePath
     ? await marquee.media.upload(await mediaFile(options.imagePath), { onProgress: progressLogger(log, 'image') })
-    : await marquee.media.upload(await welcomeCard(), { filename: 'welcome.png', onProgress: progressLogger(log, 'image') });
+    : await marquee.media.upload(await welcomeCard(), {
+        filename: 'welcome.png',
+        onProgress: progressLogger(log, 'image'),
+      });
   log(`media ${image.data.id}: ${image.data.width}×${image.data.height} ${image.data.content_type}`);
 
   const playlist = await marquee.playlists.create({
@@ -71,23 +77,44 @@ export async function publishLobby(marquee: MarqueeClient, options: LobbyOptions
         canvas: CANVAS,
         transition: { type: 'crossfade', duration_ms: 600 },
         advance: { mode: 'duration', after_ms: WELCOME_MS },
-        placements: [{ id: 'card', content: { type: 'image', selector: { by: 'id', media_id: image.data.id } }, rect: FULL_SCREEN, layer: 0, content_fit: 'cover' }],
+        placements: [
+          {
+            id: 'card',
+            content: { type: 'image', selector: { by: 'id', media_id: image.data.id } },
+            rect: FULL_SCREEN,
+            layer: 0,
+            content_fit: 'cover',
+          },
+        ],
       },
       {
         id: 'counter',
         canvas: CANVAS,
         transition: { type: 'crossfade', duration_ms: 600 },
         advance: { mode: 'application', max_ms: COUNTER_BACKSTOP_MS },
-        placements: [{ id: 'app', content: { type: 'application', release_id: app.releaseId }, rect: FULL_SCREEN, layer: 0, content_fit: 'fill', controller: true }],
+        placements: [
+          {
+            id: 'app',
+            content: { type: 'application', release_id: app.releaseId },
+            rect: FULL_SCREEN,
+            layer: 0,
+            content_fit: 'fill',
+            controller: true,
+          },
+        ],
       },
     ],
   });
-  log(`playlist ${playlist.data.id} (revision ${playlist.revision}); credits left: ${playlist.credits?.remaining ?? 'n/a'}`);
+  log(
+    `playlist ${playlist.data.id} (revision ${playlist.revision}); credits left: ${playlist.credits?.remaining ?? 'n/a'}`,
+  );
 
   if (options.pairingCode) {
     const claim = await marquee.screens.pair({ code: options.pairingCode, label: 'Lobby' });
     const screen = await marquee.screens.assign(claim.data.screen.id, playlist.data.id, { ifMatch: claim.data.screen });
-    log(`screen ${screen.data.id} (${screen.data.state}) shows the playlist; its player is at ${claim.data.public_url}`);
+    log(
+      `screen ${screen.data.id} (${screen.data.state}) shows the playlist; its player is at ${claim.data.public_url}`,
+    );
   }
   return playlist.data;
 }
@@ -109,7 +136,11 @@ async function main(argv: string[]): Promise<void> {
   if (!values.token) {
     if (!values.email) throw new Error('pass --token (or MARQUEE_TOKEN), or --email to enroll a new project');
     // A stable installation id would be kept on disk; one per run is enough for an example.
-    const { data } = await marquee.enroll({ client_id: `cli_${crypto.randomBytes(32).toString('base64url')}`, email: values.email, project_name: 'Lobby' });
+    const { data } = await marquee.enroll({
+      client_id: `cli_${crypto.randomBytes(32).toString('base64url')}`,
+      email: values.email,
+      project_name: 'Lobby',
+    });
     marquee.useToken(data.token);
     log(`enrolled project ${data.project.id}; the token is shown once, keep it: export MARQUEE_TOKEN=${data.token}`);
   }
@@ -120,7 +151,9 @@ async function main(argv: string[]): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   main(process.argv.slice(2)).catch((error: unknown) => {
-    process.stderr.write(`${error instanceof MarqueeProblem ? `${error.code} (${error.status}): ${error.detail}` : (error as Error).message}\n`);
+    process.stderr.write(
+      `${error instanceof MarqueeProblem ? `${error.code} (${error.status}): ${error.detail}` : (error as Error).message}\n`,
+    );
     process.exitCode = 1;
   });
 }

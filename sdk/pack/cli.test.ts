@@ -13,7 +13,9 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 async function pack(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', cli, ...args], { cwd: path.resolve(import.meta.dirname, '../..') });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', cli, ...args], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -34,7 +36,12 @@ describe('pack CLI', () => {
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     const archive = fs.readFileSync(out);
-    expect(json).toMatchObject({ output: out, bytes: archive.length, file_count: 3, headers: { 'Marquee-File-Count': '3', 'Marquee-Application-Name': 'Demo', 'Marquee-SDK-Version': '1' } });
+    expect(json).toMatchObject({
+      output: out,
+      bytes: archive.length,
+      file_count: 3,
+      headers: { 'Marquee-File-Count': '3', 'Marquee-Application-Name': 'Demo', 'Marquee-SDK-Version': '1' },
+    });
     const extracted = path.join(work, 'extracted');
     fs.mkdirSync(extracted);
     await run('tar', ['-xzf', out, '-C', extracted]);

@@ -50,19 +50,31 @@ async function main(argv: string[]): Promise<number> {
     const packed = await packApplication(positionals[0]!, { runtime, name: values.name });
     await fs.writeFile(values.output, packed.archive);
     if (values.json) {
-      const result = { output: values.output, bytes: packed.archive.length, sha256: packed.sha256, expanded_bytes: packed.expandedBytes, file_count: packed.fileCount, headers: packed.headers, ignored: packed.ignored };
+      const result = {
+        output: values.output,
+        bytes: packed.archive.length,
+        sha256: packed.sha256,
+        expanded_bytes: packed.expandedBytes,
+        file_count: packed.fileCount,
+        headers: packed.headers,
+        ignored: packed.ignored,
+      };
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     } else {
       process.stdout.write(
         `packed ${packed.fileCount} files (${packed.expandedBytes} bytes) into ${values.output} (${packed.archive.length} bytes)\n` +
           (packed.ignored.length > 0 ? `left out: ${packed.ignored.join(', ')}\n` : '') +
-          `\nupload headers:\n${Object.entries(packed.headers).map(([k, v]) => `  ${k}: ${v}`).join('\n')}\n`,
+          `\nupload headers:\n${Object.entries(packed.headers)
+            .map(([k, v]) => `  ${k}: ${v}`)
+            .join('\n')}\n`,
       );
     }
     return 0;
   } catch (error) {
     if (error instanceof PackError) {
-      process.stderr.write(`cannot pack ${positionals[0]}:\n${error.problems.map((p) => `  ${p.code}: ${p.path ? `${p.path}: ` : ''}${p.detail}`).join('\n')}\n`);
+      process.stderr.write(
+        `cannot pack ${positionals[0]}:\n${error.problems.map((p) => `  ${p.code}: ${p.path ? `${p.path}: ` : ''}${p.detail}`).join('\n')}\n`,
+      );
       return 1;
     }
     process.stderr.write(`${(error as Error).message}\n`);

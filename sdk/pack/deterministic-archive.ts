@@ -54,7 +54,10 @@ export class ArchiveTooLargeError extends Error {
 }
 
 /** Writes the archive; stops with ArchiveTooLargeError as soon as the gzip output passes `maxCompressedBytes`. */
-export async function writeDeterministicArchive(entries: readonly ArchiveEntry[], maxCompressedBytes = Infinity): Promise<Buffer> {
+export async function writeDeterministicArchive(
+  entries: readonly ArchiveEntry[],
+  maxCompressedBytes = Infinity,
+): Promise<Buffer> {
   const pack = tar.pack();
   const deflate = zlib.createDeflateRaw({ level: 9 });
   const compressed: Buffer[] = [GZIP_HEADER];
@@ -73,12 +76,26 @@ export async function writeDeterministicArchive(entries: readonly ArchiveEntry[]
   const writer = (async () => {
     for (const entry of sortEntries(entries)) {
       if (failure) return;
-      const common = { name: entryName(entry), mode: entry.type === 'directory' ? DIRECTORY_MODE : FILE_MODE, uid: 0, gid: 0, uname: '', gname: '', mtime: EPOCH };
+      const common = {
+        name: entryName(entry),
+        mode: entry.type === 'directory' ? DIRECTORY_MODE : FILE_MODE,
+        uid: 0,
+        gid: 0,
+        uname: '',
+        gname: '',
+        mtime: EPOCH,
+      };
       if (entry.type === 'directory') {
-        await new Promise<void>((resolve, reject) => pack.entry({ ...common, type: 'directory' }, (error) => (error ? reject(error) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          pack.entry({ ...common, type: 'directory' }, (error) => (error ? reject(error) : resolve())),
+        );
       } else {
         const bytes = await entry.read!();
-        await new Promise<void>((resolve, reject) => pack.entry({ ...common, type: 'file', size: bytes.length }, bytes, (error) => (error ? reject(error) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          pack.entry({ ...common, type: 'file', size: bytes.length }, bytes, (error) =>
+            error ? reject(error) : resolve(),
+          ),
+        );
       }
     }
     pack.finalize();

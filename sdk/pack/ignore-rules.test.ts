@@ -76,7 +76,18 @@ describe('built-in ignores', () => {
     expect(builtInIgnoreReason('a/.hidden/b.txt', false)).toBe('dot-path');
     expect(builtInIgnoreReason('node_modules', true)).not.toBeNull();
     expect(builtInIgnoreReason('x/__pycache__', true)).not.toBeNull();
-    for (const file of ['app.js.map', 'tls.key', 'cert.pem', 'store.p12', 'id_rsa', 'id_ed25519.pub', 'secrets.json', 'x/credentials.json', 'a.swp', 'b~']) {
+    for (const file of [
+      'app.js.map',
+      'tls.key',
+      'cert.pem',
+      'store.p12',
+      'id_rsa',
+      'id_ed25519.pub',
+      'secrets.json',
+      'x/credentials.json',
+      'a.swp',
+      'b~',
+    ]) {
       expect(builtInIgnoreReason(file, false), file).not.toBeNull();
     }
     expect(builtInIgnoreReason('node_modules', false)).toBeNull();

@@ -7,7 +7,12 @@
 export const IGNORE_FILE = '.marqueeignore';
 
 /** Directory names never packed, at any depth. */
-export const BUILT_IN_IGNORED_DIRECTORIES: readonly string[] = ['node_modules', 'bower_components', '__pycache__', 'venv'];
+export const BUILT_IN_IGNORED_DIRECTORIES: readonly string[] = [
+  'node_modules',
+  'bower_components',
+  '__pycache__',
+  'venv',
+];
 
 /** File name patterns never packed: source maps, keys, certificates, credentials, editor leftovers. */
 export const BUILT_IN_IGNORED_FILES: readonly string[] = [
@@ -47,7 +52,8 @@ function globSource(glob: string): string {
         const before = i === 0 || glob[i - 1] === '/';
         const after = i + 2 === glob.length || glob[i + 2] === '/';
         if (before && after) {
-          if (i + 2 === glob.length) out += '.*'; // trailing /** : everything inside
+          if (i + 2 === glob.length)
+            out += '.*'; // trailing /** : everything inside
           else {
             out += '(?:.*/)?'; // leading **/ or middle /**/ : zero or more directories
             i++;
@@ -121,7 +127,8 @@ export function builtInIgnoreReason(path: string, isDirectory: boolean): string 
   if (segments.some((s) => s.startsWith('.'))) return 'dot-path';
   const name = segments[segments.length - 1]!;
   if (isDirectory && BUILT_IN_IGNORED_DIRECTORIES.includes(name)) return 'dependency folder';
-  if (!isDirectory && BUILT_IN_FILE_RULES.some((r) => r.regex.test(name))) return 'never packed (maps, keys, secrets, editor files)';
+  if (!isDirectory && BUILT_IN_FILE_RULES.some((r) => r.regex.test(name)))
+    return 'never packed (maps, keys, secrets, editor files)';
   return null;
 }
 
@@ -129,7 +136,12 @@ export class IgnoreRules {
   private constructor(private readonly rules: Rule[]) {}
 
   static parse(text: string): IgnoreRules {
-    return new IgnoreRules(text.split('\n').map(parseLine).filter((r): r is Rule => r !== null));
+    return new IgnoreRules(
+      text
+        .split('\n')
+        .map(parseLine)
+        .filter((r): r is Rule => r !== null),
+    );
   }
 
   static none(): IgnoreRules {

@@ -52,7 +52,16 @@ async function extract(archive: Buffer): Promise<Extracted[]> {
     const chunks: Buffer[] = [];
     stream.on('data', (c: unknown) => void chunks.push(c as Buffer));
     stream.on('end', () => {
-      out.push({ name: header.name, type: header.type, mode: header.mode, uid: header.uid, gid: header.gid, mtime: header.mtime.getTime(), uname: header.uname, content: Buffer.concat(chunks).toString('utf8') });
+      out.push({
+        name: header.name,
+        type: header.type,
+        mode: header.mode,
+        uid: header.uid,
+        gid: header.gid,
+        mtime: header.mtime.getTime(),
+        uname: header.uname,
+        content: Buffer.concat(chunks).toString('utf8'),
+      });
       next();
     });
   });
@@ -65,7 +74,10 @@ async function extract(archive: Buffer): Promise<Extracted[]> {
   return out;
 }
 
-async function problemCodes(dir: string, options: Parameters<typeof packApplication>[1] = {}): Promise<PackProblemCode[]> {
+async function problemCodes(
+  dir: string,
+  options: Parameters<typeof packApplication>[1] = {},
+): Promise<PackProblemCode[]> {
   try {
     await packApplication(dir, options);
   } catch (error) {
@@ -77,11 +89,26 @@ async function problemCodes(dir: string, options: Parameters<typeof packApplicat
 
 describe('archive format', () => {
   it('writes sorted ustar entries with fixed modes, owners and times inside a fixed gzip header', async () => {
-    const dir = tree({ 'index.html': '<html></html>', 'js/app.js': 'run()', 'css/site.css': 'body{}', 'a-b.txt': 'dash', 'img/ünï.png': 'png' });
+    const dir = tree({
+      'index.html': '<html></html>',
+      'js/app.js': 'run()',
+      'css/site.css': 'body{}',
+      'a-b.txt': 'dash',
+      'img/ünï.png': 'png',
+    });
     const packed = await packApplication(dir);
     expect(packed.archive.subarray(0, 10)).toEqual(GZIP_HEADER);
     const entries = await extract(packed.archive);
-    expect(entries.map((e) => e.name)).toEqual(['a-b.txt', 'css/', 'css/site.css', 'img/', 'img/ünï.png', 'index.html', 'js/', 'js/app.js']);
+    expect(entries.map((e) => e.name)).toEqual([
+      'a-b.txt',
+      'css/',
+      'css/site.css',
+      'img/',
+      'img/ünï.png',
+      'index.html',
+      'js/',
+      'js/app.js',
+    ]);
     for (const e of entries) {
       expect(e.mode).toBe(e.type === 'directory' ? 0o755 : 0o644);
       expect([e.uid, e.gid, e.mtime, e.uname]).toEqual([0, 0, 0, '']);
@@ -127,7 +154,13 @@ describe('archive format', () => {
 
 describe('determinism', () => {
   it('gives the same bytes for the same content, whatever the creation order, times and permissions', async () => {
-    const files = { 'index.html': '<h1>hi</h1>', 'b/2.txt': 'two', 'a/1.txt': 'one', 'z.css': 'z{}', 'a/deep/er/x.js': 'x' };
+    const files = {
+      'index.html': '<h1>hi</h1>',
+      'b/2.txt': 'two',
+      'a/1.txt': 'one',
+      'z.css': 'z{}',
+      'a/deep/er/x.js': 'x',
+    };
     const one = tree(files);
     const reversed = Object.fromEntries(Object.entries(files).reverse());
     const two = tree(reversed);
@@ -168,7 +201,20 @@ describe('ignoring', () => {
     const packed = await packApplication(dir);
     expect(packed.files.map((f) => f.path)).toEqual(['app.js', 'index.html']);
     expect(packed.ignored.sort()).toEqual(
-      ['.env', '.git', '.marqueeignore', 'app.js.map', 'assets/.DS_Store', 'config/credentials.json', 'keys/id_ed25519.pub', 'keys/id_rsa', 'node_modules', 'notes.txt~', 'secrets.json', 'server.pem'].sort(),
+      [
+        '.env',
+        '.git',
+        '.marqueeignore',
+        'app.js.map',
+        'assets/.DS_Store',
+        'config/credentials.json',
+        'keys/id_ed25519.pub',
+        'keys/id_rsa',
+        'node_modules',
+        'notes.txt~',
+        'secrets.json',
+        'server.pem',
+      ].sort(),
     );
   });
 
@@ -197,39 +243,74 @@ describe('runtime injection', () => {
     });
     const packed = await packApplication(dir, { runtime: RUNTIME });
     const entries = await extract(packed.archive);
-    expect(entries.map((e) => e.name)).toEqual(['_marquee/runtime.js', 'about.htm', 'index.html', 'nested/', 'nested/page.html']);
+    expect(entries.map((e) => e.name)).toEqual([
+      '_marquee/runtime.js',
+      'about.htm',
+      'index.html',
+      'nested/',
+      'nested/page.html',
+    ]);
     expect(entries[0]!.content).toBe(RUNTIME.toString());
     const index = entries.find((e) => e.name === 'index.html')!.content;
     expect(index).toBe(`<!doctype html><html><head><title>x</title>${RUNTIME_MARKER}\n</head><body></body></html>`);
-    expect(entries.find((e) => e.name === 'about.htm')!.content).toBe(`<!DOCTYPE html>\n${RUNTIME_MARKER}\n<p>no head here</p>`);
+    expect(entries.find((e) => e.name === 'about.htm')!.content).toBe(
+      `<!DOCTYPE html>\n${RUNTIME_MARKER}\n<p>no head here</p>`,
+    );
     expect(entries.find((e) => e.name === 'nested/page.html')!.content).toBe('<html><head></head></html>');
     // Counts include the runtime and the injected markers.
     expect(packed.fileCount).toBe(4);
-    expect(packed.expandedBytes).toBe(entries.filter((e) => e.type === 'file').reduce((n, e) => n + Buffer.byteLength(e.content), 0));
+    expect(packed.expandedBytes).toBe(
+      entries.filter((e) => e.type === 'file').reduce((n, e) => n + Buffer.byteLength(e.content), 0),
+    );
   });
 
   it('keeps an exact existing marker and refuses a duplicated or altered one', async () => {
     const exact = await packApplication(tree({ 'index.html': `<head>${RUNTIME_MARKER}</head>` }), { runtime: RUNTIME });
-    expect((await extract(exact.archive)).find((e) => e.name === 'index.html')!.content).toBe(`<head>${RUNTIME_MARKER}</head>`);
-    expect(await problemCodes(tree({ 'index.html': `${RUNTIME_MARKER}${RUNTIME_MARKER}` }), { runtime: RUNTIME })).toEqual(['runtime_marker']);
-    expect(await problemCodes(tree({ 'index.html': RUNTIME_MARKER.replace('></script>', ' async></script>') }), { runtime: RUNTIME })).toEqual(['runtime_marker']);
-    expect(await problemCodes(tree({ 'index.html': '<script src="./_marquee/runtime.js" data-marquee-sdk="2"></script>' }), { runtime: RUNTIME })).toEqual(['runtime_marker']);
+    expect((await extract(exact.archive)).find((e) => e.name === 'index.html')!.content).toBe(
+      `<head>${RUNTIME_MARKER}</head>`,
+    );
+    expect(
+      await problemCodes(tree({ 'index.html': `${RUNTIME_MARKER}${RUNTIME_MARKER}` }), { runtime: RUNTIME }),
+    ).toEqual(['runtime_marker']);
+    expect(
+      await problemCodes(tree({ 'index.html': RUNTIME_MARKER.replace('></script>', ' async></script>') }), {
+        runtime: RUNTIME,
+      }),
+    ).toEqual(['runtime_marker']);
+    expect(
+      await problemCodes(tree({ 'index.html': '<script src="./_marquee/runtime.js" data-marquee-sdk="2"></script>' }), {
+        runtime: RUNTIME,
+      }),
+    ).toEqual(['runtime_marker']);
   });
 
   it('refuses a marker without the runtime, and a marker below the top level', async () => {
     expect(await problemCodes(tree({ 'index.html': RUNTIME_MARKER }))).toEqual(['runtime_missing']);
-    expect(await problemCodes(tree({ 'index.html': 'x', 'sub/page.html': RUNTIME_MARKER }), { runtime: RUNTIME })).toEqual(['runtime_marker']);
+    expect(
+      await problemCodes(tree({ 'index.html': 'x', 'sub/page.html': RUNTIME_MARKER }), { runtime: RUNTIME }),
+    ).toEqual(['runtime_marker']);
   });
 
   it('reserves _marquee/ for the runtime', async () => {
-    expect(await problemCodes(tree({ 'index.html': 'x', '_marquee/runtime.js': 'fake' }))).toEqual(['reserved_path', 'reserved_path']);
+    expect(await problemCodes(tree({ 'index.html': 'x', '_marquee/runtime.js': 'fake' }))).toEqual([
+      'reserved_path',
+      'reserved_path',
+    ]);
   });
 
   it('keeps bytes that are not UTF-8 intact around the marker', async () => {
-    const latin1 = Buffer.concat([Buffer.from('<head><title>caf'), Buffer.from([0xe9]), Buffer.from('</title></head>')]);
+    const latin1 = Buffer.concat([
+      Buffer.from('<head><title>caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('</title></head>'),
+    ]);
     const packed = await packApplication(tree({ 'index.html': latin1 }), { runtime: RUNTIME });
     const raw = zlib.gunzipSync(packed.archive);
-    expect(raw.includes(Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from(`</title>${RUNTIME_MARKER}\n</head>`)]))).toBe(true);
+    expect(
+      raw.includes(
+        Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from(`</title>${RUNTIME_MARKER}\n</head>`)]),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -255,22 +336,43 @@ describe('path rules', () => {
   });
 
   it('refuses names that collide after case folding or Unicode normalization', async () => {
-    expect(await problemCodes(tree({ 'index.html': 'x', 'Logo.png': 'a', 'logo.png': 'b' }))).toEqual(['duplicate_path']);
-    expect(await problemCodes(tree({ 'index.html': 'x', 'caf\u00e9.txt': 'a', 'cafe\u0301.txt': 'b' }))).toEqual(['duplicate_path']);
-    expect(await problemCodes(tree({ 'index.html': 'x', 'Assets/a.png': 'a', 'assets/b.png': 'b' }))).toEqual(['duplicate_path']);
+    expect(await problemCodes(tree({ 'index.html': 'x', 'Logo.png': 'a', 'logo.png': 'b' }))).toEqual([
+      'duplicate_path',
+    ]);
+    expect(await problemCodes(tree({ 'index.html': 'x', 'caf\u00e9.txt': 'a', 'cafe\u0301.txt': 'b' }))).toEqual([
+      'duplicate_path',
+    ]);
+    expect(await problemCodes(tree({ 'index.html': 'x', 'Assets/a.png': 'a', 'assets/b.png': 'b' }))).toEqual([
+      'duplicate_path',
+    ]);
   });
 
   it('folds case as the server does: ß, ẞ and ss collide, and final sigma is sigma', async () => {
-    expect(await problemCodes(tree({ 'index.html': 'x', 'stra\u00dfe.txt': 'a', 'strasse.txt': 'b' }))).toEqual(['duplicate_path']);
-    expect(await problemCodes(tree({ 'index.html': 'x', '\u1e9e.txt': 'a', 'SS.txt': 'b' }))).toEqual(['duplicate_path']);
-    expect(await problemCodes(tree({ 'index.html': 'x', '\u03c3\u03bf\u03c6\u03bf\u03c2.txt': 'a', '\u03c3\u03bf\u03c6\u03bf\u03c3.txt': 'b' }))).toEqual(['duplicate_path']);
+    expect(await problemCodes(tree({ 'index.html': 'x', 'stra\u00dfe.txt': 'a', 'strasse.txt': 'b' }))).toEqual([
+      'duplicate_path',
+    ]);
+    expect(await problemCodes(tree({ 'index.html': 'x', '\u1e9e.txt': 'a', 'SS.txt': 'b' }))).toEqual([
+      'duplicate_path',
+    ]);
+    expect(
+      await problemCodes(
+        tree({
+          'index.html': 'x',
+          '\u03c3\u03bf\u03c6\u03bf\u03c2.txt': 'a',
+          '\u03c3\u03bf\u03c6\u03bf\u03c3.txt': 'b',
+        }),
+      ),
+    ).toEqual(['duplicate_path']);
     expect(await problemCodes(tree({ 'index.html': 'x', 'stra\u00dfe.txt': 'a', 'strase.txt': 'b' }))).toEqual([]);
   });
 
   it('refuses U+FFFD in a name, which the server cannot tell from bytes that are not UTF-8', async () => {
     expect(await problemCodes(tree({ 'index.html': 'x', 'a\uFFFD.txt': 'a' }))).toEqual(['invalid_utf8']);
     // The directory and the file beneath it: each would be an entry the server refuses.
-    expect(await problemCodes(tree({ 'index.html': 'x', 'd\uFFFD/a.txt': 'a' }))).toEqual(['invalid_utf8', 'invalid_utf8']);
+    expect(await problemCodes(tree({ 'index.html': 'x', 'd\uFFFD/a.txt': 'a' }))).toEqual([
+      'invalid_utf8',
+      'invalid_utf8',
+    ]);
   });
 
   it('refuses .marquee at the root in any letter case, although dot-paths are otherwise left out silently', async () => {
@@ -282,7 +384,9 @@ describe('path rules', () => {
         return (error as PackError).problems.map((p) => `${p.code} ${p.path}`);
       }
     };
-    expect(await problems({ 'index.html': 'x', '.marquee/player-origin': '{"player_origin":"https://evil.example"}' })).toEqual(['reserved_path .marquee']);
+    expect(
+      await problems({ 'index.html': 'x', '.marquee/player-origin': '{"player_origin":"https://evil.example"}' }),
+    ).toEqual(['reserved_path .marquee']);
     expect(await problems({ 'index.html': 'x', '.MarQuee/x.txt': 'x' })).toEqual(['reserved_path .MarQuee']);
     expect(await problems({ 'index.html': 'x', '.marquee': 'x' })).toEqual(['reserved_path .marquee']);
     // Elsewhere the name is an ordinary dot-path: ignored, not refused.
@@ -298,14 +402,18 @@ describe('path rules', () => {
     const long = `${'a'.repeat(200)}/${'b'.repeat(60)}.txt`;
     expect(await problemCodes(tree({ 'index.html': 'x', [long]: 'x' }))).toEqual(['path_too_long']);
     // A long path that fits still packs (split into ustar prefix and name).
-    const packed = await packApplication(tree({ 'index.html': 'x', [`${'a'.repeat(150)}/${'b'.repeat(90)}.txt`]: 'y' }));
+    const packed = await packApplication(
+      tree({ 'index.html': 'x', [`${'a'.repeat(150)}/${'b'.repeat(90)}.txt`]: 'y' }),
+    );
     expect((await extract(packed.archive)).map((e) => e.name)).toContain(`${'a'.repeat(150)}/${'b'.repeat(90)}.txt`);
   });
 });
 
 describe('limits', () => {
   it('refuses a file over the single-file limit', async () => {
-    expect(await problemCodes(tree({ 'index.html': 'x', 'big.bin': Buffer.alloc(11) }), { limits: { fileBytes: 10 } })).toEqual(['file_too_large']);
+    expect(
+      await problemCodes(tree({ 'index.html': 'x', 'big.bin': Buffer.alloc(11) }), { limits: { fileBytes: 10 } }),
+    ).toEqual(['file_too_large']);
   });
 
   it('refuses more files than allowed, counting the runtime', async () => {
@@ -317,7 +425,12 @@ describe('limits', () => {
   it('refuses an expanded size over the limit, counting the runtime', async () => {
     const dir = tree({ 'index.html': '0123456789' });
     expect(await problemCodes(dir, { limits: { expandedBytes: 10 } })).toEqual([]);
-    expect(await problemCodes(dir, { limits: { expandedBytes: 10 + RUNTIME.length + RUNTIME_MARKER.length } , runtime: RUNTIME })).toEqual(['expanded_too_large']);
+    expect(
+      await problemCodes(dir, {
+        limits: { expandedBytes: 10 + RUNTIME.length + RUNTIME_MARKER.length },
+        runtime: RUNTIME,
+      }),
+    ).toEqual(['expanded_too_large']);
   });
 
   it('refuses an archive over the compressed limit', async () => {
@@ -327,14 +440,21 @@ describe('limits', () => {
 
   it('lists every problem at once', async () => {
     const dir = tree({ 'a.txt': 'x', 'A.txt': 'y', 'big.bin': Buffer.alloc(20) });
-    expect((await problemCodes(dir, { limits: { fileBytes: 10 } })).sort()).toEqual(['duplicate_path', 'file_too_large', 'index_missing']);
+    expect((await problemCodes(dir, { limits: { fileBytes: 10 } })).sort()).toEqual([
+      'duplicate_path',
+      'file_too_large',
+      'index_missing',
+    ]);
   });
 });
 
 describe('application name header', () => {
   it('sends ASCII names as they are and other names in RFC 8187 form', () => {
     expect(applicationNameHeader('  Lobby board  ')).toEqual(['Marquee-Application-Name', 'Lobby board']);
-    expect(applicationNameHeader('Café (Lobby)')).toEqual(['Marquee-Application-Name*', "UTF-8''Caf%C3%A9%20%28Lobby%29"]);
+    expect(applicationNameHeader('Café (Lobby)')).toEqual([
+      'Marquee-Application-Name*',
+      "UTF-8''Caf%C3%A9%20%28Lobby%29",
+    ]);
   });
 
   it('refuses empty, overlong and control-character names', () => {

@@ -9,7 +9,13 @@ import { LIMITS } from '../contract/limits';
 import { SDK_VERSION } from '../bridge/protocol';
 import { ArchiveTooLargeError, writeDeterministicArchive, type ArchiveEntry } from './deterministic-archive';
 import { IGNORE_FILE, IgnoreRules } from './ignore-rules';
-import { injectRuntimeMarker, markerState, RUNTIME_DIRECTORY, RUNTIME_PATH, RuntimeMarkerError } from './runtime-injection';
+import {
+  injectRuntimeMarker,
+  markerState,
+  RUNTIME_DIRECTORY,
+  RUNTIME_PATH,
+  RuntimeMarkerError,
+} from './runtime-injection';
 
 export interface PackLimits {
   compressedBytes: number;
@@ -31,7 +37,9 @@ export const DEFAULT_PACK_LIMITS: PackLimits = {
 };
 
 /** Pack limits from a capabilities document (GET /api/v1/capabilities). */
-export function packLimitsFromCapabilities(capabilities: typeof LIMITS | Record<keyof typeof LIMITS, number>): PackLimits {
+export function packLimitsFromCapabilities(
+  capabilities: typeof LIMITS | Record<keyof typeof LIMITS, number>,
+): PackLimits {
   return {
     compressedBytes: capabilities.application_compressed_bytes,
     expandedBytes: capabilities.application_expanded_bytes,
@@ -149,7 +157,8 @@ export async function packApplication(directory: string, options: PackOptions = 
 
   const root = path.resolve(directory);
   const rootStat = await fs.stat(root).catch(() => undefined);
-  if (!rootStat?.isDirectory()) throw new PackError([{ code: 'not_a_directory', detail: `${directory} is not a directory` }]);
+  if (!rootStat?.isDirectory())
+    throw new PackError([{ code: 'not_a_directory', detail: `${directory} is not a directory` }]);
 
   const ignoreText = await fs.readFile(path.join(root, IGNORE_FILE), 'utf8').catch(() => '');
   const rules = IgnoreRules.parse(ignoreText);
@@ -164,15 +173,20 @@ export async function packApplication(directory: string, options: PackOptions = 
     // The server's own fold: ß and ss collide there, so they must collide here.
     const key = caseFold(rel);
     const earlier = seen.get(key);
-    if (earlier !== undefined) problem('duplicate_path', `is the same name as ${earlier} after Unicode normalization or case folding`, rel);
+    if (earlier !== undefined)
+      problem('duplicate_path', `is the same name as ${earlier} after Unicode normalization or case folding`, rel);
     seen.set(key, rel);
     const replacement = replacementCharacterRule(rel);
     if (replacement) problem(replacement.code, replacement.why, rel);
-    if (CONTROL.test(rel)) problem('control_character', 'contains a control character', JSON.stringify(rel).slice(1, -1));
+    if (CONTROL.test(rel))
+      problem('control_character', 'contains a control character', JSON.stringify(rel).slice(1, -1));
     if (rel.includes('\\')) problem('backslash', 'contains a backslash, which some systems read as a separator', rel);
-    if (Buffer.byteLength(rel) > limits.pathBytes) problem('path_too_long', `is longer than ${limits.pathBytes} bytes`, rel);
-    if (rel.split('/').length > limits.pathDepth) problem('path_too_deep', `is deeper than ${limits.pathDepth} levels`, rel);
-    if (rel.split('/')[0]!.toLowerCase() === RUNTIME_DIRECTORY) problem('reserved_path', `${RUNTIME_DIRECTORY}/ is reserved for the bridge runtime`, rel);
+    if (Buffer.byteLength(rel) > limits.pathBytes)
+      problem('path_too_long', `is longer than ${limits.pathBytes} bytes`, rel);
+    if (rel.split('/').length > limits.pathDepth)
+      problem('path_too_deep', `is deeper than ${limits.pathDepth} levels`, rel);
+    if (rel.split('/')[0]!.toLowerCase() === RUNTIME_DIRECTORY)
+      problem('reserved_path', `${RUNTIME_DIRECTORY}/ is reserved for the bridge runtime`, rel);
   };
 
   const walk = async (absolute: Buffer, relative: string): Promise<void> => {
@@ -208,9 +222,11 @@ export async function packApplication(directory: string, options: PackOptions = 
       } else if (stat.isFile()) {
         checkPath(rel);
         if (stat.nlink > 1) problem('hardlink', 'has other hard links; copy it instead', rel);
-        if (stat.size > limits.fileBytes) problem('file_too_large', `is ${stat.size} bytes; the limit is ${limits.fileBytes}`, rel);
+        if (stat.size > limits.fileBytes)
+          problem('file_too_large', `is ${stat.size} bytes; the limit is ${limits.fileBytes}`, rel);
         files.push({ path: rel, absolute: abs, bytes: stat.size });
-        for (let at = rel.lastIndexOf('/'); at > 0; at = rel.lastIndexOf('/', at - 1)) directories.add(rel.slice(0, at));
+        for (let at = rel.lastIndexOf('/'); at > 0; at = rel.lastIndexOf('/', at - 1))
+          directories.add(rel.slice(0, at));
         if (files.length + (runtimeBytes > 0 ? 1 : 0) > limits.fileCount) {
           tooMany = true;
           problem('too_many_files', `more than ${limits.fileCount} files`);
@@ -222,7 +238,8 @@ export async function packApplication(directory: string, options: PackOptions = 
   };
   await walk(Buffer.from(root), '');
 
-  if (!files.some((f) => f.path === 'index.html')) problem('index_missing', 'the directory has no index.html at its root');
+  if (!files.some((f) => f.path === 'index.html'))
+    problem('index_missing', 'the directory has no index.html at its root');
 
   // Top-level HTML files are the entry points: the runtime marker goes there, and only there.
   for (const file of files) {
@@ -243,7 +260,8 @@ export async function packApplication(directory: string, options: PackOptions = 
 
   const fileCount = files.length + (options.runtime ? 1 : 0);
   const expandedBytes = files.reduce((sum, f) => sum + f.bytes, 0) + runtimeBytes;
-  if (expandedBytes > limits.expandedBytes) problem('expanded_too_large', `the files add up to ${expandedBytes} bytes; the limit is ${limits.expandedBytes}`);
+  if (expandedBytes > limits.expandedBytes)
+    problem('expanded_too_large', `the files add up to ${expandedBytes} bytes; the limit is ${limits.expandedBytes}`);
   if (problems.length > 0) throw new PackError(problems);
 
   const entries: ArchiveEntry[] = [...directories].map((d) => ({ path: d, type: 'directory' as const }));
@@ -254,14 +272,24 @@ export async function packApplication(directory: string, options: PackOptions = 
       read: async () => {
         if (file.content) return file.content;
         const bytes = await fs.readFile(file.absolute);
-        if (bytes.length !== file.bytes) throw new PackError([{ code: 'changed_during_pack', path: file.path, detail: 'changed while it was being packed' }]);
+        if (bytes.length !== file.bytes)
+          throw new PackError([
+            { code: 'changed_during_pack', path: file.path, detail: 'changed while it was being packed' },
+          ]);
         if (file.path.includes('/') && HTML.test(file.path)) {
           try {
             if (markerState(bytes) === 'present') {
-              throw new PackError([{ code: 'runtime_marker', path: file.path, detail: 'the runtime marker belongs in top-level HTML files only' }]);
+              throw new PackError([
+                {
+                  code: 'runtime_marker',
+                  path: file.path,
+                  detail: 'the runtime marker belongs in top-level HTML files only',
+                },
+              ]);
             }
           } catch (error) {
-            if (error instanceof RuntimeMarkerError) throw new PackError([{ code: 'runtime_marker', path: file.path, detail: error.message }]);
+            if (error instanceof RuntimeMarkerError)
+              throw new PackError([{ code: 'runtime_marker', path: file.path, detail: error.message }]);
             throw error;
           }
         }
@@ -270,14 +298,17 @@ export async function packApplication(directory: string, options: PackOptions = 
     });
   }
   // The runtime has no directory entry of its own: the reserved directory is implied.
-  if (options.runtime) entries.push({ path: RUNTIME_PATH, type: 'file', read: async () => Buffer.from(options.runtime!) });
+  if (options.runtime)
+    entries.push({ path: RUNTIME_PATH, type: 'file', read: async () => Buffer.from(options.runtime!) });
 
   let archive: Buffer;
   try {
     archive = await writeDeterministicArchive(entries, limits.compressedBytes);
   } catch (error) {
     if (error instanceof ArchiveTooLargeError) {
-      throw new PackError([{ code: 'compressed_too_large', detail: `the archive exceeds ${limits.compressedBytes} bytes compressed` }]);
+      throw new PackError([
+        { code: 'compressed_too_large', detail: `the archive exceeds ${limits.compressedBytes} bytes compressed` },
+      ]);
     }
     throw error;
   }
@@ -300,17 +331,26 @@ export async function packApplication(directory: string, options: PackOptions = 
 export function applicationNameHeader(name: string): [string, string] | Error {
   const trimmed = name.trim();
   const length = [...trimmed].length;
-  if (length === 0 || length > APPLICATION_NAME_MAX) return new Error(`the application name must be 1 to ${APPLICATION_NAME_MAX} characters`);
-  if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(trimmed)) return new Error('the application name must not contain control characters');
+  if (length === 0 || length > APPLICATION_NAME_MAX)
+    return new Error(`the application name must be 1 to ${APPLICATION_NAME_MAX} characters`);
+  if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(trimmed))
+    return new Error('the application name must not contain control characters');
   if (/^[\x20-\x7e]+$/.test(trimmed)) return ['Marquee-Application-Name', trimmed];
   const encoded = Array.from(new TextEncoder().encode(trimmed), (b) =>
-    /[A-Za-z0-9!#$&+\-.^_`|~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    /[A-Za-z0-9!#$&+\-.^_`|~]/.test(String.fromCharCode(b))
+      ? String.fromCharCode(b)
+      : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
   ).join('');
   return ['Marquee-Application-Name*', `UTF-8''${encoded}`];
 }
 
 /** Headers for POST /api/v1/applications, from an archive's digest, sizes and an optional name. */
-export function uploadHeaders(input: { sha256: string; expandedBytes: number; fileCount: number; name?: string }): Record<string, string> {
+export function uploadHeaders(input: {
+  sha256: string;
+  expandedBytes: number;
+  fileCount: number;
+  name?: string;
+}): Record<string, string> {
   const headers: Record<string, string> = {
     'Content-Type': 'application/gzip',
     'Marquee-Archive-SHA256': input.sha256,

@@ -26,7 +26,8 @@ export function markerState(html: Buffer): MarkerState {
   if (mentions === 0) return 'absent';
   const exact = text.split(RUNTIME_MARKER).length - 1;
   if (mentions === 1 && exact === 1) return 'present';
-  if (mentions > 1) throw new RuntimeMarkerError(`data-marquee-sdk appears ${mentions} times; keep exactly one ${RUNTIME_MARKER}`);
+  if (mentions > 1)
+    throw new RuntimeMarkerError(`data-marquee-sdk appears ${mentions} times; keep exactly one ${RUNTIME_MARKER}`);
   throw new RuntimeMarkerError(`the data-marquee-sdk element must be exactly ${RUNTIME_MARKER}`);
 }
 

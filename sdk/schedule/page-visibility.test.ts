@@ -76,14 +76,25 @@ describe('isVisible: the rule', () => {
   });
 
   it('needs both the date bounds and a window', () => {
-    const rule: Visibility = { enabled: true, from: '2026-05-04T00:00', until: '2026-05-11T00:00', windows: [{ days: ['mon'], start: '09:00', end: '10:00' }] };
+    const rule: Visibility = {
+      enabled: true,
+      from: '2026-05-04T00:00',
+      until: '2026-05-11T00:00',
+      windows: [{ days: ['mon'], start: '09:00', end: '10:00' }],
+    };
     expect(isVisible(rule, at('2026-04-27T07:30:00Z'), BERLIN)).toBe(false); // a Monday before from
     expect(isVisible(rule, at('2026-05-04T07:30:00Z'), BERLIN)).toBe(true);
     expect(isVisible(rule, at('2026-05-11T07:30:00Z'), BERLIN)).toBe(false); // a Monday after until
   });
 
   it('matches when any one of several windows holds', () => {
-    const rule: Visibility = { enabled: true, windows: [{ days: ['mon'], start: '09:00', end: '10:00' }, { days: ['mon'], start: '15:00', end: '16:00' }] };
+    const rule: Visibility = {
+      enabled: true,
+      windows: [
+        { days: ['mon'], start: '09:00', end: '10:00' },
+        { days: ['mon'], start: '15:00', end: '16:00' },
+      ],
+    };
     expect(isVisible(rule, at('2026-05-04T13:30:00Z'), BERLIN)).toBe(true);
     expect(isVisible(rule, at('2026-05-04T11:30:00Z'), BERLIN)).toBe(false);
   });
@@ -105,7 +116,8 @@ describe('isVisible across DST changes', () => {
 
   it('Berlin spring forward: a window entirely inside the gap does not occur that day', () => {
     const rule: Visibility = { enabled: true, windows: [{ days: ['sun'], start: '02:00', end: '02:30' }] };
-    for (const t of ['2026-03-29T00:30:00Z', '2026-03-29T01:00:00Z', '2026-03-29T01:15:00Z']) expect(isVisible(rule, at(t), BERLIN)).toBe(false);
+    for (const t of ['2026-03-29T00:30:00Z', '2026-03-29T01:00:00Z', '2026-03-29T01:15:00Z'])
+      expect(isVisible(rule, at(t), BERLIN)).toBe(false);
     // The next Sunday it does.
     expect(isVisible(rule, at('2026-04-05T00:15:00Z'), BERLIN)).toBe(true);
   });
@@ -167,7 +179,9 @@ describe('isVisible across DST changes', () => {
 describe('nextBoundary', () => {
   it('returns null for no rules, disabled rules and rules that never change again', () => {
     expect(nextBoundary([], at('2026-05-01T00:00:00Z'), BERLIN)).toBeNull();
-    expect(nextBoundary([{ enabled: false, windows: [{ days: ['mon'] }] }], at('2026-05-01T00:00:00Z'), BERLIN)).toBeNull();
+    expect(
+      nextBoundary([{ enabled: false, windows: [{ days: ['mon'] }] }], at('2026-05-01T00:00:00Z'), BERLIN),
+    ).toBeNull();
     expect(nextBoundary([{ enabled: true, until: '2026-01-01T00:00' }], at('2026-05-01T00:00:00Z'), BERLIN)).toBeNull();
   });
 
@@ -215,7 +229,12 @@ describe('nextBoundary', () => {
       { enabled: true, windows: [{ days: ['sun'], start: '02:00', end: '02:30' }] },
       { enabled: true, windows: [{ days: ['sat', 'sun'], start: '23:30', end: '01:30' }] },
       { enabled: true, windows: [{ days: ['mon', 'sun'] }] },
-      { enabled: true, from: `${startIso.slice(0, 10)}T03:00`, until: `${endIso.slice(0, 10)}T01:15`, windows: [{ days: ['wed', 'thu', 'fri'], start: '08:00', end: '08:00' }] },
+      {
+        enabled: true,
+        from: `${startIso.slice(0, 10)}T03:00`,
+        until: `${endIso.slice(0, 10)}T01:15`,
+        windows: [{ days: ['wed', 'thu', 'fri'], start: '08:00', end: '08:00' }],
+      },
       { enabled: true, windows: [{ days: ['sun'], start: '01:15', end: '03:15' }] },
     ];
     const outcome = (t: number) => rules.map((r) => isVisible(r, t, zone)).join();
@@ -241,12 +260,18 @@ describe('nextBoundary', () => {
 describe('selectPlayablePages', () => {
   const pages = [
     { id: 'always' },
-    { id: 'mornings', visibility: { enabled: true, windows: [{ days: ['mon' as const], start: '06:00', end: '10:00' }] } },
+    {
+      id: 'mornings',
+      visibility: { enabled: true, windows: [{ days: ['mon' as const], start: '06:00', end: '10:00' }] },
+    },
     { id: 'hidden', visibility: { enabled: false } },
   ];
 
   it('keeps pages without visibility and adds scheduled pages while their rule holds', () => {
-    expect(selectPlayablePages(pages, at('2026-05-04T06:00:00Z'), BERLIN).map((p) => p.id)).toEqual(['always', 'mornings']);
+    expect(selectPlayablePages(pages, at('2026-05-04T06:00:00Z'), BERLIN).map((p) => p.id)).toEqual([
+      'always',
+      'mornings',
+    ]);
     expect(selectPlayablePages(pages, at('2026-05-04T12:00:00Z'), BERLIN).map((p) => p.id)).toEqual(['always']);
   });
 
@@ -257,6 +282,9 @@ describe('selectPlayablePages', () => {
 
   it('keeps the manifest order', () => {
     const reordered = [pages[1]!, pages[0]!];
-    expect(selectPlayablePages(reordered, at('2026-05-04T06:00:00Z'), BERLIN).map((p) => p.id)).toEqual(['mornings', 'always']);
+    expect(selectPlayablePages(reordered, at('2026-05-04T06:00:00Z'), BERLIN).map((p) => p.id)).toEqual([
+      'mornings',
+      'always',
+    ]);
   });
 });

@@ -102,7 +102,13 @@ export function nextBoundary(rules: readonly Visibility[], instant: number, time
  * by construction (the server keeps at least one); scheduled pages join while their rule holds.
  * Without a usable time zone no rule can be judged, so scheduled pages stay hidden.
  */
-export function selectPlayablePages<P extends { visibility?: Visibility }>(pages: readonly P[], instant: number, timeZone: string | undefined): P[] {
+export function selectPlayablePages<P extends { visibility?: Visibility }>(
+  pages: readonly P[],
+  instant: number,
+  timeZone: string | undefined,
+): P[] {
   const zone = timeZone !== undefined && IANAZone.isValidZone(timeZone) ? timeZone : undefined;
-  return pages.filter((p) => p.visibility === undefined || (zone !== undefined && isVisible(p.visibility, instant, zone)));
+  return pages.filter(
+    (p) => p.visibility === undefined || (zone !== undefined && isVisible(p.visibility, instant, zone)),
+  );
 }

@@ -32,9 +32,13 @@ function sse(text: string, { hold = false } = {}): Script {
 const status =
   (code: number, headers: Record<string, string> = {}): Script =>
   () =>
-    new Response(JSON.stringify({ code: code === 401 ? 'unauthorized' : 'not_ready' }), { status: code, headers: { 'content-type': 'application/problem+json', ...headers } });
+    new Response(JSON.stringify({ code: code === 401 ? 'unauthorized' : 'not_ready' }), {
+      status: code,
+      headers: { 'content-type': 'application/problem+json', ...headers },
+    });
 
-const frame = (id: string, type: string, data: unknown) => `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+const frame = (id: string, type: string, data: unknown) =>
+  `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 
 describe('backoffDelay', () => {
   it('doubles per attempt, jitters between half and all of it, and stops at the cap', () => {
@@ -47,7 +51,12 @@ describe('backoffDelay', () => {
 
 describe('followEventStream', () => {
   it('sends the caller’s headers and the cursor as after, and retries refusals with growing delays and Retry-After', async () => {
-    const { fetch, calls } = scriptedFetch(status(503), status(503), status(429, { 'retry-after': '1' }), sse(frame('c2', 'test.x', { n: 2 }), { hold: true }));
+    const { fetch, calls } = scriptedFetch(
+      status(503),
+      status(503),
+      status(429, { 'retry-after': '1' }),
+      sse(frame('c2', 'test.x', { n: 2 }), { hold: true }),
+    );
     const delays: number[] = [];
     const got: StreamMessage[] = [];
     const stream = followEventStream({
@@ -66,14 +75,22 @@ describe('followEventStream', () => {
     await stream.done;
     expect(delays).toEqual([5, 10, 1000]);
     expect(calls.map((c) => c.url.searchParams.get('after'))).toEqual(['c1', 'c1', 'c1', 'c1']);
-    expect(calls.every((c) => c.headers.authorization === 'Bearer t0ken' && c.headers.accept === 'text/event-stream')).toBe(true);
+    expect(
+      calls.every((c) => c.headers.authorization === 'Bearer t0ken' && c.headers.accept === 'text/event-stream'),
+    ).toBe(true);
     expect(got).toEqual([{ cursor: 'c2', type: 'test.x', data: { n: 2 } }]);
     expect(stream.cursor).toBe('c2');
   });
 
   it('sends the cursor as Last-Event-ID when asked', async () => {
     const { fetch, calls } = scriptedFetch(sse(frame('c2', 'test.x', {}), { hold: true }));
-    const stream = followEventStream({ url: 'http://marquee.test/s?after=old', cursor: 'c1', cursorIn: 'header', fetch, onEvent: () => stream.close() });
+    const stream = followEventStream({
+      url: 'http://marquee.test/s?after=old',
+      cursor: 'c1',
+      cursorIn: 'header',
+      fetch,
+      onEvent: () => stream.close(),
+    });
     await stream.done;
     expect(calls[0]!.headers['last-event-id']).toBe('c1');
     expect(calls[0]!.url.searchParams.get('after')).toBe('old');
@@ -82,7 +99,12 @@ describe('followEventStream', () => {
   it('gives up on a refusal no retry can fix', async () => {
     const { fetch, calls } = scriptedFetch(status(401));
     let retries = 0;
-    const stream = followEventStream({ url: 'http://marquee.test/s', fetch, onRetry: () => retries++, onEvent: () => undefined });
+    const stream = followEventStream({
+      url: 'http://marquee.test/s',
+      fetch,
+      onRetry: () => retries++,
+      onEvent: () => undefined,
+    });
     const error = await stream.done.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EventStreamError);
     expect(error).toMatchObject({ status: 401, problem: { code: 'unauthorized' } });
@@ -91,7 +113,11 @@ describe('followEventStream', () => {
   });
 
   it('reconnects from the last cursor after the server ends the stream, and resets the backoff once frames flow', async () => {
-    const { fetch, calls } = scriptedFetch(sse(frame('c1', 'a', 1) + frame('c2', 'a', 2)), status(503), sse(frame('c3', 'a', 3), { hold: true }));
+    const { fetch, calls } = scriptedFetch(
+      sse(frame('c1', 'a', 1) + frame('c2', 'a', 2)),
+      status(503),
+      sse(frame('c3', 'a', 3), { hold: true }),
+    );
     const cursors: string[] = [];
     const delays: number[] = [];
     const stream = followEventStream({
@@ -112,8 +138,19 @@ describe('followEventStream', () => {
   });
 
   it('hands stream.resync_required to onResync, not onEvent, and resumes at its head cursor at once', async () => {
-    const resyncData = { cursor: 'head', sequence: 9, type: 'stream.resync_required', severity: 'warning', message: 'm', at: 'now', details: { reason: 'expired' } };
-    const { fetch, calls } = scriptedFetch(sse(frame('head', 'stream.resync_required', resyncData)), sse(frame('c10', 'test.x', {}), { hold: true }));
+    const resyncData = {
+      cursor: 'head',
+      sequence: 9,
+      type: 'stream.resync_required',
+      severity: 'warning',
+      message: 'm',
+      at: 'now',
+      details: { reason: 'expired' },
+    };
+    const { fetch, calls } = scriptedFetch(
+      sse(frame('head', 'stream.resync_required', resyncData)),
+      sse(frame('c10', 'test.x', {}), { hold: true }),
+    );
     const resyncs: unknown[] = [];
     const events: string[] = [];
     let retries = 0;
@@ -139,7 +176,9 @@ describe('followEventStream', () => {
   });
 
   it('moves the cursor on payload-free stream.cursor frames without an event', async () => {
-    const { fetch } = scriptedFetch(sse(`id: c5\nevent: stream.cursor\ndata: \n\n${frame('c6', 'test.x', {})}`, { hold: true }));
+    const { fetch } = scriptedFetch(
+      sse(`id: c5\nevent: stream.cursor\ndata: \n\n${frame('c6', 'test.x', {})}`, { hold: true }),
+    );
     const cursors: string[] = [];
     const events: string[] = [];
     const stream = followEventStream({
@@ -157,8 +196,17 @@ describe('followEventStream', () => {
   });
 
   it('treats a silent connection as dead after the idle timeout and reconnects', async () => {
-    const { fetch, calls } = scriptedFetch(sse('retry: 3000\n\n', { hold: true }), sse(frame('c1', 'test.x', {}), { hold: true }));
-    const stream = followEventStream({ url: 'http://marquee.test/s', fetch, idleTimeoutMs: 50, initialDelayMs: 1, onEvent: () => stream.close() });
+    const { fetch, calls } = scriptedFetch(
+      sse('retry: 3000\n\n', { hold: true }),
+      sse(frame('c1', 'test.x', {}), { hold: true }),
+    );
+    const stream = followEventStream({
+      url: 'http://marquee.test/s',
+      fetch,
+      idleTimeoutMs: 50,
+      initialDelayMs: 1,
+      onEvent: () => stream.close(),
+    });
     await stream.done;
     expect(calls.length).toBe(2);
   });
@@ -166,7 +214,12 @@ describe('followEventStream', () => {
   it('ends when its AbortSignal aborts, and rejects with the error a callback throws without retrying', async () => {
     const controller = new AbortController();
     const { fetch } = scriptedFetch(sse('', { hold: true }));
-    const aborted = followEventStream({ url: 'http://marquee.test/s', fetch, signal: controller.signal, onEvent: () => undefined });
+    const aborted = followEventStream({
+      url: 'http://marquee.test/s',
+      fetch,
+      signal: controller.signal,
+      onEvent: () => undefined,
+    });
     setTimeout(() => controller.abort(), 10);
     await expect(aborted.done).resolves.toBeUndefined();
 

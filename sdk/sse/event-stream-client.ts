@@ -76,7 +76,12 @@ export class EventStreamError extends Error {
 }
 
 /** Exponential backoff with jitter: the nth delay lies between half and all of initial × 2ⁿ, capped. */
-export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  initialMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
   return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
@@ -148,7 +153,8 @@ export function followEventStream(options: EventStreamOptions): EventStream {
       const res = await fetchImpl(url, { headers, signal: attempt.signal });
       if (!res.ok) throw await refusal(res);
       const type = res.headers.get('content-type') ?? '';
-      if (!type.startsWith('text/event-stream')) throw new EventStreamError(`expected text/event-stream, got ${type || 'no content type'}`, res.status);
+      if (!type.startsWith('text/event-stream'))
+        throw new EventStreamError(`expected text/event-stream, got ${type || 'no content type'}`, res.status);
       if (!res.body) throw new Retryable('the response has no body');
       await call(() => options.onOpen?.());
 
@@ -225,7 +231,10 @@ export function followEventStream(options: EventStreamOptions): EventStream {
       if (outer.signal.aborted) return;
       if (immediately) continue; // resync: resume at the head right away
       const initial = options.initialDelayMs ?? serverRetryMs ?? DEFAULT_INITIAL_DELAY_MS;
-      const delayMs = Math.max(backoffDelay(failures, initial, options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS, random), retryAfterMs ?? 0);
+      const delayMs = Math.max(
+        backoffDelay(failures, initial, options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS, random),
+        retryAfterMs ?? 0,
+      );
       failures++;
       await call(() => options.onRetry?.({ attempt: failures, delayMs, error }));
       await sleep(delayMs, outer.signal);

@@ -35,7 +35,12 @@ export async function buildBridgeBundles(): Promise<{ classic: string; module: s
       configFile: false,
       root: sdkDir,
       publicDir: false,
-      build: { write: false, minify: false, target: 'es2022', lib: { entry: path.join(sdkDir, 'bridge/parent.ts'), formats: ['es'], fileName: () => 'parent.mjs' } },
+      build: {
+        write: false,
+        minify: false,
+        target: 'es2022',
+        lib: { entry: path.join(sdkDir, 'bridge/parent.ts'), formats: ['es'], fileName: () => 'parent.mjs' },
+      },
     }),
   ]);
   return { classic, module, parent };
@@ -75,7 +80,11 @@ interface StoredValue {
 
 const RECORDER = `<script>window.received = []; addEventListener('message', (e) => received.push(typeof e.data === 'string' ? e.data : JSON.stringify(e.data)));</script>`;
 
-const CONTENT_TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
 
 /** What a release host answers at /.marquee/player-origin, when a test wants something else than the server's answer. */
 export interface PlayerOriginAnswer {
@@ -87,7 +96,12 @@ export interface PlayerOriginAnswer {
 export class BridgeFixture {
   readonly kvRecords: KvRecord[] = [];
   /** Requests for /.marquee/player-origin, with the headers the server's authorization reads. */
-  readonly playerOriginRequests: { cookie: string | undefined; site: string | undefined; mode: string | undefined; cacheControl: string | undefined }[] = [];
+  readonly playerOriginRequests: {
+    cookie: string | undefined;
+    site: string | undefined;
+    mode: string | undefined;
+    cacheControl: string | undefined;
+  }[] = [];
   /** Replaces the server's answer (for a failing or lying release host). */
   playerOriginAnswer: PlayerOriginAnswer | null = null;
   /** Holds the answer this long (handshakes arrive meanwhile). */
@@ -132,7 +146,13 @@ export class BridgeFixture {
     this.kvRecords.length = 0;
   }
 
-  private send(res: http.ServerResponse, status: number, body: string, type = 'text/html; charset=utf-8', headers: Record<string, string> = {}): void {
+  private send(
+    res: http.ServerResponse,
+    status: number,
+    body: string,
+    type = 'text/html; charset=utf-8',
+    headers: Record<string, string> = {},
+  ): void {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
     res.end(body);
   }
@@ -152,17 +172,25 @@ export class BridgeFixture {
         );
       }
       if (url.pathname === '/parent.mjs') return this.send(res, 200, this.bundles.parent, js);
-      if (url.pathname === '/sibling.html') return this.send(res, 200, `<!doctype html><html><body>${RECORDER}</body></html>`);
+      if (url.pathname === '/sibling.html')
+        return this.send(res, 200, `<!doctype html><html><body>${RECORDER}</body></html>`);
       if (url.pathname.startsWith('/runtime/v1/apps/')) return this.runtimeKv(req, res, url);
     } else if (host === `${RELEASE_LABEL}.release.localhost`) {
       if (url.pathname === PLAYER_ORIGIN_PATH) return this.answerPlayerOrigin(req, res);
       const packed = this.releaseFiles.get(decodeURIComponent(url.pathname.slice(1)));
       if (packed) {
-        res.writeHead(200, { 'content-type': CONTENT_TYPES[path.extname(url.pathname)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+        res.writeHead(200, {
+          'content-type': CONTENT_TYPES[path.extname(url.pathname)] ?? 'application/octet-stream',
+          'cache-control': 'no-store',
+        });
         return void res.end(packed);
       }
       if (url.pathname === '/app.html') {
-        return this.send(res, 200, `<!doctype html><html><head>${RECORDER}<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script></head><body>app</body></html>`);
+        return this.send(
+          res,
+          200,
+          `<!doctype html><html><head>${RECORDER}<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script></head><body>app</body></html>`,
+        );
       }
       if (url.pathname === '/_marquee/runtime.js') return this.send(res, 200, this.bundles.classic, js);
       if (url.pathname === '/marquee-app.mjs') return this.send(res, 200, this.bundles.module, js);
@@ -181,9 +209,11 @@ export class BridgeFixture {
           `<!doctype html><html><body>${RECORDER}<script>addEventListener('message', (e) => { const d = e.data; if (d && d.kind === 'parent.handshake' && !window.challenge) { window.challenge = d.challenge; parent.postMessage({ protocol: d.protocol, kind: 'child.handshake', challenge: d.challenge, parent_origin: e.origin }, e.origin); } if (d && d.kind === 'context') window.ctx = d; });</script></body></html>`,
         );
       }
-      if (url.pathname === '/plain.html') return this.send(res, 200, '<!doctype html><html><body>no bridge here</body></html>');
+      if (url.pathname === '/plain.html')
+        return this.send(res, 200, '<!doctype html><html><body>no bridge here</body></html>');
     } else if (host === 'evil.localhost') {
-      if (url.pathname === '/evil.html') return this.send(res, 200, `<!doctype html><html><body>${RECORDER}</body></html>`);
+      if (url.pathname === '/evil.html')
+        return this.send(res, 200, `<!doctype html><html><body>${RECORDER}</body></html>`);
     }
     this.send(res, 404, 'not found', 'text/plain');
   }
@@ -196,17 +226,49 @@ export class BridgeFixture {
       mode: req.headers['sec-fetch-mode'] as string | undefined,
       cacheControl: req.headers['cache-control'],
     });
-    const answer = this.playerOriginAnswer ?? { status: 200, body: JSON.stringify({ player_origin: this.playerOrigin }), type: 'application/json' };
-    const send = () => this.send(res, answer.status, answer.body, answer.type, { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+    const answer = this.playerOriginAnswer ?? {
+      status: 200,
+      body: JSON.stringify({ player_origin: this.playerOrigin }),
+      type: 'application/json',
+    };
+    const send = () =>
+      this.send(res, answer.status, answer.body, answer.type, {
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+      });
     if (this.playerOriginDelayMs > 0) setTimeout(send, this.playerOriginDelayMs);
     else send();
   }
 
-  private problem(res: http.ServerResponse, status: number, code: string, detail: string, extra: Record<string, unknown> = {}): void {
-    this.send(res, status, JSON.stringify({ type: `about:${code}`, title: code, status, code, detail, request_id: 'req_fixture000000000000', errors: [], ...extra }), 'application/problem+json');
+  private problem(
+    res: http.ServerResponse,
+    status: number,
+    code: string,
+    detail: string,
+    extra: Record<string, unknown> = {},
+  ): void {
+    this.send(
+      res,
+      status,
+      JSON.stringify({
+        type: `about:${code}`,
+        title: code,
+        status,
+        code,
+        detail,
+        request_id: 'req_fixture000000000000',
+        errors: [],
+        ...extra,
+      }),
+      'application/problem+json',
+    );
   }
 
-  private forwardKv(req: http.IncomingMessage, res: http.ServerResponse, upstream: (request: UpstreamKvRequest) => Promise<UpstreamKvResponse>): void {
+  private forwardKv(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    upstream: (request: UpstreamKvRequest) => Promise<UpstreamKvResponse>,
+  ): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -218,7 +280,10 @@ export class BridgeFixture {
       const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
       upstream({ method: req.method!, path: req.url!, headers, ...(body ? { body } : {}) }).then(
         (answer) => {
-          res.writeHead(answer.status, { 'cache-control': 'no-store', ...(answer.contentType ? { 'content-type': answer.contentType } : {}) });
+          res.writeHead(answer.status, {
+            'cache-control': 'no-store',
+            ...(answer.contentType ? { 'content-type': answer.contentType } : {}),
+          });
           res.end(answer.body);
         },
         () => this.problem(res, 502, 'dependency_unavailable', 'the upstream runtime failed'),
@@ -239,7 +304,8 @@ export class BridgeFixture {
       ifMatch: header('if-match'),
     });
     if (this.runtimeUpstream) return this.forwardKv(req, res, this.runtimeUpstream);
-    if (header('marquee-placement-capability') !== CAPABILITY_HANDLE) return this.problem(res, 403, 'forbidden', 'missing or wrong placement capability');
+    if (header('marquee-placement-capability') !== CAPABILITY_HANDLE)
+      return this.problem(res, 403, 'forbidden', 'missing or wrong placement capability');
     const match = /^\/runtime\/v1\/apps\/([^/]+)\/kv(?:\/(.+))?$/.exec(url.pathname);
     if (!match) return this.problem(res, 404, 'not_found', 'no such route');
     const applicationId = decodeURIComponent(match[1]!);
@@ -273,7 +339,8 @@ export class BridgeFixture {
     }
     if (req.method === 'DELETE') {
       if (!current) return this.problem(res, 404, 'not_found', 'no such key');
-      if (expected !== current.revision) return this.problem(res, 412, 'revision_conflict', 'stale', { current_revision: current.revision });
+      if (expected !== current.revision)
+        return this.problem(res, 412, 'revision_conflict', 'stale', { current_revision: current.revision });
       this.kv.delete(key!);
       res.writeHead(204);
       return void res.end();
@@ -282,10 +349,20 @@ export class BridgeFixture {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { value_base64: string; content_type: string };
-        if (current && expected !== current.revision) return this.problem(res, 412, 'revision_conflict', 'If-Match is stale or missing', { current_revision: current.revision });
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          value_base64: string;
+          content_type: string;
+        };
+        if (current && expected !== current.revision)
+          return this.problem(res, 412, 'revision_conflict', 'If-Match is stale or missing', {
+            current_revision: current.revision,
+          });
         if (!current && expected !== undefined) return this.problem(res, 404, 'not_found', 'no such key');
-        const stored = { value_base64: body.value_base64, content_type: body.content_type, revision: (current?.revision ?? 0) + 1 };
+        const stored = {
+          value_base64: body.value_base64,
+          content_type: body.content_type,
+          revision: (current?.revision ?? 0) + 1,
+        };
         this.kv.set(key!, stored);
         this.send(res, 200, JSON.stringify(entry(key!, stored)), 'application/json');
       });

@@ -8,7 +8,11 @@ export interface RecordedCall {
   headers: Record<string, string>;
 }
 
-export type FetchStep = 'pass' | 'network-before' | 'network-after' | { status: number; code?: string; retryAfter?: string };
+export type FetchStep =
+  | 'pass'
+  | 'network-before'
+  | 'network-after'
+  | { status: number; code?: string; retryAfter?: string };
 
 /** Real fetch behind a script of failures keyed by a predicate; every request is recorded. */
 export function recordingFetch(script: { when: (call: RecordedCall) => boolean; steps: FetchStep[] }[] = []) {
@@ -27,8 +31,23 @@ export function recordingFetch(script: { when: (call: RecordedCall) => boolean; 
       throw new TypeError('fetch failed (connection reset after sending)');
     }
     if (step !== 'pass') {
-      const body = { type: 'x', title: 'x', status: step.status, detail: 'scripted', instance: '/', code: step.code ?? 'rate_limited', request_id: 'req_scripted', errors: [] };
-      return new Response(JSON.stringify(body), { status: step.status, headers: { 'content-type': 'application/problem+json', ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}) } });
+      const body = {
+        type: 'x',
+        title: 'x',
+        status: step.status,
+        detail: 'scripted',
+        instance: '/',
+        code: step.code ?? 'rate_limited',
+        request_id: 'req_scripted',
+        errors: [],
+      };
+      return new Response(JSON.stringify(body), {
+        status: step.status,
+        headers: {
+          'content-type': 'application/problem+json',
+          ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}),
+        },
+      });
     }
     return fetch(input, init);
   }) as typeof fetch;

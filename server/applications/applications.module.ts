@@ -14,7 +14,11 @@ export function installApplications(services: Services): void {
 /** Removes staging areas that belong to no unfinished upload. */
 export async function sweepStagedTrees(services: Services): Promise<void> {
   for (const name of await services.blobs.stagedTrees()) {
-    const op = await services.store.db.selectFrom('operations').select('state').where('id', '=', name).executeTakeFirst();
+    const op = await services.store.db
+      .selectFrom('operations')
+      .select('state')
+      .where('id', '=', name)
+      .executeTakeFirst();
     if (!op || TERMINAL.has(op.state)) await services.blobs.discardTree(name);
   }
 }

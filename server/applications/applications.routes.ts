@@ -2,7 +2,12 @@
 import { anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
 import type { RateBudget } from '../http/rate-limit';
 import { endpoint, mutation, query, reply, type IdempotencyPolicy, type RequestContext } from '../http/route';
-import { deleteApplication as tombstone, findApplication, getApplication as readApplication, listApplications as readApplications } from './applications';
+import {
+  deleteApplication as tombstone,
+  findApplication,
+  getApplication as readApplication,
+  listApplications as readApplications,
+} from './applications';
 import { problem } from '../http/problem';
 import { UPLOAD_FINGERPRINT_HEADERS } from './upload-headers';
 import { receiveUpload } from './upload';
@@ -31,16 +36,29 @@ export const uploadApplication = endpoint(
 );
 
 export const uploadRelease = endpoint(
-  { auth: projectBearer, area: 'content', body: 'raw', idempotency: UPLOAD_IDEMPOTENCY, ifMatch: 'optional', rateLimits: uploadBudget },
+  {
+    auth: projectBearer,
+    area: 'content',
+    body: 'raw',
+    idempotency: UPLOAD_IDEMPOTENCY,
+    ifMatch: 'optional',
+    rateLimits: uploadBudget,
+  },
   (ctx) => receiveUpload(ctx, ctx.params.id!),
 );
 
-export const deleteApplication = mutation({ auth: projectBearer, area: 'content', ifMatch: 'optional', idempotency: 'optional' }, async (ctx, work) => {
-  const app = await findApplication(work.db, ctx.principal.tenantId, ctx.params.id!);
-  ctx.checkRevision(app.revision);
-  if (await ctx.services.references.applicationInUse(work.db, ctx.principal.tenantId, app.id)) {
-    throw problem('application_in_use', 'a live manifest references this application; remove it from every playlist that screens are showing first');
-  }
-  await tombstone(work, ctx.services, app, ctx.now, ctx.requestId);
-  return reply.noContent();
-});
+export const deleteApplication = mutation(
+  { auth: projectBearer, area: 'content', ifMatch: 'optional', idempotency: 'optional' },
+  async (ctx, work) => {
+    const app = await findApplication(work.db, ctx.principal.tenantId, ctx.params.id!);
+    ctx.checkRevision(app.revision);
+    if (await ctx.services.references.applicationInUse(work.db, ctx.principal.tenantId, app.id)) {
+      throw problem(
+        'application_in_use',
+        'a live manifest references this application; remove it from every playlist that screens are showing first',
+      );
+    }
+    await tombstone(work, ctx.services, app, ctx.now, ctx.requestId);
+    return reply.noContent();
+  },
+);

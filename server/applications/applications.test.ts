@@ -56,7 +56,9 @@ interface UploadOptions {
 }
 
 function upload(fixture: ArchiveFixture, options: UploadOptions, on: TestServer = server): Promise<TestResponse> {
-  const target = options.applicationId ? `/api/v1/applications/${options.applicationId}/releases` : '/api/v1/applications';
+  const target = options.applicationId
+    ? `/api/v1/applications/${options.applicationId}/releases`
+    : '/api/v1/applications';
   return on.request('POST', target, {
     token: options.token,
     idempotencyKey: options.key ?? randomKey(),
@@ -90,7 +92,12 @@ async function project(token: string): Promise<any> {
 
 /** The tenant's application and operation events, oldest first. */
 async function eventTypes(tenantId: string): Promise<string[]> {
-  const rows = await server.services.store.db.selectFrom('events').select('type').where('tenant_id', '=', tenantId).orderBy('position').execute();
+  const rows = await server.services.store.db
+    .selectFrom('events')
+    .select('type')
+    .where('tenant_id', '=', tenantId)
+    .orderBy('position')
+    .execute();
   return rows.map((r) => r.type).filter((t) => t.startsWith('application.') || t.startsWith('operation.'));
 }
 
@@ -105,19 +112,34 @@ async function operationsOf(tenantId: string, on: TestServer = server) {
 }
 
 /** Starts an upload whose body arrives only when told to. */
-function slowUpload(fixture: ArchiveFixture, token: string, on: TestServer = server): { body: PassThrough; answer: Promise<TestResponse> } {
+function slowUpload(
+  fixture: ArchiveFixture,
+  token: string,
+  on: TestServer = server,
+): { body: PassThrough; answer: Promise<TestResponse> } {
   const body = new PassThrough();
   const answer = new Promise<TestResponse>((resolve, reject) => {
     const req = on.rawRequest(
       'POST',
       '/api/v1/applications',
-      { token, idempotencyKey: randomKey(), body, headers: { ...uploadHeadersOf(fixture.declaration), 'content-length': String(fixture.body.length) } },
+      {
+        token,
+        idempotencyKey: randomKey(),
+        body,
+        headers: { ...uploadHeadersOf(fixture.declaration), 'content-length': String(fixture.body.length) },
+      },
       (res: http.IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks), text, json: () => JSON.parse(text) });
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            text,
+            json: () => JSON.parse(text),
+          });
         });
       },
     );
@@ -131,15 +153,26 @@ describe('uploading an application', () => {
   it('accepts the archive with 202, publishes a ready release and counts its bytes', async () => {
     const { token, projectId } = await server.enroll();
     const fixture = archiveOf(sampleApp('lobby'));
-    const res = await upload(fixture, { token, headers: { 'Marquee-Application-Name': 'Lobby board', 'Marquee-SDK-Version': '1' } });
+    const res = await upload(fixture, {
+      token,
+      headers: { 'Marquee-Application-Name': 'Lobby board', 'Marquee-SDK-Version': '1' },
+    });
     expect(res.status).toBe(202);
     const accepted = res.json();
-    expect(accepted).toEqual({ id: expect.stringMatching(/^app_/), release_id: expect.stringMatching(/^rel_/), operation_id: expect.stringMatching(/^op_/) });
+    expect(accepted).toEqual({
+      id: expect.stringMatching(/^app_/),
+      release_id: expect.stringMatching(/^rel_/),
+      operation_id: expect.stringMatching(/^op_/),
+    });
     expect(res.headers.location).toBe(`/api/v1/operations/${accepted.operation_id}`);
     expect(res.headers['ratelimit-policy']).toBe('"application-upload";q=10;w=60');
 
     const op = await settled(token, accepted.operation_id);
-    expect(op).toMatchObject({ kind: 'application.upload', state: 'succeeded', result: { application_id: accepted.id, release_id: accepted.release_id } });
+    expect(op).toMatchObject({
+      kind: 'application.upload',
+      state: 'succeeded',
+      result: { application_id: accepted.id, release_id: accepted.release_id },
+    });
 
     const app = await server.request('GET', `/api/v1/applications/${accepted.id}`, { token });
     expect(app.status).toBe(200);
@@ -157,27 +190,51 @@ describe('uploading an application', () => {
     const list = await server.request('GET', '/api/v1/applications', { token });
     expect(list.json().items.map((a: any) => a.id)).toEqual([accepted.id]);
 
-    const release = await server.services.store.db.selectFrom('releases').selectAll().where('id', '=', accepted.release_id).executeTakeFirstOrThrow();
-    expect(release).toMatchObject({ state: 'ready', host_label: releaseHostLabel(accepted.release_id), sdk_version: '1', file_count: 3, expanded_bytes: fixture.declaration.expandedBytes });
+    const release = await server.services.store.db
+      .selectFrom('releases')
+      .selectAll()
+      .where('id', '=', accepted.release_id)
+      .executeTakeFirstOrThrow();
+    expect(release).toMatchObject({
+      state: 'ready',
+      host_label: releaseHostLabel(accepted.release_id),
+      sdk_version: '1',
+      file_count: 3,
+      expanded_bytes: fixture.declaration.expandedBytes,
+    });
     expect(release.host_label).toMatch(/^[0-9a-f]{40}$/);
     // The three files, and the webapp package queued at publication.
     await packageBuilds(server.services).idle();
     expect(blobFiles(server, `releases/${accepted.release_id}`).sort()).toEqual(['0', '1', '2', 'package']);
-    expect(await server.services.store.db.selectFrom('release_packages').select('blob_key').where('release_id', '=', accepted.release_id).execute()).toEqual([
-      { blob_key: `releases/${accepted.release_id}/package` },
-    ]);
+    expect(
+      await server.services.store.db
+        .selectFrom('release_packages')
+        .select('blob_key')
+        .where('release_id', '=', accepted.release_id)
+        .execute(),
+    ).toEqual([{ blob_key: `releases/${accepted.release_id}/package` }]);
     expect(blobFiles(server, '.staging')).toEqual([]);
 
     expect(await project(token)).toMatchObject({ used_bytes: fixture.declaration.expandedBytes, reserved_bytes: 0 });
-    expect(await eventTypes(projectId)).toEqual(['application.created', 'application.published', 'operation.succeeded']);
+    expect(await eventTypes(projectId)).toEqual([
+      'application.created',
+      'application.published',
+      'operation.succeeded',
+    ]);
   });
 
   it('takes an account bearer (Model A) too, and names from the RFC 8187 header', async () => {
     const { token } = await server.createAccount();
-    const res = await upload(archiveOf(sampleApp()), { token, headers: { 'Marquee-Application-Name*': "UTF-8''Caf%C3%A9%20%E2%98%95" } });
+    const res = await upload(archiveOf(sampleApp()), {
+      token,
+      headers: { 'Marquee-Application-Name*': "UTF-8''Caf%C3%A9%20%E2%98%95" },
+    });
     expect(res.status).toBe(202);
     await settled(token, res.json().operation_id);
-    expect((await server.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json()).toMatchObject({ name: 'Café ☕', state: 'ready' });
+    expect((await server.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json()).toMatchObject({
+      name: 'Café ☕',
+      state: 'ready',
+    });
     // Release uploads are Model P only.
     expect((await upload(archiveOf(sampleApp()), { token, applicationId: res.json().id })).status).toBe(403);
   });
@@ -185,21 +242,32 @@ describe('uploading an application', () => {
   it('names an application without a name header "Untitled application"', async () => {
     const { token } = await server.enroll();
     const res = await upload(archiveOf(sampleApp()), { token });
-    expect((await server.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json().name).toBe('Untitled application');
+    expect((await server.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json().name).toBe(
+      'Untitled application',
+    );
   });
 
   it.each([
     ['a missing SHA-256', { 'Marquee-Archive-SHA256': '' }, 'Marquee-Archive-SHA256'],
     ['a file count over 5000', { 'Marquee-File-Count': '5001' }, 'Marquee-File-Count'],
     ['expanded bytes over the limit', { 'Marquee-Expanded-Bytes': '262144001' }, 'Marquee-Expanded-Bytes'],
-    ['both name headers', { 'Marquee-Application-Name': 'a', 'Marquee-Application-Name*': "UTF-8''a" }, 'Marquee-Application-Name'],
+    [
+      'both name headers',
+      { 'Marquee-Application-Name': 'a', 'Marquee-Application-Name*': "UTF-8''a" },
+      'Marquee-Application-Name',
+    ],
     ['a JSON content type', { 'content-type': 'application/json' }, 'Content-Type'],
   ])('refuses %s synchronously with invalid_request naming the header', async (_what, headers, field) => {
     const { token, projectId } = await server.enroll();
     const fixture = archiveOf(sampleApp());
     const sent = uploadHeadersOf(fixture.declaration, headers);
     for (const [k, v] of Object.entries(sent)) if (v === '') delete sent[k];
-    const res = await server.request('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: sent });
+    const res = await server.request('POST', '/api/v1/applications', {
+      token,
+      idempotencyKey: randomKey(),
+      body: fixture.body,
+      headers: sent,
+    });
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field }] });
     expect(res.json().detail.startsWith(field)).toBe(true);
@@ -216,13 +284,24 @@ describe('uploading an application', () => {
       const req = server.rawRequest(
         'POST',
         '/api/v1/applications',
-        { token, idempotencyKey: randomKey(), headers: { ...uploadHeadersOf(fixture.declaration), 'content-length': '104857601' }, body },
+        {
+          token,
+          idempotencyKey: randomKey(),
+          headers: { ...uploadHeadersOf(fixture.declaration), 'content-length': '104857601' },
+          body,
+        },
         (r) => {
           const chunks: Buffer[] = [];
           r.on('data', (c: Buffer) => chunks.push(c));
           r.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: r.statusCode!, headers: r.headers, body: Buffer.concat(chunks), text, json: () => JSON.parse(text) });
+            resolve({
+              status: r.statusCode!,
+              headers: r.headers,
+              body: Buffer.concat(chunks),
+              text,
+              json: () => JSON.parse(text),
+            });
             req.destroy();
           });
         },
@@ -230,13 +309,20 @@ describe('uploading an application', () => {
       req.on('error', reject);
     });
     expect(res.status).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'Content-Length', code: 'too_large' }] });
+    expect(res.json()).toMatchObject({
+      code: 'invalid_request',
+      errors: [{ field: 'Content-Length', code: 'too_large' }],
+    });
   });
 
   it('needs an Idempotency-Key, replays an exact retry and refuses a changed one', async () => {
     const { token, projectId } = await server.enroll();
     const fixture = archiveOf(sampleApp());
-    const none = await server.request('POST', '/api/v1/applications', { token, body: fixture.body, headers: uploadHeadersOf(fixture.declaration) });
+    const none = await server.request('POST', '/api/v1/applications', {
+      token,
+      body: fixture.body,
+      headers: uploadHeadersOf(fixture.declaration),
+    });
     expect(none.status).toBe(400);
     expect(none.json().errors[0].field).toBe('Idempotency-Key');
 
@@ -258,7 +344,11 @@ describe('uploading an application', () => {
 
   it('refuses an upload past the content quota with 413 before reading it', async () => {
     const { token, projectId } = await server.enroll();
-    await server.services.store.db.updateTable('tenants').set({ content_limit_bytes: 100 }).where('id', '=', projectId).execute();
+    await server.services.store.db
+      .updateTable('tenants')
+      .set({ content_limit_bytes: 100 })
+      .where('id', '=', projectId)
+      .execute();
     const res = await upload(archiveOf(sampleApp()), { token });
     expect(res.status).toBe(413);
     expect(res.json()).toMatchObject({ code: 'quota_exceeded', detail: 'content bytes quota exceeded (limit 100)' });
@@ -283,41 +373,81 @@ describe('uploading an application', () => {
 describe('archives the rules refuse', () => {
   const index: FixtureEntry = { name: 'index.html', data: '<!doctype html>' };
   it.each([
-    ['path traversal', archiveOf([index, { name: '../../evil.html', data: 'x' }]), 'parent_segment', /contains a "\.\." segment/],
-    ['a symbolic link', archiveOf([index, { name: 'etc', type: '2', linkname: '/etc' }]), 'unsupported_entry', /is a symbolic link/],
-    ['a SHA-256 mismatch', archiveOf([index], { sha256: 'f'.repeat(64) }), 'sha256_mismatch', /not the f{64} declared in Marquee-Archive-SHA256/],
-    ['a gzip bomb announced by its header', archiveOf([index, { name: 'bomb', size: 2 ** 30 }], { expandedBytes: 1000 }), 'file_too_large', /is 1073741824 bytes/],
+    [
+      'path traversal',
+      archiveOf([index, { name: '../../evil.html', data: 'x' }]),
+      'parent_segment',
+      /contains a "\.\." segment/,
+    ],
+    [
+      'a symbolic link',
+      archiveOf([index, { name: 'etc', type: '2', linkname: '/etc' }]),
+      'unsupported_entry',
+      /is a symbolic link/,
+    ],
+    [
+      'a SHA-256 mismatch',
+      archiveOf([index], { sha256: 'f'.repeat(64) }),
+      'sha256_mismatch',
+      /not the f{64} declared in Marquee-Archive-SHA256/,
+    ],
+    [
+      'a gzip bomb announced by its header',
+      archiveOf([index, { name: 'bomb', size: 2 ** 30 }], { expandedBytes: 1000 }),
+      'file_too_large',
+      /is 1073741824 bytes/,
+    ],
     ['no index.html', archiveOf([{ name: 'main.html', data: 'x' }]), 'missing_entry', /no index\.html at its root/],
-  ])('fails the operation for %s, keeps no bytes and gives the reservation back', async (_what, fixture, code, detail) => {
-    const { token } = await server.enroll();
-    const res = await upload(fixture, { token });
-    expect(res.status).toBe(202);
-    const op = await settled(token, res.json().operation_id);
-    expect(op.state).toBe('failed');
-    expect(op.error).toMatchObject({ code: 'invalid_request', status: 400, errors: [{ code }] });
-    expect(op.error.detail).toMatch(detail);
-    const app = (await server.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json();
-    expect(app).toMatchObject({ state: 'failed', revision: 1 });
-    expect(app.latest_ready_release).toBeUndefined();
-    const release = await server.services.store.db.selectFrom('releases').select('state').where('id', '=', res.json().release_id).executeTakeFirstOrThrow();
-    expect(release.state).toBe('failed');
-    expect(blobFiles(server, `releases/${res.json().release_id}`)).toEqual([]);
-    expect(blobFiles(server, `.staging/${res.json().operation_id}`)).toEqual([]);
-    expect(await project(token)).toMatchObject({ reserved_bytes: 0, used_bytes: 0 });
-  });
+  ])(
+    'fails the operation for %s, keeps no bytes and gives the reservation back',
+    async (_what, fixture, code, detail) => {
+      const { token } = await server.enroll();
+      const res = await upload(fixture, { token });
+      expect(res.status).toBe(202);
+      const op = await settled(token, res.json().operation_id);
+      expect(op.state).toBe('failed');
+      expect(op.error).toMatchObject({ code: 'invalid_request', status: 400, errors: [{ code }] });
+      expect(op.error.detail).toMatch(detail);
+      const app = (await server.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json();
+      expect(app).toMatchObject({ state: 'failed', revision: 1 });
+      expect(app.latest_ready_release).toBeUndefined();
+      const release = await server.services.store.db
+        .selectFrom('releases')
+        .select('state')
+        .where('id', '=', res.json().release_id)
+        .executeTakeFirstOrThrow();
+      expect(release.state).toBe('failed');
+      expect(blobFiles(server, `releases/${res.json().release_id}`)).toEqual([]);
+      expect(blobFiles(server, `.staging/${res.json().operation_id}`)).toEqual([]);
+      expect(await project(token)).toMatchObject({ reserved_bytes: 0, used_bytes: 0 });
+    },
+  );
 });
 
 describe('a large archive refused at its first entry', () => {
   it('is answered at once and lets the client finish sending the rest of its body', async () => {
     const { token } = await server.enroll();
     const noise = (await import('node:crypto')).randomBytes(16 * 1024 * 1024);
-    const fixture = archiveOf([{ name: 'link', type: '2', linkname: '/etc/passwd' }, { name: 'index.html', data: 'x' }, { name: 'noise.bin', data: noise }], {}, { level: 1 });
+    const fixture = archiveOf(
+      [
+        { name: 'link', type: '2', linkname: '/etc/passwd' },
+        { name: 'index.html', data: 'x' },
+        { name: 'noise.bin', data: noise },
+      ],
+      {},
+      { level: 1 },
+    );
     let status = 0;
     const sent = new Promise<void>((resolve, reject) => {
-      const req = server.rawRequest('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) }, (res) => {
-        status = res.statusCode!;
-        res.resume();
-      });
+      const req = server.rawRequest(
+        'POST',
+        '/api/v1/applications',
+        { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) },
+        (res) => {
+          status = res.statusCode!;
+          res.resume();
+        },
+      );
       req.on('error', reject);
       // 'finish': every byte of the body went out, which needs the server to keep reading it.
       req.on('finish', () => resolve());
@@ -326,8 +456,15 @@ describe('a large archive refused at its first entry', () => {
     await waitFor(async () => (status ? true : undefined), 'the answer');
     expect(status).toBe(202);
     await server.services.operations.idle();
-    const ops = await server.services.store.db.selectFrom('operations').select(['state', 'error']).where('request_id', 'is not', null).orderBy('created_at', 'desc').execute();
-    expect(ops.some((o) => o.state === 'failed' && JSON.parse(o.error!).errors[0].code === 'unsupported_entry')).toBe(true);
+    const ops = await server.services.store.db
+      .selectFrom('operations')
+      .select(['state', 'error'])
+      .where('request_id', 'is not', null)
+      .orderBy('created_at', 'desc')
+      .execute();
+    expect(ops.some((o) => o.state === 'failed' && JSON.parse(o.error!).errors[0].code === 'unsupported_entry')).toBe(
+      true,
+    );
   });
 });
 
@@ -358,7 +495,11 @@ describe('releases of an application', () => {
       gate.hold = false;
     }
     // Releases are immutable: the first is still ready beside the second.
-    const states = await server.services.store.db.selectFrom('releases').select(['id', 'state']).where('application_id', '=', app.id).execute();
+    const states = await server.services.store.db
+      .selectFrom('releases')
+      .select(['id', 'state'])
+      .where('application_id', '=', app.id)
+      .execute();
     expect(states.map((r) => r.state)).toEqual(['ready', 'ready']);
     expect(await eventTypes(projectId)).toContain('application.release_accepted');
   });
@@ -370,13 +511,20 @@ describe('releases of an application', () => {
     let older: TestResponse;
     try {
       older = await upload(archiveOf(sampleApp('older')), { token, applicationId: app.id });
-      await waitFor(async () => (gate.waiting.has(older.json().operation_id) ? true : undefined), 'the older publication');
+      await waitFor(
+        async () => (gate.waiting.has(older.json().operation_id) ? true : undefined),
+        'the older publication',
+      );
       gate.hold = false;
       const newer = await upload(archiveOf(sampleApp('newer')), { token, applicationId: app.id });
-      expect((await waitFor(async () => {
-        const op = await operation(token, newer.json().operation_id);
-        return op.state === 'succeeded' ? op : undefined;
-      }, 'the newer release')).state).toBe('succeeded');
+      expect(
+        (
+          await waitFor(async () => {
+            const op = await operation(token, newer.json().operation_id);
+            return op.state === 'succeeded' ? op : undefined;
+          }, 'the newer release')
+        ).state,
+      ).toBe('succeeded');
       gate.release(older.json().operation_id);
       await settled(token, older.json().operation_id);
       const got = (await server.request('GET', `/api/v1/applications/${app.id}`, { token })).json();
@@ -399,12 +547,27 @@ describe('releases of an application', () => {
   it('refuses a name header that would rename the application, and takes the same name', async () => {
     const { token } = await server.enroll();
     const app = await readyApplication(token);
-    const rename = await upload(archiveOf(sampleApp()), { token, applicationId: app.id, headers: { 'Marquee-Application-Name': 'Drinks' } });
+    const rename = await upload(archiveOf(sampleApp()), {
+      token,
+      applicationId: app.id,
+      headers: { 'Marquee-Application-Name': 'Drinks' },
+    });
     expect(rename.status).toBe(400);
-    expect(rename.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'Marquee-Application-Name', code: 'rename_refused' }] });
-    const renameExt = await upload(archiveOf(sampleApp()), { token, applicationId: app.id, headers: { 'Marquee-Application-Name*': "UTF-8''Men%C3%BC" } });
+    expect(rename.json()).toMatchObject({
+      code: 'invalid_request',
+      errors: [{ field: 'Marquee-Application-Name', code: 'rename_refused' }],
+    });
+    const renameExt = await upload(archiveOf(sampleApp()), {
+      token,
+      applicationId: app.id,
+      headers: { 'Marquee-Application-Name*': "UTF-8''Men%C3%BC" },
+    });
     expect(renameExt.json().errors[0].field).toBe('Marquee-Application-Name*');
-    const same = await upload(archiveOf(sampleApp()), { token, applicationId: app.id, headers: { 'Marquee-Application-Name': 'Menu' } });
+    const same = await upload(archiveOf(sampleApp()), {
+      token,
+      applicationId: app.id,
+      headers: { 'Marquee-Application-Name': 'Menu' },
+    });
     expect(same.status).toBe(202);
   });
 
@@ -431,16 +594,35 @@ describe('deleting an application', () => {
     expect(stale.json()).toMatchObject({ code: 'revision_conflict', current_revision: 2 });
 
     const key = randomKey();
-    const deleted = await server.request('DELETE', `/api/v1/applications/${res.json().id}`, { token, ifMatch: 2, idempotencyKey: key });
+    const deleted = await server.request('DELETE', `/api/v1/applications/${res.json().id}`, {
+      token,
+      ifMatch: 2,
+      idempotencyKey: key,
+    });
     expect(deleted.status).toBe(204);
-    expect((await server.request('DELETE', `/api/v1/applications/${res.json().id}`, { token, ifMatch: 2, idempotencyKey: key })).status).toBe(204);
+    expect(
+      (
+        await server.request('DELETE', `/api/v1/applications/${res.json().id}`, {
+          token,
+          ifMatch: 2,
+          idempotencyKey: key,
+        })
+      ).status,
+    ).toBe(204);
     expect((await server.request('GET', `/api/v1/applications/${res.json().id}`, { token })).status).toBe(404);
     expect((await server.request('GET', '/api/v1/applications', { token })).json().items).toEqual([]);
     expect((await server.request('DELETE', `/api/v1/applications/${res.json().id}`, { token })).status).toBe(404);
-    const release = await server.services.store.db.selectFrom('releases').selectAll().where('id', '=', res.json().release_id).executeTakeFirstOrThrow();
+    const release = await server.services.store.db
+      .selectFrom('releases')
+      .selectAll()
+      .where('id', '=', res.json().release_id)
+      .executeTakeFirstOrThrow();
     expect(release.state).toBe('deleted');
     expect(release.deleted_at).not.toBeNull();
-    await waitFor(async () => (blobFiles(server, `releases/${res.json().release_id}`).length === 0 ? true : undefined), 'the files to go');
+    await waitFor(
+      async () => (blobFiles(server, `releases/${res.json().release_id}`).length === 0 ? true : undefined),
+      'the files to go',
+    );
     expect(await project(token)).toMatchObject({ used_bytes: 0, reserved_bytes: 0 });
     expect(await eventTypes(projectId)).toContain('application.deleted');
   });
@@ -448,7 +630,8 @@ describe('deleting an application', () => {
   it('leaves no package of a deleted release: not queued, not in flight, not already built', async () => {
     const { token } = await server.enroll();
     const { blobs, store } = server.services;
-    const packageRow = (releaseId: string) => store.db.selectFrom('release_packages').select('bytes').where('release_id', '=', releaseId).executeTakeFirst();
+    const packageRow = (releaseId: string) =>
+      store.db.selectFrom('release_packages').select('bytes').where('release_id', '=', releaseId).executeTakeFirst();
     const publish = async (marker: string) => {
       const res = await upload(archiveOf(sampleApp(marker)), { token });
       expect(res.status, res.text).toBe(202);
@@ -479,9 +662,13 @@ describe('deleting an application', () => {
       const queued = await publish('queued');
       await waitFor(async () => held, 'the first build to reach its write');
       expect(held).toBe(packageKey(inFlight.release_id));
-      for (const app of [queued, inFlight]) expect((await server.request('DELETE', `/api/v1/applications/${app.id}`, { token })).status).toBe(204);
+      for (const app of [queued, inFlight])
+        expect((await server.request('DELETE', `/api/v1/applications/${app.id}`, { token })).status).toBe(204);
       // The delete's file removal has run before the held build writes its package.
-      await waitFor(async () => (blobFiles(server, `releases/${inFlight.release_id}`).length === 0 ? true : undefined), 'the files to go');
+      await waitFor(
+        async () => (blobFiles(server, `releases/${inFlight.release_id}`).length === 0 ? true : undefined),
+        'the files to go',
+      );
       open();
       await packageBuilds(server.services).idle();
       for (const app of [inFlight, queued]) {
@@ -518,12 +705,18 @@ describe('deleting an application', () => {
     gate.hold = true;
     try {
       const second = await upload(archiveOf(sampleApp('2')), { token, applicationId: first.json().id });
-      await waitFor(async () => (gate.waiting.has(second.json().operation_id) ? true : undefined), 'the held publication');
+      await waitFor(
+        async () => (gate.waiting.has(second.json().operation_id) ? true : undefined),
+        'the held publication',
+      );
       expect((await server.request('DELETE', `/api/v1/applications/${first.json().id}`, { token })).status).toBe(204);
       gate.release(second.json().operation_id);
       const op = await settled(token, second.json().operation_id);
       expect(op.state).toBe('cancelled');
-      await waitFor(async () => (blobFiles(server, `releases/${second.json().release_id}`).length === 0 ? true : undefined), 'the files to go');
+      await waitFor(
+        async () => (blobFiles(server, `releases/${second.json().release_id}`).length === 0 ? true : undefined),
+        'the files to go',
+      );
     } finally {
       gate.hold = false;
     }
@@ -563,12 +756,18 @@ describe('cancel races', () => {
     const fixture = archiveOf(sampleApp());
     const { body, answer } = slowUpload(fixture, token);
     const op = await waitFor(async () => (await operationsOf(projectId))[0], 'the receiving operation');
-    const cancelled = await server.request('POST', `/api/v1/operations/${op.id}/cancel`, { token, idempotencyKey: randomKey() });
+    const cancelled = await server.request('POST', `/api/v1/operations/${op.id}/cancel`, {
+      token,
+      idempotencyKey: randomKey(),
+    });
     expect(cancelled.json().state).toBe('cancelled');
     body.end(fixture.body.subarray(16));
     const res = await answer;
     expect(res.status).toBe(409);
-    expect(res.json()).toMatchObject({ code: 'resource_conflict', detail: expect.stringContaining('cancelled while the archive was being received') });
+    expect(res.json()).toMatchObject({
+      code: 'resource_conflict',
+      detail: expect.stringContaining('cancelled while the archive was being received'),
+    });
     expect((await server.request('GET', '/api/v1/applications', { token })).json().items).toEqual([]);
     expect((await operation(token, op.id)).state).toBe('cancelled');
     expect(await project(token)).toMatchObject({ reserved_bytes: 0, used_bytes: 0 });
@@ -584,7 +783,10 @@ describe('cancel races', () => {
       const opId = res.json().operation_id;
       await waitFor(async () => (gate.waiting.has(opId) ? true : undefined), 'the held publication');
       expect((await operation(token, opId)).state).toBe('running');
-      const cancelled = await server.request('POST', `/api/v1/operations/${opId}/cancel`, { token, idempotencyKey: randomKey() });
+      const cancelled = await server.request('POST', `/api/v1/operations/${opId}/cancel`, {
+        token,
+        idempotencyKey: randomKey(),
+      });
       expect(cancelled.json().state).toBe('cancelled');
     } finally {
       gate.hold = false;
@@ -594,7 +796,14 @@ describe('cancel races', () => {
     expect(op.result).toBeUndefined();
     const app = (await server.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json();
     expect(app).toMatchObject({ state: 'failed', revision: 1 });
-    await waitFor(async () => (blobFiles(server, `releases/${res.json().release_id}`).length === 0 && blobFiles(server, `.staging/${res.json().operation_id}`).length === 0 ? true : undefined), 'the files to go');
+    await waitFor(
+      async () =>
+        blobFiles(server, `releases/${res.json().release_id}`).length === 0 &&
+        blobFiles(server, `.staging/${res.json().operation_id}`).length === 0
+          ? true
+          : undefined,
+      'the files to go',
+    );
     expect(await project(token)).toMatchObject({ reserved_bytes: 0, used_bytes: 0 });
   });
 
@@ -602,9 +811,14 @@ describe('cancel races', () => {
     const { token } = await server.enroll();
     const res = await upload(archiveOf(sampleApp()), { token });
     await settled(token, res.json().operation_id);
-    const late = await server.request('POST', `/api/v1/operations/${res.json().operation_id}/cancel`, { token, idempotencyKey: randomKey() });
+    const late = await server.request('POST', `/api/v1/operations/${res.json().operation_id}/cancel`, {
+      token,
+      idempotencyKey: randomKey(),
+    });
     expect(late.status).toBe(409);
-    expect((await server.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json().state).toBe('ready');
+    expect((await server.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json().state).toBe(
+      'ready',
+    );
   });
 });
 
@@ -619,12 +833,23 @@ describe('restarts', () => {
       const op = await waitFor(async () => (await operationsOf(projectId, s))[0], 'the receiving operation');
       const next = await s.restart();
       try {
-        const row = await next.services.store.db.selectFrom('operations').selectAll().where('id', '=', op.id).executeTakeFirstOrThrow();
+        const row = await next.services.store.db
+          .selectFrom('operations')
+          .selectAll()
+          .where('id', '=', op.id)
+          .executeTakeFirstOrThrow();
         expect(row.state).toBe('failed');
         expect(JSON.parse(row.error!).code).toMatch(/internal_error|invalid_request/);
-        const tenant = await next.services.store.db.selectFrom('tenants').select(['reserved_bytes', 'used_bytes']).where('id', '=', projectId).executeTakeFirstOrThrow();
+        const tenant = await next.services.store.db
+          .selectFrom('tenants')
+          .select(['reserved_bytes', 'used_bytes'])
+          .where('id', '=', projectId)
+          .executeTakeFirstOrThrow();
         expect(tenant).toEqual({ reserved_bytes: 0, used_bytes: 0 });
-        await waitFor(async () => (blobFiles(next, `.staging/${op.id}`).length === 0 ? true : undefined), 'the staged files to go');
+        await waitFor(
+          async () => (blobFiles(next, `.staging/${op.id}`).length === 0 ? true : undefined),
+          'the staged files to go',
+        );
       } finally {
         await next.stop();
       }
@@ -669,8 +894,14 @@ describe('housekeeping', () => {
     await (await server.services.blobs.stageTree('op_nobody')).finish();
     const fixture = archiveOf(sampleApp('live'));
     const { body, answer } = slowUpload(fixture, token);
-    const live = await waitFor(async () => (await operationsOf(projectId)).find((o) => o.state === 'receiving'), 'the receiving operation');
-    await waitFor(async () => ((await server.services.blobs.hasStagedTree(live.id)) ? true : undefined), 'its staging area');
+    const live = await waitFor(
+      async () => (await operationsOf(projectId)).find((o) => o.state === 'receiving'),
+      'the receiving operation',
+    );
+    await waitFor(
+      async () => ((await server.services.blobs.hasStagedTree(live.id)) ? true : undefined),
+      'its staging area',
+    );
     await sweepStagedTrees(server.services);
     expect(await server.services.blobs.stagedTrees()).toEqual([live.id]);
     body.end(fixture.body.subarray(16));

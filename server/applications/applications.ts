@@ -69,7 +69,11 @@ function selectApplications(db: Db | Tx, tenantId: string) {
 type ApplicationRow = ApplicationTable & { newest_release_state: ReleaseTable['state'] | null };
 
 export function applicationView(row: ApplicationRow): Application {
-  const state: ApplicationState = row.latest_ready_release_id ? 'ready' : row.newest_release_state === 'pending' ? 'pending' : 'failed';
+  const state: ApplicationState = row.latest_ready_release_id
+    ? 'ready'
+    : row.newest_release_state === 'pending'
+      ? 'pending'
+      : 'failed';
   const view: Application = {
     id: row.id,
     name: row.name,
@@ -99,7 +103,9 @@ export async function listApplications(db: Db | Tx, tenantId: string): Promise<A
 /** Records where each file of a release is stored; written when the upload is accepted. */
 export async function insertReleaseFiles(tx: Tx, releaseId: string, files: ReleaseFile[]): Promise<void> {
   for (let i = 0; i < files.length; i += FILE_ROWS_PER_INSERT) {
-    const rows = files.slice(i, i + FILE_ROWS_PER_INSERT).map((f) => ({ release_id: releaseId, path: f.path, ordinal: f.ordinal, bytes: f.bytes }));
+    const rows = files
+      .slice(i, i + FILE_ROWS_PER_INSERT)
+      .map((f) => ({ release_id: releaseId, path: f.path, ordinal: f.ordinal, bytes: f.bytes }));
     await tx.insertInto('release_files').values(rows).execute();
   }
 }
@@ -109,7 +115,12 @@ export async function insertReleaseFiles(tx: Tx, releaseId: string, files: Relea
  * ready, the application's latest ready release moves forward (bumping its revision) unless a
  * newer release is already ready, the reservation becomes used bytes, and the event is appended.
  */
-export async function publishRelease(work: Work, services: Services, op: { id: string; tenant_id: string }, input: UploadInput): Promise<ApplicationUploadResult> {
+export async function publishRelease(
+  work: Work,
+  services: Services,
+  op: { id: string; tenant_id: string },
+  input: UploadInput,
+): Promise<ApplicationUploadResult> {
   const now = services.clock.now();
   const app = await work.db
     .selectFrom('applications')
@@ -118,12 +129,24 @@ export async function publishRelease(work: Work, services: Services, op: { id: s
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!app) throw problem('resource_conflict', 'the application was deleted before this release could be published');
-  const release = await work.db.selectFrom('releases').selectAll().where('id', '=', input.release_id).executeTakeFirst();
+  const release = await work.db
+    .selectFrom('releases')
+    .selectAll()
+    .where('id', '=', input.release_id)
+    .executeTakeFirst();
   if (release?.state !== 'pending') throw problem('resource_conflict', 'the release is no longer pending publication');
-  await work.db.updateTable('releases').set({ state: 'ready', published_at: now }).where('id', '=', release.id).execute();
+  await work.db
+    .updateTable('releases')
+    .set({ state: 'ready', published_at: now })
+    .where('id', '=', release.id)
+    .execute();
 
   const current = app.latest_ready_release_id
-    ? await work.db.selectFrom('releases').select('accepted_revision').where('id', '=', app.latest_ready_release_id).executeTakeFirst()
+    ? await work.db
+        .selectFrom('releases')
+        .select('accepted_revision')
+        .where('id', '=', app.latest_ready_release_id)
+        .executeTakeFirst()
     : undefined;
   const becomesLatest = !current || current.accepted_revision < release.accepted_revision;
   if (becomesLatest) {
@@ -142,7 +165,11 @@ export async function publishRelease(work: Work, services: Services, op: { id: s
       message: `release ${release.id} of application "${app.name}" is ready`,
       resource: { type: 'application', id: app.id },
       operationId: op.id,
-      details: { application_id: app.id, release_id: release.id, latest_ready_release: becomesLatest ? release.id : app.latest_ready_release_id },
+      details: {
+        application_id: app.id,
+        release_id: release.id,
+        latest_ready_release: becomesLatest ? release.id : app.latest_ready_release_id,
+      },
     },
     now,
   );
@@ -153,11 +180,25 @@ export async function publishRelease(work: Work, services: Services, op: { id: s
  * Tombstones the application and every release in one transaction: uploads still in flight are
  * cancelled, used bytes are given back, and the files are removed once the transaction committed.
  */
-export async function deleteApplication(work: Work, services: Services, app: ApplicationTable, now: number, requestId: string): Promise<void> {
-  const releases = await work.db.selectFrom('releases').select(['id', 'state', 'expanded_bytes', 'operation_id']).where('application_id', '=', app.id).execute();
+export async function deleteApplication(
+  work: Work,
+  services: Services,
+  app: ApplicationTable,
+  now: number,
+  requestId: string,
+): Promise<void> {
+  const releases = await work.db
+    .selectFrom('releases')
+    .select(['id', 'state', 'expanded_bytes', 'operation_id'])
+    .where('application_id', '=', app.id)
+    .execute();
   for (const release of releases) {
     if (release.state !== 'pending') continue;
-    const op = await work.db.selectFrom('operations').select('state').where('id', '=', release.operation_id).executeTakeFirst();
+    const op = await work.db
+      .selectFrom('operations')
+      .select('state')
+      .where('id', '=', release.operation_id)
+      .executeTakeFirst();
     if (op && op.state !== 'succeeded' && op.state !== 'failed' && op.state !== 'cancelled') {
       await services.operations.cancel(work, app.tenant_id, release.operation_id, now, requestId);
     }
@@ -165,7 +206,11 @@ export async function deleteApplication(work: Work, services: Services, app: App
   const usedBytes = releases.filter((r) => r.state === 'ready').reduce((sum, r) => sum + r.expanded_bytes, 0);
   const releaseIds = releases.map((r) => r.id);
   if (releaseIds.length > 0) {
-    await work.db.updateTable('releases').set({ state: 'deleted', deleted_at: now }).where('id', 'in', releaseIds).execute();
+    await work.db
+      .updateTable('releases')
+      .set({ state: 'deleted', deleted_at: now })
+      .where('id', 'in', releaseIds)
+      .execute();
     await work.db.deleteFrom('release_files').where('release_id', 'in', releaseIds).execute();
     await work.db.deleteFrom('launch_tickets').where('release_id', 'in', releaseIds).execute();
     // Packages go with their files (a build still queued records none: it checks the release).
@@ -173,7 +218,13 @@ export async function deleteApplication(work: Work, services: Services, app: App
   }
   await work.db
     .updateTable('applications')
-    .set({ state: 'deleted', deleted_at: now, updated_at: now, revision: app.revision + 1, latest_ready_release_id: null })
+    .set({
+      state: 'deleted',
+      deleted_at: now,
+      updated_at: now,
+      revision: app.revision + 1,
+      latest_ready_release_id: null,
+    })
     .where('id', '=', app.id)
     .execute();
   await releaseUsedBytes(work.db, app.tenant_id, usedBytes);
@@ -193,7 +244,9 @@ export async function deleteApplication(work: Work, services: Services, app: App
   await services.references.applicationChanged(work, app.tenant_id, app.id, now);
   work.afterCommit(() => {
     for (const id of releaseIds) {
-      services.blobs.deletePrefix(releasePrefix(id)).catch((error) => services.logger.warn({ err: error, release_id: id }, 'release files were not removed'));
+      services.blobs
+        .deletePrefix(releasePrefix(id))
+        .catch((error) => services.logger.warn({ err: error, release_id: id }, 'release files were not removed'));
     }
   });
 }

@@ -42,7 +42,8 @@ function dataSize(entry: FixtureEntry): number {
 }
 
 function* zeros(count: number): Generator<Buffer> {
-  for (let left = count; left > 0; left -= ZERO_CHUNK.length) yield ZERO_CHUNK.subarray(0, Math.min(left, ZERO_CHUNK.length));
+  for (let left = count; left > 0; left -= ZERO_CHUNK.length)
+    yield ZERO_CHUNK.subarray(0, Math.min(left, ZERO_CHUNK.length));
 }
 
 function field(buf: Buffer, offset: number, length: number, value: string | Buffer): void {
@@ -54,7 +55,12 @@ function octal(value: number, length: number): string {
   return `${value.toString(8).padStart(length - 1, '0')}\0`;
 }
 
-function header(name: Buffer, type: string, size: number, options: { linkname?: string; prefix?: Buffer; badChecksum?: boolean } = {}): Buffer {
+function header(
+  name: Buffer,
+  type: string,
+  size: number,
+  options: { linkname?: string; prefix?: Buffer; badChecksum?: boolean } = {},
+): Buffer {
   const block = Buffer.alloc(BLOCK);
   field(block, 0, 100, name);
   field(block, 100, 8, octal(type === '5' ? 0o755 : 0o644, 8));
@@ -157,7 +163,11 @@ export interface ArchiveFixture {
 }
 
 /** A gzip'd archive of `entries` with its honest declaration, figures overridable to lie. */
-export function archiveOf(entries: FixtureEntry[], overrides: Partial<ArchiveDeclaration> = {}, options: { level?: number; trailer?: boolean } = {}): ArchiveFixture {
+export function archiveOf(
+  entries: FixtureEntry[],
+  overrides: Partial<ArchiveDeclaration> = {},
+  options: { level?: number; trailer?: boolean } = {},
+): ArchiveFixture {
   const body = zlib.gzipSync(tarOf(entries, options), { level: options.level ?? 6 });
   return { body, declaration: { ...declarationOf(entries, body), ...overrides } };
 }
@@ -192,7 +202,12 @@ export async function streamedArchiveOf(
     compressedBytes += (chunk as Buffer).length;
   }
   const files = entries.filter(isRegularFile);
-  const declaration = { sha256: hash.digest('hex'), expandedBytes: files.reduce((s, e) => s + dataSize(e), 0), fileCount: files.length, ...options.overrides };
+  const declaration = {
+    sha256: hash.digest('hex'),
+    expandedBytes: files.reduce((s, e) => s + dataSize(e), 0),
+    fileCount: files.length,
+    ...options.overrides,
+  };
   return { open, declaration, compressedBytes };
 }
 
@@ -206,12 +221,16 @@ export function* emptyGzipMember(bytes: number): Generator<Buffer> {
   if (bytes < fixed) throw new Error(`an empty gzip member needs at least ${fixed} bytes`);
   yield Buffer.from([0x1f, 0x8b, 8, 0x10, 0, 0, 0, 0, 0, 0xff]); // FCOMMENT set
   const comment = Buffer.alloc(1 << 20, 0x61);
-  for (let left = bytes - fixed; left > 0; left -= comment.length) yield comment.subarray(0, Math.min(left, comment.length));
+  for (let left = bytes - fixed; left > 0; left -= comment.length)
+    yield comment.subarray(0, Math.min(left, comment.length));
   yield Buffer.concat([Buffer.from([0]), empty, Buffer.alloc(8)]);
 }
 
 /** The upload headers that declare `declaration`. */
-export function uploadHeadersOf(declaration: ArchiveDeclaration, extra: Record<string, string> = {}): Record<string, string> {
+export function uploadHeadersOf(
+  declaration: ArchiveDeclaration,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     'content-type': ARCHIVE_CONTENT_TYPE,
     [UPLOAD_HEADERS.archiveSha256]: declaration.sha256,
@@ -227,6 +246,9 @@ export function sampleApp(marker = 'hello'): FixtureEntry[] {
     { name: 'assets/', type: '5' },
     { name: 'assets/app.js', data: `document.body.dataset.marker = ${JSON.stringify(marker)};\n` },
     { name: 'assets/style.css', data: 'body { background: #000; color: #fff; }\n' },
-    { name: 'index.html', data: `<!doctype html><title>${marker}</title><link rel="stylesheet" href="assets/style.css"><script src="assets/app.js"></script>\n` },
+    {
+      name: 'index.html',
+      data: `<!doctype html><title>${marker}</title><link rel="stylesheet" href="assets/style.css"><script src="assets/app.js"></script>\n`,
+    },
   ];
 }

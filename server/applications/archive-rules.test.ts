@@ -29,7 +29,13 @@ describe('entry paths', () => {
   });
 
   it('reserves .marquee at the root (release hosts answer it themselves), in any case and either kind', () => {
-    for (const raw of ['.marquee/player-origin', './.marquee/player-origin', '.MARQUEE/player-origin', '.Marquee/x/y.js', '.marquee']) {
+    for (const raw of [
+      '.marquee/player-origin',
+      './.marquee/player-origin',
+      '.MARQUEE/player-origin',
+      '.Marquee/x/y.js',
+      '.marquee',
+    ]) {
       const refused = entryPath(raw, 'file');
       expect(code(refused), raw).toBe('reserved_path');
       expect((refused as ProblemError).message).toContain('.marquee/');

@@ -29,7 +29,9 @@ export function archiveRejection(code: string, detail: string, field = 'archive'
 
 /** The most decompressed tar bytes an archive matching `declared` can need. */
 export function inflatedBytesBound(declared: { expandedBytes: number; fileCount: number }): number {
-  return declared.expandedBytes + (declared.fileCount + DIRECTORY_ENTRIES_MAX) * TAR_OVERHEAD_PER_ENTRY + TAR_TRAILER_BYTES;
+  return (
+    declared.expandedBytes + (declared.fileCount + DIRECTORY_ENTRIES_MAX) * TAR_OVERHEAD_PER_ENTRY + TAR_TRAILER_BYTES
+  );
 }
 
 /** A name fit for a problem detail: JSON-escaped (controls visible) and shortened. */
@@ -63,12 +65,18 @@ export function entryKind(header: EntryHeader): EntryKind | ProblemError {
   if (header.type === 'file') {
     const pax = (header.pax ?? {}) as Record<string, string>;
     if (Object.keys(pax).some((key) => key.startsWith('GNU.sparse'))) {
-      return archiveRejection('unsupported_entry', `${shown(header.name)} is a sparse file; only regular files and directories are allowed`);
+      return archiveRejection(
+        'unsupported_entry',
+        `${shown(header.name)} is a sparse file; only regular files and directories are allowed`,
+      );
     }
     return 'file';
   }
   const what = (header.type && TYPE_NAMES[header.type]) ?? 'an entry of an unknown type';
-  return archiveRejection('unsupported_entry', `${shown(header.name)} is ${what}; only regular files and directories are allowed`);
+  return archiveRejection(
+    'unsupported_entry',
+    `${shown(header.name)} is ${what}; only regular files and directories are allowed`,
+  );
 }
 
 export interface EntryPath {
@@ -76,7 +84,6 @@ export interface EntryPath {
   path: string;
   segments: string[];
 }
-
 
 /** Normalizes one entry's path or says which rule it breaks. */
 export function entryPath(raw: string, kind: EntryKind): EntryPath | ProblemError {
@@ -101,7 +108,8 @@ export function entryPath(raw: string, kind: EntryKind): EntryPath | ProblemErro
   const path = rest.normalize('NFC');
   const bytes = Buffer.byteLength(path, 'utf8');
   if (bytes > PATH_BYTES_MAX) return reject('path_too_long', `is ${bytes} bytes long; the limit is ${PATH_BYTES_MAX}`);
-  if (segments.length > PATH_DEPTH_MAX) return reject('path_too_deep', `is ${segments.length} levels deep; the limit is ${PATH_DEPTH_MAX}`);
+  if (segments.length > PATH_DEPTH_MAX)
+    return reject('path_too_deep', `is ${segments.length} levels deep; the limit is ${PATH_DEPTH_MAX}`);
   const reserved = reservedRootRule(path);
   if (reserved) return reject(reserved.code, reserved.why);
   return { path, segments: path.split('/') };
@@ -133,7 +141,10 @@ export class ReleasePaths {
       }
       if (seen.path !== parent) return collision(entry.path, seen.path);
       if (seen.kind === 'file') {
-        return archiveRejection('path_conflict', `path ${shown(entry.path)} needs ${shown(parent)} to be a directory, but it is a file`);
+        return archiveRejection(
+          'path_conflict',
+          `path ${shown(entry.path)} needs ${shown(parent)} to be a directory, but it is a file`,
+        );
       }
     }
     const fold = caseFold(entry.path);
@@ -144,14 +155,20 @@ export class ReleasePaths {
         return archiveRejection('path_conflict', `path ${shown(entry.path)} is both a file and a directory`);
       }
       if (kind === 'file' || seen.explicit) {
-        return archiveRejection('duplicate_path', `path ${shown(entry.path)} appears more than once (after NFC normalization)`);
+        return archiveRejection(
+          'duplicate_path',
+          `path ${shown(entry.path)} appears more than once (after NFC normalization)`,
+        );
       }
       seen.explicit = true;
     } else {
       this.byFold.set(fold, { path: entry.path, kind, explicit: true });
     }
     if (kind === 'directory' && ++this.directories > DIRECTORY_ENTRIES_MAX) {
-      return archiveRejection('too_many_directories', `the archive has more than ${DIRECTORY_ENTRIES_MAX} directory entries`);
+      return archiveRejection(
+        'too_many_directories',
+        `the archive has more than ${DIRECTORY_ENTRIES_MAX} directory entries`,
+      );
     }
     return undefined;
   }
@@ -163,7 +180,10 @@ export class ReleasePaths {
 }
 
 function collision(path: string, other: string): ProblemError {
-  return archiveRejection('case_collision', `path ${shown(path)} differs from ${shown(other)} only by letter case or Unicode form`);
+  return archiveRejection(
+    'case_collision',
+    `path ${shown(path)} differs from ${shown(other)} only by letter case or Unicode form`,
+  );
 }
 
 /** Running totals of regular files, refused the moment a declared or absolute limit would be passed. */
@@ -176,13 +196,21 @@ export class ArchiveTotals {
   /** Checks a regular file's header before any of its bytes are read. */
   admitFile(path: string, size: number): ProblemError | undefined {
     if (size > FILE_BYTES_MAX) {
-      return archiveRejection('file_too_large', `file ${shown(path)} is ${size} bytes; a single file may be at most ${FILE_BYTES_MAX}`);
+      return archiveRejection(
+        'file_too_large',
+        `file ${shown(path)} is ${size} bytes; a single file may be at most ${FILE_BYTES_MAX}`,
+      );
     }
     const files = this.files + 1;
     if (files > this.declared.fileCount) {
-      return archiveRejection('file_count_exceeded', `the archive has more files than the ${this.declared.fileCount} declared in ${UPLOAD_HEADERS.fileCount}`, UPLOAD_HEADERS.fileCount);
+      return archiveRejection(
+        'file_count_exceeded',
+        `the archive has more files than the ${this.declared.fileCount} declared in ${UPLOAD_HEADERS.fileCount}`,
+        UPLOAD_HEADERS.fileCount,
+      );
     }
-    if (files > FILE_COUNT_MAX) return archiveRejection('file_count_exceeded', `the archive has more than ${FILE_COUNT_MAX} files`);
+    if (files > FILE_COUNT_MAX)
+      return archiveRejection('file_count_exceeded', `the archive has more than ${FILE_COUNT_MAX} files`);
     const expanded = this.expandedBytes + size;
     if (expanded > this.declared.expandedBytes) {
       return archiveRejection(

@@ -48,7 +48,12 @@ export class UploadInterrupted extends Error {
   }
 }
 
-export function scanArchive(source: Readable, declared: ArchiveDeclaration, sink: FileSink, signal?: AbortSignal): Promise<ScanResult> {
+export function scanArchive(
+  source: Readable,
+  declared: ArchiveDeclaration,
+  sink: FileSink,
+  signal?: AbortSignal,
+): Promise<ScanResult> {
   return new Promise<ScanResult>((resolve, reject) => {
     const hash = crypto.createHash('sha256');
     const gunzip = zlib.createGunzip({ chunkSize: 64 * 1024 });
@@ -80,7 +85,8 @@ export function scanArchive(source: Readable, declared: ArchiveDeclaration, sink
       gunzip.end();
       settled();
     };
-    const onSourceError = (error: unknown) => fail(new UploadInterrupted(error instanceof BodyStalled ? `${error.message}; nothing was accepted` : undefined));
+    const onSourceError = (error: unknown) =>
+      fail(new UploadInterrupted(error instanceof BodyStalled ? `${error.message}; nothing was accepted` : undefined));
     const onClose = () => {
       if (!sourceEnded) fail(new UploadInterrupted());
     };
@@ -131,7 +137,12 @@ export function scanArchive(source: Readable, declared: ArchiveDeclaration, sink
     gunzip.on('data', (chunk: Buffer) => {
       inflated += chunk.length;
       if (inflated > inflateBound) {
-        fail(archiveRejection('expansion_exceeded', `the archive inflates past ${inflateBound} bytes, more than its declared files can need; it looks like a gzip bomb`));
+        fail(
+          archiveRejection(
+            'expansion_exceeded',
+            `the archive inflates past ${inflateBound} bytes, more than its declared files can need; it looks like a gzip bomb`,
+          ),
+        );
         return;
       }
       if (!extract.write(chunk)) {

@@ -26,7 +26,8 @@ export const PACKAGE_RETRY_AFTER_FAILURE_MS = 10 * 60_000;
 const EPOCH = new Date(0);
 const FILE_MODE = 0o644;
 /** zlib's native CRC-32 where this Node has it (20.15+), the SDK's otherwise. */
-const crc32: (data: Uint8Array, crc: number) => number = (zlib as { crc32?: (d: Uint8Array, c: number) => number }).crc32 ?? jsCrc32;
+const crc32: (data: Uint8Array, crc: number) => number =
+  (zlib as { crc32?: (d: Uint8Array, c: number) => number }).crc32 ?? jsCrc32;
 
 export interface ReleaseRef {
   id: string;
@@ -39,7 +40,11 @@ export type PackageBlob = Pick<ReleasePackageTable, 'blob_key' | 'bytes' | 'sha2
 /** Writes the release's package blob from its stored files (slow: never inside a transaction or a request). */
 export async function writeReleasePackage(services: Services, releaseId: string): Promise<PackageBlob> {
   const { store, blobs } = services;
-  const files = await store.db.selectFrom('release_files').select(['path', 'ordinal', 'bytes']).where('release_id', '=', releaseId).execute();
+  const files = await store.db
+    .selectFrom('release_files')
+    .select(['path', 'ordinal', 'bytes'])
+    .where('release_id', '=', releaseId)
+    .execute();
   files.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
 
   const pack = tar.pack();
@@ -58,7 +63,17 @@ export async function writeReleasePackage(services: Services, releaseId: string)
   const entries = (async () => {
     for (const file of files) {
       await new Promise<void>((resolve, reject) => {
-        const header = { name: file.path, size: file.bytes, mode: FILE_MODE, uid: 0, gid: 0, uname: '', gname: '', mtime: EPOCH, type: 'file' as const };
+        const header = {
+          name: file.path,
+          size: file.bytes,
+          mode: FILE_MODE,
+          uid: 0,
+          gid: 0,
+          uname: '',
+          gname: '',
+          mtime: EPOCH,
+          type: 'file' as const,
+        };
         const entry = pack.entry(header, (error) => (error ? reject(error) : resolve()));
         pipeline(blobs.read(releaseFileKey(releaseId, file.ordinal)), entry).catch(reject);
       });
@@ -90,7 +105,12 @@ export async function writeReleasePackage(services: Services, releaseId: string)
  * so the first record stands). False when the release was deleted meanwhile: nothing is recorded,
  * and the caller removes what it wrote. Run it in a transaction, so a delete cannot come between.
  */
-export async function recordReleasePackage(db: Db | Tx, release: ReleaseRef, blob: PackageBlob, now: number): Promise<boolean> {
+export async function recordReleasePackage(
+  db: Db | Tx,
+  release: ReleaseRef,
+  blob: PackageBlob,
+  now: number,
+): Promise<boolean> {
   if (!(await releaseIsLive(db, release.id))) return false;
   await db
     .insertInto('release_packages')
@@ -101,7 +121,13 @@ export async function recordReleasePackage(db: Db | Tx, release: ReleaseRef, blo
 }
 
 async function releaseIsLive(db: Db | Tx, releaseId: string): Promise<boolean> {
-  const row = await db.selectFrom('releases').select('id').where('id', '=', releaseId).where('state', '=', 'ready').where('deleted_at', 'is', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('releases')
+    .select('id')
+    .where('id', '=', releaseId)
+    .where('state', '=', 'ready')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return row !== undefined;
 }
 

@@ -57,16 +57,24 @@ describe('upload header rules', () => {
     expect(high.declaration).toMatchObject({ expandedBytes: 262144000, fileCount: 5000 });
   });
 
-  it.each(['0', '262144001', '-1', '1e3', '12.0', '', 'ten', '99999999999999999999'])('refuses Marquee-Expanded-Bytes %j', (value) => {
-    expect(refusal(headers({ 'marquee-expanded-bytes': value })).detail).toMatch(/^Marquee-Expanded-Bytes: must be an integer from 1 to 262144000/);
-  });
+  it.each(['0', '262144001', '-1', '1e3', '12.0', '', 'ten', '99999999999999999999'])(
+    'refuses Marquee-Expanded-Bytes %j',
+    (value) => {
+      expect(refusal(headers({ 'marquee-expanded-bytes': value })).detail).toMatch(
+        /^Marquee-Expanded-Bytes: must be an integer from 1 to 262144000/,
+      );
+    },
+  );
 
   it.each(['0', '5001', '+3'])('refuses Marquee-File-Count %j', (value) => {
     expect(refusal(headers({ 'marquee-file-count': value })).field).toBe('Marquee-File-Count');
   });
 
   it('refuses a repeated header', () => {
-    expect(refusal(headers({ 'marquee-file-count': ['3', '3'] }))).toMatchObject({ field: 'Marquee-File-Count', code: 'repeated' });
+    expect(refusal(headers({ 'marquee-file-count': ['3', '3'] }))).toMatchObject({
+      field: 'Marquee-File-Count',
+      code: 'repeated',
+    });
     expect(refusal(headers({ 'marquee-archive-sha256': [SHA, SHA] })).code).toBe('repeated');
   });
 
@@ -79,15 +87,22 @@ describe('upload header rules', () => {
 
   describe('Marquee-Application-Name', () => {
     it('is trimmed ASCII of at most 120 characters', () => {
-      expect(parseUploadHeaders(headers({ 'marquee-application-name': '  Lobby board ' })).name).toEqual({ value: 'Lobby board', header: 'Marquee-Application-Name' });
-      expect(parseUploadHeaders(headers({ 'marquee-application-name': 'n'.repeat(120) })).name?.value).toHaveLength(120);
+      expect(parseUploadHeaders(headers({ 'marquee-application-name': '  Lobby board ' })).name).toEqual({
+        value: 'Lobby board',
+        header: 'Marquee-Application-Name',
+      });
+      expect(parseUploadHeaders(headers({ 'marquee-application-name': 'n'.repeat(120) })).name?.value).toHaveLength(
+        120,
+      );
       expect(refusal(headers({ 'marquee-application-name': 'n'.repeat(121) })).code).toBe('too_long');
     });
 
     it('refuses controls, non-ASCII bytes, empty names and repeats', () => {
       expect(refusal(headers({ 'marquee-application-name': 'a\tb' })).detail).toMatch(/control characters/);
       // Node passes header bytes as Latin-1: é arrives as \xe9.
-      expect(refusal(headers({ 'marquee-application-name': 'Caf\u00e9' })).detail).toMatch(/must be ASCII.*Marquee-Application-Name\*/);
+      expect(refusal(headers({ 'marquee-application-name': 'Caf\u00e9' })).detail).toMatch(
+        /must be ASCII.*Marquee-Application-Name\*/,
+      );
       expect(refusal(headers({ 'marquee-application-name': '   ' })).detail).toMatch(/must not be empty/);
       expect(refusal(headers({ 'marquee-application-name': ['a', 'b'] })).code).toBe('repeated');
     });
@@ -97,7 +112,10 @@ describe('upload header rules', () => {
     const ext = (value: string | string[]) => headers({ 'marquee-application-name*': value });
 
     it('decodes UTF-8 percent-encoding, charset case-insensitively', () => {
-      expect(parseUploadHeaders(ext("UTF-8''Caf%C3%A9%20menu%20%E2%82%AC")).name).toEqual({ value: 'Café menu €', header: 'Marquee-Application-Name*' });
+      expect(parseUploadHeaders(ext("UTF-8''Caf%C3%A9%20menu%20%E2%82%AC")).name).toEqual({
+        value: 'Café menu €',
+        header: 'Marquee-Application-Name*',
+      });
       expect(parseUploadHeaders(ext("utf-8''Lobby")).name?.value).toBe('Lobby');
     });
 
@@ -148,13 +166,17 @@ describe('upload header rules', () => {
 
     it('wants application/gzip', () => {
       expect(() => checkArchiveBody(body('application/gzip; foo=bar', '10'))).not.toThrow();
-      expect(() => checkArchiveBody(body('application/json'))).toThrow(/Content-Type: send the archive raw as application\/gzip/);
+      expect(() => checkArchiveBody(body('application/json'))).toThrow(
+        /Content-Type: send the archive raw as application\/gzip/,
+      );
       expect(() => checkArchiveBody(body(undefined))).toThrow(/Content-Type/);
     });
 
     it('refuses a declared Content-Length over 100 MiB before reading', () => {
       expect(() => checkArchiveBody(body('application/gzip', '104857600'))).not.toThrow();
-      expect(() => checkArchiveBody(body('application/gzip', '104857601'))).toThrow(/Content-Length: the archive may be at most 104857600 bytes/);
+      expect(() => checkArchiveBody(body('application/gzip', '104857601'))).toThrow(
+        /Content-Length: the archive may be at most 104857600 bytes/,
+      );
     });
   });
 });

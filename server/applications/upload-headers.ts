@@ -28,12 +28,18 @@ export interface UploadHeaders {
 export type DistinctHeaders = Record<string, string[] | undefined>;
 
 /** The request headers that belong to an upload's identity (idempotency fingerprint). */
-export const UPLOAD_FINGERPRINT_HEADERS = ['content-type', ...Object.values(UPLOAD_HEADERS).map((h) => h.toLowerCase())];
+export const UPLOAD_FINGERPRINT_HEADERS = [
+  'content-type',
+  ...Object.values(UPLOAD_HEADERS).map((h) => h.toLowerCase()),
+];
 
 export function parseUploadHeaders(headers: DistinctHeaders): UploadHeaders {
   const sha256 = required(headers, UPLOAD_HEADERS.archiveSha256);
   if (!ARCHIVE_SHA256_PATTERN.test(sha256)) {
-    throw invalidField(UPLOAD_HEADERS.archiveSha256, 'must be the SHA-256 of the gzip bytes as 64 lowercase hexadecimal characters');
+    throw invalidField(
+      UPLOAD_HEADERS.archiveSha256,
+      'must be the SHA-256 of the gzip bytes as 64 lowercase hexadecimal characters',
+    );
   }
   const expandedBytes = integer(headers, UPLOAD_HEADERS.expandedBytes, 1, LIMITS.application_expanded_bytes);
   const fileCount = integer(headers, UPLOAD_HEADERS.fileCount, 1, LIMITS.application_file_count);
@@ -58,7 +64,8 @@ export function parseUploadHeaders(headers: DistinctHeaders): UploadHeaders {
   }
   const result: UploadHeaders = { declaration: { sha256, expandedBytes, fileCount }, sdkVersion };
   if (plain !== undefined) result.name = { value: asciiName(plain), header: UPLOAD_HEADERS.applicationName };
-  if (extended !== undefined) result.name = { value: extendedName(extended), header: UPLOAD_HEADERS.applicationNameExtended };
+  if (extended !== undefined)
+    result.name = { value: extendedName(extended), header: UPLOAD_HEADERS.applicationNameExtended };
   return result;
 }
 
@@ -70,7 +77,11 @@ export function checkArchiveBody(headers: DistinctHeaders): void {
   }
   const length = single(headers, 'Content-Length');
   if (length !== undefined && /^[0-9]+$/.test(length) && Number(length) > LIMITS.application_compressed_bytes) {
-    throw invalidField('Content-Length', `the archive may be at most ${LIMITS.application_compressed_bytes} bytes`, 'too_large');
+    throw invalidField(
+      'Content-Length',
+      `the archive may be at most ${LIMITS.application_compressed_bytes} bytes`,
+      'too_large',
+    );
   }
 }
 
@@ -90,16 +101,19 @@ function required(headers: DistinctHeaders, name: string): string {
 function integer(headers: DistinctHeaders, name: string, min: number, max: number): number {
   const value = required(headers, name);
   const n = /^[0-9]{1,16}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw invalidField(name, `must be an integer from ${min} to ${max}`);
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw invalidField(name, `must be an integer from ${min} to ${max}`);
   return n;
 }
-
 
 function asciiName(raw: string): string {
   const name = raw.trim();
   // Node hands header bytes over as Latin-1, so anything above 0x7e was not ASCII on the wire.
   if (/[^\x00-\x7e]/.test(name)) {
-    throw invalidField(UPLOAD_HEADERS.applicationName, `must be ASCII; send other names as ${UPLOAD_HEADERS.applicationNameExtended} (RFC 8187)`);
+    throw invalidField(
+      UPLOAD_HEADERS.applicationName,
+      `must be ASCII; send other names as ${UPLOAD_HEADERS.applicationNameExtended} (RFC 8187)`,
+    );
   }
   return checkedName(name, UPLOAD_HEADERS.applicationName);
 }
@@ -135,6 +149,7 @@ function extendedName(raw: string): string {
 function checkedName(name: string, header: string): string {
   if (CONTROL_CHARACTER.test(name)) throw invalidField(header, 'must not contain control characters');
   if (name.length === 0) throw invalidField(header, 'must not be empty');
-  if ([...name].length > APPLICATION_NAME_MAX) throw invalidField(header, `must be at most ${APPLICATION_NAME_MAX} characters`, 'too_long');
+  if ([...name].length > APPLICATION_NAME_MAX)
+    throw invalidField(header, `must be at most ${APPLICATION_NAME_MAX} characters`, 'too_long');
   return name;
 }

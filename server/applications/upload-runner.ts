@@ -41,7 +41,12 @@ export function uploadRunner(services: Services, hooks: UploadRunnerHooks = {}):
 
     async onTerminal(work, op, state) {
       const input = uploadInput(op);
-      await work.db.updateTable('releases').set({ state: 'failed' }).where('id', '=', input.release_id).where('state', '=', 'pending').execute();
+      await work.db
+        .updateTable('releases')
+        .set({ state: 'failed' })
+        .where('id', '=', input.release_id)
+        .where('state', '=', 'pending')
+        .execute();
       await work.db.deleteFrom('release_files').where('release_id', '=', input.release_id).execute();
       await releaseReservation(work.db, op.tenant_id, input.reserved_bytes);
       work.afterCommit(() => {
@@ -53,8 +58,13 @@ export function uploadRunner(services: Services, hooks: UploadRunnerHooks = {}):
     // An interrupted run keeps its files so the next attempt can publish them; only a run that
     // ended for good (failed, cancelled) leaves garbage, for instance a tree it moved after a cancel.
     async discard(op) {
-      const row = await services.store.db.selectFrom('operations').select('state').where('id', '=', op.id).executeTakeFirst();
-      if (row?.state === 'failed' || row?.state === 'cancelled') await removeUnpublished(services, op.id, uploadInput(op).release_id);
+      const row = await services.store.db
+        .selectFrom('operations')
+        .select('state')
+        .where('id', '=', op.id)
+        .executeTakeFirst();
+      if (row?.state === 'failed' || row?.state === 'cancelled')
+        await removeUnpublished(services, op.id, uploadInput(op).release_id);
     },
   };
 }
@@ -63,7 +73,11 @@ export function uploadRunner(services: Services, hooks: UploadRunnerHooks = {}):
 export async function removeUnpublished(services: Services, operationId: string, releaseId: string): Promise<void> {
   try {
     await services.blobs.discardTree(operationId);
-    const release = await services.store.db.selectFrom('releases').select('state').where('id', '=', releaseId).executeTakeFirst();
+    const release = await services.store.db
+      .selectFrom('releases')
+      .select('state')
+      .where('id', '=', releaseId)
+      .executeTakeFirst();
     if (release?.state !== 'ready') await services.blobs.deletePrefix(releasePrefix(releaseId));
   } catch (error) {
     services.logger.warn({ err: error, operation_id: operationId }, 'files of an unpublished release were not removed');

@@ -60,7 +60,12 @@ export async function receiveUpload(ctx: UploadContext, applicationId: string | 
   try {
     const staging = await services.blobs.stageTree(op.id, { durable: durableTrees(services) });
     try {
-      scanned = await scanArchive(body, upload.declaration, { add: (ordinal, data, bytes) => staging.add(String(ordinal), data, bytes) }, controller.signal);
+      scanned = await scanArchive(
+        body,
+        upload.declaration,
+        { add: (ordinal, data, bytes) => staging.add(String(ordinal), data, bytes) },
+        controller.signal,
+      );
       await staging.finish();
     } catch (error) {
       await staging.abort().catch(() => undefined);
@@ -73,7 +78,10 @@ export async function receiveUpload(ctx: UploadContext, applicationId: string | 
       rejection = error;
     } else {
       const answer = controller.signal.aborted
-        ? problem('resource_conflict', `operation ${op.id} was cancelled while the archive was being received; nothing was accepted`)
+        ? problem(
+            'resource_conflict',
+            `operation ${op.id} was cancelled while the archive was being received; nothing was accepted`,
+          )
         : error instanceof UploadInterrupted
           ? problem('invalid_request', error.message, { headers: { Connection: 'close' } })
           : error;
@@ -109,7 +117,11 @@ function discardRest(req: Readable): void {
 }
 
 /** Checks the target, reserves the declared bytes and records the `receiving` operation. */
-async function startUpload(ctx: UploadContext, upload: UploadHeaders, applicationId: string | undefined): Promise<OperationRow> {
+async function startUpload(
+  ctx: UploadContext,
+  upload: UploadHeaders,
+  applicationId: string | undefined,
+): Promise<OperationRow> {
   const { services, principal } = ctx;
   return services.store.transaction(async (work) => {
     if (applicationId !== undefined) {
@@ -131,7 +143,13 @@ async function startUpload(ctx: UploadContext, upload: UploadHeaders, applicatio
     };
     return services.operations.create(
       work,
-      { tenantId: principal.tenantId, kind: UPLOAD_KIND, state: 'receiving', input: { ...input }, requestId: ctx.requestId },
+      {
+        tenantId: principal.tenantId,
+        kind: UPLOAD_KIND,
+        state: 'receiving',
+        input: { ...input },
+        requestId: ctx.requestId,
+      },
       ctx.now,
     );
   });
@@ -140,18 +158,33 @@ async function startUpload(ctx: UploadContext, upload: UploadHeaders, applicatio
 /** spec: neither name header may rename an application on a release update (the same name is no rename). */
 function refuseRename(app: ApplicationTable, name: UploadHeaders['name']): void {
   if (name !== undefined && name.value !== app.name) {
-    throw problem('invalid_request', `${name.header}: a release upload cannot rename the application; its name stays ${JSON.stringify(app.name)}`, {
-      errors: [{ field: name.header, code: 'rename_refused', detail: 'a release upload cannot rename the application' }],
-    });
+    throw problem(
+      'invalid_request',
+      `${name.header}: a release upload cannot rename the application; its name stays ${JSON.stringify(app.name)}`,
+      {
+        errors: [
+          { field: name.header, code: 'rename_refused', detail: 'a release upload cannot rename the application' },
+        ],
+      },
+    );
   }
 }
 
-async function acceptUpload(ctx: UploadContext, work: Work, op: OperationRow, scanned: ScanResult | undefined, rejection: ProblemError | undefined): Promise<Reply> {
+async function acceptUpload(
+  ctx: UploadContext,
+  work: Work,
+  op: OperationRow,
+  scanned: ScanResult | undefined,
+  rejection: ProblemError | undefined,
+): Promise<Reply> {
   const { services, now } = ctx;
   const input = uploadInput(op);
   const current = await work.db.selectFrom('operations').selectAll().where('id', '=', op.id).executeTakeFirstOrThrow();
   if (current.state !== 'receiving') {
-    throw problem('resource_conflict', `operation ${op.id} was cancelled while the archive was being received; nothing was accepted`);
+    throw problem(
+      'resource_conflict',
+      `operation ${op.id} was cancelled while the archive was being received; nothing was accepted`,
+    );
   }
   let app: ApplicationTable;
   if (input.new_application) {
@@ -172,7 +205,11 @@ async function acceptUpload(ctx: UploadContext, work: Work, op: OperationRow, sc
     ctx.checkRevision(existing.revision);
     app = { ...existing, revision: existing.revision + 1, updated_at: now };
     // spec: a release upload increments the application revision on acceptance.
-    await work.db.updateTable('applications').set({ revision: app.revision, updated_at: now }).where('id', '=', app.id).execute();
+    await work.db
+      .updateTable('applications')
+      .set({ revision: app.revision, updated_at: now })
+      .where('id', '=', app.id)
+      .execute();
   }
   await work.db
     .insertInto('releases')
@@ -199,7 +236,9 @@ async function acceptUpload(ctx: UploadContext, work: Work, op: OperationRow, sc
     {
       tenantId: op.tenant_id,
       type: input.new_application ? 'application.created' : 'application.release_accepted',
-      message: input.new_application ? `application "${app.name}" created by an upload` : `a new release of application "${app.name}" was uploaded`,
+      message: input.new_application
+        ? `application "${app.name}" created by an upload`
+        : `a new release of application "${app.name}" was uploaded`,
       resource: { type: 'application', id: app.id },
       requestId: ctx.requestId,
       operationId: op.id,
@@ -208,18 +247,28 @@ async function acceptUpload(ctx: UploadContext, work: Work, op: OperationRow, sc
     now,
   );
   if (rejection || !scanned) {
-    await services.operations.fail(work, current, rejection ?? problem('internal_error', 'the archive was not read'), now);
+    await services.operations.fail(
+      work,
+      current,
+      rejection ?? problem('internal_error', 'the archive was not read'),
+      now,
+    );
   } else {
     await insertReleaseFiles(work.db, input.release_id, scanned.files);
     await services.operations.enqueue(work, op.id, now);
   }
-  return reply.accepted({ id: app.id, release_id: input.release_id, operation_id: op.id }, { headers: { Location: `/api/v1/operations/${op.id}` } });
+  return reply.accepted(
+    { id: app.id, release_id: input.release_id, operation_id: op.id },
+    { headers: { Location: `/api/v1/operations/${op.id}` } },
+  );
 }
 
 /** Fails an upload that was never accepted (its reservation and staged files go with it). */
 async function abandonUpload(services: Services, op: OperationRow, reason: unknown): Promise<void> {
   const cause =
-    reason instanceof ProblemError ? reason : problem('internal_error', 'the upload could not be accepted; see the server log for its operation id');
+    reason instanceof ProblemError
+      ? reason
+      : problem('internal_error', 'the upload could not be accepted; see the server log for its operation id');
   try {
     await services.store.transaction(async (work) => {
       const current = await work.db.selectFrom('operations').selectAll().where('id', '=', op.id).executeTakeFirst();

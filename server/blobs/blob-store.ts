@@ -22,7 +22,11 @@ export interface BlobStore {
    * With `exclusive`, an existing object is never replaced: the write rejects with BlobExistsError
    * and leaves it as it was (an S3-compatible store sends `If-None-Match: *`).
    */
-  write(key: string, source: Readable | Buffer, options?: { maxBytes?: number; exclusive?: boolean }): Promise<BlobInfo>;
+  write(
+    key: string,
+    source: Readable | Buffer,
+    options?: { maxBytes?: number; exclusive?: boolean },
+  ): Promise<BlobInfo>;
   read(key: string, range?: ByteRange): Readable;
   /** Size of the object, or undefined when absent. */
   stat(key: string): Promise<{ bytes: number } | undefined>;

@@ -17,7 +17,10 @@ const readAll = async (stream: Readable) => Buffer.concat(await stream.toArray()
 
 describe('LocalBlobStore', () => {
   it('writes buffers and streams atomically and reads them back, whole or by range', async () => {
-    expect(await store.write('media/a', Buffer.from('hello'))).toEqual({ bytes: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824' });
+    expect(await store.write('media/a', Buffer.from('hello'))).toEqual({
+      bytes: 5,
+      sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+    });
     await store.write('media/b', Readable.from([Buffer.from('hello '), Buffer.from('world')]));
     expect((await readAll(store.read('media/b'))).toString()).toBe('hello world');
     expect((await readAll(store.read('media/b', { start: 6, end: 10 }))).toString()).toBe('world');
@@ -34,15 +37,23 @@ describe('LocalBlobStore', () => {
 describe('exclusive writes', () => {
   it('never replace an existing object, and leave no temp file behind', async () => {
     await store.write('media/only-once', Buffer.from('first'), { exclusive: true });
-    await expect(store.write('media/only-once', Buffer.from('second'), { exclusive: true })).rejects.toBeInstanceOf(BlobExistsError);
+    await expect(store.write('media/only-once', Buffer.from('second'), { exclusive: true })).rejects.toBeInstanceOf(
+      BlobExistsError,
+    );
     expect((await readAll(store.read('media/only-once'))).toString()).toBe('first');
     expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
   });
 
   it('let exactly one of several racing writes store the object', async () => {
-    const results = await Promise.allSettled(['a', 'b', 'c', 'd'].map((v) => store.write('media/raced', Buffer.from(v.repeat(1000)), { exclusive: true })));
+    const results = await Promise.allSettled(
+      ['a', 'b', 'c', 'd'].map((v) => store.write('media/raced', Buffer.from(v.repeat(1000)), { exclusive: true })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof BlobExistsError)).toBe(true);
+    expect(
+      results
+        .filter((r) => r.status === 'rejected')
+        .every((r) => (r as PromiseRejectedResult).reason instanceof BlobExistsError),
+    ).toBe(true);
     expect((await store.stat('media/raced'))?.bytes).toBe(1000);
   });
 });
@@ -63,7 +74,11 @@ describe('signed PUT URLs', () => {
     const url = new URL(store.presignPut(grant).url);
     expect(store.verifyPut('media/med_x', url.searchParams, grant.expiresAt)).toEqual({ ok: false, reason: 'expired' });
     expect(store.verifyPut('media/med_y', url.searchParams, 0)).toEqual({ ok: false, reason: 'signature' });
-    for (const [name, value] of [['bytes', '43'], ['content_type', 'image/gif'], ['expires', '2000000000001']]) {
+    for (const [name, value] of [
+      ['bytes', '43'],
+      ['content_type', 'image/gif'],
+      ['expires', '2000000000001'],
+    ]) {
       const altered = new URLSearchParams(url.searchParams);
       altered.set(name!, value!);
       expect(store.verifyPut('media/med_x', altered, 0)).toEqual({ ok: false, reason: 'signature' });

@@ -5,7 +5,16 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertBlobKey, BlobExistsError, BlobTooLargeError, type BlobInfo, type BlobStore, type ByteRange, type TreeOptions, type TreeStaging } from './blob-store';
+import {
+  assertBlobKey,
+  BlobExistsError,
+  BlobTooLargeError,
+  type BlobInfo,
+  type BlobStore,
+  type ByteRange,
+  type TreeOptions,
+  type TreeStaging,
+} from './blob-store';
 import type { PutGrant, PutSigner, PutVerdict, SignedPut } from './signed-put';
 
 /** Staged trees live here, beside `.tmp` but kept across restarts so accepted uploads can still publish. */
@@ -26,7 +35,8 @@ export class LocalBlobStore implements BlobStore {
     this.tmpDir = path.join(root, '.tmp');
     fs.mkdirSync(this.tmpDir, { recursive: true });
     // Temp files of a crashed write are garbage: nothing was renamed into place.
-    for (const name of fs.readdirSync(this.tmpDir)) fs.rmSync(path.join(this.tmpDir, name), { force: true, recursive: true });
+    for (const name of fs.readdirSync(this.tmpDir))
+      fs.rmSync(path.join(this.tmpDir, name), { force: true, recursive: true });
   }
 
   /** Absolute path of a key; the key grammar keeps it beneath the root. */
@@ -35,7 +45,11 @@ export class LocalBlobStore implements BlobStore {
     return path.join(this.root, key);
   }
 
-  async write(key: string, source: Readable | Buffer, options: { maxBytes?: number; exclusive?: boolean } = {}): Promise<BlobInfo> {
+  async write(
+    key: string,
+    source: Readable | Buffer,
+    options: { maxBytes?: number; exclusive?: boolean } = {},
+  ): Promise<BlobInfo> {
     const target = this.pathOf(key);
     const temp = path.join(this.tmpDir, crypto.randomBytes(12).toString('hex'));
     const hash = crypto.createHash('sha256');
@@ -43,7 +57,8 @@ export class LocalBlobStore implements BlobStore {
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         bytes += chunk.length;
-        if (options.maxBytes !== undefined && bytes > options.maxBytes) return done(new BlobTooLargeError(options.maxBytes));
+        if (options.maxBytes !== undefined && bytes > options.maxBytes)
+          return done(new BlobTooLargeError(options.maxBytes));
         hash.update(chunk);
         done(null, chunk);
       },
@@ -51,7 +66,11 @@ export class LocalBlobStore implements BlobStore {
     try {
       // flush: fsync before the stream closes. (A FileHandle stream with autoClose: false never
       // releases its handle, so closing that handle afterwards waited forever.)
-      await pipeline(Buffer.isBuffer(source) ? Readable.from([source]) : source, meter, fs.createWriteStream(temp, { flags: 'wx', mode: 0o644, flush: true }));
+      await pipeline(
+        Buffer.isBuffer(source) ? Readable.from([source]) : source,
+        meter,
+        fs.createWriteStream(temp, { flags: 'wx', mode: 0o644, flush: true }),
+      );
     } catch (error) {
       await fsp.rm(temp, { force: true });
       throw error;

@@ -54,7 +54,14 @@ export class PutSigner {
     const contentType = query.get('content_type');
     const expires = query.get('expires');
     const signature = query.get('signature');
-    if (!bytes || !contentType || !expires || !signature || !/^[1-9][0-9]{0,15}$/.test(bytes) || !/^[1-9][0-9]{0,15}$/.test(expires)) {
+    if (
+      !bytes ||
+      !contentType ||
+      !expires ||
+      !signature ||
+      !/^[1-9][0-9]{0,15}$/.test(bytes) ||
+      !/^[1-9][0-9]{0,15}$/.test(expires)
+    ) {
       return { ok: false, reason: 'malformed' };
     }
     const grant: PutGrant = { key, bytes: Number(bytes), contentType, expiresAt: Number(expires) };

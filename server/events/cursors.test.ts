@@ -44,7 +44,16 @@ describe('event cursors', () => {
 
   it('refuse malformed text without throwing', () => {
     const good = cursors.encode(tenant, 5);
-    for (const text of ['', 'garbage', '5', `${good}x`, ` ${good}`, `05.${good.split('.')[1]}`, `99999999999999999.${good.split('.')[1]}`, '-1.AAAAAAAAAAAAAAAAAAAAAA']) {
+    for (const text of [
+      '',
+      'garbage',
+      '5',
+      `${good}x`,
+      ` ${good}`,
+      `05.${good.split('.')[1]}`,
+      `99999999999999999.${good.split('.')[1]}`,
+      '-1.AAAAAAAAAAAAAAAAAAAAAA',
+    ]) {
       expect(cursors.decode(tenant, text)).toBeUndefined();
     }
   });

@@ -11,16 +11,29 @@ import type { EventTable } from './events.tables';
 export type EventRow = Selectable<EventTable>;
 
 /** The rows of a scope after `after` (and at most `upTo`), oldest first. */
-export async function readAfter(db: Db, scope: StreamScope, after: number, limit: number, upTo?: number): Promise<EventRow[]> {
+export async function readAfter(
+  db: Db,
+  scope: StreamScope,
+  after: number,
+  limit: number,
+  upTo?: number,
+): Promise<EventRow[]> {
   let q = db.selectFrom('events').selectAll().where('position', '>', after);
-  q = scope.kind === 'tenant' ? q.where('tenant_id', '=', scope.tenantId) : q.where('screen_id', '=', scope.screenId).where('tenant_id', '=', scope.tenantId);
+  q =
+    scope.kind === 'tenant'
+      ? q.where('tenant_id', '=', scope.tenantId)
+      : q.where('screen_id', '=', scope.screenId).where('tenant_id', '=', scope.tenantId);
   if (upTo !== undefined) q = q.where('position', '<=', upTo);
   return q.orderBy('position').limit(limit).execute();
 }
 
 /** Highest position retention pruned from this scope (0 when nothing was). */
 export async function prunedThrough(db: Db, scope: StreamScope): Promise<number> {
-  const row = await db.selectFrom('event_watermarks').select('pruned_through').where('scope', '=', scopeKey(scope)).executeTakeFirst();
+  const row = await db
+    .selectFrom('event_watermarks')
+    .select('pruned_through')
+    .where('scope', '=', scopeKey(scope))
+    .executeTakeFirst();
   return row?.pruned_through ?? 0;
 }
 
@@ -39,7 +52,12 @@ export type CursorCheck = { ok: true; position: number } | { ok: false; reason: 
  * past this scope's head (the log was restored from an older copy). Expired: retention pruned an
  * event of this scope after it, so resuming would silently skip that event.
  */
-export async function checkCursor(db: Db, cursors: EventCursors, scope: StreamScope, cursor: string): Promise<CursorCheck> {
+export async function checkCursor(
+  db: Db,
+  cursors: EventCursors,
+  scope: StreamScope,
+  cursor: string,
+): Promise<CursorCheck> {
   const position = cursors.decode(scope, cursor);
   const head = await headPosition(db, scope);
   if (position === undefined) return { ok: false, reason: 'invalid', head };
@@ -60,7 +78,8 @@ export function eventRecord(cursors: EventCursors, scope: StreamScope, row: Even
   };
   if (row.request_id !== null) record.request_id = row.request_id;
   if (row.operation_id !== null) record.operation_id = row.operation_id;
-  if (row.resource_type !== null && row.resource_id !== null) record.resource = { type: row.resource_type, id: row.resource_id };
+  if (row.resource_type !== null && row.resource_id !== null)
+    record.resource = { type: row.resource_type, id: row.resource_id };
   if (row.details !== null) record.details = JSON.parse(row.details) as Record<string, unknown>;
   return record;
 }

@@ -3,9 +3,21 @@
 // buffer: a stream that falls behind stops reading it until its client catches up, and a client that
 // stops reading altogether is dropped, so slow consumers cost neither memory nor writers' time.
 import type { Response } from 'express';
-import { STREAM_CURSOR, STREAM_RESYNC_REQUIRED, type ResyncReason, type ResyncRequired } from '../../sdk/contract/events';
+import {
+  STREAM_CURSOR,
+  STREAM_RESYNC_REQUIRED,
+  type ResyncReason,
+  type ResyncRequired,
+} from '../../sdk/contract/events';
 import { isoTime } from '../clock';
-import { encodeSseFrame, openSse, SSE_HEARTBEAT_MS, SSE_MAX_BUFFERED_BYTES, type SseFrame, type SseStream } from '../http/sse';
+import {
+  encodeSseFrame,
+  openSse,
+  SSE_HEARTBEAT_MS,
+  SSE_MAX_BUFFERED_BYTES,
+  type SseFrame,
+  type SseStream,
+} from '../http/sse';
 import type { Services } from '../services';
 import type { Db } from '../store/store';
 import { EventCursors, scopeKey, type StreamScope } from './cursors';
@@ -68,7 +80,11 @@ export function serveTenantEventStream(
   res: Response,
   request: { tenantId: string; after?: string; lastEventId?: string },
 ): Promise<SseStream> {
-  return serveEventStream(services, res, { scope: { kind: 'tenant', tenantId: request.tenantId }, after: request.after, lastEventId: request.lastEventId });
+  return serveEventStream(services, res, {
+    scope: { kind: 'tenant', tenantId: request.tenantId },
+    after: request.after,
+    lastEventId: request.lastEventId,
+  });
 }
 
 /** Only rows marked for the runtime audience reach a screen. */
@@ -82,7 +98,13 @@ export const runtimeAudience = (row: EventRow): boolean => row.runtime === 1;
 export function serveScreenEventStream(
   services: Services,
   res: Response,
-  request: { tenantId: string; screenId: string; after?: string; lastEventId?: string; deliver?: (row: EventRow) => boolean },
+  request: {
+    tenantId: string;
+    screenId: string;
+    after?: string;
+    lastEventId?: string;
+    deliver?: (row: EventRow) => boolean;
+  },
 ): Promise<SseStream> {
   const extra = request.deliver;
   return serveEventStream(services, res, {
@@ -94,7 +116,11 @@ export function serveScreenEventStream(
 }
 
 /** Answers with a stream that ends on drain, on disconnect, or when its client stops reading. */
-export async function serveEventStream(services: Services, res: Response, request: EventStreamRequest): Promise<SseStream> {
+export async function serveEventStream(
+  services: Services,
+  res: Response,
+  request: EventStreamRequest,
+): Promise<SseStream> {
   const { store, lifecycle, notifier } = services;
   const tuning = tuningOf(services);
   const reads = sharedReads(services);
@@ -120,9 +146,12 @@ export async function serveEventStream(services: Services, res: Response, reques
   }
 
   const pump = new Pump(services, res, sse, request, start, tuning, reads);
-  const channel = request.scope.kind === 'tenant' ? tenantChannel(request.scope.tenantId) : screenChannel(request.scope.screenId);
+  const channel =
+    request.scope.kind === 'tenant' ? tenantChannel(request.scope.tenantId) : screenChannel(request.scope.screenId);
   // Subscribed before the replay reads, so nothing committed in between is missed.
-  const unsubscribe = notifier.subscribe(channel, (position) => pump.wake(typeof position === 'number' ? position : undefined));
+  const unsubscribe = notifier.subscribe(channel, (position) =>
+    pump.wake(typeof position === 'number' ? position : undefined),
+  );
   sse.onClose(unsubscribe);
   pump.wake();
   return sse;
@@ -132,7 +161,13 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-function resyncFrame(cursors: EventCursors, scope: StreamScope, reason: ResyncReason, head: number, now: number): SseFrame {
+function resyncFrame(
+  cursors: EventCursors,
+  scope: StreamScope,
+  reason: ResyncReason,
+  head: number,
+  now: number,
+): SseFrame {
   const cursor = cursors.encode(scope, head);
   const data: ResyncRequired = {
     cursor,
@@ -274,7 +309,11 @@ class Pump {
       }
       const last = batch.rows.at(-1)?.position ?? this.readThrough;
       // A short live read has seen everything of this scope up to upTo.
-      this.readThrough = Math.max(this.readThrough, last, upTo !== undefined && batch.rows.length < STREAM_BATCH_ROWS ? upTo : 0);
+      this.readThrough = Math.max(
+        this.readThrough,
+        last,
+        upTo !== undefined && batch.rows.length < STREAM_BATCH_ROWS ? upTo : 0,
+      );
     }
   }
 

@@ -40,7 +40,8 @@ beforeAll(async () => {
   server = await TestServer.start({
     clock: new TestClock('2026-11-21T12:00:00Z'),
     extraRoutes,
-    beforeListen: (services) => tuneEventStreams(services, { heartbeatMs: HEARTBEAT_MS, stallTimeoutMs: STALL_TIMEOUT_MS }),
+    beforeListen: (services) =>
+      tuneEventStreams(services, { heartbeatMs: HEARTBEAT_MS, stallTimeoutMs: STALL_TIMEOUT_MS }),
   });
   cursors = new EventCursors(server.services.keys);
 });
@@ -60,7 +61,13 @@ async function append(tenantId: string, count = 1, extra: Partial<NewEvent> = {}
   const positions: number[] = [];
   await server.services.store.transaction(async (work) => {
     for (let i = 0; i < count; i++) {
-      positions.push(await server.services.events.append(work, { tenantId, type: 'test.appended', message: `event ${i}`, ...extra }, server.clock.now()));
+      positions.push(
+        await server.services.events.append(
+          work,
+          { tenantId, type: 'test.appended', message: `event ${i}`, ...extra },
+          server.clock.now(),
+        ),
+      );
     }
   });
   return positions;
@@ -162,7 +169,9 @@ describe('GET /api/v1/events', () => {
       expect(problem.code).toBe('invalid_request');
       expect(problem.errors[0]).toMatchObject({ field: 'after', code: 'resync_required' });
       expect(problem.resync_reason).toBe(reason);
-      const resumed = (await server.request('GET', `/api/v1/events?after=${problem.head_cursor}`, { token: a.token })).json();
+      const resumed = (
+        await server.request('GET', `/api/v1/events?after=${problem.head_cursor}`, { token: a.token })
+      ).json();
       expect(resumed.items).toEqual([]);
       expect(cursors.decode(tenantScope(a.projectId), problem.head_cursor)).toBe(head);
     }
@@ -187,7 +196,8 @@ describe('GET /api/v1/events', () => {
 describe('GET /api/v1/events/stream', () => {
   it('streams with SSE headers and no credit headers, while the meter debits the opening request', async () => {
     const { token } = await server.enroll();
-    const remaining = async () => (await server.request('GET', '/api/v1/project', { token })).json().credit_remaining as number;
+    const remaining = async () =>
+      (await server.request('GET', '/api/v1/project', { token })).json().credit_remaining as number;
     const before = await remaining();
     const reader = await stream('/api/v1/events/stream', { token });
     expect(reader.status).toBe(200);
@@ -207,7 +217,13 @@ describe('GET /api/v1/events/stream', () => {
     await reader.waitForFrames(3);
     await append(projectId, 2, { type: 'test.live' });
     const frames = await reader.waitForFrames(5);
-    expect(frames.map((f) => f.event)).toEqual(['account.enrolled', 'test.appended', 'test.appended', 'test.live', 'test.live']);
+    expect(frames.map((f) => f.event)).toEqual([
+      'account.enrolled',
+      'test.appended',
+      'test.appended',
+      'test.live',
+      'test.live',
+    ]);
     for (const frame of frames) {
       const record = frame.json();
       expect(frame.id).toBe(record.cursor);
@@ -217,7 +233,12 @@ describe('GET /api/v1/events/stream', () => {
     expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
     expect(reader.raw.startsWith('retry: 3000\n\n')).toBe(true);
     const eventBlocks = reader.raw.split('\n\n').filter((block) => block.startsWith('id: '));
-    for (const block of eventBlocks) expect(block.split('\n')).toEqual([expect.stringMatching(/^id: /), expect.stringMatching(/^event: /), expect.stringMatching(/^data: \{.*\}$/)]);
+    for (const block of eventBlocks)
+      expect(block.split('\n')).toEqual([
+        expect.stringMatching(/^id: /),
+        expect.stringMatching(/^event: /),
+        expect.stringMatching(/^data: \{.*\}$/),
+      ]);
     expect(reader.raw).not.toContain('\r');
     reader.close();
   });
@@ -249,7 +270,9 @@ describe('GET /api/v1/events/stream', () => {
       'test.after_reconnect',
     ]);
     // Nothing of this tenant exists between the sequences seen.
-    const listed = (await server.request('GET', '/api/v1/events?limit=200', { token })).json().items.map((e: any) => e.sequence);
+    const listed = (await server.request('GET', '/api/v1/events?limit=200', { token }))
+      .json()
+      .items.map((e: any) => e.sequence);
     expect(listed).toEqual(sequences);
   });
 
@@ -257,11 +280,20 @@ describe('GET /api/v1/events/stream', () => {
     const { token, projectId } = await server.enroll();
     const [p1, p2, p3] = await append(projectId, 3);
     const scope = tenantScope(projectId);
-    const both = await stream(`/api/v1/events/stream?after=${cursors.encode(scope, p2!)}`, { token, headers: { 'last-event-id': cursors.encode(scope, p1!) } });
+    const both = await stream(`/api/v1/events/stream?after=${cursors.encode(scope, p2!)}`, {
+      token,
+      headers: { 'last-event-id': cursors.encode(scope, p1!) },
+    });
     expect((await both.waitForFrames(1))[0]!.json().sequence).toBe(p3);
-    const header = await stream('/api/v1/events/stream', { token, headers: { 'last-event-id': cursors.encode(scope, p1!) } });
+    const header = await stream('/api/v1/events/stream', {
+      token,
+      headers: { 'last-event-id': cursors.encode(scope, p1!) },
+    });
     expect((await header.waitForFrames(2)).map((f) => f.json().sequence)).toEqual([p2, p3]);
-    const emptyQuery = await stream('/api/v1/events/stream?after=', { token, headers: { 'last-event-id': cursors.encode(scope, p2!) } });
+    const emptyQuery = await stream('/api/v1/events/stream?after=', {
+      token,
+      headers: { 'last-event-id': cursors.encode(scope, p2!) },
+    });
     expect((await emptyQuery.waitForFrames(1))[0]!.json().sequence).toBe(p3);
     for (const r of [both, header, emptyQuery]) r.close();
   });
@@ -277,22 +309,35 @@ describe('GET /api/v1/events/stream', () => {
       ['forged signature', `${head}.AAAAAAAAAAAAAAAAAAAAAA`, 'invalid'],
       ['altered position', good.replace(/^\d+/, String(head - 1)), 'invalid'],
       ['another tenant’s', cursors.encode(tenantScope(b.projectId), head), 'invalid'],
-      ['a screen stream’s', cursors.encode({ kind: 'screen', tenantId: a.projectId, screenId: 'scr_1' }, head), 'invalid'],
+      [
+        'a screen stream’s',
+        cursors.encode({ kind: 'screen', tenantId: a.projectId, screenId: 'scr_1' }, head),
+        'invalid',
+      ],
       ['future', cursors.encode(scope, head + 1), 'future'],
     ];
     for (const [kind, cursor, reason] of bad) {
       for (const via of ['query', 'header'] as const) {
-        const reader = await stream(via === 'query' ? `/api/v1/events/stream?after=${encodeURIComponent(cursor)}` : '/api/v1/events/stream', {
-          token: a.token,
-          headers: via === 'header' ? { 'last-event-id': cursor } : {},
-        });
+        const reader = await stream(
+          via === 'query' ? `/api/v1/events/stream?after=${encodeURIComponent(cursor)}` : '/api/v1/events/stream',
+          {
+            token: a.token,
+            headers: via === 'header' ? { 'last-event-id': cursor } : {},
+          },
+        );
         await reader.waitForEnd();
         expect(reader.status, kind).toBe(200);
         expect(reader.frames.length, `${kind} via ${via}`).toBe(1);
         const frame = reader.frames[0]!;
         expect(frame.event).toBe('stream.resync_required');
         expect(frame.id).toBe(good);
-        expect(frame.json()).toMatchObject({ type: 'stream.resync_required', cursor: good, sequence: head, severity: 'warning', details: { reason } });
+        expect(frame.json()).toMatchObject({
+          type: 'stream.resync_required',
+          cursor: good,
+          sequence: head,
+          severity: 'warning',
+          details: { reason },
+        });
       }
     }
     // The head cursor resumes: only what comes next is delivered.
@@ -365,7 +410,11 @@ describe('slow consumers', () => {
 
     await healthy.waitForFrames(1501, 15_000);
     await otherReader.waitForFrames(2);
-    await waitFor(() => notifier().subscriberCount(tenantChannel(projectId)) === 1, 'the stalled stream to be dropped', STALL_TIMEOUT_MS + 5000);
+    await waitFor(
+      () => notifier().subscriberCount(tenantChannel(projectId)) === 1,
+      'the stalled stream to be dropped',
+      STALL_TIMEOUT_MS + 5000,
+    );
     expect(appendMs).toBeLessThan(5000);
     const received = stalled.frames.length;
     stalled.res.resume();
@@ -410,7 +459,9 @@ describe('screen streams (the runtime stream machinery)', () => {
     reader.close();
 
     // Reconnecting at a stream.cursor cursor resumes past the filtered events.
-    const resumed = await stream(`/test/screens/scr_a/events?after=${cursors.encode(screenScope, liveHidden!)}`, { token });
+    const resumed = await stream(`/test/screens/scr_a/events?after=${cursors.encode(screenScope, liveHidden!)}`, {
+      token,
+    });
     expect((await resumed.waitForFrames(1))[0]!.json().sequence).toBe(r3);
     resumed.close();
   });
@@ -428,7 +479,9 @@ describe('screen streams (the runtime stream machinery)', () => {
     ] as const) {
       const reader = await stream(`${path}?after=${cursor}`, { token });
       await reader.waitForEnd();
-      expect(reader.frames.map((f) => [f.event, f.json().details.reason])).toEqual([['stream.resync_required', 'invalid']]);
+      expect(reader.frames.map((f) => [f.event, f.json().details.reason])).toEqual([
+        ['stream.resync_required', 'invalid'],
+      ]);
     }
     // The screen's own cursor resumes.
     const ok = await stream(`/test/screens/scr_c/events?after=${screenCursor}`, { token });

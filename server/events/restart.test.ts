@@ -7,7 +7,8 @@ afterAll(async () => server.stop());
 
 async function append(tenantId: string, count: number, type: string): Promise<void> {
   await server.services.store.transaction(async (work) => {
-    for (let i = 0; i < count; i++) await server.services.events.append(work, { tenantId, type, message: `${type} ${i}` }, server.clock.now());
+    for (let i = 0; i < count; i++)
+      await server.services.events.append(work, { tenantId, type, message: `${type} ${i}` }, server.clock.now());
   });
 }
 
@@ -31,7 +32,15 @@ describe('event streams across a server restart', () => {
     after.close();
 
     const all = [...seen, ...resumed];
-    expect(all.map((e) => e.type)).toEqual(['account.enrolled', 'test.before', 'test.before', 'test.before', 'test.during', 'test.during', 'test.after']);
+    expect(all.map((e) => e.type)).toEqual([
+      'account.enrolled',
+      'test.before',
+      'test.before',
+      'test.before',
+      'test.during',
+      'test.during',
+      'test.after',
+    ]);
     const listed = (await server.request('GET', '/api/v1/events', { token })).json().items;
     expect(all.map((e) => e.sequence)).toEqual(listed.map((e: any) => e.sequence));
     // Cursors minted before the restart still verify: they are signed with the server secret, not per process.

@@ -20,7 +20,11 @@ const extraRoutes: RouteEntry[] = [
     path: '/test/screens/:screenId/events',
     route: query({ auth: anyBearer }, async (ctx) => {
       const after = new URL(ctx.req.originalUrl, 'http://x').searchParams.get('after') ?? undefined;
-      await serveScreenEventStream(ctx.services, ctx.res, { tenantId: ctx.principal.tenantId, screenId: ctx.params.screenId!, after });
+      await serveScreenEventStream(ctx.services, ctx.res, {
+        tenantId: ctx.principal.tenantId,
+        screenId: ctx.params.screenId!,
+        after,
+      });
     }),
   },
 ];
@@ -28,13 +32,23 @@ const extraRoutes: RouteEntry[] = [
 let server: TestServer;
 let cursors: EventCursors;
 beforeAll(async () => {
-  server = await TestServer.start({ clock: new TestClock('2026-11-01T00:00:00Z'), config: { eventRetentionDays: RETENTION_DAYS }, extraRoutes });
+  server = await TestServer.start({
+    clock: new TestClock('2026-11-01T00:00:00Z'),
+    config: { eventRetentionDays: RETENTION_DAYS },
+    extraRoutes,
+  });
   cursors = new EventCursors(server.services.keys);
 });
 afterAll(async () => server.stop());
 
 async function append(tenantId: string, extra: Partial<NewEvent> = {}): Promise<number> {
-  return server.services.store.transaction((work) => server.services.events.append(work, { tenantId, type: 'test.appended', message: 'm', ...extra }, server.clock.now()));
+  return server.services.store.transaction((work) =>
+    server.services.events.append(
+      work,
+      { tenantId, type: 'test.appended', message: 'm', ...extra },
+      server.clock.now(),
+    ),
+  );
 }
 
 async function firstFrame(path: string, token: string) {
@@ -60,17 +74,31 @@ describe('event retention', () => {
     expect(listed.items.map((e: any) => e.sequence)).toEqual([e3]);
 
     // Nothing after e2 was pruned: it resumes exactly.
-    expect((await firstFrame(`/api/v1/events/stream?after=${cursors.encode(scope, e2)}`, token)).json().sequence).toBe(e3);
-    expect((await firstFrame(`/test/screens/scr_keep/events?after=${cursors.encode(screen, e2)}`, token)).json().sequence).toBe(e3);
+    expect((await firstFrame(`/api/v1/events/stream?after=${cursors.encode(scope, e2)}`, token)).json().sequence).toBe(
+      e3,
+    );
+    expect(
+      (await firstFrame(`/test/screens/scr_keep/events?after=${cursors.encode(screen, e2)}`, token)).json().sequence,
+    ).toBe(e3);
 
     // e2 was pruned after e1: resuming at e1 would skip it.
     const resync = await firstFrame(`/api/v1/events/stream?after=${cursors.encode(scope, e1)}`, token);
     expect(resync.event).toBe('stream.resync_required');
     expect(resync.json()).toMatchObject({ cursor: cursors.encode(scope, e3), details: { reason: 'expired' } });
     const screenResync = await firstFrame(`/test/screens/scr_keep/events?after=${cursors.encode(screen, e1)}`, token);
-    expect(screenResync.json()).toMatchObject({ type: 'stream.resync_required', cursor: cursors.encode(screen, e3), details: { reason: 'expired' } });
-    const problem = (await server.request('GET', `/api/v1/events?after=${cursors.encode(scope, e1)}`, { token })).json();
-    expect(problem).toMatchObject({ code: 'invalid_request', resync_reason: 'expired', head_cursor: cursors.encode(scope, e3) });
+    expect(screenResync.json()).toMatchObject({
+      type: 'stream.resync_required',
+      cursor: cursors.encode(screen, e3),
+      details: { reason: 'expired' },
+    });
+    const problem = (
+      await server.request('GET', `/api/v1/events?after=${cursors.encode(scope, e1)}`, { token })
+    ).json();
+    expect(problem).toMatchObject({
+      code: 'invalid_request',
+      resync_reason: 'expired',
+      head_cursor: cursors.encode(scope, e3),
+    });
 
     // The beginning of the stream (position 0) is before pruned events as well.
     const fromZero = await firstFrame(`/api/v1/events/stream?after=${cursors.encode(scope, 0)}`, token);
@@ -87,7 +115,9 @@ describe('event retention', () => {
     await server.services.housekeeping.runAll();
     const listed = (await server.request('GET', '/api/v1/events', { token })).json();
     expect(listed).toEqual({ items: [], next_cursor: cursors.encode(scope, last) });
-    const reader = await StreamReader.open(server, `/api/v1/events/stream?after=${cursors.encode(scope, last)}`, { token });
+    const reader = await StreamReader.open(server, `/api/v1/events/stream?after=${cursors.encode(scope, last)}`, {
+      token,
+    });
     const next = await append(projectId);
     expect((await reader.waitForFrames(1))[0]!.json().sequence).toBe(next);
     reader.close();
@@ -96,16 +126,40 @@ describe('event retention', () => {
   it('prunes large backlogs in several short transactions', async () => {
     const { projectId } = await server.enroll();
     const old = server.clock.now();
-    const rows = Array.from({ length: 12_000 }, (_, i) => ({ tenant_id: projectId, type: 'bulk', severity: 'info' as const, message: `${i}`, runtime: 0, at: old }));
-    for (let i = 0; i < rows.length; i += 1000) await server.services.store.db.insertInto('events').values(rows.slice(i, i + 1000)).execute();
+    const rows = Array.from({ length: 12_000 }, (_, i) => ({
+      tenant_id: projectId,
+      type: 'bulk',
+      severity: 'info' as const,
+      message: `${i}`,
+      runtime: 0,
+      at: old,
+    }));
+    for (let i = 0; i < rows.length; i += 1000)
+      await server.services.store.db
+        .insertInto('events')
+        .values(rows.slice(i, i + 1000))
+        .execute();
     server.clock.advance(RETENTION_DAYS * DAY_MS + 1);
     const kept = await append(projectId);
-    const count = async () => Number((await server.services.store.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', projectId).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await server.services.store.db
+            .selectFrom('events')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('tenant_id', '=', projectId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect(await count()).toBe(12_002);
     const pruned = await pruneEvents(server.services.store, server.clock.now(), RETENTION_DAYS);
     expect(pruned).toBeGreaterThanOrEqual(12_001); // other tests' tenants are older still
     expect(await count()).toBe(1);
-    const mark = await server.services.store.db.selectFrom('event_watermarks').select('pruned_through').where('scope', '=', `tenant:${projectId}`).executeTakeFirstOrThrow();
+    const mark = await server.services.store.db
+      .selectFrom('event_watermarks')
+      .select('pruned_through')
+      .where('scope', '=', `tenant:${projectId}`)
+      .executeTakeFirstOrThrow();
     expect(mark.pruned_through).toBe(kept - 1);
   });
 });

@@ -21,11 +21,20 @@ export async function pruneEvents(store: Store, now: number, retentionDays: numb
 }
 
 async function pruneBatch(db: Tx, cutoff: number): Promise<number> {
-  const batch = await db.selectFrom('events').select('position').where('at', '<', cutoff).orderBy('position').limit(PRUNE_BATCH_ROWS).execute();
+  const batch = await db
+    .selectFrom('events')
+    .select('position')
+    .where('at', '<', cutoff)
+    .orderBy('position')
+    .limit(PRUNE_BATCH_ROWS)
+    .execute();
   const last = batch.at(-1)?.position;
   if (last === undefined) return 0;
   const doomed = db.selectFrom('events').where('at', '<', cutoff).where('position', '<=', last);
-  const tenants = await doomed.select(['tenant_id as id', (eb) => eb.fn.max('position').as('through')]).groupBy('tenant_id').execute();
+  const tenants = await doomed
+    .select(['tenant_id as id', (eb) => eb.fn.max('position').as('through')])
+    .groupBy('tenant_id')
+    .execute();
   const screens = await doomed
     .select(['screen_id as id', (eb) => eb.fn.max('position').as('through')])
     .where('screen_id', 'is not', null)
@@ -44,6 +53,10 @@ async function pruneBatch(db: Tx, cutoff: number): Promise<number> {
       }),
     )
     .execute();
-  const deleted = await db.deleteFrom('events').where('at', '<', cutoff).where('position', '<=', last).executeTakeFirst();
+  const deleted = await db
+    .deleteFrom('events')
+    .where('at', '<', cutoff)
+    .where('position', '<=', last)
+    .executeTakeFirst();
   return Number(deleted.numDeletedRows);
 }

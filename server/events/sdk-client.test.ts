@@ -1,7 +1,12 @@
 // The SDK's SSE client (sdk/sse) in Node against the real server, including a restart mid-stream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResyncRequired } from '../../sdk/contract/events';
-import { EventStreamError, followEventStream, type EventStream, type StreamMessage } from '../../sdk/sse/event-stream-client';
+import {
+  EventStreamError,
+  followEventStream,
+  type EventStream,
+  type StreamMessage,
+} from '../../sdk/sse/event-stream-client';
 import { anyBearer } from '../http/auth';
 import type { RouteEntry } from '../http/dispatch';
 import { query } from '../http/route';
@@ -17,7 +22,11 @@ const extraRoutes: RouteEntry[] = [
     path: '/test/screens/:screenId/events',
     route: query({ auth: anyBearer }, async (ctx) => {
       const after = new URL(ctx.req.originalUrl, 'http://x').searchParams.get('after') ?? undefined;
-      await serveScreenEventStream(ctx.services, ctx.res, { tenantId: ctx.principal.tenantId, screenId: ctx.params.screenId!, after });
+      await serveScreenEventStream(ctx.services, ctx.res, {
+        tenantId: ctx.principal.tenantId,
+        screenId: ctx.params.screenId!,
+        after,
+      });
     }),
   },
 ];
@@ -38,7 +47,14 @@ const url = (path: string) => `http://127.0.0.1:${server.port}${path}`;
 async function append(tenantId: string, count: number, extra: Partial<NewEvent> = {}): Promise<number[]> {
   const positions: number[] = [];
   await server.services.store.transaction(async (work) => {
-    for (let i = 0; i < count; i++) positions.push(await server.services.events.append(work, { tenantId, type: 'test.appended', message: `${i}`, ...extra }, server.clock.now()));
+    for (let i = 0; i < count; i++)
+      positions.push(
+        await server.services.events.append(
+          work,
+          { tenantId, type: 'test.appended', message: `${i}`, ...extra },
+          server.clock.now(),
+        ),
+      );
   });
   return positions;
 }
@@ -74,7 +90,10 @@ function follow(path: string, token: string, options: Partial<Parameters<typeof 
   const until = (predicate: () => boolean, what: string, timeoutMs = 5000) =>
     new Promise<void>((resolve, reject) => {
       if (predicate()) return resolve();
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what} (have ${events.length} events)`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting for ${what} (have ${events.length} events)`)),
+        timeoutMs,
+      );
       const check = () => {
         if (!predicate()) return;
         clearTimeout(timer);
@@ -83,7 +102,13 @@ function follow(path: string, token: string, options: Partial<Parameters<typeof 
       };
       waiters.push(check);
     });
-  return { stream, events, opened: () => opened, untilEvents: (n: number, timeoutMs?: number) => until(() => events.length >= n, `${n} events`, timeoutMs), until };
+  return {
+    stream,
+    events,
+    opened: () => opened,
+    untilEvents: (n: number, timeoutMs?: number) => until(() => events.length >= n, `${n} events`, timeoutMs),
+    until,
+  };
 }
 
 describe('sdk/sse against the server', () => {
@@ -94,7 +119,13 @@ describe('sdk/sse against the server', () => {
     await f.untilEvents(3);
     await append(projectId, 2, { type: 'test.live' });
     await f.untilEvents(5);
-    expect(f.events.map((e) => e.type)).toEqual(['account.enrolled', 'test.appended', 'test.appended', 'test.live', 'test.live']);
+    expect(f.events.map((e) => e.type)).toEqual([
+      'account.enrolled',
+      'test.appended',
+      'test.appended',
+      'test.live',
+      'test.live',
+    ]);
     expect(f.events.every((e) => e.cursor === e.data.cursor)).toBe(true);
     await f.until(() => f.stream.cursor === f.events.at(-1)!.cursor, 'the cursor to move past the last event handled');
     f.stream.close();
@@ -115,7 +146,15 @@ describe('sdk/sse against the server', () => {
     await new Promise((r) => setTimeout(r, 100));
 
     const types = f.events.map((e) => e.type);
-    expect(types).toEqual(['account.enrolled', 'test.before', 'test.before', 'test.before', 'test.while_reconnecting', 'test.while_reconnecting', 'test.after']);
+    expect(types).toEqual([
+      'account.enrolled',
+      'test.before',
+      'test.before',
+      'test.before',
+      'test.while_reconnecting',
+      'test.while_reconnecting',
+      'test.after',
+    ]);
     const listed = (await server.request('GET', '/api/v1/events', { token })).json().items.map((e: any) => e.cursor);
     expect(f.events.map((e) => e.cursor)).toEqual(listed);
     f.stream.close();
@@ -125,7 +164,10 @@ describe('sdk/sse against the server', () => {
     const { token, projectId } = await server.enroll();
     await append(projectId, 2);
     const resyncs: ResyncRequired[] = [];
-    const f = follow('/api/v1/events/stream', token, { cursor: 'forged.cursor', onResync: (r) => void resyncs.push(r) });
+    const f = follow('/api/v1/events/stream', token, {
+      cursor: 'forged.cursor',
+      onResync: (r) => void resyncs.push(r),
+    });
     await f.until(() => resyncs.length === 1 && f.opened() === 2, 'the resync and the resumed connection');
     const [next] = await append(projectId, 1, { type: 'test.next' });
     await f.untilEvents(1);
@@ -152,7 +194,10 @@ describe('sdk/sse against the server', () => {
     const [, hidden] = await append(projectId, 2, { screenId: 'scr_s', runtime: false });
     const cursors: string[] = [];
     const controller = new AbortController();
-    const f = follow('/test/screens/scr_s/events', token, { signal: controller.signal, onCursor: (c) => void cursors.push(c) });
+    const f = follow('/test/screens/scr_s/events', token, {
+      signal: controller.signal,
+      onCursor: (c) => void cursors.push(c),
+    });
     await f.untilEvents(1);
     await f.until(() => cursors.length === 2, 'the stream.cursor frame');
     expect(f.events.map((e) => e.type)).toEqual(['player.reload']);

@@ -51,8 +51,11 @@ export class StreamReader {
 
   static open(server: TestServer, path: string, options: RequestOptions = {}): Promise<StreamReader> {
     return new Promise((resolve, reject) => {
-      const req = server.rawRequest('GET', path, { ...options, headers: { accept: 'text/event-stream', ...options.headers } }, (res) =>
-        resolve(new StreamReader(req, res)),
+      const req = server.rawRequest(
+        'GET',
+        path,
+        { ...options, headers: { accept: 'text/event-stream', ...options.headers } },
+        (res) => resolve(new StreamReader(req, res)),
       );
       req.on('error', reject);
     });
@@ -73,7 +76,11 @@ export class StreamReader {
 
   /** Resolves once `count` frames arrived (or the stream ended), failing after `timeoutMs`. */
   async waitForFrames(count: number, timeoutMs = 5000): Promise<Frame[]> {
-    await this.waitUntil(() => this.frames.length >= count || this.ended, `${count} frames (have ${this.frames.length})`, timeoutMs);
+    await this.waitUntil(
+      () => this.frames.length >= count || this.ended,
+      `${count} frames (have ${this.frames.length})`,
+      timeoutMs,
+    );
     if (this.frames.length < count) throw new Error(`the stream ended after ${this.frames.length} of ${count} frames`);
     return this.frames.slice(0, count);
   }

@@ -59,7 +59,12 @@ export function tenantBearer(generations: readonly Generation[]): Authenticator<
         ])
         .where('credentials.token_hash', '=', hash)
         .executeTakeFirst();
-      if (!row || !safeEqual(row.token_hash, hash) || row.credential_status !== 'active' || row.tenant_status !== 'active') {
+      if (
+        !row ||
+        !safeEqual(row.token_hash, hash) ||
+        row.credential_status !== 'active' ||
+        row.tenant_status !== 'active'
+      ) {
         throw unauthorized('the bearer token is unknown or revoked');
       }
       if (!generations.includes(row.generation)) {

@@ -37,7 +37,10 @@ export function setJsonBodyDeadline(services: Services, ms: number): void {
 
 /** How long a JSON body of `bytes` (what it declares, at most the route's limit) may take in all. */
 export function jsonBodyDeadlineMs(services: Services, bytes: number): number {
-  return deadlineOverrides.get(services) ?? Math.max(JSON_BODY_MIN_DEADLINE_MS, Math.ceil((bytes / JSON_BODY_MIN_BYTES_PER_SECOND) * 1000));
+  return (
+    deadlineOverrides.get(services) ??
+    Math.max(JSON_BODY_MIN_DEADLINE_MS, Math.ceil((bytes / JSON_BODY_MIN_BYTES_PER_SECOND) * 1000))
+  );
 }
 
 /** The client sent no body bytes for `idleMs` while the server waited for them. */
@@ -114,6 +117,7 @@ export function guardBodyProgress(req: Readable, idleMs: number, options: { dead
   guard.once('close', stopTimers);
   req.pipe(guard);
   arm();
-  if (options.deadlineMs !== undefined) deadline = setTimeout(() => fail(new BodyTooSlow(options.deadlineMs!)), options.deadlineMs);
+  if (options.deadlineMs !== undefined)
+    deadline = setTimeout(() => fail(new BodyTooSlow(options.deadlineMs!)), options.deadlineMs);
   return Object.assign(guard, { release });
 }

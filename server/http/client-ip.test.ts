@@ -4,7 +4,10 @@ import { TestServer, clientId, randomKey } from '../testing/harness';
 import { TrustedProxies, isAddressOrRange } from './client-ip';
 
 function request(peer: string, forwardedFor?: string | string[]) {
-  return { socket: { remoteAddress: peer }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } } as never;
+  return {
+    socket: { remoteAddress: peer },
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  } as never;
 }
 
 describe('client IP', () => {
@@ -20,7 +23,9 @@ describe('client IP', () => {
     // Entries left of the first untrusted hop are the client's own words: never believed.
     expect(proxies.clientIp(request('10.1.1.1', '203.0.113.9, 198.51.100.1'))).toBe('198.51.100.1');
     // A chain of trusted proxies is walked through.
-    expect(proxies.clientIp(request('::ffff:10.1.1.1', ['203.0.113.9, 198.51.100.1', '10.2.2.2, 2001:db8::1']))).toBe('198.51.100.1');
+    expect(proxies.clientIp(request('::ffff:10.1.1.1', ['203.0.113.9, 198.51.100.1', '10.2.2.2, 2001:db8::1']))).toBe(
+      '198.51.100.1',
+    );
     // A peer that is not a trusted proxy is the client, even with the header.
     expect(proxies.clientIp(request('192.0.2.7', '198.51.100.1'))).toBe('192.0.2.7');
     // Without the header, or with garbage in it, the trusted proxy itself is all that is known.
@@ -33,7 +38,11 @@ describe('client IP', () => {
 
   it('takes MARQUEE_TRUSTED_PROXIES as comma-separated addresses and CIDR ranges', () => {
     expect(loadConfig({}, []).trustedProxies).toEqual([]);
-    expect(loadConfig({ MARQUEE_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8,fd00::/8' }, []).trustedProxies).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
+    expect(loadConfig({ MARQUEE_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8,fd00::/8' }, []).trustedProxies).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      'fd00::/8',
+    ]);
     expect(() => loadConfig({ MARQUEE_TRUSTED_PROXIES: '10.0.0.0/33' }, [])).toThrow(/MARQUEE_TRUSTED_PROXIES/);
     expect(() => loadConfig({ MARQUEE_TRUSTED_PROXIES: 'proxy.example' }, [])).toThrow(/MARQUEE_TRUSTED_PROXIES/);
     expect(['1.2.3.4', '::1', '10.0.0.0/8', 'fd00::/128'].every(isAddressOrRange)).toBe(true);
@@ -50,7 +59,9 @@ describe('per-IP budgets behind a proxy', () => {
     });
 
   it('gives each forwarded client its own budget when the proxy is trusted', async () => {
-    const server = await TestServer.start({ config: { enrollmentsPerIpPerHour: 1, trustedProxies: ['127.0.0.1', '::1'] } });
+    const server = await TestServer.start({
+      config: { enrollmentsPerIpPerHour: 1, trustedProxies: ['127.0.0.1', '::1'] },
+    });
     try {
       expect((await enroll(server, '198.51.100.1')).status).toBe(201);
       expect((await enroll(server, '198.51.100.2')).status).toBe(201);

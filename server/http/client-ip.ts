@@ -48,7 +48,10 @@ export class TrustedProxies {
     let client = normalized(req.socket.remoteAddress ?? 'unknown');
     if (this.empty || !this.trusts(client)) return client;
     const header = req.headers['x-forwarded-for'];
-    const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((h) => h.trim()).filter((h) => h !== '');
+    const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+      .split(',')
+      .map((h) => h.trim())
+      .filter((h) => h !== '');
     for (let i = hops.length - 1; i >= 0; i--) {
       const hop = normalized(hops[i]!);
       if (net.isIP(hop) === 0) return client;

@@ -66,7 +66,10 @@ export class Dispatcher {
       for (const { entry, matcher } of this.byPlane.get(plane) ?? []) {
         const m = matcher(pathname);
         if (!m) continue;
-        if (entry.method === method || (method === 'HEAD' && entry.method === 'GET' && !this.hasExplicitHead(plane, pathname))) {
+        if (
+          entry.method === method ||
+          (method === 'HEAD' && entry.method === 'GET' && !this.hasExplicitHead(plane, pathname))
+        ) {
           return { kind: 'route', route: entry.route, params: flatten(m.params), plane };
         }
         allow.add(entry.method);
@@ -79,7 +82,9 @@ export class Dispatcher {
   }
 
   private hasExplicitHead(plane: Plane, pathname: string): boolean {
-    return (this.byPlane.get(plane) ?? []).some(({ entry, matcher }) => entry.method === 'HEAD' && matcher(pathname) !== false);
+    return (this.byPlane.get(plane) ?? []).some(
+      ({ entry, matcher }) => entry.method === 'HEAD' && matcher(pathname) !== false,
+    );
   }
 }
 

@@ -42,9 +42,13 @@ export class IdempotencyRecords {
 
   static validateKey(key: string): void {
     if (key.length < IDEMPOTENCY_KEY_MIN || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
-      throw problem('invalid_request', `Idempotency-Key must be ${IDEMPOTENCY_KEY_MIN} to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters`, {
-        errors: [{ field: 'Idempotency-Key', code: 'invalid', detail: 'length 8 to 200, visible ASCII' }],
-      });
+      throw problem(
+        'invalid_request',
+        `Idempotency-Key must be ${IDEMPOTENCY_KEY_MIN} to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters`,
+        {
+          errors: [{ field: 'Idempotency-Key', code: 'invalid', detail: 'length 8 to 200, visible ASCII' }],
+        },
+      );
     }
   }
 
@@ -74,9 +78,18 @@ export class IdempotencyRecords {
    * Records the answer; must run in the effect's transaction. Replaces an expired record of the same
    * key. With `eraseBodyAfterMs`, the body is erased that long after now (eraseExpiredBodies).
    */
-  async record(tx: Tx, id: RecordId, fingerprint: string, answer: Reply, now: number, retentionMs: number, eraseBodyAfterMs?: number): Promise<void> {
+  async record(
+    tx: Tx,
+    id: RecordId,
+    fingerprint: string,
+    answer: Reply,
+    now: number,
+    retentionMs: number,
+    eraseBodyAfterMs?: number,
+  ): Promise<void> {
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(answer.headers ?? {})) if (RECORDED_HEADERS.has(name.toLowerCase())) headers[name] = value;
+    for (const [name, value] of Object.entries(answer.headers ?? {}))
+      if (RECORDED_HEADERS.has(name.toLowerCase())) headers[name] = value;
     if (answer.revision !== undefined) headers.ETag = `"${answer.revision}"`;
     await tx
       .deleteFrom('idempotency_records')
@@ -109,7 +122,8 @@ export class IdempotencyRecords {
     const deadline = Date.now() + CONCURRENT_WAIT_MS;
     while (this.inFlight.has(name)) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw problem('idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry later');
+      if (remaining <= 0)
+        throw problem('idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry later');
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.inFlight.get(name), new Promise<void>((r) => (timer = setTimeout(r, remaining)))]);
       clearTimeout(timer);

@@ -26,7 +26,10 @@ const extraRoutes: RouteEntry[] = [
     method: 'POST',
     path: '/test/echo',
     route: mutation(
-      { body: z.strictObject({ name: z.string().min(1), nested: z.strictObject({ n: z.number() }).optional() }), idempotency: 'required' },
+      {
+        body: z.strictObject({ name: z.string().min(1), nested: z.strictObject({ n: z.number() }).optional() }),
+        idempotency: 'required',
+      },
       async (ctx) => {
         executions++;
         return reply.created({ name: ctx.body.name, execution: executions }, { headers: { Location: '/test/echo/1' } });
@@ -47,7 +50,9 @@ const extraRoutes: RouteEntry[] = [
     plane: 'control',
     method: 'POST',
     path: '/test/limited',
-    route: mutation({ rateLimits: () => [{ name: 'test-budget', limit: 2, windowSeconds: 60, key: 'k' }] }, async () => reply.noContent()),
+    route: mutation({ rateLimits: () => [{ name: 'test-budget', limit: 2, windowSeconds: 60, key: 'k' }] }, async () =>
+      reply.noContent(),
+    ),
   },
   {
     plane: 'control',
@@ -70,7 +75,9 @@ const extraRoutes: RouteEntry[] = [
     plane: 'control',
     method: 'POST',
     path: '/test/one-time',
-    route: mutation({ idempotency: { mode: 'required', eraseBodyAfterMs: 60_000 } }, async () => reply.created({ secret: 'one-time-value' })),
+    route: mutation({ idempotency: { mode: 'required', eraseBodyAfterMs: 60_000 } }, async () =>
+      reply.created({ secret: 'one-time-value' }),
+    ),
   },
   {
     plane: 'control',
@@ -141,7 +148,10 @@ describe('problems', () => {
 
 describe('strict JSON validation', () => {
   it('names an unknown field', async () => {
-    const res = await server.request('POST', '/test/echo', { json: { name: 'a', colour: 'red' }, idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/test/echo', {
+      json: { name: 'a', colour: 'red' },
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(400);
     const body = res.json();
     expect(body.code).toBe('invalid_request');
@@ -149,7 +159,10 @@ describe('strict JSON validation', () => {
   });
 
   it('names an unknown nested field by its path', async () => {
-    const res = await server.request('POST', '/test/echo', { json: { name: 'a', nested: { n: 1, m: 2 } }, idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/test/echo', {
+      json: { name: 'a', nested: { n: 1, m: 2 } },
+      idempotencyKey: randomKey(),
+    });
     expect(res.json().errors[0].field).toBe('nested.m');
   });
 
@@ -160,19 +173,31 @@ describe('strict JSON validation', () => {
   });
 
   it('refuses malformed JSON as invalid_request', async () => {
-    const res = await server.request('POST', '/test/echo', { body: '{"name": ', headers: { 'content-type': 'application/json' }, idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/test/echo', {
+      body: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(400);
     expect(res.json().errors[0].code).toBe('malformed_json');
   });
 
   it('refuses a non-JSON content type', async () => {
-    const res = await server.request('POST', '/test/echo', { body: 'name=a', headers: { 'content-type': 'application/x-www-form-urlencoded' }, idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/test/echo', {
+      body: 'name=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(400);
   });
 
   it('refuses a body over the route limit without reading it all', async () => {
     const big = JSON.stringify({ name: 'x'.repeat(70 * 1024) });
-    const res = await server.request('POST', '/test/echo', { body: big, headers: { 'content-type': 'application/json' }, idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/test/echo', {
+      body: big,
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(400);
     expect(res.json().errors[0]).toMatchObject({ field: 'body', code: 'too_large' });
   });
@@ -200,14 +225,26 @@ describe('strict JSON validation', () => {
   it('counts only brackets outside strings, and takes exactly the limit', async () => {
     // The limit itself passes the depth check (and reaches the schema); one more is refused.
     const atLimit = `{"name":"a","nested":${nested(MAX_JSON_DEPTH - 1, '{"x":', '}')}}`;
-    const res = await server.request('POST', '/test/echo', { body: atLimit, headers: { 'content-type': 'application/json' }, idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/test/echo', {
+      body: atLimit,
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
     expect(res.json().errors[0].code).not.toBe('too_deep');
     const past = `{"name":"a","nested":${nested(MAX_JSON_DEPTH, '{"x":', '}')}}`;
-    const refused = await server.request('POST', '/test/echo', { body: past, headers: { 'content-type': 'application/json' }, idempotencyKey: randomKey() });
+    const refused = await server.request('POST', '/test/echo', {
+      body: past,
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
     expect(refused.json().errors[0].code).toBe('too_deep');
     // Brackets and escaped quotes inside a string are text, not nesting.
     const inString = JSON.stringify({ name: `\\"${'['.repeat(5000)}{{{` });
-    const ok = await server.request('POST', '/test/echo', { body: inString, headers: { 'content-type': 'application/json' }, idempotencyKey: randomKey() });
+    const ok = await server.request('POST', '/test/echo', {
+      body: inString,
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
     expect(ok.status, ok.text).toBe(201);
   });
 
@@ -244,17 +281,30 @@ describe('idempotency records', () => {
   });
 
   it('requires the key where the route says so, and bounds its length to 8..200', async () => {
-    expect((await server.request('POST', '/test/echo', { json: { name: 'a' } })).json().errors[0]).toMatchObject({ field: 'Idempotency-Key', code: 'required' });
-    expect((await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'short' })).status).toBe(400);
-    expect((await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'k'.repeat(201) })).status).toBe(400);
-    expect((await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'k'.repeat(200) })).status).toBe(201);
-    expect((await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'k'.repeat(8) })).status).toBe(201);
+    expect((await server.request('POST', '/test/echo', { json: { name: 'a' } })).json().errors[0]).toMatchObject({
+      field: 'Idempotency-Key',
+      code: 'required',
+    });
+    expect((await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'short' })).status).toBe(
+      400,
+    );
+    expect(
+      (await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'k'.repeat(201) })).status,
+    ).toBe(400);
+    expect(
+      (await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'k'.repeat(200) })).status,
+    ).toBe(201);
+    expect(
+      (await server.request('POST', '/test/echo', { json: { name: 'a' }, idempotencyKey: 'k'.repeat(8) })).status,
+    ).toBe(201);
   });
 
   it('runs concurrent duplicates once and answers both with the same result', async () => {
     const key = randomKey();
     const before = slowExecutions;
-    const results = await Promise.all(Array.from({ length: 5 }, () => server.request('POST', '/test/slow', { idempotencyKey: key })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => server.request('POST', '/test/slow', { idempotencyKey: key })),
+    );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
     expect(new Set(results.map((r) => r.text)).size).toBe(1);
     expect(slowExecutions).toBe(before + 1);
@@ -263,7 +313,9 @@ describe('idempotency records', () => {
   it('does not record a failed request, so it has no effect and may be retried', async () => {
     const key = randomKey();
     expect((await server.request('POST', '/test/failing-effect', { idempotencyKey: key })).status).toBe(409);
-    expect((await server.request('POST', '/test/failing-effect', { idempotencyKey: key })).json().code).toBe('resource_conflict');
+    expect((await server.request('POST', '/test/failing-effect', { idempotencyKey: key })).json().code).toBe(
+      'resource_conflict',
+    );
   });
 
   it('forgets records after 24 hours', async () => {
@@ -278,7 +330,14 @@ describe('idempotency records', () => {
     const [oneTime, plain] = [randomKey(), randomKey()];
     await server.request('POST', '/test/one-time', { idempotencyKey: oneTime });
     await server.request('POST', '/test/echo', { json: { name: 'kept' }, idempotencyKey: plain });
-    const body = async (key: string) => (await server.services.store.db.selectFrom('idempotency_records').select('body').where('key', '=', key).executeTakeFirstOrThrow()).body;
+    const body = async (key: string) =>
+      (
+        await server.services.store.db
+          .selectFrom('idempotency_records')
+          .select('body')
+          .where('key', '=', key)
+          .executeTakeFirstOrThrow()
+      ).body;
     server.clock.advance(59_000);
     await server.services.housekeeping.runAll();
     expect(await body(oneTime)).not.toBeNull();
@@ -294,9 +353,16 @@ describe('idempotency records', () => {
     for (let i = 0; i < 200_000; i++) cursor.push((cursor = []));
     expect(canonicalJson(deep)).toBe('['.repeat(200_001) + ']'.repeat(200_001));
     // The same text as before the iterative form, so recorded fingerprints stay valid.
-    expect(canonicalJson(['POST', '/p', '', { b: [1, { d: null, c: 'x' }], a: undefined, 'é': true, z: {} }, null, [['x-h', null]]])).toBe(
-      '["POST","/p","",{"b":[1,{"c":"x","d":null}],"z":{},"é":true},null,[["x-h",null]]]',
-    );
+    expect(
+      canonicalJson([
+        'POST',
+        '/p',
+        '',
+        { b: [1, { d: null, c: 'x' }], a: undefined, é: true, z: {} },
+        null,
+        [['x-h', null]],
+      ]),
+    ).toBe('["POST","/p","",{"b":[1,{"c":"x","d":null}],"z":{},"é":true},null,[["x-h",null]]]');
     expect(canonicalJson(undefined)).toBe('null');
     expect(canonicalJson([undefined, 1])).toBe('[null,1]');
   });
@@ -305,8 +371,16 @@ describe('idempotency records', () => {
     const a = await server.enroll();
     const b = await server.enroll();
     const key = randomKey();
-    const pa = await server.request('PATCH', '/api/v1/project', { token: a.token, json: { name: 'Alpha' }, idempotencyKey: key });
-    const pb = await server.request('PATCH', '/api/v1/project', { token: b.token, json: { name: 'Beta' }, idempotencyKey: key });
+    const pa = await server.request('PATCH', '/api/v1/project', {
+      token: a.token,
+      json: { name: 'Alpha' },
+      idempotencyKey: key,
+    });
+    const pb = await server.request('PATCH', '/api/v1/project', {
+      token: b.token,
+      json: { name: 'Beta' },
+      idempotencyKey: key,
+    });
     expect(pa.json().name).toBe('Alpha');
     expect(pb.json().name).toBe('Beta');
   });
@@ -325,7 +399,10 @@ describe('revisions', () => {
   });
 
   it('requires If-Match where the route says so and rejects malformed values', async () => {
-    expect((await server.request('PUT', '/test/revisioned')).json().errors[0]).toMatchObject({ field: 'If-Match', code: 'required' });
+    expect((await server.request('PUT', '/test/revisioned')).json().errors[0]).toMatchObject({
+      field: 'If-Match',
+      code: 'required',
+    });
     expect((await server.request('PUT', '/test/revisioned', { ifMatch: 'W/"3"' })).status).toBe(400);
     expect((await server.request('PUT', '/test/revisioned', { ifMatch: '"0"' })).status).toBe(400);
   });
@@ -349,7 +426,8 @@ describe('rate budgets', () => {
 describe('the rate budget table', () => {
   const budget = (key: string, windowSeconds = 60) => ({ name: 'b', limit: 2, windowSeconds, key });
   /** Characters of keys held (the table is private: this is what its memory grows with). */
-  const keyChars = (limiter: MemoryRateLimiter) => [...(limiter as unknown as { windows: Map<string, unknown> }).windows.keys()].reduce((n, k) => n + k.length, 0);
+  const keyChars = (limiter: MemoryRateLimiter) =>
+    [...(limiter as unknown as { windows: Map<string, unknown> }).windows.keys()].reduce((n, k) => n + k.length, 0);
 
   it('holds a long key as a fixed-size digest, still counting it apart from others', () => {
     const limiter = new MemoryRateLimiter();
@@ -384,7 +462,11 @@ describe('capability areas', () => {
   it('refuses a route outside the credential areas with a forbidden problem naming the area', async () => {
     const { token, projectId } = await server.enroll();
     const db = server.services.store.db;
-    await db.updateTable('credentials').set({ areas: JSON.stringify(['content']) }).where('tenant_id', '=', projectId).execute();
+    await db
+      .updateTable('credentials')
+      .set({ areas: JSON.stringify(['content']) })
+      .where('tenant_id', '=', projectId)
+      .execute();
     const res = await server.request('GET', '/test/whoami', { token });
     expect(res.status).toBe(403);
     expect(res.json().detail).toContain('"screens"');
@@ -392,13 +474,21 @@ describe('capability areas', () => {
 
   it('lets the reports area read any area', async () => {
     const { token, projectId } = await server.enroll();
-    await server.services.store.db.updateTable('credentials').set({ areas: JSON.stringify(['reports']) }).where('tenant_id', '=', projectId).execute();
+    await server.services.store.db
+      .updateTable('credentials')
+      .set({ areas: JSON.stringify(['reports']) })
+      .where('tenant_id', '=', projectId)
+      .execute();
     expect((await server.request('GET', '/test/whoami', { token })).status).toBe(200);
   });
 
   it('fails closed when the plan is not in the catalog', async () => {
     const { token, projectId } = await server.enroll();
-    await server.services.store.db.updateTable('tenants').set({ plan: 'platinum-legacy' }).where('id', '=', projectId).execute();
+    await server.services.store.db
+      .updateTable('tenants')
+      .set({ plan: 'platinum-legacy' })
+      .where('id', '=', projectId)
+      .execute();
     const res = await server.request('GET', '/test/whoami', { token });
     expect(res.status).toBe(403);
     expect(res.json().detail).toContain('platinum-legacy');
@@ -410,7 +500,14 @@ describe('the credit meter', () => {
   it('answers 500 to every request whose debit failed in the database, and charges none of them', async () => {
     const { token, projectId } = await server.enroll();
     const { store } = server.services;
-    const credits = async () => (await store.db.selectFrom('tenants').select('credit_millis').where('id', '=', projectId).executeTakeFirstOrThrow()).credit_millis;
+    const credits = async () =>
+      (
+        await store.db
+          .selectFrom('tenants')
+          .select('credit_millis')
+          .where('id', '=', projectId)
+          .executeTakeFirstOrThrow()
+      ).credit_millis;
     const before = await credits();
     const transaction = store.transaction;
     const original = transaction.bind(store);

@@ -8,7 +8,13 @@ import { applyMonthlyGrant, creditHeaders, creditState, REQUEST_COST_MILLIS, utc
 import { RequestMeter } from '../tenants/request-meter';
 import { isTenantPrincipal, type TenantPrincipal } from './auth';
 import { bodyIdleTimeoutMs, jsonBodyDeadlineMs } from './body-progress';
-import { IdempotencyRecords, ReplayInstead, IDEMPOTENCY_RETENTION_MS, type RecordedAnswer, type RecordId } from './idempotency';
+import {
+  IdempotencyRecords,
+  ReplayInstead,
+  IDEMPOTENCY_RETENTION_MS,
+  type RecordedAnswer,
+  type RecordId,
+} from './idempotency';
 import { problem, type Generation } from './problem';
 import { sendProblem } from './problem-response';
 import { admit } from './rate-limit';
@@ -47,7 +53,9 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
 
   checkRevision(current: number): void {
     if (this.ifMatch !== undefined && this.ifMatch !== current) {
-      throw problem('revision_conflict', `If-Match "${this.ifMatch}" is stale; the current revision is ${current}`, { current_revision: current });
+      throw problem('revision_conflict', `If-Match "${this.ifMatch}" is stale; the current revision is ${current}`, {
+        current_revision: current,
+      });
     }
   }
 
@@ -61,7 +69,15 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
       }
       const answer = await fn(work);
       if (record && answer.status >= 200 && answer.status < 300) {
-        await records.record(work.db, record.id, record.fingerprint, answer, this.now, record.policy.retentionMs ?? IDEMPOTENCY_RETENTION_MS, record.policy.eraseBodyAfterMs);
+        await records.record(
+          work.db,
+          record.id,
+          record.fingerprint,
+          answer,
+          this.now,
+          record.policy.retentionMs ?? IDEMPOTENCY_RETENTION_MS,
+          record.policy.eraseBodyAfterMs,
+        );
       }
       return answer;
     });
@@ -87,7 +103,13 @@ function parseIfMatch(header: string | undefined): number | undefined {
   return Number(match[1]);
 }
 
-export async function runRoute(match: RouteMatch, req: Request, res: Response, services: Services, requestId: string): Promise<void> {
+export async function runRoute(
+  match: RouteMatch,
+  req: Request,
+  res: Response,
+  services: Services,
+  requestId: string,
+): Promise<void> {
   const { policy, handler } = match.route;
   const ctx = new Context(req, res, services, requestId, match.params);
   const url = new URL(req.originalUrl, 'http://request.invalid');
@@ -103,7 +125,10 @@ export async function runRoute(match: RouteMatch, req: Request, res: Response, s
 
     let rawBody: Buffer | undefined;
     if (policy.body !== 'raw') {
-      rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, { idleMs: bodyIdleTimeoutMs(services), deadlineMs: (bytes) => jsonBodyDeadlineMs(services, bytes) });
+      rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, {
+        idleMs: bodyIdleTimeoutMs(services),
+        deadlineMs: (bytes) => jsonBodyDeadlineMs(services, bytes),
+      });
       ctx.body = parseJson(req, rawBody);
     }
 
@@ -122,10 +147,24 @@ export async function runRoute(match: RouteMatch, req: Request, res: Response, s
     if (idem && idemMode !== 'none' && typeof key === 'string') {
       IdempotencyRecords.validateKey(key);
       ctx.idempotencyKey = key;
-      const headers = (idem.fingerprintHeaders ?? []).map((h) => [h.toLowerCase(), req.headers[h.toLowerCase()] ?? null]);
+      const headers = (idem.fingerprintHeaders ?? []).map((h) => [
+        h.toLowerCase(),
+        req.headers[h.toLowerCase()] ?? null,
+      ]);
       ctx.record = {
-        id: { scope: ctx.principal?.scope ?? idem.anonymousScope?.(ctx) ?? 'anon', route: `${req.method} ${url.pathname}`, key },
-        fingerprint: IdempotencyRecords.fingerprint([req.method, url.pathname, url.search, ctx.body ?? null, ctx.ifMatch ?? null, headers]),
+        id: {
+          scope: ctx.principal?.scope ?? idem.anonymousScope?.(ctx) ?? 'anon',
+          route: `${req.method} ${url.pathname}`,
+          key,
+        },
+        fingerprint: IdempotencyRecords.fingerprint([
+          req.method,
+          url.pathname,
+          url.search,
+          ctx.body ?? null,
+          ctx.ifMatch ?? null,
+          headers,
+        ]),
         policy: idem,
       };
     } else if (idemMode === 'required') {
@@ -139,10 +178,13 @@ export async function runRoute(match: RouteMatch, req: Request, res: Response, s
         const existing = await idempotencyRecords(services).find(services.store.db, ctx.record.id, ctx.now);
         if (existing) return replay(ctx, existing);
       }
-      if (policy.rateLimits) Object.assign(ctx.answerHeaders, admit(services.rateLimiter, policy.rateLimits(ctx as never), ctx.now));
+      if (policy.rateLimits)
+        Object.assign(ctx.answerHeaders, admit(services.rateLimiter, policy.rateLimits(ctx as never), ctx.now));
       if (policy.body !== undefined && policy.body !== 'raw') ctx.body = validate(policy.body, ctx.body, 'body');
       else if (policy.body === undefined && ctx.body !== undefined && !isEmptyObject(ctx.body)) {
-        throw problem('invalid_request', 'this route takes no request body', { errors: [{ field: 'body', code: 'unexpected', detail: 'send no body' }] });
+        throw problem('invalid_request', 'this route takes no request body', {
+          errors: [{ field: 'body', code: 'unexpected', detail: 'send no body' }],
+        });
       }
       let answer: Reply | void;
       try {
@@ -172,7 +214,10 @@ export async function runRoute(match: RouteMatch, req: Request, res: Response, s
 
 async function replay(ctx: Context, recorded: RecordedAnswer): Promise<void> {
   if (recorded.fingerprint !== ctx.record!.fingerprint) {
-    throw problem('idempotency_mismatch', 'this Idempotency-Key was used with a different request; use a new key for a new request');
+    throw problem(
+      'idempotency_mismatch',
+      'this Idempotency-Key was used with a different request; use a new key for a new request',
+    );
   }
   await ctx.record!.policy.onReplay?.(ctx, recorded);
   send(ctx.res, { status: recorded.status, headers: recorded.headers, body: recorded.body }, ctx.answerHeaders);
@@ -190,15 +235,24 @@ function send(res: Response, answer: Reply, extra: Record<string, string>): void
   res.end(JSON.stringify(answer.body));
 }
 
-function checkArea(principal: TenantPrincipal, area: NonNullable<RouteHandler['policy']['area']>, method: string): void {
+function checkArea(
+  principal: TenantPrincipal,
+  area: NonNullable<RouteHandler['policy']['area']>,
+  method: string,
+): void {
   if (principal.realm !== 'project') return;
   if (principal.areas.has(area)) return;
   // spec: a credential with the reports area also reads any area.
   if ((method === 'GET' || method === 'HEAD') && principal.areas.has('reports')) return;
-  if (principal.areas.size === 0) throw problem('forbidden', `the project's plan "${principal.plan}" is not in the plan catalog; nothing is allowed`);
-  throw problem('forbidden', `this credential lacks the "${area}" capability area; connect a new agent installation with the ${area} capability`, {
-    extensions: { missing_capability: area },
-  });
+  if (principal.areas.size === 0)
+    throw problem('forbidden', `the project's plan "${principal.plan}" is not in the plan catalog; nothing is allowed`);
+  throw problem(
+    'forbidden',
+    `this credential lacks the "${area}" capability area; connect a new agent installation with the ${area} capability`,
+    {
+      extensions: { missing_capability: area },
+    },
+  );
 }
 
 /** Debits the request (exempt routes only read the balance); the credit headers go on any answer. */
@@ -207,7 +261,10 @@ async function meter(ctx: Context, principal: TenantPrincipal, debits: boolean):
   // Exempt routes read the balance the authentication query already fetched, unless a new UTC
   // month's grant is due first.
   if (!debits && principal.credits.grantMonth >= utcMonth(ctx.now)) {
-    Object.assign(ctx.answerHeaders, creditHeaders({ millis: principal.credits.millis, plan: principal.plan }, ctx.now));
+    Object.assign(
+      ctx.answerHeaders,
+      creditHeaders({ millis: principal.credits.millis, plan: principal.plan }, ctx.now),
+    );
     return;
   }
   const known = { plan: principal.plan, grantMonth: principal.credits.grantMonth };

@@ -1,7 +1,15 @@
 // Renders RFC 9457 problem documents. Unexpected errors become internal_error without internals.
 import type { Response } from 'express';
 import { redactPath, type Logger } from '../logger';
-import { PROBLEM_CODES, ProblemError, problem, problemTypeUri, retryAfterOf, statusOf, type Generation } from './problem';
+import {
+  PROBLEM_CODES,
+  ProblemError,
+  problem,
+  problemTypeUri,
+  retryAfterOf,
+  statusOf,
+  type Generation,
+} from './problem';
 
 export interface ProblemContext {
   controlOrigin: string;

@@ -20,7 +20,11 @@ export const PROBLEM_CODES = {
   not_found: { title: 'Resource not found', status: 404 },
   method_not_allowed: { title: 'Method not allowed', status: 405 },
   idempotency_mismatch: { title: 'Idempotency key reused with a different request', status: 409 },
-  idempotency_in_progress: { title: 'A request with this idempotency key is still running', status: 409, retryAfter: 1 },
+  idempotency_in_progress: {
+    title: 'A request with this idempotency key is still running',
+    status: 409,
+    retryAfter: 1,
+  },
   account_exists: { title: 'Account already exists', status: 409 },
   resource_conflict: { title: 'State conflicts with the request', status: 409 },
   application_in_use: { title: 'A live manifest references the application', status: 409 },

@@ -62,7 +62,10 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweep(now);
     const windowMs = budget.windowSeconds * 1000;
     const start = Math.floor(now / windowMs) * windowMs;
-    const key = budget.key.length > MAX_RATE_KEY_CHARS ? `sha256:${crypto.createHash('sha256').update(budget.key).digest('base64url')}` : budget.key;
+    const key =
+      budget.key.length > MAX_RATE_KEY_CHARS
+        ? `sha256:${crypto.createHash('sha256').update(budget.key).digest('base64url')}`
+        : budget.key;
     const id = `${budget.name}\u0000${key}`;
     let window = this.windows.get(id);
     if (!window || window.start !== start) {
@@ -71,7 +74,8 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     const cost = budget.cost ?? 1;
     const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
-    if (window.used + cost > budget.limit) return { allowed: false, remaining: Math.max(0, budget.limit - window.used), resetSeconds };
+    if (window.used + cost > budget.limit)
+      return { allowed: false, remaining: Math.max(0, budget.limit - window.used), resetSeconds };
     if (spend) window.used += cost;
     return { allowed: true, remaining: budget.limit - window.used - (spend ? 0 : cost), resetSeconds };
   }
@@ -119,5 +123,7 @@ export function admit(limiter: RateLimiter, budgets: RateBudget[], now: number):
     headers['RateLimit-Policy']!.push(h['RateLimit-Policy']!);
     headers.RateLimit!.push(h.RateLimit!);
   }
-  return budgets.length === 0 ? {} : { 'RateLimit-Policy': headers['RateLimit-Policy']!.join(', '), RateLimit: headers.RateLimit!.join(', ') };
+  return budgets.length === 0
+    ? {}
+    : { 'RateLimit-Policy': headers['RateLimit-Policy']!.join(', '), RateLimit: headers.RateLimit!.join(', ') };
 }

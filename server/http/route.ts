@@ -13,7 +13,16 @@ import type { CapabilityArea } from '../../sdk/contract/tenants';
 
 export { CAPABILITY_AREAS, type CapabilityArea } from '../../sdk/contract/tenants';
 
-export type Realm = 'none' | 'account' | 'project' | 'pairing' | 'device' | 'runtime' | 'release' | 'dashboard' | 'operator';
+export type Realm =
+  | 'none'
+  | 'account'
+  | 'project'
+  | 'pairing'
+  | 'device'
+  | 'runtime'
+  | 'release'
+  | 'dashboard'
+  | 'operator';
 
 export interface Principal {
   realm: Realm;

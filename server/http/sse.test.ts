@@ -67,7 +67,10 @@ describe('HEAD of an event stream', () => {
   });
 
   it('still streams a GET', async () => {
-    const { statuses, text } = await pipelinedAnswers([`GET /test/declared-stream HTTP/1.1\r\nHost: ${server.host}\r\n\r\n`], 300);
+    const { statuses, text } = await pipelinedAnswers(
+      [`GET /test/declared-stream HTTP/1.1\r\nHost: ${server.host}\r\n\r\n`],
+      300,
+    );
     expect(statuses).toEqual(['HTTP/1.1 200']);
     expect(text).toContain('retry: 3000');
     expect(handlerRuns).toBe(1);

@@ -46,7 +46,10 @@ export const SSE_HEADERS = {
  * holding it open would only hold the connection (and any request pipelined behind it).
  */
 export function answerSseHead(res: Response, headers?: Record<string, string>): void {
-  res.status(200).set({ ...SSE_HEADERS, ...headers }).end();
+  res
+    .status(200)
+    .set({ ...SSE_HEADERS, ...headers })
+    .end();
 }
 
 const CLOSED: SseStream = {

@@ -30,7 +30,9 @@ export async function readBody(req: Request, limit: number, times: BodyTimes): P
   if (declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  const body = guardBodyProgress(req, times.idleMs, { deadlineMs: times.deadlineMs(Number.isFinite(declared) ? declared : limit) });
+  const body = guardBodyProgress(req, times.idleMs, {
+    deadlineMs: times.deadlineMs(Number.isFinite(declared) ? declared : limit),
+  });
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       size += chunk.length;
@@ -39,10 +41,16 @@ export async function readBody(req: Request, limit: number, times: BodyTimes): P
     }
   } catch (error) {
     if (error instanceof BodyStalled) {
-      throw problem('invalid_request', error.message, { headers: { Connection: 'close' }, errors: [{ field: 'body', code: 'stalled', detail: error.message }] });
+      throw problem('invalid_request', error.message, {
+        headers: { Connection: 'close' },
+        errors: [{ field: 'body', code: 'stalled', detail: error.message }],
+      });
     }
     if (error instanceof BodyTooSlow) {
-      throw problem('invalid_request', error.message, { headers: { Connection: 'close' }, errors: [{ field: 'body', code: 'too_slow', detail: error.message }] });
+      throw problem('invalid_request', error.message, {
+        headers: { Connection: 'close' },
+        errors: [{ field: 'body', code: 'too_slow', detail: error.message }],
+      });
     }
     throw error;
   } finally {
@@ -118,7 +126,11 @@ export function fieldErrors(error: z.ZodError, where: 'body' | 'query'): FieldEr
     const base = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        errors.push({ field: join(where, [...base, key]), code: 'unknown_field', detail: `unknown field ${JSON.stringify(key)}` });
+        errors.push({
+          field: join(where, [...base, key]),
+          code: 'unknown_field',
+          detail: `unknown field ${JSON.stringify(key)}`,
+        });
       }
     } else {
       const code = issue.code === 'invalid_type' && issue.input === undefined ? 'required' : issue.code;
@@ -137,7 +149,10 @@ function join(where: string, path: string[]): string {
 export function queryObject(url: URL): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of url.searchParams) {
-    if (key in out) throw problem('invalid_request', `query parameter ${key} is repeated`, { errors: [{ field: key, code: 'repeated', detail: 'send it once' }] });
+    if (key in out)
+      throw problem('invalid_request', `query parameter ${key} is repeated`, {
+        errors: [{ field: key, code: 'repeated', detail: 'send it once' }],
+      });
     out[key] = value;
   }
   return out;

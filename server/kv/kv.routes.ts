@@ -13,7 +13,9 @@ const OWNER_WRITES_PER_MINUTE = 600; // per tenant: ample for scripts, a bound o
 export const KV_WRITE_BODY_LIMIT = 1_400_000 + 1024;
 
 const KvListQuery = z.strictObject({ cursor: z.string().max(KV_LIST_CURSOR_MAX).optional() });
-const ownerWrites = (ctx: { principal: TenantPrincipal }) => [{ name: 'kv-owner-write', limit: OWNER_WRITES_PER_MINUTE, windowSeconds: 60, key: ctx.principal.tenantId }];
+const ownerWrites = (ctx: { principal: TenantPrincipal }) => [
+  { name: 'kv-owner-write', limit: OWNER_WRITES_PER_MINUTE, windowSeconds: 60, key: ctx.principal.tenantId },
+];
 
 export const listKv = query({ auth: anyBearer, area: 'content', query: KvListQuery }, async (ctx) => {
   const { db } = ctx.services.store;
@@ -30,11 +32,27 @@ export const getKv = query({ auth: anyBearer, area: 'content' }, async (ctx) => 
 });
 
 export const putKv = mutation(
-  { auth: anyBearer, area: 'content', body: KVWriteBody, bodyLimit: KV_WRITE_BODY_LIMIT, idempotency: 'required', ifMatch: 'optional', rateLimits: ownerWrites },
+  {
+    auth: anyBearer,
+    area: 'content',
+    body: KVWriteBody,
+    bodyLimit: KV_WRITE_BODY_LIMIT,
+    idempotency: 'required',
+    ifMatch: 'optional',
+    rateLimits: ownerWrites,
+  },
   async (ctx, work) => {
     const key = kvKeyOf(ctx.params.key);
     const app = await findApplication(work.db, ctx.principal.tenantId, ctx.params.id!);
-    const entry = await writeEntry(ctx.services, work, { tenantId: app.tenant_id, applicationId: app.id, requestId: ctx.requestId }, key, ctx.body, ctx.ifMatch, ctx.now);
+    const entry = await writeEntry(
+      ctx.services,
+      work,
+      { tenantId: app.tenant_id, applicationId: app.id, requestId: ctx.requestId },
+      key,
+      ctx.body,
+      ctx.ifMatch,
+      ctx.now,
+    );
     return reply.ok(entry, { revision: entry.revision });
   },
 );
@@ -44,7 +62,14 @@ export const deleteKv = mutation(
   async (ctx, work) => {
     const key = kvKeyOf(ctx.params.key);
     const app = await findApplication(work.db, ctx.principal.tenantId, ctx.params.id!);
-    await deleteEntry(ctx.services, work, { tenantId: app.tenant_id, applicationId: app.id, requestId: ctx.requestId }, key, ctx.ifMatch!, ctx.now);
+    await deleteEntry(
+      ctx.services,
+      work,
+      { tenantId: app.tenant_id, applicationId: app.id, requestId: ctx.requestId },
+      key,
+      ctx.ifMatch!,
+      ctx.now,
+    );
     return reply.noContent();
   },
 );

@@ -85,8 +85,19 @@ function summaryView(row: Omit<KvEntryTable, 'value'>): KVSummary {
   };
 }
 
-async function findRow(db: Db | Tx, tenantId: string, applicationId: string, key: string): Promise<KvEntryTable | undefined> {
-  return db.selectFrom('kv_entries').selectAll().where('application_id', '=', applicationId).where('key', '=', key).where('tenant_id', '=', tenantId).executeTakeFirst();
+async function findRow(
+  db: Db | Tx,
+  tenantId: string,
+  applicationId: string,
+  key: string,
+): Promise<KvEntryTable | undefined> {
+  return db
+    .selectFrom('kv_entries')
+    .selectAll()
+    .where('application_id', '=', applicationId)
+    .where('key', '=', key)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
 }
 
 export async function readEntry(db: Db | Tx, tenantId: string, applicationId: string, key: string): Promise<KVEntry> {
@@ -96,17 +107,39 @@ export async function readEntry(db: Db | Tx, tenantId: string, applicationId: st
 }
 
 /** A page of live entries in UTF-8 byte order of their keys (SQLite compares text bytewise). */
-export async function listEntries(db: Db | Tx, tenantId: string, applicationId: string, cursor: string | undefined): Promise<KVList> {
+export async function listEntries(
+  db: Db | Tx,
+  tenantId: string,
+  applicationId: string,
+  cursor: string | undefined,
+): Promise<KVList> {
   let q = db
     .selectFrom('kv_entries')
-    .select(['application_id', 'key', 'tenant_id', 'content_type', 'bytes', 'sha256', 'revision', 'created_at', 'updated_at', 'deleted_at'])
+    .select([
+      'application_id',
+      'key',
+      'tenant_id',
+      'content_type',
+      'bytes',
+      'sha256',
+      'revision',
+      'created_at',
+      'updated_at',
+      'deleted_at',
+    ])
     .where('application_id', '=', applicationId)
     .where('tenant_id', '=', tenantId)
     .where('deleted_at', 'is', null);
   if (cursor !== undefined) q = q.where('key', '>', decodeCursor(cursor));
-  const rows = await q.orderBy('key').limit(KV_LIST_MAX_ITEMS + 1).execute();
+  const rows = await q
+    .orderBy('key')
+    .limit(KV_LIST_MAX_ITEMS + 1)
+    .execute();
   const page = rows.slice(0, KV_LIST_MAX_ITEMS);
-  return { items: page.map(summaryView), next_cursor: rows.length > KV_LIST_MAX_ITEMS ? Buffer.from(page.at(-1)!.key).toString('base64url') : null };
+  return {
+    items: page.map(summaryView),
+    next_cursor: rows.length > KV_LIST_MAX_ITEMS ? Buffer.from(page.at(-1)!.key).toString('base64url') : null,
+  };
 }
 
 const CURSOR_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${KV_LIST_CURSOR_MAX}}$`);
@@ -121,16 +154,33 @@ function decodeCursor(cursor: string): string {
  * Creates or updates one entry. Without If-Match it only creates: an existing key answers
  * revision_conflict with its current revision. With If-Match it only updates that revision.
  */
-export async function writeEntry(services: Services, work: Work, writer: KvWriter, key: string, body: KVWriteBody, ifMatch: number | undefined, now: number): Promise<KVEntry> {
+export async function writeEntry(
+  services: Services,
+  work: Work,
+  writer: KvWriter,
+  key: string,
+  body: KVWriteBody,
+  ifMatch: number | undefined,
+  now: number,
+): Promise<KVEntry> {
   const value = Buffer.from(body.value_base64, 'base64');
-  if (value.toString('base64') !== body.value_base64) throw invalidField('value_base64', 'must be canonical standard base64 (padding and trailing bits as an encoder writes them)');
+  if (value.toString('base64') !== body.value_base64)
+    throw invalidField(
+      'value_base64',
+      'must be canonical standard base64 (padding and trailing bits as an encoder writes them)',
+    );
   const existing = await findRow(work.db, writer.tenantId, writer.applicationId, key);
   const live = existing !== undefined && existing.deleted_at === null ? existing : undefined;
   if (live) {
     if (ifMatch === undefined) {
-      throw problem('revision_conflict', `key exists at revision ${live.revision}; send If-Match with it to update`, { current_revision: live.revision });
+      throw problem('revision_conflict', `key exists at revision ${live.revision}; send If-Match with it to update`, {
+        current_revision: live.revision,
+      });
     }
-    if (ifMatch !== live.revision) throw problem('revision_conflict', `If-Match "${ifMatch}" is stale; the key is at revision ${live.revision}`, { current_revision: live.revision });
+    if (ifMatch !== live.revision)
+      throw problem('revision_conflict', `If-Match "${ifMatch}" is stale; the key is at revision ${live.revision}`, {
+        current_revision: live.revision,
+      });
   } else {
     // RFC 9110 (13.1.1): If-Match is false when there is no current representation, so 412, not
     // 404: the precondition is what failed. It names no current_revision because there is none.
@@ -146,7 +196,10 @@ export async function writeEntry(services: Services, work: Work, writer: KvWrite
       .where('deleted_at', 'is', null)
       .executeTakeFirstOrThrow();
     if (Number(count.n) >= KV_MAX_ENTRIES_PER_APPLICATION) {
-      throw problem('quota_exceeded', `an application holds at most ${KV_MAX_ENTRIES_PER_APPLICATION} keys; delete some first`);
+      throw problem(
+        'quota_exceeded',
+        `an application holds at most ${KV_MAX_ENTRIES_PER_APPLICATION} keys; delete some first`,
+      );
     }
   }
 
@@ -194,25 +247,57 @@ export async function writeEntry(services: Services, work: Work, writer: KvWrite
 }
 
 /** Deletes the entry at exactly revision `ifMatch` (the tombstone keeps the next revision). */
-export async function deleteEntry(services: Services, work: Work, writer: KvWriter, key: string, ifMatch: number, now: number): Promise<void> {
+export async function deleteEntry(
+  services: Services,
+  work: Work,
+  writer: KvWriter,
+  key: string,
+  ifMatch: number,
+  now: number,
+): Promise<void> {
   const existing = await findRow(work.db, writer.tenantId, writer.applicationId, key);
   if (!existing || existing.deleted_at !== null) throw problem('not_found', 'no such key');
   if (ifMatch !== existing.revision) {
-    throw problem('revision_conflict', `If-Match "${ifMatch}" is stale; the key is at revision ${existing.revision}`, { current_revision: existing.revision });
+    throw problem('revision_conflict', `If-Match "${ifMatch}" is stale; the key is at revision ${existing.revision}`, {
+      current_revision: existing.revision,
+    });
   }
-  const tombstone = { value: null, bytes: 0, sha256: '', revision: existing.revision + 1, updated_at: now, deleted_at: now };
-  await work.db.updateTable('kv_entries').set(tombstone).where('application_id', '=', writer.applicationId).where('key', '=', key).execute();
+  const tombstone = {
+    value: null,
+    bytes: 0,
+    sha256: '',
+    revision: existing.revision + 1,
+    updated_at: now,
+    deleted_at: now,
+  };
+  await work.db
+    .updateTable('kv_entries')
+    .set(tombstone)
+    .where('application_id', '=', writer.applicationId)
+    .where('key', '=', key)
+    .execute();
   await releaseUsedBytes(work.db, writer.tenantId, existing.bytes + keyBytes(key));
   await appendKvEvent(services, work, writer, 'kv.deleted', { ...existing, ...tombstone }, now);
 }
 
 /** The highest revision a pruned tombstone of the application reached (0 when none was pruned). */
 async function revisionFloor(db: Db | Tx, applicationId: string): Promise<number> {
-  const row = await db.selectFrom('kv_revision_floors').select('revision').where('application_id', '=', applicationId).executeTakeFirst();
+  const row = await db
+    .selectFrom('kv_revision_floors')
+    .select('revision')
+    .where('application_id', '=', applicationId)
+    .executeTakeFirst();
   return row?.revision ?? 0;
 }
 
-async function appendKvEvent(services: Services, work: Work, writer: KvWriter, type: string, row: KvEntryTable, now: number): Promise<void> {
+async function appendKvEvent(
+  services: Services,
+  work: Work,
+  writer: KvWriter,
+  type: string,
+  row: KvEntryTable,
+  now: number,
+): Promise<void> {
   const verb = type === 'kv.deleted' ? 'deleted' : type === 'kv.created' ? 'created' : 'updated';
   await services.events.append(
     work,
@@ -248,7 +333,11 @@ export async function pruneKv(services: Services, now: number): Promise<void> {
       await db
         .insertInto('kv_revision_floors')
         .values({ application_id, tenant_id, revision })
-        .onConflict((oc) => oc.column('application_id').doUpdateSet({ revision: (eb) => eb.fn('max', ['kv_revision_floors.revision', eb.ref('excluded.revision')]) }))
+        .onConflict((oc) =>
+          oc.column('application_id').doUpdateSet({
+            revision: (eb) => eb.fn('max', ['kv_revision_floors.revision', eb.ref('excluded.revision')]),
+          }),
+        )
         .execute();
     }
     await db.deleteFrom('kv_entries').where('deleted_at', '<', cutoff).execute();
@@ -263,11 +352,17 @@ export async function pruneKv(services: Services, now: number): Promise<void> {
   // Floors of deleted applications whose entries were all pruned already.
   await store.db
     .deleteFrom('kv_revision_floors')
-    .where('application_id', 'in', (eb) => eb.selectFrom('applications').select('id').where('deleted_at', 'is not', null))
+    .where('application_id', 'in', (eb) =>
+      eb.selectFrom('applications').select('id').where('deleted_at', 'is not', null),
+    )
     .execute();
   for (const orphan of orphans) {
     await store.transaction(async ({ db }) => {
-      const rows = await db.selectFrom('kv_entries').select(['key', 'bytes', 'deleted_at']).where('application_id', '=', orphan.application_id).execute();
+      const rows = await db
+        .selectFrom('kv_entries')
+        .select(['key', 'bytes', 'deleted_at'])
+        .where('application_id', '=', orphan.application_id)
+        .execute();
       const bytes = rows.filter((r) => r.deleted_at === null).reduce((sum, r) => sum + r.bytes + keyBytes(r.key), 0);
       await db.deleteFrom('kv_entries').where('application_id', '=', orphan.application_id).execute();
       await releaseUsedBytes(db, orphan.tenant_id, bytes);

@@ -30,7 +30,8 @@ export function parseRange(header: string | undefined, size: number): RangeReque
     return { kind: 'range', start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = position(first);
-  if (start >= size) return { kind: 'refused', reason: `the range starts at or beyond the end of the ${size}-byte object` };
+  if (start >= size)
+    return { kind: 'refused', reason: `the range starts at or beyond the end of the ${size}-byte object` };
   if (last === '') return { kind: 'range', start, end: size - 1 };
   const end = position(last);
   if (end < start) return { kind: 'refused', reason: 'the range ends before it starts' };

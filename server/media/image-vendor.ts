@@ -47,7 +47,13 @@ export function openAiCompatibleVendor(options: { url: string; key?: string; mod
           response = await fetch(`${base}/images/generations`, {
             method: 'POST',
             headers: { ...authorization, 'content-type': 'application/json' },
-            body: JSON.stringify({ model: options.model, prompt: request.prompt, n: 1, size: request.size, quality: request.quality }),
+            body: JSON.stringify({
+              model: options.model,
+              prompt: request.prompt,
+              n: 1,
+              size: request.size,
+              quality: request.quality,
+            }),
             signal,
           });
         } else {
@@ -57,8 +63,14 @@ export function openAiCompatibleVendor(options: { url: string; key?: string; mod
           form.set('n', '1');
           form.set('size', request.size);
           form.set('quality', request.quality);
-          for (const ref of request.references) form.append('image[]', new Blob([new Uint8Array(ref.bytes)], { type: ref.contentType }), ref.filename);
-          response = await fetch(`${base}/images/edits`, { method: 'POST', headers: authorization, body: form, signal });
+          for (const ref of request.references)
+            form.append('image[]', new Blob([new Uint8Array(ref.bytes)], { type: ref.contentType }), ref.filename);
+          response = await fetch(`${base}/images/edits`, {
+            method: 'POST',
+            headers: authorization,
+            body: form,
+            signal,
+          });
         }
       } catch {
         throw new VendorUnavailableError('the image vendor could not be reached');
@@ -78,7 +90,8 @@ export function openAiCompatibleVendor(options: { url: string; key?: string; mod
       } catch {
         b64 = undefined;
       }
-      if (typeof b64 !== 'string' || b64.length === 0) throw new VendorUnavailableError('the image vendor answered without an image');
+      if (typeof b64 !== 'string' || b64.length === 0)
+        throw new VendorUnavailableError('the image vendor answered without an image');
       return Buffer.from(b64, 'base64');
     },
   };
@@ -107,7 +120,16 @@ const vendors = new WeakMap<Config, ImageVendor | undefined>();
 /** The configured vendor, or undefined when generation is not enabled. */
 export function imageVendorFor(config: Config): ImageVendor | undefined {
   if (!vendors.has(config)) {
-    vendors.set(config, config.imageVendorUrl ? openAiCompatibleVendor({ url: config.imageVendorUrl, key: config.imageVendorKey, model: config.imageVendorModel }) : undefined);
+    vendors.set(
+      config,
+      config.imageVendorUrl
+        ? openAiCompatibleVendor({
+            url: config.imageVendorUrl,
+            key: config.imageVendorKey,
+            model: config.imageVendorModel,
+          })
+        : undefined,
+    );
   }
   return vendors.get(config);
 }

@@ -82,19 +82,30 @@ describe('GET /api/v1/media/{id}/content', () => {
   it('answers 304 with no body to If-None-Match of the strong SHA-256 ETag', async () => {
     const etag = `"${sha256(bytes)}"`;
     for (const header of [etag, `W/${etag}`, `"other", ${etag}`]) {
-      const res = await server.request('GET', content(), { token, headers: { 'if-none-match': header, range: 'bytes=0-1' } });
+      const res = await server.request('GET', content(), {
+        token,
+        headers: { 'if-none-match': header, range: 'bytes=0-1' },
+      });
       expect(res.status).toBe(304);
       expect(res.body.length).toBe(0);
       expect(res.headers.etag).toBe(etag);
       expect(res.headers['cache-control']).toBe('private, no-store');
     }
-    expect((await server.request('GET', content(), { token, headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+    expect((await server.request('GET', content(), { token, headers: { 'if-none-match': '"other"' } })).status).toBe(
+      200,
+    );
   });
 
   it('ignores the range when If-Range names another representation', async () => {
-    const res = await server.request('GET', content(), { token, headers: { range: 'bytes=0-9', 'if-range': '"stale"' } });
+    const res = await server.request('GET', content(), {
+      token,
+      headers: { range: 'bytes=0-9', 'if-range': '"stale"' },
+    });
     expect(res.status).toBe(200);
-    const same = await server.request('GET', content(), { token, headers: { range: 'bytes=0-9', 'if-range': `"${sha256(bytes)}"` } });
+    const same = await server.request('GET', content(), {
+      token,
+      headers: { range: 'bytes=0-9', 'if-range': `"${sha256(bytes)}"` },
+    });
     expect(same.status).toBe(206);
   });
 
@@ -122,7 +133,12 @@ describe('GET /api/v1/media/{id}/content', () => {
 
   it('records nothing for a transfer the client abandoned', async () => {
     // 40 MB: more than loopback socket buffers hold, so the response cannot finish by itself.
-    const big = await uploadReady(server, token, await video('mp4', { seconds: 20, packetBytes: 200_000 }), 'video/mp4');
+    const big = await uploadReady(
+      server,
+      token,
+      await video('mp4', { seconds: 20, packetBytes: 200_000 }),
+      'video/mp4',
+    );
     await new Promise<void>((resolve) => {
       const req = server.rawRequest('GET', `/api/v1/media/${big.id}/content`, { token }, (res) => {
         res.destroy();
@@ -136,9 +152,13 @@ describe('GET /api/v1/media/{id}/content', () => {
   });
 
   it('charges the normal request credit', async () => {
-    const before = Number((await server.request('GET', '/api/v1/project', { token })).headers['marquee-credits-remaining']);
+    const before = Number(
+      (await server.request('GET', '/api/v1/project', { token })).headers['marquee-credits-remaining'],
+    );
     await server.request('GET', content(), { token });
-    const after = Number((await server.request('GET', '/api/v1/project', { token })).headers['marquee-credits-remaining']);
+    const after = Number(
+      (await server.request('GET', '/api/v1/project', { token })).headers['marquee-credits-remaining'],
+    );
     expect(before - after).toBe(1);
   });
 

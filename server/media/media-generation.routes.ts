@@ -1,7 +1,12 @@
 // POST /api/v1/media/generations (Model P): admission, the vendor call, WebP at the exact aspect
 // size, then one transaction that publishes the media, charges credits and counts the bytes.
 import sharp from 'sharp';
-import { GENERATED_SIZES, MediaGenerationRequest, type MediaContentType, type MediaGeneration } from '../../sdk/contract/media';
+import {
+  GENERATED_SIZES,
+  MediaGenerationRequest,
+  type MediaContentType,
+  type MediaGeneration,
+} from '../../sdk/contract/media';
 import { projectBearer } from '../http/auth';
 import { problem } from '../http/problem';
 import { endpoint, reply } from '../http/route';
@@ -11,7 +16,14 @@ import { commitReservation, reserveBytes } from '../tenants/tenants';
 import { imageVendorFor, VENDOR_TIMEOUT_MS, VendorRefusedError, type ReferenceImage } from './image-vendor';
 import { MEDIA_GENERATION_KIND, mediaView, objectKeyOf, readyMedia } from './media';
 import type { MediaTable } from './media.tables';
-import { admitGeneration, framedPrompt, GENERATION_LEASE_MS, holdGenerationSlot, priceOf, vendorSizeFor } from './media-generation';
+import {
+  admitGeneration,
+  framedPrompt,
+  GENERATION_LEASE_MS,
+  holdGenerationSlot,
+  priceOf,
+  vendorSizeFor,
+} from './media-generation';
 
 /** spec: lossy WebP, quality 90. */
 const WEBP_QUALITY = 90;
@@ -24,12 +36,18 @@ export const generateMedia = endpoint(
     area: 'content',
     body: MediaGenerationRequest,
     idempotency: 'required',
-    rateLimits: (ctx) => [{ name: 'media-generation', limit: GENERATIONS_PER_HOUR, windowSeconds: 3600, key: ctx.principal.tenantId }],
+    rateLimits: (ctx) => [
+      { name: 'media-generation', limit: GENERATIONS_PER_HOUR, windowSeconds: 3600, key: ctx.principal.tenantId },
+    ],
   },
   async (ctx) => {
     const { services } = ctx;
     const vendor = imageVendorFor(services.config);
-    if (!vendor) throw problem('dependency_unavailable', 'media generation is not enabled on this server (no image vendor is configured)');
+    if (!vendor)
+      throw problem(
+        'dependency_unavailable',
+        'media generation is not enabled on this server (no image vendor is configured)',
+      );
     const request = ctx.body;
     const tenantId = ctx.principal.tenantId;
     const target = GENERATED_SIZES[request.aspect_ratio];
@@ -46,16 +64,25 @@ export const generateMedia = endpoint(
         throw error;
       });
       await admitGeneration(db, tenantId, price, ctx.now);
-      const tenant = await db.selectFrom('tenants').select(['used_bytes', 'reserved_bytes', 'content_limit_bytes']).where('id', '=', tenantId).executeTakeFirstOrThrow();
+      const tenant = await db
+        .selectFrom('tenants')
+        .select(['used_bytes', 'reserved_bytes', 'content_limit_bytes'])
+        .where('id', '=', tenantId)
+        .executeTakeFirstOrThrow();
       if (tenant.content_limit_bytes > 0 && tenant.used_bytes + tenant.reserved_bytes >= tenant.content_limit_bytes) {
         throw problem('quota_exceeded', `content bytes quota exceeded (limit ${tenant.content_limit_bytes})`);
       }
       const rows: MediaTable[] = [];
       for (const [i, id] of referenceIds.entries()) {
         const row = await readyMedia(db, tenantId, id).catch(() => {
-          throw problem('not_found', `references[${i}]: media ${id} not found`, { errors: [{ field: `references.${i}`, code: 'not_found', detail: 'no ready media with this id' }] });
+          throw problem('not_found', `references[${i}]: media ${id} not found`, {
+            errors: [{ field: `references.${i}`, code: 'not_found', detail: 'no ready media with this id' }],
+          });
         });
-        if (row.kind !== 'image') throw problem('invalid_request', `references[${i}]: must be an image`, { errors: [{ field: `references.${i}`, code: 'not_image', detail: 'must be an image' }] });
+        if (row.kind !== 'image')
+          throw problem('invalid_request', `references[${i}]: must be an image`, {
+            errors: [{ field: `references.${i}`, code: 'not_image', detail: 'must be an image' }],
+          });
         rows.push(row);
       }
       await db
@@ -86,19 +113,38 @@ export const generateMedia = endpoint(
     let stored = false;
     try {
       const refs: ReferenceImage[] = [];
-      for (const row of references) refs.push({ bytes: await readAll(services.blobs.read(row.blob_key!)), contentType: row.content_type, filename: row.filename });
+      for (const row of references)
+        refs.push({
+          bytes: await readAll(services.blobs.read(row.blob_key!)),
+          contentType: row.content_type,
+          filename: row.filename,
+        });
       const signal = AbortSignal.timeout(VENDOR_TIMEOUT_MS);
-      const rendered = await vendor.generate({ prompt: framedPrompt(request.prompt), size: vendorSize, quality: request.quality, references: refs }, signal).catch((error: unknown) => {
-        if (error instanceof VendorRefusedError) throw problem('invalid_request', `prompt: ${error.message}`, { errors: [{ field: 'prompt', code: 'refused', detail: error.message }] });
-        services.logger.warn({ generation_id: generationId, reason: (error as Error).message }, 'image vendor failed');
-        throw problem('dependency_unavailable', 'the image vendor is unavailable; retry later');
-      });
+      const rendered = await vendor
+        .generate(
+          { prompt: framedPrompt(request.prompt), size: vendorSize, quality: request.quality, references: refs },
+          signal,
+        )
+        .catch((error: unknown) => {
+          if (error instanceof VendorRefusedError)
+            throw problem('invalid_request', `prompt: ${error.message}`, {
+              errors: [{ field: 'prompt', code: 'refused', detail: error.message }],
+            });
+          services.logger.warn(
+            { generation_id: generationId, reason: (error as Error).message },
+            'image vendor failed',
+          );
+          throw problem('dependency_unavailable', 'the image vendor is unavailable; retry later');
+        });
       const webp = await sharp(rendered, { failOn: 'none' })
         .resize(target.width, target.height, { fit: 'cover', position: 'centre' })
         .webp({ quality: WEBP_QUALITY })
         .toBuffer()
         .catch(() => {
-          throw problem('dependency_unavailable', 'the image vendor answered with bytes that are not an image; retry later');
+          throw problem(
+            'dependency_unavailable',
+            'the image vendor answered with bytes that are not an image; retry later',
+          );
         });
       const info = await services.blobs.write(key, webp);
       stored = true;
@@ -167,18 +213,31 @@ export const generateMedia = endpoint(
             resource: { type: 'media', id: mediaId },
             operationId,
             requestId: ctx.requestId,
-            details: { aspect_ratio: request.aspect_ratio, quality: request.quality, credits: price.credits, tag: row.tag },
+            details: {
+              aspect_ratio: request.aspect_ratio,
+              quality: request.quality,
+              credits: price.credits,
+              tag: row.tag,
+            },
           },
           now,
         );
         await services.references.mediaChanged(work, tenantId, { mediaId, tags: [row.tag] }, now);
-        const body: MediaGeneration = { ...mediaView(row), usage: { quality: request.quality, credits: price.credits, usd: price.usd } };
+        const body: MediaGeneration = {
+          ...mediaView(row),
+          usage: { quality: request.quality, credits: price.credits, usd: price.usd },
+        };
         return reply.created(body, { revision: row.revision });
       });
     } catch (error) {
       if (stored) await services.blobs.delete(key).catch(() => undefined);
       await services.store.transaction(async ({ db }) => {
-        await db.updateTable('media_generations').set({ state: 'failed', updated_at: services.clock.now() }).where('id', '=', generationId).where('state', '=', 'running').execute();
+        await db
+          .updateTable('media_generations')
+          .set({ state: 'failed', updated_at: services.clock.now() })
+          .where('id', '=', generationId)
+          .where('state', '=', 'running')
+          .execute();
       });
       throw error;
     }

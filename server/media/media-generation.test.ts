@@ -28,15 +28,30 @@ async function startVendor(): Promise<FakeVendor> {
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks);
     const contentType = req.headers['content-type'];
-    vendor.requests!.push({ path: req.url!, authorization: req.headers.authorization, contentType, json: contentType === 'application/json' ? JSON.parse(raw.toString()) : undefined, raw });
+    vendor.requests!.push({
+      path: req.url!,
+      authorization: req.headers.authorization,
+      contentType,
+      json: contentType === 'application/json' ? JSON.parse(raw.toString()) : undefined,
+      raw,
+    });
     await vendor.hold;
     const mode = vendor.mode!;
     if (mode.kind === 'status') {
-      res.writeHead(mode.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `vendor says no; echo ${VENDOR_KEY}` } }));
+      res
+        .writeHead(mode.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `vendor says no; echo ${VENDOR_KEY}` } }));
       return;
     }
-    const png = mode.kind === 'garbage' ? Buffer.from('not an image at all') : await sharp({ create: { width: mode.width, height: mode.height, channels: 3, background: '#c04020' } }).png().toBuffer();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ created: 1, data: [{ b64_json: png.toString('base64') }], usage: { total_tokens: 10 } }));
+    const png =
+      mode.kind === 'garbage'
+        ? Buffer.from('not an image at all')
+        : await sharp({ create: { width: mode.width, height: mode.height, channels: 3, background: '#c04020' } })
+            .png()
+            .toBuffer();
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ created: 1, data: [{ b64_json: png.toString('base64') }], usage: { total_tokens: 10 } }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   vendor.url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
@@ -57,7 +72,10 @@ beforeAll(async () => {
     clock: new TestClock('2026-11-21T12:00:00Z'),
     config: { imageVendorUrl: vendor.url, imageVendorKey: VENDOR_KEY, imageVendorModel: 'image-model-x' },
     beforeListen: (services) => {
-      services.references = { ...noReferences, mediaChanged: async (_work, _tenantId, change) => void changes.push(change) };
+      services.references = {
+        ...noReferences,
+        mediaChanged: async (_work, _tenantId, change) => void changes.push(change),
+      };
     },
   });
 });
@@ -73,8 +91,16 @@ beforeEach(async () => {
 });
 afterEach(() => server.clock.set('2026-11-21T12:00:00Z'));
 
-const generate = (body: Record<string, unknown>, t = token, key = randomKey()) => server.request('POST', '/api/v1/media/generations', { token: t, json: body, idempotencyKey: key });
-const creditMillis = async () => (await server.services.store.db.selectFrom('tenants').select('credit_millis').where('id', '=', projectId).executeTakeFirstOrThrow()).credit_millis;
+const generate = (body: Record<string, unknown>, t = token, key = randomKey()) =>
+  server.request('POST', '/api/v1/media/generations', { token: t, json: body, idempotencyKey: key });
+const creditMillis = async () =>
+  (
+    await server.services.store.db
+      .selectFrom('tenants')
+      .select('credit_millis')
+      .where('id', '=', projectId)
+      .executeTakeFirstOrThrow()
+  ).credit_millis;
 
 describe('POST /api/v1/media/generations', () => {
   it('answers the ready media and usage, never the prompt, bytes, keys or vendor data', async () => {
@@ -101,7 +127,8 @@ describe('POST /api/v1/media/generations', () => {
       updated_at: expect.any(String),
       usage: { quality: 'medium', credits: 63, usd: '0.063' },
     });
-    for (const secret of [prompt, VENDOR_KEY, 'b64_json', 'private-storage', 'image-model-x']) expect(res.text).not.toContain(secret);
+    for (const secret of [prompt, VENDOR_KEY, 'b64_json', 'private-storage', 'image-model-x'])
+      expect(res.text).not.toContain(secret);
     // The request credit plus the vendor cost.
     expect(before - (await creditMillis())).toBe((1 + 63) * MILLIS_PER_CREDIT);
     const op = (await server.request('GET', `/api/v1/operations/${body.operation_id}`, { token })).json();
@@ -121,19 +148,52 @@ describe('POST /api/v1/media/generations', () => {
     const sent = vendor.requests[0]!;
     expect(sent.path).toBe('/v1/images/generations');
     expect(sent.authorization).toBe(`Bearer ${VENDOR_KEY}`);
-    expect(sent.json).toEqual({ model: 'image-model-x', prompt: `${prompt}\n\n${FRAMING_REQUIREMENTS}`, n: 1, size: '1024x1536', quality: 'high' });
-    for (const word of ['edge-to-edge', 'television', 'monitor', 'device', 'bezel', 'frame', 'border', 'mounting', 'room', 'shadow', 'photograph of an installed sign']) {
+    expect(sent.json).toEqual({
+      model: 'image-model-x',
+      prompt: `${prompt}\n\n${FRAMING_REQUIREMENTS}`,
+      n: 1,
+      size: '1024x1536',
+      quality: 'high',
+    });
+    for (const word of [
+      'edge-to-edge',
+      'television',
+      'monitor',
+      'device',
+      'bezel',
+      'frame',
+      'border',
+      'mounting',
+      'room',
+      'shadow',
+      'photograph of an installed sign',
+    ]) {
       expect(FRAMING_REQUIREMENTS).toContain(word);
     }
-    const row = await server.services.store.db.selectFrom('media_generations').selectAll().where('media_id', '=', res.json().id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ prompt, state: 'succeeded', quality: 'high', aspect_ratio: '9:16', credits: 250, usd: '0.25' });
+    const row = await server.services.store.db
+      .selectFrom('media_generations')
+      .selectAll()
+      .where('media_id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      prompt,
+      state: 'succeeded',
+      quality: 'high',
+      aspect_ratio: '9:16',
+      credits: 250,
+      usd: '0.25',
+    });
     expect(res.json().usage).toEqual({ quality: 'high', credits: 250, usd: '0.25' });
   });
 
   it.each(Object.entries(GENERATED_SIZES))('stores %s as lossy WebP at exactly %j', async (aspect, size) => {
     const res = await generate({ prompt: 'Stripes', aspect_ratio: aspect, quality: 'low' });
     expect(res.status).toBe(201);
-    expect(res.json()).toMatchObject({ width: size.width, height: size.height, filename: expect.stringMatching(new RegExp(`^generated-${aspect.replace(':', 'x')}-[A-Za-z0-9_-]{8}\\.webp$`)) });
+    expect(res.json()).toMatchObject({
+      width: size.width,
+      height: size.height,
+      filename: expect.stringMatching(new RegExp(`^generated-${aspect.replace(':', 'x')}-[A-Za-z0-9_-]{8}\\.webp$`)),
+    });
     const bytes = (await server.request('GET', `/api/v1/media/${res.json().id}/content`, { token })).body;
     const meta = await sharp(bytes).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['webp', size.width, size.height]);
@@ -165,12 +225,20 @@ describe('POST /api/v1/media/generations', () => {
     server.clock.set('2027-03-01T00:00:00Z'); // floor 0 from 2027-01-01
     await server.request('GET', '/api/v1/project', { token }); // the month's grant lands first
     // high 16:9 costs 250 credits: 500 needed above the floor, plus this request's credit.
-    await server.services.store.db.updateTable('tenants').set({ credit_millis: 500 * MILLIS_PER_CREDIT }).where('id', '=', projectId).execute();
+    await server.services.store.db
+      .updateTable('tenants')
+      .set({ credit_millis: 500 * MILLIS_PER_CREDIT })
+      .where('id', '=', projectId)
+      .execute();
     const refused = await generate({ prompt: 'Expensive', quality: 'high' });
     expect(refused.status).toBe(402);
     expect(refused.json().code).toBe('payment_required');
     expect(vendor.requests).toHaveLength(0);
-    await server.services.store.db.updateTable('tenants').set({ credit_millis: 501 * MILLIS_PER_CREDIT }).where('id', '=', projectId).execute();
+    await server.services.store.db
+      .updateTable('tenants')
+      .set({ credit_millis: 501 * MILLIS_PER_CREDIT })
+      .where('id', '=', projectId)
+      .execute();
     expect((await generate({ prompt: 'Expensive', quality: 'high' })).status).toBe(201);
   });
 
@@ -178,7 +246,11 @@ describe('POST /api/v1/media/generations', () => {
     server.clock.set('2026-12-01T00:00:00Z');
     await server.request('GET', '/api/v1/project', { token });
     // Before 2027 the floor is -1,000,000 credits: 1 credit left above it after this request's debit.
-    await server.services.store.db.updateTable('tenants').set({ credit_millis: (-1_000_000 + 1) * MILLIS_PER_CREDIT }).where('id', '=', projectId).execute();
+    await server.services.store.db
+      .updateTable('tenants')
+      .set({ credit_millis: (-1_000_000 + 1) * MILLIS_PER_CREDIT })
+      .where('id', '=', projectId)
+      .execute();
     const res = await generate({ prompt: 'Broke' });
     expect(res.status).toBe(402);
     expect(res.json().detail).toContain('floor');
@@ -249,7 +321,9 @@ describe('POST /api/v1/media/generations', () => {
   });
 
   it('requires an Idempotency-Key and replays an exact retry without generating twice', async () => {
-    expect((await server.request('POST', '/api/v1/media/generations', { token, json: { prompt: 'x' } })).status).toBe(400);
+    expect((await server.request('POST', '/api/v1/media/generations', { token, json: { prompt: 'x' } })).status).toBe(
+      400,
+    );
     const key = randomKey();
     const first = await generate({ prompt: 'Once' }, token, key);
     const again = await generate({ prompt: 'Once' }, token, key);
@@ -275,7 +349,11 @@ describe('media generation without a vendor', () => {
     const s = await TestServer.start();
     try {
       const { token: t } = await s.enroll();
-      const res = await s.request('POST', '/api/v1/media/generations', { token: t, json: { prompt: 'x' }, idempotencyKey: randomKey() });
+      const res = await s.request('POST', '/api/v1/media/generations', {
+        token: t,
+        json: { prompt: 'x' },
+        idempotencyKey: randomKey(),
+      });
       expect(res.status).toBe(500);
       expect(res.json().code).toBe('dependency_unavailable');
       expect(res.headers['retry-after']).toBe('5');

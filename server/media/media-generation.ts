@@ -57,11 +57,22 @@ export const GENERATION_LEASE_MS = 10 * 60_000;
  * the vendor cost (rounded up to whole credits); both measured above the floor, like every debit.
  */
 export async function admitGeneration(tx: Tx, tenantId: string, price: GenerationPrice, now: number): Promise<void> {
-  const tenant = await tx.selectFrom('tenants').select(['credit_millis']).where('id', '=', tenantId).executeTakeFirstOrThrow();
+  const tenant = await tx
+    .selectFrom('tenants')
+    .select(['credit_millis'])
+    .where('id', '=', tenantId)
+    .executeTakeFirstOrThrow();
   const spendable = tenant.credit_millis - floorMillis(now);
-  if (spendable < MILLIS_PER_CREDIT) throw problem('payment_required', 'remaining credits are at the floor; media generation needs at least 1 credit above it');
+  if (spendable < MILLIS_PER_CREDIT)
+    throw problem(
+      'payment_required',
+      'remaining credits are at the floor; media generation needs at least 1 credit above it',
+    );
   if (spendable < 2 * price.credits * MILLIS_PER_CREDIT) {
-    throw problem('payment_required', `media generation at this quality needs ${2 * price.credits} credits of headroom (twice its ${price.credits}-credit vendor cost)`);
+    throw problem(
+      'payment_required',
+      `media generation at this quality needs ${2 * price.credits} credits of headroom (twice its ${price.credits}-credit vendor cost)`,
+    );
   }
 }
 
@@ -74,5 +85,8 @@ export async function holdGenerationSlot(tx: Tx, tenantId: string, now: number):
     .where('state', '=', 'running')
     .where('lease_expires_at', '>', now)
     .executeTakeFirst();
-  if (running) throw problem('rate_limited', 'another media generation of this project is still running; retry when it finished', { retryAfter: 5 });
+  if (running)
+    throw problem('rate_limited', 'another media generation of this project is still running; retry when it finished', {
+      retryAfter: 5,
+    });
 }

@@ -10,7 +10,11 @@ afterAll(async () => server.stop());
 
 async function projectWithLimit(limit: number): Promise<{ token: string; projectId: string }> {
   const { token, projectId } = await server.enroll();
-  await server.services.store.db.updateTable('tenants').set({ content_limit_bytes: limit }).where('id', '=', projectId).execute();
+  await server.services.store.db
+    .updateTable('tenants')
+    .set({ content_limit_bytes: limit })
+    .where('id', '=', projectId)
+    .execute();
   return { token, projectId };
 }
 
@@ -43,10 +47,16 @@ describe('content quota (used_bytes, reserved_bytes, content_limit_bytes)', () =
     const total = images.reduce((n, b) => n + b.length, 0);
     const { token } = await projectWithLimit(total + 10);
     // Three will verify, three lie about their type and fail.
-    const declared = await Promise.all(images.map((bytes, i) => declare(server, token, bytes, i < 3 ? 'image/png' : 'image/jpeg')));
+    const declared = await Promise.all(
+      images.map((bytes, i) => declare(server, token, bytes, i < 3 ? 'image/png' : 'image/jpeg')),
+    );
     expect(await counters(token)).toMatchObject({ used: 0, reserved: total });
     // No room for more while everything is reserved.
-    const full = await server.request('POST', '/api/v1/media/uploads', { token, json: { filename: 'b.png', content_type: 'image/png', bytes: 11, sha256: 'b'.repeat(64) }, idempotencyKey: randomKey() });
+    const full = await server.request('POST', '/api/v1/media/uploads', {
+      token,
+      json: { filename: 'b.png', content_type: 'image/png', bytes: 11, sha256: 'b'.repeat(64) },
+      idempotencyKey: randomKey(),
+    });
     expect(full.status).toBe(413);
     await Promise.all(declared.map((d) => put(server, d.session, d.bytes)));
     await Promise.all(declared.map((d) => commit(server, token, d)));
@@ -54,7 +64,10 @@ describe('content quota (used_bytes, reserved_bytes, content_limit_bytes)', () =
     const good = images.slice(0, 3).reduce((n, b) => n + b.length, 0);
     expect(await counters(token)).toMatchObject({ used: good, reserved: 0 });
 
-    const list = (await server.request('GET', '/api/v1/media', { token })).json().items as { id: string; sha256: string }[];
+    const list = (await server.request('GET', '/api/v1/media', { token })).json().items as {
+      id: string;
+      sha256: string;
+    }[];
     expect(list.map((m) => m.sha256).sort()).toEqual(images.slice(0, 3).map(sha256).sort());
     const deletes = await Promise.all(list.map((m) => server.request('DELETE', `/api/v1/media/${m.id}`, { token })));
     expect(deletes.map((d) => d.status)).toEqual([204, 204, 204]);
@@ -69,7 +82,11 @@ describe('content quota (used_bytes, reserved_bytes, content_limit_bytes)', () =
     await commit(server, token, first);
     await server.services.operations.idle();
     expect(await counters(token)).toMatchObject({ used: bytes.length, reserved: 0 });
-    const more = await server.request('POST', '/api/v1/media/uploads', { token, json: { filename: 'c.png', content_type: 'image/png', bytes: 1, sha256: 'c'.repeat(64) }, idempotencyKey: randomKey() });
+    const more = await server.request('POST', '/api/v1/media/uploads', {
+      token,
+      json: { filename: 'c.png', content_type: 'image/png', bytes: 1, sha256: 'c'.repeat(64) },
+      idempotencyKey: randomKey(),
+    });
     expect(more.status).toBe(413);
   });
 });

@@ -20,7 +20,14 @@ export const declareMediaUpload = mutation(
     area: 'content',
     body: MediaUploadDeclaration,
     idempotency: 'required',
-    rateLimits: (ctx) => [{ name: 'media-upload-admission', limit: UPLOAD_ADMISSION_PER_MINUTE, windowSeconds: 60, key: ctx.principal.tenantId }],
+    rateLimits: (ctx) => [
+      {
+        name: 'media-upload-admission',
+        limit: UPLOAD_ADMISSION_PER_MINUTE,
+        windowSeconds: 60,
+        key: ctx.principal.tenantId,
+      },
+    ],
   },
   async (ctx, work) => {
     if (ctx.principal.generation === 'A') {
@@ -48,16 +55,32 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
   const key = ctx.params.key!;
   // Refusals end the connection: the client may still be sending a large body we will not read.
   const refuse = (code: 'forbidden' | 'invalid_request' | 'resource_conflict', detail: string, field?: string) =>
-    problem(code, detail, { headers: { Connection: 'close' }, errors: field ? [{ field, code: 'mismatch', detail }] : undefined });
+    problem(code, detail, {
+      headers: { Connection: 'close' },
+      errors: field ? [{ field, code: 'mismatch', detail }] : undefined,
+    });
 
   if (!services.blobs.verifyPut) throw problem('not_found', 'this storage does not receive uploads');
-  const verdict = services.blobs.verifyPut(key, new URL(req.originalUrl, 'http://upload.invalid').searchParams, ctx.now);
+  const verdict = services.blobs.verifyPut(
+    key,
+    new URL(req.originalUrl, 'http://upload.invalid').searchParams,
+    ctx.now,
+  );
   if (!verdict.ok) {
-    throw refuse('forbidden', verdict.reason === 'expired' ? 'this upload URL has expired; declare the upload again' : 'this upload URL is not valid; send it exactly as issued');
+    throw refuse(
+      'forbidden',
+      verdict.reason === 'expired'
+        ? 'this upload URL has expired; declare the upload again'
+        : 'this upload URL is not valid; send it exactly as issued',
+    );
   }
   const { grant } = verdict;
   if (req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] === undefined) {
-    throw refuse('invalid_request', `send Content-Length: ${grant.bytes}, as issued with the upload URL`, 'Content-Length');
+    throw refuse(
+      'invalid_request',
+      `send Content-Length: ${grant.bytes}, as issued with the upload URL`,
+      'Content-Length',
+    );
   }
   if (req.headers['content-length'] !== String(grant.bytes)) {
     throw refuse('invalid_request', `Content-Length must be ${grant.bytes}, the declared size`, 'Content-Length');
@@ -71,9 +94,14 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
   receiving.add(grant.key);
   try {
     const open = async () => {
-      const upload = await services.store.db.selectFrom('media_uploads').select('state').where('object_key', '=', grant.key).executeTakeFirst();
+      const upload = await services.store.db
+        .selectFrom('media_uploads')
+        .select('state')
+        .where('object_key', '=', grant.key)
+        .executeTakeFirst();
       if (!upload) return 'no upload is waiting for these bytes';
-      if (upload.state !== 'declared') return `this upload URL can no longer be used: ${closedUploadDetail(upload.state)}`;
+      if (upload.state !== 'declared')
+        return `this upload URL can no longer be used: ${closedUploadDetail(upload.state)}`;
       return undefined;
     };
     const closed = await open();
@@ -83,16 +111,23 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
 
     // Exclusive: should another process have stored the object meanwhile, it is kept, never replaced.
     const body = guardBodyProgress(req, bodyIdleTimeoutMs(services));
-    const stored = await services.blobs.write(grant.key, body, { maxBytes: grant.bytes, exclusive: true }).catch((error: unknown) => {
-      body.release();
-      if (error instanceof BlobExistsError) throw used();
-      if (error instanceof BodyStalled) throw refuse('invalid_request', `${error.message}; nothing was stored, send the PUT again`, 'body');
-      // The client went away mid-body, or sent more than it announced: nothing was stored.
-      if (error instanceof BlobTooLargeError || req.destroyed || !req.complete) {
-        throw refuse('invalid_request', `the body did not arrive as exactly ${grant.bytes} bytes; nothing was stored`, 'body');
-      }
-      throw error;
-    });
+    const stored = await services.blobs
+      .write(grant.key, body, { maxBytes: grant.bytes, exclusive: true })
+      .catch((error: unknown) => {
+        body.release();
+        if (error instanceof BlobExistsError) throw used();
+        if (error instanceof BodyStalled)
+          throw refuse('invalid_request', `${error.message}; nothing was stored, send the PUT again`, 'body');
+        // The client went away mid-body, or sent more than it announced: nothing was stored.
+        if (error instanceof BlobTooLargeError || req.destroyed || !req.complete) {
+          throw refuse(
+            'invalid_request',
+            `the body did not arrive as exactly ${grant.bytes} bytes; nothing was stored`,
+            'body',
+          );
+        }
+        throw error;
+      });
     // From here on the object is this request's own: only it may remove it again.
     if (stored.bytes !== grant.bytes) {
       await services.blobs.delete(grant.key);
@@ -110,20 +145,31 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
   }
 });
 
-export const commitMediaUpload = endpoint({ auth: anyBearer, area: 'content', body: MediaCommit, idempotency: 'required' }, async (ctx) => {
-  const { services } = ctx;
-  const tenantId = ctx.principal.tenantId;
-  const upload = await findUpload(services.store.db, tenantId, ctx.params.id!);
-  const media = await services.store.db.selectFrom('media').select(['content_type', 'bytes', 'sha256']).where('id', '=', upload.media_id).executeTakeFirstOrThrow();
-  const errors: FieldError[] = (['content_type', 'bytes', 'sha256'] as const)
-    .filter((field) => ctx.body[field] !== media[field])
-    .map((field) => ({ field, code: 'mismatch', detail: `must equal the declared ${field}` }));
-  if (errors.length > 0) throw problem('invalid_request', `${errors[0]!.field}: must equal the declaration exactly`, { errors });
-  if (upload.state === 'declared' && !(await services.blobs.stat(upload.object_key))) {
-    throw problem('resource_conflict', 'the upload has not received its bytes yet; finish the PUT to upload_url, then commit');
-  }
-  return ctx.commitReply(async (work) => {
-    const op = await acceptCommit(services, work, upload, ctx.now, ctx.requestId);
-    return reply.accepted(operationView(op));
-  });
-});
+export const commitMediaUpload = endpoint(
+  { auth: anyBearer, area: 'content', body: MediaCommit, idempotency: 'required' },
+  async (ctx) => {
+    const { services } = ctx;
+    const tenantId = ctx.principal.tenantId;
+    const upload = await findUpload(services.store.db, tenantId, ctx.params.id!);
+    const media = await services.store.db
+      .selectFrom('media')
+      .select(['content_type', 'bytes', 'sha256'])
+      .where('id', '=', upload.media_id)
+      .executeTakeFirstOrThrow();
+    const errors: FieldError[] = (['content_type', 'bytes', 'sha256'] as const)
+      .filter((field) => ctx.body[field] !== media[field])
+      .map((field) => ({ field, code: 'mismatch', detail: `must equal the declared ${field}` }));
+    if (errors.length > 0)
+      throw problem('invalid_request', `${errors[0]!.field}: must equal the declaration exactly`, { errors });
+    if (upload.state === 'declared' && !(await services.blobs.stat(upload.object_key))) {
+      throw problem(
+        'resource_conflict',
+        'the upload has not received its bytes yet; finish the PUT to upload_url, then commit',
+      );
+    }
+    return ctx.commitReply(async (work) => {
+      const op = await acceptCommit(services, work, upload, ctx.now, ctx.requestId);
+      return reply.accepted(operationView(op));
+    });
+  },
+);

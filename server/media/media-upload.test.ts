@@ -20,7 +20,13 @@ afterAll(async () => server.stop());
 
 const png = () => image('png');
 const project = async (t = token) => (await server.request('GET', '/api/v1/project', { token: t })).json();
-const valid = (overrides: Record<string, unknown> = {}) => ({ filename: 'a.png', content_type: 'image/png', bytes: 10, sha256: 'a'.repeat(64), ...overrides });
+const valid = (overrides: Record<string, unknown> = {}) => ({
+  filename: 'a.png',
+  content_type: 'image/png',
+  bytes: 10,
+  sha256: 'a'.repeat(64),
+  ...overrides,
+});
 
 describe('POST /api/v1/media/uploads', () => {
   it('returns an upload session carrying the method and every header, and reserves the bytes', async () => {
@@ -34,7 +40,9 @@ describe('POST /api/v1/media/uploads', () => {
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('private, no-store');
     const session = res.json();
-    expect(Object.keys(session).sort()).toEqual(['expires_at', 'headers', 'id', 'method', 'operation', 'upload_url'].sort());
+    expect(Object.keys(session).sort()).toEqual(
+      ['expires_at', 'headers', 'id', 'method', 'operation', 'upload_url'].sort(),
+    );
     expect(session.id).toMatch(/^upl_/);
     expect(session.method).toBe('PUT');
     expect(session.headers).toEqual({ 'Content-Type': 'image/png', 'Content-Length': String(bytes.length) });
@@ -50,8 +58,16 @@ describe('POST /api/v1/media/uploads', () => {
     const { token: t } = await server.enroll();
     expect((await server.request('POST', '/api/v1/media/uploads', { token: t, json: valid() })).status).toBe(400);
     const key = randomKey();
-    const first = await server.request('POST', '/api/v1/media/uploads', { token: t, json: valid(), idempotencyKey: key });
-    const again = await server.request('POST', '/api/v1/media/uploads', { token: t, json: valid(), idempotencyKey: key });
+    const first = await server.request('POST', '/api/v1/media/uploads', {
+      token: t,
+      json: valid(),
+      idempotencyKey: key,
+    });
+    const again = await server.request('POST', '/api/v1/media/uploads', {
+      token: t,
+      json: valid(),
+      idempotencyKey: key,
+    });
     expect(again.status).toBe(201);
     expect(again.json()).toEqual(first.json());
     expect((await project(t)).reserved_bytes).toBe(10);
@@ -78,7 +94,11 @@ describe('POST /api/v1/media/uploads', () => {
     ['tag', { tag: 't'.repeat(33) }],
     ['surprise', { surprise: true }],
   ])('refuses a bad %s with invalid_request naming it', async (field, overrides) => {
-    const res = await server.request('POST', '/api/v1/media/uploads', { token, json: valid(overrides), idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/api/v1/media/uploads', {
+      token,
+      json: valid(overrides),
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(400);
     expect(res.json().code).toBe('invalid_request');
     expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field);
@@ -90,35 +110,71 @@ describe('POST /api/v1/media/uploads', () => {
       { filename: 'é'.repeat(255), source_filename: 'ß'.repeat(255), tag: 'T'.repeat(32) },
       { content_type: 'image/jpeg', bytes: 20_971_520 },
     ]) {
-      const res = await server.request('POST', '/api/v1/media/uploads', { token: t, json: valid(overrides), idempotencyKey: randomKey() });
+      const res = await server.request('POST', '/api/v1/media/uploads', {
+        token: t,
+        json: valid(overrides),
+        idempotencyKey: randomKey(),
+      });
       expect(res.status, res.text).toBe(201);
     }
     const { token: t2 } = await server.enroll();
-    const big = await server.request('POST', '/api/v1/media/uploads', { token: t2, json: valid({ content_type: 'video/mp4', bytes: 1_073_741_824 }), idempotencyKey: randomKey() });
+    const big = await server.request('POST', '/api/v1/media/uploads', {
+      token: t2,
+      json: valid({ content_type: 'video/mp4', bytes: 1_073_741_824 }),
+      idempotencyKey: randomKey(),
+    });
     expect(big.status, big.text).toBe(201);
   });
 
   it('takes source_filename and tag only from a project bearer (Model P)', async () => {
     const { token: account } = await server.createAccount();
     for (const field of ['tag', 'source_filename']) {
-      const res = await server.request('POST', '/api/v1/media/uploads', { token: account, json: valid({ [field]: 'x1' }), idempotencyKey: randomKey() });
+      const res = await server.request('POST', '/api/v1/media/uploads', {
+        token: account,
+        json: valid({ [field]: 'x1' }),
+        idempotencyKey: randomKey(),
+      });
       expect(res.status).toBe(400);
       expect(res.json().errors[0]).toMatchObject({ field, code: 'unknown_field' });
     }
-    expect((await server.request('POST', '/api/v1/media/uploads', { token: account, json: valid(), idempotencyKey: randomKey() })).status).toBe(201);
+    expect(
+      (
+        await server.request('POST', '/api/v1/media/uploads', {
+          token: account,
+          json: valid(),
+          idempotencyKey: randomKey(),
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('derives the stored filename from source_filename and keeps the original verbatim', async () => {
     const bytes = await image('webp');
-    const media = await uploadReady(server, token, bytes, 'image/webp', { filename: 'converted.webp', source_filename: 'Holiday Photo.HEIC' });
+    const media = await uploadReady(server, token, bytes, 'image/webp', {
+      filename: 'converted.webp',
+      source_filename: 'Holiday Photo.HEIC',
+    });
     expect(media.filename).toBe('Holiday Photo.webp');
     expect(media.source_filename).toBe('Holiday Photo.HEIC');
   });
 
   it('admits 20 declarations per minute per project, then rate_limited', async () => {
     const { token: t } = await server.enroll();
-    for (let i = 0; i < 20; i++) expect((await server.request('POST', '/api/v1/media/uploads', { token: t, json: valid(), idempotencyKey: randomKey() })).status).toBe(201);
-    const limited = await server.request('POST', '/api/v1/media/uploads', { token: t, json: valid(), idempotencyKey: randomKey() });
+    for (let i = 0; i < 20; i++)
+      expect(
+        (
+          await server.request('POST', '/api/v1/media/uploads', {
+            token: t,
+            json: valid(),
+            idempotencyKey: randomKey(),
+          })
+        ).status,
+      ).toBe(201);
+    const limited = await server.request('POST', '/api/v1/media/uploads', {
+      token: t,
+      json: valid(),
+      idempotencyKey: randomKey(),
+    });
     expect(limited.status).toBe(429);
     expect(limited.headers['ratelimit-policy']).toContain('"media-upload-admission";q=20;w=60');
     expect(limited.headers['retry-after']).toBeDefined();
@@ -177,7 +233,14 @@ describe('signed PUT to private storage', () => {
   });
 
   it.each([
-    ['signature', (u: URL) => u.searchParams.set('signature', u.searchParams.get('signature')!.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')))],
+    [
+      'signature',
+      (u: URL) =>
+        u.searchParams.set(
+          'signature',
+          u.searchParams.get('signature')!.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')),
+        ),
+    ],
     ['bytes', (u: URL) => u.searchParams.set('bytes', String(Number(u.searchParams.get('bytes')) + 1))],
     ['content_type', (u: URL) => u.searchParams.set('content_type', 'image/gif')],
     ['expires', (u: URL) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600_000))],
@@ -188,8 +251,18 @@ describe('signed PUT to private storage', () => {
     const declared = await declare(server, token, bytes, 'image/png');
     const url = new URL(declared.session.upload_url);
     alter(url);
-    const headers = { ...declared.session.headers, 'Content-Type': url.searchParams.get('content_type') ?? 'image/png', 'Content-Length': url.searchParams.get('bytes') ?? String(bytes.length) };
-    const res = await put(server, declared.session, Buffer.alloc(Number(headers['Content-Length'])), headers, url.toString());
+    const headers = {
+      ...declared.session.headers,
+      'Content-Type': url.searchParams.get('content_type') ?? 'image/png',
+      'Content-Length': url.searchParams.get('bytes') ?? String(bytes.length),
+    };
+    const res = await put(
+      server,
+      declared.session,
+      Buffer.alloc(Number(headers['Content-Length'])),
+      headers,
+      url.toString(),
+    );
     expect(res.status).toBe(403);
     expect(res.json().code).toBe('forbidden');
     expect((await put(server, declared.session, bytes)).status).toBe(200);
@@ -215,7 +288,10 @@ describe('signed PUT to private storage', () => {
     const bytes = await png();
     const declared = await declare(server, token, bytes, 'image/png');
     const body = Buffer.concat([bytes, Buffer.alloc(1)]).subarray(0, bytes.length + delta);
-    const res = await put(server, declared.session, body, { 'Content-Type': 'image/png', 'Content-Length': String(body.length) });
+    const res = await put(server, declared.session, body, {
+      'Content-Type': 'image/png',
+      'Content-Length': String(body.length),
+    });
     expect(res.status).toBe(400);
     expect(res.json().errors[0].field).toBe('Content-Length');
   });
@@ -223,7 +299,10 @@ describe('signed PUT to private storage', () => {
   it('refuses another Content-Type than declared', async () => {
     const bytes = await png();
     const declared = await declare(server, token, bytes, 'image/png');
-    const res = await put(server, declared.session, bytes, { ...declared.session.headers, 'Content-Type': 'image/jpeg' });
+    const res = await put(server, declared.session, bytes, {
+      ...declared.session.headers,
+      'Content-Type': 'image/jpeg',
+    });
     expect(res.status).toBe(400);
     expect(res.json().errors[0].field).toBe('Content-Type');
   });
@@ -241,13 +320,20 @@ describe('signed PUT to private storage', () => {
     const declared = await declare(server, token, bytes, 'image/png');
     const target = new URL(declared.session.upload_url);
     await new Promise<void>((resolve) => {
-      const req = server.rawRequest('PUT', target.pathname + target.search, { headers: declared.session.headers }, () => undefined);
+      const req = server.rawRequest(
+        'PUT',
+        target.pathname + target.search,
+        { headers: declared.session.headers },
+        () => undefined,
+      );
       req.on('error', () => resolve());
       req.write(bytes.subarray(0, 1000), () => setTimeout(() => req.destroy(), 50));
       req.on('close', () => resolve());
     });
     await new Promise((r) => setTimeout(r, 100));
-    expect(await server.services.blobs.stat(`media/${new URL(declared.session.upload_url).pathname.split('/').pop()}`)).toBeUndefined();
+    expect(
+      await server.services.blobs.stat(`media/${new URL(declared.session.upload_url).pathname.split('/').pop()}`),
+    ).toBeUndefined();
     expect((await commit(server, token, declared)).status).toBe(409);
     expect((await put(server, declared.session, bytes)).status).toBe(200);
   });
@@ -259,7 +345,9 @@ describe('signed PUT to private storage', () => {
     const head = `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: image/png\r\nContent-Length: ${bytes.length}\r\n\r\n`;
     const answer = await new Promise<string>((resolve) => {
       const next = `GET /.health HTTP/1.1\r\nHost: ${target.host}\r\nConnection: close\r\n\r\n`;
-      const socket = net.connect(server.port, '127.0.0.1', () => socket.write(Buffer.concat([Buffer.from(head), bytes, Buffer.from(next)])));
+      const socket = net.connect(server.port, '127.0.0.1', () =>
+        socket.write(Buffer.concat([Buffer.from(head), bytes, Buffer.from(next)])),
+      );
       let text = '';
       socket.on('data', (d) => (text += d));
       socket.on('close', () => resolve(text));
@@ -274,7 +362,10 @@ describe('signed PUT to private storage', () => {
     const { token: t } = await server.enroll();
     const bytes = await png();
     const declared = await declare(server, t, bytes, 'image/png');
-    const cancelled = await server.request('POST', `/api/v1/operations/${declared.session.operation.id}/cancel`, { token: t, idempotencyKey: randomKey() });
+    const cancelled = await server.request('POST', `/api/v1/operations/${declared.session.operation.id}/cancel`, {
+      token: t,
+      idempotencyKey: randomKey(),
+    });
     expect(cancelled.json().state).toBe('cancelled');
     expect((await project(t)).reserved_bytes).toBe(0);
     const res = await put(server, declared.session, bytes);
@@ -289,14 +380,26 @@ describe('POST /api/v1/media/uploads/{id}/commit and verification', () => {
     ['image/jpeg', () => image('jpeg', 33, 17), { kind: 'image', width: 33, height: 17 }],
     ['image/webp', () => image('webp', 20, 30), { kind: 'image', width: 20, height: 30 }],
     ['image/gif', () => image('gif', 12, 9), { kind: 'image', width: 12, height: 9 }],
-    ['video/mp4', () => video('mp4', { width: 320, height: 240, seconds: 3 }), { kind: 'video', width: 320, height: 240, duration_ms: 3000, codecs: 'avc1.42001f' }],
-    ['video/webm', () => video('webm', { width: 640, height: 360, seconds: 2 }), { kind: 'video', width: 640, height: 360, duration_ms: 1900, codecs: 'vp8' }],
+    [
+      'video/mp4',
+      () => video('mp4', { width: 320, height: 240, seconds: 3 }),
+      { kind: 'video', width: 320, height: 240, duration_ms: 3000, codecs: 'avc1.42001f' },
+    ],
+    [
+      'video/webm',
+      () => video('webm', { width: 640, height: 360, seconds: 2 }),
+      { kind: 'video', width: 640, height: 360, duration_ms: 1900, codecs: 'vp8' },
+    ],
     ['audio/mpeg', async () => mp3(100), { kind: 'audio', duration_ms: mp3DurationMs(100), codecs: 'mp3' }],
   ] as const)('verifies and publishes %s with what players need to know', async (contentType, make, expected) => {
     const { token: t } = await server.enroll();
     const bytes = await make();
     const { declared, op, mediaId } = await upload(server, t, bytes, contentType);
-    expect(op).toMatchObject({ state: 'succeeded', kind: 'media.upload', result: { media_id: expect.stringMatching(/^med_/) } });
+    expect(op).toMatchObject({
+      state: 'succeeded',
+      kind: 'media.upload',
+      result: { media_id: expect.stringMatching(/^med_/) },
+    });
     const res = await server.request('GET', `/api/v1/media/${mediaId}`, { token: t });
     expect(res.headers.etag).toBe('"1"');
     const media = res.json();
@@ -318,7 +421,10 @@ describe('POST /api/v1/media/uploads/{id}/commit and verification', () => {
   });
 
   it('reports the displayed size of an EXIF-rotated JPEG', async () => {
-    const bytes = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#000' } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const bytes = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#000' } })
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
     const media = await uploadReady(server, token, bytes, 'image/jpeg');
     expect([media.width, media.height]).toEqual([20, 40]);
   });
@@ -329,20 +435,23 @@ describe('POST /api/v1/media/uploads/{id}/commit and verification', () => {
     ['an MP4 declared as WebM', () => video('mp4'), 'video/webm', 'content_type'],
     ['noise declared as MP3', async () => Buffer.alloc(5000, 0x41), 'audio/mpeg', 'content_type'],
     ['a GIF declared as WebP', () => image('gif'), 'image/webp', 'content_type'],
-  ] as const)('fails %s, releasing the reservation and publishing nothing', async (_what, make, declaredType, field) => {
-    const { token: t } = await server.enroll();
-    const bytes = await make();
-    const { op, declared } = await upload(server, t, bytes, declaredType);
-    expect(op.state).toBe('failed');
-    expect(op.error).toMatchObject({ code: 'invalid_request', status: 400 });
-    expect(op.error.errors[0].field).toBe(field);
-    const p = await project(t);
-    expect([p.used_bytes, p.reserved_bytes]).toEqual([0, 0]);
-    expect((await server.request('GET', '/api/v1/media', { token: t })).json().items).toEqual([]);
-    const key = `media/${new URL(declared.session.upload_url).pathname.split('/').pop()}`;
-    await new Promise((r) => setTimeout(r, 20));
-    expect(await server.services.blobs.stat(key)).toBeUndefined();
-  });
+  ] as const)(
+    'fails %s, releasing the reservation and publishing nothing',
+    async (_what, make, declaredType, field) => {
+      const { token: t } = await server.enroll();
+      const bytes = await make();
+      const { op, declared } = await upload(server, t, bytes, declaredType);
+      expect(op.state).toBe('failed');
+      expect(op.error).toMatchObject({ code: 'invalid_request', status: 400 });
+      expect(op.error.errors[0].field).toBe(field);
+      const p = await project(t);
+      expect([p.used_bytes, p.reserved_bytes]).toEqual([0, 0]);
+      expect((await server.request('GET', '/api/v1/media', { token: t })).json().items).toEqual([]);
+      const key = `media/${new URL(declared.session.upload_url).pathname.split('/').pop()}`;
+      await new Promise((r) => setTimeout(r, 20));
+      expect(await server.services.blobs.stat(key)).toBeUndefined();
+    },
+  );
 
   it('fails bytes whose SHA-256 differs from the declaration', async () => {
     const { token: t } = await server.enroll();
@@ -353,7 +462,9 @@ describe('POST /api/v1/media/uploads/{id}/commit and verification', () => {
     expect((await put(server, declared.session, bytes)).status).toBe(200);
     expect((await commit(server, t, declared)).status).toBe(202);
     await server.services.operations.idle();
-    const op = (await server.request('GET', `/api/v1/operations/${declared.session.operation.id}`, { token: t })).json();
+    const op = (
+      await server.request('GET', `/api/v1/operations/${declared.session.operation.id}`, { token: t })
+    ).json();
     expect(op.state).toBe('failed');
     expect(op.error.errors[0].field).toBe('sha256');
     expect((await project(t)).reserved_bytes).toBe(0);
@@ -363,13 +474,29 @@ describe('POST /api/v1/media/uploads/{id}/commit and verification', () => {
     const bytes = await png();
     const declared = await declare(server, token, bytes, 'image/png');
     await put(server, declared.session, bytes);
-    const res = await commit(server, token, declared, { content_type: 'image/png', bytes: bytes.length + 1, sha256: 'b'.repeat(64) });
+    const res = await commit(server, token, declared, {
+      content_type: 'image/png',
+      bytes: bytes.length + 1,
+      sha256: 'b'.repeat(64),
+    });
     expect(res.status).toBe(400);
     expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(['bytes', 'sha256']);
-    const extra = await commit(server, token, declared, { content_type: 'image/png', bytes: bytes.length, sha256: sha256(bytes), filename: 'x' });
+    const extra = await commit(server, token, declared, {
+      content_type: 'image/png',
+      bytes: bytes.length,
+      sha256: sha256(bytes),
+      filename: 'x',
+    });
     expect(extra.status).toBe(400);
     expect(extra.json().errors[0]).toMatchObject({ field: 'filename', code: 'unknown_field' });
-    expect((await server.request('POST', `/api/v1/media/uploads/${declared.session.id}/commit`, { token, json: { content_type: 'image/png', bytes: bytes.length, sha256: sha256(bytes) } })).status).toBe(400);
+    expect(
+      (
+        await server.request('POST', `/api/v1/media/uploads/${declared.session.id}/commit`, {
+          token,
+          json: { content_type: 'image/png', bytes: bytes.length, sha256: sha256(bytes) },
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('refuses a commit before the PUT finished', async () => {
@@ -400,7 +527,11 @@ describe('POST /api/v1/media/uploads/{id}/commit and verification', () => {
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
     expect(new Set(answers.map((a) => a.json().id))).toEqual(new Set([declared.session.operation.id]));
     await server.services.operations.idle();
-    const events = await server.services.store.db.selectFrom('events').select('type').where('operation_id', '=', declared.session.operation.id).execute();
+    const events = await server.services.store.db
+      .selectFrom('events')
+      .select('type')
+      .where('operation_id', '=', declared.session.operation.id)
+      .execute();
     expect(events.filter((e) => e.type === 'media.ready')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'operation.succeeded')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'media.upload_committed')).toHaveLength(1);
@@ -427,14 +558,22 @@ describe('POST /api/v1/media/uploads/{id}/commit and verification', () => {
     } finally {
       server.clock.advance(-UPLOAD_COMMIT_WINDOW_MS);
     }
-    const op = (await server.request('GET', `/api/v1/operations/${declared.session.operation.id}`, { token: t })).json();
+    const op = (
+      await server.request('GET', `/api/v1/operations/${declared.session.operation.id}`, { token: t })
+    ).json();
     expect(op).toMatchObject({ state: 'failed', error: { code: 'resource_conflict' } });
     expect((await project(t)).reserved_bytes).toBe(0);
     const late = await commit(server, t, declared);
     expect(late.status).toBe(409);
     expect(late.json().detail).toContain('expired');
-    const events = await server.services.store.db.selectFrom('events').select(['type', 'details']).where('operation_id', '=', declared.session.operation.id).execute();
-    expect(events.filter((e) => e.type === 'media.upload_failed').map((e) => JSON.parse(e.details!).state)).toEqual(['expired']);
+    const events = await server.services.store.db
+      .selectFrom('events')
+      .select(['type', 'details'])
+      .where('operation_id', '=', declared.session.operation.id)
+      .execute();
+    expect(events.filter((e) => e.type === 'media.upload_failed').map((e) => JSON.parse(e.details!).state)).toEqual([
+      'expired',
+    ]);
   });
 
   it('keeps no signed URL or signature in the server log', async () => {

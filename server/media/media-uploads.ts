@@ -1,7 +1,13 @@
 // The upload lifecycle: declare (reserve quota, pending media, a `receiving` operation, a signed
 // PUT), commit (exact declaration → queued), verify and publish (the `media.upload` runner), and the
 // ends that release the reservation exactly once: failure, cancel, expiry.
-import { CANONICAL_EXTENSION, kindOf, type MediaContentType, type MediaUploadDeclaration, type MediaUploadSession } from '../../sdk/contract/media';
+import {
+  CANONICAL_EXTENSION,
+  kindOf,
+  type MediaContentType,
+  type MediaUploadDeclaration,
+  type MediaUploadSession,
+} from '../../sdk/contract/media';
 import { isoTime } from '../clock';
 import { problem } from '../http/problem';
 import { newId } from '../keys';
@@ -46,7 +52,13 @@ export async function declareUpload(
   await reserveBytes(work.db, tenantId, declaration.bytes);
   const op = await services.operations.create(
     work,
-    { tenantId, kind: MEDIA_UPLOAD_KIND, state: 'receiving', input: { upload_id: uploadId, media_id: mediaId } satisfies UploadInput, requestId },
+    {
+      tenantId,
+      kind: MEDIA_UPLOAD_KIND,
+      state: 'receiving',
+      input: { upload_id: uploadId, media_id: mediaId } satisfies UploadInput,
+      requestId,
+    },
     now,
   );
   await work.db
@@ -104,7 +116,12 @@ export async function declareUpload(
     },
     now,
   );
-  const signed = services.blobs.presignPut({ key: objectKey, bytes: declaration.bytes, contentType: declaration.content_type, expiresAt: urlExpiresAt });
+  const signed = services.blobs.presignPut({
+    key: objectKey,
+    bytes: declaration.bytes,
+    contentType: declaration.content_type,
+    expiresAt: urlExpiresAt,
+  });
   return {
     id: uploadId,
     operation: operationView(op),
@@ -116,7 +133,12 @@ export async function declareUpload(
 }
 
 export async function findUpload(db: Db | Tx, tenantId: string, id: string): Promise<MediaUploadTable> {
-  const row = await db.selectFrom('media_uploads').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+  const row = await db
+    .selectFrom('media_uploads')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
   if (!row) throw problem('not_found', 'upload not found');
   return row;
 }
@@ -139,7 +161,13 @@ export function closedUploadDetail(state: MediaUploadTable['state']): string {
  * Releases the reservation and closes the upload, once (false when it was already closed);
  * runs in the transaction that ends it, and appends the event.
  */
-async function closeUpload(services: Services, work: Work, upload: MediaUploadTable, state: 'failed' | 'cancelled' | 'expired', now: number): Promise<boolean> {
+async function closeUpload(
+  services: Services,
+  work: Work,
+  upload: MediaUploadTable,
+  state: 'failed' | 'cancelled' | 'expired',
+  now: number,
+): Promise<boolean> {
   const closed = await work.db
     .updateTable('media_uploads')
     .set({ state, updated_at: now })
@@ -148,7 +176,12 @@ async function closeUpload(services: Services, work: Work, upload: MediaUploadTa
     .executeTakeFirst();
   if (Number(closed.numUpdatedRows) === 0) return false;
   await releaseReservation(work.db, upload.tenant_id, upload.reserved_bytes);
-  await work.db.updateTable('media').set({ state: 'failed', updated_at: now }).where('id', '=', upload.media_id).where('state', '=', 'pending').execute();
+  await work.db
+    .updateTable('media')
+    .set({ state: 'failed', updated_at: now })
+    .where('id', '=', upload.media_id)
+    .where('state', '=', 'pending')
+    .execute();
   await services.events.append(
     work,
     {
@@ -177,7 +210,9 @@ export function mediaUploadRunner(services: Services): OperationRunner {
     receivingSurvivesRestart: true,
     async run(op, control) {
       const upload = await uploadOf(services.store.db, op);
-      const media = upload && (await services.store.db.selectFrom('media').selectAll().where('id', '=', upload.media_id).executeTakeFirst());
+      const media =
+        upload &&
+        (await services.store.db.selectFrom('media').selectAll().where('id', '=', upload.media_id).executeTakeFirst());
       if (!upload || !media) throw problem('internal_error', 'the upload record is missing');
       const verified = await verifyStoredMedia(
         services.blobs,
@@ -201,8 +236,13 @@ export function mediaUploadRunner(services: Services): OperationRunner {
           .where('id', '=', media.id)
           .where('state', '=', 'pending')
           .executeTakeFirst();
-        if (Number(published.numUpdatedRows) === 0) throw problem('resource_conflict', 'the media is no longer pending');
-        await work.db.updateTable('media_uploads').set({ state: 'ready', updated_at: now }).where('id', '=', upload.id).execute();
+        if (Number(published.numUpdatedRows) === 0)
+          throw problem('resource_conflict', 'the media is no longer pending');
+        await work.db
+          .updateTable('media_uploads')
+          .set({ state: 'ready', updated_at: now })
+          .where('id', '=', upload.id)
+          .execute();
         await commitReservation(work.db, upload.tenant_id, upload.reserved_bytes, media.bytes);
         await services.events.append(
           work,
@@ -232,12 +272,26 @@ export function mediaUploadRunner(services: Services): OperationRunner {
  * Accepts a commit whose declaration matched: the operation moves to queued once. A commit of an
  * upload already committed answers with its operation as it is (the verification runs only once).
  */
-export async function acceptCommit(services: Services, work: Work, upload: MediaUploadTable, now: number, requestId: string): Promise<OperationRow> {
-  const current = await work.db.selectFrom('media_uploads').select('state').where('id', '=', upload.id).executeTakeFirstOrThrow();
+export async function acceptCommit(
+  services: Services,
+  work: Work,
+  upload: MediaUploadTable,
+  now: number,
+  requestId: string,
+): Promise<OperationRow> {
+  const current = await work.db
+    .selectFrom('media_uploads')
+    .select('state')
+    .where('id', '=', upload.id)
+    .executeTakeFirstOrThrow();
   if (current.state === 'declared') {
     const queued = await services.operations.enqueue(work, upload.operation_id, now);
     if (!queued) throw problem('resource_conflict', 'the upload operation is no longer receiving');
-    await work.db.updateTable('media_uploads').set({ state: 'committed', updated_at: now }).where('id', '=', upload.id).execute();
+    await work.db
+      .updateTable('media_uploads')
+      .set({ state: 'committed', updated_at: now })
+      .where('id', '=', upload.id)
+      .execute();
     await services.events.append(
       work,
       {
@@ -260,16 +314,35 @@ export async function acceptCommit(services: Services, work: Work, upload: Media
 /** Housekeeping: uploads never committed in time fail their operation, which releases the reservation. */
 export async function expireUploads(services: Services): Promise<number> {
   const now = services.clock.now();
-  const due = await services.store.db.selectFrom('media_uploads').selectAll().where('state', '=', 'declared').where('commit_by', '<=', now).limit(500).execute();
+  const due = await services.store.db
+    .selectFrom('media_uploads')
+    .selectAll()
+    .where('state', '=', 'declared')
+    .where('commit_by', '<=', now)
+    .limit(500)
+    .execute();
   let expired = 0;
   for (const upload of due) {
     await services.store.transaction(async (work) => {
-      const op = await work.db.selectFrom('operations').selectAll().where('id', '=', upload.operation_id).executeTakeFirst();
-      const current = await work.db.selectFrom('media_uploads').select('state').where('id', '=', upload.id).executeTakeFirst();
+      const op = await work.db
+        .selectFrom('operations')
+        .selectAll()
+        .where('id', '=', upload.operation_id)
+        .executeTakeFirst();
+      const current = await work.db
+        .selectFrom('media_uploads')
+        .select('state')
+        .where('id', '=', upload.id)
+        .executeTakeFirst();
       if (!op || current?.state !== 'declared') return;
       // Marked expired first, so the operation's terminal hook finds it closed and releases nothing twice.
       await closeUpload(services, work, upload, 'expired', now);
-      await services.operations.fail(work, op, problem('resource_conflict', 'the upload was not committed in time; declare it again'), now);
+      await services.operations.fail(
+        work,
+        op,
+        problem('resource_conflict', 'the upload was not committed in time; declare it again'),
+        now,
+      );
       expired++;
     });
   }

@@ -43,7 +43,11 @@ const SHARP_FORMAT: Partial<Record<MediaContentType, string>> = {
 };
 
 /** Container names mediabunny reports for each declared type. */
-const CONTAINER: Partial<Record<MediaContentType, string>> = { 'video/mp4': 'MP4', 'video/webm': 'WebM', 'audio/mpeg': 'MP3' };
+const CONTAINER: Partial<Record<MediaContentType, string>> = {
+  'video/mp4': 'MP4',
+  'video/webm': 'WebM',
+  'audio/mpeg': 'MP3',
+};
 
 /** RFC 6381 codecs entry grammar (reference contract). */
 const CODEC_ENTRY = /^[A-Za-z0-9]{3,9}(\.[A-Za-z0-9]{1,10}){0,5}$/;
@@ -56,20 +60,33 @@ function unreadable(detail: string): ProblemError {
   return problem('invalid_request', detail, { errors: [{ field: 'content_type', code: 'unreadable', detail }] });
 }
 
-export async function verifyStoredMedia(blobs: BlobStore, key: string, declared: Declared, signal: AbortSignal): Promise<VerifiedMedia> {
+export async function verifyStoredMedia(
+  blobs: BlobStore,
+  key: string,
+  declared: Declared,
+  signal: AbortSignal,
+): Promise<VerifiedMedia> {
   const stat = await blobs.stat(key);
-  if (!stat) throw problem('resource_conflict', 'the uploaded bytes are missing from storage; declare and upload again');
-  if (stat.bytes !== declared.bytes) throw mismatch('bytes', `the stored object has ${stat.bytes} bytes, ${declared.bytes} were declared`);
+  if (!stat)
+    throw problem('resource_conflict', 'the uploaded bytes are missing from storage; declare and upload again');
+  if (stat.bytes !== declared.bytes)
+    throw mismatch('bytes', `the stored object has ${stat.bytes} bytes, ${declared.bytes} were declared`);
 
   const sniffed = await sniff(blobs.read(key));
   if (!sniffed || !SNIFFED_AS[declared.contentType].includes(sniffed)) {
-    throw mismatch('content_type', `the bytes are ${sniffed ?? 'of no recognized media type'}, ${declared.contentType} was declared`);
+    throw mismatch(
+      'content_type',
+      `the bytes are ${sniffed ?? 'of no recognized media type'}, ${declared.contentType} was declared`,
+    );
   }
 
   const sha256 = await hash(blobs.read(key), signal);
-  if (sha256 !== declared.sha256) throw mismatch('sha256', 'the SHA-256 of the stored bytes differs from the declared sha256');
+  if (sha256 !== declared.sha256)
+    throw mismatch('sha256', 'the SHA-256 of the stored bytes differs from the declared sha256');
 
-  return kindOf(declared.contentType) === 'image' ? imageFacts(blobs, key, declared.contentType) : timedFacts(blobs, key, declared);
+  return kindOf(declared.contentType) === 'image'
+    ? imageFacts(blobs, key, declared.contentType)
+    : timedFacts(blobs, key, declared);
 }
 
 async function sniff(stream: Readable): Promise<string | undefined> {
@@ -107,7 +124,8 @@ async function imageFacts(blobs: BlobStore, key: string, contentType: MediaConte
   } finally {
     source.destroy();
   }
-  if (meta.format !== SHARP_FORMAT[contentType]) throw mismatch('content_type', `the image decodes as ${meta.format ?? 'nothing'}, ${contentType} was declared`);
+  if (meta.format !== SHARP_FORMAT[contentType])
+    throw mismatch('content_type', `the image decodes as ${meta.format ?? 'nothing'}, ${contentType} was declared`);
   const width = meta.autoOrient?.width ?? meta.width;
   const height = meta.autoOrient?.height ?? meta.height;
   if (!width || !height) throw unreadable('the image has no pixel size');
@@ -126,7 +144,10 @@ async function timedFacts(blobs: BlobStore, key: string, declared: Declared): Pr
   try {
     const format = await input.getFormat().catch(() => undefined);
     if (!format || format.name !== CONTAINER[declared.contentType]) {
-      throw mismatch('content_type', `the container is ${format?.name ?? 'unreadable'}, ${declared.contentType} was declared`);
+      throw mismatch(
+        'content_type',
+        `the container is ${format?.name ?? 'unreadable'}, ${declared.contentType} was declared`,
+      );
     }
     const seconds = await input.computeDuration().catch(() => 0);
     const durationMs = Math.round(seconds * 1000);
@@ -145,7 +166,8 @@ async function timedFacts(blobs: BlobStore, key: string, declared: Declared): Pr
     }
     const audio = await input.getPrimaryAudioTrack();
     if (audio) codecs.push(await codecOf(audio));
-    if (kindOf(declared.contentType) === 'audio' && (audio?.codec !== 'mp3')) throw unreadable('the audio is not an MP3 stream');
+    if (kindOf(declared.contentType) === 'audio' && audio?.codec !== 'mp3')
+      throw unreadable('the audio is not an MP3 stream');
     return { width, height, durationMs, codecs: codecs.join(',') };
   } finally {
     input.dispose();

@@ -26,9 +26,15 @@ export async function image(format: 'png' | 'jpeg' | 'webp' | 'gif', width = 64,
 }
 
 /** A container with `seconds` of synthetic 10 fps video packets of `packetBytes` each. */
-export async function video(container: 'mp4' | 'webm', options: { width?: number; height?: number; seconds?: number; packetBytes?: number } = {}): Promise<Buffer> {
+export async function video(
+  container: 'mp4' | 'webm',
+  options: { width?: number; height?: number; seconds?: number; packetBytes?: number } = {},
+): Promise<Buffer> {
   const { width = 320, height = 240, seconds = 3, packetBytes = 8 } = options;
-  const output = new Output({ format: container === 'mp4' ? new Mp4OutputFormat() : new WebMOutputFormat(), target: new BufferTarget() });
+  const output = new Output({
+    format: container === 'mp4' ? new Mp4OutputFormat() : new WebMOutputFormat(),
+    target: new BufferTarget(),
+  });
   const source = new EncodedVideoPacketSource(container === 'mp4' ? 'avc' : 'vp8');
   output.addVideoTrack(source);
   await output.start();
@@ -41,7 +47,16 @@ export async function video(container: 'mp4' | 'webm', options: { width?: number
     const packet = new EncodedPacket(data, i === 0 ? 'key' : 'delta', i / 10, 0.1);
     await source.add(
       packet,
-      i === 0 ? { decoderConfig: { codec: container === 'mp4' ? 'avc1.42001f' : 'vp8', codedWidth: width, codedHeight: height, ...(container === 'mp4' ? { description: avcC } : {}) } } : undefined,
+      i === 0
+        ? {
+            decoderConfig: {
+              codec: container === 'mp4' ? 'avc1.42001f' : 'vp8',
+              codedWidth: width,
+              codedHeight: height,
+              ...(container === 'mp4' ? { description: avcC } : {}),
+            },
+          }
+        : undefined,
     );
   }
   await output.finalize();
@@ -65,20 +80,47 @@ export interface Declared {
   declaration: Record<string, unknown>;
 }
 
-export async function declare(server: TestServer, token: string, bytes: Buffer, contentType: string, extra: Record<string, unknown> = {}): Promise<Declared> {
-  const declaration = { filename: `upload${contentType.replace(/.*\//, '.')}`, content_type: contentType, bytes: bytes.length, sha256: sha256(bytes), ...extra };
-  const res = await server.request('POST', '/api/v1/media/uploads', { token, json: declaration, idempotencyKey: randomKey() });
+export async function declare(
+  server: TestServer,
+  token: string,
+  bytes: Buffer,
+  contentType: string,
+  extra: Record<string, unknown> = {},
+): Promise<Declared> {
+  const declaration = {
+    filename: `upload${contentType.replace(/.*\//, '.')}`,
+    content_type: contentType,
+    bytes: bytes.length,
+    sha256: sha256(bytes),
+    ...extra,
+  };
+  const res = await server.request('POST', '/api/v1/media/uploads', {
+    token,
+    json: declaration,
+    idempotencyKey: randomKey(),
+  });
   expect(res.status, res.text).toBe(201);
   return { session: res.json(), bytes, declaration };
 }
 
 /** Sends the PUT exactly as the session says (URL, method, every header). */
-export function put(server: TestServer, session: MediaUploadSession, body: Buffer | Readable, headers: Record<string, string> = session.headers, url = session.upload_url): Promise<TestResponse> {
+export function put(
+  server: TestServer,
+  session: MediaUploadSession,
+  body: Buffer | Readable,
+  headers: Record<string, string> = session.headers,
+  url = session.upload_url,
+): Promise<TestResponse> {
   const target = new URL(url);
   return server.request(session.method, target.pathname + target.search, { host: target.host, headers, body });
 }
 
-export function commit(server: TestServer, token: string, declared: Declared, body?: Record<string, unknown>): Promise<TestResponse> {
+export function commit(
+  server: TestServer,
+  token: string,
+  declared: Declared,
+  body?: Record<string, unknown>,
+): Promise<TestResponse> {
   const { content_type, bytes, sha256: hash } = declared.declaration;
   return server.request('POST', `/api/v1/media/uploads/${declared.session.id}/commit`, {
     token,
@@ -88,7 +130,13 @@ export function commit(server: TestServer, token: string, declared: Declared, bo
 }
 
 /** Declare → PUT → commit → wait; returns the finished operation. */
-export async function upload(server: TestServer, token: string, bytes: Buffer, contentType: string, extra: Record<string, unknown> = {}) {
+export async function upload(
+  server: TestServer,
+  token: string,
+  bytes: Buffer,
+  contentType: string,
+  extra: Record<string, unknown> = {},
+) {
   const declared = await declare(server, token, bytes, contentType, extra);
   const stored = await put(server, declared.session, bytes);
   expect(stored.status, stored.text).toBe(200);
@@ -100,7 +148,13 @@ export async function upload(server: TestServer, token: string, bytes: Buffer, c
 }
 
 /** Uploads and returns the ready media. */
-export async function uploadReady(server: TestServer, token: string, bytes: Buffer, contentType: string, extra: Record<string, unknown> = {}) {
+export async function uploadReady(
+  server: TestServer,
+  token: string,
+  bytes: Buffer,
+  contentType: string,
+  extra: Record<string, unknown> = {},
+) {
   const { op, mediaId } = await upload(server, token, bytes, contentType, extra);
   expect(op.state, JSON.stringify(op)).toBe('succeeded');
   const res = await server.request('GET', `/api/v1/media/${mediaId}`, { token });

@@ -1,5 +1,12 @@
 // GET /api/v1/media, GET/PATCH/DELETE /api/v1/media/{id}, GET/HEAD /api/v1/media/{id}/content.
-import { CANONICAL_EXTENSION, MEDIA_LIST_DEFAULT_LIMIT, MediaListQuery, MediaTagPatch, type MediaContentType, type MediaList } from '../../sdk/contract/media';
+import {
+  CANONICAL_EXTENSION,
+  MEDIA_LIST_DEFAULT_LIMIT,
+  MediaListQuery,
+  MediaTagPatch,
+  type MediaContentType,
+  type MediaList,
+} from '../../sdk/contract/media';
 import { anyBearer, projectBearer } from '../http/auth';
 import { problem } from '../http/problem';
 import { mutation, query, reply } from '../http/route';
@@ -11,17 +18,33 @@ import { decodeCursor, encodeCursor, mediaView, readyMedia } from './media';
 
 export const listMedia = query({ auth: anyBearer, area: 'content', query: MediaListQuery }, async (ctx) => {
   const limit = ctx.query.limit ?? MEDIA_LIST_DEFAULT_LIMIT;
-  let q = ctx.services.store.db.selectFrom('media').selectAll().where('tenant_id', '=', ctx.principal.tenantId).where('state', '=', 'ready');
+  let q = ctx.services.store.db
+    .selectFrom('media')
+    .selectAll()
+    .where('tenant_id', '=', ctx.principal.tenantId)
+    .where('state', '=', 'ready');
   // spec: with a tag filter, untagged media are omitted (an exact match never matches null).
   if (ctx.query.tag !== undefined) q = q.where('tag', '=', ctx.query.tag);
   if (ctx.query.kind !== undefined) q = q.where('kind', '=', ctx.query.kind);
   if (ctx.query.cursor !== undefined) {
     const after = decodeCursor(ctx.query.cursor);
-    q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+      ]),
+    );
   }
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   const page = rows.slice(0, limit);
-  const body: MediaList = { items: page.map(mediaView), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
+  const body: MediaList = {
+    items: page.map(mediaView),
+    next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+  };
   return reply.ok(body);
 });
 
@@ -40,7 +63,11 @@ export const patchMedia = mutation(
     // Writing the tag it already has changes nothing, so it bumps nothing.
     if (tag === row.tag) return reply.ok(mediaView(row), { revision: row.revision });
     const updated = { ...row, tag, revision: row.revision + 1, updated_at: ctx.now };
-    await work.db.updateTable('media').set({ tag, revision: updated.revision, updated_at: ctx.now }).where('id', '=', row.id).execute();
+    await work.db
+      .updateTable('media')
+      .set({ tag, revision: updated.revision, updated_at: ctx.now })
+      .where('id', '=', row.id)
+      .execute();
     await ctx.services.events.append(
       work,
       {
@@ -66,9 +93,16 @@ export const deleteMedia = mutation(
     const row = await readyMedia(work.db, tenantId, ctx.params.id!);
     ctx.checkRevision(row.revision);
     if (await ctx.services.references.mediaInUse(work.db, tenantId, row.id)) {
-      throw problem('resource_conflict', 'a playlist that a screen shows (desired or active) references this media; remove it from those playlists first');
+      throw problem(
+        'resource_conflict',
+        'a playlist that a screen shows (desired or active) references this media; remove it from those playlists first',
+      );
     }
-    await work.db.updateTable('media').set({ state: 'deleted', deleted_at: ctx.now, updated_at: ctx.now, revision: row.revision + 1 }).where('id', '=', row.id).execute();
+    await work.db
+      .updateTable('media')
+      .set({ state: 'deleted', deleted_at: ctx.now, updated_at: ctx.now, revision: row.revision + 1 })
+      .where('id', '=', row.id)
+      .execute();
     await releaseUsedBytes(work.db, tenantId, row.bytes);
     await ctx.services.events.append(
       work,
@@ -87,7 +121,12 @@ export const deleteMedia = mutation(
     const { blobs, logger } = ctx.services;
     if (row.blob_key) {
       const key = row.blob_key;
-      work.afterCommit(() => void blobs.delete(key).catch((error) => logger.warn({ err: error, media_id: row.id }, 'media bytes not deleted')));
+      work.afterCommit(
+        () =>
+          void blobs
+            .delete(key)
+            .catch((error) => logger.warn({ err: error, media_id: row.id }, 'media bytes not deleted')),
+      );
     }
     return reply.noContent();
   },
@@ -107,7 +146,9 @@ export const exportMediaContent = query({ auth: projectBearer, area: 'content' }
   const rangeHeader = ifRange === undefined || ifRange.trim() === etag ? req.headers.range : undefined;
   const range = parseRange(rangeHeader, row.bytes);
   if (range.kind === 'refused') {
-    throw problem('invalid_range', range.reason, { headers: { 'Content-Range': `bytes */${row.bytes}`, 'Accept-Ranges': 'bytes' } });
+    throw problem('invalid_range', range.reason, {
+      headers: { 'Content-Range': `bytes */${row.bytes}`, 'Accept-Ranges': 'bytes' },
+    });
   }
   const { start, end } = range.kind === 'range' ? range : { start: 0, end: row.bytes - 1 };
   const length = end - start + 1;

@@ -45,7 +45,11 @@ describe('GET /api/v1/media', () => {
       ids.push((await uploadReady(server, token, await image('png', 10 + i, 10), 'image/png')).id);
     }
     // A declared but unfinished upload is not listed.
-    await server.request('POST', '/api/v1/media/uploads', { token, json: { filename: 'x.png', content_type: 'image/png', bytes: 5, sha256: 'c'.repeat(64) }, idempotencyKey: randomKey() });
+    await server.request('POST', '/api/v1/media/uploads', {
+      token,
+      json: { filename: 'x.png', content_type: 'image/png', bytes: 5, sha256: 'c'.repeat(64) },
+      idempotencyKey: randomKey(),
+    });
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -62,7 +66,15 @@ describe('GET /api/v1/media', () => {
     expect(all.next_cursor).toBeNull();
   });
 
-  it.each([['limit=0'], ['limit=101'], ['limit=x'], ['cursor=notacursor'], ['kind=document'], ['tag=bad-tag'], ['surprise=1']])('refuses %s with invalid_request', async (q) => {
+  it.each([
+    ['limit=0'],
+    ['limit=101'],
+    ['limit=x'],
+    ['cursor=notacursor'],
+    ['kind=document'],
+    ['tag=bad-tag'],
+    ['surprise=1'],
+  ])('refuses %s with invalid_request', async (q) => {
     const res = await server.request('GET', `/api/v1/media?${q}`, { token });
     expect(res.status).toBe(400);
     expect(res.json().code).toBe('invalid_request');
@@ -73,7 +85,11 @@ describe('GET /api/v1/media', () => {
     const lobbyClip = await uploadReady(server, token, await video('mp4'), 'video/mp4', { tag: 'lobby' });
     await uploadReady(server, token, await image('jpeg'), 'image/jpeg', { tag: 'Lobby' });
     const untagged = await uploadReady(server, token, mp3(), 'audio/mpeg');
-    const ids = async (q: string) => (await server.request('GET', `/api/v1/media?${q}`, { token })).json().items.map((m: { id: string }) => m.id).sort();
+    const ids = async (q: string) =>
+      (await server.request('GET', `/api/v1/media?${q}`, { token }))
+        .json()
+        .items.map((m: { id: string }) => m.id)
+        .sort();
     expect(await ids('tag=lobby')).toEqual([lobby.id, lobbyClip.id].sort());
     expect(await ids('tag=lobby&kind=video')).toEqual([lobbyClip.id]);
     expect(await ids('kind=audio')).toEqual([untagged.id]);
@@ -113,13 +129,22 @@ describe('PATCH /api/v1/media/{id}', () => {
   it('replaces the tag, bumps the revision and tells the playlists seam in the same transaction', async () => {
     const media = await uploadReady(server, token, await image('png'), 'image/png', { tag: 'lobby' });
     expect(seam.changes).toEqual([{ mediaId: media.id, tags: ['lobby'] }]);
-    const res = await server.request('PATCH', `/api/v1/media/${media.id}`, { token, json: { tag: 'foyer' }, ifMatch: 1 });
+    const res = await server.request('PATCH', `/api/v1/media/${media.id}`, {
+      token,
+      json: { tag: 'foyer' },
+      ifMatch: 1,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.etag).toBe('"2"');
     expect(res.json()).toMatchObject({ tag: 'foyer', revision: 2 });
     expect(seam.changes.at(-1)).toEqual({ mediaId: media.id, tags: ['lobby', 'foyer'] });
     expect((await server.request('GET', `/api/v1/media/${media.id}`, { token })).json().tag).toBe('foyer');
-    const events = await server.services.store.db.selectFrom('events').select(['type', 'details']).where('resource_id', '=', media.id).where('type', '=', 'media.updated').execute();
+    const events = await server.services.store.db
+      .selectFrom('events')
+      .select(['type', 'details'])
+      .where('resource_id', '=', media.id)
+      .where('type', '=', 'media.updated')
+      .execute();
     expect(JSON.parse(events[0]!.details!)).toMatchObject({ tag: 'foyer', previous_tag: 'lobby', revision: 2 });
   });
 
@@ -151,16 +176,21 @@ describe('PATCH /api/v1/media/{id}', () => {
     expect(after).toMatchObject({ tag: 'lobby', revision: 1 });
   });
 
-  it.each([[{ tag: 'two words' }], [{ tag: 'x'.repeat(33) }], [{}], [{ tag: 'ok', filename: 'x' }]])('refuses %j', async (body) => {
-    const media = await uploadReady(server, token, await image('png'), 'image/png');
-    const res = await server.request('PATCH', `/api/v1/media/${media.id}`, { token, json: body });
-    expect(res.status).toBe(400);
-  });
+  it.each([[{ tag: 'two words' }], [{ tag: 'x'.repeat(33) }], [{}], [{ tag: 'ok', filename: 'x' }]])(
+    'refuses %j',
+    async (body) => {
+      const media = await uploadReady(server, token, await image('png'), 'image/png');
+      const res = await server.request('PATCH', `/api/v1/media/${media.id}`, { token, json: body });
+      expect(res.status).toBe(400);
+    },
+  );
 
   it('is a project (Model P) route', async () => {
     const { token: account } = await server.createAccount();
     const media = await uploadReady(server, account, await image('png'), 'image/png');
-    expect((await server.request('PATCH', `/api/v1/media/${media.id}`, { token: account, json: { tag: 'x' } })).status).toBe(403);
+    expect(
+      (await server.request('PATCH', `/api/v1/media/${media.id}`, { token: account, json: { tag: 'x' } })).status,
+    ).toBe(403);
   });
 });
 
@@ -175,7 +205,11 @@ describe('DELETE /api/v1/media/{id}', () => {
     expect((await server.request('DELETE', `/api/v1/media/${media.id}`, { token })).status).toBe(404);
     expect((await project()).used_bytes).toBe(0);
     expect(seam.changes.at(-1)).toEqual({ mediaId: media.id, tags: ['lobby'] });
-    const row = await server.services.store.db.selectFrom('media').selectAll().where('id', '=', media.id).executeTakeFirstOrThrow();
+    const row = await server.services.store.db
+      .selectFrom('media')
+      .selectAll()
+      .where('id', '=', media.id)
+      .executeTakeFirstOrThrow();
     expect(row.state).toBe('deleted');
     expect(row.deleted_at).toBe(server.clock.now());
     await new Promise((r) => setTimeout(r, 20));
@@ -196,12 +230,29 @@ describe('DELETE /api/v1/media/{id}', () => {
   it('requires If-Match and Idempotency-Key from an account bearer (Model A), and checks the revision', async () => {
     const { token: account } = await server.createAccount();
     const media = await uploadReady(server, account, await image('png'), 'image/png');
-    const noIfMatch = await server.request('DELETE', `/api/v1/media/${media.id}`, { token: account, idempotencyKey: randomKey() });
+    const noIfMatch = await server.request('DELETE', `/api/v1/media/${media.id}`, {
+      token: account,
+      idempotencyKey: randomKey(),
+    });
     expect(noIfMatch.status).toBe(400);
     expect(noIfMatch.json().errors[0].field).toBe('If-Match');
-    expect((await server.request('DELETE', `/api/v1/media/${media.id}`, { token: account, ifMatch: 1 })).status).toBe(400);
-    const stale = await server.request('DELETE', `/api/v1/media/${media.id}`, { token: account, ifMatch: 7, idempotencyKey: randomKey() });
+    expect((await server.request('DELETE', `/api/v1/media/${media.id}`, { token: account, ifMatch: 1 })).status).toBe(
+      400,
+    );
+    const stale = await server.request('DELETE', `/api/v1/media/${media.id}`, {
+      token: account,
+      ifMatch: 7,
+      idempotencyKey: randomKey(),
+    });
     expect(stale.status).toBe(412);
-    expect((await server.request('DELETE', `/api/v1/media/${media.id}`, { token: account, ifMatch: 1, idempotencyKey: randomKey() })).status).toBe(204);
+    expect(
+      (
+        await server.request('DELETE', `/api/v1/media/${media.id}`, {
+          token: account,
+          ifMatch: 1,
+          idempotencyKey: randomKey(),
+        })
+      ).status,
+    ).toBe(204);
   });
 });

@@ -38,7 +38,13 @@ export function mediaView(row: MediaTable): Media {
 
 /** A ready media of the tenant; pending, failed, deleted and other tenants' media are not_found. */
 export async function readyMedia(db: Db | Tx, tenantId: string, id: string): Promise<MediaTable> {
-  const row = await db.selectFrom('media').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).where('state', '=', 'ready').executeTakeFirst();
+  const row = await db
+    .selectFrom('media')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .where('state', '=', 'ready')
+    .executeTakeFirst();
   if (!row) throw problem('not_found', 'media not found');
   return row;
 }
@@ -52,11 +58,19 @@ export function encodeCursor(row: Pick<MediaTable, 'created_at' | 'id'>): string
 export function decodeCursor(cursor: string): { createdAt: number; id: string } {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string' && value[1].length <= 100) {
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      Number.isSafeInteger(value[0]) &&
+      typeof value[1] === 'string' &&
+      value[1].length <= 100
+    ) {
       return { createdAt: value[0] as number, id: value[1] };
     }
   } catch {
     // fall through to the problem
   }
-  throw problem('invalid_request', 'cursor: not a cursor this server issued', { errors: [{ field: 'cursor', code: 'invalid', detail: 'pass next_cursor unchanged' }] });
+  throw problem('invalid_request', 'cursor: not a cursor this server issued', {
+    errors: [{ field: 'cursor', code: 'invalid', detail: 'pass next_cursor unchanged' }],
+  });
 }

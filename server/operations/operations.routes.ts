@@ -8,7 +8,16 @@ export const getOperation = query({ auth: anyBearer, area: 'content' }, async (c
   return reply.ok(operationView(op));
 });
 
-export const cancelOperation = mutation({ auth: anyBearer, area: 'content', idempotency: 'required' }, async (ctx, work) => {
-  const op = await ctx.services.operations.cancel(work, ctx.principal.tenantId, ctx.params.id!, ctx.now, ctx.requestId);
-  return reply.ok(operationView(op));
-});
+export const cancelOperation = mutation(
+  { auth: anyBearer, area: 'content', idempotency: 'required' },
+  async (ctx, work) => {
+    const op = await ctx.services.operations.cancel(
+      work,
+      ctx.principal.tenantId,
+      ctx.params.id!,
+      ctx.now,
+      ctx.requestId,
+    );
+    return reply.ok(operationView(op));
+  },
+);

@@ -22,7 +22,11 @@ function testRunner(kind: string, probe: Probe, behaviour: 'succeed' | 'fail' | 
       if (behaviour === 'fail') throw problem('invalid_request', 'archive has no index.html');
       if (behaviour === 'crash') throw new Error('disk on fire at /var/secret');
       return async (work) => {
-        await work.db.updateTable('tenants').set({ name: `published ${op.id}` }).where('id', '=', op.tenant_id).execute();
+        await work.db
+          .updateTable('tenants')
+          .set({ name: `published ${op.id}` })
+          .where('id', '=', op.tenant_id)
+          .execute();
         probe.published.push(op.id);
         return { done: op.id };
       };
@@ -37,7 +41,9 @@ function testRunner(kind: string, probe: Probe, behaviour: 'succeed' | 'fail' | 
 }
 
 async function createOp(s: TestServer, tenantId: string, kind: string, state: 'queued' | 'receiving' = 'queued') {
-  return s.services.store.transaction((work) => s.services.operations.create(work, { tenantId, kind, state, input: { n: 1 } }, s.clock.now()));
+  return s.services.store.transaction((work) =>
+    s.services.operations.create(work, { tenantId, kind, state, input: { n: 1 } }, s.clock.now()),
+  );
 }
 
 describe('durable operations', () => {
@@ -51,7 +57,11 @@ describe('durable operations', () => {
     const res = await server.request('GET', `/api/v1/operations/${op.id}`, { token });
     expect(res.json()).toMatchObject({ id: op.id, kind: 'test.ok', state: 'succeeded', result: { done: op.id } });
     expect(probe.published).toEqual([op.id]);
-    const events = await server.services.store.db.selectFrom('events').select('type').where('operation_id', '=', op.id).execute();
+    const events = await server.services.store.db
+      .selectFrom('events')
+      .select('type')
+      .where('operation_id', '=', op.id)
+      .execute();
     expect(events.map((e) => e.type)).toEqual(['operation.succeeded']);
   });
 
@@ -71,7 +81,9 @@ describe('durable operations', () => {
 
   it('hides unexpected runner errors behind internal_error', async () => {
     server = await TestServer.start();
-    server.services.operations.register(testRunner('test.crash', { published: [], terminal: [], discarded: [] }, 'crash'));
+    server.services.operations.register(
+      testRunner('test.crash', { published: [], terminal: [], discarded: [] }, 'crash'),
+    );
     const { token, projectId } = await server.enroll();
     const op = await createOp(server, projectId, 'test.crash');
     await server.services.operations.idle();
@@ -90,10 +102,18 @@ describe('durable operations', () => {
     });
     const project = await server.enroll();
     const account = await server.createAccount();
-    const ops = [await createOp(server, project.projectId, 'test.vendor'), await createOp(server, account.accountId, 'test.vendor')];
+    const ops = [
+      await createOp(server, project.projectId, 'test.vendor'),
+      await createOp(server, account.accountId, 'test.vendor'),
+    ];
     await server.services.operations.idle();
     const [p, a] = await Promise.all(
-      ops.map(async (op, i) => (await server.request('GET', `/api/v1/operations/${op.id}`, { token: [project.token, account.token][i] })).json().error),
+      ops.map(
+        async (op, i) =>
+          (
+            await server.request('GET', `/api/v1/operations/${op.id}`, { token: [project.token, account.token][i] })
+          ).json().error,
+      ),
     );
     expect(p).toEqual({
       type: `${server.origin}/problems/dependency-unavailable`,
@@ -104,7 +124,11 @@ describe('durable operations', () => {
       code: 'dependency_unavailable',
       errors: [],
     });
-    expect(a).toMatchObject({ status: 503, code: 'dependency_unavailable', instance: `/api/v1/operations/${ops[1]!.id}` });
+    expect(a).toMatchObject({
+      status: 503,
+      code: 'dependency_unavailable',
+      instance: `/api/v1/operations/${ops[1]!.id}`,
+    });
   });
 
   it('lets cancel win over a running worker: nothing is published', async () => {
@@ -115,11 +139,18 @@ describe('durable operations', () => {
     const { token, projectId } = await server.enroll();
     const op = await createOp(server, projectId, 'test.slow');
     for (let i = 0; i < 50; i++) {
-      const row = await server.services.store.db.selectFrom('operations').select('state').where('id', '=', op.id).executeTakeFirstOrThrow();
+      const row = await server.services.store.db
+        .selectFrom('operations')
+        .select('state')
+        .where('id', '=', op.id)
+        .executeTakeFirstOrThrow();
       if (row.state === 'running') break;
       await new Promise((r) => setTimeout(r, 10));
     }
-    const cancelled = await server.request('POST', `/api/v1/operations/${op.id}/cancel`, { token, idempotencyKey: randomKey() });
+    const cancelled = await server.request('POST', `/api/v1/operations/${op.id}/cancel`, {
+      token,
+      idempotencyKey: randomKey(),
+    });
     expect(cancelled.status).toBe(200);
     expect(cancelled.json().state).toBe('cancelled');
     open();
@@ -136,7 +167,10 @@ describe('durable operations', () => {
     let open!: () => void;
     probe.gate = new Promise((r) => (open = r));
     const runner = testRunner('test.fence', probe);
-    server.services.operations.register({ ...runner, run: async (op, control) => runner.run(op, { ...control, signal: new AbortController().signal }) });
+    server.services.operations.register({
+      ...runner,
+      run: async (op, control) => runner.run(op, { ...control, signal: new AbortController().signal }),
+    });
     const { projectId } = await server.enroll();
     const op = await createOp(server, projectId, 'test.fence');
     await new Promise((r) => setTimeout(r, 50));
@@ -153,10 +187,20 @@ describe('durable operations', () => {
     const { token, projectId } = await server.enroll();
     const done = await createOp(server, projectId, 'test.ok');
     await server.services.operations.idle();
-    expect((await server.request('POST', `/api/v1/operations/${done.id}/cancel`, { token, idempotencyKey: randomKey() })).status).toBe(409);
+    expect(
+      (await server.request('POST', `/api/v1/operations/${done.id}/cancel`, { token, idempotencyKey: randomKey() }))
+        .status,
+    ).toBe(409);
     const waiting = await createOp(server, projectId, 'test.unclaimed', 'receiving');
-    expect((await server.request('POST', `/api/v1/operations/${waiting.id}/cancel`, { token, idempotencyKey: randomKey() })).status).toBe(200);
-    expect((await server.request('POST', `/api/v1/operations/${waiting.id}/cancel`, { token, idempotencyKey: randomKey() })).json().state).toBe('cancelled');
+    expect(
+      (await server.request('POST', `/api/v1/operations/${waiting.id}/cancel`, { token, idempotencyKey: randomKey() }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await server.request('POST', `/api/v1/operations/${waiting.id}/cancel`, { token, idempotencyKey: randomKey() })
+      ).json().state,
+    ).toBe('cancelled');
   });
 
   it("answers not_found for another tenant's operation", async () => {
@@ -165,7 +209,14 @@ describe('durable operations', () => {
     const b = await server.enroll();
     const op = await createOp(server, a.projectId, 'test.none', 'receiving');
     expect((await server.request('GET', `/api/v1/operations/${op.id}`, { token: b.token })).status).toBe(404);
-    expect((await server.request('POST', `/api/v1/operations/${op.id}/cancel`, { token: b.token, idempotencyKey: randomKey() })).status).toBe(404);
+    expect(
+      (
+        await server.request('POST', `/api/v1/operations/${op.id}/cancel`, {
+          token: b.token,
+          idempotencyKey: randomKey(),
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('resumes interrupted work after a restart and fails work interrupted too often', async () => {
@@ -175,12 +226,23 @@ describe('durable operations', () => {
     const resumable = await createOp(server, projectId, 'test.resume', 'receiving');
     const exhausted = await createOp(server, projectId, 'test.resume', 'receiving');
     const staging = await createOp(server, projectId, 'test.resume', 'receiving');
-    await db.updateTable('operations').set({ state: 'running', attempts: 1, fence: 1 }).where('id', '=', resumable.id).execute();
-    await db.updateTable('operations').set({ state: 'running', attempts: 3, fence: 3 }).where('id', '=', exhausted.id).execute();
+    await db
+      .updateTable('operations')
+      .set({ state: 'running', attempts: 1, fence: 1 })
+      .where('id', '=', resumable.id)
+      .execute();
+    await db
+      .updateTable('operations')
+      .set({ state: 'running', attempts: 3, fence: 3 })
+      .where('id', '=', exhausted.id)
+      .execute();
     server = await restartWith(server, 'test.resume');
     await server.services.operations.idle();
     const states = Object.fromEntries(
-      (await server.services.store.db.selectFrom('operations').select(['id', 'state']).execute()).map((r) => [r.id, r.state]),
+      (await server.services.store.db.selectFrom('operations').select(['id', 'state']).execute()).map((r) => [
+        r.id,
+        r.state,
+      ]),
     );
     expect(states[resumable.id]).toBe('succeeded');
     expect(states[exhausted.id]).toBe('failed');
@@ -203,7 +265,11 @@ describe('operation leases', () => {
 
   async function untilState(s: TestServer, id: string, state: string) {
     for (let i = 0; i < 200; i++) {
-      const row = await s.services.store.db.selectFrom('operations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const row = await s.services.store.db
+        .selectFrom('operations')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
       if (row.state === state) return row;
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -258,7 +324,13 @@ describe('operation leases', () => {
       expect(await operations.expireLeases()).toBe(1);
     }
     const body = (await server.request('GET', `/api/v1/operations/${op.id}`, { token })).json();
-    expect(body).toMatchObject({ state: 'failed', error: { code: 'internal_error', detail: expect.stringContaining(`did not finish in time ${MAX_ATTEMPTS} times`) } });
+    expect(body).toMatchObject({
+      state: 'failed',
+      error: {
+        code: 'internal_error',
+        detail: expect.stringContaining(`did not finish in time ${MAX_ATTEMPTS} times`),
+      },
+    });
   });
 
   it("on start, takes back its own and lapsed work but leaves another worker's live runs and uploads alone", async () => {
@@ -274,18 +346,44 @@ describe('operation leases', () => {
       await createOp(server, projectId, 'test.resume', 'receiving'),
       await createOp(server, projectId, 'test.resume', 'receiving'),
     ];
-    const running = (owner: string, leaseExpiresAt: number) => ({ state: 'running' as const, attempts: 1, fence: 1, lease_owner: owner, lease_expires_at: leaseExpiresAt });
-    await db.updateTable('operations').set(running('wkr_other', now + LEASE_MS)).where('id', '=', othersLive.id).execute();
-    await db.updateTable('operations').set(running('wkr_other', now - 1)).where('id', '=', othersLapsed.id).execute();
-    await db.updateTable('operations').set(running(me, now + LEASE_MS)).where('id', '=', mine.id).execute();
+    const running = (owner: string, leaseExpiresAt: number) => ({
+      state: 'running' as const,
+      attempts: 1,
+      fence: 1,
+      lease_owner: owner,
+      lease_expires_at: leaseExpiresAt,
+    });
+    await db
+      .updateTable('operations')
+      .set(running('wkr_other', now + LEASE_MS))
+      .where('id', '=', othersLive.id)
+      .execute();
+    await db
+      .updateTable('operations')
+      .set(running('wkr_other', now - 1))
+      .where('id', '=', othersLapsed.id)
+      .execute();
+    await db
+      .updateTable('operations')
+      .set(running(me, now + LEASE_MS))
+      .where('id', '=', mine.id)
+      .execute();
     await db.updateTable('operations').set({ lease_owner: 'wkr_other' }).where('id', '=', othersUpload.id).execute();
     server = await restartWith(server, 'test.resume');
     expect(server.services.operations.workerId).toBe(me);
     await untilState(server, othersLapsed.id, 'succeeded');
     await untilState(server, mine.id, 'succeeded');
     await untilState(server, myUpload.id, 'failed');
-    const untouched = await server.services.store.db.selectFrom('operations').selectAll().where('id', 'in', [othersLive.id, othersUpload.id]).execute();
-    expect([othersLive.id, othersUpload.id].map((id) => untouched.find((r) => r.id === id)!).map((r) => [r.state, r.fence, r.lease_owner])).toEqual([
+    const untouched = await server.services.store.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('id', 'in', [othersLive.id, othersUpload.id])
+      .execute();
+    expect(
+      [othersLive.id, othersUpload.id]
+        .map((id) => untouched.find((r) => r.id === id)!)
+        .map((r) => [r.state, r.fence, r.lease_owner]),
+    ).toEqual([
       ['running', 1, 'wkr_other'],
       ['receiving', 0, 'wkr_other'],
     ]);
@@ -296,6 +394,12 @@ async function restartWith(s: TestServer, kind: string): Promise<TestServer> {
   // Runners are registered at start-up by installers; register before the worker's start by
   // stopping first and registering on the new instance before it claims anything.
   await s.server.stop(1000);
-  const next = await TestServer.start({ dataDir: s.dataDir, clock: s.clock, config: { port: s.port }, beforeListen: (services) => services.operations.register(testRunner(kind, { published: [], terminal: [], discarded: [] })) });
+  const next = await TestServer.start({
+    dataDir: s.dataDir,
+    clock: s.clock,
+    config: { port: s.port },
+    beforeListen: (services) =>
+      services.operations.register(testRunner(kind, { published: [], terminal: [], discarded: [] })),
+  });
   return next;
 }

@@ -4,7 +4,12 @@
 // it still holds the fence. Cancel bumps the fence too, so a worker that lost it can never publish.
 // A run that outlives its deadline stops being renewed; once its lease lapses the watchdog aborts
 // it and requeues (or fails) the operation, so a hung runner never holds a worker slot for good.
-import { TERMINAL_OPERATION_STATES, type Operation, type OperationError, type OperationState } from '../../sdk/contract/operations';
+import {
+  TERMINAL_OPERATION_STATES,
+  type Operation,
+  type OperationError,
+  type OperationState,
+} from '../../sdk/contract/operations';
 import { isoTime, type Clock } from '../clock';
 import type { EventLog } from '../events/event-log';
 import { ProblemError, problem, type Generation } from '../http/problem';
@@ -73,7 +78,13 @@ export class FenceLostError extends Error {
 
 /** The wire shape (sdk/contract/operations.ts) of a stored operation. */
 export function operationView(op: OperationRow): Operation {
-  const view: Operation = { id: op.id, kind: op.kind, state: op.state, created_at: isoTime(op.created_at), updated_at: isoTime(op.updated_at) };
+  const view: Operation = {
+    id: op.id,
+    kind: op.kind,
+    state: op.state,
+    created_at: isoTime(op.created_at),
+    updated_at: isoTime(op.updated_at),
+  };
   if (op.request_id) view.request_id = op.request_id;
   if (op.result) view.result = JSON.parse(op.result) as Record<string, unknown>;
   if (op.error) view.error = JSON.parse(op.error) as OperationError;
@@ -81,8 +92,15 @@ export function operationView(op: OperationRow): Operation {
 }
 
 /** The problem document stored on a failed operation: the HTTP rendering, in its tenant's generation. */
-export function operationProblem(error: ProblemError, context: { controlOrigin: string; generation: Generation; operationId: string }): OperationError {
-  return problemBody(error, { controlOrigin: context.controlOrigin, generation: context.generation, instance: `/api/v1/operations/${context.operationId}` }) as OperationError;
+export function operationProblem(
+  error: ProblemError,
+  context: { controlOrigin: string; generation: Generation; operationId: string },
+): OperationError {
+  return problemBody(error, {
+    controlOrigin: context.controlOrigin,
+    generation: context.generation,
+    instance: `/api/v1/operations/${context.operationId}`,
+  }) as OperationError;
 }
 
 export interface NewOperation {
@@ -165,7 +183,12 @@ export class OperationWorker {
   }
 
   async get(db: Db | Tx, tenantId: string, id: string): Promise<OperationRow> {
-    const op = await db.selectFrom('operations').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+    const op = await db
+      .selectFrom('operations')
+      .selectAll()
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
     if (!op) throw problem('not_found', 'operation not found');
     return op;
   }
@@ -177,8 +200,13 @@ export class OperationWorker {
   async cancel(work: Work, tenantId: string, id: string, now: number, requestId?: string): Promise<OperationRow> {
     const op = await this.get(work.db, tenantId, id);
     if (op.state === 'cancelled') return op;
-    if (TERMINAL.has(op.state)) throw problem('resource_conflict', `operation already ${op.state}; only unfinished operations can be cancelled`);
-    await work.db.updateTable('operations').set({ state: 'cancelled', fence: op.fence + 1, updated_at: now, lease_expires_at: null, lease_owner: null }).where('id', '=', id).execute();
+    if (TERMINAL.has(op.state))
+      throw problem('resource_conflict', `operation already ${op.state}; only unfinished operations can be cancelled`);
+    await work.db
+      .updateTable('operations')
+      .set({ state: 'cancelled', fence: op.fence + 1, updated_at: now, lease_expires_at: null, lease_owner: null })
+      .where('id', '=', id)
+      .execute();
     await this.runners.get(op.kind)?.onTerminal?.(work, op, 'cancelled', now);
     await this.appendOutcome(work, op, 'cancelled', now, requestId);
     work.afterCommit(() => this.running.get(id)?.controller.abort(new Error('cancelled')));
@@ -187,15 +215,32 @@ export class OperationWorker {
 
   /** The failure problem as stored on the operation, rendered for its tenant's generation. */
   private async storedProblem(work: Work, op: OperationRow, error: ProblemError): Promise<string> {
-    const tenant = await work.db.selectFrom('tenants').select('generation').where('id', '=', op.tenant_id).executeTakeFirst();
-    return JSON.stringify(operationProblem(error, { controlOrigin: this.deps.controlOrigin, generation: tenant?.generation ?? 'P', operationId: op.id }));
+    const tenant = await work.db
+      .selectFrom('tenants')
+      .select('generation')
+      .where('id', '=', op.tenant_id)
+      .executeTakeFirst();
+    return JSON.stringify(
+      operationProblem(error, {
+        controlOrigin: this.deps.controlOrigin,
+        generation: tenant?.generation ?? 'P',
+        operationId: op.id,
+      }),
+    );
   }
 
   /** Fails a non-final operation outside the worker (an upload body that could not be staged). */
   async fail(work: Work, op: OperationRow, error: ProblemError, now: number): Promise<boolean> {
     const result = await work.db
       .updateTable('operations')
-      .set({ state: 'failed', error: await this.storedProblem(work, op, error), fence: op.fence + 1, updated_at: now, lease_expires_at: null, lease_owner: null })
+      .set({
+        state: 'failed',
+        error: await this.storedProblem(work, op, error),
+        fence: op.fence + 1,
+        updated_at: now,
+        lease_expires_at: null,
+        lease_owner: null,
+      })
       .where('id', '=', op.id)
       .where('state', 'not in', [...TERMINAL])
       .executeTakeFirst();
@@ -211,19 +256,30 @@ export class OperationWorker {
    */
   async start(): Promise<void> {
     const now = this.deps.clock.now();
-    const interrupted = await this.deps.store.db.selectFrom('operations').selectAll().where('state', 'in', ['running', 'receiving']).execute();
+    const interrupted = await this.deps.store.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('state', 'in', ['running', 'receiving'])
+      .execute();
     for (const op of interrupted) {
       const runner = this.runners.get(op.kind);
       const mine = op.lease_owner === null || op.lease_owner === this.deps.workerId;
       if (op.state === 'receiving' && (!mine || runner?.receivingSurvivesRestart)) continue;
       if (op.state === 'running' && !mine && op.lease_expires_at !== null && op.lease_expires_at > now) continue;
-      await this.reclaim(op, now, op.state === 'receiving' ? 'the upload was interrupted by a server restart; upload again' : undefined);
+      await this.reclaim(
+        op,
+        now,
+        op.state === 'receiving' ? 'the upload was interrupted by a server restart; upload again' : undefined,
+      );
     }
     this.stopped = false;
     this.unsubscribe = this.deps.notifier.subscribe(WAKE_CHANNEL, () => this.kick());
     this.timer = setInterval(() => this.kick(), IDLE_POLL_MS);
     this.timer.unref();
-    this.renewTimer = setInterval(() => void this.renewLeases().catch((error) => this.deps.logger.warn({ err: error }, 'lease renewal failed')), LEASE_RENEW_EVERY_MS);
+    this.renewTimer = setInterval(
+      () => void this.renewLeases().catch((error) => this.deps.logger.warn({ err: error }, 'lease renewal failed')),
+      LEASE_RENEW_EVERY_MS,
+    );
     this.renewTimer.unref();
     this.kick();
   }
@@ -233,7 +289,11 @@ export class OperationWorker {
    * lease lapsed): requeued with a new fence while attempts remain, else failed. A `receiving` one
    * fails with `receivingDetail`. Returns the new state, or undefined when it moved meanwhile.
    */
-  private async reclaim(op: OperationRow, now: number, receivingDetail?: string): Promise<'queued' | 'failed' | undefined> {
+  private async reclaim(
+    op: OperationRow,
+    now: number,
+    receivingDetail?: string,
+  ): Promise<'queued' | 'failed' | undefined> {
     const runner = this.runners.get(op.kind);
     const state = await this.deps.store.transaction(async (work) => {
       if (op.state === 'running' && op.attempts < MAX_ATTEMPTS && runner) {
@@ -250,7 +310,8 @@ export class OperationWorker {
       }
       const current = await work.db.selectFrom('operations').select('fence').where('id', '=', op.id).executeTakeFirst();
       if (current?.fence !== op.fence) return undefined;
-      const detail = receivingDetail ?? `the operation was interrupted or did not finish in time ${op.attempts} times; giving up`;
+      const detail =
+        receivingDetail ?? `the operation was interrupted or did not finish in time ${op.attempts} times; giving up`;
       return (await this.fail(work, op, problem('internal_error', detail), now)) ? ('failed' as const) : undefined;
     });
     if (state !== undefined && op.state === 'running') {
@@ -296,7 +357,10 @@ export class OperationWorker {
       const state = await this.reclaim(op, now);
       if (state === undefined) continue;
       reclaimed++;
-      this.deps.logger.warn({ operation_id: op.id, kind: op.kind, attempts: op.attempts, outcome: state }, 'operation lease lapsed; run taken back');
+      this.deps.logger.warn(
+        { operation_id: op.id, kind: op.kind, attempts: op.attempts, outcome: state },
+        'operation lease lapsed; run taken back',
+      );
     }
     if (reclaimed > 0) this.kick();
     return reclaimed;
@@ -315,7 +379,11 @@ export class OperationWorker {
   async idle(): Promise<void> {
     for (;;) {
       await this.pump;
-      const busy = await this.deps.store.db.selectFrom('operations').select('id').where('state', 'in', ['queued', 'running']).executeTakeFirst();
+      const busy = await this.deps.store.db
+        .selectFrom('operations')
+        .select('id')
+        .where('state', 'in', ['queued', 'running'])
+        .executeTakeFirst();
       if (!busy && this.active === 0) return;
       await new Promise((r) => setTimeout(r, 10));
       this.kick();
@@ -324,7 +392,9 @@ export class OperationWorker {
 
   kick(): void {
     if (this.stopped) return;
-    this.pump = this.pump.then(() => this.fill()).catch((error) => this.deps.logger.error({ err: error }, 'operation claim failed'));
+    this.pump = this.pump
+      .then(() => this.fill())
+      .catch((error) => this.deps.logger.error({ err: error }, 'operation claim failed'));
   }
 
   private async fill(): Promise<void> {
@@ -358,7 +428,15 @@ export class OperationWorker {
     const kinds = [...this.runners.keys()];
     if (kinds.length === 0) return undefined;
     return this.deps.store.transaction(async ({ db }) => {
-      const next = await db.selectFrom('operations').selectAll().where('state', '=', 'queued').where('kind', 'in', kinds).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+      const next = await db
+        .selectFrom('operations')
+        .selectAll()
+        .where('state', '=', 'queued')
+        .where('kind', 'in', kinds)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
       if (!next) return undefined;
       const claimed = {
         ...next,
@@ -371,7 +449,14 @@ export class OperationWorker {
       };
       const result = await db
         .updateTable('operations')
-        .set({ state: claimed.state, fence: claimed.fence, attempts: claimed.attempts, lease_expires_at: claimed.lease_expires_at, lease_owner: claimed.lease_owner, updated_at: now })
+        .set({
+          state: claimed.state,
+          fence: claimed.fence,
+          attempts: claimed.attempts,
+          lease_expires_at: claimed.lease_expires_at,
+          lease_owner: claimed.lease_owner,
+          updated_at: now,
+        })
         .where('id', '=', next.id)
         .where('state', '=', 'queued')
         .where('fence', '=', next.fence)
@@ -397,29 +482,46 @@ export class OperationWorker {
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) === 0) throw new FenceLostError(op.id);
         const outcome = await publish(work);
-        await work.db.updateTable('operations').set({ result: JSON.stringify(outcome) }).where('id', '=', op.id).execute();
+        await work.db
+          .updateTable('operations')
+          .set({ result: JSON.stringify(outcome) })
+          .where('id', '=', op.id)
+          .execute();
         await this.appendOutcome(work, op, 'succeeded', now);
         return true;
       });
     } catch (error) {
-      if (error instanceof FenceLostError) this.deps.logger.info({ operation_id: op.id }, 'operation was cancelled before it could publish');
+      if (error instanceof FenceLostError)
+        this.deps.logger.info({ operation_id: op.id }, 'operation was cancelled before it could publish');
       // An aborted run was taken away: cancelled, taken back after its lease lapsed (both moved the
       // fence), or stopped mid-run, which leaves the row running for the next start to requeue.
       else if (!controller.signal.aborted) await this.recordFailure(op, error);
     } finally {
-      if (!published) await runner.discard?.(op).catch((error) => this.deps.logger.warn({ err: error, operation_id: op.id }, 'discard failed'));
+      if (!published)
+        await runner
+          .discard?.(op)
+          .catch((error) => this.deps.logger.warn({ err: error, operation_id: op.id }, 'discard failed'));
     }
   }
 
   private async recordFailure(op: OperationRow, error: unknown): Promise<void> {
     const p =
-      error instanceof ProblemError ? error : problem('internal_error', 'the operation failed unexpectedly; see the server log for its id');
-    if (!(error instanceof ProblemError)) this.deps.logger.error({ err: error, operation_id: op.id }, 'operation failed unexpectedly');
+      error instanceof ProblemError
+        ? error
+        : problem('internal_error', 'the operation failed unexpectedly; see the server log for its id');
+    if (!(error instanceof ProblemError))
+      this.deps.logger.error({ err: error, operation_id: op.id }, 'operation failed unexpectedly');
     await this.deps.store.transaction(async (work) => {
       const now = this.deps.clock.now();
       const result = await work.db
         .updateTable('operations')
-        .set({ state: 'failed', error: await this.storedProblem(work, op, p), updated_at: now, lease_expires_at: null, lease_owner: null })
+        .set({
+          state: 'failed',
+          error: await this.storedProblem(work, op, p),
+          updated_at: now,
+          lease_expires_at: null,
+          lease_owner: null,
+        })
         .where('id', '=', op.id)
         .where('fence', '=', op.fence)
         .where('state', '=', 'running')
@@ -430,7 +532,13 @@ export class OperationWorker {
     });
   }
 
-  private async appendOutcome(work: Work, op: OperationRow, state: 'succeeded' | 'failed' | 'cancelled', now: number, requestId?: string): Promise<void> {
+  private async appendOutcome(
+    work: Work,
+    op: OperationRow,
+    state: 'succeeded' | 'failed' | 'cancelled',
+    now: number,
+    requestId?: string,
+  ): Promise<void> {
     await this.deps.events.append(
       work,
       {

@@ -40,7 +40,12 @@ export interface RuntimePrincipal extends Principal {
 }
 
 /** What an anonymous (public-id) session may do: read, never write or report. */
-export const READ_ONLY_CAPABILITIES: readonly RuntimeCapability[] = ['manifest.read', 'events.read', 'content.read', 'kv.read'];
+export const READ_ONLY_CAPABILITIES: readonly RuntimeCapability[] = [
+  'manifest.read',
+  'events.read',
+  'content.read',
+  'kv.read',
+];
 export const PAIRED_CAPABILITIES: readonly RuntimeCapability[] = RUNTIME_CAPABILITIES;
 
 function refused(detail: string) {
@@ -61,7 +66,8 @@ export function checkPlayerOrigin(ctx: AnyContext): void {
   // Same-site is refused too: release hosts are subdomains of the player's site in production, so
   // an uploaded application's frame is same-site with the player and must not ride its cookies.
   const site = ctx.req.headers['sec-fetch-site'];
-  if (site === 'cross-site' || site === 'same-site') throw problem('forbidden', `Fetch Metadata: ${site} requests are refused on the runtime plane`);
+  if (site === 'cross-site' || site === 'same-site')
+    throw problem('forbidden', `Fetch Metadata: ${site} requests are refused on the runtime plane`);
 }
 
 function sameHost(origin: string, host: string | undefined): boolean {
@@ -73,7 +79,8 @@ function sameHost(origin: string, host: string | undefined): boolean {
 }
 
 function noAuthorizationHeader(ctx: AnyContext): void {
-  if (ctx.req.headers.authorization !== undefined) throw refused('runtime routes take player cookies, not an Authorization header');
+  if (ctx.req.headers.authorization !== undefined)
+    throw refused('runtime routes take player cookies, not an Authorization header');
 }
 
 /** No credential, but a same-origin (or non-browser) caller: pairing start, public-id sessions, provisioning exchange. */
@@ -93,9 +100,18 @@ export const pairingCookie: Authenticator<PairingPrincipal> = {
     noAuthorizationHeader(ctx);
     checkPlayerOrigin(ctx);
     const value = cookieValues.pairing.unseal(ctx.services.keys, readCookie(ctx.req, PAIRING_COOKIE));
-    if (!value || value.e <= ctx.now) throw refused('this route needs a current pairing cookie; start a new pairing session');
-    const session = await ctx.services.store.db.selectFrom('pairing_sessions').selectAll().where('id', '=', value.s).executeTakeFirst();
-    if (!session || session.expires_at <= ctx.now || (session.state === 'pending' && session.code_expires_at <= ctx.now)) {
+    if (!value || value.e <= ctx.now)
+      throw refused('this route needs a current pairing cookie; start a new pairing session');
+    const session = await ctx.services.store.db
+      .selectFrom('pairing_sessions')
+      .selectAll()
+      .where('id', '=', value.s)
+      .executeTakeFirst();
+    if (
+      !session ||
+      session.expires_at <= ctx.now ||
+      (session.state === 'pending' && session.code_expires_at <= ctx.now)
+    ) {
       throw refused('the pairing session has expired; start a new pairing session');
     }
     return { realm: 'pairing', scope: `pairing:${session.id}`, session };
@@ -121,7 +137,13 @@ export const deviceCookie: Authenticator<DevicePrincipal> = {
       .where('tenants.status', '=', 'active')
       .executeTakeFirst();
     if (!row) throw refused('the paired-device credential is revoked or its screen is gone; pair this player again');
-    return { realm: 'device', scope: `screen:${row.screen_id}`, tenantId: row.tenant_id, screenId: row.screen_id, deviceId: row.id };
+    return {
+      realm: 'device',
+      scope: `screen:${row.screen_id}`,
+      tenantId: row.tenant_id,
+      screenId: row.screen_id,
+      deviceId: row.id,
+    };
   },
 };
 
@@ -166,7 +188,8 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<
   noAuthorizationHeader(ctx);
   checkPlayerOrigin(ctx);
   const value = cookieValues.runtime.unseal(ctx.services.keys, readCookie(ctx.req, RUNTIME_COOKIE));
-  if (!value || value.e <= ctx.now) throw refused('this route needs a current runtime cookie; create a runtime session');
+  if (!value || value.e <= ctx.now)
+    throw refused('this route needs a current runtime cookie; create a runtime session');
   const db = ctx.services.store.db;
   const row = (await db.executeQuery<SessionRow>({ ...sessionQuery(db), parameters: [value.r] })).rows[0];
   const alive =
@@ -179,7 +202,8 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<
     row.content_access_generation === row.screen_generation &&
     (row.paired === 0 || row.device_status === 'active');
   if (!alive) throw refused('the runtime session is expired or revoked; create a new runtime session');
-  if (requirePaired && row.paired !== 1) throw problem('forbidden', 'this route needs a paired runtime session (created from the paired-device cookie)');
+  if (requirePaired && row.paired !== 1)
+    throw problem('forbidden', 'this route needs a paired runtime session (created from the paired-device cookie)');
   return {
     realm: 'runtime',
     scope: `screen:${row.screen_id}`,

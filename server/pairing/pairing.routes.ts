@@ -82,16 +82,33 @@ async function previousPairingSession(ctx: AnyContext, work: Work): Promise<Pair
 }
 
 export const startPairing = mutation(
-  { auth: playerOrigin, rateLimits: (ctx) => [{ name: 'pairing-start', limit: PAIRING_START_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }] },
+  {
+    auth: playerOrigin,
+    rateLimits: (ctx) => [
+      { name: 'pairing-start', limit: PAIRING_START_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) },
+    ],
+  },
   async (ctx, work) => {
     const previous = await previousPairingSession(ctx, work);
     if (previous?.state === 'claimed') {
-      const screen = await work.db.selectFrom('screens').select('state').where('id', '=', previous.screen_id!).executeTakeFirst();
+      const screen = await work.db
+        .selectFrom('screens')
+        .select('state')
+        .where('id', '=', previous.screen_id!)
+        .executeTakeFirst();
       if (screen?.state === 'pairing_pending') {
-        throw problem('resource_conflict', 'the code this player showed has just been claimed; complete that pairing (pairing.claimed on the pairing stream) instead of starting another');
+        throw problem(
+          'resource_conflict',
+          'the code this player showed has just been claimed; complete that pairing (pairing.claimed on the pairing stream) instead of starting another',
+        );
       }
     }
-    const { session, cookie } = await startPairingSession(ctx.services, work, ctx.now, previous?.state === 'pending' ? previous.id : undefined);
+    const { session, cookie } = await startPairingSession(
+      ctx.services,
+      work,
+      ctx.now,
+      previous?.state === 'pending' ? previous.id : undefined,
+    );
     setCookiesAfterCommit(ctx, work, [cookie]);
     const body: PairingSession = { code: session.code, expires_at: isoTime(session.code_expires_at) };
     return reply.created(body, { headers: NO_STORE });
@@ -104,7 +121,11 @@ export const pairingEvents = eventStream({ auth: pairingCookie }, async (ctx) =>
   const sessionId = ctx.principal.session.id;
   const stream = openSse(ctx.res, { lifecycle: services.lifecycle });
   const deliverIfClaimed = async (): Promise<boolean> => {
-    const row = await services.store.db.selectFrom('pairing_sessions').select(['state', 'completion_nonce']).where('id', '=', sessionId).executeTakeFirst();
+    const row = await services.store.db
+      .selectFrom('pairing_sessions')
+      .select(['state', 'completion_nonce'])
+      .where('id', '=', sessionId)
+      .executeTakeFirst();
     if (!row || row.state === 'pending' || row.completion_nonce === null) return false;
     const data: PairingClaimedEvent = { type: 'pairing.claimed', completion_nonce: row.completion_nonce };
     stream.send({ event: 'pairing.claimed', data });
@@ -132,52 +153,96 @@ export const completePairing = mutation(
   {
     auth: pairingCookie,
     body: PairingComplete,
-    rateLimits: (ctx) => [{ name: 'pairing-complete', limit: PAIRING_COMPLETES_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }],
+    rateLimits: (ctx) => [
+      { name: 'pairing-complete', limit: PAIRING_COMPLETES_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) },
+    ],
   },
   async (ctx, work) => {
-    const session = await work.db.selectFrom('pairing_sessions').selectAll().where('id', '=', ctx.principal.session.id).executeTakeFirstOrThrow();
-    if (session.state === 'pending') throw problem('resource_conflict', 'this pairing session has not been claimed yet; wait for pairing.claimed');
-    if (!safeEqual(session.completion_nonce ?? '', ctx.body.completion_nonce)) throw problem('forbidden', 'the completion nonce does not match this pairing session');
-    const screen = await work.db.selectFrom('screens').selectAll().where('id', '=', session.screen_id!).where('state', '!=', 'deleted').executeTakeFirst();
+    const session = await work.db
+      .selectFrom('pairing_sessions')
+      .selectAll()
+      .where('id', '=', ctx.principal.session.id)
+      .executeTakeFirstOrThrow();
+    if (session.state === 'pending')
+      throw problem('resource_conflict', 'this pairing session has not been claimed yet; wait for pairing.claimed');
+    if (!safeEqual(session.completion_nonce ?? '', ctx.body.completion_nonce))
+      throw problem('forbidden', 'the completion nonce does not match this pairing session');
+    const screen = await work.db
+      .selectFrom('screens')
+      .selectAll()
+      .where('id', '=', session.screen_id!)
+      .where('state', '!=', 'deleted')
+      .executeTakeFirst();
     if (!screen) throw problem('not_found', 'the screen this code was claimed for no longer exists');
 
     let after: ScreenTable = screen;
     let cookie: string;
     if (session.state === 'completed') {
       // A retry after a lost answer: the same device credential, nothing changes.
-      const device = await work.db.selectFrom('screen_devices').select('id').where('id', '=', session.device_id!).where('status', '=', 'active').executeTakeFirst();
-      if (!device) throw problem('unauthorized', 'this pairing was completed and its device credential has since been revoked; pair again');
+      const device = await work.db
+        .selectFrom('screen_devices')
+        .select('id')
+        .where('id', '=', session.device_id!)
+        .where('status', '=', 'active')
+        .executeTakeFirst();
+      if (!device)
+        throw problem(
+          'unauthorized',
+          'this pairing was completed and its device credential has since been revoked; pair again',
+        );
       cookie = deviceCookieFor(ctx.services, device.id);
     } else {
       const bound = await bindDevice(ctx.services, work, screen, 'pairing', ctx.now);
       cookie = bound.cookie;
-      await work.db.updateTable('pairing_sessions').set({ state: 'completed', device_id: bound.deviceId, completed_at: ctx.now }).where('id', '=', session.id).execute();
+      await work.db
+        .updateTable('pairing_sessions')
+        .set({ state: 'completed', device_id: bound.deviceId, completed_at: ctx.now })
+        .where('id', '=', session.id)
+        .execute();
       after = await activateScreen(ctx.services, work, screen, 'completed pairing', ctx.now, ctx.requestId);
     }
     setCookiesAfterCommit(ctx, work, [cookie, clearCookie(PAIRING_COOKIE)]);
-    const body: PairingClaim = { screen: await viewOf(ctx.services, work.db, after), public_url: publicUrl(ctx.services, after.public_id) };
+    const body: PairingClaim = {
+      screen: await viewOf(ctx.services, work.db, after),
+      public_url: publicUrl(ctx.services, after.public_id),
+    };
     return reply.ok(body, { headers: NO_STORE });
   },
 );
 
-export const createDeviceSession = mutation({ auth: deviceCookie, body: DeviceSessionRequest.optional() }, async (ctx, work) => {
-  const screen = await findScreen(work.db, ctx.principal.tenantId, ctx.principal.screenId);
-  if (ctx.body?.public_id !== undefined && ctx.body.public_id !== screen.public_id) {
-    throw problem('resource_conflict', 'this player is paired with a screen whose public URL is different; open public_url instead', {
-      extensions: { public_url: publicUrl(ctx.services, screen.public_id) },
-    });
-  }
-  const { body, cookie } = await openRuntimeSession(ctx.services, work, screen, { deviceId: ctx.principal.deviceId }, ctx.now);
-  // Re-set the device cookie too: an active player keeps it from lapsing.
-  setCookiesAfterCommit(ctx, work, [cookie, deviceCookieFor(ctx.services, ctx.principal.deviceId)]);
-  return reply.created(body, { headers: NO_STORE });
-});
+export const createDeviceSession = mutation(
+  { auth: deviceCookie, body: DeviceSessionRequest.optional() },
+  async (ctx, work) => {
+    const screen = await findScreen(work.db, ctx.principal.tenantId, ctx.principal.screenId);
+    if (ctx.body?.public_id !== undefined && ctx.body.public_id !== screen.public_id) {
+      throw problem(
+        'resource_conflict',
+        'this player is paired with a screen whose public URL is different; open public_url instead',
+        {
+          extensions: { public_url: publicUrl(ctx.services, screen.public_id) },
+        },
+      );
+    }
+    const { body, cookie } = await openRuntimeSession(
+      ctx.services,
+      work,
+      screen,
+      { deviceId: ctx.principal.deviceId },
+      ctx.now,
+    );
+    // Re-set the device cookie too: an active player keeps it from lapsing.
+    setCookiesAfterCommit(ctx, work, [cookie, deviceCookieFor(ctx.services, ctx.principal.deviceId)]);
+    return reply.created(body, { headers: NO_STORE });
+  },
+);
 
 export const createRuntimeSession = mutation(
   {
     auth: playerOrigin,
     body: RuntimeSessionRequest,
-    rateLimits: (ctx) => [{ name: 'runtime-session', limit: RUNTIME_SESSIONS_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }],
+    rateLimits: (ctx) => [
+      { name: 'runtime-session', limit: RUNTIME_SESSIONS_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) },
+    ],
   },
   async (ctx, work) => {
     const screen = await work.db
@@ -199,24 +264,51 @@ export const exchangeProvisioning = mutation(
   {
     auth: playerOrigin,
     body: BrowserProvisioningExchange,
-    rateLimits: (ctx) => [{ name: 'browser-provision-exchange-ip', limit: EXCHANGES_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }],
+    rateLimits: (ctx) => [
+      {
+        name: 'browser-provision-exchange-ip',
+        limit: EXCHANGES_PER_IP_PER_MINUTE,
+        windowSeconds: 60,
+        key: clientIp(ctx),
+      },
+    ],
   },
   async (ctx, work) => {
-    const grant = await work.db.selectFrom('screen_provisionings').selectAll().where('token_hash', '=', sha256Hex(ctx.body.provisioning_token)).executeTakeFirst();
+    const grant = await work.db
+      .selectFrom('screen_provisionings')
+      .selectAll()
+      .where('token_hash', '=', sha256Hex(ctx.body.provisioning_token))
+      .executeTakeFirst();
     if (!grant) throw problem('not_found', 'this provisioning link is not valid');
-    const screen = await work.db.selectFrom('screens').selectAll().where('id', '=', grant.screen_id).where('state', '!=', 'deleted').executeTakeFirst();
+    const screen = await work.db
+      .selectFrom('screens')
+      .selectAll()
+      .where('id', '=', grant.screen_id)
+      .where('state', '!=', 'deleted')
+      .executeTakeFirst();
     if (!screen) throw problem('not_found', 'the screen of this provisioning link no longer exists');
 
     let after = screen;
     let cookie: string;
     if (grant.exchange_id !== null) {
       // Bound once to one exchange id: only a retry of that exchange gets the same credential again.
-      if (grant.exchange_id !== ctx.body.exchange_id) throw problem('resource_conflict', 'this provisioning link was already used');
-      const device = await work.db.selectFrom('screen_devices').select('id').where('id', '=', grant.device_id!).where('status', '=', 'active').executeTakeFirst();
-      if (!device) throw problem('resource_conflict', 'this provisioning link was used and its device credential has since been revoked');
+      if (grant.exchange_id !== ctx.body.exchange_id)
+        throw problem('resource_conflict', 'this provisioning link was already used');
+      const device = await work.db
+        .selectFrom('screen_devices')
+        .select('id')
+        .where('id', '=', grant.device_id!)
+        .where('status', '=', 'active')
+        .executeTakeFirst();
+      if (!device)
+        throw problem(
+          'resource_conflict',
+          'this provisioning link was used and its device credential has since been revoked',
+        );
       cookie = deviceCookieFor(ctx.services, device.id);
     } else {
-      if (grant.expires_at <= ctx.now) throw problem('credential_issuance_expired', 'this provisioning link expired; provision the screen again');
+      if (grant.expires_at <= ctx.now)
+        throw problem('credential_issuance_expired', 'this provisioning link expired; provision the screen again');
       const bound = await bindDevice(ctx.services, work, screen, 'provisioning', ctx.now);
       cookie = bound.cookie;
       await work.db
@@ -228,7 +320,10 @@ export const exchangeProvisioning = mutation(
       after = await activateScreen(ctx.services, work, screen, 'exchanged a provisioning link', ctx.now, ctx.requestId);
     }
     setCookiesAfterCommit(ctx, work, [cookie]);
-    const body: PairingClaim = { screen: await viewOf(ctx.services, work.db, after), public_url: publicUrl(ctx.services, after.public_id) };
+    const body: PairingClaim = {
+      screen: await viewOf(ctx.services, work.db, after),
+      public_url: publicUrl(ctx.services, after.public_id),
+    };
     return reply.created(body, { headers: { ...NO_STORE, 'Referrer-Policy': 'no-referrer' } });
   },
 );
@@ -237,7 +332,12 @@ export const exchangeProvisioning = mutation(
 
 function missBudgets(ctx: AnyContext): RateBudget[] {
   return [
-    { name: 'pairing-claim-miss-account', limit: PAIRING_MISSES_PER_TEN_MINUTES, windowSeconds: 600, key: tenantOf(ctx) },
+    {
+      name: 'pairing-claim-miss-account',
+      limit: PAIRING_MISSES_PER_TEN_MINUTES,
+      windowSeconds: 600,
+      key: tenantOf(ctx),
+    },
     { name: 'pairing-claim-miss-ip', limit: PAIRING_MISSES_PER_TEN_MINUTES, windowSeconds: 600, key: clientIp(ctx) },
   ];
 }
@@ -267,7 +367,10 @@ export const pairScreen = mutation(
     const session = await findClaimableSession(work.db, ctx.body.code, ctx.now);
     if (!session) {
       for (const budget of missBudgets(ctx)) rateLimiter.take(budget, ctx.now);
-      throw problem('not_found', 'no pairing session with this code is waiting; check the code on the screen (codes expire after ten minutes)');
+      throw problem(
+        'not_found',
+        'no pairing session with this code is waiting; check the code on the screen (codes expire after ten minutes)',
+      );
     }
     const screen = await createScreen(ctx.services, work, {
       tenantId: ctx.principal.tenantId,
@@ -278,7 +381,10 @@ export const pairScreen = mutation(
     });
     await claimSession(work, session, screen, ctx.now);
     work.afterCommit(() => ctx.services.notifier.publish(pairingChannel(session.id)));
-    const body: PairingClaim = { screen: await viewOf(ctx.services, work.db, screen), public_url: publicUrl(ctx.services, screen.public_id) };
+    const body: PairingClaim = {
+      screen: await viewOf(ctx.services, work.db, screen),
+      public_url: publicUrl(ctx.services, screen.public_id),
+    };
     return reply.created(body, { headers: PRIVATE_NO_STORE, revision: screen.revision });
   },
 );
@@ -289,7 +395,10 @@ const provisioningDelivery: Omit<IdempotencyPolicy, 'mode'> = {
   async onReplay(ctx, recorded) {
     const expiresAt = (recorded.body as { expires_at?: string } | undefined)?.expires_at;
     if (expiresAt === undefined || ctx.now >= Date.parse(expiresAt)) {
-      throw problem('credential_issuance_expired', 'the provisioning link of this request can no longer be shown; provision again with a new Idempotency-Key');
+      throw problem(
+        'credential_issuance_expired',
+        'the provisioning link of this request can no longer be shown; provision again with a new Idempotency-Key',
+      );
     }
   },
 };
@@ -301,7 +410,12 @@ export const provisionScreen = mutation(
     body: ProvisionScreen,
     idempotency: { mode: 'required', ...provisioningDelivery },
     rateLimits: (ctx) => [
-      { name: 'screen-provision-account', limit: PROVISIONS_PER_TENANT_PER_HOUR, windowSeconds: 3600, key: tenantOf(ctx) },
+      {
+        name: 'screen-provision-account',
+        limit: PROVISIONS_PER_TENANT_PER_HOUR,
+        windowSeconds: 3600,
+        key: tenantOf(ctx),
+      },
       { name: 'screen-provision-ip', limit: PROVISIONS_PER_IP_PER_HOUR, windowSeconds: 3600, key: clientIp(ctx) },
     ],
   },
@@ -310,7 +424,10 @@ export const provisionScreen = mutation(
       tenantId: ctx.principal.tenantId,
       label: ctx.body.label ?? 'Browser screen',
       now: ctx.now,
-      event: { type: 'screen.provisioned', message: 'a browser provisioning link was issued; the screen waits for its browser' },
+      event: {
+        type: 'screen.provisioned',
+        message: 'a browser provisioning link was issued; the screen waits for its browser',
+      },
       requestId: ctx.requestId,
     });
     const token = randomToken(32);

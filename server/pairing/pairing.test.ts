@@ -13,8 +13,18 @@ const whoami = (ctx: { principal: { screenId: string; paired: boolean; capabilit
   reply.ok({ screen: ctx.principal.screenId, paired: ctx.principal.paired, capabilities: ctx.principal.capabilities });
 
 const extraRoutes: RouteEntry[] = [
-  { plane: 'runtime', method: 'GET', path: '/test/runtime', route: query({ auth: runtimeCookie }, async (ctx) => whoami(ctx)) },
-  { plane: 'runtime', method: 'GET', path: '/test/paired-runtime', route: query({ auth: pairedRuntimeCookie }, async (ctx) => whoami(ctx)) },
+  {
+    plane: 'runtime',
+    method: 'GET',
+    path: '/test/runtime',
+    route: query({ auth: runtimeCookie }, async (ctx) => whoami(ctx)),
+  },
+  {
+    plane: 'runtime',
+    method: 'GET',
+    path: '/test/paired-runtime',
+    route: query({ auth: pairedRuntimeCookie }, async (ctx) => whoami(ctx)),
+  },
 ];
 
 let server: TestServer;
@@ -52,7 +62,8 @@ describe('pairing end to end', () => {
     expect(code).toMatch(PAIRING_CODE_PATTERN);
     expect(Date.parse(expires_at) - server.clock.now()).toBe(10 * 60_000);
     const pairingCookie = setCookieLine(start, PAIRING_COOKIE);
-    for (const attr of ['HttpOnly', 'Secure', 'Path=/', 'SameSite=Strict', 'Max-Age=1200']) expect(pairingCookie).toContain(attr);
+    for (const attr of ['HttpOnly', 'Secure', 'Path=/', 'SameSite=Strict', 'Max-Age=1200'])
+      expect(pairingCookie).toContain(attr);
     expect(pairingCookie).not.toContain('Domain');
 
     // The player listens before the claim: the frame arrives live, then the stream ends.
@@ -63,7 +74,16 @@ describe('pairing end to end', () => {
     expect(claim.status).toBe(201);
     expect(claim.headers['cache-control']).toBe('private, no-store');
     const { screen, public_url } = claim.json();
-    expect(screen).toMatchObject({ label: 'Lobby', name: 'Lobby', state: 'pairing_pending', revision: 1, manifest_revision: 1, content_access_generation: 1, tags: [], online: false });
+    expect(screen).toMatchObject({
+      label: 'Lobby',
+      name: 'Lobby',
+      state: 'pairing_pending',
+      revision: 1,
+      manifest_revision: 1,
+      content_access_generation: 1,
+      tags: [],
+      online: false,
+    });
     expect(public_url).toBe(`${server.config.playOrigin}/s/${screen.public_id}`);
     expect(screen.public_id).toMatch(/^[A-Za-z0-9_-]{20,}$/);
 
@@ -77,7 +97,10 @@ describe('pairing end to end', () => {
     const nonce = events.frames[0]!.data.completion_nonce;
     expect(nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    const complete = await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies: jar, json: { completion_nonce: nonce } });
+    const complete = await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+      cookies: jar,
+      json: { completion_nonce: nonce },
+    });
     expect(complete.status).toBe(200);
     expect(complete.headers['cache-control']).toBe('no-store');
     expect(complete.json().screen).toMatchObject({ id: screen.id, state: 'active', revision: 2 });
@@ -91,7 +114,15 @@ describe('pairing end to end', () => {
     expect(session.status).toBe(201);
     expect(session.json()).toEqual({
       paired: true,
-      capabilities: ['manifest.read', 'events.read', 'content.read', 'kv.read', 'kv.write', 'runtime.report', 'presence.write'],
+      capabilities: [
+        'manifest.read',
+        'events.read',
+        'content.read',
+        'kv.read',
+        'kv.write',
+        'runtime.report',
+        'presence.write',
+      ],
       event_cursor: expect.any(String),
       public_url,
     });
@@ -103,7 +134,12 @@ describe('pairing end to end', () => {
 
     const shown = await server.request('GET', `/api/v1/screens/${screen.id}`, { token });
     expect(shown.json()).toMatchObject({ state: 'active', revision: 2 });
-    const log = await server.services.store.db.selectFrom('events').select(['type', 'screen_id']).where('screen_id', '=', screen.id).orderBy('position').execute();
+    const log = await server.services.store.db
+      .selectFrom('events')
+      .select(['type', 'screen_id'])
+      .where('screen_id', '=', screen.id)
+      .orderBy('position')
+      .execute();
     expect(log.map((e) => e.type)).toEqual(['screen.paired', 'screen.updated', 'screen.activated']);
   });
 
@@ -126,10 +162,13 @@ describe('pairing end to end', () => {
     socket.on('data', (chunk: string) => (text += chunk));
     await new Promise((resolve) => socket.once('connect', resolve));
     // A request pipelined behind the HEAD is answered only if the HEAD's answer ended.
-    socket.write(`HEAD /runtime/v1/pairing-events HTTP/1.1\r\nHost: ${server.host}\r\nCookie: ${cookies.header(server.host)}\r\n\r\n`);
+    socket.write(
+      `HEAD /runtime/v1/pairing-events HTTP/1.1\r\nHost: ${server.host}\r\nCookie: ${cookies.header(server.host)}\r\n\r\n`,
+    );
     socket.write(`GET /.health HTTP/1.1\r\nHost: ${server.host}\r\n\r\n`);
     const statuses = () => text.match(/^HTTP\/1\.1 \d+/gm) ?? [];
-    for (const deadline = Date.now() + 2000; statuses().length < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    for (const deadline = Date.now() + 2000; statuses().length < 2 && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 20));
     socket.destroy();
     expect(statuses()).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
     expect(text).toMatch(/content-type: text\/event-stream/i);
@@ -146,7 +185,11 @@ describe('pairing end to end', () => {
     expect(again.status).toBe(201);
     expect(again.json()).toEqual(first.json());
     expect(await screenCount()).toBe(count);
-    const other = await server.request('POST', '/api/v1/screens/pair', { token, json: { code, label: 'Other' }, idempotencyKey: key });
+    const other = await server.request('POST', '/api/v1/screens/pair', {
+      token,
+      json: { code, label: 'Other' },
+      idempotencyKey: key,
+    });
     expect(other.status).toBe(409);
     expect(other.json().code).toBe('idempotency_mismatch');
   });
@@ -177,7 +220,13 @@ describe('pairing end to end', () => {
 
   it('validates the code and label', async () => {
     nextMinute();
-    for (const json of [{ code: 'ABC12O' }, { code: 'abcdef' }, { code: 'ABCDEFG' }, { code: 'ABCDEF', label: '' }, { code: 'ABCDEF', extra: 1 }]) {
+    for (const json of [
+      { code: 'ABC12O' },
+      { code: 'abcdef' },
+      { code: 'ABCDEFG' },
+      { code: 'ABCDEF', label: '' },
+      { code: 'ABCDEF', extra: 1 },
+    ]) {
       const res = await server.request('POST', '/api/v1/screens/pair', { token, json, idempotencyKey: randomKey() });
       expect(res.status, JSON.stringify(json)).toBe(400);
       expect(res.json().code).toBe('invalid_request');
@@ -189,13 +238,22 @@ describe('completion', () => {
   it('refuses completion before the claim, and with a wrong nonce', async () => {
     nextMinute();
     const { code, cookies } = await startPairing(server);
-    const early = await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies, json: { completion_nonce: 'x'.repeat(43) } });
+    const early = await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+      cookies,
+      json: { completion_nonce: 'x'.repeat(43) },
+    });
     expect(early.status).toBe(409);
     expect(early.json().code).toBe('resource_conflict');
     await claimCode(server, token, code);
-    const wrong = await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies, json: { completion_nonce: 'y'.repeat(43) } });
+    const wrong = await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+      cookies,
+      json: { completion_nonce: 'y'.repeat(43) },
+    });
     expect(wrong.status).toBe(403);
-    const malformed = await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies, json: { completion_nonce: 'short' } });
+    const malformed = await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+      cookies,
+      json: { completion_nonce: 'short' },
+    });
     expect(malformed.status).toBe(400);
   });
 
@@ -203,13 +261,20 @@ describe('completion', () => {
     nextMinute();
     const { code, cookies } = await startPairing(server);
     const claim = await claimCode(server, token, code);
-    const nonce = (await openStream(server, '/runtime/v1/pairing-events', cookies).done).frames[0]!.data.completion_nonce;
+    const nonce = (await openStream(server, '/runtime/v1/pairing-events', cookies).done).frames[0]!.data
+      .completion_nonce;
     const saved = cookies.get(server.host, PAIRING_COOKIE)!;
-    const first = await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies, json: { completion_nonce: nonce } });
+    const first = await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+      cookies,
+      json: { completion_nonce: nonce },
+    });
     // The answer was lost: the browser still holds its pairing cookie and retries.
     const retryJar = new CookieJar();
     retryJar.set(server.host, PAIRING_COOKIE, saved);
-    const retry = await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies: retryJar, json: { completion_nonce: nonce } });
+    const retry = await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+      cookies: retryJar,
+      json: { completion_nonce: nonce },
+    });
     expect(retry.status).toBe(200);
     expect(retry.json().screen).toMatchObject({ id: claim.json().screen.id, revision: first.json().screen.revision });
     expect(retryJar.get(server.host, DEVICE_COOKIE)).toBe(cookies.get(server.host, DEVICE_COOKIE));
@@ -230,11 +295,19 @@ describe('renewing a code', () => {
     expect(await screenCount()).toBe(count);
     // The renewed code pairs as usual.
     expect((await claimCode(server, token, renewed)).status).toBe(201);
-    const nonce = (await openStream(server, '/runtime/v1/pairing-events', cookies).done).frames[0]!.data.completion_nonce;
-    expect((await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies, json: { completion_nonce: nonce } })).status).toBe(200);
+    const nonce = (await openStream(server, '/runtime/v1/pairing-events', cookies).done).frames[0]!.data
+      .completion_nonce;
+    expect(
+      (
+        await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+          cookies,
+          json: { completion_nonce: nonce },
+        })
+      ).status,
+    ).toBe(200);
   });
 
-  it('leaves other players\' codes alone', async () => {
+  it("leaves other players' codes alone", async () => {
     nextMinute();
     const other = await startPairing(server);
     await startPairing(server);
@@ -249,9 +322,19 @@ describe('renewing a code', () => {
     expect(renew.status).toBe(409);
     expect(renew.json().code).toBe('resource_conflict');
     expect(renew.headers['set-cookie']).toBeUndefined();
-    const nonce = (await openStream(server, '/runtime/v1/pairing-events', cookies).done).frames[0]!.data.completion_nonce;
-    expect((await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies, json: { completion_nonce: nonce } })).status).toBe(200);
-    expect((await server.request('GET', `/api/v1/screens/${claim.json().screen.id}`, { token })).json().state).toBe('active');
+    const nonce = (await openStream(server, '/runtime/v1/pairing-events', cookies).done).frames[0]!.data
+      .completion_nonce;
+    expect(
+      (
+        await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+          cookies,
+          json: { completion_nonce: nonce },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await server.request('GET', `/api/v1/screens/${claim.json().screen.id}`, { token })).json().state).toBe(
+      'active',
+    );
   });
 
   it('starts afresh when the claimed screen was deleted before the player completed', async () => {
@@ -281,8 +364,12 @@ describe('expiry and guessing', () => {
     server.clock.advance(9 * 60_000);
     await claimCode(server, token, code);
     server.clock.advance(5 * 60_000);
-    const nonce = (await openStream(server, '/runtime/v1/pairing-events', cookies).done).frames[0]!.data.completion_nonce;
-    const done = await server.request('POST', '/runtime/v1/pairing-sessions/complete', { cookies, json: { completion_nonce: nonce } });
+    const nonce = (await openStream(server, '/runtime/v1/pairing-events', cookies).done).frames[0]!.data
+      .completion_nonce;
+    const done = await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+      cookies,
+      json: { completion_nonce: nonce },
+    });
     expect(done.status).toBe(200);
   });
 
@@ -321,7 +408,8 @@ describe('expiry and guessing', () => {
 
   it('limits pairing starts per IP', async () => {
     nextMinute();
-    for (let i = 0; i < 20; i++) expect((await server.request('POST', '/runtime/v1/pairing-sessions')).status).toBe(201);
+    for (let i = 0; i < 20; i++)
+      expect((await server.request('POST', '/runtime/v1/pairing-sessions')).status).toBe(201);
     const limited = await server.request('POST', '/runtime/v1/pairing-sessions');
     expect(limited.status).toBe(429);
     expect(limited.headers['set-cookie']).toBeUndefined();
@@ -397,25 +485,46 @@ describe('realms', () => {
     nextMinute();
     const { screen } = await pairActiveScreen(server, token);
     const jar = new CookieJar();
-    const session = await server.request('POST', '/runtime/v1/sessions', { cookies: jar, json: { public_id: screen.public_id } });
+    const session = await server.request('POST', '/runtime/v1/sessions', {
+      cookies: jar,
+      json: { public_id: screen.public_id },
+    });
     expect(session.status).toBe(201);
-    expect(session.json()).toMatchObject({ paired: false, capabilities: ['manifest.read', 'events.read', 'content.read', 'kv.read'] });
-    expect((await server.request('GET', '/test/runtime', { cookies: jar })).json()).toMatchObject({ screen: screen.id, paired: false });
+    expect(session.json()).toMatchObject({
+      paired: false,
+      capabilities: ['manifest.read', 'events.read', 'content.read', 'kv.read'],
+    });
+    expect((await server.request('GET', '/test/runtime', { cookies: jar })).json()).toMatchObject({
+      screen: screen.id,
+      paired: false,
+    });
     expect((await server.request('GET', '/test/paired-runtime', { cookies: jar })).status).toBe(403);
   });
 
   it('refuses cross-site browser requests to start pairing', async () => {
     nextMinute();
-    const evil = await server.request('POST', '/runtime/v1/pairing-sessions', { headers: { origin: 'https://evil.example' } });
+    const evil = await server.request('POST', '/runtime/v1/pairing-sessions', {
+      headers: { origin: 'https://evil.example' },
+    });
     expect(evil.status).toBe(403);
-    const crossSite = await server.request('POST', '/runtime/v1/pairing-sessions', { headers: { 'sec-fetch-site': 'cross-site' } });
+    const crossSite = await server.request('POST', '/runtime/v1/pairing-sessions', {
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
     expect(crossSite.status).toBe(403);
-    const same = await server.request('POST', '/runtime/v1/pairing-sessions', { headers: { origin: server.config.playOrigin, 'sec-fetch-site': 'same-origin' } });
+    const same = await server.request('POST', '/runtime/v1/pairing-sessions', {
+      headers: { origin: server.config.playOrigin, 'sec-fetch-site': 'same-origin' },
+    });
     expect(same.status).toBe(201);
     // A player on the LAN opened at the server's address is same-origin with the host it talks to.
-    const lan = await server.request('POST', '/runtime/v1/pairing-sessions', { host: `192.168.1.5:${server.port}`, headers: { origin: `http://192.168.1.5:${server.port}` } });
+    const lan = await server.request('POST', '/runtime/v1/pairing-sessions', {
+      host: `192.168.1.5:${server.port}`,
+      headers: { origin: `http://192.168.1.5:${server.port}` },
+    });
     expect(lan.status).toBe(201);
-    const spoof = await server.request('POST', '/runtime/v1/pairing-sessions', { host: `192.168.1.5:${server.port}`, headers: { origin: `http://192.168.1.6:${server.port}` } });
+    const spoof = await server.request('POST', '/runtime/v1/pairing-sessions', {
+      host: `192.168.1.5:${server.port}`,
+      headers: { origin: `http://192.168.1.6:${server.port}` },
+    });
     expect(spoof.status).toBe(403);
   });
 });
@@ -434,7 +543,10 @@ describe('runtime sessions', () => {
   it('answers a device session that names another public id with resource_conflict and the right URL', async () => {
     nextMinute();
     const { cookies, publicUrl } = await pairActiveScreen(server, token);
-    const res = await server.request('POST', '/runtime/v1/device-sessions', { cookies, json: { public_id: 'not-mine' } });
+    const res = await server.request('POST', '/runtime/v1/device-sessions', {
+      cookies,
+      json: { public_id: 'not-mine' },
+    });
     expect(res.status).toBe(409);
     expect(res.json().public_url).toBe(publicUrl);
   });
@@ -459,7 +571,9 @@ describe('runtime sessions', () => {
     expect(rotated.status).toBe(200);
     expect((await server.request('GET', '/test/runtime', { cookies })).status).toBe(401);
     expect((await server.request('GET', '/test/runtime', { cookies: anon })).status).toBe(401);
-    expect((await server.request('POST', '/runtime/v1/sessions', { json: { public_id: screen.public_id } })).status).toBe(404);
+    expect(
+      (await server.request('POST', '/runtime/v1/sessions', { json: { public_id: screen.public_id } })).status,
+    ).toBe(404);
     const fresh = await server.request('POST', '/runtime/v1/device-sessions', { cookies });
     expect(fresh.status).toBe(201);
     expect(fresh.json().public_url).toBe(`${server.config.playOrigin}/s/${rotated.json().public_id}`);
@@ -480,13 +594,31 @@ describe('runtime sessions', () => {
     const account = await server.createAccount();
     const { screen, cookies } = await pairActiveScreen(server, account.token);
     await server.request('POST', '/runtime/v1/device-sessions', { cookies });
-    const revoked = await server.request('POST', `/api/v1/screens/${screen.id}/credential/revoke`, { token: account.token, ifMatch: 2, idempotencyKey: randomKey() });
+    const revoked = await server.request('POST', `/api/v1/screens/${screen.id}/credential/revoke`, {
+      token: account.token,
+      ifMatch: 2,
+      idempotencyKey: randomKey(),
+    });
     expect(revoked.status).toBe(200);
-    expect(revoked.json()).toMatchObject({ public_id: screen.public_id, revision: 3, content_access_generation: 2, state: 'active' });
+    expect(revoked.json()).toMatchObject({
+      public_id: screen.public_id,
+      revision: 3,
+      content_access_generation: 2,
+      state: 'active',
+    });
     expect((await server.request('POST', '/runtime/v1/device-sessions', { cookies })).status).toBe(401);
     expect((await server.request('GET', '/test/runtime', { cookies })).status).toBe(401);
-    expect((await server.request('POST', '/runtime/v1/sessions', { json: { public_id: screen.public_id } })).status).toBe(201);
-    const types = (await server.services.store.db.selectFrom('events').select('type').where('screen_id', '=', screen.id).orderBy('position').execute()).map((e) => e.type);
+    expect(
+      (await server.request('POST', '/runtime/v1/sessions', { json: { public_id: screen.public_id } })).status,
+    ).toBe(201);
+    const types = (
+      await server.services.store.db
+        .selectFrom('events')
+        .select('type')
+        .where('screen_id', '=', screen.id)
+        .orderBy('position')
+        .execute()
+    ).map((e) => e.type);
     expect(types.slice(-3)).toEqual(['screen.updated', 'screen.credential_revoked', 'screen.manifest_changed']);
     // Credential revoke is a Model A route.
     const asProject = await server.request('POST', `/api/v1/screens/${screen.id}/credential/revoke`, { token });
@@ -499,7 +631,11 @@ describe('browser provisioning', () => {
     nextMinute();
     const key = randomKey();
     const count = await screenCount();
-    const res = await server.request('POST', '/api/v1/screens/provision', { token, json: { label: 'Kiosk' }, idempotencyKey: key });
+    const res = await server.request('POST', '/api/v1/screens/provision', {
+      token,
+      json: { label: 'Kiosk' },
+      idempotencyKey: key,
+    });
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('private, no-store');
     const body = res.json();
@@ -509,14 +645,21 @@ describe('browser provisioning', () => {
     expect(Date.parse(body.expires_at) - server.clock.now()).toBe(10 * 60_000);
     expect(await screenCount()).toBe(count + 1);
 
-    const again = await server.request('POST', '/api/v1/screens/provision', { token, json: { label: 'Kiosk' }, idempotencyKey: key });
+    const again = await server.request('POST', '/api/v1/screens/provision', {
+      token,
+      json: { label: 'Kiosk' },
+      idempotencyKey: key,
+    });
     expect(again.json().provisioning_url).toBe(body.provisioning_url);
     expect(await screenCount()).toBe(count + 1);
 
     const provisioning_token = body.provisioning_url.split('#provision=')[1];
     const exchange_id = `xchg_${randomKey()}${randomKey()}`.slice(0, 48);
     const jar = new CookieJar();
-    const ex = await server.request('POST', '/runtime/v1/browser-provisioning/exchanges', { cookies: jar, json: { provisioning_token, exchange_id } });
+    const ex = await server.request('POST', '/runtime/v1/browser-provisioning/exchanges', {
+      cookies: jar,
+      json: { provisioning_token, exchange_id },
+    });
     expect(ex.status).toBe(201);
     expect(ex.headers['cache-control']).toBe('no-store');
     expect(ex.headers['referrer-policy']).toBe('no-referrer');
@@ -525,10 +668,19 @@ describe('browser provisioning', () => {
     expect(jar.get(server.host, RUNTIME_COOKIE)).toBeUndefined();
     expect((await server.request('POST', '/runtime/v1/device-sessions', { cookies: jar })).status).toBe(201);
 
-    const types = (await server.services.store.db.selectFrom('events').select('type').where('screen_id', '=', body.screen.id).orderBy('position').execute()).map((e) => e.type);
+    const types = (
+      await server.services.store.db
+        .selectFrom('events')
+        .select('type')
+        .where('screen_id', '=', body.screen.id)
+        .orderBy('position')
+        .execute()
+    ).map((e) => e.type);
     expect(types).toEqual(['screen.provisioned', 'screen.updated', 'screen.activated']);
 
-    const retry = await server.request('POST', '/runtime/v1/browser-provisioning/exchanges', { json: { provisioning_token, exchange_id } });
+    const retry = await server.request('POST', '/runtime/v1/browser-provisioning/exchanges', {
+      json: { provisioning_token, exchange_id },
+    });
     expect(retry.status).toBe(201);
     expect(retry.json().screen.revision).toBe(2);
     const other = await server.request('POST', '/runtime/v1/browser-provisioning/exchanges', {
@@ -547,14 +699,26 @@ describe('browser provisioning', () => {
     const replay = await server.request('POST', '/api/v1/screens/provision', { token, json: {}, idempotencyKey: key });
     expect(replay.status).toBe(410);
     expect(replay.text).not.toContain(provisioning_token);
-    const ex = await server.request('POST', '/runtime/v1/browser-provisioning/exchanges', { json: { provisioning_token, exchange_id: `xchg_${'C'.repeat(43)}` } });
+    const ex = await server.request('POST', '/runtime/v1/browser-provisioning/exchanges', {
+      json: { provisioning_token, exchange_id: `xchg_${'C'.repeat(43)}` },
+    });
     expect(ex.status).toBe(410);
-    expect((await server.request('POST', '/runtime/v1/browser-provisioning/exchanges', { json: { provisioning_token: 'D'.repeat(43), exchange_id: `xchg_${'C'.repeat(43)}` } })).status).toBe(404);
+    expect(
+      (
+        await server.request('POST', '/runtime/v1/browser-provisioning/exchanges', {
+          json: { provisioning_token: 'D'.repeat(43), exchange_id: `xchg_${'C'.repeat(43)}` },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('is a Model P route', async () => {
     const account = await server.createAccount();
-    const res = await server.request('POST', '/api/v1/screens/provision', { token: account.token, json: {}, idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/api/v1/screens/provision', {
+      token: account.token,
+      json: {},
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(403);
   });
 });
@@ -565,13 +729,23 @@ describe('housekeeping', () => {
     const { cookies } = await startPairing(server);
     await server.request('POST', '/api/v1/screens/provision', { token, json: {}, idempotencyKey: randomKey() });
     const { db } = server.services.store;
-    const bodies = () => db.selectFrom('idempotency_records').select('body').where('route', '=', 'POST /api/v1/screens/provision').execute();
+    const bodies = () =>
+      db
+        .selectFrom('idempotency_records')
+        .select('body')
+        .where('route', '=', 'POST /api/v1/screens/provision')
+        .execute();
     expect((await bodies()).some((r) => r.body !== null)).toBe(true);
     server.clock.advance(11 * 60_000);
     await server.services.housekeeping.runAll();
     expect((await bodies()).every((r) => r.body === null)).toBe(true);
     server.clock.advance(25 * 3600_000);
-    const expired = () => db.selectFrom('pairing_sessions').select('id').where('expires_at', '<', server.clock.now() - 24 * 3600_000).execute();
+    const expired = () =>
+      db
+        .selectFrom('pairing_sessions')
+        .select('id')
+        .where('expires_at', '<', server.clock.now() - 24 * 3600_000)
+        .execute();
     expect((await expired()).length).toBeGreaterThan(0);
     await server.services.housekeeping.runAll();
     expect(await expired()).toEqual([]);

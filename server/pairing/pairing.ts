@@ -27,7 +27,8 @@ export const pairingChannel = (sessionId: string) => `pairing:${sessionId}`;
 
 export function newPairingCode(): string {
   let code = '';
-  for (let i = 0; i < PAIRING_CODE_LENGTH; i++) code += PAIRING_CODE_ALPHABET[crypto.randomInt(PAIRING_CODE_ALPHABET.length)];
+  for (let i = 0; i < PAIRING_CODE_LENGTH; i++)
+    code += PAIRING_CODE_ALPHABET[crypto.randomInt(PAIRING_CODE_ALPHABET.length)];
   return code;
 }
 
@@ -36,12 +37,23 @@ export function newPairingCode(): string {
  * `replaces` is the pending session the same player showed until now (its pairing cookie): it is
  * removed in the same transaction, so its code cannot be claimed once the player shows another.
  */
-export async function startPairingSession(services: Services, work: Work, now: number, replaces?: string): Promise<{ session: PairingSessionTable; cookie: string }> {
-  if (replaces !== undefined) await work.db.deleteFrom('pairing_sessions').where('id', '=', replaces).where('state', '=', 'pending').execute();
+export async function startPairingSession(
+  services: Services,
+  work: Work,
+  now: number,
+  replaces?: string,
+): Promise<{ session: PairingSessionTable; cookie: string }> {
+  if (replaces !== undefined)
+    await work.db.deleteFrom('pairing_sessions').where('id', '=', replaces).where('state', '=', 'pending').execute();
   for (let attempt = 0; ; attempt++) {
     const code = newPairingCode();
     // An expired pending session no longer holds its code.
-    await work.db.deleteFrom('pairing_sessions').where('code', '=', code).where('state', '=', 'pending').where('code_expires_at', '<=', now).execute();
+    await work.db
+      .deleteFrom('pairing_sessions')
+      .where('code', '=', code)
+      .where('state', '=', 'pending')
+      .where('code_expires_at', '<=', now)
+      .execute();
     const session: PairingSessionTable = {
       id: newId('pair'),
       code,
@@ -68,23 +80,61 @@ export async function startPairingSession(services: Services, work: Work, now: n
 }
 
 /** A claimable session: pending, code not expired. */
-export async function findClaimableSession(db: Db | Tx, code: string, now: number): Promise<PairingSessionTable | undefined> {
-  return db.selectFrom('pairing_sessions').selectAll().where('code', '=', code).where('state', '=', 'pending').where('code_expires_at', '>', now).executeTakeFirst();
+export async function findClaimableSession(
+  db: Db | Tx,
+  code: string,
+  now: number,
+): Promise<PairingSessionTable | undefined> {
+  return db
+    .selectFrom('pairing_sessions')
+    .selectAll()
+    .where('code', '=', code)
+    .where('state', '=', 'pending')
+    .where('code_expires_at', '>', now)
+    .executeTakeFirst();
 }
 
-export async function claimSession(work: Work, session: PairingSessionTable, screen: ScreenTable, now: number): Promise<void> {
+export async function claimSession(
+  work: Work,
+  session: PairingSessionTable,
+  screen: ScreenTable,
+  now: number,
+): Promise<void> {
   await work.db
     .updateTable('pairing_sessions')
-    .set({ state: 'claimed', tenant_id: screen.tenant_id, screen_id: screen.id, completion_nonce: randomToken(32), claimed_at: now })
+    .set({
+      state: 'claimed',
+      tenant_id: screen.tenant_id,
+      screen_id: screen.id,
+      completion_nonce: randomToken(32),
+      claimed_at: now,
+    })
     .where('id', '=', session.id)
     .where('state', '=', 'pending')
     .execute();
 }
 
 /** Binds a new paired-device credential to the screen and returns its cookie. */
-export async function bindDevice(services: Services, work: Work, screen: ScreenTable, origin: 'pairing' | 'provisioning', now: number): Promise<{ deviceId: string; cookie: string }> {
+export async function bindDevice(
+  services: Services,
+  work: Work,
+  screen: ScreenTable,
+  origin: 'pairing' | 'provisioning',
+  now: number,
+): Promise<{ deviceId: string; cookie: string }> {
   const deviceId = newId('dev');
-  await work.db.insertInto('screen_devices').values({ id: deviceId, screen_id: screen.id, tenant_id: screen.tenant_id, status: 'active', origin, created_at: now, revoked_at: null }).execute();
+  await work.db
+    .insertInto('screen_devices')
+    .values({
+      id: deviceId,
+      screen_id: screen.id,
+      tenant_id: screen.tenant_id,
+      status: 'active',
+      origin,
+      created_at: now,
+      revoked_at: null,
+    })
+    .execute();
   return { deviceId, cookie: deviceCookieFor(services, deviceId) };
 }
 
@@ -93,7 +143,14 @@ export function deviceCookieFor(services: Services, deviceId: string): string {
 }
 
 /** The player proved possession: a pairing_pending screen becomes active (revision + 1). */
-export async function activateScreen(services: Services, work: Work, screen: ScreenTable, how: string, now: number, requestId?: string): Promise<ScreenTable> {
+export async function activateScreen(
+  services: Services,
+  work: Work,
+  screen: ScreenTable,
+  how: string,
+  now: number,
+  requestId?: string,
+): Promise<ScreenTable> {
   const set: Partial<ScreenTable> = { paired_at: screen.paired_at ?? now };
   const activating = screen.state === 'pairing_pending';
   if (activating) set.state = 'active';
@@ -115,7 +172,11 @@ export async function activateScreen(services: Services, work: Work, screen: Scr
  * The head of the screen's runtime stream, as the cursor a new runtime session starts after: the
  * player hears what happens from now on and reads the current state from the manifest.
  */
-export async function runtimeEventCursor(services: Services, db: Tx, screen: Pick<ScreenTable, 'id' | 'tenant_id'>): Promise<string> {
+export async function runtimeEventCursor(
+  services: Services,
+  db: Tx,
+  screen: Pick<ScreenTable, 'id' | 'tenant_id'>,
+): Promise<string> {
   const scope: StreamScope = { kind: 'screen', tenantId: screen.tenant_id, screenId: screen.id };
   return new EventCursors(services.keys).encode(scope, await headPosition(db, scope));
 }
@@ -150,15 +211,32 @@ export async function openRuntimeSession(
     event_cursor: await runtimeEventCursor(services, work.db, screen),
     public_url: publicUrl(services, screen.public_id),
   };
-  return { body, cookie: setCookie(RUNTIME_COOKIE, cookieValues.runtime.seal(services.keys, { r: id, e: expiresAt }), RUNTIME_SESSION_TTL_MS) };
+  return {
+    body,
+    cookie: setCookie(
+      RUNTIME_COOKIE,
+      cookieValues.runtime.seal(services.keys, { r: id, e: expiresAt }),
+      RUNTIME_SESSION_TTL_MS,
+    ),
+  };
 }
 
 /** Ends every runtime session of the screen (rotation, credential revoke, delete). */
 export async function revokeRuntimeSessions(work: Work, screenId: string, now: number): Promise<void> {
-  await work.db.updateTable('runtime_sessions').set({ revoked_at: now }).where('screen_id', '=', screenId).where('revoked_at', 'is', null).execute();
+  await work.db
+    .updateTable('runtime_sessions')
+    .set({ revoked_at: now })
+    .where('screen_id', '=', screenId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** Revokes the screen's paired-device credentials (credential revoke, delete). */
 export async function revokeDevices(work: Work, screenId: string, now: number): Promise<void> {
-  await work.db.updateTable('screen_devices').set({ status: 'revoked', revoked_at: now }).where('screen_id', '=', screenId).where('status', '=', 'active').execute();
+  await work.db
+    .updateTable('screen_devices')
+    .set({ status: 'revoked', revoked_at: now })
+    .where('screen_id', '=', screenId)
+    .where('status', '=', 'active')
+    .execute();
 }

@@ -11,7 +11,11 @@ import { rematerialize } from './playlists';
 async function desired(db: Db | Tx, tenantId: string, kind: PlaylistDependencyKind, ref: string): Promise<boolean> {
   const row = await db
     .selectFrom('playlist_dependencies')
-    .innerJoin('screen_playlist_references', 'screen_playlist_references.playlist_id', 'playlist_dependencies.playlist_id')
+    .innerJoin(
+      'screen_playlist_references',
+      'screen_playlist_references.playlist_id',
+      'playlist_dependencies.playlist_id',
+    )
     .innerJoin('screens', 'screens.id', 'screen_playlist_references.screen_id')
     .select('playlist_dependencies.playlist_id')
     .where('playlist_dependencies.tenant_id', '=', tenantId)

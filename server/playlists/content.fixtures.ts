@@ -57,12 +57,29 @@ export async function insertMedia(server: TestServer, tenantId: string, options:
   return id;
 }
 
-export async function insertRelease(server: TestServer, tenantId: string, state: 'ready' | 'pending' = 'ready'): Promise<{ applicationId: string; releaseId: string }> {
+export async function insertRelease(
+  server: TestServer,
+  tenantId: string,
+  state: 'ready' | 'pending' = 'ready',
+): Promise<{ applicationId: string; releaseId: string }> {
   const now = server.clock.now();
   const applicationId = newId('app');
   const releaseId = newId('rel');
   const { db } = server.services.store;
-  await db.insertInto('applications').values({ id: applicationId, tenant_id: tenantId, name: 'Board', revision: 1, state: 'active', latest_ready_release_id: null, created_at: now, updated_at: now, deleted_at: null }).execute();
+  await db
+    .insertInto('applications')
+    .values({
+      id: applicationId,
+      tenant_id: tenantId,
+      name: 'Board',
+      revision: 1,
+      state: 'active',
+      latest_ready_release_id: null,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    })
+    .execute();
   await db
     .insertInto('releases')
     .values({
@@ -87,10 +104,19 @@ export async function insertRelease(server: TestServer, tenantId: string, state:
 }
 
 /** Changes a media row as the media feature would, telling content references in the same transaction. */
-export async function changeMedia(server: TestServer, tenantId: string, mediaId: string, set: { tag?: string | null; state?: 'ready' | 'deleted' }): Promise<void> {
+export async function changeMedia(
+  server: TestServer,
+  tenantId: string,
+  mediaId: string,
+  set: { tag?: string | null; state?: 'ready' | 'deleted' },
+): Promise<void> {
   const { store, references, clock } = server.services;
   await store.transaction(async (work) => {
-    const before = await work.db.selectFrom('media').select(['tag']).where('id', '=', mediaId).executeTakeFirstOrThrow();
+    const before = await work.db
+      .selectFrom('media')
+      .select(['tag'])
+      .where('id', '=', mediaId)
+      .executeTakeFirstOrThrow();
     await work.db
       .updateTable('media')
       .set({ ...set, ...(set.state === 'deleted' ? { deleted_at: clock.now() } : {}) })
@@ -113,7 +139,14 @@ export function iframePlacement(id: string, src = 'https://example.com/ticker') 
 }
 
 export function page(id: string, placements: unknown[], extra: Record<string, unknown> = {}) {
-  return { id, canvas, transition: { type: 'crossfade', duration_ms: 200 }, advance: { mode: 'duration', after_ms: 8000 }, placements, ...extra };
+  return {
+    id,
+    canvas,
+    transition: { type: 'crossfade', duration_ms: 200 },
+    advance: { mode: 'duration', after_ms: 8000 },
+    placements,
+    ...extra,
+  };
 }
 
 export function imageDoc(mediaId: string, name = 'Lobby loop') {

@@ -16,13 +16,17 @@ const ORIGINS = {
 let server: TestServer;
 let token: string;
 beforeAll(async () => {
-  server = await TestServer.start({ config: ORIGINS, beforeListen: (services) => setHostResolver(services, async () => []) });
+  server = await TestServer.start({
+    config: ORIGINS,
+    beforeListen: (services) => setHostResolver(services, async () => []),
+  });
   ({ token } = await server.enroll());
 });
 afterAll(async () => server.stop());
 
 const doc = (src: string) => ({ name: 'Framed', pages: [page('p', [iframePlacement('f', src)])] });
-const post = (json: unknown, version = 'v1') => server.request('POST', `/api/${version}/playlists`, { token, json, idempotencyKey: randomKey() });
+const post = (json: unknown, version = 'v1') =>
+  server.request('POST', `/api/${version}/playlists`, { token, json, idempotencyKey: randomKey() });
 
 describe('iframe sources on Marquee itself', () => {
   it.each([
@@ -36,13 +40,20 @@ describe('iframe sources on Marquee itself', () => {
   ])('refuses %s, naming the field', async (_what, src) => {
     const res = await post(doc(src));
     expect(res.status, res.text).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'pages.0.placements.0.content.src', code: 'service_origin' }] });
+    expect(res.json()).toMatchObject({
+      code: 'invalid_request',
+      errors: [{ field: 'pages.0.placements.0.content.src', code: 'service_origin' }],
+    });
   });
 
   it('refuses them on replace and in v2 adslot fallbacks too', async () => {
     const created = await post(doc('https://example.com/'));
     expect(created.status, created.text).toBe(201);
-    const replaced = await server.request('PUT', `/api/v1/playlists/${created.json().id}`, { token, json: doc('https://play.marquee.example/'), idempotencyKey: randomKey() });
+    const replaced = await server.request('PUT', `/api/v1/playlists/${created.json().id}`, {
+      token,
+      json: doc('https://play.marquee.example/'),
+      idempotencyKey: randomKey(),
+    });
     expect(replaced.status).toBe(400);
     const adslot = {
       name: 'Ads',
@@ -53,17 +64,30 @@ describe('iframe sources on Marquee itself', () => {
           id: 'ad',
           slot: { key: 'lobby', duration_ms: 10_000 },
           transition: { type: 'crossfade', duration_ms: 0 },
-          fallback: { canvas: page('x', []).canvas, advance: { mode: 'duration', after_ms: 10_000 }, placements: [iframePlacement('house', 'https://dashboard.marquee.example/')] },
+          fallback: {
+            canvas: page('x', []).canvas,
+            advance: { mode: 'duration', after_ms: 10_000 },
+            placements: [iframePlacement('house', 'https://dashboard.marquee.example/')],
+          },
         },
       ],
     };
     const v2 = await post(adslot, 'v2');
     expect(v2.status, v2.text).toBe(400);
-    expect(v2.json().errors[0]).toMatchObject({ field: 'pages.1.fallback.placements.0.content.src', code: 'service_origin' });
+    expect(v2.json().errors[0]).toMatchObject({
+      field: 'pages.1.fallback.placements.0.content.src',
+      code: 'service_origin',
+    });
   });
 
   it('accepts other hosts, the release domain itself and deeper names under it', async () => {
-    for (const src of ['https://example.com/', 'https://marquee.example/', 'https://marquee-apps.example/', 'https://a.b.marquee-apps.example/', 'https://play.marquee.example.evil.com/']) {
+    for (const src of [
+      'https://example.com/',
+      'https://marquee.example/',
+      'https://marquee-apps.example/',
+      'https://a.b.marquee-apps.example/',
+      'https://play.marquee.example.evil.com/',
+    ]) {
       const res = await post(doc(src));
       expect(res.status, `${src}: ${res.text}`).toBe(201);
     }
@@ -82,7 +106,8 @@ describe('resolving iframe host names', () => {
         await new Promise<void>((resolve, reject) => {
           const stop = () => (seen.cancelled.push(host), reject(signal.reason));
           signal.addEventListener('abort', stop, { once: true });
-          if (!options.hang?.(host)) setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), options.delayMs ?? 10);
+          if (!options.hang?.(host))
+            setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), options.delayMs ?? 10);
         });
         return ['93.184.216.34'];
       } finally {
@@ -95,7 +120,13 @@ describe('resolving iframe host names', () => {
   function framedDoc(hosts: number) {
     const srcs = Array.from({ length: hosts * 2 }, (_, i) => `https://h${i % hosts}.example.org/`);
     const pages = [];
-    for (let i = 0; i < srcs.length; i += 10) pages.push(page(`p${i}`, srcs.slice(i, i + 10).map((src, j) => iframePlacement(`f${j}`, src))));
+    for (let i = 0; i < srcs.length; i += 10)
+      pages.push(
+        page(
+          `p${i}`,
+          srcs.slice(i, i + 10).map((src, j) => iframePlacement(`f${j}`, src)),
+        ),
+      );
     return { name: 'Many frames', pages };
   }
 
@@ -114,7 +145,10 @@ describe('resolving iframe host names', () => {
     const res = await post(framedDoc(MAX_IFRAME_HOSTS + 1), 'v2');
     expect(res.status, res.text).toBe(400);
     // Host number 65 is h64, first placed as the 65th placement: page 6, placement 4.
-    expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'pages.6.placements.4.content.src', code: 'too_many_hosts' }] });
+    expect(res.json()).toMatchObject({
+      code: 'invalid_request',
+      errors: [{ field: 'pages.6.placements.4.content.src', code: 'too_many_hosts' }],
+    });
     expect(res.json().detail).toContain(`at most ${MAX_IFRAME_HOSTS}`);
     expect(seen.calls).toEqual([]);
   });
@@ -143,7 +177,12 @@ describe('resolving iframe host names', () => {
 
   it('resolves nothing for a replace of a playlist the tenant does not have', async () => {
     const seen = countingResolver();
-    const res = await server.request('PUT', '/api/v2/playlists/pl_unknown', { token, json: framedDoc(4), ifMatch: 1, idempotencyKey: randomKey() });
+    const res = await server.request('PUT', '/api/v2/playlists/pl_unknown', {
+      token,
+      json: framedDoc(4),
+      ifMatch: 1,
+      idempotencyKey: randomKey(),
+    });
     expect(res.status, res.text).toBe(404);
     expect(seen.calls).toEqual([]);
   });

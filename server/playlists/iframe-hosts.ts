@@ -57,7 +57,8 @@ export function setHostResolver(services: Services, resolver: HostResolver): voi
 function iframeSources(doc: Pick<PlaylistWriteV2, 'pages'>): { field: string; src: string; host: string }[] {
   const found: { field: string; src: string; host: string }[] = [];
   doc.pages.forEach((page: PageWriteV2, i) => {
-    const [path, placements] = page.type === 'adslot' ? [`pages.${i}.fallback`, page.fallback.placements] : [`pages.${i}`, page.placements];
+    const [path, placements] =
+      page.type === 'adslot' ? [`pages.${i}.fallback`, page.fallback.placements] : [`pages.${i}`, page.placements];
     placements.forEach((p, j) => {
       if (p.content.type !== 'iframe') return;
       const host = new URL(p.content.src).hostname.replace(/\.$/, '');
@@ -71,7 +72,9 @@ function iframeSources(doc: Pick<PlaylistWriteV2, 'pages'>): { field: string; sr
 async function resolveBounded(resolver: HostResolver, host: string, write: AbortSignal): Promise<string[]> {
   const signal = AbortSignal.any([write, AbortSignal.timeout(IFRAME_DNS_TIMEOUT_MS)]);
   if (signal.aborted) return [];
-  const gaveUp = new Promise<string[]>((resolve) => signal.addEventListener('abort', () => resolve([]), { once: true }));
+  const gaveUp = new Promise<string[]>((resolve) =>
+    signal.addEventListener('abort', () => resolve([]), { once: true }),
+  );
   return Promise.race([resolver(host, signal).catch(() => []), gaveUp]);
 }
 
@@ -114,7 +117,12 @@ export async function checkIframeHosts(services: Services, doc: Pick<PlaylistWri
   const sources = iframeSources(doc);
   if (sources.length === 0) return;
   const { config } = services;
-  const service = serviceHostsOf({ control: config.controlOrigin, play: config.playOrigin, dashboard: config.dashboardOrigin, releaseTemplate: config.releaseOrigin });
+  const service = serviceHostsOf({
+    control: config.controlOrigin,
+    play: config.playOrigin,
+    dashboard: config.dashboardOrigin,
+    releaseTemplate: config.releaseOrigin,
+  });
   const own: FieldError[] = sources.flatMap((f) => {
     const why = iframeSrcServiceProblem(f.src, service);
     return why ? [{ field: f.field, code: 'service_origin', detail: why }] : [];
@@ -128,11 +136,17 @@ export async function checkIframeHosts(services: Services, doc: Pick<PlaylistWri
   if (hosts.length > MAX_IFRAME_HOSTS) {
     const first = found.find((f) => f.host === hosts[MAX_IFRAME_HOSTS])!;
     const detail = `a playlist may name at most ${MAX_IFRAME_HOSTS} distinct iframe hosts; this is host ${MAX_IFRAME_HOSTS + 1}`;
-    throw problem('invalid_request', `${first.field}: ${detail}`, { errors: [{ field: first.field, code: 'too_many_hosts', detail }] });
+    throw problem('invalid_request', `${first.field}: ${detail}`, {
+      errors: [{ field: first.field, code: 'too_many_hosts', detail }],
+    });
   }
   const addresses = await resolveAll(services, hosts);
   const errors: FieldError[] = found
     .filter((f) => addresses.get(f.host)!.some(isNonPublicAddress))
-    .map((f) => ({ field: f.field, code: 'private_address', detail: `${f.host} resolves to a private, loopback or link-local address` }));
+    .map((f) => ({
+      field: f.field,
+      code: 'private_address',
+      detail: `${f.host} resolves to a private, loopback or link-local address`,
+    }));
   if (errors.length > 0) throw problem('invalid_request', `${errors[0]!.field}: ${errors[0]!.detail}`, { errors });
 }

@@ -105,7 +105,9 @@ export function resolvePlaylist(doc: WrittenDocument, content: ContentSnapshot):
   const depend = (kind: PlaylistDependencyKind, ref: string) => deps.set(`${kind}\u0000${ref}`, { kind, ref });
 
   const resolveBody = (path: string, body: { advance: AdvanceWrite; placements: PlacementWrite[] }) => {
-    const placements = body.placements.map((p, i) => resolvePlacement(`${path}.placements.${i}`, p, body.advance, content, depend, blocking, authoring));
+    const placements = body.placements.map((p, i) =>
+      resolvePlacement(`${path}.placements.${i}`, p, body.advance, content, depend, blocking, authoring),
+    );
     return { placements, advance: resolveAdvance(body.advance, body.placements, placements, content) };
   };
 
@@ -143,11 +145,15 @@ export function resolvePlaylist(doc: WrittenDocument, content: ContentSnapshot):
           blocking.push({
             field: `audio.tracks.${i}.media_id`,
             code: media ? 'wrong_kind' : 'not_ready',
-            detail: media ? `${track.media_id} is ${media.content_type}; the soundtrack plays ${AUDIO_CONTENT_TYPE} media` : notReady(track.media_id),
+            detail: media
+              ? `${track.media_id} is ${media.content_type}; the soundtrack plays ${AUDIO_CONTENT_TYPE} media`
+              : notReady(track.media_id),
           });
           return [];
         }
-        return [media.duration_ms !== null ? { media_id: media.id, duration_ms: media.duration_ms } : { media_id: media.id }];
+        return [
+          media.duration_ms !== null ? { media_id: media.id, duration_ms: media.duration_ms } : { media_id: media.id },
+        ];
       }),
     };
   }
@@ -194,14 +200,29 @@ function resolvePlacement(
     depend('release', c.release_id);
     const release = content.releases.get(c.release_id);
     if (!release) {
-      blocking.push({ field: `${path}.content.release_id`, code: 'not_ready', detail: `${c.release_id} is not a ready release of this project` });
+      blocking.push({
+        field: `${path}.content.release_id`,
+        code: 'not_ready',
+        detail: `${c.release_id} is not a ready release of this project`,
+      });
     } else {
       depend('application', release.application_id);
       if (c.application_id !== undefined && c.application_id !== release.application_id) {
-        blocking.push({ field: `${path}.content.application_id`, code: 'mismatch', detail: `${c.release_id} is a release of another application` });
+        blocking.push({
+          field: `${path}.content.application_id`,
+          code: 'mismatch',
+          detail: `${c.release_id} is a release of another application`,
+        });
       }
     }
-    return { ...base, content: { type: 'application', release_id: c.release_id, application_id: release?.application_id ?? c.application_id ?? '' } };
+    return {
+      ...base,
+      content: {
+        type: 'application',
+        release_id: c.release_id,
+        application_id: release?.application_id ?? c.application_id ?? '',
+      },
+    };
   }
   const items = resolveSelector(`${path}.content.selector`, c.selector, c.type, content, depend, blocking, authoring);
   if (advance.mode !== 'media_end' && items.length > 1 && !c.selector.one_at_a_time) {
@@ -232,7 +253,11 @@ function resolveSelector(
       return [];
     }
     if (media.kind !== kind) {
-      blocking.push({ field, code: 'wrong_kind', detail: `${id} is ${article(media.kind)}; ${article(kind)} placement shows ${kind}s` });
+      blocking.push({
+        field,
+        code: 'wrong_kind',
+        detail: `${id} is ${article(media.kind)}; ${article(kind)} placement shows ${kind}s`,
+      });
       return [];
     }
     return [item(media)];
@@ -242,11 +267,18 @@ function resolveSelector(
 
   if (selector.by === 'tag') depend('media_tag', selector.tag);
   else depend('media_all', '*');
-  const matches = content.ordered.filter((m) => m.kind === kind && m.width !== null && m.height !== null && (selector.by === 'all' || m.tag === selector.tag));
+  const matches = content.ordered.filter(
+    (m) =>
+      m.kind === kind && m.width !== null && m.height !== null && (selector.by === 'all' || m.tag === selector.tag),
+  );
   const what = selector.by === 'tag' ? `ready ${kind} media tagged "${selector.tag}"` : `ready ${kind} media`;
   if (matches.length === 0) blocking.push({ field: path, code: 'no_match', detail: `the selector matches no ${what}` });
   if (matches.length > SELECTOR_MAX_ITEMS) {
-    authoring.push({ field: path, code: 'too_many', detail: `the selector matches ${matches.length} ${what}; at most ${SELECTOR_MAX_ITEMS}` });
+    authoring.push({
+      field: path,
+      code: 'too_many',
+      detail: `the selector matches ${matches.length} ${what}; at most ${SELECTOR_MAX_ITEMS}`,
+    });
   }
   const chosen = matches.slice(0, SELECTOR_MAX_ITEMS);
   for (const m of chosen) depend('media', m.id);
@@ -262,7 +294,12 @@ function article(kind: string): string {
 }
 
 /** The served advance: media_end always carries the server's deadline. */
-function resolveAdvance(advance: AdvanceWrite, written: PlacementWrite[], placements: Placement[], content: ContentSnapshot): Advance {
+function resolveAdvance(
+  advance: AdvanceWrite,
+  written: PlacementWrite[],
+  placements: Placement[],
+  content: ContentSnapshot,
+): Advance {
   if (advance.mode !== 'media_end') return advance;
   const index = written.findIndex((p) => p.content.type === 'image' || p.content.type === 'video');
   const placement = placements[index];

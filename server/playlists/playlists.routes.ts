@@ -34,21 +34,51 @@ interface Version {
   view: (row: PlaylistTable) => unknown;
 }
 
-const V1: Version = { auth: anyBearer, body: PlaylistWrite as z.ZodType<PlaylistDocumentWrite>, createKey: 'required-in-A', guard: 'required-in-A', view: playlistViewV1 };
-const V2: Version = { auth: projectBearer, body: PlaylistWriteV2, createKey: 'optional', guard: 'optional', view: playlistView };
+const V1: Version = {
+  auth: anyBearer,
+  body: PlaylistWrite as z.ZodType<PlaylistDocumentWrite>,
+  createKey: 'required-in-A',
+  guard: 'required-in-A',
+  view: playlistViewV1,
+};
+const V2: Version = {
+  auth: projectBearer,
+  body: PlaylistWriteV2,
+  createKey: 'optional',
+  guard: 'optional',
+  view: playlistView,
+};
 
 /** A document with visibility rules needs every screen that refers to it to have a timezone. */
 async function checkScreenTimezones(work: Work, playlist: PlaylistTable, doc: PlaylistDocumentWrite): Promise<void> {
   const withRule = doc.pages.findIndex((p) => p.visibility !== undefined);
   if (withRule < 0) return;
-  const screenIds = [...new Set((await screenReferencesTo(work.db, playlist.tenant_id, playlist.id)).map((r) => r.screen_id))];
+  const screenIds = [
+    ...new Set((await screenReferencesTo(work.db, playlist.tenant_id, playlist.id)).map((r) => r.screen_id)),
+  ];
   if (screenIds.length === 0) return;
-  const missing = await work.db.selectFrom('screens').select('id').where('id', 'in', screenIds).where('timezone', 'is', null).orderBy('id').execute();
+  const missing = await work.db
+    .selectFrom('screens')
+    .select('id')
+    .where('id', 'in', screenIds)
+    .where('timezone', 'is', null)
+    .orderBy('id')
+    .execute();
   if (missing.length === 0) return;
   const names = missing.map((s) => s.id).join(', ');
-  throw problem('invalid_request', `pages.${withRule}.visibility: screens using this playlist have no timezone (${names}); set their timezone first`, {
-    errors: [{ field: `pages.${withRule}.visibility`, code: 'timezone_required', detail: `screens without a timezone use this playlist: ${names}` }],
-  });
+  throw problem(
+    'invalid_request',
+    `pages.${withRule}.visibility: screens using this playlist have no timezone (${names}); set their timezone first`,
+    {
+      errors: [
+        {
+          field: `pages.${withRule}.visibility`,
+          code: 'timezone_required',
+          detail: `screens without a timezone use this playlist: ${names}`,
+        },
+      ],
+    },
+  );
 }
 
 function routes(v: Version) {
@@ -76,14 +106,30 @@ function routes(v: Version) {
       await checkIframeHosts(ctx.services, ctx.body);
       return ctx.commitReply(async (work) => {
         const resolution = await resolveForWrite(work.db, ctx.principal.tenantId, ctx.body);
-        const row = await insertPlaylist(ctx.services, work, { tenantId: ctx.principal.tenantId, doc: ctx.body, resolution, now: ctx.now, requestId: ctx.requestId });
-        return reply.created(v.view(row), { revision: row.revision, headers: { Location: `/api/${v === V1 ? 'v1' : 'v2'}/playlists/${row.id}` } });
+        const row = await insertPlaylist(ctx.services, work, {
+          tenantId: ctx.principal.tenantId,
+          doc: ctx.body,
+          resolution,
+          now: ctx.now,
+          requestId: ctx.requestId,
+        });
+        return reply.created(v.view(row), {
+          revision: row.revision,
+          headers: { Location: `/api/${v === V1 ? 'v1' : 'v2'}/playlists/${row.id}` },
+        });
       });
     },
   );
 
   const replace = endpoint(
-    { auth: v.auth, area: 'playlists', body: v.body, bodyLimit: PLAYLIST_BODY_LIMIT, ifMatch: v.guard, idempotency: v.guard },
+    {
+      auth: v.auth,
+      area: 'playlists',
+      body: v.body,
+      bodyLimit: PLAYLIST_BODY_LIMIT,
+      ifMatch: v.guard,
+      idempotency: v.guard,
+    },
     async (ctx) => {
       // Names are resolved only for a playlist the tenant has (not_found costs no DNS).
       await findPlaylist(ctx.services.store.db, ctx.principal.tenantId, ctx.params.id!);
@@ -95,27 +141,40 @@ function routes(v: Version) {
         const resolution = await resolveForWrite(work.db, ctx.principal.tenantId, ctx.body);
         await checkScreenTimezones(work, before, ctx.body);
         // The document it already has changes nothing, so it bumps nothing (no hidden revision bumps).
-        if (replacesNothing(before, ctx.body, resolution)) return reply.ok(v.view(before), { revision: before.revision });
-        const after = await replacePlaylist(ctx.services, work, before, { doc: ctx.body, resolution, now: ctx.now, requestId: ctx.requestId });
+        if (replacesNothing(before, ctx.body, resolution))
+          return reply.ok(v.view(before), { revision: before.revision });
+        const after = await replacePlaylist(ctx.services, work, before, {
+          doc: ctx.body,
+          resolution,
+          now: ctx.now,
+          requestId: ctx.requestId,
+        });
         return reply.ok(v.view(after), { revision: after.revision });
       });
     },
   );
 
-  const remove = mutation({ auth: v.auth, area: 'playlists', ifMatch: v.guard, idempotency: v.guard }, async (ctx, work) => {
-    const before = await findPlaylist(work.db, ctx.principal.tenantId, ctx.params.id!);
-    if (v === V1) v.view(before);
-    ctx.checkRevision(before.revision);
-    const references = await screenReferencesTo(work.db, before.tenant_id, before.id);
-    if (references.length > 0) {
-      const screens = [...new Set(references.map((r) => r.screen_id))];
-      throw problem('resource_conflict', `playlist ${before.id} is in use by ${screens.length} screen(s) (${screens.join(', ')}); assign them another playlist first`, {
-        extensions: { references },
-      });
-    }
-    await tombstonePlaylist(ctx.services, work, before, ctx.now, ctx.requestId);
-    return reply.noContent();
-  });
+  const remove = mutation(
+    { auth: v.auth, area: 'playlists', ifMatch: v.guard, idempotency: v.guard },
+    async (ctx, work) => {
+      const before = await findPlaylist(work.db, ctx.principal.tenantId, ctx.params.id!);
+      if (v === V1) v.view(before);
+      ctx.checkRevision(before.revision);
+      const references = await screenReferencesTo(work.db, before.tenant_id, before.id);
+      if (references.length > 0) {
+        const screens = [...new Set(references.map((r) => r.screen_id))];
+        throw problem(
+          'resource_conflict',
+          `playlist ${before.id} is in use by ${screens.length} screen(s) (${screens.join(', ')}); assign them another playlist first`,
+          {
+            extensions: { references },
+          },
+        );
+      }
+      await tombstonePlaylist(ctx.services, work, before, ctx.now, ctx.requestId);
+      return reply.noContent();
+    },
+  );
 
   return { list, get, create, replace, remove };
 }

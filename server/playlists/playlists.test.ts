@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
 import { pairPendingScreen } from '../pairing/pairing.fixtures';
 import { randomKey, TestServer } from '../testing/harness';
-import { canvas, changeMedia, fullRect, iframePlacement, imageDoc, imagePlacement, insertMedia, insertRelease, page } from './content.fixtures';
+import {
+  canvas,
+  changeMedia,
+  fullRect,
+  iframePlacement,
+  imageDoc,
+  imagePlacement,
+  insertMedia,
+  insertRelease,
+  page,
+} from './content.fixtures';
 import { setHostResolver } from './iframe-hosts';
 
 /** Fixed DNS answers: no lookups leave the test. */
@@ -24,20 +34,39 @@ beforeAll(async () => {
 });
 afterAll(async () => server.stop());
 
-const post = (json: unknown, t = token, version = 'v1') => server.request('POST', `/api/${version}/playlists`, { token: t, json, idempotencyKey: randomKey() });
+const post = (json: unknown, t = token, version = 'v1') =>
+  server.request('POST', `/api/${version}/playlists`, { token: t, json, idempotencyKey: randomKey() });
 const put = (id: string, json: unknown, extra: { ifMatch?: number; t?: string; version?: string } = {}) =>
-  server.request('PUT', `/api/${extra.version ?? 'v1'}/playlists/${id}`, { token: extra.t ?? token, json, ifMatch: extra.ifMatch, idempotencyKey: randomKey() });
+  server.request('PUT', `/api/${extra.version ?? 'v1'}/playlists/${id}`, {
+    token: extra.t ?? token,
+    json,
+    ifMatch: extra.ifMatch,
+    idempotencyKey: randomKey(),
+  });
 
 function videoPlacement(id: string, selector: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return { id, content: { type: 'video', selector, ...extra }, rect: fullRect, layer: 0, content_fit: 'contain' };
 }
 
 function appPlacement(id: string, releaseId: string, extra: Record<string, unknown> = {}) {
-  return { id, content: { type: 'application', release_id: releaseId }, rect: fullRect, layer: 0, content_fit: 'fill', controller: true, ...extra };
+  return {
+    id,
+    content: { type: 'application', release_id: releaseId },
+    rect: fullRect,
+    layer: 0,
+    content_fit: 'fill',
+    controller: true,
+    ...extra,
+  };
 }
 
 async function playlistEvents(playlistId: string) {
-  const rows = await server.services.store.db.selectFrom('events').select(['type', 'details']).where('resource_id', '=', playlistId).orderBy('position').execute();
+  const rows = await server.services.store.db
+    .selectFrom('events')
+    .select(['type', 'details'])
+    .where('resource_id', '=', playlistId)
+    .orderBy('position')
+    .execute();
   return rows.map((r) => ({ type: r.type, details: r.details ? JSON.parse(r.details) : null }));
 }
 
@@ -51,18 +80,36 @@ describe('the page object', () => {
     const doc = {
       name: 'Lobby loop',
       pages: [
-        page('welcome', [
-          { ...imagePlacement('hero', { by: 'id', media_id: hero }, { alt: 'Welcome' }), enter: { type: 'fade-up' } },
-          iframePlacement('ticker'),
-        ], {
-          canvas: { width: 1920, height: 1080, viewport_fit: 'cover', background: { type: 'linear', stops: [{ at: 0, color: '#1B2632FF' }, { at: 0.5, color: '#10151CFF' }, { at: 1, color: '#000000FF' }] } },
-        }),
+        page(
+          'welcome',
+          [
+            { ...imagePlacement('hero', { by: 'id', media_id: hero }, { alt: 'Welcome' }), enter: { type: 'fade-up' } },
+            iframePlacement('ticker'),
+          ],
+          {
+            canvas: {
+              width: 1920,
+              height: 1080,
+              viewport_fit: 'cover',
+              background: {
+                type: 'linear',
+                stops: [
+                  { at: 0, color: '#1B2632FF' },
+                  { at: 0.5, color: '#10151CFF' },
+                  { at: 1, color: '#000000FF' },
+                ],
+              },
+            },
+          },
+        ),
         page('evening', [videoPlacement('clips', { by: 'tag', tag: 'clips', one_at_a_time: true })], {
           transition: { type: 'swipe-left', duration_ms: 600 },
           advance: { mode: 'media_end' },
           visibility: { enabled: true, windows: [{ days: ['fri', 'sat'], start: '18:00', end: '02:00' }] },
         }),
-        page('reel', [videoPlacement('reel', { by: 'ids', media_ids: [clipA, clipB] })], { advance: { mode: 'media_end', max_ms: 60_000 } }),
+        page('reel', [videoPlacement('reel', { by: 'ids', media_ids: [clipA, clipB] })], {
+          advance: { mode: 'media_end', max_ms: 60_000 },
+        }),
         page('board', [appPlacement('board', releaseId)], { advance: { mode: 'application', max_ms: 60_000 } }),
       ],
       audio: { tracks: [{ media_id: song }] },
@@ -73,12 +120,21 @@ describe('the page object', () => {
     const body = res.json();
     expect(body.id).toMatch(/^pl_/);
     expect(res.headers.location).toBe(`/api/v1/playlists/${body.id}`);
-    expect(body).toMatchObject({ name: 'Lobby loop', revision: 1, audio: { tracks: [{ media_id: song, duration_ms: 180_000 }] } });
+    expect(body).toMatchObject({
+      name: 'Lobby loop',
+      revision: 1,
+      audio: { tracks: [{ media_id: song, duration_ms: 180_000 }] },
+    });
     const [welcome, evening, reel, board] = body.pages;
     expect(welcome.canvas.viewport_fit).toBe('cover');
     expect(welcome.placements[0]).toEqual({
       id: 'hero',
-      content: { type: 'image', selector: { by: 'id', media_id: hero, one_at_a_time: false }, alt: 'Welcome', items: [{ media_id: hero, intrinsic_size: { width: 1280, height: 720 } }] },
+      content: {
+        type: 'image',
+        selector: { by: 'id', media_id: hero, one_at_a_time: false },
+        alt: 'Welcome',
+        items: [{ media_id: hero, intrinsic_size: { width: 1280, height: 720 } }],
+      },
       rect: fullRect,
       layer: 0,
       content_fit: 'cover',
@@ -86,12 +142,22 @@ describe('the page object', () => {
       enter: { type: 'fade-up' },
     });
     expect(welcome.placements[1].controller).toBe(false);
-    expect(evening.visibility).toEqual({ enabled: true, windows: [{ days: ['fri', 'sat'], start: '18:00', end: '02:00' }] });
-    expect(evening.placements[0].content).toMatchObject({ muted: true, loop: false, items: [{ media_id: clipA }, { media_id: clipB }] });
+    expect(evening.visibility).toEqual({
+      enabled: true,
+      windows: [{ days: ['fri', 'sat'], start: '18:00', end: '02:00' }],
+    });
+    expect(evening.placements[0].content).toMatchObject({
+      muted: true,
+      loop: false,
+      items: [{ media_id: clipA }, { media_id: clipB }],
+    });
     // media_end deadlines: one at a time → the longest item; a sequence → the sum; plus grace; a larger hint wins.
     expect(evening.advance).toEqual({ mode: 'media_end', max_ms: 22_000 });
     expect(reel.advance).toEqual({ mode: 'media_end', max_ms: 60_000 });
-    expect(board.placements[0]).toMatchObject({ controller: true, content: { type: 'application', release_id: releaseId, application_id: applicationId } });
+    expect(board.placements[0]).toMatchObject({
+      controller: true,
+      content: { type: 'application', release_id: releaseId, application_id: applicationId },
+    });
 
     const got = await server.request('GET', `/api/v1/playlists/${body.id}`, { token });
     expect(got.headers.etag).toBe('"1"');
@@ -104,12 +170,22 @@ describe('the page object', () => {
   it('sums a sequence of items for a media_end deadline', async () => {
     const a = await insertMedia(server, tenant, { kind: 'video', duration_ms: 12_000 });
     const b = await insertMedia(server, tenant, { kind: 'video', duration_ms: 20_000 });
-    const res = await post({ name: 'Reel', pages: [page('reel', [videoPlacement('reel', { by: 'ids', media_ids: [a, b] })], { advance: { mode: 'media_end' } })] });
+    const res = await post({
+      name: 'Reel',
+      pages: [
+        page('reel', [videoPlacement('reel', { by: 'ids', media_ids: [a, b] })], { advance: { mode: 'media_end' } }),
+      ],
+    });
     expect(res.json().pages[0].advance).toEqual({ mode: 'media_end', max_ms: 34_000 });
   });
 
   it('accepts the largest playlist: 100 pages of 24 placements', async () => {
-    const pages = Array.from({ length: 100 }, (_, i) => page(`p${i}`, Array.from({ length: 24 }, (_, j) => iframePlacement(`f${j}`))));
+    const pages = Array.from({ length: 100 }, (_, i) =>
+      page(
+        `p${i}`,
+        Array.from({ length: 24 }, (_, j) => iframePlacement(`f${j}`)),
+      ),
+    );
     const res = await post({ name: 'Big', pages });
     expect(res.status, res.text.slice(0, 300)).toBe(201);
     expect(res.json().pages).toHaveLength(100);
@@ -117,8 +193,12 @@ describe('the page object', () => {
 });
 
 describe('validation: each rule gives invalid_request naming the field', () => {
-  const one = (placements: unknown[], extra: Record<string, unknown> = {}) => ({ name: 'x', pages: [page('a', placements, extra)] });
-  const img = (extra: Record<string, unknown> = {}) => imagePlacement('hero', { by: 'id', media_id: 'med_unknown0' }, extra);
+  const one = (placements: unknown[], extra: Record<string, unknown> = {}) => ({
+    name: 'x',
+    pages: [page('a', placements, extra)],
+  });
+  const img = (extra: Record<string, unknown> = {}) =>
+    imagePlacement('hero', { by: 'id', media_id: 'med_unknown0' }, extra);
   const iframe = iframePlacement('ticker');
   const cases: [string, unknown, string][] = [
     ['a missing name', { pages: [page('a', [iframe])] }, 'name'],
@@ -131,25 +211,81 @@ describe('validation: each rule gives invalid_request naming the field', () => {
     ['a duplicate page id', { name: 'x', pages: [page('a', [iframe]), page('a', [iframe])] }, 'pages.1.id'],
     ['a duplicate placement id', one([iframe, iframe]), 'pages.0.placements.1.id'],
     ['a malformed page id', { name: 'x', pages: [page('1a', [iframe])] }, 'pages.0.id'],
-    ['a transition over 60000 ms', one([iframe], { transition: { type: 'crossfade', duration_ms: 60_001 } }), 'pages.0.transition.duration_ms'],
-    ['a negative transition', one([iframe], { transition: { type: 'crossfade', duration_ms: -1 } }), 'pages.0.transition.duration_ms'],
-    ['an unknown transition', one([iframe], { transition: { type: 'dissolve', duration_ms: 1 } }), 'pages.0.transition.type'],
-    ['a lowercase colour', one([iframe], { canvas: { ...canvas, background: '#ffffffff' } }), 'pages.0.canvas.background'],
-    ['a six-digit colour', one([iframe], { canvas: { ...canvas, background: '#FFFFFF' } }), 'pages.0.canvas.background'],
-    ['a one-stop gradient', one([iframe], { canvas: { ...canvas, background: { type: 'linear', stops: [{ at: 0, color: '#000000FF' }] } } }), 'pages.0.canvas.background.stops'],
+    [
+      'a transition over 60000 ms',
+      one([iframe], { transition: { type: 'crossfade', duration_ms: 60_001 } }),
+      'pages.0.transition.duration_ms',
+    ],
+    [
+      'a negative transition',
+      one([iframe], { transition: { type: 'crossfade', duration_ms: -1 } }),
+      'pages.0.transition.duration_ms',
+    ],
+    [
+      'an unknown transition',
+      one([iframe], { transition: { type: 'dissolve', duration_ms: 1 } }),
+      'pages.0.transition.type',
+    ],
+    [
+      'a lowercase colour',
+      one([iframe], { canvas: { ...canvas, background: '#ffffffff' } }),
+      'pages.0.canvas.background',
+    ],
+    [
+      'a six-digit colour',
+      one([iframe], { canvas: { ...canvas, background: '#FFFFFF' } }),
+      'pages.0.canvas.background',
+    ],
+    [
+      'a one-stop gradient',
+      one([iframe], { canvas: { ...canvas, background: { type: 'linear', stops: [{ at: 0, color: '#000000FF' }] } } }),
+      'pages.0.canvas.background.stops',
+    ],
     [
       'a gradient not starting at 0',
-      one([iframe], { canvas: { ...canvas, background: { type: 'linear', stops: [{ at: 0.1, color: '#000000FF' }, { at: 1, color: '#000000FF' }] } } }),
+      one([iframe], {
+        canvas: {
+          ...canvas,
+          background: {
+            type: 'linear',
+            stops: [
+              { at: 0.1, color: '#000000FF' },
+              { at: 1, color: '#000000FF' },
+            ],
+          },
+        },
+      }),
       'pages.0.canvas.background.stops.0.at',
     ],
     [
       'stops not strictly increasing',
-      one([iframe], { canvas: { ...canvas, background: { type: 'linear', stops: [{ at: 0, color: '#000000FF' }, { at: 0.5, color: '#000000FF' }, { at: 0.5, color: '#000000FF' }, { at: 1, color: '#000000FF' }] } } }),
+      one([iframe], {
+        canvas: {
+          ...canvas,
+          background: {
+            type: 'linear',
+            stops: [
+              { at: 0, color: '#000000FF' },
+              { at: 0.5, color: '#000000FF' },
+              { at: 0.5, color: '#000000FF' },
+              { at: 1, color: '#000000FF' },
+            ],
+          },
+        },
+      }),
       'pages.0.canvas.background.stops.2.at',
     ],
-    ['a gradient angle', one([iframe], { canvas: { ...canvas, background: { type: 'linear', angle: 90, stops: [] } } }), 'pages.0.canvas.background.angle'],
+    [
+      'a gradient angle',
+      one([iframe], { canvas: { ...canvas, background: { type: 'linear', angle: 90, stops: [] } } }),
+      'pages.0.canvas.background.angle',
+    ],
     ['a zero canvas width', one([iframe], { canvas: { ...canvas, width: 0 } }), 'pages.0.canvas.width'],
-    ['an unknown viewport fit', one([iframe], { canvas: { ...canvas, viewport_fit: 'stretch' } }), 'pages.0.canvas.viewport_fit'],
+    [
+      'an unknown viewport fit',
+      one([iframe], { canvas: { ...canvas, viewport_fit: 'stretch' } }),
+      'pages.0.canvas.viewport_fit',
+    ],
     ['a layer over 1024', one([{ ...iframe, layer: 1025 }]), 'pages.0.placements.0.layer'],
     ['a zero-height rect', one([{ ...iframe, rect: { ...fullRect, height: 0 } }]), 'pages.0.placements.0.rect.height'],
     ['an iframe that does not fill', one([{ ...iframe, content_fit: 'cover' }]), 'pages.0.placements.0.content_fit'],
@@ -157,36 +293,127 @@ describe('validation: each rule gives invalid_request naming the field', () => {
     ['an http iframe', one([iframePlacement('f', 'http://example.com/')]), 'pages.0.placements.0.content.src'],
     ['iframe credentials', one([iframePlacement('f', 'https://a:b@example.com/')]), 'pages.0.placements.0.content.src'],
     ['a localhost iframe', one([iframePlacement('f', 'https://localhost:8080/')]), 'pages.0.placements.0.content.src'],
-    ['a *.localhost iframe', one([iframePlacement('f', 'https://admin.localhost/')]), 'pages.0.placements.0.content.src'],
+    [
+      'a *.localhost iframe',
+      one([iframePlacement('f', 'https://admin.localhost/')]),
+      'pages.0.placements.0.content.src',
+    ],
     ['a *.local iframe', one([iframePlacement('f', 'https://nas.local/')]), 'pages.0.placements.0.content.src'],
-    ['a private-address iframe', one([iframePlacement('f', 'https://192.168.1.20/')]), 'pages.0.placements.0.content.src'],
+    [
+      'a private-address iframe',
+      one([iframePlacement('f', 'https://192.168.1.20/')]),
+      'pages.0.placements.0.content.src',
+    ],
     ['a loopback iframe', one([iframePlacement('f', 'https://127.0.0.1/')]), 'pages.0.placements.0.content.src'],
     ['a link-local iframe', one([iframePlacement('f', 'https://[fe80::1]/')]), 'pages.0.placements.0.content.src'],
-    ['an iframe host resolving to a private address', one([iframePlacement('f', 'https://intranet.example.com/')]), 'pages.0.placements.0.content.src'],
-    ['an iframe host resolving partly to loopback', one([iframePlacement('f', 'https://rebind.example.com/')]), 'pages.0.placements.0.content.src'],
-    ['an iframe title over 200', one([{ ...iframe, content: { ...iframe.content, title: 't'.repeat(201) } }]), 'pages.0.placements.0.content.title'],
-    ['one_at_a_time on an id selector', one([imagePlacement('h', { by: 'id', media_id: 'med_a', one_at_a_time: true })]), 'pages.0.placements.0.content.selector.one_at_a_time'],
-    ['duplicate media ids', one([imagePlacement('h', { by: 'ids', media_ids: ['med_a', 'med_a'], one_at_a_time: true })]), 'pages.0.placements.0.content.selector.media_ids'],
-    ['33 media ids', one([imagePlacement('h', { by: 'ids', media_ids: Array.from({ length: 33 }, (_, i) => `med_${i}`), one_at_a_time: true })]), 'pages.0.placements.0.content.selector.media_ids'],
-    ['several ids without one_at_a_time', one([imagePlacement('h', { by: 'ids', media_ids: ['med_a', 'med_b'] })]), 'pages.0.placements.0.content.selector.one_at_a_time'],
-    ['a malformed tag', one([imagePlacement('h', { by: 'tag', tag: 'no-dash' })]), 'pages.0.placements.0.content.selector.tag'],
+    [
+      'an iframe host resolving to a private address',
+      one([iframePlacement('f', 'https://intranet.example.com/')]),
+      'pages.0.placements.0.content.src',
+    ],
+    [
+      'an iframe host resolving partly to loopback',
+      one([iframePlacement('f', 'https://rebind.example.com/')]),
+      'pages.0.placements.0.content.src',
+    ],
+    [
+      'an iframe title over 200',
+      one([{ ...iframe, content: { ...iframe.content, title: 't'.repeat(201) } }]),
+      'pages.0.placements.0.content.title',
+    ],
+    [
+      'one_at_a_time on an id selector',
+      one([imagePlacement('h', { by: 'id', media_id: 'med_a', one_at_a_time: true })]),
+      'pages.0.placements.0.content.selector.one_at_a_time',
+    ],
+    [
+      'duplicate media ids',
+      one([imagePlacement('h', { by: 'ids', media_ids: ['med_a', 'med_a'], one_at_a_time: true })]),
+      'pages.0.placements.0.content.selector.media_ids',
+    ],
+    [
+      '33 media ids',
+      one([
+        imagePlacement('h', {
+          by: 'ids',
+          media_ids: Array.from({ length: 33 }, (_, i) => `med_${i}`),
+          one_at_a_time: true,
+        }),
+      ]),
+      'pages.0.placements.0.content.selector.media_ids',
+    ],
+    [
+      'several ids without one_at_a_time',
+      one([imagePlacement('h', { by: 'ids', media_ids: ['med_a', 'med_b'] })]),
+      'pages.0.placements.0.content.selector.one_at_a_time',
+    ],
+    [
+      'a malformed tag',
+      one([imagePlacement('h', { by: 'tag', tag: 'no-dash' })]),
+      'pages.0.placements.0.content.selector.tag',
+    ],
     ['an unknown selector', one([imagePlacement('h', { by: 'newest' })]), 'pages.0.placements.0.content.selector.by'],
-    ['a video that is not muted', one([videoPlacement('v', { by: 'id', media_id: 'med_a' }, { muted: false })]), 'pages.0.placements.0.content.muted'],
+    [
+      'a video that is not muted',
+      one([videoPlacement('v', { by: 'id', media_id: 'med_a' }, { muted: false })]),
+      'pages.0.placements.0.content.muted',
+    ],
     ['an alt over 300', one([img({ alt: 'a'.repeat(301) })]), 'pages.0.placements.0.content.alt'],
-    ['after_ms under 1000', one([iframe], { advance: { mode: 'duration', after_ms: 999 } }), 'pages.0.advance.after_ms'],
-    ['after_ms over a day', one([iframe], { advance: { mode: 'duration', after_ms: 86_400_001 } }), 'pages.0.advance.after_ms'],
+    [
+      'after_ms under 1000',
+      one([iframe], { advance: { mode: 'duration', after_ms: 999 } }),
+      'pages.0.advance.after_ms',
+    ],
+    [
+      'after_ms over a day',
+      one([iframe], { advance: { mode: 'duration', after_ms: 86_400_001 } }),
+      'pages.0.advance.after_ms',
+    ],
     ['an unknown advance mode', one([iframe], { advance: { mode: 'video_end' } }), 'pages.0.advance.mode'],
-    ['an application page without a controller', one([appPlacement('b', 'rel_x', { controller: false })], { advance: { mode: 'application', max_ms: 60_000 } }), 'pages.0.advance'],
+    [
+      'an application page without a controller',
+      one([appPlacement('b', 'rel_x', { controller: false })], { advance: { mode: 'application', max_ms: 60_000 } }),
+      'pages.0.advance',
+    ],
     ['a controller on a duration page', one([appPlacement('b', 'rel_x')]), 'pages.0.placements.0.controller'],
-    ['an application that does not fill', one([appPlacement('b', 'rel_x', { content_fit: 'contain' })], { advance: { mode: 'application', max_ms: 60_000 } }), 'pages.0.placements.0.content_fit'],
-    ['a media_end page with two media', one([img({ dwell_ms: 5000 }), { ...img({ dwell_ms: 5000 }), id: 'two' }], { advance: { mode: 'media_end' } }), 'pages.0.advance'],
+    [
+      'an application that does not fill',
+      one([appPlacement('b', 'rel_x', { content_fit: 'contain' })], {
+        advance: { mode: 'application', max_ms: 60_000 },
+      }),
+      'pages.0.placements.0.content_fit',
+    ],
+    [
+      'a media_end page with two media',
+      one([img({ dwell_ms: 5000 }), { ...img({ dwell_ms: 5000 }), id: 'two' }], { advance: { mode: 'media_end' } }),
+      'pages.0.advance',
+    ],
     ['a media_end page without media', one([iframe], { advance: { mode: 'media_end' } }), 'pages.0.advance'],
-    ['a media_end image without dwell_ms', one([img()], { advance: { mode: 'media_end' } }), 'pages.0.placements.0.content.dwell_ms'],
+    [
+      'a media_end image without dwell_ms',
+      one([img()], { advance: { mode: 'media_end' } }),
+      'pages.0.placements.0.content.dwell_ms',
+    ],
     ['dwell_ms on a duration page', one([img({ dwell_ms: 5000 })]), 'pages.0.placements.0.content.dwell_ms'],
-    ['a looping video on a media_end page', one([videoPlacement('v', { by: 'id', media_id: 'med_a' }, { loop: true })], { advance: { mode: 'media_end' } }), 'pages.0.placements.0.content.loop'],
+    [
+      'a looping video on a media_end page',
+      one([videoPlacement('v', { by: 'id', media_id: 'med_a' }, { loop: true })], { advance: { mode: 'media_end' } }),
+      'pages.0.placements.0.content.loop',
+    ],
     ['only pages with visibility', one([iframe], { visibility: { enabled: false } }), 'pages'],
-    ['an enabled rule without bounds', { name: 'x', pages: [page('a', [iframe]), page('b', [iframe], { visibility: { enabled: true } })] }, 'pages.1.visibility'],
-    ['an unreal visibility date', { name: 'x', pages: [page('a', [iframe]), page('b', [iframe], { visibility: { enabled: true, from: '2026-02-30T00:00' } })] }, 'pages.1.visibility.from'],
+    [
+      'an enabled rule without bounds',
+      { name: 'x', pages: [page('a', [iframe]), page('b', [iframe], { visibility: { enabled: true } })] },
+      'pages.1.visibility',
+    ],
+    [
+      'an unreal visibility date',
+      {
+        name: 'x',
+        pages: [page('a', [iframe]), page('b', [iframe], { visibility: { enabled: true, from: '2026-02-30T00:00' } })],
+      },
+      'pages.1.visibility.from',
+    ],
     ['an empty soundtrack', { name: 'x', pages: [page('a', [iframe])], audio: { tracks: [] } }, 'audio.tracks'],
   ];
   it.each(cases)('refuses %s', async (_what, doc, field) => {
@@ -205,8 +432,16 @@ describe('validation: each rule gives invalid_request naming the field', () => {
     ['a revision', { name: 'x', pages: [page('a', [iframe])], revision: 2 }, 'revision'],
     ['an id', { id: 'pl_x', name: 'x', pages: [page('a', [iframe])] }, 'id'],
     ['a page type in v1', one([iframe], { type: 'page' }), 'pages.0.type'],
-    ['a media_id on content', one([{ ...img(), content: { type: 'image', media_id: 'med_a', selector: { by: 'all' } } }]), 'pages.0.placements.0.content.media_id'],
-    ['max_ms on a duration advance', one([iframe], { advance: { mode: 'duration', after_ms: 5000, max_ms: 9000 } }), 'pages.0.advance.max_ms'],
+    [
+      'a media_id on content',
+      one([{ ...img(), content: { type: 'image', media_id: 'med_a', selector: { by: 'all' } } }]),
+      'pages.0.placements.0.content.media_id',
+    ],
+    [
+      'max_ms on a duration advance',
+      one([iframe], { advance: { mode: 'duration', after_ms: 5000, max_ms: 9000 } }),
+      'pages.0.advance.max_ms',
+    ],
   ];
   it.each(unknown)('names an unknown member: %s', async (_what, doc, field) => {
     const res = await post(doc);
@@ -241,22 +476,35 @@ describe('references must be owned and ready', () => {
     const mineToo = await insertRelease(server, tenant);
     const app = (releaseId: string, extra: Record<string, unknown> = {}) => ({
       name: 'x',
-      pages: [page('a', [{ ...appPlacement('b', releaseId), content: { type: 'application', release_id: releaseId, ...extra } }], { advance: { mode: 'application', max_ms: 5000 } })],
+      pages: [
+        page(
+          'a',
+          [{ ...appPlacement('b', releaseId), content: { type: 'application', release_id: releaseId, ...extra } }],
+          { advance: { mode: 'application', max_ms: 5000 } },
+        ),
+      ],
     });
     for (const releaseId of [pending.releaseId, theirs.releaseId, 'rel_nothing']) {
       const res = await post(app(releaseId));
       expect(res.status).toBe(400);
-      expect(res.json().errors).toContainEqual(expect.objectContaining({ field: 'pages.0.placements.0.content.release_id', code: 'not_ready' }));
+      expect(res.json().errors).toContainEqual(
+        expect.objectContaining({ field: 'pages.0.placements.0.content.release_id', code: 'not_ready' }),
+      );
     }
     const mismatch = await post(app(mine.releaseId, { application_id: mineToo.applicationId }));
-    expect(mismatch.json().errors).toContainEqual(expect.objectContaining({ field: 'pages.0.placements.0.content.application_id', code: 'mismatch' }));
+    expect(mismatch.json().errors).toContainEqual(
+      expect.objectContaining({ field: 'pages.0.placements.0.content.application_id', code: 'mismatch' }),
+    );
     expect((await post(app(mine.releaseId, { application_id: mine.applicationId }))).status).toBe(201);
   });
 
   it('refuses a soundtrack track that is not ready audio/mpeg', async () => {
     const image = await insertMedia(server, tenant);
     const wav = await insertMedia(server, tenant, { kind: 'audio', content_type: 'audio/wav' });
-    const doc = { ...imageDoc(image), audio: { tracks: [{ media_id: image }, { media_id: wav }, { media_id: 'med_nothing' }] } };
+    const doc = {
+      ...imageDoc(image),
+      audio: { tracks: [{ media_id: image }, { media_id: wav }, { media_id: 'med_nothing' }] },
+    };
     const res = await post(doc);
     expect(res.status).toBe(400);
     expect(res.json().errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`)).toEqual([
@@ -267,19 +515,31 @@ describe('references must be owned and ready', () => {
   });
 
   it('refuses a tag selector that matches nothing, or more than 32 media', async () => {
-    const none = await post({ name: 'x', pages: [page('a', [imagePlacement('h', { by: 'tag', tag: 'nothingHere', one_at_a_time: true })])] });
-    expect(none.json().errors).toContainEqual(expect.objectContaining({ field: 'pages.0.placements.0.content.selector', code: 'no_match' }));
+    const none = await post({
+      name: 'x',
+      pages: [page('a', [imagePlacement('h', { by: 'tag', tag: 'nothingHere', one_at_a_time: true })])],
+    });
+    expect(none.json().errors).toContainEqual(
+      expect.objectContaining({ field: 'pages.0.placements.0.content.selector', code: 'no_match' }),
+    );
     const crowd = await server.enroll();
     for (let i = 0; i < 33; i++) await insertMedia(server, crowd.projectId, { tag: 'many' });
-    const many = await post({ name: 'x', pages: [page('a', [imagePlacement('h', { by: 'tag', tag: 'many', one_at_a_time: true })])] }, crowd.token);
-    expect(many.json().errors).toContainEqual(expect.objectContaining({ field: 'pages.0.placements.0.content.selector', code: 'too_many' }));
+    const many = await post(
+      { name: 'x', pages: [page('a', [imagePlacement('h', { by: 'tag', tag: 'many', one_at_a_time: true })])] },
+      crowd.token,
+    );
+    expect(many.json().errors).toContainEqual(
+      expect.objectContaining({ field: 'pages.0.placements.0.content.selector', code: 'too_many' }),
+    );
   });
 
   it('requires one_at_a_time when a dynamic selector resolves to several media on a duration page', async () => {
     await insertMedia(server, tenant, { tag: 'pair' });
     await insertMedia(server, tenant, { tag: 'pair' });
     const res = await post({ name: 'x', pages: [page('a', [imagePlacement('h', { by: 'tag', tag: 'pair' })])] });
-    expect(res.json().errors).toContainEqual(expect.objectContaining({ field: 'pages.0.placements.0.content.selector.one_at_a_time', code: 'required' }));
+    expect(res.json().errors).toContainEqual(
+      expect.objectContaining({ field: 'pages.0.placements.0.content.selector.one_at_a_time', code: 'required' }),
+    );
   });
 });
 
@@ -297,7 +557,11 @@ describe('updates and deletes', () => {
     expect(stale.status).toBe(412);
     expect(stale.json().current_revision).toBe(2);
     expect((await put(created.id, imageDoc(image))).json().revision).toBe(3);
-    expect((await playlistEvents(created.id)).map((e) => `${e.type}@${e.details.revision}`)).toEqual(['playlist.created@1', 'playlist.updated@2', 'playlist.updated@3']);
+    expect((await playlistEvents(created.id)).map((e) => `${e.type}@${e.details.revision}`)).toEqual([
+      'playlist.created@1',
+      'playlist.updated@2',
+      'playlist.updated@3',
+    ]);
   });
 
   it('changes nothing, and bumps nothing, for a PUT of the document it already has', async () => {
@@ -321,7 +585,10 @@ describe('updates and deletes', () => {
     const noIfMatch = await put(created.json().id, imageDoc(image), { t: account.token });
     expect(noIfMatch.status).toBe(400);
     expect((await put(created.json().id, imageDoc(image), { t: account.token, ifMatch: 1 })).status).toBe(200);
-    const del = await server.request('DELETE', `/api/v1/playlists/${created.json().id}`, { token: account.token, idempotencyKey: randomKey() });
+    const del = await server.request('DELETE', `/api/v1/playlists/${created.json().id}`, {
+      token: account.token,
+      idempotencyKey: randomKey(),
+    });
     expect(del.status).toBe(400);
   });
 
@@ -339,29 +606,51 @@ describe('updates and deletes', () => {
     const image = await insertMedia(server, tenant);
     const playlist = (await post(imageDoc(image))).json();
     const screen = await pairPendingScreen(server, token);
-    const assigned = (await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } })).json();
+    const assigned = (
+      await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } })
+    ).json();
     const other = await insertMedia(server, tenant);
     expect((await put(playlist.id, imageDoc(other))).json().revision).toBe(2);
     const after = (await server.request('GET', `/api/v1/screens/${screen.id}`, { token })).json();
     expect(after).toMatchObject({ revision: assigned.revision, manifest_revision: assigned.manifest_revision + 1 });
-    const last = await server.services.store.db.selectFrom('events').select(['type', 'details', 'runtime']).where('screen_id', '=', screen.id).orderBy('position', 'desc').executeTakeFirstOrThrow();
+    const last = await server.services.store.db
+      .selectFrom('events')
+      .select(['type', 'details', 'runtime'])
+      .where('screen_id', '=', screen.id)
+      .orderBy('position', 'desc')
+      .executeTakeFirstOrThrow();
     expect(last.type).toBe('screen.manifest_changed');
     expect(last.runtime).toBe(1);
-    expect(JSON.parse(last.details!)).toMatchObject({ reason: 'playlist_updated', manifest_revision: after.manifest_revision });
+    expect(JSON.parse(last.details!)).toMatchObject({
+      reason: 'playlist_updated',
+      manifest_revision: after.manifest_revision,
+    });
   });
 
   it('does not remint for a write that changes nothing a screen is served (a rename)', async () => {
     const image = await insertMedia(server, tenant);
     const playlist = (await post(imageDoc(image))).json();
     const screen = await pairPendingScreen(server, token);
-    const assigned = (await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } })).json();
+    const assigned = (
+      await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } })
+    ).json();
     const renamed = await put(playlist.id, imageDoc(image, 'Renamed loop'));
     expect(renamed.json()).toMatchObject({ name: 'Renamed loop', revision: 2 });
     const after = (await server.request('GET', `/api/v1/screens/${screen.id}`, { token })).json();
     expect(after).toMatchObject({ revision: assigned.revision, manifest_revision: assigned.manifest_revision });
-    const events = await server.services.store.db.selectFrom('events').select('type').where('position', '>', 0).where('resource_id', '=', playlist.id).execute();
+    const events = await server.services.store.db
+      .selectFrom('events')
+      .select('type')
+      .where('position', '>', 0)
+      .where('resource_id', '=', playlist.id)
+      .execute();
     expect(events.map((e) => e.type)).toContain('playlist.updated');
-    const changed = await server.services.store.db.selectFrom('events').select('type').where('screen_id', '=', screen.id).where('type', '=', 'screen.manifest_changed').execute();
+    const changed = await server.services.store.db
+      .selectFrom('events')
+      .select('type')
+      .where('screen_id', '=', screen.id)
+      .where('type', '=', 'screen.manifest_changed')
+      .execute();
     expect(changed).toHaveLength(1); // the assignment's only
   });
 
@@ -370,7 +659,13 @@ describe('updates and deletes', () => {
     const playlist = (await post(imageDoc(image))).json();
     const screen = await pairPendingScreen(server, token);
     await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } });
-    const withRule = { name: 'x', pages: [...imageDoc(image).pages, page('late', [iframePlacement('t')], { visibility: { enabled: true, windows: [{ days: ['mon'] }] } })] };
+    const withRule = {
+      name: 'x',
+      pages: [
+        ...imageDoc(image).pages,
+        page('late', [iframePlacement('t')], { visibility: { enabled: true, windows: [{ days: ['mon'] }] } }),
+      ],
+    };
     const refused = await put(playlist.id, withRule);
     expect(refused.status).toBe(400);
     expect(refused.json().errors[0]).toMatchObject({ field: 'pages.1.visibility', code: 'timezone_required' });
@@ -386,7 +681,10 @@ describe('updates and deletes', () => {
     await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } });
     const refused = await server.request('DELETE', `/api/v1/playlists/${playlist.id}`, { token });
     expect(refused.status).toBe(409);
-    expect(refused.json()).toMatchObject({ code: 'resource_conflict', references: [{ screen_id: screen.id, role: 'assignment' }] });
+    expect(refused.json()).toMatchObject({
+      code: 'resource_conflict',
+      references: [{ screen_id: screen.id, role: 'assignment' }],
+    });
 
     // An archived screen still refers to its playlist.
     await server.request('POST', `/api/v1/screens/${screen.id}/archive`, { token });
@@ -416,16 +714,27 @@ describe('v2 and adslot pages', () => {
     const image = await insertMedia(server, projectId);
     const plain = (await post(imageDoc(image), t)).json();
     server.clock.advance(1); // lists are ordered by creation time
-    const res = await post({ name: 'With ads', pages: [{ ...imageDoc(image).pages[0], type: 'page' }, adslot('ad1', 'break1')] }, t, 'v2');
+    const res = await post(
+      { name: 'With ads', pages: [{ ...imageDoc(image).pages[0], type: 'page' }, adslot('ad1', 'break1')] },
+      t,
+      'v2',
+    );
     expect(res.status, res.text).toBe(201);
     const ads = res.json();
     expect(ads.pages[0].type).toBeUndefined();
-    expect(ads.pages[1]).toMatchObject({ type: 'adslot', id: 'ad1', slot: { key: 'break1', duration_ms: 15_000 }, fallback: { placements: [{ id: 'house', controller: false }] } });
+    expect(ads.pages[1]).toMatchObject({
+      type: 'adslot',
+      id: 'ad1',
+      slot: { key: 'break1', duration_ms: 15_000 },
+      fallback: { placements: [{ id: 'house', controller: false }] },
+    });
 
     const v1List = await server.request('GET', '/api/v1/playlists', { token: t });
     expect(v1List.status).toBe(409);
     expect(v1List.json().code).toBe('version_required');
-    expect((await server.request('GET', `/api/v1/playlists/${ads.id}`, { token: t })).json().code).toBe('version_required');
+    expect((await server.request('GET', `/api/v1/playlists/${ads.id}`, { token: t })).json().code).toBe(
+      'version_required',
+    );
     expect((await put(ads.id, imageDoc(image), { t })).json().code).toBe('version_required');
     expect((await server.request('GET', `/api/v1/playlists/${plain.id}`, { token: t })).status).toBe(200);
     const v2List = await server.request('GET', '/api/v2/playlists', { token: t });
@@ -434,11 +743,36 @@ describe('v2 and adslot pages', () => {
   });
 
   it.each([
-    ['17 adslot pages', (base: unknown) => [base, ...Array.from({ length: 17 }, (_, i) => adslot(`ad${i}`, `k${i}`))], 'pages'],
-    ['a slot defined on two pages', (base: unknown) => [base, adslot('ad1', 'same'), adslot('ad2', 'same')], 'pages.2.slot.key'],
-    ['only adslot pages and pages with visibility', (base: any) => [{ ...base, visibility: { enabled: false } }, adslot('ad1', 'k')], 'pages'],
-    ['a slot longer than five minutes', (base: unknown) => [base, adslot('ad1', 'k', { slot: { key: 'k', duration_ms: 300_001 } })], 'pages.1.slot.duration_ms'],
-    ['a fallback breaking page rules', (base: unknown) => [base, adslot('ad1', 'k', { fallback: { canvas, advance: { mode: 'media_end' }, placements: [iframePlacement('x')] } })], 'pages.1.fallback.advance'],
+    [
+      '17 adslot pages',
+      (base: unknown) => [base, ...Array.from({ length: 17 }, (_, i) => adslot(`ad${i}`, `k${i}`))],
+      'pages',
+    ],
+    [
+      'a slot defined on two pages',
+      (base: unknown) => [base, adslot('ad1', 'same'), adslot('ad2', 'same')],
+      'pages.2.slot.key',
+    ],
+    [
+      'only adslot pages and pages with visibility',
+      (base: any) => [{ ...base, visibility: { enabled: false } }, adslot('ad1', 'k')],
+      'pages',
+    ],
+    [
+      'a slot longer than five minutes',
+      (base: unknown) => [base, adslot('ad1', 'k', { slot: { key: 'k', duration_ms: 300_001 } })],
+      'pages.1.slot.duration_ms',
+    ],
+    [
+      'a fallback breaking page rules',
+      (base: unknown) => [
+        base,
+        adslot('ad1', 'k', {
+          fallback: { canvas, advance: { mode: 'media_end' }, placements: [iframePlacement('x')] },
+        }),
+      ],
+      'pages.1.fallback.advance',
+    ],
   ])('refuses %s', async (_what, pages, field) => {
     const image = await insertMedia(server, tenant);
     const res = await post({ name: 'x', pages: pages(imageDoc(image).pages[0]) }, token, 'v2');
@@ -456,11 +790,19 @@ describe('tag rematerialization through mediaChanged', () => {
   it('re-resolves tag selectors when media tags change, keeping the written revision', async () => {
     const { token: t, projectId } = await server.enroll();
     const first = await insertMedia(server, projectId, { tag: 'lobby' });
-    const doc = { name: 'Tagged', pages: [page('a', [imagePlacement('h', { by: 'tag', tag: 'lobby', one_at_a_time: true })])] };
+    const doc = {
+      name: 'Tagged',
+      pages: [page('a', [imagePlacement('h', { by: 'tag', tag: 'lobby', one_at_a_time: true })])],
+    };
     const playlist = (await post(doc, t)).json();
     const screen = await pairPendingScreen(server, t);
-    const assigned = (await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token: t, json: { playlist_id: playlist.id } })).json();
-    const items = async () => (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json().pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id);
+    const assigned = (
+      await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token: t, json: { playlist_id: playlist.id } })
+    ).json();
+    const items = async () =>
+      (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t }))
+        .json()
+        .pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id);
 
     const second = await insertMedia(server, projectId);
     await changeMedia(server, projectId, second, { tag: 'lobby' });
@@ -468,24 +810,42 @@ describe('tag rematerialization through mediaChanged', () => {
     const got = await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t });
     expect(got.json().revision).toBe(1);
     const screenAfter = (await server.request('GET', `/api/v1/screens/${screen.id}`, { token: t })).json();
-    expect(screenAfter).toMatchObject({ revision: assigned.revision, manifest_revision: assigned.manifest_revision + 1 });
-    expect((await playlistEvents(playlist.id)).map((e) => e.type)).toEqual(['playlist.created', 'playlist.rematerialized']);
+    expect(screenAfter).toMatchObject({
+      revision: assigned.revision,
+      manifest_revision: assigned.manifest_revision + 1,
+    });
+    expect((await playlistEvents(playlist.id)).map((e) => e.type)).toEqual([
+      'playlist.created',
+      'playlist.rematerialized',
+    ]);
 
     // Re-tagging away drops it; a change that does not touch the document re-resolves nothing.
     await changeMedia(server, projectId, second, { tag: 'elsewhere' });
     expect(await items()).toEqual([first]);
     await changeMedia(server, projectId, second, { tag: 'nowhere' });
-    expect((await playlistEvents(playlist.id)).map((e) => e.type)).toEqual(['playlist.created', 'playlist.rematerialized', 'playlist.rematerialized']);
+    expect((await playlistEvents(playlist.id)).map((e) => e.type)).toEqual([
+      'playlist.created',
+      'playlist.rematerialized',
+      'playlist.rematerialized',
+    ]);
 
     // The last match leaving makes the playlist unavailable: no new assignment until media return.
     await changeMedia(server, projectId, first, { tag: null });
     expect(await items()).toEqual([]);
     const another = await pairPendingScreen(server, t);
-    const refused = await server.request('PATCH', `/api/v1/screens/${another.id}`, { token: t, json: { playlist_id: playlist.id } });
+    const refused = await server.request('PATCH', `/api/v1/screens/${another.id}`, {
+      token: t,
+      json: { playlist_id: playlist.id },
+    });
     expect(refused.status).toBe(400);
-    expect(refused.json().errors).toContainEqual(expect.objectContaining({ field: 'pages.0.placements.0.content.selector', code: 'no_match' }));
+    expect(refused.json().errors).toContainEqual(
+      expect.objectContaining({ field: 'pages.0.placements.0.content.selector', code: 'no_match' }),
+    );
     await changeMedia(server, projectId, first, { tag: 'lobby' });
-    expect((await server.request('PATCH', `/api/v1/screens/${another.id}`, { token: t, json: { playlist_id: playlist.id } })).status).toBe(200);
+    expect(
+      (await server.request('PATCH', `/api/v1/screens/${another.id}`, { token: t, json: { playlist_id: playlist.id } }))
+        .status,
+    ).toBe(200);
   });
 
   it('re-resolves `all` selectors when media become ready, per kind', async () => {
@@ -498,7 +858,10 @@ describe('tag rematerialization through mediaChanged', () => {
     const image = await insertMedia(server, projectId, { state: 'pending' });
     await changeMedia(server, projectId, image, { state: 'ready' });
     const got = (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json();
-    expect(got.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id)).toEqual([first, image]);
+    expect(got.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id)).toEqual([
+      first,
+      image,
+    ]);
   });
 });
 
@@ -506,34 +869,48 @@ describe('re-resolution when content changes', () => {
   it("makes a playlist that uses a deleted application's release unavailable: assigning it is refused", async () => {
     const { token: t, projectId } = await server.enroll();
     const { applicationId, releaseId } = await insertRelease(server, projectId);
-    const doc = { name: 'Board', pages: [page('b', [appPlacement('b', releaseId)], { advance: { mode: 'application', max_ms: 5000 } })] };
+    const doc = {
+      name: 'Board',
+      pages: [page('b', [appPlacement('b', releaseId)], { advance: { mode: 'application', max_ms: 5000 } })],
+    };
     const playlist = (await post(doc, t)).json();
     const screen = await pairPendingScreen(server, t);
     expect((await server.request('DELETE', `/api/v1/applications/${applicationId}`, { token: t })).status).toBe(204);
 
-    const refused = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token: t, json: { playlist_id: playlist.id } });
+    const refused = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token: t,
+      json: { playlist_id: playlist.id },
+    });
     expect(refused.status).toBe(400);
-    expect(refused.json().errors).toContainEqual(expect.objectContaining({ field: 'playlist_id', code: 'unavailable' }));
-    expect(refused.json().errors).toContainEqual(expect.objectContaining({ field: 'pages.0.placements.0.content.release_id', code: 'not_ready' }));
+    expect(refused.json().errors).toContainEqual(
+      expect.objectContaining({ field: 'playlist_id', code: 'unavailable' }),
+    );
+    expect(refused.json().errors).toContainEqual(
+      expect.objectContaining({ field: 'pages.0.placements.0.content.release_id', code: 'not_ready' }),
+    );
     const events = await playlistEvents(playlist.id);
     expect(events.map((e) => e.type)).toEqual(['playlist.created', 'playlist.rematerialized']);
     expect(events[1]!.details).toMatchObject({ revision: 1, application_id: applicationId, available: false });
     // The written document and its revision stay as written.
-    expect((await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json()).toMatchObject({ revision: 1 });
+    expect((await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json()).toMatchObject({
+      revision: 1,
+    });
   });
 
   it('reads the content once for all the playlists a media change re-resolves', async () => {
     const { token: t, projectId } = await server.enroll();
     await insertMedia(server, projectId, { tag: 'lobby' });
     for (let i = 0; i < 4; i++) {
-      const selector = i % 2 === 0 ? { by: 'all', one_at_a_time: true } : { by: 'tag', tag: 'lobby', one_at_a_time: true };
+      const selector =
+        i % 2 === 0 ? { by: 'all', one_at_a_time: true } : { by: 'tag', tag: 'lobby', one_at_a_time: true };
       expect((await post({ name: `P${i}`, pages: [page('a', [imagePlacement('h', selector)])] }, t)).status).toBe(201);
     }
     const added = await insertMedia(server, projectId, { tag: 'lobby' });
     let mediaReads = 0;
     const counter = {
       transformQuery(args: { node: { kind: string; from?: unknown } }) {
-        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from).includes('"name":"media"}')) mediaReads++;
+        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from).includes('"name":"media"}'))
+          mediaReads++;
         return args.node;
       },
       async transformResult(args: { result: unknown }) {
@@ -542,10 +919,17 @@ describe('re-resolution when content changes', () => {
     };
     await server.services.store.transaction(async (work) => {
       const db = work.db.withPlugin(counter as never);
-      await server.services.references.mediaChanged({ db, afterCommit: work.afterCommit }, projectId, { mediaId: added, tags: [null, 'lobby'] }, server.clock.now());
+      await server.services.references.mediaChanged(
+        { db, afterCommit: work.afterCommit },
+        projectId,
+        { mediaId: added, tags: [null, 'lobby'] },
+        server.clock.now(),
+      );
     });
     expect(mediaReads).toBe(1);
-    const items = (await server.request('GET', '/api/v1/playlists', { token: t })).json().items.map((p: any) => p.pages[0].placements[0].content.items.length);
+    const items = (await server.request('GET', '/api/v1/playlists', { token: t }))
+      .json()
+      .items.map((p: any) => p.pages[0].placements[0].content.items.length);
     expect(items).toEqual([2, 2, 2, 2]);
   });
 });
@@ -558,7 +942,10 @@ describe('content references', () => {
     const { applicationId, releaseId } = await insertRelease(server, projectId);
     const doc = {
       name: 'Refs',
-      pages: [imageDoc(image).pages[0], page('b', [appPlacement('b', releaseId)], { advance: { mode: 'application', max_ms: 5000 } })],
+      pages: [
+        imageDoc(image).pages[0],
+        page('b', [appPlacement('b', releaseId)], { advance: { mode: 'application', max_ms: 5000 } }),
+      ],
       audio: { tracks: [{ media_id: song }] },
     };
     const playlist = (await post(doc, t)).json();

@@ -7,7 +7,15 @@ import type { MediaChange } from '../references';
 import type { Services } from '../services';
 import { remintManifest, screensShowing } from '../screens/screens';
 import { json, type Db, type Tx, type Work } from '../store/store';
-import { contentNeeds, resolvePlaylist, type ContentNeeds, type ContentSnapshot, type MediaFacts, type Resolution, type WrittenDocument } from './playlist-resolution';
+import {
+  contentNeeds,
+  resolvePlaylist,
+  type ContentNeeds,
+  type ContentSnapshot,
+  type MediaFacts,
+  type Resolution,
+  type WrittenDocument,
+} from './playlist-resolution';
 import type { PlaylistTable } from './playlists.tables';
 
 /** The document as written: v1 documents are v2 documents without adslot pages. */
@@ -23,10 +31,22 @@ export async function loadContent(db: Db | Tx, tenantId: string, docs: WrittenDo
     needs.dynamic ||= own.dynamic;
   }
   const columns = ['id', 'kind', 'content_type', 'width', 'height', 'duration_ms', 'tag', 'created_at'] as const;
-  const readyMedia = db.selectFrom('media').select(columns).where('tenant_id', '=', tenantId).where('state', '=', 'ready').where('deleted_at', 'is', null);
-  const explicit = needs.mediaIds.size > 0 ? ((await readyMedia.where('id', 'in', [...needs.mediaIds]).execute()) as MediaFacts[]) : [];
+  const readyMedia = db
+    .selectFrom('media')
+    .select(columns)
+    .where('tenant_id', '=', tenantId)
+    .where('state', '=', 'ready')
+    .where('deleted_at', 'is', null);
+  const explicit =
+    needs.mediaIds.size > 0
+      ? ((await readyMedia.where('id', 'in', [...needs.mediaIds]).execute()) as MediaFacts[])
+      : [];
   const ordered = needs.dynamic
-    ? ((await readyMedia.where('kind', 'in', ['image', 'video']).orderBy('created_at').orderBy('id').execute()) as MediaFacts[])
+    ? ((await readyMedia
+        .where('kind', 'in', ['image', 'video'])
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()) as MediaFacts[])
     : [];
   const media = new Map<string, MediaFacts>();
   for (const m of [...explicit, ...ordered]) media.set(m.id, m);
@@ -71,7 +91,13 @@ function normalize(doc: PlaylistDocumentWrite): WrittenDocument {
 }
 
 export async function findPlaylist(db: Db | Tx, tenantId: string, id: string): Promise<PlaylistTable> {
-  const row = await db.selectFrom('playlists').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('playlists')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!row) throw problem('not_found', `playlist ${id} not found`);
   return row;
 }
@@ -81,21 +107,52 @@ export async function findPlaylist(db: Db | Tx, tenantId: string, id: string): P
  * playlist: owned, showable (its references still ready), and a screen timezone when it has
  * visibility rules, which are evaluated in that zone.
  */
-export async function checkAssignable(db: Db | Tx, tenantId: string, playlistId: string, timezone: string | null, field: string): Promise<PlaylistTable> {
-  const playlist = await db.selectFrom('playlists').selectAll().where('id', '=', playlistId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+export async function checkAssignable(
+  db: Db | Tx,
+  tenantId: string,
+  playlistId: string,
+  timezone: string | null,
+  field: string,
+): Promise<PlaylistTable> {
+  const playlist = await db
+    .selectFrom('playlists')
+    .selectAll()
+    .where('id', '=', playlistId)
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!playlist) {
-    throw problem('not_found', `playlist ${playlistId} not found`, { errors: [{ field, code: 'not_found', detail: 'no such playlist in this project' }] });
+    throw problem('not_found', `playlist ${playlistId} not found`, {
+      errors: [{ field, code: 'not_found', detail: 'no such playlist in this project' }],
+    });
   }
   const unavailable = unavailableReasons(playlist);
   if (unavailable.length > 0) {
-    throw problem('invalid_request', `${field}: playlist ${playlistId} cannot be shown: ${unavailable[0]!.field}: ${unavailable[0]!.detail}`, {
-      errors: [{ field, code: 'unavailable', detail: 'the playlist references content that is no longer ready' }, ...unavailable],
-    });
+    throw problem(
+      'invalid_request',
+      `${field}: playlist ${playlistId} cannot be shown: ${unavailable[0]!.field}: ${unavailable[0]!.detail}`,
+      {
+        errors: [
+          { field, code: 'unavailable', detail: 'the playlist references content that is no longer ready' },
+          ...unavailable,
+        ],
+      },
+    );
   }
   if (playlist.has_visibility && timezone === null) {
-    throw problem('invalid_request', 'timezone: this playlist has page visibility rules; set the screen timezone first (or in the same request)', {
-      errors: [{ field: 'timezone', code: 'required', detail: 'required before a playlist with page visibility is assigned' }],
-    });
+    throw problem(
+      'invalid_request',
+      'timezone: this playlist has page visibility rules; set the screen timezone first (or in the same request)',
+      {
+        errors: [
+          {
+            field: 'timezone',
+            code: 'required',
+            detail: 'required before a playlist with page visibility is assigned',
+          },
+        ],
+      },
+    );
   }
   return playlist;
 }
@@ -107,7 +164,13 @@ interface ServedDocument {
 
 export function playlistView(row: PlaylistTable): PlaylistV2 {
   const doc = json.read<ServedDocument>(row.document)!;
-  return { id: row.id, name: row.name, revision: row.revision, pages: doc.pages, ...(doc.audio ? { audio: doc.audio } : {}) };
+  return {
+    id: row.id,
+    name: row.name,
+    revision: row.revision,
+    pages: doc.pages,
+    ...(doc.audio ? { audio: doc.audio } : {}),
+  };
 }
 
 /** v1 never shows an ad-bearing document: it refuses it rather than filtering it (spec Versioning 2). */
@@ -126,12 +189,23 @@ function served(resolution: Resolution): string {
   return json.write({ pages: resolution.pages, ...(resolution.audio ? { audio: resolution.audio } : {}) });
 }
 
-async function writeDependencies(work: Work, playlist: Pick<PlaylistTable, 'id' | 'tenant_id'>, resolution: Resolution | undefined): Promise<void> {
+async function writeDependencies(
+  work: Work,
+  playlist: Pick<PlaylistTable, 'id' | 'tenant_id'>,
+  resolution: Resolution | undefined,
+): Promise<void> {
   await work.db.deleteFrom('playlist_dependencies').where('playlist_id', '=', playlist.id).execute();
   if (!resolution || resolution.dependencies.length === 0) return;
   await work.db
     .insertInto('playlist_dependencies')
-    .values(resolution.dependencies.map((d) => ({ playlist_id: playlist.id, tenant_id: playlist.tenant_id, kind: d.kind, ref: d.ref })))
+    .values(
+      resolution.dependencies.map((d) => ({
+        playlist_id: playlist.id,
+        tenant_id: playlist.tenant_id,
+        kind: d.kind,
+        ref: d.ref,
+      })),
+    )
     .execute();
 }
 
@@ -159,7 +233,14 @@ export async function insertPlaylist(
   await writeDependencies(work, row, resolution);
   await services.events.append(
     work,
-    { tenantId: row.tenant_id, type: 'playlist.created', message: `playlist "${row.name}" created`, resource: { type: 'playlist', id: row.id }, details: { revision: 1 }, requestId: input.requestId },
+    {
+      tenantId: row.tenant_id,
+      type: 'playlist.created',
+      message: `playlist "${row.name}" created`,
+      resource: { type: 'playlist', id: row.id },
+      details: { revision: 1 },
+      requestId: input.requestId,
+    },
     now,
   );
   return row;
@@ -211,7 +292,14 @@ export async function replacePlaylist(
   await writeDependencies(work, after, resolution);
   await services.events.append(
     work,
-    { tenantId: after.tenant_id, type: 'playlist.updated', message: `playlist "${after.name}" updated`, resource: { type: 'playlist', id: after.id }, details: { revision: after.revision }, requestId: input.requestId },
+    {
+      tenantId: after.tenant_id,
+      type: 'playlist.updated',
+      message: `playlist "${after.name}" updated`,
+      resource: { type: 'playlist', id: after.id },
+      details: { revision: after.revision },
+      requestId: input.requestId,
+    },
     now,
   );
   // Only a change of what screens are served (pages, soundtrack) is a new manifest: a rename or a
@@ -224,12 +312,29 @@ export async function replacePlaylist(
   return after;
 }
 
-export async function tombstonePlaylist(services: Services, work: Work, before: PlaylistTable, now: number, requestId?: string): Promise<void> {
-  await work.db.updateTable('playlists').set({ deleted_at: now, revision: before.revision + 1, updated_at: now }).where('id', '=', before.id).execute();
+export async function tombstonePlaylist(
+  services: Services,
+  work: Work,
+  before: PlaylistTable,
+  now: number,
+  requestId?: string,
+): Promise<void> {
+  await work.db
+    .updateTable('playlists')
+    .set({ deleted_at: now, revision: before.revision + 1, updated_at: now })
+    .where('id', '=', before.id)
+    .execute();
   await writeDependencies(work, before, undefined);
   await services.events.append(
     work,
-    { tenantId: before.tenant_id, type: 'playlist.deleted', message: `playlist "${before.name}" deleted`, resource: { type: 'playlist', id: before.id }, details: { revision: before.revision + 1 }, requestId },
+    {
+      tenantId: before.tenant_id,
+      type: 'playlist.deleted',
+      message: `playlist "${before.name}" deleted`,
+      resource: { type: 'playlist', id: before.id },
+      details: { revision: before.revision + 1 },
+      requestId,
+    },
     now,
   );
 }
@@ -244,10 +349,23 @@ export type ContentChange = { kind: 'media'; change: MediaChange } | { kind: 'ap
  * revisions stay; the served items, the dependency rows and the availability change, and screens
  * showing a changed playlist get a new manifest. The content is read once for all of them.
  */
-export async function rematerialize(services: Services, work: Work, tenantId: string, cause: ContentChange, now: number): Promise<string[]> {
+export async function rematerialize(
+  services: Services,
+  work: Work,
+  tenantId: string,
+  cause: ContentChange,
+  now: number,
+): Promise<string[]> {
   const releaseIds =
     cause.kind === 'application'
-      ? (await work.db.selectFrom('releases').select('id').where('application_id', '=', cause.applicationId).where('tenant_id', '=', tenantId).execute()).map((r) => r.id)
+      ? (
+          await work.db
+            .selectFrom('releases')
+            .select('id')
+            .where('application_id', '=', cause.applicationId)
+            .where('tenant_id', '=', tenantId)
+            .execute()
+        ).map((r) => r.id)
       : [];
   const tags = cause.kind === 'media' ? cause.change.tags.filter((t): t is string => t !== null) : [];
   const rows = await work.db

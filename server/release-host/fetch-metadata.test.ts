@@ -3,10 +3,18 @@ import { fetchMetadataConflict } from './fetch-metadata';
 
 describe('Fetch Metadata on release hosts', () => {
   it('accepts what a framed release does: a frame navigation, then its own subresources', () => {
-    expect(fetchMetadataConflict({ site: 'cross-site', mode: 'navigate', dest: 'iframe' }, { ticket: true })).toBeUndefined();
-    expect(fetchMetadataConflict({ site: 'same-site', mode: 'navigate', dest: 'iframe' }, { ticket: false })).toBeUndefined();
-    expect(fetchMetadataConflict({ site: 'same-origin', mode: 'cors', dest: 'empty' }, { ticket: false })).toBeUndefined();
-    expect(fetchMetadataConflict({ site: 'same-origin', mode: 'no-cors', dest: 'image' }, { ticket: false })).toBeUndefined();
+    expect(
+      fetchMetadataConflict({ site: 'cross-site', mode: 'navigate', dest: 'iframe' }, { ticket: true }),
+    ).toBeUndefined();
+    expect(
+      fetchMetadataConflict({ site: 'same-site', mode: 'navigate', dest: 'iframe' }, { ticket: false }),
+    ).toBeUndefined();
+    expect(
+      fetchMetadataConflict({ site: 'same-origin', mode: 'cors', dest: 'empty' }, { ticket: false }),
+    ).toBeUndefined();
+    expect(
+      fetchMetadataConflict({ site: 'same-origin', mode: 'no-cors', dest: 'image' }, { ticket: false }),
+    ).toBeUndefined();
   });
 
   it('accepts requests without Fetch Metadata (native clients)', () => {
@@ -21,12 +29,20 @@ describe('Fetch Metadata on release hosts', () => {
   });
 
   it('spends a ticket only on a navigation', () => {
-    expect(fetchMetadataConflict({ site: 'cross-site', mode: 'no-cors', dest: 'script' }, { ticket: true })).toMatch(/navigating a frame/);
-    expect(fetchMetadataConflict({ site: 'cross-site', mode: 'cors', dest: 'empty' }, { ticket: true })).toMatch(/navigating a frame/);
+    expect(fetchMetadataConflict({ site: 'cross-site', mode: 'no-cors', dest: 'script' }, { ticket: true })).toMatch(
+      /navigating a frame/,
+    );
+    expect(fetchMetadataConflict({ site: 'cross-site', mode: 'cors', dest: 'empty' }, { ticket: true })).toMatch(
+      /navigating a frame/,
+    );
   });
 
   it('lets no other origin load the release files with its grant', () => {
-    expect(fetchMetadataConflict({ site: 'cross-site', mode: 'no-cors', dest: 'script' }, { ticket: false })).toMatch(/only pages of this release/);
-    expect(fetchMetadataConflict({ site: 'same-site', mode: 'cors', dest: 'empty' }, { ticket: false })).toMatch(/only pages of this release/);
+    expect(fetchMetadataConflict({ site: 'cross-site', mode: 'no-cors', dest: 'script' }, { ticket: false })).toMatch(
+      /only pages of this release/,
+    );
+    expect(fetchMetadataConflict({ site: 'same-site', mode: 'cors', dest: 'empty' }, { ticket: false })).toMatch(
+      /only pages of this release/,
+    );
   });
 });

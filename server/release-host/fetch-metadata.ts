@@ -27,7 +27,8 @@ export function fetchMetadataConflict(meta: FetchMetadata, request: { ticket: bo
   if (meta.mode !== undefined && meta.dest !== undefined && navigate !== NAVIGATION_DESTS.has(meta.dest)) {
     return 'Sec-Fetch-Mode and Sec-Fetch-Dest disagree about whether this is a navigation';
   }
-  const isNavigation = navigate || (meta.mode === undefined && meta.dest !== undefined && NAVIGATION_DESTS.has(meta.dest));
+  const isNavigation =
+    navigate || (meta.mode === undefined && meta.dest !== undefined && NAVIGATION_DESTS.has(meta.dest));
   if (request.ticket && (meta.mode !== undefined || meta.dest !== undefined) && !isNavigation) {
     return 'a launch ticket is consumed only by navigating a frame to the release';
   }

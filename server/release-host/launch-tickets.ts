@@ -48,7 +48,12 @@ export interface GrantBinding {
  * Mints a single-use, 30-second launch ticket for a ready release of the tenant, in the caller's
  * transaction. The grant is recorded on first use; a revoked grant mints nothing (forbidden).
  */
-export async function mintLaunchTicket(services: Pick<Services, 'config'>, work: Work, binding: LaunchBinding, now: number): Promise<LaunchTicket> {
+export async function mintLaunchTicket(
+  services: Pick<Services, 'config'>,
+  work: Work,
+  binding: LaunchBinding,
+  now: number,
+): Promise<LaunchTicket> {
   const release = await work.db
     .selectFrom('releases')
     .select(['id', 'state', 'host_label'])
@@ -57,7 +62,8 @@ export async function mintLaunchTicket(services: Pick<Services, 'config'>, work:
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!release) throw problem('not_found', 'release not found');
-  if (release.state !== 'ready') throw problem('resource_conflict', `release ${release.id} is not ready and cannot be launched`);
+  if (release.state !== 'ready')
+    throw problem('resource_conflict', `release ${release.id} is not ready and cannot be launched`);
   await recordGrant(work.db, binding, now);
   const ticket = randomToken(TICKET_BYTES);
   const expiresAt = now + LAUNCH_TICKET_TTL_MS;
@@ -81,7 +87,11 @@ export async function mintLaunchTicket(services: Pick<Services, 'config'>, work:
 }
 
 async function recordGrant(tx: Tx, binding: LaunchBinding, now: number): Promise<void> {
-  const existing = await tx.selectFrom('release_grants').selectAll().where('id', '=', binding.grantId).executeTakeFirst();
+  const existing = await tx
+    .selectFrom('release_grants')
+    .selectAll()
+    .where('id', '=', binding.grantId)
+    .executeTakeFirst();
   if (!existing) {
     await tx
       .insertInto('release_grants')
@@ -112,7 +122,12 @@ async function recordGrant(tx: Tx, binding: LaunchBinding, now: number): Promise
  * Consumes a ticket atomically: exactly one request can ever win it, and only while it is fresh.
  * A ticket presented on the wrong host is spent all the same and yields nothing.
  */
-export async function consumeLaunchTicket(tx: Tx, ticket: string, hostLabel: string, now: number): Promise<GrantBinding | undefined> {
+export async function consumeLaunchTicket(
+  tx: Tx,
+  ticket: string,
+  hostLabel: string,
+  now: number,
+): Promise<GrantBinding | undefined> {
   const hash = sha256Hex(ticket);
   const won = await tx
     .updateTable('launch_tickets')
@@ -122,7 +137,11 @@ export async function consumeLaunchTicket(tx: Tx, ticket: string, hostLabel: str
     .where('expires_at', '>', now)
     .executeTakeFirst();
   if (Number(won.numUpdatedRows) !== 1) return undefined;
-  const row = await tx.selectFrom('launch_tickets').selectAll().where('ticket_hash', '=', hash).executeTakeFirstOrThrow();
+  const row = await tx
+    .selectFrom('launch_tickets')
+    .selectAll()
+    .where('ticket_hash', '=', hash)
+    .executeTakeFirstOrThrow();
   if (row.host_label !== hostLabel) return undefined;
   return {
     tenantId: row.tenant_id,
@@ -161,8 +180,15 @@ export async function revokeReleaseGrants(
   scope: { tenantId: string; screenId?: string; grantId?: string; exceptManifestRevisions?: string[] },
   now: number,
 ): Promise<number> {
-  let revoke = work.db.updateTable('release_grants').set({ revoked_at: now }).where('tenant_id', '=', scope.tenantId).where('revoked_at', 'is', null);
-  let tickets = work.db.deleteFrom('launch_tickets').where('tenant_id', '=', scope.tenantId).where('consumed_at', 'is', null);
+  let revoke = work.db
+    .updateTable('release_grants')
+    .set({ revoked_at: now })
+    .where('tenant_id', '=', scope.tenantId)
+    .where('revoked_at', 'is', null);
+  let tickets = work.db
+    .deleteFrom('launch_tickets')
+    .where('tenant_id', '=', scope.tenantId)
+    .where('consumed_at', 'is', null);
   if (scope.screenId !== undefined) {
     revoke = revoke.where('screen_id', '=', scope.screenId);
     tickets = tickets.where('screen_id', '=', scope.screenId);

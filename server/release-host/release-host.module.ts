@@ -10,6 +10,9 @@ export function installReleaseHost(services: Services): void {
     const now = services.clock.now();
     await pruneLaunchTickets(services.store.db, now);
     // A revoked grant matters only while a cookie naming it could still be unexpired.
-    await services.store.db.deleteFrom('release_grants').where('revoked_at', '<=', now - RELEASE_GRANT_TTL_MS).execute();
+    await services.store.db
+      .deleteFrom('release_grants')
+      .where('revoked_at', '<=', now - RELEASE_GRANT_TTL_MS)
+      .execute();
   });
 }

@@ -64,7 +64,12 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
 
   const path = assetPath(pathname);
   if (path === undefined) throw notFound();
-  const file = await db.selectFrom('release_files').select(['ordinal', 'bytes']).where('release_id', '=', release.id).where('path', '=', path).executeTakeFirst();
+  const file = await db
+    .selectFrom('release_files')
+    .select(['ordinal', 'bytes'])
+    .where('release_id', '=', release.id)
+    .where('path', '=', path)
+    .executeTakeFirst();
   if (!file) throw notFound();
 
   // Strong: a release's bytes never change, so one (release, path) is one representation.
@@ -115,7 +120,8 @@ async function requireReleaseGrant(ctx: Ctx, label: string, release: ReadyReleas
   if (grant.hostLabel !== label || grant.releaseId !== release.id || grant.tenantId !== release.tenant_id) {
     throw forbidden('the release grant is for another release host');
   }
-  if (!(await releaseGrantLive(ctx.services.store.db, grant))) throw forbidden('the release grant was revoked or is no longer current; launch the release again');
+  if (!(await releaseGrantLive(ctx.services.store.db, grant)))
+    throw forbidden('the release grant was revoked or is no longer current; launch the release again');
 }
 
 /**
@@ -204,7 +210,15 @@ export function assetPath(pathname: string): string | undefined {
       decoded.push(RELEASE_ENTRY);
       continue;
     }
-    if (segment === '' || segment === '.' || segment === '..' || segment.includes('/') || segment.includes('\\') || CONTROL_CHARACTER.test(segment)) return undefined;
+    if (
+      segment === '' ||
+      segment === '.' ||
+      segment === '..' ||
+      segment.includes('/') ||
+      segment.includes('\\') ||
+      CONTROL_CHARACTER.test(segment)
+    )
+      return undefined;
     decoded.push(segment);
   }
   return decoded.join('/').normalize('NFC');

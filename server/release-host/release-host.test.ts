@@ -28,17 +28,38 @@ interface Published {
 async function publish(entries: FixtureEntry[] = sampleApp()): Promise<Published> {
   const fixture = archiveOf(entries);
   clock.advance(60_000); // a fresh upload budget (10 a minute)
-  const res = await server.request('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) });
+  const res = await server.request('POST', '/api/v1/applications', {
+    token,
+    idempotencyKey: randomKey(),
+    body: fixture.body,
+    headers: uploadHeadersOf(fixture.declaration),
+  });
   expect(res.status).toBe(202);
   await server.services.operations.idle();
-  const release = await server.services.store.db.selectFrom('releases').selectAll().where('id', '=', res.json().release_id).executeTakeFirstOrThrow();
+  const release = await server.services.store.db
+    .selectFrom('releases')
+    .selectAll()
+    .where('id', '=', res.json().release_id)
+    .executeTakeFirstOrThrow();
   expect(release.state).toBe('ready');
-  return { applicationId: res.json().id, releaseId: release.id, host: `${release.host_label}.release.localhost:${server.port}` };
+  return {
+    applicationId: res.json().id,
+    releaseId: release.id,
+    host: `${release.host_label}.release.localhost:${server.port}`,
+  };
 }
 
 let grants = 0;
 function binding(releaseId: string, overrides: Partial<LaunchBinding> = {}): LaunchBinding {
-  return { tenantId, releaseId, screenId: 'scr_lobby', contentGeneration: 1, manifestRevision: 'man_1', grantId: `gr_${++grants}`, ...overrides };
+  return {
+    tenantId,
+    releaseId,
+    screenId: 'scr_lobby',
+    contentGeneration: 1,
+    manifestRevision: 'man_1',
+    grantId: `gr_${++grants}`,
+    ...overrides,
+  };
 }
 
 async function mint(b: LaunchBinding) {
@@ -57,7 +78,10 @@ function get(host: string, path: string, options: RequestOptions = {}): Promise<
 }
 
 /** Launches a release into a fresh cookie jar, as the player's frame would. */
-async function launch(p: Published, b = binding(p.releaseId)): Promise<{ jar: CookieJar; res: TestResponse; ticket: string }> {
+async function launch(
+  p: Published,
+  b = binding(p.releaseId),
+): Promise<{ jar: CookieJar; res: TestResponse; ticket: string }> {
   const minted = await mint(b);
   const jar = new CookieJar();
   const { host, path } = target(minted.launchUrl);
@@ -73,14 +97,22 @@ describe('launch tickets', () => {
     expect(minted.launchUrl).toBe(`http://${p.host}/?ticket=${minted.ticket}`);
     expect(minted.expiresAt).toBe(clock.now() + LAUNCH_TICKET_TTL_MS);
     const jar = new CookieJar();
-    const res = await server.request('GET', target(minted.launchUrl).path, { host: p.host, cookies: jar, headers: FRAME_NAVIGATION });
+    const res = await server.request('GET', target(minted.launchUrl).path, {
+      host: p.host,
+      cookies: jar,
+      headers: FRAME_NAVIGATION,
+    });
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe('/');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
     const cookie = res.headers['set-cookie']!;
     expect(cookie).toHaveLength(1);
-    expect(cookie[0]).toMatch(new RegExp(`^${RELEASE_GRANT_COOKIE}=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+; Path=/; Max-Age=86400; Secure; HttpOnly; SameSite=None; Partitioned$`));
+    expect(cookie[0]).toMatch(
+      new RegExp(
+        `^${RELEASE_GRANT_COOKIE}=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+; Path=/; Max-Age=86400; Secure; HttpOnly; SameSite=None; Partitioned$`,
+      ),
+    );
     expect(cookie[0]).not.toMatch(/Domain=/i);
     expect(jar.get(p.host, RELEASE_GRANT_COOKIE)).toBeDefined();
   });
@@ -88,7 +120,10 @@ describe('launch tickets', () => {
   it('keep every other query parameter, exactly as sent, in the redirect', async () => {
     const p = await publish();
     const minted = await mint(binding(p.releaseId));
-    const res = await server.request('GET', `/assets/app.js?lang=de&ticket=${minted.ticket}&q=a%20b+c`, { host: p.host, headers: FRAME_NAVIGATION });
+    const res = await server.request('GET', `/assets/app.js?lang=de&ticket=${minted.ticket}&q=a%20b+c`, {
+      host: p.host,
+      headers: FRAME_NAVIGATION,
+    });
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe('/assets/app.js?lang=de&q=a%20b+c');
   });
@@ -98,7 +133,10 @@ describe('launch tickets', () => {
     for (const path of ['//evil.example/x', '/\\evil.example/x', '///evil.example/x?lang=de']) {
       const minted = await mint(binding(p.releaseId));
       const sep = path.includes('?') ? '&' : '?';
-      const res = await server.request('GET', `${path}${sep}ticket=${minted.ticket}`, { host: p.host, headers: FRAME_NAVIGATION });
+      const res = await server.request('GET', `${path}${sep}ticket=${minted.ticket}`, {
+        host: p.host,
+        headers: FRAME_NAVIGATION,
+      });
       expect(res.status, path).toBe(302);
       expect(res.headers.location, path).toBe(path.includes('?') ? '/evil.example/x?lang=de' : '/evil.example/x');
     }
@@ -110,14 +148,21 @@ describe('launch tickets', () => {
     expect(res.status).toBe(302);
     const replay = await server.request('GET', `/?ticket=${ticket}`, { host: p.host, headers: FRAME_NAVIGATION });
     expect(replay.status).toBe(403);
-    expect(replay.json()).toMatchObject({ code: 'forbidden', detail: expect.stringMatching(/unknown, expired, already used/) });
+    expect(replay.json()).toMatchObject({
+      code: 'forbidden',
+      detail: expect.stringMatching(/unknown, expired, already used/),
+    });
     expect(replay.headers['set-cookie']).toBeUndefined();
   });
 
   it('are consumed by exactly one of two racing requests', async () => {
     const p = await publish();
     const minted = await mint(binding(p.releaseId));
-    const both = await Promise.all([0, 1].map(() => server.request('GET', target(minted.launchUrl).path, { host: p.host, headers: FRAME_NAVIGATION })));
+    const both = await Promise.all(
+      [0, 1].map(() =>
+        server.request('GET', target(minted.launchUrl).path, { host: p.host, headers: FRAME_NAVIGATION }),
+      ),
+    );
     expect(both.map((r) => r.status).sort()).toEqual([302, 403]);
   });
 
@@ -126,18 +171,27 @@ describe('launch tickets', () => {
     const fresh = await mint(binding(p.releaseId));
     const stale = await mint(binding(p.releaseId));
     clock.advance(LAUNCH_TICKET_TTL_MS - 1);
-    expect((await server.request('GET', target(fresh.launchUrl).path, { host: p.host, headers: FRAME_NAVIGATION })).status).toBe(302);
+    expect(
+      (await server.request('GET', target(fresh.launchUrl).path, { host: p.host, headers: FRAME_NAVIGATION })).status,
+    ).toBe(302);
     clock.advance(1);
-    expect((await server.request('GET', target(stale.launchUrl).path, { host: p.host, headers: FRAME_NAVIGATION })).status).toBe(403);
+    expect(
+      (await server.request('GET', target(stale.launchUrl).path, { host: p.host, headers: FRAME_NAVIGATION })).status,
+    ).toBe(403);
   });
 
   it('work only on their own release host, and are spent by trying another', async () => {
     const a = await publish();
     const b = await publish(sampleApp('b'));
     const minted = await mint(binding(a.releaseId));
-    const wrong = await server.request('GET', target(minted.launchUrl).path, { host: b.host, headers: FRAME_NAVIGATION });
+    const wrong = await server.request('GET', target(minted.launchUrl).path, {
+      host: b.host,
+      headers: FRAME_NAVIGATION,
+    });
     expect(wrong.status).toBe(403);
-    expect((await server.request('GET', target(minted.launchUrl).path, { host: a.host, headers: FRAME_NAVIGATION })).status).toBe(403);
+    expect(
+      (await server.request('GET', target(minted.launchUrl).path, { host: a.host, headers: FRAME_NAVIGATION })).status,
+    ).toBe(403);
   });
 
   it('refuse unknown tickets, empty tickets and two tickets at once', async () => {
@@ -151,15 +205,27 @@ describe('launch tickets', () => {
   it('are minted only for a ready release of the tenant, and never on a revoked grant', async () => {
     const p = await publish();
     const other = await server.enroll();
-    await expect(mint(binding(p.releaseId, { tenantId: other.projectId }))).rejects.toMatchObject({ code: 'not_found' });
+    await expect(mint(binding(p.releaseId, { tenantId: other.projectId }))).rejects.toMatchObject({
+      code: 'not_found',
+    });
     const b = binding(p.releaseId);
     await mint(b);
     await expect(mint({ ...b, screenId: 'scr_other' })).rejects.toMatchObject({ code: 'forbidden' });
-    await server.services.store.transaction((work) => revokeReleaseGrants(work, { tenantId, grantId: b.grantId }, clock.now()));
+    await server.services.store.transaction((work) =>
+      revokeReleaseGrants(work, { tenantId, grantId: b.grantId }, clock.now()),
+    );
     await expect(mint(b)).rejects.toMatchObject({ code: 'forbidden' });
-    await server.services.store.db.updateTable('releases').set({ state: 'pending' }).where('id', '=', p.releaseId).execute();
+    await server.services.store.db
+      .updateTable('releases')
+      .set({ state: 'pending' })
+      .where('id', '=', p.releaseId)
+      .execute();
     await expect(mint(binding(p.releaseId))).rejects.toMatchObject({ code: 'resource_conflict' });
-    await server.services.store.db.updateTable('releases').set({ state: 'ready' }).where('id', '=', p.releaseId).execute();
+    await server.services.store.db
+      .updateTable('releases')
+      .set({ state: 'ready' })
+      .where('id', '=', p.releaseId)
+      .execute();
   });
 });
 
@@ -181,7 +247,9 @@ describe('release-grant cookies', () => {
     expect(script.headers['content-length']).toBe(String(script.body.length));
     expect(script.headers.etag).not.toBe(page.headers.etag);
     expect((await get(p.host, '/index.html', { cookies: jar })).headers.etag).toBe(page.headers.etag);
-    expect((await get(p.host, '/assets/style.css', { cookies: jar })).headers['content-type']).toBe('text/css; charset=utf-8');
+    expect((await get(p.host, '/assets/style.css', { cookies: jar })).headers['content-type']).toBe(
+      'text/css; charset=utf-8',
+    );
   });
 
   it('answer HEAD with the headers only and If-None-Match with 304', async () => {
@@ -191,7 +259,10 @@ describe('release-grant cookies', () => {
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
     expect(head.headers['content-length']).toBe('40');
-    const again = await get(p.host, '/assets/app.js', { cookies: jar, headers: { ...OWN_SCRIPT, 'if-none-match': head.headers.etag as string } });
+    const again = await get(p.host, '/assets/app.js', {
+      cookies: jar,
+      headers: { ...OWN_SCRIPT, 'if-none-match': head.headers.etag as string },
+    });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
   });
@@ -218,7 +289,9 @@ describe('release-grant cookies', () => {
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.json().detail).toMatch(/for another release host/);
     // A second copy of the cookie, valid or not, makes it ambiguous: refused, never guessed.
-    const doubled = await get(a.host, '/', { headers: { ...OWN_SCRIPT, cookie: `${RELEASE_GRANT_COOKIE}=${value}; ${RELEASE_GRANT_COOKIE}=planted` } });
+    const doubled = await get(a.host, '/', {
+      headers: { ...OWN_SCRIPT, cookie: `${RELEASE_GRANT_COOKIE}=${value}; ${RELEASE_GRANT_COOKIE}=planted` },
+    });
     expect(doubled.status).toBe(403);
     clock.advance(24 * 3600_000);
     const expired = await get(a.host, '/', { cookies: jar });
@@ -230,7 +303,9 @@ describe('release-grant cookies', () => {
     const first = binding(p.releaseId, { screenId: 'scr_revoke' });
     const { jar } = await launch(p, first);
     expect((await get(p.host, '/', { cookies: jar })).status).toBe(200);
-    await server.services.store.transaction((work) => revokeReleaseGrants(work, { tenantId, grantId: first.grantId }, clock.now()));
+    await server.services.store.transaction((work) =>
+      revokeReleaseGrants(work, { tenantId, grantId: first.grantId }, clock.now()),
+    );
     const revoked = await get(p.host, '/', { cookies: jar });
     expect(revoked.status).toBe(403);
     expect(revoked.json().detail).toMatch(/revoked/);
@@ -238,11 +313,15 @@ describe('release-grant cookies', () => {
     const second = await launch(p, binding(p.releaseId, { screenId: 'scr_revoke' }));
     const pending = await mint(binding(p.releaseId, { screenId: 'scr_revoke' }));
     expect((await get(p.host, '/', { cookies: second.jar })).status).toBe(200);
-    const count = await server.services.store.transaction((work) => revokeReleaseGrants(work, { tenantId, screenId: 'scr_revoke' }, clock.now()));
+    const count = await server.services.store.transaction((work) =>
+      revokeReleaseGrants(work, { tenantId, screenId: 'scr_revoke' }, clock.now()),
+    );
     expect(count).toBe(2);
     expect((await get(p.host, '/', { cookies: second.jar })).status).toBe(403);
     // A ticket minted before the revocation is dropped with it.
-    expect((await server.request('GET', target(pending.launchUrl).path, { host: p.host, headers: FRAME_NAVIGATION })).status).toBe(403);
+    expect(
+      (await server.request('GET', target(pending.launchUrl).path, { host: p.host, headers: FRAME_NAVIGATION })).status,
+    ).toBe(403);
   });
 
   it('are refused once the application is deleted', async () => {
@@ -274,10 +353,16 @@ describe('the player origin a release host answers (/.marquee/player-origin)', (
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
     expect(res.headers.etag).toBeUndefined();
-    const head = await server.request('HEAD', '/.marquee/player-origin', { host: p.host, cookies: jar, headers: CHILD_FETCH });
+    const head = await server.request('HEAD', '/.marquee/player-origin', {
+      host: p.host,
+      cookies: jar,
+      headers: CHILD_FETCH,
+    });
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
-    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(JSON.stringify({ player_origin: server.config.playOrigin }))));
+    expect(head.headers['content-length']).toBe(
+      String(Buffer.byteLength(JSON.stringify({ player_origin: server.config.playOrigin }))),
+    );
   });
 
   it('is authorized exactly like a file: refused without, with a foreign or with a revoked cookie', async () => {
@@ -296,32 +381,70 @@ describe('the player origin a release host answers (/.marquee/player-origin)', (
     }
     const moved = new CookieJar();
     moved.set(b.host, RELEASE_GRANT_COOKIE, jar.get(a.host, RELEASE_GRANT_COOKIE)!);
-    expect((await get(b.host, '/.marquee/player-origin', { cookies: moved, headers: CHILD_FETCH })).json().detail).toMatch(/for another release host/);
+    expect(
+      (await get(b.host, '/.marquee/player-origin', { cookies: moved, headers: CHILD_FETCH })).json().detail,
+    ).toMatch(/for another release host/);
     // Another site may not read it with the frame's cookie either.
-    expect((await get(a.host, '/.marquee/player-origin', { cookies: jar, headers: { ...CHILD_FETCH, 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
-    await server.services.store.transaction((work) => revokeReleaseGrants(work, { tenantId, grantId: b1.grantId }, clock.now()));
+    expect(
+      (
+        await get(a.host, '/.marquee/player-origin', {
+          cookies: jar,
+          headers: { ...CHILD_FETCH, 'sec-fetch-site': 'cross-site' },
+        })
+      ).status,
+    ).toBe(403);
+    await server.services.store.transaction((work) =>
+      revokeReleaseGrants(work, { tenantId, grantId: b1.grantId }, clock.now()),
+    );
     const revoked = await get(a.host, '/.marquee/player-origin', { cookies: jar, headers: CHILD_FETCH });
     expect(revoked.status).toBe(403);
     expect(revoked.json().detail).toMatch(/revoked/);
     // A host that names no ready release answers as for any file.
-    expect((await get(`${'0'.repeat(40)}.release.localhost:${server.port}`, '/.marquee/player-origin', { headers: CHILD_FETCH })).json().detail).toMatch(/serves no ready release/);
+    expect(
+      (
+        await get(`${'0'.repeat(40)}.release.localhost:${server.port}`, '/.marquee/player-origin', {
+          headers: CHILD_FETCH,
+        })
+      ).json().detail,
+    ).toMatch(/serves no ready release/);
   });
 
   it('never consumes a launch ticket: one sent here stays good for the frame navigation', async () => {
     const p = await publish();
     const minted = await mint(binding(p.releaseId));
-    const here = await server.request('GET', `/.marquee/player-origin?ticket=${minted.ticket}`, { host: p.host, headers: FRAME_NAVIGATION });
+    const here = await server.request('GET', `/.marquee/player-origin?ticket=${minted.ticket}`, {
+      host: p.host,
+      headers: FRAME_NAVIGATION,
+    });
     expect(here.status).toBe(403);
     expect(here.headers['set-cookie']).toBeUndefined();
     const jar = new CookieJar();
-    expect((await server.request('GET', target(minted.launchUrl).path, { host: p.host, cookies: jar, headers: FRAME_NAVIGATION })).status).toBe(302);
-    expect((await get(p.host, '/.MARQUEE/player-origin', { cookies: jar, headers: CHILD_FETCH })).json()).toEqual({ player_origin: server.config.playOrigin });
+    expect(
+      (
+        await server.request('GET', target(minted.launchUrl).path, {
+          host: p.host,
+          cookies: jar,
+          headers: FRAME_NAVIGATION,
+        })
+      ).status,
+    ).toBe(302);
+    expect((await get(p.host, '/.MARQUEE/player-origin', { cookies: jar, headers: CHILD_FETCH })).json()).toEqual({
+      player_origin: server.config.playOrigin,
+    });
   });
 
   it('cannot be shadowed by an archive: .marquee/ entries are refused at upload', async () => {
-    const fixture = archiveOf([...sampleApp('shadow'), { name: '.marquee/player-origin', data: '{"player_origin":"https://evil.example"}' }]);
+    const fixture = archiveOf([
+      ...sampleApp('shadow'),
+      { name: '.marquee/player-origin', data: '{"player_origin":"https://evil.example"}' },
+    ]);
     clock.advance(60_000);
-    const res = await server.request('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) });
+    const res = await server.request('POST', '/api/v1/applications', {
+      token,
+      idempotencyKey: randomKey(),
+      body: fixture.body,
+      headers: uploadHeadersOf(fixture.declaration),
+    });
     expect(res.status).toBe(202);
     await server.services.operations.idle();
     const operation = await server.request('GET', `/api/v1/operations/${res.json().operation_id}`, { token });
@@ -335,17 +458,35 @@ describe('housekeeping', () => {
     const p = await publish();
     const b = binding(p.releaseId, { screenId: 'scr_prune' });
     await mint(b);
-    await server.services.store.transaction((work) => revokeReleaseGrants(work, { tenantId, grantId: 'gr_none' }, clock.now()));
-    await server.services.store.transaction((work) => revokeReleaseGrants(work, { tenantId, screenId: 'scr_prune' }, clock.now()));
+    await server.services.store.transaction((work) =>
+      revokeReleaseGrants(work, { tenantId, grantId: 'gr_none' }, clock.now()),
+    );
+    await server.services.store.transaction((work) =>
+      revokeReleaseGrants(work, { tenantId, screenId: 'scr_prune' }, clock.now()),
+    );
     const count = async () => ({
-      tickets: (await server.services.store.db.selectFrom('launch_tickets').select('ticket_hash').where('screen_id', '=', 'scr_prune').execute()).length,
-      grants: (await server.services.store.db.selectFrom('release_grants').select('id').where('id', '=', b.grantId).execute()).length,
+      tickets: (
+        await server.services.store.db
+          .selectFrom('launch_tickets')
+          .select('ticket_hash')
+          .where('screen_id', '=', 'scr_prune')
+          .execute()
+      ).length,
+      grants: (
+        await server.services.store.db.selectFrom('release_grants').select('id').where('id', '=', b.grantId).execute()
+      ).length,
     });
     expect(await count()).toEqual({ tickets: 0, grants: 1 }); // revocation dropped the unspent ticket
     await mint(binding(p.releaseId, { screenId: 'scr_prune_live' }));
     clock.advance(LAUNCH_TICKET_TTL_MS);
     await server.services.housekeeping.runAll();
-    expect(await server.services.store.db.selectFrom('launch_tickets').select('ticket_hash').where('screen_id', '=', 'scr_prune_live').execute()).toEqual([]);
+    expect(
+      await server.services.store.db
+        .selectFrom('launch_tickets')
+        .select('ticket_hash')
+        .where('screen_id', '=', 'scr_prune_live')
+        .execute(),
+    ).toEqual([]);
     expect((await count()).grants).toBe(1);
     clock.advance(24 * 3600_000);
     await server.services.housekeeping.runAll();
@@ -396,15 +537,26 @@ describe('what a release host never reveals or allows', () => {
     const p = await publish();
     const minted = await mint(binding(p.releaseId));
     const path = target(minted.launchUrl).path;
-    const asImage = await server.request('GET', path, { host: p.host, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'image' } });
+    const asImage = await server.request('GET', path, {
+      host: p.host,
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'image' },
+    });
     expect(asImage.status).toBe(403);
     expect(asImage.json().detail).toMatch(/contradictory Fetch Metadata/);
-    const asScript = await server.request('GET', path, { host: p.host, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' } });
+    const asScript = await server.request('GET', path, {
+      host: p.host,
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' },
+    });
     expect(asScript.status).toBe(403);
     const jar = new CookieJar();
-    expect((await server.request('GET', path, { host: p.host, cookies: jar, headers: FRAME_NAVIGATION })).status).toBe(302);
+    expect((await server.request('GET', path, { host: p.host, cookies: jar, headers: FRAME_NAVIGATION })).status).toBe(
+      302,
+    );
     // Another site may not load the release's files with the grant.
-    const foreign = await get(p.host, '/assets/app.js', { cookies: jar, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' } });
+    const foreign = await get(p.host, '/assets/app.js', {
+      cookies: jar,
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' },
+    });
     expect(foreign.status).toBe(403);
     expect((await get(p.host, '/assets/app.js', { cookies: jar, headers: OWN_SCRIPT })).status).toBe(200);
     // Native clients send no Fetch Metadata at all.

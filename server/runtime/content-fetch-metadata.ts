@@ -12,8 +12,10 @@ const CONTENT_MODES = new Set(['no-cors', 'cors', 'same-origin']);
 /** Why the metadata contradicts player use of protected content, or undefined when it fits. */
 export function contentFetchConflict(meta: FetchMetadata): string | undefined {
   if (meta.site === undefined && meta.mode === undefined && meta.dest === undefined) return undefined;
-  if (meta.site !== 'same-origin') return 'protected content is loaded only by the player on its own origin (Sec-Fetch-Site must be same-origin)';
+  if (meta.site !== 'same-origin')
+    return 'protected content is loaded only by the player on its own origin (Sec-Fetch-Site must be same-origin)';
   if (meta.mode !== undefined && !CONTENT_MODES.has(meta.mode)) return 'protected content is never navigated to';
-  if (meta.dest !== undefined && !CONTENT_DESTS.has(meta.dest)) return `protected content is not loaded as ${meta.dest}`;
+  if (meta.dest !== undefined && !CONTENT_DESTS.has(meta.dest))
+    return `protected content is not loaded as ${meta.dest}`;
   return undefined;
 }

@@ -40,7 +40,14 @@ const runtimeContent: Authenticator<ContentPrincipal> = {
   realm: 'runtime',
   async authenticate(ctx) {
     const p = await runtimeCookie.authenticate(ctx);
-    return { realm: 'runtime', scope: p.scope, tenantId: p.tenantId, screenId: p.screenId, screenState: p.screenState, clientId: p.runtimeSessionId };
+    return {
+      realm: 'runtime',
+      scope: p.scope,
+      tenantId: p.tenantId,
+      screenId: p.screenId,
+      screenState: p.screenState,
+      clientId: p.runtimeSessionId,
+    };
   },
 };
 
@@ -53,18 +60,41 @@ const pairedContent: Authenticator<ContentPrincipal> = {
   async authenticate(ctx) {
     if (readCookie(ctx.req, DEVICE_COOKIE) !== undefined) {
       const d = await deviceCookie.authenticate(ctx);
-      const screen = await ctx.services.store.db.selectFrom('screens').select('state').where('id', '=', d.screenId).executeTakeFirstOrThrow();
-      return { realm: 'device', scope: d.scope, tenantId: d.tenantId, screenId: d.screenId, screenState: screen.state, clientId: d.deviceId };
+      const screen = await ctx.services.store.db
+        .selectFrom('screens')
+        .select('state')
+        .where('id', '=', d.screenId)
+        .executeTakeFirstOrThrow();
+      return {
+        realm: 'device',
+        scope: d.scope,
+        tenantId: d.tenantId,
+        screenId: d.screenId,
+        screenState: screen.state,
+        clientId: d.deviceId,
+      };
     }
     const p = await pairedRuntimeCookie.authenticate(ctx);
-    return { realm: 'runtime', scope: p.scope, tenantId: p.tenantId, screenId: p.screenId, screenState: p.screenState, clientId: p.runtimeSessionId };
+    return {
+      realm: 'runtime',
+      scope: p.scope,
+      tenantId: p.tenantId,
+      screenId: p.screenId,
+      screenState: p.screenState,
+      clientId: p.runtimeSessionId,
+    };
   },
 };
 
 type ContentContext = RequestContext<undefined, Record<string, never>, ContentPrincipal>;
 
 const clientBudget = (ctx: ContentContext) => [
-  { name: 'runtime-content-client', limit: CONTENT_REQUESTS_PER_CLIENT_PER_MINUTE, windowSeconds: 60, key: ctx.principal.clientId },
+  {
+    name: 'runtime-content-client',
+    limit: CONTENT_REQUESTS_PER_CLIENT_PER_MINUTE,
+    windowSeconds: 60,
+    key: ctx.principal.clientId,
+  },
 ];
 
 function byteBudgets(ctx: ContentContext): ByteBudget[] {
@@ -115,7 +145,9 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   const ifRange = req.get('if-range');
   const range = parseRange(ifRange === undefined || ifRange.trim() === d.etag ? req.headers.range : undefined, d.bytes);
   if (range.kind === 'refused') {
-    throw problem('invalid_range', range.reason, { headers: { 'Content-Range': `bytes */${d.bytes}`, 'Accept-Ranges': 'bytes' } });
+    throw problem('invalid_range', range.reason, {
+      headers: { 'Content-Range': `bytes */${d.bytes}`, 'Accept-Ranges': 'bytes' },
+    });
   }
   const { start, end } = range.kind === 'range' ? range : { start: 0, end: d.bytes - 1 };
   const length = end - start + 1;
@@ -160,21 +192,31 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
 }
 
 /** Headers of every protected content answer besides its own Vary. */
-const CONTENT_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin', 'Referrer-Policy': 'no-referrer' };
+const CONTENT_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Referrer-Policy': 'no-referrer',
+};
 
 /**
  * One route for content a manifest names: the revision must still grant content to this screen,
  * name this content, and `find` must know it (else not_found, the same for every reason); then
  * its bytes are delivered.
  */
-function grantedContent(kind: 'media' | 'release', param: string, find: (ctx: ContentContext, id: string) => Promise<Delivery | undefined>) {
+function grantedContent(
+  kind: 'media' | 'release',
+  param: string,
+  find: (ctx: ContentContext, id: string) => Promise<Delivery | undefined>,
+) {
   return async (ctx: ContentContext) => {
     checkFetchMetadata(ctx);
     const { services, principal } = ctx;
     const db = services.store.db;
     const manifest = await grantedManifest(services, db, principal, ctx.params.manifest_revision!, ctx.now);
     const id = ctx.params[param]!;
-    const delivery = (await inManifest(db, principal.screenId, manifest.revision, kind, id)) ? await find(ctx, id) : undefined;
+    const delivery = (await inManifest(db, principal.screenId, manifest.revision, kind, id))
+      ? await find(ctx, id)
+      : undefined;
     if (!delivery) throw problem('not_found', `this manifest shows no such ${kind}`);
     await deliver(ctx, delivery);
   };

@@ -3,15 +3,38 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WEBAPP_PACKAGE_CONTENT_TYPE, type RuntimeApplicationPlacement, type RuntimeImagePlacement } from '../../sdk/contract/manifest';
+import {
+  WEBAPP_PACKAGE_CONTENT_TYPE,
+  type RuntimeApplicationPlacement,
+  type RuntimeImagePlacement,
+} from '../../sdk/contract/manifest';
 import { imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
-import { CookieJar, randomKey,  type RequestOptions } from '../testing/harness';
+import { CookieJar, randomKey, type RequestOptions } from '../testing/harness';
 import { EGRESS_LIMITS } from './egress-budgets';
 import { manifestRevisionId } from './manifest-ids';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
-import { PACKAGE_PENDING_RETRY_AFTER_S, packageBuilds, packageKey, PACKAGE_RETRY_AFTER_FAILURE_MS, writeReleasePackage } from '../applications/release-package';
+import {
+  PACKAGE_PENDING_RETRY_AFTER_S,
+  packageBuilds,
+  packageKey,
+  PACKAGE_RETRY_AFTER_FAILURE_MS,
+  writeReleasePackage,
+} from '../applications/release-package';
 import { tuneEgressLimits } from './runtime-services';
-import { activate, anonymousPlayer, appPage, createPlaylist, getManifest, patchScreen, publishApp, sha256, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
+import {
+  activate,
+  anonymousPlayer,
+  appPage,
+  createPlaylist,
+  getManifest,
+  patchScreen,
+  publishApp,
+  sha256,
+  storedMedia,
+  useEnrolledServer,
+  validManifest,
+  type Player,
+} from './runtime.fixtures';
 
 const env = useEnrolledServer();
 const { clock } = env;
@@ -30,9 +53,14 @@ interface Shown {
 async function showing(bytes = BYTES): Promise<Shown> {
   const p = await env.player();
   const mediaId = await storedMedia(env.server, env.tenantId, bytes);
-  const audioId = await storedMedia(env.server, env.tenantId, Buffer.from('ID3 soundtrack'), { kind: 'audio', durationMs: 60_000 });
+  const audioId = await storedMedia(env.server, env.tenantId, Buffer.from('ID3 soundtrack'), {
+    kind: 'audio',
+    durationMs: 60_000,
+  });
   const doc = { ...imageDoc(mediaId), audio: { tracks: [{ media_id: audioId }] } };
-  await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, doc) });
+  await patchScreen(env.server, env.token, p.screen.id, {
+    playlist_id: await createPlaylist(env.server, env.token, doc),
+  });
   const { manifest } = await validManifest(env.server, p);
   return { p, rev: manifest.manifestRevision, mediaId, audioId };
 }
@@ -97,26 +125,65 @@ describe('protected media', () => {
     expect(res.body.equals(BYTES.subarray(start, end + 1))).toBe(true);
   });
 
-  it.each(['bytes=0-1,5-6', 'bytes=1000-', 'bytes=5-2', 'bytes=-0', 'items=0-1', 'bytes=a-b', 'bytes=-'])('refuses the range %s with 416', async (range) => {
-    const res = await fetchMedia(shown, { headers: { range } });
-    expect(res.status).toBe(416);
-    expect(res.json().code).toBe('invalid_range');
-    expect(res.headers['content-range']).toBe('bytes */1000');
-    expect(res.headers['accept-ranges']).toBe('bytes');
-  });
+  it.each(['bytes=0-1,5-6', 'bytes=1000-', 'bytes=5-2', 'bytes=-0', 'items=0-1', 'bytes=a-b', 'bytes=-'])(
+    'refuses the range %s with 416',
+    async (range) => {
+      const res = await fetchMedia(shown, { headers: { range } });
+      expect(res.status).toBe(416);
+      expect(res.json().code).toBe('invalid_range');
+      expect(res.headers['content-range']).toBe('bytes */1000');
+      expect(res.headers['accept-ranges']).toBe('bytes');
+    },
+  );
 
   it.each([
     ['no Fetch Metadata (a native client)', {}, 200],
     ['a same-origin image', PLAYER_IMAGE, 200],
-    ['a same-origin video', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'video' }, 200],
-    ['a same-origin audio element', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'audio' }, 200],
-    ['the player or its service worker caching (fetch)', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' }, 200],
-    ['a cross-site image', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' }, 403],
-    ['a same-site image', { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' }, 403],
-    ['a typed-in address', { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }, 403],
-    ['a same-origin navigation', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }, 403],
-    ['a same-origin frame', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' }, 403],
-    ['a same-origin script', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' }, 403],
+    [
+      'a same-origin video',
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'video' },
+      200,
+    ],
+    [
+      'a same-origin audio element',
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'audio' },
+      200,
+    ],
+    [
+      'the player or its service worker caching (fetch)',
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' },
+      200,
+    ],
+    [
+      'a cross-site image',
+      { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' },
+      403,
+    ],
+    [
+      'a same-site image',
+      { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' },
+      403,
+    ],
+    [
+      'a typed-in address',
+      { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+      403,
+    ],
+    [
+      'a same-origin navigation',
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+      403,
+    ],
+    [
+      'a same-origin frame',
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' },
+      403,
+    ],
+    [
+      'a same-origin script',
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' },
+      403,
+    ],
     ['a destination without a site', { 'sec-fetch-dest': 'image' }, 403],
     ['an unknown site value', { 'sec-fetch-site': 'elsewhere', 'sec-fetch-dest': 'image' }, 403],
   ])('Fetch Metadata of %s %j → %i', async (_what, headers, status) => {
@@ -137,7 +204,9 @@ describe('protected media', () => {
   });
 
   it('needs a runtime cookie; anonymous sessions may fetch', async () => {
-    expect((await env.server.request('GET', `/content/v1/manifests/${shown.rev}/media/${shown.mediaId}`)).status).toBe(401);
+    expect((await env.server.request('GET', `/content/v1/manifests/${shown.rev}/media/${shown.mediaId}`)).status).toBe(
+      401,
+    );
     const viewer = await anonymousPlayer(env.server, shown.p.screen);
     const res = await fetchMedia({ ...shown, p: viewer });
     expect(res.status).toBe(200);
@@ -169,7 +238,10 @@ describe('protected media', () => {
 
   it('grants nothing on an archived screen', async () => {
     const s = await showing();
-    const archived = await env.server.request('POST', `/api/v1/screens/${s.p.screen.id}/archive`, { token: env.token, idempotencyKey: randomKey() });
+    const archived = await env.server.request('POST', `/api/v1/screens/${s.p.screen.id}/archive`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
     expect(archived.status).toBe(200);
     const res = await fetchMedia(s);
     expect(res.status).toBe(403);
@@ -179,7 +251,12 @@ describe('protected media', () => {
   it('records completed bytes in the egress ledger, and nothing for HEAD or 304', async () => {
     const s = await showing();
     const ledger = async () =>
-      (await env.server.services.store.db.selectFrom('egress_ledger').selectAll().where('tenant_id', '=', env.tenantId).where('kind', '=', 'runtime_media_delivery').executeTakeFirst()) ?? { bytes: 0, count: 0 };
+      (await env.server.services.store.db
+        .selectFrom('egress_ledger')
+        .selectAll()
+        .where('tenant_id', '=', env.tenantId)
+        .where('kind', '=', 'runtime_media_delivery')
+        .executeTakeFirst()) ?? { bytes: 0, count: 0 };
     const before = await ledger();
     await fetchMedia(s);
     await fetchMedia(s, { headers: { range: 'bytes=0-99' } });
@@ -248,12 +325,17 @@ describe('egress budgets', () => {
     try {
       // Reads the headers and then hangs up: most of the 32 MiB never leaves the server.
       await new Promise<void>((resolve, reject) => {
-        const req = env.server.rawRequest('GET', `/content/v1/manifests/${s.rev}/media/${s.mediaId}`, { cookies: s.p.cookies }, (res) => {
-          expect(res.statusCode).toBe(200);
-          req.destroy();
-          res.destroy();
-          resolve();
-        });
+        const req = env.server.rawRequest(
+          'GET',
+          `/content/v1/manifests/${s.rev}/media/${s.mediaId}`,
+          { cookies: s.p.cookies },
+          (res) => {
+            expect(res.statusCode).toBe(200);
+            req.destroy();
+            res.destroy();
+            resolve();
+          },
+        );
         req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
       });
       await new Promise((r) => setTimeout(r, 100));
@@ -296,7 +378,12 @@ describe('application packages', () => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: unknown) => chunks.push(c as Buffer));
       stream.on('end', () => {
-        out.push({ name: header.name, mode: header.mode!, mtime: header.mtime!.getTime(), body: Buffer.concat(chunks).toString() });
+        out.push({
+          name: header.name,
+          mode: header.mode!,
+          mtime: header.mtime!.getTime(),
+          body: Buffer.concat(chunks).toString(),
+        });
         next();
       });
     });
@@ -312,7 +399,12 @@ describe('application packages', () => {
   async function appShown() {
     const p = await env.player();
     const app = await publishApp(env.server, env.token, 'packaged');
-    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', app.releaseId)] }) });
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, {
+        name: 'App',
+        pages: [appPage('board', app.releaseId)],
+      }),
+    });
     const { manifest } = await validManifest(env.server, p);
     const placement = manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement;
     return { p, app, manifest, pkg: placement.content.package };
@@ -337,7 +429,9 @@ describe('application packages', () => {
       'content-disposition': `attachment; filename="${app.releaseId}.tar.gz"`,
     });
     expect(sha256(res.body)).toBe(pkg.sha256);
-    expect(res.body.subarray(0, 10).equals(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff]))).toBe(true);
+    expect(
+      res.body.subarray(0, 10).equals(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff])),
+    ).toBe(true);
     const entries = await untar(res.body);
     expect(entries.map((e) => e.name)).toEqual(['assets/app.js', 'assets/style.css', 'index.html']);
     expect(entries.every((e) => e.mode === 0o644 && e.mtime === 0)).toBe(true);
@@ -358,7 +452,11 @@ describe('application packages', () => {
 
   it('is built once the release is published, before any manifest names it', async () => {
     const app = await publishApp(env.server, env.token, 'published'); // waits for the queue to settle
-    const row = await env.server.services.store.db.selectFrom('release_packages').selectAll().where('release_id', '=', app.releaseId).executeTakeFirstOrThrow();
+    const row = await env.server.services.store.db
+      .selectFrom('release_packages')
+      .selectAll()
+      .where('release_id', '=', app.releaseId)
+      .executeTakeFirstOrThrow();
     expect(row.blob_key).toBe(packageKey(app.releaseId));
     const chunks: Buffer[] = [];
     for await (const chunk of env.server.services.blobs.read(row.blob_key)) chunks.push(chunk as Buffer);
@@ -388,9 +486,15 @@ describe('application packages', () => {
       const p = await env.player();
       const app = await publishApp(env.server, env.token, 'late package');
       expect(packageWrites).toHaveLength(1);
-      const stored = () => services.store.db.selectFrom('release_packages').selectAll().where('release_id', '=', app.releaseId).execute();
+      const stored = () =>
+        services.store.db.selectFrom('release_packages').selectAll().where('release_id', '=', app.releaseId).execute();
       expect(await stored()).toEqual([]);
-      await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', app.releaseId)] }) });
+      await patchScreen(env.server, env.token, p.screen.id, {
+        playlist_id: await createPlaylist(env.server, env.token, {
+          name: 'App',
+          pages: [appPage('board', app.releaseId)],
+        }),
+      });
 
       const degraded = await getManifest(env.server, p);
       expect(degraded.status).toBe(500);
@@ -428,15 +532,30 @@ describe('application packages', () => {
     expect((await env.server.request('GET', pkg.url, { cookies: viewer.cookies })).status).toBe(403);
     expect((await env.server.request('GET', pkg.url)).status).toBe(401);
     const other = await publishApp(env.server, env.token, 'other');
-    const res = await env.server.request('GET', `/content/v1/manifests/${manifest.manifestRevision}/releases/${other.releaseId}/package`, { cookies: p.cookies });
+    const res = await env.server.request(
+      'GET',
+      `/content/v1/manifests/${manifest.manifestRevision}/releases/${other.releaseId}/package`,
+      { cookies: p.cookies },
+    );
     expect(res.status).toBe(404);
-    expect((await env.server.request('GET', pkg.url, { cookies: p.cookies, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' } })).status).toBe(403);
+    expect(
+      (
+        await env.server.request('GET', pkg.url, {
+          cookies: p.cookies,
+          headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' },
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('names the revision it belongs to', async () => {
     const { p, pkg, manifest } = await appShown();
-    expect(pkg.url).toBe(`/content/v1/manifests/${manifest.manifestRevision}/releases/${(manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content.releaseId}/package`);
-    expect(manifest.manifestRevision).toBe(manifestRevisionId(p.screen.id, Number(manifest.manifestRevision.split('_')[1])));
+    expect(pkg.url).toBe(
+      `/content/v1/manifests/${manifest.manifestRevision}/releases/${(manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content.releaseId}/package`,
+    );
+    expect(manifest.manifestRevision).toBe(
+      manifestRevisionId(p.screen.id, Number(manifest.manifestRevision.split('_')[1])),
+    );
   });
 });
 
@@ -444,12 +563,24 @@ describe('media and pages together', () => {
   it('a media shown on two pages is one grant', async () => {
     const p = await env.player();
     const m = await storedMedia(env.server, env.tenantId, BYTES);
-    const doc = { name: 'Twice', pages: [page('a', [imagePlacement('x', { by: 'id', media_id: m })]), page('b', [imagePlacement('y', { by: 'id', media_id: m })])] };
-    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, doc) });
+    const doc = {
+      name: 'Twice',
+      pages: [
+        page('a', [imagePlacement('x', { by: 'id', media_id: m })]),
+        page('b', [imagePlacement('y', { by: 'id', media_id: m })]),
+      ],
+    };
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, doc),
+    });
     const { manifest } = await validManifest(env.server, p);
     const srcs = manifest.pages.map((pg) => (pg.placements[0] as RuntimeImagePlacement).content.items[0]!.src);
     expect(new Set(srcs).size).toBe(1);
-    const rows = await env.server.services.store.db.selectFrom('runtime_manifest_content').selectAll().where('screen_id', '=', p.screen.id).execute();
+    const rows = await env.server.services.store.db
+      .selectFrom('runtime_manifest_content')
+      .selectAll()
+      .where('screen_id', '=', p.screen.id)
+      .execute();
     expect(rows.filter((r) => r.ref === m)).toHaveLength(1);
   });
 });

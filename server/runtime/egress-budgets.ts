@@ -54,7 +54,9 @@ export class ByteBudgets {
       const fits = window.used < budget.limitBytes && (window.used === 0 || window.used + bytes <= budget.limitBytes);
       if (!fits) {
         const retryAfter = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
-        throw problem('rate_limited', `the ${budget.name} egress budget is spent; retry after ${retryAfter} s`, { retryAfter });
+        throw problem('rate_limited', `the ${budget.name} egress budget is spent; retry after ${retryAfter} s`, {
+          retryAfter,
+        });
       }
       return [id(budget), window] as const;
     });

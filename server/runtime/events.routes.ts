@@ -15,7 +15,9 @@ import { presenceOf } from './runtime-services';
 /** Events after which some runtime sessions of the screen are no longer valid. */
 function mayEndSessions(row: EventRow): boolean {
   if (row.type === 'screen.deleted' || row.type === 'screen.public_id_rotated') return true;
-  return row.type === 'screen.manifest_changed' && row.details !== null && row.details.includes('"content_access_regranted"');
+  return (
+    row.type === 'screen.manifest_changed' && row.details !== null && row.details.includes('"content_access_regranted"')
+  );
 }
 
 async function sessionAlive(services: Services, sessionId: string): Promise<boolean> {
@@ -45,7 +47,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 async function recordLastOnline(services: Services, screenId: string): Promise<void> {
   try {
-    await services.store.db.updateTable('screens').set({ last_online_at: services.clock.now() }).where('id', '=', screenId).execute();
+    await services.store.db
+      .updateTable('screens')
+      .set({ last_online_at: services.clock.now() })
+      .where('id', '=', screenId)
+      .execute();
   } catch (error) {
     services.logger.warn({ err: error, screen_id: screenId }, 'last_online_at not recorded');
   }
@@ -81,7 +87,10 @@ export const runtimeEvents = eventStream({ auth: runtimeCookie, query: EventStre
     deliver,
   });
   if (!stream.closed) {
-    const timer = setTimeout(() => stream.close(), Math.min(Math.max(0, principal.sessionExpiresAt - services.clock.now()), MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => stream.close(),
+      Math.min(Math.max(0, principal.sessionExpiresAt - services.clock.now()), MAX_TIMER_MS),
+    );
     timer.unref();
     stream.onClose(() => clearTimeout(timer));
   }

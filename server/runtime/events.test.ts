@@ -1,10 +1,17 @@
-import { afterAll,  describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { StreamReader } from '../events/stream-reader.testing';
 import { imageDoc } from '../playlists/content.fixtures';
 import { randomKey } from '../testing/harness';
 import { RUNTIME_SESSION_TTL_MS } from '../pairing/pairing-cookies';
 import { PRESENCE_GRACE_MS } from './presence';
-import { anonymousPlayer, createPlaylist,  patchScreen, storedMedia, useEnrolledServer, type Player } from './runtime.fixtures';
+import {
+  anonymousPlayer,
+  createPlaylist,
+  patchScreen,
+  storedMedia,
+  useEnrolledServer,
+  type Player,
+} from './runtime.fixtures';
 
 const env = useEnrolledServer();
 const { clock } = env;
@@ -13,7 +20,6 @@ afterAll(() => {
   for (const reader of open) reader.close();
 });
 
-
 async function stream(p: Player, query = '', headers: Record<string, string> = {}): Promise<StreamReader> {
   const reader = await StreamReader.open(env.server, `/runtime/v1/events${query}`, { cookies: p.cookies, headers });
   open.push(reader);
@@ -21,7 +27,10 @@ async function stream(p: Player, query = '', headers: Record<string, string> = {
 }
 
 function reload(screenId: string) {
-  return env.server.request('POST', `/api/v1/screens/${screenId}/reload`, { token: env.token, idempotencyKey: randomKey() });
+  return env.server.request('POST', `/api/v1/screens/${screenId}/reload`, {
+    token: env.token,
+    idempotencyKey: randomKey(),
+  });
 }
 
 async function screen(id: string) {
@@ -51,7 +60,9 @@ describe('the runtime event stream', () => {
     expect(gap!.event).toBe('stream.cursor');
     expect(gap!.data).toBe('');
     const media = await storedMedia(env.server, env.tenantId, Buffer.from('x'));
-    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, imageDoc(media)) });
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, imageDoc(media)),
+    });
     await reader.waitUntil(() => reader.events.length >= 1, 'manifest_changed');
     expect(reader.events[0]!.event).toBe('screen.manifest_changed');
     expect(reader.events[0]!.json().details.reason).toBe('playlist_assigned');
@@ -73,7 +84,9 @@ describe('the runtime event stream', () => {
     resumed.close();
 
     const other = await env.player();
-    const foreign = await stream(p, `?after=${encodeURIComponent(other.session.event_cursor)}`, { 'last-event-id': reloaded!.id! });
+    const foreign = await stream(p, `?after=${encodeURIComponent(other.session.event_cursor)}`, {
+      'last-event-id': reloaded!.id!,
+    });
     await foreign.waitForEnd();
     expect(foreign.frames.map((f) => f.event)).toEqual(['stream.resync_required']);
   });
@@ -86,7 +99,10 @@ describe('the runtime event stream', () => {
   it('closes after the event that ended its session (a rotation), but not for a newer session', async () => {
     const p = await env.player();
     const before = await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`);
-    const rotated = await env.server.request('POST', `/api/v1/screens/${p.screen.id}/public-id/rotate`, { token: env.token, idempotencyKey: randomKey() });
+    const rotated = await env.server.request('POST', `/api/v1/screens/${p.screen.id}/public-id/rotate`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
     expect(rotated.status).toBe(200);
     await before.waitForEnd();
     expect(before.events.map((f) => f.event)).toContain('screen.public_id_rotated');
@@ -94,7 +110,10 @@ describe('the runtime event stream', () => {
     const session = await env.server.request('POST', '/runtime/v1/device-sessions', { cookies: p.cookies });
     expect(session.status).toBe(201);
     const after = await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`); // replays the rotation
-    await after.waitUntil(() => after.events.some((f) => f.event === 'screen.public_id_rotated'), 'the replayed rotation');
+    await after.waitUntil(
+      () => after.events.some((f) => f.event === 'screen.public_id_rotated'),
+      'the replayed rotation',
+    );
     await new Promise((r) => setTimeout(r, 50));
     expect(after.ended).toBe(false);
     after.close();
@@ -127,8 +146,18 @@ describe('the runtime event stream', () => {
   it('ends for every session a delete invalidates, paired and anonymous', async () => {
     const p = await env.player();
     const viewer = await anonymousPlayer(env.server, p.screen);
-    const readers = [await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`), await stream(viewer, `?after=${encodeURIComponent(viewer.session.event_cursor)}`)];
-    expect((await env.server.request('DELETE', `/api/v1/screens/${p.screen.id}`, { token: env.token, idempotencyKey: randomKey() })).status).toBe(204);
+    const readers = [
+      await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`),
+      await stream(viewer, `?after=${encodeURIComponent(viewer.session.event_cursor)}`),
+    ];
+    expect(
+      (
+        await env.server.request('DELETE', `/api/v1/screens/${p.screen.id}`, {
+          token: env.token,
+          idempotencyKey: randomKey(),
+        })
+      ).status,
+    ).toBe(204);
     for (const reader of readers) await reader.waitForEnd();
   });
 });

@@ -2,10 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { PLACEMENT_CAPABILITY_HEADER } from '../../sdk/contract/kv';
 import type { RuntimeApplicationPlacement } from '../../sdk/contract/manifest';
 import { insertRelease } from '../playlists/content.fixtures';
-import { randomKey,  type RequestOptions } from '../testing/harness';
+import { randomKey, type RequestOptions } from '../testing/harness';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
-import { PLACEMENT_CAPABILITY_TTL_MS, sealPlacementCapability, unsealPlacementCapability, type PlacementCapability } from './placement-capability';
-import { anonymousPlayer, appPage, createPlaylist, getManifest, packagedRelease, patchScreen, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
+import {
+  PLACEMENT_CAPABILITY_TTL_MS,
+  sealPlacementCapability,
+  unsealPlacementCapability,
+  type PlacementCapability,
+} from './placement-capability';
+import {
+  anonymousPlayer,
+  appPage,
+  createPlaylist,
+  getManifest,
+  packagedRelease,
+  patchScreen,
+  useEnrolledServer,
+  validManifest,
+  type Player,
+} from './runtime.fixtures';
 
 const env = useEnrolledServer();
 const { clock } = env;
@@ -31,13 +46,23 @@ async function handleOf(p: Player): Promise<{ handle: string; rev: string }> {
 async function placed(): Promise<Placed> {
   const p = await env.player();
   const { applicationId, releaseId } = await packagedRelease(env.server, env.tenantId);
-  await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }) });
+  await patchScreen(env.server, env.token, p.screen.id, {
+    playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }),
+  });
   return { p, applicationId, releaseId, ...(await handleOf(p)) };
 }
 
-function kv(method: string, x: { p: Player; applicationId: string; handle?: string }, key: string | undefined, options: RequestOptions = {}) {
+function kv(
+  method: string,
+  x: { p: Player; applicationId: string; handle?: string },
+  key: string | undefined,
+  options: RequestOptions = {},
+) {
   const base = `/runtime/v1/apps/${x.applicationId}/kv`;
-  const headers: Record<string, string> = { ...(x.handle !== undefined ? { [PLACEMENT_CAPABILITY_HEADER]: x.handle } : {}), ...(options.headers as Record<string, string>) };
+  const headers: Record<string, string> = {
+    ...(x.handle !== undefined ? { [PLACEMENT_CAPABILITY_HEADER]: x.handle } : {}),
+    ...(options.headers as Record<string, string>),
+  };
   const writes = method === 'PUT' || method === 'DELETE';
   return env.server.request(method, key === undefined ? base : `${base}/${encodeURIComponent(key)}`, {
     cookies: x.p.cookies,
@@ -61,7 +86,9 @@ describe('runtime key/value', () => {
     expect((await kv('PUT', x, 'count', { json: text('2'), ifMatch: 1 })).json().revision).toBe(2);
     expect((await kv('PUT', x, 'count', { json: text('3'), ifMatch: 1 })).status).toBe(412);
 
-    const owner = await env.server.request('GET', `/api/v1/applications/${x.applicationId}/kv/count`, { token: env.token });
+    const owner = await env.server.request('GET', `/api/v1/applications/${x.applicationId}/kv/count`, {
+      token: env.token,
+    });
     expect(owner.json()).toMatchObject({ revision: 2, value_base64: Buffer.from('2').toString('base64') });
     const read = await kv('GET', x, 'count');
     expect(read.status).toBe(200);
@@ -73,7 +100,13 @@ describe('runtime key/value', () => {
     expect((await kv('DELETE', x, 'count', { ifMatch: 2 })).status).toBe(204);
     expect((await kv('GET', x, 'count')).status).toBe(404);
 
-    const events = await env.server.services.store.db.selectFrom('events').select(['type', 'screen_id', 'details']).where('type', 'like', 'kv.%').where('screen_id', '=', x.p.screen.id).orderBy('position').execute();
+    const events = await env.server.services.store.db
+      .selectFrom('events')
+      .select(['type', 'screen_id', 'details'])
+      .where('type', 'like', 'kv.%')
+      .where('screen_id', '=', x.p.screen.id)
+      .orderBy('position')
+      .execute();
     expect(events.map((e) => [e.type, JSON.parse(e.details!).via])).toEqual([
       ['kv.created', 'runtime'],
       ['kv.updated', 'runtime'],
@@ -83,7 +116,11 @@ describe('runtime key/value', () => {
 
   it('needs Idempotency-Key on writes and replays exact retries', async () => {
     const x = await placed();
-    const noKey = await env.server.request('PUT', `/runtime/v1/apps/${x.applicationId}/kv/a`, { cookies: x.p.cookies, json: text('a'), headers: { [PLACEMENT_CAPABILITY_HEADER]: x.handle } });
+    const noKey = await env.server.request('PUT', `/runtime/v1/apps/${x.applicationId}/kv/a`, {
+      cookies: x.p.cookies,
+      json: text('a'),
+      headers: { [PLACEMENT_CAPABILITY_HEADER]: x.handle },
+    });
     expect(noKey.status).toBe(400);
     const key = randomKey();
     const first = await kv('PUT', x, 'a', { json: text('a'), idempotencyKey: key });
@@ -96,12 +133,18 @@ describe('runtime key/value', () => {
     const x = await placed();
     for (const key of ['.', '..']) {
       for (const method of ['GET', 'PUT', 'DELETE']) {
-        const res = await kv(method, x, key, { ...(method === 'PUT' ? { json: text('x') } : {}), ...(method === 'DELETE' ? { ifMatch: 1 } : {}) });
+        const res = await kv(method, x, key, {
+          ...(method === 'PUT' ? { json: text('x') } : {}),
+          ...(method === 'DELETE' ? { ifMatch: 1 } : {}),
+        });
         expect(res.status, `${method} ${key}`).toBe(400);
         expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'key' }] });
       }
     }
-    const encoded = await env.server.request('GET', `/runtime/v1/apps/${x.applicationId}/kv/%2E%2E`, { cookies: x.p.cookies, headers: { [PLACEMENT_CAPABILITY_HEADER]: x.handle } });
+    const encoded = await env.server.request('GET', `/runtime/v1/apps/${x.applicationId}/kv/%2E%2E`, {
+      cookies: x.p.cookies,
+      headers: { [PLACEMENT_CAPABILITY_HEADER]: x.handle },
+    });
     expect(encoded.status).toBe(400);
   });
 
@@ -168,7 +211,8 @@ describe('placement capabilities', () => {
   it('never work for another session, screen, application, release, placement, revision, generation or operation', async () => {
     const x = await placed();
     const real = unsealPlacementCapability(env.server.services.keys, x.handle)!;
-    const forged = (change: Partial<PlacementCapability>) => sealPlacementCapability(env.server.services.keys, { ...real, ...change });
+    const forged = (change: Partial<PlacementCapability>) =>
+      sealPlacementCapability(env.server.services.keys, { ...real, ...change });
     const y = await placed(); // another screen of the same tenant
     const yCap = unsealPlacementCapability(env.server.services.keys, y.handle)!;
     const other = await insertRelease(env.server, env.tenantId); // a release no manifest shows
@@ -206,19 +250,31 @@ describe('placement capabilities', () => {
     const next = await validManifest(env.server, x.p);
     expect(next.manifest.manifestRevision).not.toBe(x.rev);
     clock.advance(SUPERSEDED_MANIFEST_GRACE_MS - PLACEMENT_CAPABILITY_TTL_MS);
-    const old = sealPlacementCapability(env.server.services.keys, { ...unsealPlacementCapability(env.server.services.keys, x.handle)!, expiresAt: clock.now() + 60_000 });
+    const old = sealPlacementCapability(env.server.services.keys, {
+      ...unsealPlacementCapability(env.server.services.keys, x.handle)!,
+      expiresAt: clock.now() + 60_000,
+    });
     expect((await kv('GET', { ...x, handle: old }, 'k')).status).toBe(404);
     clock.advance(PLACEMENT_CAPABILITY_TTL_MS);
-    const lapsed = sealPlacementCapability(env.server.services.keys, { ...unsealPlacementCapability(env.server.services.keys, x.handle)!, expiresAt: clock.now() + 60_000 });
+    const lapsed = sealPlacementCapability(env.server.services.keys, {
+      ...unsealPlacementCapability(env.server.services.keys, x.handle)!,
+      expiresAt: clock.now() + 60_000,
+    });
     expect((await kv('GET', { ...x, handle: lapsed }, 'k')).status).toBe(403);
   });
 
   it('stop on an archived screen and with a rotated session', async () => {
     const x = await placed();
-    await env.server.request('POST', `/api/v1/screens/${x.p.screen.id}/archive`, { token: env.token, idempotencyKey: randomKey() });
+    await env.server.request('POST', `/api/v1/screens/${x.p.screen.id}/archive`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
     expect((await kv('GET', x, 'k')).status).toBe(403);
     const y = await placed();
-    await env.server.request('POST', `/api/v1/screens/${y.p.screen.id}/public-id/rotate`, { token: env.token, idempotencyKey: randomKey() });
+    await env.server.request('POST', `/api/v1/screens/${y.p.screen.id}/public-id/rotate`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
     expect((await kv('GET', y, 'k')).status).toBe(401); // the session itself ended
     await env.server.request('POST', '/runtime/v1/device-sessions', { cookies: y.p.cookies });
     expect((await kv('GET', y, 'k')).status).toBe(403); // new session, old capability

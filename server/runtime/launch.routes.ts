@@ -17,7 +17,9 @@ const LAUNCHES_PER_SCREEN_PER_MINUTE = 120; // reference contract: release-launc
 export const launchRelease = mutation(
   {
     auth: runtimeCookie,
-    rateLimits: (ctx) => [{ name: 'release-launch', limit: LAUNCHES_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: runtimeBudgetKey(ctx) }],
+    rateLimits: (ctx) => [
+      { name: 'release-launch', limit: LAUNCHES_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: runtimeBudgetKey(ctx) },
+    ],
   },
   async (ctx, work) => {
     const { services, principal } = ctx;

@@ -4,7 +4,17 @@ import { CookieJar, randomKey } from '../testing/harness';
 import { LAUNCH_TICKET_TTL_MS } from '../release-host/launch-tickets';
 import { RELEASE_GRANT_COOKIE } from '../release-host/release-grant-cookie';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
-import { activate, anonymousPlayer, appPage, createPlaylist, patchScreen, publishApp, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
+import {
+  activate,
+  anonymousPlayer,
+  appPage,
+  createPlaylist,
+  patchScreen,
+  publishApp,
+  useEnrolledServer,
+  validManifest,
+  type Player,
+} from './runtime.fixtures';
 
 // The test client is a trusted proxy, so X-Forwarded-For stands for viewers at other addresses.
 const env = useEnrolledServer({ config: { trustedProxies: ['127.0.0.1'] } });
@@ -24,10 +34,18 @@ interface Launchable {
 async function launchable(): Promise<Launchable> {
   const p = await env.player();
   const app = await publishApp(env.server, env.token, 'launch me');
-  await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', app.releaseId)] }) });
+  await patchScreen(env.server, env.token, p.screen.id, {
+    playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', app.releaseId)] }),
+  });
   const { manifest } = await validManifest(env.server, p);
   const content = (manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content;
-  return { p, rev: manifest.manifestRevision, releaseId: app.releaseId, launchUrl: content.launchUrl, origin: content.origin };
+  return {
+    p,
+    rev: manifest.manifestRevision,
+    releaseId: app.releaseId,
+    launchUrl: content.launchUrl,
+    origin: content.origin,
+  };
 }
 
 function launch(l: Launchable, player: Player = l.p, url = l.launchUrl) {
@@ -35,12 +53,22 @@ function launch(l: Launchable, player: Player = l.p, url = l.launchUrl) {
 }
 
 /** Follows a launch URL as the frame would: the ticket, then the release's own files with the grant cookie. */
-async function openFrame(launchUrl: string): Promise<{ jar: CookieJar; host: string; status: number; indexStatus: number; index: string }> {
+async function openFrame(
+  launchUrl: string,
+): Promise<{ jar: CookieJar; host: string; status: number; indexStatus: number; index: string }> {
   const url = new URL(launchUrl);
   const jar = new CookieJar();
-  const first = await env.server.request('GET', url.pathname + url.search, { host: url.host, cookies: jar, headers: FRAME_NAVIGATION });
+  const first = await env.server.request('GET', url.pathname + url.search, {
+    host: url.host,
+    cookies: jar,
+    headers: FRAME_NAVIGATION,
+  });
   if (first.status !== 302) return { jar, host: url.host, status: first.status, indexStatus: 0, index: '' };
-  const index = await env.server.request('GET', first.headers.location!, { host: url.host, cookies: jar, headers: { ...FRAME_NAVIGATION } });
+  const index = await env.server.request('GET', first.headers.location!, {
+    host: url.host,
+    cookies: jar,
+    headers: { ...FRAME_NAVIGATION },
+  });
   return { jar, host: url.host, status: first.status, indexStatus: index.status, index: index.text };
 }
 
@@ -61,7 +89,11 @@ describe('launching a release of the manifest', () => {
     expect(frame.jar.get(frame.host, RELEASE_GRANT_COOKIE)).toBeDefined();
     expect(frame.indexStatus).toBe(200);
     expect(frame.index).toContain('launch me');
-    const script = await env.server.request('GET', '/assets/app.js', { host: frame.host, cookies: frame.jar, headers: OWN_SCRIPT });
+    const script = await env.server.request('GET', '/assets/app.js', {
+      host: frame.host,
+      cookies: frame.jar,
+      headers: OWN_SCRIPT,
+    });
     expect(script.status).toBe(200);
     // Tickets never reach the logs.
     expect(env.server.logText()).not.toContain(new URL(body.launch_url).searchParams.get('ticket'));
@@ -108,16 +140,23 @@ describe('launching a release of the manifest', () => {
     // The physical screen still launches its applications, and so does a viewer elsewhere.
     expect((await launch(l)).status).toBe(201);
     const elsewhere = await anonymousPlayer(env.server, l.p.screen);
-    const other = await env.server.request('POST', l.launchUrl, { cookies: elsewhere.cookies, headers: { 'x-forwarded-for': '203.0.113.7' } });
+    const other = await env.server.request('POST', l.launchUrl, {
+      cookies: elsewhere.cookies,
+      headers: { 'x-forwarded-for': '203.0.113.7' },
+    });
     expect(other.status, other.text).toBe(201);
   });
 
   it('is refused for a release the manifest does not show, another screen, or an unknown revision', async () => {
     const l = await launchable();
     const other = await launchable();
-    expect((await launch(l, l.p, `/runtime/v1/manifests/${l.rev}/releases/${other.releaseId}/launch`)).status).toBe(404);
+    expect((await launch(l, l.p, `/runtime/v1/manifests/${l.rev}/releases/${other.releaseId}/launch`)).status).toBe(
+      404,
+    );
     expect((await launch(l, l.p, other.launchUrl)).status).toBe(404); // other screen's revision id
-    expect((await launch(l, l.p, `/runtime/v1/manifests/man_77_aaaaaaaaaaaa/releases/${l.releaseId}/launch`)).status).toBe(404);
+    expect(
+      (await launch(l, l.p, `/runtime/v1/manifests/man_77_aaaaaaaaaaaa/releases/${l.releaseId}/launch`)).status,
+    ).toBe(404);
     expect((await env.server.request('POST', l.launchUrl)).status).toBe(401);
     expect((await env.server.request('POST', l.launchUrl, { token: env.token })).status).toBe(401);
   });
@@ -126,12 +165,21 @@ describe('launching a release of the manifest', () => {
     const l = await launchable();
     const frame = await openFrame((await launch(l)).json().launch_url);
     expect(frame.indexStatus).toBe(200);
-    const rotated = await env.server.request('POST', `/api/v1/screens/${l.p.screen.id}/public-id/rotate`, { token: env.token, idempotencyKey: randomKey() });
+    const rotated = await env.server.request('POST', `/api/v1/screens/${l.p.screen.id}/public-id/rotate`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
     expect(rotated.status).toBe(200);
-    const again = await env.server.request('GET', '/', { host: frame.host, cookies: frame.jar, headers: FRAME_NAVIGATION });
+    const again = await env.server.request('GET', '/', {
+      host: frame.host,
+      cookies: frame.jar,
+      headers: FRAME_NAVIGATION,
+    });
     expect(again.status).toBe(403);
     // The new session launches the same revision at the new generation.
-    expect((await env.server.request('POST', '/runtime/v1/device-sessions', { cookies: l.p.cookies })).status).toBe(201);
+    expect((await env.server.request('POST', '/runtime/v1/device-sessions', { cookies: l.p.cookies })).status).toBe(
+      201,
+    );
     const { manifest } = await validManifest(env.server, l.p);
     expect(manifest.manifestRevision).toBe(l.rev);
     const fresh = await launch(l);
@@ -142,15 +190,31 @@ describe('launching a release of the manifest', () => {
   it('ends with the screen: archive and delete revoke every grant', async () => {
     const l = await launchable();
     const frame = await openFrame((await launch(l)).json().launch_url);
-    await env.server.request('POST', `/api/v1/screens/${l.p.screen.id}/archive`, { token: env.token, idempotencyKey: randomKey() });
-    expect((await env.server.request('GET', '/', { host: frame.host, cookies: frame.jar, headers: FRAME_NAVIGATION })).status).toBe(403);
+    await env.server.request('POST', `/api/v1/screens/${l.p.screen.id}/archive`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
+    expect(
+      (await env.server.request('GET', '/', { host: frame.host, cookies: frame.jar, headers: FRAME_NAVIGATION }))
+        .status,
+    ).toBe(403);
     const refused = await launch(l);
     expect(refused.status).toBe(403);
 
     const m = await launchable();
     const mFrame = await openFrame((await launch(m)).json().launch_url);
-    expect((await env.server.request('DELETE', `/api/v1/screens/${m.p.screen.id}`, { token: env.token, idempotencyKey: randomKey() })).status).toBe(204);
-    expect((await env.server.request('GET', '/', { host: mFrame.host, cookies: mFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(403);
+    expect(
+      (
+        await env.server.request('DELETE', `/api/v1/screens/${m.p.screen.id}`, {
+          token: env.token,
+          idempotencyKey: randomKey(),
+        })
+      ).status,
+    ).toBe(204);
+    expect(
+      (await env.server.request('GET', '/', { host: mFrame.host, cookies: mFrame.jar, headers: FRAME_NAVIGATION }))
+        .status,
+    ).toBe(403);
   });
 
   it('ends grants of revisions the player stopped showing once it activates a newer one', async () => {
@@ -164,10 +228,19 @@ describe('launching a release of the manifest', () => {
     const newFrame = await openFrame((await launch(l, l.p, newContent.launchUrl)).json().launch_url);
     expect(newFrame.indexStatus).toBe(200);
     // Until the new revision is on glass, both frames work.
-    expect((await env.server.request('GET', '/', { host: oldFrame.host, cookies: oldFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(200);
+    expect(
+      (await env.server.request('GET', '/', { host: oldFrame.host, cookies: oldFrame.jar, headers: FRAME_NAVIGATION }))
+        .status,
+    ).toBe(200);
     await activate(env.server, l.p, next.manifest.manifestRevision);
-    expect((await env.server.request('GET', '/', { host: oldFrame.host, cookies: oldFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(403);
-    expect((await env.server.request('GET', '/', { host: newFrame.host, cookies: newFrame.jar, headers: FRAME_NAVIGATION })).status).toBe(200);
+    expect(
+      (await env.server.request('GET', '/', { host: oldFrame.host, cookies: oldFrame.jar, headers: FRAME_NAVIGATION }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await env.server.request('GET', '/', { host: newFrame.host, cookies: newFrame.jar, headers: FRAME_NAVIGATION }))
+        .status,
+    ).toBe(200);
     clock.advance(SUPERSEDED_MANIFEST_GRACE_MS);
     expect((await launch(l)).status).toBe(403); // the old revision lapsed
   });

@@ -23,7 +23,14 @@ import {
   type RuntimeVideoPlacement,
 } from '../../sdk/contract/manifest';
 import { PROTOCOL_VERSION } from '../../sdk/contract/limits';
-import { isAdslotPage, type Advance, type AdslotPage, type Page, type Placement, type PlaylistAudio } from '../../sdk/contract/playlist';
+import {
+  isAdslotPage,
+  type Advance,
+  type AdslotPage,
+  type Page,
+  type Placement,
+  type PlaylistAudio,
+} from '../../sdk/contract/playlist';
 import { isoTime } from '../clock';
 import { manifestGrantId, manifestRevisionId } from './manifest-ids';
 import type { ManifestContentKind } from './runtime.tables';
@@ -38,7 +45,9 @@ export type StoredPlacement =
   | (Omit<RuntimeImagePlacement, 'content'> & { content: StoredImageContent })
   | (Omit<RuntimeVideoPlacement, 'content'> & { content: StoredVideoContent })
   | RuntimeIframePlacement
-  | (Omit<RuntimeApplicationPlacement, 'content' | 'capabilityHandle' | 'capabilityExpiresAt'> & { content: StoredApplicationContent });
+  | (Omit<RuntimeApplicationPlacement, 'content' | 'capabilityHandle' | 'capabilityExpiresAt'> & {
+      content: StoredApplicationContent;
+    });
 
 export type StoredPage = Omit<RuntimePage, 'placements'> & { placements: StoredPlacement[] };
 
@@ -140,7 +149,8 @@ export function composeManifest(inputs: ComposeInputs): Composition {
   if (screen.state === 'archived') {
     return { stored: { ...base, playlistRevision: 0, pages: [], darkened: true }, content: [], hasCapabilities: false };
   }
-  if (playlist === null) return { stored: { ...base, playlistRevision: 0, pages: [] }, content: [], hasCapabilities: false };
+  if (playlist === null)
+    return { stored: { ...base, playlistRevision: 0, pages: [] }, content: [], hasCapabilities: false };
 
   const manifestRevision = manifestRevisionId(screen.id, inputs.revision);
   const content = new Map<string, ContentRef>();
@@ -150,7 +160,8 @@ export function composeManifest(inputs: ComposeInputs): Composition {
   const placement = (p: Placement): StoredPlacement | null => {
     const common = { id: p.id, rect: p.rect, layer: p.layer, ...(p.enter ? { enter: p.enter } : {}) };
     const c = p.content;
-    if (c.type === 'iframe') return { ...common, content: { type: 'iframe', src: c.src, title: c.title }, contentFit: 'fill' };
+    if (c.type === 'iframe')
+      return { ...common, content: { type: 'iframe', src: c.src, title: c.title }, contentFit: 'fill' };
     if (c.type === 'application') {
       const release = inputs.releases.get(c.release_id);
       const pkg = inputs.packages.get(c.release_id);
@@ -191,7 +202,13 @@ export function composeManifest(inputs: ComposeInputs): Composition {
         sha256: media.sha256,
         bytes: media.bytes,
       };
-      return [{ ...common, contentType: media.content_type, ...(c.type === 'video' && media.codecs !== null ? { codecs: media.codecs } : {}) }];
+      return [
+        {
+          ...common,
+          contentType: media.content_type,
+          ...(c.type === 'video' && media.codecs !== null ? { codecs: media.codecs } : {}),
+        },
+      ];
     });
     if (items.length === 0) return null;
     const fit = p.content_fit;
@@ -209,7 +226,11 @@ export function composeManifest(inputs: ComposeInputs): Composition {
         contentFit: fit,
       };
     }
-    return { ...common, content: { type: 'video', items: items as StoredVideoContent['items'], oneAtATime, muted: c.muted, loop: c.loop }, contentFit: fit };
+    return {
+      ...common,
+      content: { type: 'video', items: items as StoredVideoContent['items'], oneAtATime, muted: c.muted, loop: c.loop },
+      contentFit: fit,
+    };
   };
 
   const pages = playlist.pages.flatMap((page): StoredPage[] => {
@@ -222,7 +243,12 @@ export function composeManifest(inputs: ComposeInputs): Composition {
       {
         contractVersion: CANVAS_CONTRACT_VERSION,
         id: page.id,
-        canvas: { width: body.canvas.width, height: body.canvas.height, viewportFit: body.canvas.viewport_fit, background: body.canvas.background },
+        canvas: {
+          width: body.canvas.width,
+          height: body.canvas.height,
+          viewportFit: body.canvas.viewport_fit,
+          background: body.canvas.background,
+        },
         transition: { type: page.transition.type, durationMs: page.transition.duration_ms },
         advance: advanceOf(body.advance),
         ...(page.visibility ? { visibility: page.visibility } : {}),
@@ -235,11 +261,26 @@ export function composeManifest(inputs: ComposeInputs): Composition {
     const media = inputs.media.get(track.media_id);
     if (media?.content_type !== 'audio/mpeg' || media.duration_ms === null || media.duration_ms < 1) return [];
     grant('media', media.id);
-    return [{ mediaId: media.id, src: mediaRoute(manifestRevision, media.id), sha256: media.sha256, bytes: media.bytes, contentType: 'audio/mpeg', durationMs: media.duration_ms }];
+    return [
+      {
+        mediaId: media.id,
+        src: mediaRoute(manifestRevision, media.id),
+        sha256: media.sha256,
+        bytes: media.bytes,
+        contentType: 'audio/mpeg',
+        durationMs: media.duration_ms,
+      },
+    ];
   });
 
   return {
-    stored: { ...base, playlistId: playlist.id, playlistRevision: playlist.revision, pages, ...(tracks.length > 0 ? { soundtrack: { tracks } } : {}) },
+    stored: {
+      ...base,
+      playlistId: playlist.id,
+      playlistRevision: playlist.revision,
+      pages,
+      ...(tracks.length > 0 ? { soundtrack: { tracks } } : {}),
+    },
     content: [...content.values()],
     hasCapabilities,
   };
@@ -265,7 +306,12 @@ export interface RenderInputs {
   /** The release host origin of a host label. */
   releaseOrigin: (hostLabel: string) => string;
   /** Mints the capability of one application placement of this manifest. */
-  capability: (placement: { pageId: string; placementId: string; applicationId: string; releaseId: string }) => PlacementGrant;
+  capability: (placement: {
+    pageId: string;
+    placementId: string;
+    applicationId: string;
+    releaseId: string;
+  }) => PlacementGrant;
 }
 
 /** The wire manifest: the stored document with its grant, generation, origins and capabilities. */
@@ -279,7 +325,12 @@ export function renderManifest(stored: StoredManifest, inputs: RenderInputs): Ru
         if (c.type === 'image' || c.type === 'video') return { ...p, content: { ...c, grantId } } as RuntimePlacement;
         if (c.type === 'application') {
           const { hostLabel, ...content } = c;
-          const granted = inputs.capability({ pageId: page.id, placementId: p.id, applicationId: c.applicationId, releaseId: c.releaseId });
+          const granted = inputs.capability({
+            pageId: page.id,
+            placementId: p.id,
+            applicationId: c.applicationId,
+            releaseId: c.releaseId,
+          });
           return {
             ...(p as Extract<StoredPlacement, { content: StoredApplicationContent }>),
             content: { ...content, origin: inputs.releaseOrigin(hostLabel), grantId },
@@ -305,8 +356,21 @@ export function renderManifest(stored: StoredManifest, inputs: RenderInputs): Ru
 }
 
 /** The application placements of a stored manifest with the release each shows. */
-export function applicationPlacements(stored: StoredManifest): { pageId: string; placementId: string; applicationId: string; releaseId: string }[] {
+export function applicationPlacements(
+  stored: StoredManifest,
+): { pageId: string; placementId: string; applicationId: string; releaseId: string }[] {
   return stored.pages.flatMap((page) =>
-    page.placements.flatMap((p) => (p.content.type === 'application' ? [{ pageId: page.id, placementId: p.id, applicationId: p.content.applicationId, releaseId: p.content.releaseId }] : [])),
+    page.placements.flatMap((p) =>
+      p.content.type === 'application'
+        ? [
+            {
+              pageId: page.id,
+              placementId: p.id,
+              applicationId: p.content.applicationId,
+              releaseId: p.content.releaseId,
+            },
+          ]
+        : [],
+    ),
   );
 }

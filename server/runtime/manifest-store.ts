@@ -2,7 +2,12 @@
 // reading stored revisions, and deciding which revisions still grant content to the screen's
 // player: the newest, any superseded within a grace period, and the one the player activated.
 import { parseRuntimeManifest } from '../../sdk/contract/manifest';
-import { PACKAGE_PENDING_RETRY_AFTER_S, packageBuilds, storedPackages, type ReleaseRef } from '../applications/release-package';
+import {
+  PACKAGE_PENDING_RETRY_AFTER_S,
+  packageBuilds,
+  storedPackages,
+  type ReleaseRef,
+} from '../applications/release-package';
 import { problem } from '../http/problem';
 import { releaseOriginOf } from '../release-host/host-label';
 import { resolveEffectivePlaylist } from '../screens/effective-playlist';
@@ -50,7 +55,12 @@ function parsedDocument(services: Services, screenId: string, revision: number, 
   return stored;
 }
 
-export async function findManifest(services: Services, db: Db | Tx, screenId: string, revision: number): Promise<ManifestRecord | undefined> {
+export async function findManifest(
+  services: Services,
+  db: Db | Tx,
+  screenId: string,
+  revision: number,
+): Promise<ManifestRecord | undefined> {
   const row = await db
     .selectFrom('runtime_manifests')
     .select(['document', 'has_capabilities', 'superseded_at'])
@@ -58,7 +68,13 @@ export async function findManifest(services: Services, db: Db | Tx, screenId: st
     .where('manifest_revision', '=', revision)
     .executeTakeFirst();
   if (!row) return undefined;
-  return { screenId, revision, stored: parsedDocument(services, screenId, revision, row.document), hasCapabilities: row.has_capabilities === 1, supersededAt: row.superseded_at };
+  return {
+    screenId,
+    revision,
+    stored: parsedDocument(services, screenId, revision, row.document),
+    hasCapabilities: row.has_capabilities === 1,
+    supersededAt: row.superseded_at,
+  };
 }
 
 type LoadedInputs = Omit<ComposeInputs, 'packages' | 'revision' | 'now'> & { releases: Map<string, ReleaseFacts> };
@@ -67,7 +83,8 @@ type LoadedInputs = Omit<ComposeInputs, 'packages' | 'revision' | 'now'> & { rel
 async function loadInputs(db: Db | Tx, screen: ScreenTable, now: number): Promise<LoadedInputs> {
   const base = { screen: { id: screen.id, label: screen.label, timezone: screen.timezone, state: screen.state } };
   const effective = resolveEffectivePlaylist(screen, { now });
-  if (screen.state === 'archived' || effective.playlistId === null) return { ...base, playlist: null, media: new Map(), releases: new Map() };
+  if (screen.state === 'archived' || effective.playlistId === null)
+    return { ...base, playlist: null, media: new Map(), releases: new Map() };
   const row = await db
     .selectFrom('playlists')
     .select(['id', 'revision', 'document'])
@@ -77,7 +94,12 @@ async function loadInputs(db: Db | Tx, screen: ScreenTable, now: number): Promis
     .executeTakeFirst();
   if (!row) return { ...base, playlist: null, media: new Map(), releases: new Map() };
   const doc = json.read<Omit<ServedPlaylist, 'id' | 'revision'>>(row.document)!;
-  const playlist: ServedPlaylist = { id: row.id, revision: row.revision, pages: doc.pages, ...(doc.audio ? { audio: doc.audio } : {}) };
+  const playlist: ServedPlaylist = {
+    id: row.id,
+    revision: row.revision,
+    pages: doc.pages,
+    ...(doc.audio ? { audio: doc.audio } : {}),
+  };
   const needs = playlistNeeds(playlist);
 
   const media = new Map<string, MediaFacts>();
@@ -120,7 +142,8 @@ export async function currentManifest(services: Services, screenId: string): Pro
   const now = services.clock.now();
   const current = async (db: Db | Tx) => {
     const screen = await db.selectFrom('screens').selectAll().where('id', '=', screenId).executeTakeFirst();
-    if (!screen || screen.state === 'deleted') throw problem('unauthorized', 'the runtime session is expired or revoked; create a new runtime session');
+    if (!screen || screen.state === 'deleted')
+      throw problem('unauthorized', 'the runtime session is expired or revoked; create a new runtime session');
     return { screen, found: await findManifest(services, db, screen.id, screen.manifest_revision) };
   };
   // Minted already (the usual case): no transaction.
@@ -131,7 +154,9 @@ export async function currentManifest(services: Services, screenId: string): Pro
     if (found) return found;
     const inputs = await loadInputs(work.db, screen, now);
     const packages = await storedPackages(work.db, [...inputs.releases.keys()]);
-    const unpackaged = [...inputs.releases.keys()].filter((id) => !packages.has(id)).map((id) => ({ id, tenant_id: screen.tenant_id }));
+    const unpackaged = [...inputs.releases.keys()]
+      .filter((id) => !packages.has(id))
+      .map((id) => ({ id, tenant_id: screen.tenant_id }));
     if (unpackaged.length > 0) return { unpackaged };
     const composition = composeManifest({ ...inputs, revision: screen.manifest_revision, packages, now });
     checkRenderable(services, screen, composition.stored);
@@ -149,11 +174,20 @@ export async function currentManifest(services: Services, screenId: string): Pro
       // Another server of the same store may have minted it meanwhile: its document stands.
       .onConflict((oc) => oc.columns(['screen_id', 'manifest_revision']).doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return (await findManifest(services, work.db, screen.id, screen.manifest_revision))!;
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0)
+      return (await findManifest(services, work.db, screen.id, screen.manifest_revision))!;
     if (composition.content.length > 0) {
       await work.db
         .insertInto('runtime_manifest_content')
-        .values(composition.content.map((c) => ({ screen_id: screen.id, manifest_revision: screen.manifest_revision, tenant_id: screen.tenant_id, kind: c.kind, ref: c.ref })))
+        .values(
+          composition.content.map((c) => ({
+            screen_id: screen.id,
+            manifest_revision: screen.manifest_revision,
+            tenant_id: screen.tenant_id,
+            kind: c.kind,
+            ref: c.ref,
+          })),
+        )
         .execute();
     }
     await work.db
@@ -163,14 +197,24 @@ export async function currentManifest(services: Services, screenId: string): Pro
       .where('manifest_revision', '<', screen.manifest_revision)
       .where('superseded_at', 'is', null)
       .execute();
-    return { screenId: screen.id, revision: screen.manifest_revision, stored: composition.stored, hasCapabilities: composition.hasCapabilities, supersededAt: null };
+    return {
+      screenId: screen.id,
+      revision: screen.manifest_revision,
+      stored: composition.stored,
+      hasCapabilities: composition.hasCapabilities,
+      supersededAt: null,
+    };
   });
   if ('unpackaged' in minted) {
     const builds = packageBuilds(services);
     for (const release of minted.unpackaged) builds.request(release);
     // A package on its way is a matter of seconds; one whose build failed is not retried before a pause.
     const building = minted.unpackaged.every((release) => builds.pending(release.id));
-    throw problem('manifest_degraded', 'an application package of this manifest is not built yet; retry later', building ? { retryAfter: PACKAGE_PENDING_RETRY_AFTER_S } : {});
+    throw problem(
+      'manifest_degraded',
+      'an application package of this manifest is not built yet; retry later',
+      building ? { retryAfter: PACKAGE_PENDING_RETRY_AFTER_S } : {},
+    );
   }
   return minted;
 }
@@ -186,7 +230,10 @@ function checkRenderable(services: Services, screen: ScreenTable, stored: Stored
   });
   const parsed = parseRuntimeManifest(sample, services.config.playOrigin);
   if (!parsed.ok) {
-    services.logger.error({ screen_id: screen.id, issues: parsed.issues.slice(0, 5) }, 'minted manifest failed its own contract');
+    services.logger.error(
+      { screen_id: screen.id, issues: parsed.issues.slice(0, 5) },
+      'minted manifest failed its own contract',
+    );
     throw problem('manifest_degraded', 'the manifest could not be composed; retry later');
   }
 }
@@ -202,13 +249,24 @@ export interface RuntimeCaller {
  * the newest, one superseded less than the grace period ago, or the one the player activated.
  * Archived screens have no grants. Unknown revisions are not_found; lapsed ones forbidden.
  */
-export async function grantedManifest(services: Services, db: Db | Tx, caller: RuntimeCaller, revisionId: string, now: number): Promise<ManifestRecord> {
-  if (caller.screenState === 'archived') throw problem('forbidden', 'the screen is archived: its glass is dark and it has no content grants');
+export async function grantedManifest(
+  services: Services,
+  db: Db | Tx,
+  caller: RuntimeCaller,
+  revisionId: string,
+  now: number,
+): Promise<ManifestRecord> {
+  if (caller.screenState === 'archived')
+    throw problem('forbidden', 'the screen is archived: its glass is dark and it has no content grants');
   const revision = manifestRevisionOf(caller.screenId, revisionId);
   const record = revision === undefined ? undefined : await findManifest(services, db, caller.screenId, revision);
   if (!record) throw problem('not_found', 'this screen has no such manifest revision');
   if (record.supersededAt !== null && record.supersededAt <= now - SUPERSEDED_MANIFEST_GRACE_MS) {
-    const state = await db.selectFrom('screen_runtime_state').select('active_manifest_revision').where('screen_id', '=', caller.screenId).executeTakeFirst();
+    const state = await db
+      .selectFrom('screen_runtime_state')
+      .select('active_manifest_revision')
+      .where('screen_id', '=', caller.screenId)
+      .executeTakeFirst();
     if (state?.active_manifest_revision !== record.revision) {
       throw problem('forbidden', 'this manifest revision no longer grants content; fetch the current manifest');
     }
@@ -217,7 +275,13 @@ export async function grantedManifest(services: Services, db: Db | Tx, caller: R
 }
 
 /** Whether a minted revision refers to this content. */
-export async function inManifest(db: Db | Tx, screenId: string, revision: number, kind: ManifestContentKind, ref: string): Promise<boolean> {
+export async function inManifest(
+  db: Db | Tx,
+  screenId: string,
+  revision: number,
+  kind: ManifestContentKind,
+  ref: string,
+): Promise<boolean> {
   const row = await db
     .selectFrom('runtime_manifest_content')
     .select('ref')

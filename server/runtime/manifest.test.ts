@@ -14,7 +14,19 @@ import { randomKey } from '../testing/harness';
 import { CAPABILITY_REFRESH_WINDOW_MS } from './manifest.routes';
 import { manifestGrantId, manifestRevisionId } from './manifest-ids';
 import { PLACEMENT_CAPABILITY_TTL_MS } from './placement-capability';
-import { anonymousPlayer, appPage, createPlaylist, getManifest,  packagedRelease, patchScreen, storedMedia, useEnrolledServer, validManifest, videoPlacement, type Player } from './runtime.fixtures';
+import {
+  anonymousPlayer,
+  appPage,
+  createPlaylist,
+  getManifest,
+  packagedRelease,
+  patchScreen,
+  storedMedia,
+  useEnrolledServer,
+  validManifest,
+  videoPlacement,
+  type Player,
+} from './runtime.fixtures';
 
 const env = useEnrolledServer({ at: '2026-11-21T12:00:10Z' });
 const { clock } = env;
@@ -22,7 +34,6 @@ const { clock } = env;
 async function screenRow(id: string) {
   return env.server.services.store.db.selectFrom('screens').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
-
 
 describe('the manifest of an unassigned screen', () => {
   it('is a valid manifest with no pages, named by the screen revision', async () => {
@@ -54,8 +65,12 @@ describe('the manifest of an unassigned screen', () => {
     expect(again.body.length).toBe(0);
     // A manifest without capabilities stays unchanged across capability windows.
     clock.advance(10 * CAPABILITY_REFRESH_WINDOW_MS);
-    expect((await getManifest(env.server, p, { headers: { 'if-none-match': `"x", ${first.headers.etag}` } })).status).toBe(304);
-    expect((await getManifest(env.server, p, { headers: { 'if-none-match': '"m1.g1.sffffffffff"' } })).status).toBe(200);
+    expect(
+      (await getManifest(env.server, p, { headers: { 'if-none-match': `"x", ${first.headers.etag}` } })).status,
+    ).toBe(304);
+    expect((await getManifest(env.server, p, { headers: { 'if-none-match': '"m1.g1.sffffffffff"' } })).status).toBe(
+      200,
+    );
   });
 
   it('is refused without a runtime cookie', async () => {
@@ -68,14 +83,27 @@ describe('a manifest with every kind of content', () => {
   it('binds media, soundtrack and application URLs to the play origin and carries capabilities', async () => {
     const p = await env.player();
     const image = await storedMedia(env.server, env.tenantId, Buffer.from('image bytes'), { width: 1280, height: 720 });
-    const video = await storedMedia(env.server, env.tenantId, Buffer.from('video bytes'), { kind: 'video', codecs: 'avc1.42001f', durationMs: 12_000 });
-    const audio = await storedMedia(env.server, env.tenantId, Buffer.from('audio bytes'), { kind: 'audio', durationMs: 95_000 });
+    const video = await storedMedia(env.server, env.tenantId, Buffer.from('video bytes'), {
+      kind: 'video',
+      codecs: 'avc1.42001f',
+      durationMs: 12_000,
+    });
+    const audio = await storedMedia(env.server, env.tenantId, Buffer.from('audio bytes'), {
+      kind: 'audio',
+      durationMs: 95_000,
+    });
     const { applicationId, releaseId } = await packagedRelease(env.server, env.tenantId);
     const doc = {
       name: 'Everything',
       pages: [
-        page('welcome', [imagePlacement('hero', { by: 'id', media_id: image }, { alt: 'Welcome' }), iframePlacement('ticker')]),
-        page('clip', [videoPlacement('clip', video)], { advance: { mode: 'media_end' }, transition: { type: 'swipe-left', duration_ms: 600 } }),
+        page('welcome', [
+          imagePlacement('hero', { by: 'id', media_id: image }, { alt: 'Welcome' }),
+          iframePlacement('ticker'),
+        ]),
+        page('clip', [videoPlacement('clip', video)], {
+          advance: { mode: 'media_end' },
+          transition: { type: 'swipe-left', duration_ms: 600 },
+        }),
         appPage('board', releaseId),
       ],
       audio: { tracks: [{ media_id: audio }] },
@@ -96,17 +124,34 @@ describe('a manifest with every kind of content', () => {
     const hero = manifest.pages[0]!.placements[0] as RuntimeImagePlacement;
     expect(hero.content).toEqual({
       type: 'image',
-      items: [{ mediaId: image, src: `/content/v1/manifests/${rev}/media/${image}`, intrinsicSize: { width: 1280, height: 720 }, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), bytes: 11, contentType: 'image/webp' }],
+      items: [
+        {
+          mediaId: image,
+          src: `/content/v1/manifests/${rev}/media/${image}`,
+          intrinsicSize: { width: 1280, height: 720 },
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+          bytes: 11,
+          contentType: 'image/webp',
+        },
+      ],
       oneAtATime: false,
       grantId: manifest.grantId,
       alt: 'Welcome',
     });
-    expect(manifest.pages[0]!.placements[1]!.content).toEqual({ type: 'iframe', src: 'https://example.com/ticker', title: 'Ticker' });
+    expect(manifest.pages[0]!.placements[1]!.content).toEqual({
+      type: 'iframe',
+      src: 'https://example.com/ticker',
+      title: 'Ticker',
+    });
 
     const clip = manifest.pages[1]!;
     expect(clip.transition).toEqual({ type: 'swipe-left', durationMs: 600 });
     expect(clip.advance).toEqual({ mode: 'media_end', maxMs: 14_000 });
-    expect((clip.placements[0] as RuntimeVideoPlacement).content.items[0]).toMatchObject({ mediaId: video, codecs: 'avc1.42001f', contentType: 'video/mp4' });
+    expect((clip.placements[0] as RuntimeVideoPlacement).content.items[0]).toMatchObject({
+      mediaId: video,
+      codecs: 'avc1.42001f',
+      contentType: 'video/mp4',
+    });
 
     const board = manifest.pages[2]!.placements[0] as RuntimeApplicationPlacement;
     expect(board.content).toEqual({
@@ -132,7 +177,16 @@ describe('a manifest with every kind of content', () => {
 
     expect(manifest.soundtrack).toEqual({
       grantId: manifest.grantId,
-      tracks: [{ mediaId: audio, src: `/content/v1/manifests/${rev}/media/${audio}`, sha256: expect.any(String), bytes: 11, contentType: 'audio/mpeg', durationMs: 95_000 }],
+      tracks: [
+        {
+          mediaId: audio,
+          src: `/content/v1/manifests/${rev}/media/${audio}`,
+          sha256: expect.any(String),
+          bytes: 11,
+          contentType: 'audio/mpeg',
+          durationMs: 95_000,
+        },
+      ],
     });
     const window = Math.floor(clock.now() / CAPABILITY_REFRESH_WINDOW_MS);
     expect(etag).toMatch(new RegExp(`^"m${row.manifest_revision}\\.g1\\.s[0-9a-f]{10}\\.c${window}"$`));
@@ -141,12 +195,16 @@ describe('a manifest with every kind of content', () => {
   it('keeps a 304 only within the capability window, so handles are never about to expire', async () => {
     const p = await env.player();
     const { releaseId } = await packagedRelease(env.server, env.tenantId);
-    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }) });
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }),
+    });
     clock.set(Math.floor(clock.now() / CAPABILITY_REFRESH_WINDOW_MS) * CAPABILITY_REFRESH_WINDOW_MS + 5_000);
     const first = await getManifest(env.server, p);
     const handle = (first.json().pages[0].placements[0] as RuntimeApplicationPlacement).capabilityHandle;
     clock.advance(CAPABILITY_REFRESH_WINDOW_MS - 10_000); // still the same window: ≥ 4 minutes left
-    expect((await getManifest(env.server, p, { headers: { 'if-none-match': first.headers.etag as string } })).status).toBe(304);
+    expect(
+      (await getManifest(env.server, p, { headers: { 'if-none-match': first.headers.etag as string } })).status,
+    ).toBe(304);
     clock.advance(10_000); // the next window: fresh handles
     const refreshed = await getManifest(env.server, p, { headers: { 'if-none-match': first.headers.etag as string } });
     expect(refreshed.status).toBe(200);
@@ -172,17 +230,28 @@ describe('a manifest with every kind of content', () => {
     const doc = {
       name: 'Ads',
       pages: [
-        page('main', [imagePlacement('hero', { by: 'id', media_id: image }), imagePlacement('promo', { by: 'tag', tag: 'gone' })]),
+        page('main', [
+          imagePlacement('hero', { by: 'id', media_id: image }),
+          imagePlacement('promo', { by: 'tag', tag: 'gone' }),
+        ]),
         {
           type: 'adslot',
           id: 'break',
           slot: { key: 'lobby', duration_ms: 15_000 },
           transition: { type: 'crossfade', duration_ms: 200 },
-          fallback: { canvas, advance: { mode: 'duration', after_ms: 5000 }, placements: [imagePlacement('house', { by: 'id', media_id: image })] },
+          fallback: {
+            canvas,
+            advance: { mode: 'duration', after_ms: 5000 },
+            placements: [imagePlacement('house', { by: 'id', media_id: image })],
+          },
         },
       ],
     };
-    const res = await env.server.request('POST', '/api/v2/playlists', { token: env.token, json: doc, idempotencyKey: randomKey() });
+    const res = await env.server.request('POST', '/api/v2/playlists', {
+      token: env.token,
+      json: doc,
+      idempotencyKey: randomKey(),
+    });
     expect(res.status, res.text).toBe(201);
     await patchScreen(env.server, env.token, p.screen.id, { playlist_id: res.json().id });
     await changeMedia(env.server, env.tenantId, tagged, { tag: null }); // the tag selector now matches nothing
@@ -196,9 +265,17 @@ describe('a manifest with every kind of content', () => {
 });
 
 describe('manifest revisions', () => {
-  async function revisionOf(p: Player): Promise<{ rev: string; generation: number; grantId: string; etag: string; generatedAt: string }> {
+  async function revisionOf(
+    p: Player,
+  ): Promise<{ rev: string; generation: number; grantId: string; etag: string; generatedAt: string }> {
     const { manifest, etag } = await validManifest(env.server, p);
-    return { rev: manifest.manifestRevision, generation: manifest.contentGeneration, grantId: manifest.grantId, etag, generatedAt: manifest.generatedAt };
+    return {
+      rev: manifest.manifestRevision,
+      generation: manifest.contentGeneration,
+      grantId: manifest.grantId,
+      etag,
+      generatedAt: manifest.generatedAt,
+    };
   }
 
   async function assigned(): Promise<{ p: Player; playlistId: string; media: string }> {
@@ -222,7 +299,11 @@ describe('manifest revisions', () => {
     expect(zoned.rev).not.toBe(start.rev);
     expect((await getManifest(env.server, p, { headers: { 'if-none-match': start.etag } })).status).toBe(200);
 
-    const other = await createPlaylist(env.server, env.token, imageDoc(await storedMedia(env.server, env.tenantId, Buffer.from('other'))));
+    const other = await createPlaylist(
+      env.server,
+      env.token,
+      imageDoc(await storedMedia(env.server, env.tenantId, Buffer.from('other'))),
+    );
     await patchScreen(env.server, env.token, p.screen.id, { playlist_id: other });
     const reassigned = await revisionOf(p);
     expect(reassigned.rev).not.toBe(zoned.rev);
@@ -238,20 +319,30 @@ describe('manifest revisions', () => {
     const added = await storedMedia(env.server, env.tenantId, Buffer.from('second'));
     const put = await env.server.request('PUT', `/api/v1/playlists/${playlistId}`, {
       token: env.token,
-      json: { name: 'Lobby loop', pages: [page('welcome', [imagePlacement('hero', { by: 'ids', media_ids: [media, added], one_at_a_time: true })])] },
+      json: {
+        name: 'Lobby loop',
+        pages: [
+          page('welcome', [imagePlacement('hero', { by: 'ids', media_ids: [media, added], one_at_a_time: true })]),
+        ],
+      },
       idempotencyKey: randomKey(),
     });
     expect(put.status, put.text).toBe(200);
     const replaced = await validManifest(env.server, p);
     expect(replaced.manifest.manifestRevision).not.toBe(start.rev);
-    const items = (replaced.manifest.pages[0]!.placements[0] as RuntimeImagePlacement).content.items.map((i) => i.mediaId);
+    const items = (replaced.manifest.pages[0]!.placements[0] as RuntimeImagePlacement).content.items.map(
+      (i) => i.mediaId,
+    );
     expect(items).toEqual([media, added]);
   });
 
   it('move when a tag change re-resolves the playlist the screen shows', async () => {
     const p = await env.player();
     const first = await storedMedia(env.server, env.tenantId, Buffer.from('one'), { tag: 'spring' });
-    const playlistId = await createPlaylist(env.server, env.token, { name: 'Spring', pages: [page('spring', [imagePlacement('hero', { by: 'tag', tag: 'spring', one_at_a_time: true })])] });
+    const playlistId = await createPlaylist(env.server, env.token, {
+      name: 'Spring',
+      pages: [page('spring', [imagePlacement('hero', { by: 'tag', tag: 'spring', one_at_a_time: true })])],
+    });
     await patchScreen(env.server, env.token, p.screen.id, { playlist_id: playlistId });
     const before = await revisionOf(p);
     const second = await storedMedia(env.server, env.tenantId, Buffer.from('two'));
@@ -276,16 +367,29 @@ describe('manifest revisions', () => {
   it('darken on archive (no pages, no content) and come back on unarchive', async () => {
     const { p } = await assigned();
     const live = await revisionOf(p);
-    const archived = await env.server.request('POST', `/api/v1/screens/${p.screen.id}/archive`, { token: env.token, idempotencyKey: randomKey() });
+    const archived = await env.server.request('POST', `/api/v1/screens/${p.screen.id}/archive`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
     expect(archived.status, archived.text).toBe(200);
     const dark = await validManifest(env.server, p);
     expect(dark.manifest.manifestRevision).not.toBe(live.rev);
     expect(dark.manifest.darkened).toBe(true);
     expect(dark.manifest.pages).toEqual([]);
     expect(dark.manifest.playlistId).toBeUndefined();
-    expect(await env.server.services.store.db.selectFrom('runtime_manifest_content').selectAll().where('screen_id', '=', p.screen.id).where('manifest_revision', '=', Number(dark.manifest.manifestRevision.split('_')[1])).execute()).toEqual([]);
+    expect(
+      await env.server.services.store.db
+        .selectFrom('runtime_manifest_content')
+        .selectAll()
+        .where('screen_id', '=', p.screen.id)
+        .where('manifest_revision', '=', Number(dark.manifest.manifestRevision.split('_')[1]))
+        .execute(),
+    ).toEqual([]);
 
-    await env.server.request('POST', `/api/v1/screens/${p.screen.id}/unarchive`, { token: env.token, idempotencyKey: randomKey() });
+    await env.server.request('POST', `/api/v1/screens/${p.screen.id}/unarchive`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
     const back = await validManifest(env.server, p);
     expect(back.manifest.darkened).toBeUndefined();
     expect(back.manifest.pages).toHaveLength(1);
@@ -295,7 +399,10 @@ describe('manifest revisions', () => {
   it('stay on a public-id rotation, whose grants are reissued at the new generation', async () => {
     const { p } = await assigned();
     const before = await revisionOf(p);
-    const rotated = await env.server.request('POST', `/api/v1/screens/${p.screen.id}/public-id/rotate`, { token: env.token, idempotencyKey: randomKey() });
+    const rotated = await env.server.request('POST', `/api/v1/screens/${p.screen.id}/public-id/rotate`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
     expect(rotated.status, rotated.text).toBe(200);
     expect((await getManifest(env.server, p)).status).toBe(401); // every runtime session ended
     const session = await env.server.request('POST', '/runtime/v1/device-sessions', { cookies: p.cookies });
@@ -310,7 +417,10 @@ describe('manifest revisions', () => {
   it('end with the screen: a deleted screen has no manifest', async () => {
     const { p } = await assigned();
     await validManifest(env.server, p);
-    const deleted = await env.server.request('DELETE', `/api/v1/screens/${p.screen.id}`, { token: env.token, idempotencyKey: randomKey() });
+    const deleted = await env.server.request('DELETE', `/api/v1/screens/${p.screen.id}`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
     expect(deleted.status, deleted.text).toBe(204);
     expect((await getManifest(env.server, p)).status).toBe(401);
   });
@@ -320,7 +430,9 @@ describe('manifests as documents', () => {
   it('pass the player validator for an anonymous viewer too, whose capabilities grant reads only', async () => {
     const p = await env.player();
     const { releaseId } = await packagedRelease(env.server, env.tenantId);
-    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }) });
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', releaseId)] }),
+    });
     const viewer = await anonymousPlayer(env.server, p.screen);
     const res = await getManifest(env.server, viewer);
     expect(res.status).toBe(200);

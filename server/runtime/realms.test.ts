@@ -6,7 +6,17 @@ import { DEVICE_COOKIE, RUNTIME_COOKIE } from '../pairing/pairing-cookies';
 import { imagePlacement, page } from '../playlists/content.fixtures';
 import { RELEASE_GRANT_COOKIE } from '../release-host/release-grant-cookie';
 import { CookieJar, randomKey } from '../testing/harness';
-import { appPage, createPlaylist, pairedPlayer, patchScreen, publishApp, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
+import {
+  appPage,
+  createPlaylist,
+  pairedPlayer,
+  patchScreen,
+  publishApp,
+  storedMedia,
+  useEnrolledServer,
+  validManifest,
+  type Player,
+} from './runtime.fixtures';
 
 const env = useEnrolledServer();
 let accountToken: string;
@@ -28,8 +38,13 @@ beforeAll(async () => {
   const p = await pairedPlayer(env.server, env.token);
   const app = await publishApp(env.server, env.token, 'realms');
   const media = await storedMedia(env.server, env.tenantId, Buffer.from('realm media'));
-  const doc = { name: 'Realms', pages: [appPage('board', app.releaseId), page('pic', [imagePlacement('pic', { by: 'id', media_id: media })])] };
-  await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, doc) });
+  const doc = {
+    name: 'Realms',
+    pages: [appPage('board', app.releaseId), page('pic', [imagePlacement('pic', { by: 'id', media_id: media })])],
+  };
+  await patchScreen(env.server, env.token, p.screen.id, {
+    playlist_id: await createPlaylist(env.server, env.token, doc),
+  });
   const { manifest } = await validManifest(env.server, p);
   const board = manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement;
   const pic = manifest.pages[1]!.placements[0] as RuntimeImagePlacement;
@@ -37,7 +52,11 @@ beforeAll(async () => {
   expect(launch.status).toBe(201);
   const url = new URL(launch.json().launch_url);
   const frame = new CookieJar();
-  const consumed = await env.server.request('GET', url.pathname + url.search, { host: url.host, cookies: frame, headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe', 'sec-fetch-site': 'cross-site' } });
+  const consumed = await env.server.request('GET', url.pathname + url.search, {
+    host: url.host,
+    cookies: frame,
+    headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe', 'sec-fetch-site': 'cross-site' },
+  });
   expect(consumed.status).toBe(302);
   world = {
     p,
@@ -81,7 +100,11 @@ describe('realm separation', () => {
       ['PUT', `/api/v1/applications/${world.applicationId}/kv/k`],
       ['GET', '/api/v1/events'],
     ] as const) {
-      const res = await env.server.request(method, path, { cookies: world.p.cookies, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      const res = await env.server.request(method, path, {
+        cookies: world.p.cookies,
+        headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle },
+        idempotencyKey: randomKey(),
+      });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
   });
@@ -101,7 +124,12 @@ describe('realm separation', () => {
     const jar = new CookieJar();
     jar.set(env.server.host, RELEASE_GRANT_COOKIE, world.releaseCookie);
     for (const [method, path, json] of runtimeRoutes()) {
-      const res = await env.server.request(method, path, { cookies: jar, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      const res = await env.server.request(method, path, {
+        cookies: jar,
+        json,
+        headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle },
+        idempotencyKey: randomKey(),
+      });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
   });
@@ -109,9 +137,20 @@ describe('realm separation', () => {
   it('an account or project bearer never authorizes a runtime route, alone or beside the cookie', async () => {
     for (const token of [accountToken, env.token]) {
       for (const [method, path, json] of runtimeRoutes()) {
-        const alone = await env.server.request(method, path, { token, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+        const alone = await env.server.request(method, path, {
+          token,
+          json,
+          headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle },
+          idempotencyKey: randomKey(),
+        });
         expect(alone.status, `${method} ${path} with a bearer`).toBe(401);
-        const beside = await env.server.request(method, path, { token, cookies: world.p.cookies, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+        const beside = await env.server.request(method, path, {
+          token,
+          cookies: world.p.cookies,
+          json,
+          headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle },
+          idempotencyKey: randomKey(),
+        });
         expect(beside.status, `${method} ${path} with a bearer and the cookie`).toBe(401);
       }
     }
@@ -120,17 +159,32 @@ describe('realm separation', () => {
   it("an uploaded application's frame cannot ride the player's runtime cookie (same-site or foreign Origin)", async () => {
     const frameOrigin = `http://${world.releaseHost}`;
     for (const [method, path, json] of runtimeRoutes()) {
-      const sameSite = await env.server.request(method, path, { cookies: world.p.cookies, json, headers: { 'sec-fetch-site': 'same-site', [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      const sameSite = await env.server.request(method, path, {
+        cookies: world.p.cookies,
+        json,
+        headers: { 'sec-fetch-site': 'same-site', [PLACEMENT_CAPABILITY_HEADER]: world.handle },
+        idempotencyKey: randomKey(),
+      });
       expect(sameSite.status, `${method} ${path} same-site`).toBe(403);
-      const foreign = await env.server.request(method, path, { cookies: world.p.cookies, json, headers: { origin: frameOrigin, [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      const foreign = await env.server.request(method, path, {
+        cookies: world.p.cookies,
+        json,
+        headers: { origin: frameOrigin, [PLACEMENT_CAPABILITY_HEADER]: world.handle },
+        idempotencyKey: randomKey(),
+      });
       expect(foreign.status, `${method} ${path} from ${frameOrigin}`).toBe(403);
     }
-    const own = await env.server.request('GET', '/runtime/v1/manifest', { cookies: world.p.cookies, headers: { 'sec-fetch-site': 'same-origin', origin: env.server.origin } });
+    const own = await env.server.request('GET', '/runtime/v1/manifest', {
+      cookies: world.p.cookies,
+      headers: { 'sec-fetch-site': 'same-origin', origin: env.server.origin },
+    });
     expect(own.status).toBe(200);
   });
 
   it('a placement capability alone authorizes nothing', async () => {
-    const res = await env.server.request('GET', `/runtime/v1/apps/${world.applicationId}/kv`, { headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle } });
+    const res = await env.server.request('GET', `/runtime/v1/apps/${world.applicationId}/kv`, {
+      headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle },
+    });
     expect(res.status).toBe(401);
   });
 
@@ -138,9 +192,16 @@ describe('realm separation', () => {
     const device = only(DEVICE_COOKIE);
     expect((await env.server.request('GET', world.packageUrl, { cookies: device })).status).toBe(200);
     for (const [method, path, json] of runtimeRoutes().filter(([, path]) => path !== world.packageUrl)) {
-      const res = await env.server.request(method, path, { cookies: device, json, headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle }, idempotencyKey: randomKey() });
+      const res = await env.server.request(method, path, {
+        cookies: device,
+        json,
+        headers: { [PLACEMENT_CAPABILITY_HEADER]: world.handle },
+        idempotencyKey: randomKey(),
+      });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
-    expect((await env.server.request('GET', '/runtime/v1/manifest', { cookies: only(RUNTIME_COOKIE) })).status).toBe(200);
+    expect((await env.server.request('GET', '/runtime/v1/manifest', { cookies: only(RUNTIME_COOKIE) })).status).toBe(
+      200,
+    );
   });
 });

@@ -2,13 +2,24 @@
 import { describe, expect, it } from 'vitest';
 import { imageDoc } from '../playlists/content.fixtures';
 import { randomKey } from '../testing/harness';
-import { activate, appPage, createPlaylist,  packagedRelease, patchScreen, storedMedia, useEnrolledServer, validManifest, type Player } from './runtime.fixtures';
+import {
+  activate,
+  appPage,
+  createPlaylist,
+  packagedRelease,
+  patchScreen,
+  storedMedia,
+  useEnrolledServer,
+  validManifest,
+  type Player,
+} from './runtime.fixtures';
 
 const env = useEnrolledServer();
 
-
-const deleteMedia = (id: string) => env.server.request('DELETE', `/api/v1/media/${id}`, { token: env.token, idempotencyKey: randomKey() });
-const deleteApplication = (id: string) => env.server.request('DELETE', `/api/v1/applications/${id}`, { token: env.token, idempotencyKey: randomKey() });
+const deleteMedia = (id: string) =>
+  env.server.request('DELETE', `/api/v1/media/${id}`, { token: env.token, idempotencyKey: randomKey() });
+const deleteApplication = (id: string) =>
+  env.server.request('DELETE', `/api/v1/applications/${id}`, { token: env.token, idempotencyKey: randomKey() });
 
 /** The player shows `doc`, activates it, then the screen is unassigned (nothing desired any more). */
 async function shownThenUnassigned(doc: unknown): Promise<{ p: Player; playlistId: string; next: string }> {
@@ -19,7 +30,14 @@ async function shownThenUnassigned(doc: unknown): Promise<{ p: Player; playlistI
   await patchScreen(env.server, env.token, p.screen.id, { playlist_id: null });
   const next = (await validManifest(env.server, p)).manifest.manifestRevision;
   // The playlist itself is gone too: only the player's active grant refers to the content now.
-  expect((await env.server.request('DELETE', `/api/v1/playlists/${playlistId}`, { token: env.token, idempotencyKey: randomKey() })).status).toBe(204);
+  expect(
+    (
+      await env.server.request('DELETE', `/api/v1/playlists/${playlistId}`, {
+        token: env.token,
+        idempotencyKey: randomKey(),
+      })
+    ).status,
+  ).toBe(204);
   return { p, playlistId, next };
 }
 
@@ -48,20 +66,36 @@ describe('active grants', () => {
     const archivedMedia = await storedMedia(env.server, env.tenantId, Buffer.from('archived'));
     const a = await shownThenUnassigned(imageDoc(archivedMedia));
     expect((await deleteMedia(archivedMedia)).status).toBe(409);
-    expect((await env.server.request('POST', `/api/v1/screens/${a.p.screen.id}/archive`, { token: env.token, idempotencyKey: randomKey() })).status).toBe(200);
+    expect(
+      (
+        await env.server.request('POST', `/api/v1/screens/${a.p.screen.id}/archive`, {
+          token: env.token,
+          idempotencyKey: randomKey(),
+        })
+      ).status,
+    ).toBe(200);
     expect((await deleteMedia(archivedMedia)).status).toBe(204);
 
     const deletedMedia = await storedMedia(env.server, env.tenantId, Buffer.from('deleted'));
     const d = await shownThenUnassigned(imageDoc(deletedMedia));
     expect((await deleteMedia(deletedMedia)).status).toBe(409);
-    expect((await env.server.request('DELETE', `/api/v1/screens/${d.p.screen.id}`, { token: env.token, idempotencyKey: randomKey() })).status).toBe(204);
+    expect(
+      (
+        await env.server.request('DELETE', `/api/v1/screens/${d.p.screen.id}`, {
+          token: env.token,
+          idempotencyKey: randomKey(),
+        })
+      ).status,
+    ).toBe(204);
     expect((await deleteMedia(deletedMedia)).status).toBe(204);
   });
 
   it('keep the desired rules of the playlists feature', async () => {
     const media = await storedMedia(env.server, env.tenantId, Buffer.from('desired'));
     const p = await env.player();
-    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: await createPlaylist(env.server, env.token, imageDoc(media)) });
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, imageDoc(media)),
+    });
     expect((await deleteMedia(media)).status).toBe(409); // assigned, never fetched nor activated
   });
 });

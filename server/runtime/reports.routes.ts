@@ -39,7 +39,8 @@ function contextOf<T>(ctx: ReportContext, schema: z.ZodType<T>): T {
 /** A minted manifest of this screen named by a report, or invalid_request. */
 async function reportedManifest(ctx: ReportContext, work: Work, revisionId: string): Promise<ManifestRecord> {
   const revision = manifestRevisionOf(ctx.principal.screenId, revisionId);
-  const record = revision === undefined ? undefined : await findManifest(ctx.services, work.db, ctx.principal.screenId, revision);
+  const record =
+    revision === undefined ? undefined : await findManifest(ctx.services, work.db, ctx.principal.screenId, revision);
   if (!record) throw invalidField('context.manifest_revision', 'is not a manifest revision this screen was given');
   return record;
 }
@@ -48,19 +49,43 @@ async function manifestActivated(ctx: ReportContext, work: Work): Promise<void> 
   const { principal, now } = ctx;
   const context = contextOf(ctx, ManifestActivatedContext);
   const record = await reportedManifest(ctx, work, context.manifest_revision);
-  const state = await work.db.selectFrom('screen_runtime_state').selectAll().where('screen_id', '=', principal.screenId).executeTakeFirst();
+  const state = await work.db
+    .selectFrom('screen_runtime_state')
+    .selectAll()
+    .where('screen_id', '=', principal.screenId)
+    .executeTakeFirst();
   if (state?.active_manifest_revision === record.revision) return; // idempotent for the active revision
-  const granted = record.revision === principal.manifestRevision || record.supersededAt === null || record.supersededAt > now - SUPERSEDED_MANIFEST_GRACE_MS;
-  if (!granted) throw problem('resource_conflict', 'this manifest revision no longer grants content; fetch the current manifest and activate that');
+  const granted =
+    record.revision === principal.manifestRevision ||
+    record.supersededAt === null ||
+    record.supersededAt > now - SUPERSEDED_MANIFEST_GRACE_MS;
+  if (!granted)
+    throw problem(
+      'resource_conflict',
+      'this manifest revision no longer grants content; fetch the current manifest and activate that',
+    );
 
   await work.db
     .insertInto('screen_runtime_state')
-    .values({ screen_id: principal.screenId, tenant_id: principal.tenantId, active_manifest_revision: record.revision, activated_at: now })
-    .onConflict((oc) => oc.column('screen_id').doUpdateSet({ active_manifest_revision: record.revision, activated_at: now }))
+    .values({
+      screen_id: principal.screenId,
+      tenant_id: principal.tenantId,
+      active_manifest_revision: record.revision,
+      activated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.column('screen_id').doUpdateSet({ active_manifest_revision: record.revision, activated_at: now }),
+    )
     .execute();
   // Release grants of revisions the player no longer shows end; the active and the newest stay.
-  const keep = [...new Set([record.revision, principal.manifestRevision])].map((r) => manifestRevisionId(principal.screenId, r));
-  await revokeReleaseGrants(work, { tenantId: principal.tenantId, screenId: principal.screenId, exceptManifestRevisions: keep }, now);
+  const keep = [...new Set([record.revision, principal.manifestRevision])].map((r) =>
+    manifestRevisionId(principal.screenId, r),
+  );
+  await revokeReleaseGrants(
+    work,
+    { tenantId: principal.tenantId, screenId: principal.screenId, exceptManifestRevisions: keep },
+    now,
+  );
   await ctx.services.events.append(
     work,
     {
@@ -71,7 +96,9 @@ async function manifestActivated(ctx: ReportContext, work: Work): Promise<void> 
       resource: { type: 'screen', id: principal.screenId },
       details: {
         manifest_revision: context.manifest_revision,
-        previous_manifest_revision: state ? manifestRevisionId(principal.screenId, state.active_manifest_revision) : null,
+        previous_manifest_revision: state
+          ? manifestRevisionId(principal.screenId, state.active_manifest_revision)
+          : null,
         content_access_generation: principal.contentAccessGeneration,
       },
       requestId: ctx.requestId,
@@ -115,10 +142,21 @@ async function applicationEvent(ctx: ReportContext, work: Work): Promise<void> {
   const { principal, now } = ctx;
   const context = contextOf(ctx, ApplicationEventContext);
   // Name the application when the active manifest shows it at that placement.
-  const state = await work.db.selectFrom('screen_runtime_state').select('active_manifest_revision').where('screen_id', '=', principal.screenId).executeTakeFirst();
-  const active = state ? await findManifest(ctx.services, work.db, principal.screenId, state.active_manifest_revision) : undefined;
-  const shown = active?.stored.pages.flatMap((page) => page.placements).find((p) => p.id === context.placement_id && p.content.type === 'application');
-  const app = shown?.content.type === 'application' ? { application_id: shown.content.applicationId, release_id: shown.content.releaseId } : undefined;
+  const state = await work.db
+    .selectFrom('screen_runtime_state')
+    .select('active_manifest_revision')
+    .where('screen_id', '=', principal.screenId)
+    .executeTakeFirst();
+  const active = state
+    ? await findManifest(ctx.services, work.db, principal.screenId, state.active_manifest_revision)
+    : undefined;
+  const shown = active?.stored.pages
+    .flatMap((page) => page.placements)
+    .find((p) => p.id === context.placement_id && p.content.type === 'application');
+  const app =
+    shown?.content.type === 'application'
+      ? { application_id: shown.content.applicationId, release_id: shown.content.releaseId }
+      : undefined;
   await ctx.services.events.append(
     work,
     {
@@ -157,7 +195,14 @@ export const postReport = mutation(
     auth: pairedRuntimeCookie,
     body: RuntimeReport,
     bodyLimit: REPORT_BODY_LIMIT,
-    rateLimits: (ctx) => [{ name: 'runtime-report', limit: REPORTS_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: (ctx.principal as RuntimePrincipal).screenId }],
+    rateLimits: (ctx) => [
+      {
+        name: 'runtime-report',
+        limit: REPORTS_PER_SCREEN_PER_MINUTE,
+        windowSeconds: 60,
+        key: (ctx.principal as RuntimePrincipal).screenId,
+      },
+    ],
   },
   async (ctx, work) => {
     const handlers: Record<string, (c: ReportContext, w: Work) => Promise<void>> = {

@@ -14,7 +14,15 @@ const states = new WeakMap<Services, RuntimeState>();
 
 function stateOf(services: Services): RuntimeState {
   let state = states.get(services);
-  if (!state) states.set(services, (state = { presence: new RuntimePresence(services.clock), egress: new ByteBudgets(), limits: { ...EGRESS_LIMITS } }));
+  if (!state)
+    states.set(
+      services,
+      (state = {
+        presence: new RuntimePresence(services.clock),
+        egress: new ByteBudgets(),
+        limits: { ...EGRESS_LIMITS },
+      }),
+    );
   return state;
 }
 

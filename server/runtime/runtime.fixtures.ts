@@ -8,7 +8,14 @@ import { TestClock } from '../clock';
 import { pairActiveScreen } from '../pairing/pairing.fixtures';
 import { packageBuilds, recordReleasePackage, writeReleasePackage } from '../applications/release-package';
 import { canvas, fullRect, insertMedia, insertRelease } from '../playlists/content.fixtures';
-import { CookieJar, randomKey, TestServer, type RequestOptions, type TestResponse, type TestServerOptions } from '../testing/harness';
+import {
+  CookieJar,
+  randomKey,
+  TestServer,
+  type RequestOptions,
+  type TestResponse,
+  type TestServerOptions,
+} from '../testing/harness';
 
 /** One server and one tenant for a test file, started before its tests and stopped after them. */
 export interface EnrolledServer {
@@ -107,17 +114,35 @@ export interface StoredMediaOptions {
 }
 
 /** A ready media whose bytes are really in the blob store (verification is the media feature's test). */
-export function storedMedia(server: TestServer, tenantId: string, bytes: Buffer, options: StoredMediaOptions = {}): Promise<string> {
+export function storedMedia(
+  server: TestServer,
+  tenantId: string,
+  bytes: Buffer,
+  options: StoredMediaOptions = {},
+): Promise<string> {
   const { contentType, durationMs, ...rest } = options;
   return insertMedia(server, tenantId, { ...rest, bytes, content_type: contentType, duration_ms: durationMs });
 }
 
 export function applicationPlacement(id: string, releaseId: string, extra: Record<string, unknown> = {}) {
-  return { id, content: { type: 'application', release_id: releaseId }, rect: fullRect, layer: 0, content_fit: 'fill', ...extra };
+  return {
+    id,
+    content: { type: 'application', release_id: releaseId },
+    rect: fullRect,
+    layer: 0,
+    content_fit: 'fill',
+    ...extra,
+  };
 }
 
 export function videoPlacement(id: string, mediaId: string) {
-  return { id, content: { type: 'video', selector: { by: 'id', media_id: mediaId } }, rect: fullRect, layer: 0, content_fit: 'contain' };
+  return {
+    id,
+    content: { type: 'video', selector: { by: 'id', media_id: mediaId } },
+    rect: fullRect,
+    layer: 0,
+    content_fit: 'contain',
+  };
 }
 
 export function appPage(id: string, releaseId: string) {
@@ -137,8 +162,17 @@ export async function createPlaylist(server: TestServer, token: string, doc: unk
   return res.json().id;
 }
 
-export async function patchScreen(server: TestServer, token: string, screenId: string, patch: Record<string, unknown>): Promise<TestResponse> {
-  const res = await server.request('PATCH', `/api/v1/screens/${screenId}`, { token, json: patch, idempotencyKey: randomKey() });
+export async function patchScreen(
+  server: TestServer,
+  token: string,
+  screenId: string,
+  patch: Record<string, unknown>,
+): Promise<TestResponse> {
+  const res = await server.request('PATCH', `/api/v1/screens/${screenId}`, {
+    token,
+    json: patch,
+    idempotencyKey: randomKey(),
+  });
   expect(res.status, res.text).toBe(200);
   return res;
 }
@@ -149,7 +183,10 @@ export function getManifest(server: TestServer, player: Player, options: Request
 }
 
 /** The manifest as the player validates it; fails the test when the player would reject it. */
-export async function validManifest(server: TestServer, player: Player): Promise<{ manifest: RuntimeManifest; etag: string }> {
+export async function validManifest(
+  server: TestServer,
+  player: Player,
+): Promise<{ manifest: RuntimeManifest; etag: string }> {
   const res = await getManifest(server, player);
   expect(res.status, res.text).toBe(200);
   const parsed = parseRuntimeManifest(res.json(), server.origin);
@@ -162,27 +199,52 @@ export async function report(server: TestServer, player: Player, body: unknown):
 }
 
 export async function activate(server: TestServer, player: Player, manifestRevision: string): Promise<void> {
-  const res = await report(server, player, { severity: 'info', code: 'manifest.activated', context: { manifest_revision: manifestRevision } });
+  const res = await report(server, player, {
+    severity: 'info',
+    code: 'manifest.activated',
+    context: { manifest_revision: manifestRevision },
+  });
   expect(res.status, res.text).toBe(202);
 }
 
 /** A ready release inserted directly, with its package stored as publication would (no files: an empty tar). */
-export async function packagedRelease(server: TestServer, tenantId: string): Promise<{ applicationId: string; releaseId: string }> {
+export async function packagedRelease(
+  server: TestServer,
+  tenantId: string,
+): Promise<{ applicationId: string; releaseId: string }> {
   const ids = await insertRelease(server, tenantId);
   const blob = await writeReleasePackage(server.services, ids.releaseId);
-  await recordReleasePackage(server.services.store.db, { id: ids.releaseId, tenant_id: tenantId }, blob, server.clock.now());
+  await recordReleasePackage(
+    server.services.store.db,
+    { id: ids.releaseId, tenant_id: tenantId },
+    blob,
+    server.clock.now(),
+  );
   return ids;
 }
 
 /** Uploads and publishes a small real application (files and package in the blob store); returns its ids. */
-export async function publishApp(server: TestServer, token: string, marker = 'hello'): Promise<{ applicationId: string; releaseId: string; hostLabel: string }> {
+export async function publishApp(
+  server: TestServer,
+  token: string,
+  marker = 'hello',
+): Promise<{ applicationId: string; releaseId: string; hostLabel: string }> {
   const fixture = archiveOf(sampleApp(marker));
   server.clock.advance(61_000); // uploads are budgeted per minute
-  const res = await server.request('POST', '/api/v1/applications', { token, idempotencyKey: randomKey(), body: fixture.body, headers: uploadHeadersOf(fixture.declaration) });
+  const res = await server.request('POST', '/api/v1/applications', {
+    token,
+    idempotencyKey: randomKey(),
+    body: fixture.body,
+    headers: uploadHeadersOf(fixture.declaration),
+  });
   expect(res.status, res.text).toBe(202);
   await server.services.operations.idle();
   await packageBuilds(server.services).idle(); // queued when the release was published
-  const release = await server.services.store.db.selectFrom('releases').selectAll().where('id', '=', res.json().release_id).executeTakeFirstOrThrow();
+  const release = await server.services.store.db
+    .selectFrom('releases')
+    .selectAll()
+    .where('id', '=', res.json().release_id)
+    .executeTakeFirstOrThrow();
   expect(release.state).toBe('ready');
   return { applicationId: release.application_id, releaseId: release.id, hostLabel: release.host_label };
 }

@@ -23,7 +23,9 @@ export function installRuntime(services: Services): void {
     runtime_kv: true,
     owner_kv: true,
   });
-  services.housekeeping.every('runtime-manifests', HOUSEKEEPING_EVERY_MS, () => pruneManifests(services, services.clock.now()));
+  services.housekeeping.every('runtime-manifests', HOUSEKEEPING_EVERY_MS, () =>
+    pruneManifests(services, services.clock.now()),
+  );
   services.housekeeping.every('kv-entries', HOUSEKEEPING_EVERY_MS, () => pruneKv(services, services.clock.now()));
 }
 
@@ -40,7 +42,10 @@ export async function pruneManifests(services: Services, now: number): Promise<v
         eb('screens.state', '=', 'deleted'),
         eb.and([
           eb('runtime_manifests.superseded_at', '<', now - MANIFEST_RETENTION_MS),
-          eb.or([eb('screen_runtime_state.active_manifest_revision', 'is', null), eb('screen_runtime_state.active_manifest_revision', '!=', eb.ref('runtime_manifests.manifest_revision'))]),
+          eb.or([
+            eb('screen_runtime_state.active_manifest_revision', 'is', null),
+            eb('screen_runtime_state.active_manifest_revision', '!=', eb.ref('runtime_manifests.manifest_revision')),
+          ]),
         ]),
       ]),
     )
@@ -48,8 +53,16 @@ export async function pruneManifests(services: Services, now: number): Promise<v
     .execute();
   for (const m of stale) {
     await services.store.transaction(async ({ db: tx }) => {
-      await tx.deleteFrom('runtime_manifest_content').where('screen_id', '=', m.screen_id).where('manifest_revision', '=', m.manifest_revision).execute();
-      await tx.deleteFrom('runtime_manifests').where('screen_id', '=', m.screen_id).where('manifest_revision', '=', m.manifest_revision).execute();
+      await tx
+        .deleteFrom('runtime_manifest_content')
+        .where('screen_id', '=', m.screen_id)
+        .where('manifest_revision', '=', m.manifest_revision)
+        .execute();
+      await tx
+        .deleteFrom('runtime_manifests')
+        .where('screen_id', '=', m.screen_id)
+        .where('manifest_revision', '=', m.manifest_revision)
+        .execute();
     });
   }
   await db

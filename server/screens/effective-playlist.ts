@@ -23,8 +23,12 @@ export interface EffectiveInputs {
   unavailable?: ReadonlySet<string>;
 }
 
-export function resolveEffectivePlaylist(screen: { playlist_id: string | null }, inputs: EffectiveInputs): EffectivePlaylist {
-  const usable = (id: string | null | undefined): id is string => typeof id === 'string' && !inputs.unavailable?.has(id);
+export function resolveEffectivePlaylist(
+  screen: { playlist_id: string | null },
+  inputs: EffectiveInputs,
+): EffectivePlaylist {
+  const usable = (id: string | null | undefined): id is string =>
+    typeof id === 'string' && !inputs.unavailable?.has(id);
   if (inputs.takeover && inputs.now < inputs.takeover.until && usable(inputs.takeover.playlistId)) {
     return { playlistId: inputs.takeover.playlistId, source: 'takeover' };
   }

@@ -21,7 +21,13 @@ export function installScreens(services: Services): void {
   services.housekeeping.every('pairing-records', HOUSEKEEPING_EVERY_MS, async () => {
     const now = services.clock.now();
     const { db } = services.store;
-    await db.deleteFrom('pairing_sessions').where('expires_at', '<', now - EXPIRED_RECORD_GRACE_MS).execute();
-    await db.deleteFrom('runtime_sessions').where('expires_at', '<', now - EXPIRED_RECORD_GRACE_MS).execute();
+    await db
+      .deleteFrom('pairing_sessions')
+      .where('expires_at', '<', now - EXPIRED_RECORD_GRACE_MS)
+      .execute();
+    await db
+      .deleteFrom('runtime_sessions')
+      .where('expires_at', '<', now - EXPIRED_RECORD_GRACE_MS)
+      .execute();
   });
 }

@@ -6,7 +6,15 @@ import { accountBearer, anyBearer, projectBearer, type TenantPrincipal } from '.
 import { clientIp } from '../http/client-ip';
 import { problem } from '../http/problem';
 import { admit } from '../http/rate-limit';
-import { mutation, query, reply, type AnyContext, type Authenticator, type Mode, type RequestContext } from '../http/route';
+import {
+  mutation,
+  query,
+  reply,
+  type AnyContext,
+  type Authenticator,
+  type Mode,
+  type RequestContext,
+} from '../http/route';
 import { newId } from '../keys';
 import { revokeDevices, revokeRuntimeSessions } from '../pairing/pairing';
 import { checkAssignable } from '../playlists/playlists';
@@ -24,16 +32,26 @@ const SCREEN_CONTROL_PER_IP_PER_MINUTE = 60; // spec: screen-control-ip, shared 
 
 const PRIVATE_NO_STORE = { 'Cache-Control': 'private, no-store' };
 
-
 export const listScreens = query({ auth: anyBearer, area: 'screens', query: ScreenListQuery }, async (ctx) => {
   const { db } = ctx.services.store;
   let q = db.selectFrom('screens').selectAll().where('tenant_id', '=', ctx.principal.tenantId);
   q = ctx.query.state ? q.where('state', '=', ctx.query.state) : q.where('state', 'in', ['pairing_pending', 'active']);
   if (ctx.query.tag) {
-    q = q.where('id', 'in', db.selectFrom('screen_tags').select('screen_id').where('tenant_id', '=', ctx.principal.tenantId).where('tag', '=', ctx.query.tag));
+    q = q.where(
+      'id',
+      'in',
+      db
+        .selectFrom('screen_tags')
+        .select('screen_id')
+        .where('tenant_id', '=', ctx.principal.tenantId)
+        .where('tag', '=', ctx.query.tag),
+    );
   }
   const rows = await q.orderBy('created_at').orderBy('id').execute();
-  const tags = await tagsOf(db, rows.map((r) => r.id));
+  const tags = await tagsOf(
+    db,
+    rows.map((r) => r.id),
+  );
   const body: ScreenList = { items: rows.map((r) => screenView(ctx.services, r, tags.get(r.id)!)) };
   return reply.ok(body);
 });
@@ -62,7 +80,13 @@ export const patchScreen = mutation(
     if (patch.timezone !== undefined && patch.timezone !== before.timezone) {
       if (!isIanaZoneName(patch.timezone)) {
         throw problem('invalid_request', `timezone: "${patch.timezone}" is not an IANA time-zone identifier`, {
-          errors: [{ field: 'timezone', code: 'invalid', detail: 'must be an IANA time-zone identifier such as Europe/Berlin' }],
+          errors: [
+            {
+              field: 'timezone',
+              code: 'invalid',
+              detail: 'must be an IANA time-zone identifier such as Europe/Berlin',
+            },
+          ],
         });
       }
       change.set.timezone = patch.timezone;
@@ -72,7 +96,14 @@ export const patchScreen = mutation(
     if (patch.playlist_id !== undefined && patch.playlist_id !== before.playlist_id) {
       change.set.playlist_id = patch.playlist_id;
       change.changes.push('playlist_id');
-      if (patch.playlist_id !== null) await checkAssignable(work.db, before.tenant_id, patch.playlist_id, change.set.timezone ?? before.timezone, 'playlist_id');
+      if (patch.playlist_id !== null)
+        await checkAssignable(
+          work.db,
+          before.tenant_id,
+          patch.playlist_id,
+          change.set.timezone ?? before.timezone,
+          'playlist_id',
+        );
       remint = 'playlist_assigned';
     }
     if (patch.tags !== undefined) {
@@ -83,7 +114,8 @@ export const patchScreen = mutation(
         change.changes.push('tags');
       }
     }
-    if (change.changes.length === 0) return reply.ok(await viewOf(ctx.services, work.db, before), { revision: before.revision });
+    if (change.changes.length === 0)
+      return reply.ok(await viewOf(ctx.services, work.db, before), { revision: before.revision });
     // An archived screen shows dark glass whatever its settings: its manifest is reminted on unarchive.
     if (remint && before.state !== 'archived') change.remint = remint;
     const after = await changeScreen(ctx.services.events, work, before, change, ctx.now, ctx.requestId);
@@ -98,12 +130,15 @@ function transition(
   policy: { auth: Authenticator<TenantPrincipal>; mode: Mode },
   apply: (ctx: TransitionContext, before: ScreenTable, work: Work) => Promise<ScreenTable>,
 ) {
-  return mutation({ auth: policy.auth, area: 'screens', ifMatch: policy.mode, idempotency: policy.mode }, async (ctx, work) => {
-    const before = await findScreen(work.db, ctx.principal.tenantId, ctx.params.id!);
-    ctx.checkRevision(before.revision);
-    const after = await apply(ctx, before, work);
-    return reply.ok(await viewOf(ctx.services, work.db, after), { revision: after.revision });
-  });
+  return mutation(
+    { auth: policy.auth, area: 'screens', ifMatch: policy.mode, idempotency: policy.mode },
+    async (ctx, work) => {
+      const before = await findScreen(work.db, ctx.principal.tenantId, ctx.params.id!);
+      ctx.checkRevision(before.revision);
+      const after = await apply(ctx, before, work);
+      return reply.ok(await viewOf(ctx.services, work.db, after), { revision: after.revision });
+    },
+  );
 }
 
 export const archiveScreen = transition({ auth: projectBearer, mode: 'optional' }, async (ctx, before, work) => {
@@ -116,7 +151,11 @@ export const archiveScreen = transition({ auth: projectBearer, mode: 'optional' 
     {
       set: { state: 'archived', archived_at: ctx.now },
       changes: ['state'],
-      lifecycle: { type: 'screen.archived', message: 'screen archived: hidden from the default list, glass darkened', runtime: true },
+      lifecycle: {
+        type: 'screen.archived',
+        message: 'screen archived: hidden from the default list, glass darkened',
+        runtime: true,
+      },
       remint: 'archived',
     },
     ctx.now,
@@ -134,7 +173,11 @@ export const unarchiveScreen = transition({ auth: projectBearer, mode: 'optional
     {
       set: { state: 'active', archived_at: null },
       changes: ['state'],
-      lifecycle: { type: 'screen.unarchived', message: 'screen unarchived: listed again, normal manifest reminted', runtime: true },
+      lifecycle: {
+        type: 'screen.unarchived',
+        message: 'screen unarchived: listed again, normal manifest reminted',
+        runtime: true,
+      },
       remint: 'unarchived',
     },
     ctx.now,
@@ -152,7 +195,11 @@ export const rotatePublicId = transition({ auth: anyBearer, mode: 'required-in-A
       set: { public_id: newPublicId() },
       changes: ['public_id', 'content_access_generation'],
       regrant: true,
-      lifecycle: { type: 'screen.public_id_rotated', message: 'public URL rotated; runtime sessions invalidated, device credential kept', runtime: true },
+      lifecycle: {
+        type: 'screen.public_id_rotated',
+        message: 'public URL rotated; runtime sessions invalidated, device credential kept',
+        runtime: true,
+      },
     },
     ctx.now,
     ctx.requestId,
@@ -171,7 +218,10 @@ export const revokeCredential = transition({ auth: accountBearer, mode: 'require
     {
       changes: ['device_credential', 'content_access_generation'],
       regrant: true,
-      lifecycle: { type: 'screen.credential_revoked', message: 'paired device credential and all runtime grants revoked; public URL kept' },
+      lifecycle: {
+        type: 'screen.credential_revoked',
+        message: 'paired device credential and all runtime grants revoked; public URL kept',
+      },
     },
     ctx.now,
     ctx.requestId,
@@ -194,7 +244,11 @@ async function signalRegrant(ctx: AnyContext, work: Work, screen: ScreenTable): 
       type: 'screen.manifest_changed',
       message: 'grants reissued at a new content-access generation',
       resource: { type: 'screen', id: screen.id },
-      details: { manifest_revision: screen.manifest_revision, content_access_generation: screen.content_access_generation, reason: 'content_access_regranted' },
+      details: {
+        manifest_revision: screen.manifest_revision,
+        content_access_generation: screen.content_access_generation,
+        reason: 'content_access_regranted',
+      },
       requestId: ctx.requestId,
     },
     ctx.now,
@@ -207,13 +261,18 @@ export const deleteScreen = mutation(
     area: 'screens',
     ifMatch: 'required-in-A',
     idempotency: 'required-in-A',
-    rateLimits: (ctx) => [{ name: 'screen-control-ip', limit: SCREEN_CONTROL_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) }],
+    rateLimits: (ctx) => [
+      { name: 'screen-control-ip', limit: SCREEN_CONTROL_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) },
+    ],
   },
   async (ctx, work) => {
     const before = await findScreen(work.db, ctx.principal.tenantId, ctx.params.id!);
     ctx.checkRevision(before.revision);
     if (before.native_identity) {
-      throw problem('screen_archive_required', `screen ${before.id} is bound to a native player identity; archive it instead of deleting it`);
+      throw problem(
+        'screen_archive_required',
+        `screen ${before.id} is bound to a native player identity; archive it instead of deleting it`,
+      );
     }
     if (before.state !== 'archived') await releaseScreen(work.db, before.tenant_id);
     await revokeDevices(work, before.id, ctx.now);
@@ -227,7 +286,11 @@ export const deleteScreen = mutation(
       {
         set: { state: 'deleted', deleted_at: ctx.now },
         changes: ['state'],
-        lifecycle: { type: 'screen.deleted', message: 'screen deleted; its cookies and runtime grants are revoked', runtime: true },
+        lifecycle: {
+          type: 'screen.deleted',
+          message: 'screen deleted; its cookies and runtime grants are revoked',
+          runtime: true,
+        },
       },
       ctx.now,
       ctx.requestId,
@@ -247,7 +310,8 @@ export const reloadScreen = mutation(
   async (ctx, work) => {
     const screen = await findScreen(work.db, ctx.principal.tenantId, ctx.params.id!);
     ctx.checkRevision(screen.revision);
-    if (screen.state === 'pairing_pending') throw problem('resource_conflict', `screen ${screen.id} is still pairing_pending; there is no player to reload`);
+    if (screen.state === 'pairing_pending')
+      throw problem('resource_conflict', `screen ${screen.id} is still pairing_pending; there is no player to reload`);
     // Budgets are spent only once the screen is known to be the caller's: requests about another
     // tenant's screen id answer not_found and never spend that screen's budget.
     Object.assign(
@@ -256,7 +320,12 @@ export const reloadScreen = mutation(
         ctx.services.rateLimiter,
         [
           { name: 'reload-project', limit: RELOADS_PER_PROJECT_PER_MINUTE, windowSeconds: 60, key: screen.tenant_id },
-          { name: 'reload-screen', limit: RELOADS_PER_SCREEN_PER_MINUTE, windowSeconds: 60, key: `${screen.tenant_id}:${screen.id}` },
+          {
+            name: 'reload-screen',
+            limit: RELOADS_PER_SCREEN_PER_MINUTE,
+            windowSeconds: 60,
+            key: `${screen.tenant_id}:${screen.id}`,
+          },
         ],
         ctx.now,
       ),

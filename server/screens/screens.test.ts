@@ -83,7 +83,8 @@ describe('reading screens', () => {
     await server.request('POST', `/api/v1/screens/${archived.id}/archive`, { token: t });
     await server.request('PATCH', `/api/v1/screens/${active.id}`, { token: t, json: { tags: ['lobby', 'north'] } });
 
-    const ids = async (q: string) => (await server.request('GET', `/api/v1/screens${q}`, { token: t })).json().items.map((s: { id: string }) => s.id);
+    const ids = async (q: string) =>
+      (await server.request('GET', `/api/v1/screens${q}`, { token: t })).json().items.map((s: { id: string }) => s.id);
     expect(await ids('')).toEqual([pending.id, active.id]);
     expect(await ids('?state=archived')).toEqual([archived.id]);
     expect(await ids('?state=active')).toEqual([active.id]);
@@ -122,7 +123,11 @@ describe('PATCH', () => {
     nextMinute();
     const screen = await pairPendingScreen(server, token);
     const seen = (await screenEvents(screen.id)).length;
-    const res = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { name: 'Front desk' }, ifMatch: 1 });
+    const res = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { name: 'Front desk' },
+      ifMatch: 1,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.etag).toBe('"2"');
     expect(res.json()).toMatchObject({ label: 'Front desk', name: 'Front desk', revision: 2, manifest_revision: 1 });
@@ -135,12 +140,18 @@ describe('PATCH', () => {
     nextMinute();
     const screen = await pairPendingScreen(server, token);
     const seen = (await screenEvents(screen.id)).length;
-    const res = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { tags: ['north', 'Lobby'] } });
+    const res = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { tags: ['north', 'Lobby'] },
+    });
     expect(res.json()).toMatchObject({ tags: ['Lobby', 'north'], revision: 2, manifest_revision: 1 });
     const events = await eventsAfter(screen.id, seen);
     expect(events.map((e) => e.type)).toEqual(['screen.updated']);
     expect(events[0]!.details.tags).toEqual(['Lobby', 'north']);
-    const replaced = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { tags: ['south'] } });
+    const replaced = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { tags: ['south'] },
+    });
     expect(replaced.json().tags).toEqual(['south']);
     const cleared = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { tags: [] } });
     expect(cleared.json()).toMatchObject({ tags: [], revision: 4, manifest_revision: 1 });
@@ -154,13 +165,20 @@ describe('PATCH', () => {
     const first = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: set });
     expect(first.json()).toMatchObject({ revision: 2, manifest_revision: 2 });
     const seen = (await screenEvents(screen.id)).length;
-    const same = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { ...set, tags: ['Lobby', 'north'] }, ifMatch: 2 });
+    const same = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { ...set, tags: ['Lobby', 'north'] },
+      ifMatch: 2,
+    });
     expect(same.status).toBe(200);
     expect(same.headers.etag).toBe('"2"');
     expect(same.json()).toEqual(first.json());
     expect(await eventsAfter(screen.id, seen)).toEqual([]);
     // Only what differs is written and named.
-    const partly = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { ...set, name: 'Hall 2' } });
+    const partly = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { ...set, name: 'Hall 2' },
+    });
     expect(partly.json()).toMatchObject({ name: 'Hall 2', revision: 3, manifest_revision: 2 });
     const events = await eventsAfter(screen.id, seen);
     expect(events.map((e) => e.type)).toEqual(['screen.updated']);
@@ -195,7 +213,10 @@ describe('PATCH', () => {
     nextMinute();
     const screen = await pairPendingScreen(server, token);
     const seen = (await screenEvents(screen.id)).length;
-    const res = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { timezone: 'Europe/Berlin' } });
+    const res = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { timezone: 'Europe/Berlin' },
+    });
     expect(res.json()).toMatchObject({ timezone: 'Europe/Berlin', revision: 2, manifest_revision: 2 });
     const events = await eventsAfter(screen.id, seen);
     expect(events.map((e) => [e.type, e.runtime])).toEqual([
@@ -203,9 +224,15 @@ describe('PATCH', () => {
       ['screen.manifest_changed', 1],
     ]);
     expect(events[1]!.details).toMatchObject({ manifest_revision: 2, reason: 'timezone_changed' });
-    const same = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { timezone: 'Europe/Berlin' } });
+    const same = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { timezone: 'Europe/Berlin' },
+    });
     expect(same.json()).toMatchObject({ revision: 2, manifest_revision: 2 });
-    const alias = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { timezone: 'US/Pacific' } });
+    const alias = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { timezone: 'US/Pacific' },
+    });
     expect(alias.json()).toMatchObject({ timezone: 'US/Pacific', revision: 3, manifest_revision: 3 });
   });
 
@@ -216,17 +243,32 @@ describe('PATCH', () => {
     const screen = claim.json().screen;
     const playlist = await createPlaylist(token, projectId);
     const seen = (await screenEvents(screen.id)).length;
-    const res = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id }, ifMatch: screen.revision });
+    const res = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { playlist_id: playlist.id },
+      ifMatch: screen.revision,
+    });
     expect(res.status).toBe(200);
-    expect(res.json()).toMatchObject({ state: 'pairing_pending', playlist_id: playlist.id, revision: 2, manifest_revision: 2 });
+    expect(res.json()).toMatchObject({
+      state: 'pairing_pending',
+      playlist_id: playlist.id,
+      revision: 2,
+      manifest_revision: 2,
+    });
     const events = await eventsAfter(screen.id, seen);
     expect(events.map((e) => e.type)).toEqual(['screen.updated', 'screen.manifest_changed']);
     expect(events[0]!.request_id).toBe(events[1]!.request_id);
     expect(events[1]!.details.reason).toBe('playlist_assigned');
     // Assigning the same playlist again changes nothing.
-    const again = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } });
+    const again = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { playlist_id: playlist.id },
+    });
     expect(again.json()).toMatchObject({ revision: 2, manifest_revision: 2 });
-    const unassigned = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: null } });
+    const unassigned = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { playlist_id: null },
+    });
     expect(unassigned.json()).toMatchObject({ revision: 3, manifest_revision: 3 });
     expect(unassigned.json().playlist_id).toBeUndefined();
   });
@@ -246,28 +288,57 @@ describe('PATCH', () => {
   it('requires a timezone before a playlist with page visibility is assigned', async () => {
     nextMinute();
     const screen = await pairPendingScreen(server, token);
-    const scheduled = page('evening', [imagePlacement('hero', { by: 'id', media_id: await insertMedia(server, projectId) })], {
-      visibility: { enabled: true, windows: [{ days: ['fri'], start: '18:00', end: '02:00' }] },
-    });
+    const scheduled = page(
+      'evening',
+      [imagePlacement('hero', { by: 'id', media_id: await insertMedia(server, projectId) })],
+      {
+        visibility: { enabled: true, windows: [{ days: ['fri'], start: '18:00', end: '02:00' }] },
+      },
+    );
     const playlist = await createPlaylist(token, projectId, scheduled);
-    const refused = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } });
+    const refused = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { playlist_id: playlist.id },
+    });
     expect(refused.status).toBe(400);
     expect(refused.json().errors[0]).toMatchObject({ field: 'timezone', code: 'required' });
-    const both = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id, timezone: 'Europe/Paris' } });
+    const both = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { playlist_id: playlist.id, timezone: 'Europe/Paris' },
+    });
     expect(both.status).toBe(200);
-    expect(both.json()).toMatchObject({ playlist_id: playlist.id, timezone: 'Europe/Paris', revision: 2, manifest_revision: 2 });
+    expect(both.json()).toMatchObject({
+      playlist_id: playlist.id,
+      timezone: 'Europe/Paris',
+      revision: 2,
+      manifest_revision: 2,
+    });
   });
 
   it('follows Model A rules for an account: If-Match required, stale gives revision_conflict', async () => {
     nextMinute();
     const account = await server.createAccount();
     const screen = await pairPendingScreen(server, account.token);
-    const missing = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token: account.token, json: { name: 'x' }, idempotencyKey: randomKey() });
+    const missing = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token: account.token,
+      json: { name: 'x' },
+      idempotencyKey: randomKey(),
+    });
     expect(missing.status).toBe(400);
-    const stale = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token: account.token, json: { name: 'x' }, ifMatch: 7, idempotencyKey: randomKey() });
+    const stale = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token: account.token,
+      json: { name: 'x' },
+      ifMatch: 7,
+      idempotencyKey: randomKey(),
+    });
     expect(stale.status).toBe(412);
     expect(stale.json()).toMatchObject({ code: 'revision_conflict', current_revision: 1 });
-    const ok = await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token: account.token, json: { name: 'x' }, ifMatch: 1, idempotencyKey: randomKey() });
+    const ok = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token: account.token,
+      json: { name: 'x' },
+      ifMatch: 1,
+      idempotencyKey: randomKey(),
+    });
     expect(ok.status).toBe(200);
   });
 });
@@ -288,7 +359,9 @@ describe('the Screen table', () => {
       ['screen.archived', 1],
       ['screen.manifest_changed', 1],
     ]);
-    expect((await server.request('GET', '/api/v1/screens', { token })).json().items.map((s: { id: string }) => s.id)).not.toContain(screen.id);
+    expect(
+      (await server.request('GET', '/api/v1/screens', { token })).json().items.map((s: { id: string }) => s.id),
+    ).not.toContain(screen.id);
     expect((await get(screen.id)).json().state).toBe('archived');
     const again = await server.request('POST', `/api/v1/screens/${screen.id}/archive`, { token });
     expect(again.status).toBe(409);
@@ -327,7 +400,11 @@ describe('the Screen table', () => {
     nextMinute();
     const account = await server.createAccount();
     const screen = await pairPendingScreen(server, account.token);
-    const res = await server.request('POST', `/api/v1/screens/${screen.id}/archive`, { token: account.token, ifMatch: 1, idempotencyKey: randomKey() });
+    const res = await server.request('POST', `/api/v1/screens/${screen.id}/archive`, {
+      token: account.token,
+      ifMatch: 1,
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(403);
   });
 
@@ -341,7 +418,11 @@ describe('the Screen table', () => {
     expect(await screenCount()).toBe(count - 1);
     expect((await get(screen.id)).status).toBe(404);
     expect((await server.request('DELETE', `/api/v1/screens/${screen.id}`, { token })).status).toBe(404);
-    const tombstone = await server.services.store.db.selectFrom('screens').select(['state', 'deleted_at', 'revision']).where('id', '=', screen.id).executeTakeFirstOrThrow();
+    const tombstone = await server.services.store.db
+      .selectFrom('screens')
+      .select(['state', 'deleted_at', 'revision'])
+      .where('id', '=', screen.id)
+      .executeTakeFirstOrThrow();
     expect(tombstone).toMatchObject({ state: 'deleted', deleted_at: server.clock.now(), revision: 2 });
     const events = await eventsAfter(screen.id, seen);
     expect(events.map((e) => [e.type, e.runtime])).toEqual([
@@ -350,7 +431,11 @@ describe('the Screen table', () => {
     ]);
 
     const native = await pairPendingScreen(server, token);
-    await server.services.store.db.updateTable('screens').set({ native_identity: 1 }).where('id', '=', native.id).execute();
+    await server.services.store.db
+      .updateTable('screens')
+      .set({ native_identity: 1 })
+      .where('id', '=', native.id)
+      .execute();
     const refused = await server.request('DELETE', `/api/v1/screens/${native.id}`, { token });
     expect(refused.status).toBe(409);
     expect(refused.json().code).toBe('screen_archive_required');
@@ -373,7 +458,12 @@ describe('the Screen table', () => {
     const res = await server.request('POST', `/api/v1/screens/${screen.id}/public-id/rotate`, { token, ifMatch: 2 });
     expect(res.status).toBe(200);
     expect(res.headers.etag).toBe('"3"');
-    expect(res.json()).toMatchObject({ state: 'active', revision: 3, content_access_generation: 2, manifest_revision: screen.manifest_revision });
+    expect(res.json()).toMatchObject({
+      state: 'active',
+      revision: 3,
+      content_access_generation: 2,
+      manifest_revision: screen.manifest_revision,
+    });
     expect(res.json().public_id).not.toBe(screen.public_id);
     const events = await eventsAfter(screen.id, seen);
     expect(events.map((e) => [e.type, e.runtime])).toEqual([
@@ -381,7 +471,11 @@ describe('the Screen table', () => {
       ['screen.public_id_rotated', 1],
       ['screen.manifest_changed', 1],
     ]);
-    expect(events[2]!.details).toMatchObject({ reason: 'content_access_regranted', content_access_generation: 2, manifest_revision: 1 });
+    expect(events[2]!.details).toMatchObject({
+      reason: 'content_access_regranted',
+      content_access_generation: 2,
+      manifest_revision: 1,
+    });
   });
 });
 
@@ -404,7 +498,12 @@ describe('reload', () => {
     const reloads = (await screenEvents(screen.id)).filter((e) => e.type === 'player.reload');
     expect(reloads).toHaveLength(1);
     expect(reloads[0]!.runtime).toBe(1);
-    expect(reloads[0]!.details).toEqual({ reason: 'project', reload_id: body.reload_id, spread_s: 0, expires_at: body.expires_at });
+    expect(reloads[0]!.details).toEqual({
+      reason: 'project',
+      reload_id: body.reload_id,
+      spread_s: 0,
+      expires_at: body.expires_at,
+    });
 
     server.clock.advance(23 * 3600_000);
     const again = await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token, idempotencyKey: key });
@@ -424,7 +523,8 @@ describe('reload', () => {
   it('limits reloads per screen', async () => {
     nextMinute();
     const { screen } = await pairActiveScreen(server, token);
-    for (let i = 0; i < 6; i++) expect((await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token })).status).toBe(202);
+    for (let i = 0; i < 6; i++)
+      expect((await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token })).status).toBe(202);
     const limited = await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token });
     expect(limited.status).toBe(429);
     expect(limited.headers['ratelimit-policy']).toContain('reload-screen');
@@ -447,8 +547,10 @@ describe('reload', () => {
   it('spends nothing of the project budget on a reload the screen budget refuses', async () => {
     nextMinute();
     const { screen } = await pairActiveScreen(server, token);
-    for (let i = 0; i < 6; i++) expect((await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token })).status).toBe(202);
-    for (let i = 0; i < 3; i++) expect((await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token })).status).toBe(429);
+    for (let i = 0; i < 6; i++)
+      expect((await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token })).status).toBe(202);
+    for (let i = 0; i < 3; i++)
+      expect((await server.request('POST', `/api/v1/screens/${screen.id}/reload`, { token })).status).toBe(429);
     const { screen: another } = await pairActiveScreen(server, token);
     const res = await server.request('POST', `/api/v1/screens/${another.id}/reload`, { token });
     expect(res.status).toBe(202);
@@ -471,7 +573,11 @@ describe('the screen quota', () => {
     const refused = await claimCode(server, t, code);
     expect(refused.status).toBe(413);
     expect(refused.json().code).toBe('quota_exceeded');
-    const provision = await server.request('POST', '/api/v1/screens/provision', { token: t, json: {}, idempotencyKey: randomKey() });
+    const provision = await server.request('POST', '/api/v1/screens/provision', {
+      token: t,
+      json: {},
+      idempotencyKey: randomKey(),
+    });
     expect(provision.status).toBe(413);
 
     // Archiving frees a place; unarchiving needs one again.

@@ -43,7 +43,13 @@ function presenceOf(services: Services): ScreenPresence {
 
 /** A screen that is not deleted, of this tenant; anything else is not_found. */
 export async function findScreen(db: Db | Tx, tenantId: string, id: string): Promise<ScreenTable> {
-  const row = await db.selectFrom('screens').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).where('state', '!=', 'deleted').executeTakeFirst();
+  const row = await db
+    .selectFrom('screens')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .where('state', '!=', 'deleted')
+    .executeTakeFirst();
   if (!row) throw problem('not_found', `screen ${id} not found`);
   return row;
 }
@@ -51,7 +57,12 @@ export async function findScreen(db: Db | Tx, tenantId: string, id: string): Pro
 export async function tagsOf(db: Db | Tx, screenIds: string[]): Promise<Map<string, string[]>> {
   const tags = new Map<string, string[]>(screenIds.map((id) => [id, []]));
   if (screenIds.length === 0) return tags;
-  const rows = await db.selectFrom('screen_tags').select(['screen_id', 'tag']).where('screen_id', 'in', screenIds).orderBy('tag').execute();
+  const rows = await db
+    .selectFrom('screen_tags')
+    .select(['screen_id', 'tag'])
+    .where('screen_id', 'in', screenIds)
+    .orderBy('tag')
+    .execute();
   for (const r of rows) tags.get(r.screen_id)?.push(r.tag);
   return tags;
 }
@@ -125,7 +136,12 @@ export async function createScreen(
 
 export interface ScreenChange {
   /** Column values to write (besides revision, manifest_revision and updated_at). */
-  set?: Partial<Pick<ScreenTable, 'label' | 'state' | 'playlist_id' | 'timezone' | 'public_id' | 'paired_at' | 'archived_at' | 'deleted_at'>>;
+  set?: Partial<
+    Pick<
+      ScreenTable,
+      'label' | 'state' | 'playlist_id' | 'timezone' | 'public_id' | 'paired_at' | 'archived_at' | 'deleted_at'
+    >
+  >;
   /** Names of what changed, for `screen.updated` details. */
   changes: string[];
   /** The new tag set, when it changed (written to screen_tags; `details.tags`). */
@@ -177,7 +193,10 @@ export async function changeScreen(
     .where('id', '=', before.id)
     .where('revision', '=', before.revision)
     .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) throw problem('revision_conflict', `screen ${before.id} changed meanwhile; retry`, { current_revision: before.revision + 1 });
+  if (Number(updated.numUpdatedRows) !== 1)
+    throw problem('revision_conflict', `screen ${before.id} changed meanwhile; retry`, {
+      current_revision: before.revision + 1,
+    });
   // Release grants end with the generation they were issued at, and when glass goes dark or away.
   const leaving = (state: string) => after.state === state && before.state !== state;
   if (change.regrant || leaving('archived') || leaving('deleted')) {
@@ -187,20 +206,38 @@ export async function changeScreen(
   if (change.tags) {
     await work.db.deleteFrom('screen_tags').where('screen_id', '=', before.id).execute();
     if (change.tags.length > 0) {
-      await work.db.insertInto('screen_tags').values(change.tags.map((tag) => ({ screen_id: before.id, tenant_id: before.tenant_id, tag }))).execute();
+      await work.db
+        .insertInto('screen_tags')
+        .values(change.tags.map((tag) => ({ screen_id: before.id, tenant_id: before.tenant_id, tag })))
+        .execute();
     }
   }
   if (change.set && 'playlist_id' in change.set) {
-    await work.db.deleteFrom('screen_playlist_references').where('screen_id', '=', before.id).where('role', '=', 'assignment').execute();
+    await work.db
+      .deleteFrom('screen_playlist_references')
+      .where('screen_id', '=', before.id)
+      .where('role', '=', 'assignment')
+      .execute();
     if (after.playlist_id !== null) {
       await work.db
         .insertInto('screen_playlist_references')
-        .values({ screen_id: before.id, tenant_id: before.tenant_id, playlist_id: after.playlist_id, role: 'assignment', entry_id: '' })
+        .values({
+          screen_id: before.id,
+          tenant_id: before.tenant_id,
+          playlist_id: after.playlist_id,
+          role: 'assignment',
+          entry_id: '',
+        })
         .execute();
     }
   }
 
-  const base = { tenantId: before.tenant_id, screenId: before.id, resource: { type: 'screen', id: before.id }, requestId };
+  const base = {
+    tenantId: before.tenant_id,
+    screenId: before.id,
+    resource: { type: 'screen', id: before.id },
+    requestId,
+  };
   await events.append(
     work,
     {
@@ -214,7 +251,13 @@ export async function changeScreen(
   if (change.lifecycle) {
     await events.append(
       work,
-      { ...base, type: change.lifecycle.type, message: change.lifecycle.message, runtime: change.lifecycle.runtime, details: { revision: after.revision, state: after.state } },
+      {
+        ...base,
+        type: change.lifecycle.type,
+        message: change.lifecycle.message,
+        runtime: change.lifecycle.runtime,
+        details: { revision: after.revision, state: after.state },
+      },
       now,
     );
   }
@@ -222,7 +265,14 @@ export async function changeScreen(
   return after;
 }
 
-async function appendManifestChanged(events: EventLog, work: Work, screen: ScreenTable, reason: string, now: number, requestId?: string): Promise<void> {
+async function appendManifestChanged(
+  events: EventLog,
+  work: Work,
+  screen: ScreenTable,
+  reason: string,
+  now: number,
+  requestId?: string,
+): Promise<void> {
   await events.append(
     work,
     {
@@ -232,7 +282,11 @@ async function appendManifestChanged(events: EventLog, work: Work, screen: Scree
       type: 'screen.manifest_changed',
       message: `the screen's manifest changed (${reason})`,
       resource: { type: 'screen', id: screen.id },
-      details: { manifest_revision: screen.manifest_revision, content_access_generation: screen.content_access_generation, reason },
+      details: {
+        manifest_revision: screen.manifest_revision,
+        content_access_generation: screen.content_access_generation,
+        reason,
+      },
       requestId,
     },
     now,
@@ -243,21 +297,45 @@ async function appendManifestChanged(events: EventLog, work: Work, screen: Scree
  * Signals a new manifest without a screen mutation: the content of the playlist the screen shows
  * changed (an update, a re-resolution). The screen revision stays; manifest_revision moves.
  */
-export async function remintManifest(events: EventLog, work: Work, screen: ScreenTable, reason: string, now: number, requestId?: string): Promise<void> {
+export async function remintManifest(
+  events: EventLog,
+  work: Work,
+  screen: ScreenTable,
+  reason: string,
+  now: number,
+  requestId?: string,
+): Promise<void> {
   const after = { ...screen, manifest_revision: screen.manifest_revision + 1 };
-  await work.db.updateTable('screens').set({ manifest_revision: after.manifest_revision }).where('id', '=', screen.id).execute();
+  await work.db
+    .updateTable('screens')
+    .set({ manifest_revision: after.manifest_revision })
+    .where('id', '=', screen.id)
+    .execute();
   await appendManifestChanged(events, work, after, reason, now, requestId);
 }
 
 /** Live (not archived, not deleted) screens whose effective playlist is one of these. */
-export async function screensShowing(db: Db | Tx, tenantId: string, playlistIds: string[], now: number): Promise<ScreenTable[]> {
+export async function screensShowing(
+  db: Db | Tx,
+  tenantId: string,
+  playlistIds: string[],
+  now: number,
+): Promise<ScreenTable[]> {
   if (playlistIds.length === 0) return [];
   const candidates = await db
     .selectFrom('screens')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('state', 'in', ['pairing_pending', 'active'])
-    .where('id', 'in', db.selectFrom('screen_playlist_references').select('screen_id').where('playlist_id', 'in', playlistIds).where('tenant_id', '=', tenantId))
+    .where(
+      'id',
+      'in',
+      db
+        .selectFrom('screen_playlist_references')
+        .select('screen_id')
+        .where('playlist_id', 'in', playlistIds)
+        .where('tenant_id', '=', tenantId),
+    )
     .orderBy('id')
     .execute();
   const showing = new Set(playlistIds);
@@ -268,7 +346,11 @@ export async function screensShowing(db: Db | Tx, tenantId: string, playlistIds:
 }
 
 /** Screens (not deleted) that refer to the playlist in any role: they block its delete. */
-export async function screenReferencesTo(db: Db | Tx, tenantId: string, playlistId: string): Promise<{ screen_id: string; role: string }[]> {
+export async function screenReferencesTo(
+  db: Db | Tx,
+  tenantId: string,
+  playlistId: string,
+): Promise<{ screen_id: string; role: string }[]> {
   return db
     .selectFrom('screen_playlist_references')
     .innerJoin('screens', 'screens.id', 'screen_playlist_references.screen_id')

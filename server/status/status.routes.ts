@@ -16,7 +16,8 @@ export const ready = query({}, async (ctx) => {
   }
   if (lifecycle.state === 'starting') throw problem('not_ready', 'the service is still starting');
   const schema = store.schemaStatus(clock.now());
-  if (schema.state === 'incompatible') throw problem('schema_incompatible', `database schema incompatible: ${schema.detail}`);
+  if (schema.state === 'incompatible')
+    throw problem('schema_incompatible', `database schema incompatible: ${schema.detail}`);
   if (!(await store.ping())) throw problem('dependency_unavailable', 'the database does not answer');
   if (!(await blobs.writable())) throw problem('dependency_unavailable', 'the blob store is not writable');
   const degraded: string[] = [];
@@ -25,9 +26,19 @@ export const ready = query({}, async (ctx) => {
 });
 
 export const version = query({}, async (ctx) =>
-  reply.ok({ version: pkg.version, commit: ctx.services.config.commit, api_version: API_VERSION, protocol_version: PROTOCOL_VERSION }),
+  reply.ok({
+    version: pkg.version,
+    commit: ctx.services.config.commit,
+    api_version: API_VERSION,
+    protocol_version: PROTOCOL_VERSION,
+  }),
 );
 
 export const capabilities = query({}, async (ctx) =>
-  reply.ok({ api_version: API_VERSION, protocol_version: PROTOCOL_VERSION, ...LIMITS, features: ctx.services.features }),
+  reply.ok({
+    api_version: API_VERSION,
+    protocol_version: PROTOCOL_VERSION,
+    ...LIMITS,
+    features: ctx.services.features,
+  }),
 );

@@ -37,9 +37,20 @@ describe('status surface', () => {
     });
     expect(Object.keys(body).sort()).toEqual(
       [
-        'api_version', 'protocol_version', 'application_compressed_bytes', 'application_expanded_bytes', 'application_file_count',
-        'application_file_bytes', 'application_path_depth', 'application_path_bytes', 'playlist_max_pages',
-        'playlist_max_items_per_page', 'transition_max_duration_ms', 'screens_per_account', 'account_content_bytes', 'features',
+        'api_version',
+        'protocol_version',
+        'application_compressed_bytes',
+        'application_expanded_bytes',
+        'application_file_count',
+        'application_file_bytes',
+        'application_path_depth',
+        'application_path_bytes',
+        'playlist_max_pages',
+        'playlist_max_items_per_page',
+        'transition_max_duration_ms',
+        'screens_per_account',
+        'account_content_bytes',
+        'features',
       ].sort(),
     );
     expect(Object.values(body.features).every((v) => typeof v === 'boolean')).toBe(true);
@@ -97,7 +108,10 @@ describe('status surface', () => {
 
   it('reports a database from a newer Marquee as schema_incompatible', async () => {
     server = await TestServer.start();
-    await server.services.store.db.insertInto('kysely_migration' as never).values({ name: '9999-from-the-future', timestamp: new Date().toISOString() } as never).execute();
+    await server.services.store.db
+      .insertInto('kysely_migration' as never)
+      .values({ name: '9999-from-the-future', timestamp: new Date().toISOString() } as never)
+      .execute();
     const restarted = await server.restart();
     server = restarted;
     const res = await server.request('GET', '/.ready');

@@ -52,7 +52,11 @@ export class Store {
     this.unknownMigrations = applied.filter((name) => !known.has(name));
     if (this.unknownMigrations.length > 0) return;
     // Unordered: features developed side by side may land their numbered migrations out of order.
-    const migrator = new Migrator({ db: this.db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
+    const migrator = new Migrator({
+      db: this.db,
+      provider: { getMigrations: async () => migrations },
+      allowUnorderedMigrations: true,
+    });
     const { error } = await migrator.migrateToLatest();
     if (error) throw error instanceof Error ? error : new Error(String(error));
     this.desiredIndexes = this.currentIndexes();
@@ -63,7 +67,9 @@ export class Store {
       .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`)
       .get();
     if (!table) return [];
-    return (this.sqlite.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+    return (this.sqlite.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]).map(
+      (r) => r.name,
+    );
   }
 
   private currentIndexes(): Map<string, string> {
@@ -76,7 +82,10 @@ export class Store {
   /** Compares the live schema with what the migrations created (readiness input). */
   schemaStatus(now: number): SchemaStatus {
     if (this.unknownMigrations.length > 0) {
-      return { state: 'incompatible', detail: `database has migrations this build does not know: ${this.unknownMigrations.join(', ')}` };
+      return {
+        state: 'incompatible',
+        detail: `database has migrations this build does not know: ${this.unknownMigrations.join(', ')}`,
+      };
     }
     const current = this.currentIndexes();
     const drifted = [...this.desiredIndexes].filter(([name, def]) => current.get(name) !== def).map(([name]) => name);
@@ -86,7 +95,9 @@ export class Store {
     }
     this.driftSince ??= now;
     const detail = `indexes missing or different: ${drifted.join(', ')}`;
-    return now - this.driftSince > SCHEMA_DRIFT_GRACE_MS ? { state: 'incompatible', detail } : { state: 'drifting', detail };
+    return now - this.driftSince > SCHEMA_DRIFT_GRACE_MS
+      ? { state: 'incompatible', detail }
+      : { state: 'drifting', detail };
   }
 
   get compatible(): boolean {

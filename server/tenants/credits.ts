@@ -56,7 +56,9 @@ export interface KnownCredits {
 export async function applyMonthlyGrant(tx: Tx, tenantId: string, now: number, known?: KnownCredits): Promise<void> {
   const month = utcMonth(now);
   if (known && known.grantMonth >= month) return;
-  const plan = known?.plan ?? (await tx.selectFrom('tenants').select('plan').where('id', '=', tenantId).executeTakeFirstOrThrow()).plan;
+  const plan =
+    known?.plan ??
+    (await tx.selectFrom('tenants').select('plan').where('id', '=', tenantId).executeTakeFirstOrThrow()).plan;
   const grant = (planOf(plan)?.includedCredits ?? 0) * MILLIS_PER_CREDIT;
   const granted = await tx
     .updateTable('tenants')
@@ -73,7 +75,14 @@ export async function applyMonthlyGrant(tx: Tx, tenantId: string, now: number, k
  * the UPDATE itself; with `known` (this month's grant already in) that UPDATE and the ledger
  * upsert are the only statements.
  */
-export async function debit(tx: Tx, tenantId: string, now: number, kind: string, cost: number, known?: KnownCredits): Promise<CreditState> {
+export async function debit(
+  tx: Tx,
+  tenantId: string,
+  now: number,
+  kind: string,
+  cost: number,
+  known?: KnownCredits,
+): Promise<CreditState> {
   await applyMonthlyGrant(tx, tenantId, now, known);
   const updated = await tx
     .updateTable('tenants')
@@ -88,17 +97,30 @@ export async function debit(tx: Tx, tenantId: string, now: number, kind: string,
 }
 
 /** Adds `count` entries totalling `millis` to the tenant's ledger row of that UTC day and kind. */
-export async function recordLedger(tx: Tx, tenantId: string, now: number, kind: string, millis: number, count = 1): Promise<void> {
+export async function recordLedger(
+  tx: Tx,
+  tenantId: string,
+  now: number,
+  kind: string,
+  millis: number,
+  count = 1,
+): Promise<void> {
   await tx
     .insertInto('credit_ledger')
     .values({ tenant_id: tenantId, day: utcDay(now), kind, millis, count })
     .onConflict((oc) =>
-      oc.columns(['tenant_id', 'day', 'kind']).doUpdateSet({ millis: sql`credit_ledger.millis + ${millis}`, count: sql`credit_ledger.count + ${count}` }),
+      oc
+        .columns(['tenant_id', 'day', 'kind'])
+        .doUpdateSet({ millis: sql`credit_ledger.millis + ${millis}`, count: sql`credit_ledger.count + ${count}` }),
     )
     .execute();
 }
 
 export async function creditState(db: Db | Tx, tenantId: string): Promise<CreditState> {
-  const row = await db.selectFrom('tenants').select(['credit_millis', 'plan']).where('id', '=', tenantId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('tenants')
+    .select(['credit_millis', 'plan'])
+    .where('id', '=', tenantId)
+    .executeTakeFirstOrThrow();
   return { millis: row.credit_millis, plan: row.plan };
 }

@@ -23,20 +23,45 @@ async function tenant(creditMillis: number): Promise<string> {
   const id = `prj_meter${++tenants}`;
   await store.db
     .insertInto('tenants')
-    .values({ id, generation: 'P', name: 'meter', email: 'm@example.com', plan: 'signage', status: 'active', revision: 1, content_limit_bytes: 0, screen_limit: 0, credit_millis: creditMillis, credit_grant_month: '2026-11', created_at: now, updated_at: now } as never)
+    .values({
+      id,
+      generation: 'P',
+      name: 'meter',
+      email: 'm@example.com',
+      plan: 'signage',
+      status: 'active',
+      revision: 1,
+      content_limit_bytes: 0,
+      screen_limit: 0,
+      credit_millis: creditMillis,
+      credit_grant_month: '2026-11',
+      created_at: now,
+      updated_at: now,
+    } as never)
     .execute();
   return id;
 }
 
-const balance = async (id: string) => (await store.db.selectFrom('tenants').select('credit_millis').where('id', '=', id).executeTakeFirstOrThrow()).credit_millis;
-const ledger = (id: string) => store.db.selectFrom('credit_ledger').select(['millis', 'count']).where('tenant_id', '=', id).where('kind', '=', 'api_request').executeTakeFirst();
+const balance = async (id: string) =>
+  (await store.db.selectFrom('tenants').select('credit_millis').where('id', '=', id).executeTakeFirstOrThrow())
+    .credit_millis;
+const ledger = (id: string) =>
+  store.db
+    .selectFrom('credit_ledger')
+    .select(['millis', 'count'])
+    .where('tenant_id', '=', id)
+    .where('kind', '=', 'api_request')
+    .executeTakeFirst();
 
 describe('the request meter', () => {
   it('commits concurrent debits together, each with the balance it would have seen alone', async () => {
     const a = await tenant(10_000);
     const b = await tenant(5_000);
     const meter = new RequestMeter(store);
-    const states = await Promise.all([...Array.from({ length: 6 }, () => meter.debit(a, now, 1000, known)), meter.debit(b, now, 1000, known)]);
+    const states = await Promise.all([
+      ...Array.from({ length: 6 }, () => meter.debit(a, now, 1000, known)),
+      meter.debit(b, now, 1000, known),
+    ]);
     expect(states.slice(0, 6).map((s) => s.millis)).toEqual([9000, 8000, 7000, 6000, 5000, 4000]);
     expect(states[6]!.millis).toBe(4000);
     expect(await balance(a)).toBe(4000);
@@ -48,8 +73,16 @@ describe('the request meter', () => {
     const id = await tenant(floorMillis(now) + 3500);
     const meter = new RequestMeter(store);
     const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => meter.debit(id, now, 1000, known)));
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected']);
-    for (const o of outcomes.slice(3)) expect(((o as PromiseRejectedResult).reason as ProblemError).code).toBe('payment_required');
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'rejected',
+    ]);
+    for (const o of outcomes.slice(3))
+      expect(((o as PromiseRejectedResult).reason as ProblemError).code).toBe('payment_required');
     expect(await balance(id)).toBe(floorMillis(now) + 500);
     expect(await ledger(id)).toEqual({ millis: -3000, count: 3 });
   });
@@ -68,7 +101,10 @@ describe('the request meter', () => {
       });
     const meter = new RequestMeter(failing);
     // The first debit starts a transaction alone; the others arrive meanwhile and form the second batch.
-    const outcomes = await Promise.allSettled([meter.debit(a, now, 1000, known), ...[a, b, a, b].map((id) => meter.debit(id, now, 1000, known))]);
+    const outcomes = await Promise.allSettled([
+      meter.debit(a, now, 1000, known),
+      ...[a, b, a, b].map((id) => meter.debit(id, now, 1000, known)),
+    ]);
     expect(outcomes[0]).toMatchObject({ status: 'fulfilled', value: { millis: 9000 } });
     for (const o of outcomes.slice(1)) {
       expect(o.status).toBe('rejected');
@@ -92,7 +128,12 @@ describe('the request meter', () => {
     const december = Date.parse('2026-12-01T00:00:05Z');
     const states = await Promise.all(Array.from({ length: 4 }, () => meter.debit(id, december, 1000, known)));
     expect(states.map((s) => s.millis)).toEqual([9_999_000, 9_998_000, 9_997_000, 9_996_000]);
-    const grants = await store.db.selectFrom('credit_ledger').select(['millis', 'count']).where('tenant_id', '=', id).where('kind', '=', 'included_grant').executeTakeFirstOrThrow();
+    const grants = await store.db
+      .selectFrom('credit_ledger')
+      .select(['millis', 'count'])
+      .where('tenant_id', '=', id)
+      .where('kind', '=', 'included_grant')
+      .executeTakeFirstOrThrow();
     expect(grants).toEqual({ millis: 10_000_000, count: 1 });
   });
 });

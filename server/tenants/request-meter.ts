@@ -5,7 +5,15 @@
 import { sql } from 'kysely';
 import { ProblemError } from '../http/problem';
 import type { Store, Tx } from '../store/store';
-import { applyMonthlyGrant, debit, floorMillis, recordLedger, utcDay, type CreditState, type KnownCredits } from './credits';
+import {
+  applyMonthlyGrant,
+  debit,
+  floorMillis,
+  recordLedger,
+  utcDay,
+  type CreditState,
+  type KnownCredits,
+} from './credits';
 
 interface PendingDebit {
   tenantId: string;
@@ -117,6 +125,7 @@ async function debitTogether(db: Tx, group: PendingDebit[], outcomes: Outcomes):
     day.count += 1;
     days.set(utcDay(d.now), day);
   }
-  for (const day of days.values()) await recordLedger(db, first.tenantId, day.now, 'api_request', day.millis, day.count);
+  for (const day of days.values())
+    await recordLedger(db, first.tenantId, day.now, 'api_request', day.millis, day.count);
   return true;
 }

@@ -1,5 +1,12 @@
 // Accounts (Model A), enrollment and projects (Model P).
-import { AccountCreate, CLIEnrollmentRequest, Email, ProjectPatch, type AccountCreated, type CLIEnrollment } from '../../sdk/contract/tenants';
+import {
+  AccountCreate,
+  CLIEnrollmentRequest,
+  Email,
+  ProjectPatch,
+  type AccountCreated,
+  type CLIEnrollment,
+} from '../../sdk/contract/tenants';
 import { isoTime } from '../clock';
 import { accountBearer, projectBearer } from '../http/auth';
 import { clientIp } from '../http/client-ip';
@@ -31,10 +38,17 @@ const credentialDelivery: Omit<IdempotencyPolicy, 'mode'> = {
   async onReplay(ctx: AnyContext, recorded) {
     const issuanceId = (recorded.body as { issuance_id?: string } | undefined)?.issuance_id;
     const credential = issuanceId
-      ? await ctx.services.store.db.selectFrom('credentials').select(['issuance_expires_at', 'issuance_acked_at']).where('issuance_id', '=', issuanceId).executeTakeFirst()
+      ? await ctx.services.store.db
+          .selectFrom('credentials')
+          .select(['issuance_expires_at', 'issuance_acked_at'])
+          .where('issuance_id', '=', issuanceId)
+          .executeTakeFirst()
       : undefined;
     if (!credential || credential.issuance_acked_at !== null || ctx.now >= credential.issuance_expires_at) {
-      throw problem('credential_issuance_expired', 'the credential delivery window for this request has closed; the credential was issued and cannot be shown again');
+      throw problem(
+        'credential_issuance_expired',
+        'the credential delivery window for this request has closed; the credential was issued and cannot be shown again',
+      );
     }
   },
 };
@@ -44,7 +58,10 @@ const credentialDelivery: Omit<IdempotencyPolicy, 'mode'> = {
  * string is never held as a key). Budgets run before the body is validated; a request with an
  * invalid value creates nothing and is refused with 400, so only the per-IP budget applies to it.
  */
-function validBudgetKey(field: { safeParse(value: unknown): { success: boolean } }, value: unknown): string | undefined {
+function validBudgetKey(
+  field: { safeParse(value: unknown): { success: boolean } },
+  value: unknown,
+): string | undefined {
   return typeof value === 'string' && field.safeParse(value).success ? value : undefined;
 }
 
@@ -57,14 +74,33 @@ export const createAccount = mutation(
     rateLimits: (ctx) => {
       const email = validBudgetKey(Email, (ctx.body as { email?: unknown } | undefined)?.email)?.toLowerCase();
       return [
-        ...(email === undefined ? [] : [{ name: 'account-create-email', limit: ACCOUNT_ATTEMPTS_PER_EMAIL_PER_HOUR, windowSeconds: 3600, key: email }]),
-        { name: 'account-create-ip', limit: ctx.services.config.enrollmentsPerIpPerHour, windowSeconds: 3600, key: clientIp(ctx) },
+        ...(email === undefined
+          ? []
+          : [
+              {
+                name: 'account-create-email',
+                limit: ACCOUNT_ATTEMPTS_PER_EMAIL_PER_HOUR,
+                windowSeconds: 3600,
+                key: email,
+              },
+            ]),
+        {
+          name: 'account-create-ip',
+          limit: ctx.services.config.enrollmentsPerIpPerHour,
+          windowSeconds: 3600,
+          key: clientIp(ctx),
+        },
       ];
     },
   },
   async (ctx, work) => {
     const email = ctx.body.email.toLowerCase();
-    const existing = await work.db.selectFrom('tenants').select('id').where('generation', '=', 'A').where('email', '=', email).executeTakeFirst();
+    const existing = await work.db
+      .selectFrom('tenants')
+      .select('id')
+      .where('generation', '=', 'A')
+      .where('email', '=', email)
+      .executeTakeFirst();
     if (existing) throw problem('account_exists', 'an account already exists for this email address');
     const plan = PLANS.signage!;
     let tenant;
@@ -77,10 +113,20 @@ export const createAccount = mutation(
     const credential = await issueCredential(work.db, tenant, ctx.now);
     await ctx.services.events.append(
       work,
-      { tenantId: tenant.id, type: 'account.created', message: 'account created', resource: { type: 'account', id: tenant.id }, requestId: ctx.requestId },
+      {
+        tenantId: tenant.id,
+        type: 'account.created',
+        message: 'account created',
+        resource: { type: 'account', id: tenant.id },
+        requestId: ctx.requestId,
+      },
       ctx.now,
     );
-    const body: AccountCreated = { account: accountView(tenant), token: credential.token, issuance_id: credential.issuanceId };
+    const body: AccountCreated = {
+      account: accountView(tenant),
+      token: credential.token,
+      issuance_id: credential.issuanceId,
+    };
     return reply.created(body, { headers: NO_STORE, revision: tenant.revision });
   },
 );
@@ -99,7 +145,12 @@ export const ackCredentialIssuance = mutation({ auth: accountBearer }, async (ct
     .where('issuance_acked_at', 'is', null)
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) === 0) {
-    const known = await work.db.selectFrom('credentials').select('id').where('issuance_id', '=', ctx.params.id!).where('tenant_id', '=', ctx.principal.tenantId).executeTakeFirst();
+    const known = await work.db
+      .selectFrom('credentials')
+      .select('id')
+      .where('issuance_id', '=', ctx.params.id!)
+      .where('tenant_id', '=', ctx.principal.tenantId)
+      .executeTakeFirst();
     if (!known) throw problem('not_found', 'credential issuance not found');
   }
   return reply.noContent();
@@ -110,10 +161,20 @@ export const enroll = mutation(
     body: CLIEnrollmentRequest,
     idempotency: { mode: 'required', ...credentialDelivery },
     rateLimits: (ctx) => {
-      const clientId = validBudgetKey(CLIEnrollmentRequest.shape.client_id, (ctx.body as { client_id?: unknown } | undefined)?.client_id);
+      const clientId = validBudgetKey(
+        CLIEnrollmentRequest.shape.client_id,
+        (ctx.body as { client_id?: unknown } | undefined)?.client_id,
+      );
       return [
-        ...(clientId === undefined ? [] : [{ name: 'enrollment-client', limit: ENROLLMENT_PER_CLIENT_PER_HOUR, windowSeconds: 3600, key: clientId }]),
-        { name: 'enrollment-ip', limit: ctx.services.config.enrollmentsPerIpPerHour, windowSeconds: 3600, key: clientIp(ctx) },
+        ...(clientId === undefined
+          ? []
+          : [{ name: 'enrollment-client', limit: ENROLLMENT_PER_CLIENT_PER_HOUR, windowSeconds: 3600, key: clientId }]),
+        {
+          name: 'enrollment-ip',
+          limit: ctx.services.config.enrollmentsPerIpPerHour,
+          windowSeconds: 3600,
+          key: clientIp(ctx),
+        },
       ];
     },
   },
@@ -131,7 +192,14 @@ export const enroll = mutation(
     const plan = PLANS[intent === 'advertising' ? 'advertising' : 'signage']!;
     const tenant = await createTenant(
       work.db,
-      { generation: 'P', name: ctx.body.project_name ?? DEFAULT_PROJECT_NAME, email: ctx.body.email.toLowerCase(), plan, clientId: ctx.body.client_id, intent },
+      {
+        generation: 'P',
+        name: ctx.body.project_name ?? DEFAULT_PROJECT_NAME,
+        email: ctx.body.email.toLowerCase(),
+        plan,
+        clientId: ctx.body.client_id,
+        intent,
+      },
       ctx.now,
     );
     const credential = await issueCredential(work.db, tenant, ctx.now);
@@ -176,7 +244,13 @@ export const patchProject = mutation(
       .execute();
     await ctx.services.events.append(
       work,
-      { tenantId: before.id, type: 'project.updated', message: 'project renamed', resource: { type: 'project', id: before.id }, requestId: ctx.requestId },
+      {
+        tenantId: before.id,
+        type: 'project.updated',
+        message: 'project renamed',
+        resource: { type: 'project', id: before.id },
+        requestId: ctx.requestId,
+      },
       ctx.now,
     );
     const after = await getTenant(work.db, before.id);
@@ -186,8 +260,13 @@ export const patchProject = mutation(
 
 export const getProjectCapabilities = query({ auth: projectBearer, area: 'project' }, async (ctx) => {
   const tenant = await getTenant(ctx.services.store.db, ctx.principal.tenantId);
-  if (!planOf(tenant.plan)) throw problem('forbidden', `the project's plan "${tenant.plan}" is not in the plan catalog`);
-  const credential = await ctx.services.store.db.selectFrom('credentials').select('areas').where('id', '=', ctx.principal.credentialId).executeTakeFirstOrThrow();
+  if (!planOf(tenant.plan))
+    throw problem('forbidden', `the project's plan "${tenant.plan}" is not in the plan catalog`);
+  const credential = await ctx.services.store.db
+    .selectFrom('credentials')
+    .select('areas')
+    .where('id', '=', ctx.principal.credentialId)
+    .executeTakeFirstOrThrow();
   return reply.ok(
     {
       plan: tenant.plan,

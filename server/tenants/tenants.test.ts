@@ -9,7 +9,12 @@ import { TestServer, clientId, randomKey } from '../testing/harness';
 
 /** A runtime-plane route that a paired runtime cookie opens: proves the cookie used below is real. */
 const extraRoutes: RouteEntry[] = [
-  { plane: 'runtime', method: 'GET', path: '/test/runtime-whoami', route: query({ auth: pairedRuntimeCookie }, async (ctx) => reply.ok({ screen: ctx.principal.screenId })) },
+  {
+    plane: 'runtime',
+    method: 'GET',
+    path: '/test/runtime-whoami',
+    route: query({ auth: pairedRuntimeCookie }, async (ctx) => reply.ok({ screen: ctx.principal.screenId })),
+  },
 ];
 
 let server: TestServer;
@@ -18,11 +23,18 @@ beforeAll(async () => {
 });
 afterAll(async () => server.stop());
 
-const enrollment = (overrides: Record<string, unknown> = {}) => ({ client_id: clientId(), email: 'ops@example.com', ...overrides });
+const enrollment = (overrides: Record<string, unknown> = {}) => ({
+  client_id: clientId(),
+  email: 'ops@example.com',
+  ...overrides,
+});
 
 describe('Model A accounts', () => {
   it('creates an account with a one-time credential and quota figures', async () => {
-    const res = await server.request('POST', '/api/v1/accounts', { json: { email: 'Owner@Example.com' }, idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/api/v1/accounts', {
+      json: { email: 'Owner@Example.com' },
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('private, no-store');
     const body = res.json();
@@ -52,19 +64,33 @@ describe('Model A accounts', () => {
 
   it('refuses a second account for the same address with account_exists', async () => {
     await server.createAccount('dup@example.com');
-    const res = await server.request('POST', '/api/v1/accounts', { json: { email: 'DUP@example.com' }, idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/api/v1/accounts', {
+      json: { email: 'DUP@example.com' },
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(409);
     expect(res.json().code).toBe('account_exists');
   });
 
   it('redelivers the credential to an exact retry until acknowledged, then answers credential_issuance_expired', async () => {
     const key = randomKey();
-    const first = await server.request('POST', '/api/v1/accounts', { json: { email: 'ack@example.com' }, idempotencyKey: key });
-    const again = await server.request('POST', '/api/v1/accounts', { json: { email: 'ack@example.com' }, idempotencyKey: key });
+    const first = await server.request('POST', '/api/v1/accounts', {
+      json: { email: 'ack@example.com' },
+      idempotencyKey: key,
+    });
+    const again = await server.request('POST', '/api/v1/accounts', {
+      json: { email: 'ack@example.com' },
+      idempotencyKey: key,
+    });
     expect(again.json().token).toBe(first.json().token);
     const { token, issuance_id } = first.json();
-    expect((await server.request('POST', `/api/v1/account/credential-issuances/${issuance_id}/ack`, { token })).status).toBe(204);
-    const after = await server.request('POST', '/api/v1/accounts', { json: { email: 'ack@example.com' }, idempotencyKey: key });
+    expect(
+      (await server.request('POST', `/api/v1/account/credential-issuances/${issuance_id}/ack`, { token })).status,
+    ).toBe(204);
+    const after = await server.request('POST', '/api/v1/accounts', {
+      json: { email: 'ack@example.com' },
+      idempotencyKey: key,
+    });
     expect(after.status).toBe(410);
     expect(after.json().code).toBe('credential_issuance_expired');
     expect(after.text).not.toContain(token);
@@ -73,31 +99,64 @@ describe('Model A accounts', () => {
   it("answers not_found for another account's issuance", async () => {
     const a = await server.createAccount();
     const b = await server.createAccount();
-    const res = await server.request('POST', `/api/v1/account/credential-issuances/${b.body.issuance_id}/ack`, { token: a.token });
+    const res = await server.request('POST', `/api/v1/account/credential-issuances/${b.body.issuance_id}/ack`, {
+      token: a.token,
+    });
     expect(res.status).toBe(404);
   });
 
   it('limits attempts per email address: account_exists misses count, exact retries do not', async () => {
     const key = randomKey();
-    const first = await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: key });
+    const first = await server.request('POST', '/api/v1/accounts', {
+      json: { email: 'budget@example.com' },
+      idempotencyKey: key,
+    });
     expect(first.status).toBe(201);
     expect(first.headers['ratelimit-policy']).toContain('"account-create-email";q=5;w=3600');
-    for (let i = 0; i < 3; i++) expect((await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: key })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await server.request('POST', '/api/v1/accounts', {
+            json: { email: 'budget@example.com' },
+            idempotencyKey: key,
+          })
+        ).status,
+      ).toBe(201);
     for (let i = 0; i < 4; i++) {
-      const guess = await server.request('POST', '/api/v1/accounts', { json: { email: 'Budget@example.com' }, idempotencyKey: randomKey() });
+      const guess = await server.request('POST', '/api/v1/accounts', {
+        json: { email: 'Budget@example.com' },
+        idempotencyKey: randomKey(),
+      });
       expect(guess.json().code).toBe('account_exists');
     }
-    const limited = await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: randomKey() });
+    const limited = await server.request('POST', '/api/v1/accounts', {
+      json: { email: 'budget@example.com' },
+      idempotencyKey: randomKey(),
+    });
     expect(limited.status).toBe(429);
     expect(limited.headers.ratelimit).toContain('"account-create-email";r=0');
-    expect((await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: key })).status).toBe(201);
+    expect(
+      (await server.request('POST', '/api/v1/accounts', { json: { email: 'budget@example.com' }, idempotencyKey: key }))
+        .status,
+    ).toBe(201);
   });
 
   it('limits account creation per client IP', async () => {
     const s = await TestServer.start({ config: { enrollmentsPerIpPerHour: 2 } });
     try {
-      for (let i = 0; i < 2; i++) expect((await s.request('POST', '/api/v1/accounts', { json: { email: `ip${i}@example.com` }, idempotencyKey: randomKey() })).status).toBe(201);
-      const limited = await s.request('POST', '/api/v1/accounts', { json: { email: 'ip2@example.com' }, idempotencyKey: randomKey() });
+      for (let i = 0; i < 2; i++)
+        expect(
+          (
+            await s.request('POST', '/api/v1/accounts', {
+              json: { email: `ip${i}@example.com` },
+              idempotencyKey: randomKey(),
+            })
+          ).status,
+        ).toBe(201);
+      const limited = await s.request('POST', '/api/v1/accounts', {
+        json: { email: 'ip2@example.com' },
+        idempotencyKey: randomKey(),
+      });
       expect(limited.status).toBe(429);
       expect(limited.headers.ratelimit).toContain('"account-create-ip";r=0');
     } finally {
@@ -109,7 +168,11 @@ describe('Model A accounts', () => {
     const s = await TestServer.start({ config: { trustedProxies: ['127.0.0.1', '::1'] } });
     try {
       const key = randomKey();
-      const from = (ip: string) => ({ json: { email: 'victim@example.com' }, idempotencyKey: key, headers: { 'x-forwarded-for': ip } });
+      const from = (ip: string) => ({
+        json: { email: 'victim@example.com' },
+        idempotencyKey: key,
+        headers: { 'x-forwarded-for': ip },
+      });
       const first = await s.request('POST', '/api/v1/accounts', from('198.51.100.1'));
       expect(first.status).toBe(201);
       const elsewhere = await s.request('POST', '/api/v1/accounts', from('203.0.113.7'));
@@ -125,7 +188,10 @@ describe('Model A accounts', () => {
   });
 
   it('validates the email address', async () => {
-    const res = await server.request('POST', '/api/v1/accounts', { json: { email: 'not-an-address' }, idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/api/v1/accounts', {
+      json: { email: 'not-an-address' },
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(400);
     expect(res.json().errors[0].field).toBe('email');
   });
@@ -133,12 +199,20 @@ describe('Model A accounts', () => {
 
 describe('Model P enrollment', () => {
   it('creates a project and a project bearer', async () => {
-    const res = await server.request('POST', '/api/v1/enrollments', { json: enrollment({ project_name: '  Lobby screens  ' }), idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/api/v1/enrollments', {
+      json: enrollment({ project_name: '  Lobby screens  ' }),
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('private, no-store');
     const body = res.json();
     expect(body.token).toMatch(/^mq_proj_/);
-    expect(body.project).toMatchObject({ name: 'Lobby screens', plan: 'signage', contact_email: 'ops@example.com', credit_remaining: 10000 });
+    expect(body.project).toMatchObject({
+      name: 'Lobby screens',
+      plan: 'signage',
+      contact_email: 'ops@example.com',
+      credit_remaining: 10000,
+    });
     expect(Date.parse(body.issuance_expires_at) - server.clock.now()).toBe(10 * 60_000);
   });
 
@@ -159,7 +233,10 @@ describe('Model P enrollment', () => {
     ['project_name', { project_name: '   ' }],
     ['surprise', { surprise: 1 }],
   ])('rejects a bad %s', async (field, overrides) => {
-    const res = await server.request('POST', '/api/v1/enrollments', { json: enrollment(overrides), idempotencyKey: randomKey() });
+    const res = await server.request('POST', '/api/v1/enrollments', {
+      json: enrollment(overrides),
+      idempotencyKey: randomKey(),
+    });
     expect(res.status).toBe(400);
     expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field);
   });
@@ -168,7 +245,10 @@ describe('Model P enrollment', () => {
     const body = enrollment();
     const key = randomKey();
     const first = await server.request('POST', '/api/v1/enrollments', { json: body, idempotencyKey: key });
-    for (let i = 0; i < 4; i++) expect((await server.request('POST', '/api/v1/enrollments', { json: body, idempotencyKey: randomKey() })).status).toBe(201);
+    for (let i = 0; i < 4; i++)
+      expect(
+        (await server.request('POST', '/api/v1/enrollments', { json: body, idempotencyKey: randomKey() })).status,
+      ).toBe(201);
     const limited = await server.request('POST', '/api/v1/enrollments', { json: body, idempotencyKey: randomKey() });
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBeDefined();
@@ -186,12 +266,18 @@ describe('Model P enrollment', () => {
       const held = s.services.rateLimiter as unknown as { windows: Map<string, unknown> };
       const chars = () => [...held.windows.keys()].reduce((n, k) => n + k.length, 0);
       for (let i = 0; i < 20; i++) {
-        const res = await s.request('POST', '/api/v1/enrollments', { json: enrollment({ client_id: `${i}`.padEnd(60_000, 'x') }), idempotencyKey: randomKey() });
+        const res = await s.request('POST', '/api/v1/enrollments', {
+          json: enrollment({ client_id: `${i}`.padEnd(60_000, 'x') }),
+          idempotencyKey: randomKey(),
+        });
         expect(res.status).toBe(400);
         expect(res.json().errors[0].field).toBe('client_id');
         // Not its own budget: an invalid id is refused by validation, never as rate_limited.
         expect(res.headers['ratelimit-policy']).not.toContain('enrollment-client');
-        const account = await s.request('POST', '/api/v1/accounts', { json: { email: `${i}@`.padEnd(60_000, 'x') }, idempotencyKey: randomKey() });
+        const account = await s.request('POST', '/api/v1/accounts', {
+          json: { email: `${i}@`.padEnd(60_000, 'x') },
+          idempotencyKey: randomKey(),
+        });
         expect(account.status).toBe(400);
       }
       expect(chars()).toBeLessThan(1000);
@@ -204,8 +290,14 @@ describe('Model P enrollment', () => {
   it('rate-limits enrollments per client IP', async () => {
     const s = await TestServer.start({ config: { enrollmentsPerIpPerHour: 2 } });
     try {
-      for (let i = 0; i < 2; i++) expect((await s.request('POST', '/api/v1/enrollments', { json: enrollment(), idempotencyKey: randomKey() })).status).toBe(201);
-      const limited = await s.request('POST', '/api/v1/enrollments', { json: enrollment(), idempotencyKey: randomKey() });
+      for (let i = 0; i < 2; i++)
+        expect(
+          (await s.request('POST', '/api/v1/enrollments', { json: enrollment(), idempotencyKey: randomKey() })).status,
+        ).toBe(201);
+      const limited = await s.request('POST', '/api/v1/enrollments', {
+        json: enrollment(),
+        idempotencyKey: randomKey(),
+      });
       expect(limited.status).toBe(429);
       expect(limited.headers.ratelimit).toContain('"enrollment-ip";r=0');
     } finally {
@@ -228,11 +320,22 @@ describe('Model P enrollment', () => {
     const res = await server.request('POST', '/api/v1/enrollments', { json: enrollment(), idempotencyKey: key });
     const token = res.json().token as string;
     const accountKey = randomKey();
-    expect((await server.request('POST', '/api/v1/accounts', { json: { email: 'erased@example.com' }, idempotencyKey: accountKey })).status).toBe(201);
+    expect(
+      (
+        await server.request('POST', '/api/v1/accounts', {
+          json: { email: 'erased@example.com' },
+          idempotencyKey: accountKey,
+        })
+      ).status,
+    ).toBe(201);
     server.clock.advance(11 * 60_000);
     await server.services.housekeeping.runAll();
     for (const k of [key, accountKey]) {
-      const row = await server.services.store.db.selectFrom('idempotency_records').selectAll().where('key', '=', k).executeTakeFirstOrThrow();
+      const row = await server.services.store.db
+        .selectFrom('idempotency_records')
+        .selectAll()
+        .where('key', '=', k)
+        .executeTakeFirstOrThrow();
       expect(row.body).toBeNull();
     }
     const raw = server.services.store.db.selectFrom('credentials').select('token_hash');
@@ -242,12 +345,21 @@ describe('Model P enrollment', () => {
   it('gates enrollment with the beta key when one is configured', async () => {
     const gated = await TestServer.start({ config: { betaKey: 'let-me-in' } });
     try {
-      const missing = await gated.request('POST', '/api/v1/enrollments', { json: enrollment(), idempotencyKey: randomKey() });
+      const missing = await gated.request('POST', '/api/v1/enrollments', {
+        json: enrollment(),
+        idempotencyKey: randomKey(),
+      });
       expect(missing.status).toBe(400);
       expect(missing.json().errors[0].field).toBe('beta_key');
-      const wrong = await gated.request('POST', '/api/v1/enrollments', { json: enrollment({ beta_key: 'guess' }), idempotencyKey: randomKey() });
+      const wrong = await gated.request('POST', '/api/v1/enrollments', {
+        json: enrollment({ beta_key: 'guess' }),
+        idempotencyKey: randomKey(),
+      });
       expect(wrong.status).toBe(403);
-      const right = await gated.request('POST', '/api/v1/enrollments', { json: enrollment({ beta_key: 'let-me-in' }), idempotencyKey: randomKey() });
+      const right = await gated.request('POST', '/api/v1/enrollments', {
+        json: enrollment({ beta_key: 'let-me-in' }),
+        idempotencyKey: randomKey(),
+      });
       expect(right.status).toBe(201);
     } finally {
       await gated.stop();
@@ -264,10 +376,20 @@ describe('projects', () => {
     expect(patched.status).toBe(200);
     expect(patched.json()).toMatchObject({ name: 'Cafe screens', revision: 2 });
     expect(patched.headers.etag).toBe('"2"');
-    const events = () => server.services.store.db.selectFrom('events').select('type').where('tenant_id', '=', projectId).where('type', '=', 'project.updated').execute();
+    const events = () =>
+      server.services.store.db
+        .selectFrom('events')
+        .select('type')
+        .where('tenant_id', '=', projectId)
+        .where('type', '=', 'project.updated')
+        .execute();
     const seen = (await events()).length;
     expect(seen).toBe(1);
-    const same = await server.request('PATCH', '/api/v1/project', { token, json: { name: 'Cafe screens' }, ifMatch: 2 });
+    const same = await server.request('PATCH', '/api/v1/project', {
+      token,
+      json: { name: 'Cafe screens' },
+      ifMatch: 2,
+    });
     expect(same.status).toBe(200);
     expect(same.json()).toMatchObject({ name: 'Cafe screens', revision: 2 });
     expect(same.headers.etag).toBe('"2"');
@@ -285,7 +407,12 @@ describe('projects', () => {
     const { token } = await server.enroll({ intent: 'advertising' });
     const res = await server.request('GET', '/api/v1/project/capabilities', { token });
     expect(res.status).toBe(200);
-    expect(res.json()).toMatchObject({ plan: 'advertising', independent_advertiser: false, screens: true, revision: 1 });
+    expect(res.json()).toMatchObject({
+      plan: 'advertising',
+      independent_advertiser: false,
+      screens: true,
+      revision: 1,
+    });
     expect(res.json().effective).toEqual(['screens', 'content', 'playlists', 'advertising', 'reports', 'project']);
   });
 });
@@ -317,7 +444,9 @@ describe('credential realms', () => {
     }
     // With a bearer as well, the bearer alone decides who is asking.
     const other = await server.enroll();
-    expect((await server.request('GET', `/api/v1/screens/${screen.id}`, { token: other.token, cookies })).status).toBe(404);
+    expect((await server.request('GET', `/api/v1/screens/${screen.id}`, { token: other.token, cookies })).status).toBe(
+      404,
+    );
   });
 
   it('stores only hashes of bearer tokens and never logs them', async () => {
@@ -357,7 +486,9 @@ describe('credit meter', () => {
 
   it('omits credit headers for Model A and unauthenticated requests', async () => {
     const account = await server.createAccount();
-    expect((await server.request('GET', '/api/v1/account', { token: account.token })).headers['marquee-credits-remaining']).toBeUndefined();
+    expect(
+      (await server.request('GET', '/api/v1/account', { token: account.token })).headers['marquee-credits-remaining'],
+    ).toBeUndefined();
     expect((await server.request('GET', '/api/v1/capabilities')).headers['marquee-credits-remaining']).toBeUndefined();
     expect((await server.request('GET', '/api/v1/project')).headers['marquee-credits-remaining']).toBeUndefined();
   });
@@ -366,23 +497,36 @@ describe('credit meter', () => {
     const { token, projectId } = await server.enroll();
     await server.request('GET', '/api/v1/project/capabilities', { token });
     await server.request('GET', '/api/v1/project/capabilities', { token });
-    const row = await server.services.store.db.selectFrom('credit_ledger').selectAll().where('tenant_id', '=', projectId).where('kind', '=', 'api_request').executeTakeFirstOrThrow();
+    const row = await server.services.store.db
+      .selectFrom('credit_ledger')
+      .selectAll()
+      .where('tenant_id', '=', projectId)
+      .where('kind', '=', 'api_request')
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ millis: -2000, count: 2, day: '2026-11-21' });
   });
 
   it('allows a negative balance down to the floor of -1,000,000 credits before 2027, shown as 0', async () => {
     const { token, projectId } = await server.enroll();
-    await server.services.store.db.updateTable('tenants').set({ credit_millis: -500_000_000 }).where('id', '=', projectId).execute();
+    await server.services.store.db
+      .updateTable('tenants')
+      .set({ credit_millis: -500_000_000 })
+      .where('id', '=', projectId)
+      .execute();
     const res = await server.request('GET', '/api/v1/project/capabilities', { token });
     expect(res.status).toBe(200);
     expect(res.headers['marquee-credits-remaining']).toBe('0');
-    await server.services.store.db.updateTable('tenants').set({ credit_millis: -1_000_000_000 + 999 }).where('id', '=', projectId).execute();
+    await server.services.store.db
+      .updateTable('tenants')
+      .set({ credit_millis: -1_000_000_000 + 999 })
+      .where('id', '=', projectId)
+      .execute();
     const refused = await server.request('GET', '/api/v1/project/capabilities', { token });
     expect(refused.status).toBe(402);
     expect(refused.json().code).toBe('payment_required');
   });
 
-  it("debits with one UPDATE … RETURNING and the ledger upsert, reading nothing of the tenant again", async () => {
+  it('debits with one UPDATE … RETURNING and the ledger upsert, reading nothing of the tenant again', async () => {
     const clock = new TestClock('2026-11-21T12:00:00Z');
     const s = await TestServer.start({ clock });
     try {
@@ -417,7 +561,10 @@ describe('credit meter', () => {
         // A new month: one conditional UPDATE adds the grant, still without reading the tenant.
         clock.set('2026-12-01T00:00:01Z');
         const december = await metered();
-        expect(statements.filter((q) => q.endsWith(' tenants'))).toEqual(['UpdateQueryNode tenants', 'UpdateQueryNode tenants']);
+        expect(statements.filter((q) => q.endsWith(' tenants'))).toEqual([
+          'UpdateQueryNode tenants',
+          'UpdateQueryNode tenants',
+        ]);
         expect(december.headers['marquee-credits-remaining']).toBe(String(9999 + 10000 - 1));
       } finally {
         store.db = plain;
@@ -425,10 +572,21 @@ describe('credit meter', () => {
       // A month's grant is added once, even by concurrent requests that both saw last month's grant.
       const { db } = s.services.store;
       await db.updateTable('tenants').set({ credit_grant_month: '2026-11' }).where('id', '=', projectId).execute();
-      const [a, b] = await Promise.all([s.request('GET', '/api/v1/screens', { token }), s.request('GET', '/api/v1/screens', { token })]);
+      const [a, b] = await Promise.all([
+        s.request('GET', '/api/v1/screens', { token }),
+        s.request('GET', '/api/v1/screens', { token }),
+      ]);
       expect([a.status, b.status]).toEqual([200, 200]);
-      expect((await s.request('GET', '/api/v1/project', { token })).json().credit_remaining).toBe(9999 + 10000 - 1 + 10000 - 2);
-      const grants = await db.selectFrom('credit_ledger').selectAll().where('tenant_id', '=', projectId).where('kind', '=', 'included_grant').where('day', '=', '2026-12-01').executeTakeFirstOrThrow();
+      expect((await s.request('GET', '/api/v1/project', { token })).json().credit_remaining).toBe(
+        9999 + 10000 - 1 + 10000 - 2,
+      );
+      const grants = await db
+        .selectFrom('credit_ledger')
+        .selectAll()
+        .where('tenant_id', '=', projectId)
+        .where('kind', '=', 'included_grant')
+        .where('day', '=', '2026-12-01')
+        .executeTakeFirstOrThrow();
       expect(grants.count).toBe(2);
     } finally {
       await s.stop();
@@ -440,14 +598,22 @@ describe('credit meter', () => {
     const s = await TestServer.start({ clock });
     try {
       const { token, projectId } = await s.enroll();
-      await s.services.store.db.updateTable('tenants').set({ credit_millis: -5_000_000 }).where('id', '=', projectId).execute();
+      await s.services.store.db
+        .updateTable('tenants')
+        .set({ credit_millis: -5_000_000 })
+        .where('id', '=', projectId)
+        .execute();
       expect((await s.request('GET', '/api/v1/project/capabilities', { token })).status).toBe(200);
       clock.set('2027-01-01T00:00:01Z');
       // The January grant (+10,000) lands first: -5,001 + 10,000 = 4,999 remaining, then the debit.
       const january = await s.request('GET', '/api/v1/project/capabilities', { token });
       expect(january.status).toBe(200);
       expect(january.headers['marquee-credits-remaining']).toBe('4998');
-      await s.services.store.db.updateTable('tenants').set({ credit_millis: 500 }).where('id', '=', projectId).execute();
+      await s.services.store.db
+        .updateTable('tenants')
+        .set({ credit_millis: 500 })
+        .where('id', '=', projectId)
+        .execute();
       expect((await s.request('GET', '/api/v1/project/capabilities', { token })).status).toBe(402);
     } finally {
       await s.stop();

@@ -148,7 +148,12 @@ export async function reserveBytes(tx: Tx, tenantId: string, bytes: number): Pro
     .updateTable('tenants')
     .set({ reserved_bytes: sql`reserved_bytes + ${bytes}` })
     .where('id', '=', tenantId)
-    .where((eb) => eb.or([eb('content_limit_bytes', '=', 0), eb(sql`used_bytes + reserved_bytes + ${bytes}`, '<=', eb.ref('content_limit_bytes'))]))
+    .where((eb) =>
+      eb.or([
+        eb('content_limit_bytes', '=', 0),
+        eb(sql`used_bytes + reserved_bytes + ${bytes}`, '<=', eb.ref('content_limit_bytes')),
+      ]),
+    )
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) {
     const t = await getTenant(tx, tenantId);
@@ -157,7 +162,11 @@ export async function reserveBytes(tx: Tx, tenantId: string, bytes: number): Pro
 }
 
 export async function releaseReservation(tx: Tx, tenantId: string, bytes: number): Promise<void> {
-  await tx.updateTable('tenants').set({ reserved_bytes: decrement('reserved_bytes', bytes) }).where('id', '=', tenantId).execute();
+  await tx
+    .updateTable('tenants')
+    .set({ reserved_bytes: decrement('reserved_bytes', bytes) })
+    .where('id', '=', tenantId)
+    .execute();
 }
 
 /** Turns a reservation into durable usage (`actual` may be smaller than what was reserved). */
@@ -170,7 +179,11 @@ export async function commitReservation(tx: Tx, tenantId: string, reserved: numb
 }
 
 export async function releaseUsedBytes(tx: Tx, tenantId: string, bytes: number): Promise<void> {
-  await tx.updateTable('tenants').set({ used_bytes: decrement('used_bytes', bytes) }).where('id', '=', tenantId).execute();
+  await tx
+    .updateTable('tenants')
+    .set({ used_bytes: decrement('used_bytes', bytes) })
+    .where('id', '=', tenantId)
+    .execute();
 }
 
 /** Admits one more quota-counted screen or throws quota_exceeded (spec: 50 per tenant; 0 = no cap). */
@@ -188,5 +201,9 @@ export async function admitScreen(tx: Tx, tenantId: string): Promise<void> {
 }
 
 export async function releaseScreen(tx: Tx, tenantId: string): Promise<void> {
-  await tx.updateTable('tenants').set({ screen_count: decrement('screen_count', 1) }).where('id', '=', tenantId).execute();
+  await tx
+    .updateTable('tenants')
+    .set({ screen_count: decrement('screen_count', 1) })
+    .where('id', '=', tenantId)
+    .execute();
 }

@@ -110,7 +110,12 @@ export class TestServer {
         done();
       },
     });
-    const server = await createServer({ config, clock, logDestination: destination as never, extraRoutes: options.extraRoutes });
+    const server = await createServer({
+      config,
+      clock,
+      logDestination: destination as never,
+      extraRoutes: options.extraRoutes,
+    });
     options.beforeListen?.(server.services);
     await server.listen();
     return new TestServer(logs, server, port, dataDir, clock, { ...options, dataDir });
@@ -136,7 +141,12 @@ export class TestServer {
   /** Stops this server and starts another on the same data dir and port. */
   async restart(): Promise<TestServer> {
     await this.server.stop(2000);
-    return TestServer.start({ ...this.options, clock: this.clock, dataDir: this.dataDir, config: { ...this.options.config, port: this.port } });
+    return TestServer.start({
+      ...this.options,
+      clock: this.clock,
+      dataDir: this.dataDir,
+      config: { ...this.options.config, port: this.port },
+    });
   }
 
   async stop(options: { keepData?: boolean } = {}): Promise<void> {
@@ -161,12 +171,18 @@ export class TestServer {
   }
 
   /** Starts a request and hands over the response as it arrives (streams, SSE). */
-  rawRequest(method: string, pathname: string, options: RequestOptions, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
+  rawRequest(
+    method: string,
+    pathname: string,
+    options: RequestOptions,
+    onResponse: (res: http.IncomingMessage) => void,
+  ): http.ClientRequest {
     const host = options.host ?? this.host;
     const headers: Record<string, string | string[]> = { host, ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-    if (options.ifMatch !== undefined) headers['if-match'] = typeof options.ifMatch === 'number' ? `"${options.ifMatch}"` : options.ifMatch;
+    if (options.ifMatch !== undefined)
+      headers['if-match'] = typeof options.ifMatch === 'number' ? `"${options.ifMatch}"` : options.ifMatch;
     const cookie = options.cookies?.header(host);
     if (cookie) headers.cookie = cookie;
     let body: Buffer | string | Readable | undefined = options.body;
@@ -175,10 +191,13 @@ export class TestServer {
       headers['content-type'] ??= 'application/json';
     }
     if (typeof body === 'string' || Buffer.isBuffer(body)) headers['content-length'] = String(Buffer.byteLength(body));
-    const req = http.request({ host: '127.0.0.1', port: this.port, method, path: pathname, headers, agent: false }, (res) => {
-      options.cookies?.store(host, res.headers['set-cookie']);
-      onResponse(res);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: this.port, method, path: pathname, headers, agent: false },
+      (res) => {
+        options.cookies?.store(host, res.headers['set-cookie']);
+        onResponse(res);
+      },
+    );
     if (body instanceof Readable) body.pipe(req);
     else req.end(body);
     return req;
@@ -196,7 +215,9 @@ export class TestServer {
   }
 
   /** Creates a Model A account and returns its bearer. */
-  async createAccount(email = `owner-${randomKey()}@example.com`): Promise<{ token: string; accountId: string; body: any }> {
+  async createAccount(
+    email = `owner-${randomKey()}@example.com`,
+  ): Promise<{ token: string; accountId: string; body: any }> {
     const res = await this.request('POST', '/api/v1/accounts', { json: { email }, idempotencyKey: randomKey() });
     if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${res.text}`);
     const body = res.json();

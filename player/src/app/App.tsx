@@ -5,7 +5,15 @@ import type { PlayerController } from '../runtime/player-controller';
 import type { PlayerStore } from '../state/player-store';
 import { Stage } from './Stage';
 
-export function App({ store, controller, pairingHintUrl }: { store: PlayerStore; controller: PlayerController; pairingHintUrl?: string }) {
+export function App({
+  store,
+  controller,
+  pairingHintUrl,
+}: {
+  store: PlayerStore;
+  controller: PlayerController;
+  pairingHintUrl?: string;
+}) {
   const phase = useStore(store, (s) => s.phase);
   const pairing = useStore(store, (s) => s.pairing);
   const connectivity = useStore(store, (s) => s.connectivity);
@@ -36,7 +44,11 @@ export function App({ store, controller, pairingHintUrl }: { store: PlayerStore;
           </div>
         </div>
       )}
-      {phase === 'booting' && <div className="card" data-testid="booting-card"><div className="wordmark">Marquee</div></div>}
+      {phase === 'booting' && (
+        <div className="card" data-testid="booting-card">
+          <div className="wordmark">Marquee</div>
+        </div>
+      )}
       {phase === 'pairing' && <PairingScreen pairing={pairing} hintUrl={pairingHintUrl} />}
       {phase === 'archived' && <div className="card dark" data-testid="archived-card" />}
       {phase === 'unknown-screen' && (

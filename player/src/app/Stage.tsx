@@ -7,7 +7,15 @@ import type { PlayerController } from '../runtime/player-controller';
 import { SoundtrackPlayer } from '../soundtrack/soundtrack-player';
 import type { PlayerStore } from '../state/player-store';
 
-export function Stage({ store, controller, onEngine }: { store: PlayerStore; controller: PlayerController; onEngine?: (engine: PlaybackEngine | null) => void }) {
+export function Stage({
+  store,
+  controller,
+  onEngine,
+}: {
+  store: PlayerStore;
+  controller: PlayerController;
+  onEngine?: (engine: PlaybackEngine | null) => void;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const root = ref.current!;
@@ -26,7 +34,8 @@ export function Stage({ store, controller, onEngine }: { store: PlayerStore; con
         soundtrack.set(manifest.soundtrack);
         void controller.activated(manifest);
       },
-      onApplicationEvent: (placementId, code) => void controller.report('info', 'application.event', { placement_id: placementId, code }),
+      onApplicationEvent: (placementId, code) =>
+        void controller.report('info', 'application.event', { placement_id: placementId, code }),
       log: (message) => console.info(message),
     });
     onEngine?.(engine);

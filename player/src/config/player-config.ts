@@ -38,10 +38,17 @@ function originOf(value: unknown): string | undefined {
 
 /** The global beats the meta tag, which beats the page origin; a malformed value is ignored. */
 export function resolvePlayerConfig(sources: ConfigSources): PlayerConfig {
-  const fromGlobal = typeof sources.global === 'object' && sources.global !== null ? originOf((sources.global as { runtimeOrigin?: unknown }).runtimeOrigin) : undefined;
+  const fromGlobal =
+    typeof sources.global === 'object' && sources.global !== null
+      ? originOf((sources.global as { runtimeOrigin?: unknown }).runtimeOrigin)
+      : undefined;
   const runtimeOrigin = fromGlobal ?? originOf(sources.meta) ?? new URL(sources.pageOrigin).origin;
-  const hint = typeof sources.global === 'object' && sources.global !== null ? (sources.global as { pairingHintUrl?: unknown }).pairingHintUrl : undefined;
-  const pairingHintUrl = typeof hint === 'string' && /^https?:\/\//.test(hint) && hint.includes('{code}') ? hint : undefined;
+  const hint =
+    typeof sources.global === 'object' && sources.global !== null
+      ? (sources.global as { pairingHintUrl?: unknown }).pairingHintUrl
+      : undefined;
+  const pairingHintUrl =
+    typeof hint === 'string' && /^https?:\/\//.test(hint) && hint.includes('{code}') ? hint : undefined;
   return { runtimeOrigin, contentOrigin: runtimeOrigin, ...(pairingHintUrl ? { pairingHintUrl } : {}) };
 }
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MEDIA_EVICTION_GRACE_MS, MEDIA_ROUTE, mediaCacheKey, mediaIdOfCacheKey, mediaToEvict } from './media-cache-policy';
+import {
+  MEDIA_EVICTION_GRACE_MS,
+  MEDIA_ROUTE,
+  mediaCacheKey,
+  mediaIdOfCacheKey,
+  mediaToEvict,
+} from './media-cache-policy';
 
 describe('media cache eviction', () => {
   const now = 10 * MEDIA_EVICTION_GRACE_MS;
@@ -10,7 +16,9 @@ describe('media cache eviction', () => {
       ['med_recent', now - MEDIA_EVICTION_GRACE_MS + 1],
       ['med_live', now - 5 * MEDIA_EVICTION_GRACE_MS],
     ]);
-    expect(mediaToEvict(['med_old', 'med_recent', 'med_live', 'med_unknown'], new Set(['med_live']), last, now)).toEqual(['med_old']);
+    expect(
+      mediaToEvict(['med_old', 'med_recent', 'med_live', 'med_unknown'], new Set(['med_live']), last, now),
+    ).toEqual(['med_old']);
   });
 
   it('keys entries by media id, whatever manifest URL fetched them', () => {

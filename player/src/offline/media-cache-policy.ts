@@ -24,7 +24,13 @@ export function mediaIdOfCacheKey(url: string): string | null {
  * manifest referenced it; an id never recorded is treated as referenced now (it was cached by a
  * manifest this policy has not heard of yet) and is left for the next round.
  */
-export function mediaToEvict(cached: readonly string[], referenced: ReadonlySet<string>, lastReferenced: ReadonlyMap<string, number>, now: number, graceMs = MEDIA_EVICTION_GRACE_MS): string[] {
+export function mediaToEvict(
+  cached: readonly string[],
+  referenced: ReadonlySet<string>,
+  lastReferenced: ReadonlyMap<string, number>,
+  now: number,
+  graceMs = MEDIA_EVICTION_GRACE_MS,
+): string[] {
   return cached.filter((id) => {
     if (referenced.has(id)) return false;
     const last = lastReferenced.get(id);

@@ -13,7 +13,11 @@ const SHELL_URL = '/';
 const NETWORK_ONLY = /^\/(runtime|api|content|problems|private-storage)\//;
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(refreshShell().catch(() => undefined).then(() => self.skipWaiting()));
+  event.waitUntil(
+    refreshShell()
+      .catch(() => undefined)
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener('activate', (event) => {
@@ -80,7 +84,12 @@ async function serveShell(request: Request): Promise<Response> {
   try {
     const response = await fetch(request);
     if (response.ok && new URL(request.url).pathname === SHELL_URL) void refreshShell().catch(() => undefined);
-    else if (response.ok) void caches.open(SHELL_CACHE).then((c) => c.match(SHELL_URL)).then((cached) => (cached ? undefined : refreshShell())).catch(() => undefined);
+    else if (response.ok)
+      void caches
+        .open(SHELL_CACHE)
+        .then((c) => c.match(SHELL_URL))
+        .then((cached) => (cached ? undefined : refreshShell()))
+        .catch(() => undefined);
     return response;
   } catch (error) {
     const cached = await (await caches.open(SHELL_CACHE)).match(SHELL_URL);
@@ -109,9 +118,17 @@ async function serveMedia(request: Request, mediaId: string): Promise<Response> 
   if (cached) return answerRange(cached, request.headers.get('range'));
   const response = await fetch(request);
   if (filling.has(mediaId)) return response;
-  const whole = response.status === 200 ? Number(response.headers.get('content-length')) || null : response.status === 206 ? coversWholeObject(response.headers.get('content-range')) : null;
+  const whole =
+    response.status === 200
+      ? Number(response.headers.get('content-length')) || null
+      : response.status === 206
+        ? coversWholeObject(response.headers.get('content-range'))
+        : null;
   if (whole !== null && response.body) {
-    const headers = new Headers({ 'Content-Type': response.headers.get('content-type') ?? 'application/octet-stream', 'Content-Length': String(whole) });
+    const headers = new Headers({
+      'Content-Type': response.headers.get('content-type') ?? 'application/octet-stream',
+      'Content-Length': String(whole),
+    });
     const etag = response.headers.get('etag');
     if (etag) headers.set('ETag', etag);
     void cache.put(key, new Response(response.clone().body, { status: 200, headers })).catch(() => undefined);
@@ -124,10 +141,16 @@ async function answerRange(cached: Response, range: string | null): Promise<Resp
   const answer = parseByteRange(range, blob.size);
   const type = cached.headers.get('content-type') ?? 'application/octet-stream';
   if (answer === 'whole') {
-    return new Response(blob, { status: 200, headers: { 'Content-Type': type, 'Content-Length': String(blob.size), 'Accept-Ranges': 'bytes' } });
+    return new Response(blob, {
+      status: 200,
+      headers: { 'Content-Type': type, 'Content-Length': String(blob.size), 'Accept-Ranges': 'bytes' },
+    });
   }
   if (answer === 'unsatisfiable') {
-    return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${blob.size}`, 'Accept-Ranges': 'bytes' } });
+    return new Response(null, {
+      status: 416,
+      headers: { 'Content-Range': `bytes */${blob.size}`, 'Accept-Ranges': 'bytes' },
+    });
   }
   return new Response(blob.slice(answer.start, answer.end + 1), {
     status: 206,

@@ -19,7 +19,12 @@ export function PairingScreen({ pairing, hintUrl }: { pairing: PairingView | nul
   useEffect(() => {
     if (!code) return;
     let cancelled = false;
-    void QRCode.toString(pairingHint(code, hintUrl), { type: 'svg', margin: 0, errorCorrectionLevel: 'M', color: { dark: '#0A0E13FF', light: '#00000000' } }).then((svg) => {
+    void QRCode.toString(pairingHint(code, hintUrl), {
+      type: 'svg',
+      margin: 0,
+      errorCorrectionLevel: 'M',
+      color: { dark: '#0A0E13FF', light: '#00000000' },
+    }).then((svg) => {
       if (!cancelled) setQr(svg);
     });
     return () => {
@@ -58,8 +63,13 @@ export function PairingScreen({ pairing, hintUrl }: { pairing: PairingView | nul
       </section>
       {qr && (
         <aside className="pairing-qr">
-          {/* biome-ignore lint/security/noDangerouslySetInnerHtml: the SVG is generated locally by qrcode from the six-character code, never from outside input */}
-          <div className="qr" role="img" aria-label="QR code of the pairing code" dangerouslySetInnerHTML={{ __html: qr }} />
+          <div
+            className="qr"
+            role="img"
+            aria-label="QR code of the pairing code"
+            // biome-ignore lint/security/noDangerouslySetInnerHtml: the SVG is made locally by qrcode from the six-character code
+            dangerouslySetInnerHTML={{ __html: qr }}
+          />
           <span>Scan to copy the code</span>
         </aside>
       )}

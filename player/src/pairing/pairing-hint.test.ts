@@ -9,6 +9,8 @@ describe('pairing screen', () => {
 
   it('puts the code, or the configured hint URL with the code, in the QR code', () => {
     expect(pairingHint('ABC234', undefined)).toBe('ABC234');
-    expect(pairingHint('ABC234', 'https://dash.example.com/pair?code={code}')).toBe('https://dash.example.com/pair?code=ABC234');
+    expect(pairingHint('ABC234', 'https://dash.example.com/pair?code={code}')).toBe(
+      'https://dash.example.com/pair?code=ABC234',
+    );
   });
 });

@@ -3,7 +3,15 @@
 // what is on glass sampled every frame.
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimeManifest, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import {
+  CAPABILITY_HANDLE_MIN_LENGTH,
+  launchRoute,
+  packageRoute,
+  WEBAPP_PACKAGE_CONTENT_TYPE,
+  WEBAPP_PACKAGE_VERSION,
+  type RuntimeManifest,
+  type RuntimePlacement,
+} from '../../../sdk/contract/manifest';
 import { titledPng } from '../../../e2e/support/media-fixtures';
 import { images, manifest, page, PlayerFixture, type EngineTestWindow } from '../testing/player-fixture';
 
@@ -27,7 +35,14 @@ function application(id: string, options: { grantId?: string; controller?: boole
       origin: fixture.releaseOrigin,
       protocol: '1',
       grantId: options.grantId ?? 'gr_first',
-      package: { version: WEBAPP_PACKAGE_VERSION, url: packageRoute('man_test', 'rel_test000000001'), bytes: 10, sha256: 'b'.repeat(64), entrypoint: 'index.html', contentType: WEBAPP_PACKAGE_CONTENT_TYPE },
+      package: {
+        version: WEBAPP_PACKAGE_VERSION,
+        url: packageRoute('man_test', 'rel_test000000001'),
+        bytes: 10,
+        sha256: 'b'.repeat(64),
+        entrypoint: 'index.html',
+        contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
+      },
     },
     rect: { x: 0, y: 0, width: 1920, height: 1080 },
     layer: 0,
@@ -51,15 +66,31 @@ describe('page.advance', () => {
     const p = await play(
       manifest([
         page('one', [application('board')], { advance: { mode: 'application', maxMs: 1200 } }),
-        page('two', [application('board')], { transition: { type: 'crossfade', durationMs: 1000 }, advance: { mode: 'application', maxMs: 2500 } }),
+        page('two', [application('board')], {
+          transition: { type: 'crossfade', durationMs: 1000 },
+          advance: { mode: 'application', maxMs: 2500 },
+        }),
       ]),
     );
     // Page one ends by its backstop (its app never asked); during the crossfade to page two, page
     // one's app asks for the next page.
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'two'), undefined, { timeout: 10_000 });
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'two'),
+      undefined,
+      { timeout: 10_000 },
+    );
     const outgoing = launchFrame(p, 1)!;
-    await outgoing.evaluate(() => (window as unknown as { marquee: { page: { advance(): Promise<void> } } }).marquee.page.advance());
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s, i, all) => s.page === 'one' && all.slice(0, i).some((e) => e.page === 'two')), undefined, { timeout: 10_000 });
+    await outgoing.evaluate(() =>
+      (window as unknown as { marquee: { page: { advance(): Promise<void> } } }).marquee.page.advance(),
+    );
+    await p.waitForFunction(
+      () =>
+        (window as unknown as TestWindow).m.samples.some(
+          (s, i, all) => s.page === 'one' && all.slice(0, i).some((e) => e.page === 'two'),
+        ),
+      undefined,
+      { timeout: 10_000 },
+    );
     const all = await samples(p);
     const twoFrom = all.find((s) => s.page === 'two')!.t;
     const twoUntil = all.find((s) => s.t > twoFrom && s.page === 'one')!.t;
@@ -69,25 +100,61 @@ describe('page.advance', () => {
   });
 
   it('ends the page on glass when its controller asks', async () => {
-    const p = await play(manifest([page('one', [application('board')], { advance: { mode: 'application', maxMs: 60_000 } }), page('two', [application('other')], { advance: { mode: 'duration', afterMs: 60_000 } })]));
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'one' && s.shown.board?.startsWith('launch:')), undefined, { timeout: 10_000 });
-    await launchFrame(p, 1)!.evaluate(() => (window as unknown as { marquee: { page: { advance(): Promise<void> } } }).marquee.page.advance());
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'two'), undefined, { timeout: 5_000 });
+    const p = await play(
+      manifest([
+        page('one', [application('board')], { advance: { mode: 'application', maxMs: 60_000 } }),
+        page('two', [application('other')], { advance: { mode: 'duration', afterMs: 60_000 } }),
+      ]),
+    );
+    await p.waitForFunction(
+      () =>
+        (window as unknown as TestWindow).m.samples.some(
+          (s) => s.page === 'one' && s.shown.board?.startsWith('launch:'),
+        ),
+      undefined,
+      { timeout: 10_000 },
+    );
+    await launchFrame(p, 1)!.evaluate(() =>
+      (window as unknown as { marquee: { page: { advance(): Promise<void> } } }).marquee.page.advance(),
+    );
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'two'),
+      undefined,
+      { timeout: 5_000 },
+    );
     await p.context().close();
   });
 });
 
 describe('application relaunch', () => {
-  const appPage = (grantId: string, maxMs: number) => page('app', [application('board', { grantId })], { advance: { mode: 'application', maxMs } });
+  const appPage = (grantId: string, maxMs: number) =>
+    page('app', [application('board', { grantId })], { advance: { mode: 'application', maxMs } });
 
   it('relaunches a frame whose grant changed: the new frame warms behind and takes over at the next turn', async () => {
-    const first = manifest([appPage('gr_first', 700), page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 500 } })]);
+    const first = manifest([
+      appPage('gr_first', 700),
+      page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 500 } }),
+    ]);
     const p = await play(first);
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'img'), undefined, { timeout: 10_000 });
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'img'),
+      undefined,
+      { timeout: 10_000 },
+    );
     // A rotation: the same revision, a new grant and content generation.
-    const second = manifest([appPage('gr_second', 700), page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 500 } })], { grantId: 'gr_second', contentGeneration: 2 });
+    const second = manifest(
+      [
+        appPage('gr_second', 700),
+        page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 500 } }),
+      ],
+      { grantId: 'gr_second', contentGeneration: 2 },
+    );
     await p.evaluate((m) => (window as unknown as TestWindow).m.engine.setManifest(m), second);
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:2'), undefined, { timeout: 10_000 });
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:2'),
+      undefined,
+      { timeout: 10_000 },
+    );
     await p.waitForTimeout(1500);
     expect((await records(p)).launches).toHaveLength(2);
     const all = await samples(p);
@@ -103,12 +170,20 @@ describe('application relaunch', () => {
 
   it('relaunches a frame well before its grant lapses, on a page that only comes round again', async () => {
     const p = await play(manifest([appPage('gr_first', 500)]));
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:1'), undefined, { timeout: 10_000 });
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:1'),
+      undefined,
+      { timeout: 10_000 },
+    );
     await p.waitForTimeout(1200);
     expect((await records(p)).launches).toHaveLength(1);
     // Thirteen hours later (the grant lasts 24): relaunched at a turn, with no gap on glass.
     await p.evaluate(() => (window as unknown as TestWindow).m.clock.shift(13 * 3600_000));
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:2'), undefined, { timeout: 10_000 });
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:2'),
+      undefined,
+      { timeout: 10_000 },
+    );
     await p.waitForTimeout(1200);
     expect((await records(p)).launches).toHaveLength(2);
     const all = await samples(p);

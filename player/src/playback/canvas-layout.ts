@@ -20,7 +20,12 @@ export function canvasTransform(canvas: Size, viewport: Size, fit: ViewportFit):
   const sy = viewport.height / canvas.height;
   if (fit === 'fill') return { scaleX: sx, scaleY: sy, offsetX: 0, offsetY: 0 };
   const s = fit === 'contain' ? Math.min(sx, sy) : Math.max(sx, sy);
-  return { scaleX: s, scaleY: s, offsetX: (viewport.width - canvas.width * s) / 2, offsetY: (viewport.height - canvas.height * s) / 2 };
+  return {
+    scaleX: s,
+    scaleY: s,
+    offsetX: (viewport.width - canvas.width * s) / 2,
+    offsetY: (viewport.height - canvas.height * s) / 2,
+  };
 }
 
 export function transformCss(t: CanvasTransform): string {

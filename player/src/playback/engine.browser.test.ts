@@ -15,7 +15,11 @@ beforeAll(async () => {
   await fixture.start();
   const pngs = await Promise.all(COLORS.map((color, i) => titledPng(320, 180, color, String.fromCharCode(65 + i))));
   pngs.forEach((body, i) => fixture.media.set(`med_img${String.fromCharCode(97 + i)}`, { body, type: 'image/png' }));
-  const clips = await Promise.all(COLORS.slice(0, 3).map((color) => webmClip(fixture.chromium, fixture.origin, { seconds: 0.8, width: 160, height: 90, color })));
+  const clips = await Promise.all(
+    COLORS.slice(0, 3).map((color) =>
+      webmClip(fixture.chromium, fixture.origin, { seconds: 0.8, width: 160, height: 90, color }),
+    ),
+  );
   clips.forEach((body, i) => fixture.media.set(`med_vid${String.fromCharCode(97 + i)}`, { body, type: 'video/webm' }));
 }, 60_000);
 
@@ -42,12 +46,22 @@ function onGlass(all: Sample[]): Sample[] {
   return all.slice(all.findIndex((s) => s.page !== null));
 }
 
-async function waitForRuns(p: Page, key: (s: Sample) => string | null, count: number, timeoutMs = 15_000): Promise<Sample[]> {
+async function waitForRuns(
+  p: Page,
+  key: (s: Sample) => string | null,
+  count: number,
+  timeoutMs = 15_000,
+): Promise<Sample[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const all = await samples(p);
     if (runs(all, key).length >= count) return all;
-    if (Date.now() > deadline) throw new Error(`only ${runs(all, key).map(([v]) => v).join(' ')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `only ${runs(all, key)
+          .map(([v]) => v)
+          .join(' ')}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -56,9 +70,19 @@ const hero = (s: Sample) => s.shown.hero ?? null;
 
 describe('a page that comes round again', () => {
   it('advances a one-at-a-time selector to the next item each turn, each prepared before its boundary', async () => {
-    const p = await play(manifest([page('only', [images('hero', ['med_imga', 'med_imgb', 'med_imgc'], { oneAtATime: true })], { advance: { mode: 'duration', afterMs: 400 } })]));
+    const p = await play(
+      manifest([
+        page('only', [images('hero', ['med_imga', 'med_imgb', 'med_imgc'], { oneAtATime: true })], {
+          advance: { mode: 'duration', afterMs: 400 },
+        }),
+      ]),
+    );
     const all = onGlass(await waitForRuns(p, hero, 7));
-    expect(runs(all, hero).map(([v]) => v).slice(0, 7)).toEqual(['med_imga', 'med_imgb', 'med_imgc', 'med_imga', 'med_imgb', 'med_imgc', 'med_imga']);
+    expect(
+      runs(all, hero)
+        .map(([v]) => v)
+        .slice(0, 7),
+    ).toEqual(['med_imga', 'med_imgb', 'med_imgc', 'med_imga', 'med_imgb', 'med_imgc', 'med_imga']);
     await fixture.screenshot(p, 'engine-rotation.png');
     // Never a frame without a decoded image: the turn's item was ready before the boundary.
     expect(all.filter((s) => !s.painted)).toEqual([]);
@@ -66,21 +90,46 @@ describe('a page that comes round again', () => {
   });
 
   it('restarts a media_end image sequence from its first image on every turn', async () => {
-    const p = await play(manifest([page('only', [images('hero', ['med_imga', 'med_imgb', 'med_imgc'], { dwellMs: 250 })], { advance: { mode: 'media_end', maxMs: 60_000 } })]));
+    const p = await play(
+      manifest([
+        page('only', [images('hero', ['med_imga', 'med_imgb', 'med_imgc'], { dwellMs: 250 })], {
+          advance: { mode: 'media_end', maxMs: 60_000 },
+        }),
+      ]),
+    );
     const all = onGlass(await waitForRuns(p, hero, 7));
-    expect(runs(all, hero).map(([v]) => v).slice(0, 7)).toEqual(['med_imga', 'med_imgb', 'med_imgc', 'med_imga', 'med_imgb', 'med_imgc', 'med_imga']);
+    expect(
+      runs(all, hero)
+        .map(([v]) => v)
+        .slice(0, 7),
+    ).toEqual(['med_imga', 'med_imgb', 'med_imgc', 'med_imga', 'med_imgb', 'med_imgc', 'med_imga']);
     expect(all.filter((s) => !s.painted)).toEqual([]);
     await p.context().close();
   });
 
   it('restarts a media_end video sequence from its first clip, with no frame of the last clip over it', async () => {
-    const p = await play(manifest([page('only', [videos('hero', ['med_vida', 'med_vidb', 'med_vidc'])], { advance: { mode: 'media_end', maxMs: 60_000 } })]));
+    const p = await play(
+      manifest([
+        page('only', [videos('hero', ['med_vida', 'med_vidb', 'med_vidc'])], {
+          advance: { mode: 'media_end', maxMs: 60_000 },
+        }),
+      ]),
+    );
     const all = onGlass(await waitForRuns(p, hero, 7, 20_000));
     const seen = runs(all, hero);
-    expect(seen.map(([v]) => v).slice(0, 7)).toEqual(['med_vida', 'med_vidb', 'med_vidc', 'med_vida', 'med_vidb', 'med_vidc', 'med_vida']);
+    expect(seen.map(([v]) => v).slice(0, 7)).toEqual([
+      'med_vida',
+      'med_vidb',
+      'med_vidc',
+      'med_vida',
+      'med_vidb',
+      'med_vidc',
+      'med_vida',
+    ]);
     await fixture.screenshot(p, 'engine-video-sequence.png');
     // Each turn's first clip is on top from (nearly) its first frame, and plays from its start.
-    for (const [value, first] of seen.slice(3)) if (value === 'med_vida') expect(first.videoTime.hero).toBeLessThan(0.25);
+    for (const [value, first] of seen.slice(3))
+      if (value === 'med_vida') expect(first.videoTime.hero).toBeLessThan(0.25);
     expect(all.filter((s) => !s.painted)).toEqual([]);
     await p.context().close();
   });
@@ -93,7 +142,10 @@ describe('image sequences on the playback clock', () => {
     const ids = ['med_imga', 'med_imgb', 'med_imgc', 'med_imgd', 'med_imge', 'med_imgf'];
     const p = await play(
       manifest([
-        page('seq', [images('hero', ids, { dwellMs: dwell })], { transition: { type: 'crossfade', durationMs: transition }, advance: { mode: 'media_end', maxMs: 60_000 } }),
+        page('seq', [images('hero', ids, { dwellMs: dwell })], {
+          transition: { type: 'crossfade', durationMs: transition },
+          advance: { mode: 'media_end', maxMs: 60_000 },
+        }),
         page('after', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 } }),
       ]),
     );
@@ -104,11 +156,20 @@ describe('image sequences on the playback clock', () => {
       const until = performance.now() + 350;
       while (performance.now() < until);
     });
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'after'), undefined, { timeout: 10_000 });
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'after'),
+      undefined,
+      { timeout: 10_000 },
+    );
     const all = onGlass(await samples(p));
     const start = all[0]!.t;
     const fill = start + transition;
-    const shownAt = new Map(runs(all.filter((s) => s.page === 'seq'), hero).map(([v, s]) => [v, s.t]));
+    const shownAt = new Map(
+      runs(
+        all.filter((s) => s.page === 'seq'),
+        hero,
+      ).map(([v, s]) => [v, s.t]),
+    );
     // The second image comes dwell_ms after the fill: the first is fully visible for its whole dwell.
     expect(shownAt.get('med_imgb')! - fill).toBeGreaterThanOrEqual(dwell - 20);
     expect(shownAt.get('med_imgb')! - fill).toBeLessThan(dwell + 150);
@@ -137,9 +198,19 @@ describe('visibility boundaries', () => {
 
   it('ends a page exactly when its rule stops holding', async () => {
     const noon = Date.parse('2026-03-02T11:00:00Z'); // 12:00 in Berlin (UTC+1)
-    const morning = page('morning', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }] } });
+    const morning = page('morning', [images('hero', ['med_imga'])], {
+      advance: { mode: 'duration', afterMs: 60_000 },
+      visibility: {
+        enabled: true,
+        windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }],
+      },
+    });
     const p = await play(manifest([morning, always], { timezone: 'Europe/Berlin' }), noon - 3000);
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 15_000 });
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'),
+      undefined,
+      { timeout: 15_000 },
+    );
     const at = switchAt(onGlass(await samples(p)), 'morning', 'always');
     expect(at - noon).toBeGreaterThanOrEqual(-5);
     expect(at - noon).toBeLessThan(300);
@@ -148,7 +219,13 @@ describe('visibility boundaries', () => {
 
   it('judges a rule edge at its instant even when its timer fires a little early', async () => {
     const noon = Date.parse('2026-03-02T11:00:00Z'); // 12:00 in Berlin (UTC+1)
-    const morning = page('morning', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }] } });
+    const morning = page('morning', [images('hero', ['med_imga'])], {
+      advance: { mode: 'duration', afterMs: 60_000 },
+      visibility: {
+        enabled: true,
+        windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }],
+      },
+    });
     const p = await fixture.open();
     await p.evaluate(
       ({ m, start, releaseOrigin }) => {
@@ -174,9 +251,17 @@ describe('visibility boundaries', () => {
               }, ms - 2);
         w.m.engine.setManifest(m);
       },
-      { m: manifest([morning, always], { timezone: 'Europe/Berlin' }), start: noon - 3000, releaseOrigin: fixture.releaseOrigin },
+      {
+        m: manifest([morning, always], { timezone: 'Europe/Berlin' }),
+        start: noon - 3000,
+        releaseOrigin: fixture.releaseOrigin,
+      },
     );
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 15_000 });
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'),
+      undefined,
+      { timeout: 15_000 },
+    );
     const at = switchAt(onGlass(await samples(p)), 'morning', 'always');
     expect(at - noon).toBeGreaterThanOrEqual(-5);
     expect(at - noon).toBeLessThan(300);
@@ -187,9 +272,19 @@ describe('visibility boundaries', () => {
     const noon = Date.parse('2026-03-02T11:00:00Z'); // 12:00 in Berlin (UTC+1)
     // Picked 100 ms before the edge, its image arrives 300 ms after it: the page is ready only once its rule has ended.
     fixture.media.set('med_late', { ...fixture.media.get('med_imga')!, delayMs: 400 });
-    const morning = page('morning', [images('hero', ['med_late'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }] } });
+    const morning = page('morning', [images('hero', ['med_late'])], {
+      advance: { mode: 'duration', afterMs: 60_000 },
+      visibility: {
+        enabled: true,
+        windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '12:00' }],
+      },
+    });
     const p = await play(manifest([morning, always], { timezone: 'Europe/Berlin' }), noon - 100);
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'), undefined, { timeout: 15_000 });
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'always'),
+      undefined,
+      { timeout: 15_000 },
+    );
     const late = (await samples(p)).filter((s) => s.page === 'morning' && s.t >= noon + 5);
     expect(late).toEqual([]);
     await p.context().close();
@@ -198,10 +293,20 @@ describe('visibility boundaries', () => {
   it('sees a rule edge at the instant of a DST change (03:00 in Berlin on 29 March 2026 is 01:00 UTC)', async () => {
     const change = Date.parse('2026-03-29T01:00:00Z'); // 02:00 CET becomes 03:00 CEST
     const everyDay = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-    const night = page('night', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: [...everyDay], start: '00:00', end: '03:00' }] } });
-    const day = page('day', [images('hero', ['med_imgc'])], { advance: { mode: 'duration', afterMs: 60_000 }, visibility: { enabled: true, windows: [{ days: [...everyDay], start: '03:00', end: '23:00' }] } });
+    const night = page('night', [images('hero', ['med_imga'])], {
+      advance: { mode: 'duration', afterMs: 60_000 },
+      visibility: { enabled: true, windows: [{ days: [...everyDay], start: '00:00', end: '03:00' }] },
+    });
+    const day = page('day', [images('hero', ['med_imgc'])], {
+      advance: { mode: 'duration', afterMs: 60_000 },
+      visibility: { enabled: true, windows: [{ days: [...everyDay], start: '03:00', end: '23:00' }] },
+    });
     const p = await play(manifest([night, day, always], { timezone: 'Europe/Berlin' }), change - 3000);
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'day'), undefined, { timeout: 15_000 });
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'day'),
+      undefined,
+      { timeout: 15_000 },
+    );
     // Night ends and day (now visible) follows at once: an hour later would mean a fixed UTC+1 reading.
     const at = switchAt(onGlass(await samples(p)), 'night', 'day');
     expect(at - change).toBeGreaterThanOrEqual(-5);
@@ -214,11 +319,21 @@ describe('swapping manifests', () => {
   it('swaps to a new manifest at a page boundary once its first page is ready, reporting each on glass once', async () => {
     const segmentMs = 200 + 700;
     const first = manifest(
-      [page('a1', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 700 } }), page('a2', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: 700 } })],
+      [
+        page('a1', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 700 } }),
+        page('a2', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: 700 } }),
+      ],
       { manifestRevision: 'man_a' },
     );
     fixture.media.set('med_slow', { body: fixture.media.get('med_imgc')!.body, type: 'image/png', delayMs: 1500 });
-    const second = manifest([page('b1', [images('hero', ['med_slow'], { revision: 'man_b' })], { advance: { mode: 'duration', afterMs: 60_000 } })], { manifestRevision: 'man_b' });
+    const second = manifest(
+      [
+        page('b1', [images('hero', ['med_slow'], { revision: 'man_b' })], {
+          advance: { mode: 'duration', afterMs: 60_000 },
+        }),
+      ],
+      { manifestRevision: 'man_b' },
+    );
     const p = await play(first);
     await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'a1'));
     await p.waitForTimeout(300);
@@ -227,7 +342,9 @@ describe('swapping manifests', () => {
       w.m.engine.setManifest(m);
       return w.m.clock.now();
     }, second);
-    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'b1'), undefined, { timeout: 10_000 });
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'b1'), undefined, {
+      timeout: 10_000,
+    });
     await p.waitForTimeout(300);
     const all = onGlass(await samples(p));
     const start = all[0]!.t;
@@ -246,13 +363,19 @@ describe('swapping manifests', () => {
   it('holds the page on glass when the next one cannot get ready (never a blank frame)', async () => {
     const p = await play(
       manifest([
-        page('ok', [images('hero', ['med_imga', 'med_imgb'], { oneAtATime: true })], { advance: { mode: 'duration', afterMs: 400 } }),
+        page('ok', [images('hero', ['med_imga', 'med_imgb'], { oneAtATime: true })], {
+          advance: { mode: 'duration', afterMs: 400 },
+        }),
         page('broken', [images('hero', ['med_missing'])], { advance: { mode: 'duration', afterMs: 400 } }),
       ]),
     );
     const all = onGlass(await waitForRuns(p, hero, 4));
     expect(all.some((s) => s.page === 'broken')).toBe(false);
-    expect(runs(all, hero).map(([v]) => v).slice(0, 4)).toEqual(['med_imga', 'med_imgb', 'med_imga', 'med_imgb']);
+    expect(
+      runs(all, hero)
+        .map(([v]) => v)
+        .slice(0, 4),
+    ).toEqual(['med_imga', 'med_imgb', 'med_imga', 'med_imgb']);
     expect(all.filter((s) => !s.painted)).toEqual([]);
     await p.context().close();
   });

@@ -7,10 +7,27 @@
 // also checked against the server's same-site rule, which must agree with what Chromium does.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimeManifest, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import {
+  CAPABILITY_HANDLE_MIN_LENGTH,
+  launchRoute,
+  packageRoute,
+  WEBAPP_PACKAGE_CONTENT_TYPE,
+  WEBAPP_PACKAGE_VERSION,
+  type RuntimeManifest,
+  type RuntimePlacement,
+} from '../../../sdk/contract/manifest';
 import { releasesSameSiteAsPlayer } from '../../../server/release-host/release-site';
 import { titledPng } from '../../../e2e/support/media-fixtures';
-import { images, LOCAL_SITES, manifest, page, PlayerFixture, RELEASE_LABEL, type EngineTestWindow, type SitePair } from '../testing/player-fixture';
+import {
+  images,
+  LOCAL_SITES,
+  manifest,
+  page,
+  PlayerFixture,
+  RELEASE_LABEL,
+  type EngineTestWindow,
+  type SitePair,
+} from '../testing/player-fixture';
 
 /** Production-shaped: the player and its release hosts on two registrable domains. */
 const PRODUCTION_SITES: SitePair = { player: 'play.test', release: `${RELEASE_LABEL}.marquee-apps.test` };
@@ -45,7 +62,14 @@ function application(origin: string): RuntimePlacement {
       origin,
       protocol: '1',
       grantId: 'gr_first',
-      package: { version: WEBAPP_PACKAGE_VERSION, url: packageRoute('man_test', 'rel_test000000001'), bytes: 10, sha256: 'b'.repeat(64), entrypoint: 'index.html', contentType: WEBAPP_PACKAGE_CONTENT_TYPE },
+      package: {
+        version: WEBAPP_PACKAGE_VERSION,
+        url: packageRoute('man_test', 'rel_test000000001'),
+        bytes: 10,
+        sha256: 'b'.repeat(64),
+        entrypoint: 'index.html',
+        contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
+      },
     },
     rect: { x: 0, y: 0, width: 1920, height: 1080 },
     layer: 0,
@@ -82,9 +106,15 @@ async function playHanging(sites: SitePair, hang: string, watchMs: number): Prom
     },
     { m, releaseOrigin },
   );
-  await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'one' && s.shown.board === 'launch:1'), undefined, { timeout: 15_000 });
+  await p.waitForFunction(
+    () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'one' && s.shown.board === 'launch:1'),
+    undefined,
+    { timeout: 15_000 },
+  );
   const frame = p.frames().find((f) => f.url().startsWith(`${releaseOrigin}/app.html?launch=1`))!;
-  await frame.waitForFunction(() => (window as unknown as { contexts: number[] }).contexts.length > 0, undefined, { timeout: 15_000 });
+  await frame.waitForFunction(() => (window as unknown as { contexts: number[] }).contexts.length > 0, undefined, {
+    timeout: 15_000,
+  });
   // On the player's playback clock, which the samples carry: just before the hang starts.
   const hangStartedAt = await p.evaluate(() => (window as unknown as TestWindow).m.clock.now());
   // Starts in a later task, so this evaluation returns before the frame's thread is taken.
@@ -111,7 +141,12 @@ describe('an application frame that never returns', () => {
     ['on a release domain of its own (the production shape)', PRODUCTION_SITES],
   ] as const) {
     it(`${name}: the player keeps painting and moves on at the backstop`, async () => {
-      expect(releasesSameSiteAsPlayer(fixture.originOf(sites.player), fixture.originOf(sites.release).replace(RELEASE_LABEL, '{label}'))).toBe(false);
+      expect(
+        releasesSameSiteAsPlayer(
+          fixture.originOf(sites.player),
+          fixture.originOf(sites.release).replace(RELEASE_LABEL, '{label}'),
+        ),
+      ).toBe(false);
       const observed = await playHanging(sites, 'for (;;) {}', BACKSTOP_MS + BACKSTOP_SLACK_MS + 1000);
       expect(observed.pageOneMs, 'page two never came').not.toBeNull();
       expect(observed.pageOneMs!).toBeGreaterThanOrEqual(BACKSTOP_MS - 50);
@@ -120,8 +155,13 @@ describe('an application frame that never returns', () => {
     }, 60_000);
   }
 
-  it('control: on a release host of the player\'s own site (refused by the server) the same measurement sees the player freeze', async () => {
-    expect(releasesSameSiteAsPlayer(fixture.originOf(SAME_SITE.player), fixture.originOf(SAME_SITE.release).replace(RELEASE_LABEL, '{label}'))).toBe(true);
+  it("control: on a release host of the player's own site (refused by the server) the same measurement sees the player freeze", async () => {
+    expect(
+      releasesSameSiteAsPlayer(
+        fixture.originOf(SAME_SITE.player),
+        fixture.originOf(SAME_SITE.release).replace(RELEASE_LABEL, '{label}'),
+      ),
+    ).toBe(true);
     // A bounded hang, so the player recovers and the context can close.
     const observed = await playHanging(SAME_SITE, 'const end = Date.now() + 3000; while (Date.now() < end) {}', 4500);
     expect(observed.maxGapMs).toBeGreaterThan(2500);

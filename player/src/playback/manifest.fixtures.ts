@@ -1,17 +1,34 @@
 // Manifests for unit tests: valid by `parseRuntimeManifest` on RUNTIME_ORIGIN unless a test breaks them.
-import { CANVAS_CONTRACT_VERSION, mediaRoute, type RuntimeManifest, type RuntimePage, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import {
+  CANVAS_CONTRACT_VERSION,
+  mediaRoute,
+  type RuntimeManifest,
+  type RuntimePage,
+  type RuntimePlacement,
+} from '../../../sdk/contract/manifest';
 
 export const RUNTIME_ORIGIN = 'http://localhost:8080';
 export const REVISION = 'man_fixture1';
 const SHA = 'a'.repeat(64);
 
-export function imagePlacement(id: string, mediaIds: string[], options: Partial<{ oneAtATime: boolean; layer: number; revision: string }> = {}): RuntimePlacement {
+export function imagePlacement(
+  id: string,
+  mediaIds: string[],
+  options: Partial<{ oneAtATime: boolean; layer: number; revision: string }> = {},
+): RuntimePlacement {
   const revision = options.revision ?? REVISION;
   return {
     id,
     content: {
       type: 'image',
-      items: mediaIds.map((mediaId) => ({ mediaId, src: mediaRoute(revision, mediaId), intrinsicSize: { width: 1920, height: 1080 }, sha256: SHA, bytes: 1000, contentType: 'image/png' })),
+      items: mediaIds.map((mediaId) => ({
+        mediaId,
+        src: mediaRoute(revision, mediaId),
+        intrinsicSize: { width: 1920, height: 1080 },
+        sha256: SHA,
+        bytes: 1000,
+        contentType: 'image/png',
+      })),
       oneAtATime: options.oneAtATime ?? mediaIds.length > 1,
       grantId: 'gr_fixture',
     },

@@ -24,7 +24,10 @@ const REST = 'translate3d(0, 0, 0)';
 export function transitionKeyframes(type: TransitionType): TransitionKeyframes {
   if (type === 'crossfade') return { incoming: [{ opacity: 0 }, { opacity: 1 }], outgoing: null };
   const swipe = SWIPES[type];
-  return { incoming: [{ transform: swipe.from }, { transform: REST }], outgoing: [{ transform: REST }, { transform: swipe.to }] };
+  return {
+    incoming: [{ transform: swipe.from }, { transform: REST }],
+    outgoing: [{ transform: REST }, { transform: swipe.to }],
+  };
 }
 
 export const TRANSITION_EASING = 'cubic-bezier(0.4, 0, 0.2, 1)';

@@ -56,7 +56,9 @@ export class PageView {
   }
 
   layout(viewport: Size): void {
-    this.canvas.style.transform = transformCss(canvasTransform(this.page.canvas, viewport, this.page.canvas.viewportFit));
+    this.canvas.style.transform = transformCss(
+      canvasTransform(this.page.canvas, viewport, this.page.canvas.viewportFit),
+    );
   }
 
   private setState(state: PageState): void {
@@ -126,7 +128,14 @@ export class PageView {
       const enter = view.placement.enter;
       if (!enter) continue;
       const delay = Math.max(0, fill + ENTER_DELAY_MS - now);
-      this.animations.push(view.element.animate(enterKeyframes(enter.type), { delay, duration: ENTER_DURATION_MS, easing: ENTER_EASING, fill: 'backwards' }));
+      this.animations.push(
+        view.element.animate(enterKeyframes(enter.type), {
+          delay,
+          duration: ENTER_DURATION_MS,
+          easing: ENTER_EASING,
+          fill: 'backwards',
+        }),
+      );
     }
   }
 

@@ -123,7 +123,14 @@ class ImageView implements PlacementView {
       itemsOfTurn(turn, items.length, this.sequence).map(async (i) => {
         const img = this.images[i]!;
         if (!img.getAttribute('src')) img.src = items[i]!.src;
-        await waitFor(img, { ready: () => img.complete && img.naturalWidth > 0, ok: ['load'], fail: ['error'], ms: MEDIA_READY_TIMEOUT_MS, what: `image ${items[i]!.mediaId}`, signal });
+        await waitFor(img, {
+          ready: () => img.complete && img.naturalWidth > 0,
+          ok: ['load'],
+          fail: ['error'],
+          ms: MEDIA_READY_TIMEOUT_MS,
+          what: `image ${items[i]!.mediaId}`,
+          signal,
+        });
         await withTimeout(img.decode(), MEDIA_READY_TIMEOUT_MS, 'image decode');
       }),
     );
@@ -219,7 +226,11 @@ class VideoView implements PlacementView {
       video.load();
     }
     return waitFor(video, {
-      ready: () => video.readyState >= HTMLMediaElement.HAVE_ENOUGH_DATA || (video.readyState >= HTMLMediaElement.HAVE_FUTURE_DATA && video.buffered.length > 0 && video.buffered.end(0) >= video.duration - 0.1),
+      ready: () =>
+        video.readyState >= HTMLMediaElement.HAVE_ENOUGH_DATA ||
+        (video.readyState >= HTMLMediaElement.HAVE_FUTURE_DATA &&
+          video.buffered.length > 0 &&
+          video.buffered.end(0) >= video.duration - 0.1),
       ok: ['canplaythrough', 'canplay', 'progress', 'loadeddata'],
       fail: ['error'],
       ms: MEDIA_READY_TIMEOUT_MS,
@@ -337,7 +348,18 @@ class IframeView implements PlacementView {
     if (this.frame?.dataset.loaded === 'true') return 'ready';
     const src = this.placement.content.src;
     try {
-      await withTimeout(fetch(src, { mode: 'no-cors', credentials: 'omit', cache: 'no-store', redirect: 'follow', referrerPolicy: 'no-referrer', signal }), IFRAME_PROBE_TIMEOUT_MS, 'iframe probe');
+      await withTimeout(
+        fetch(src, {
+          mode: 'no-cors',
+          credentials: 'omit',
+          cache: 'no-store',
+          redirect: 'follow',
+          referrerPolicy: 'no-referrer',
+          signal,
+        }),
+        IFRAME_PROBE_TIMEOUT_MS,
+        'iframe probe',
+      );
     } catch {
       this.element.dataset.unavailable = 'true';
       this.releaseFrame();
@@ -345,7 +367,13 @@ class IframeView implements PlacementView {
     }
     const frame = this.frame ?? this.createFrame();
     if (frame.getAttribute('src') !== src) frame.src = src;
-    await waitFor(frame, { ready: () => frame.dataset.loaded === 'true', ok: ['load'], ms: IFRAME_LOAD_TIMEOUT_MS, what: 'iframe load', signal }).catch(() => undefined);
+    await waitFor(frame, {
+      ready: () => frame.dataset.loaded === 'true',
+      ok: ['load'],
+      ms: IFRAME_LOAD_TIMEOUT_MS,
+      what: 'iframe load',
+      signal,
+    }).catch(() => undefined);
     delete this.element.dataset.unavailable;
     return 'ready';
   }
@@ -470,7 +498,8 @@ class ApplicationView implements PlacementView {
     if (this.replacement && !this.stale(this.replacement)) return;
     if (this.replacement) this.discard(this.replacement);
     this.replacement = null;
-    if (this.relaunchFailedAt !== null && this.host.now() - this.relaunchFailedAt < APPLICATION_RELAUNCH_RETRY_MS) return;
+    if (this.relaunchFailedAt !== null && this.host.now() - this.relaunchFailedAt < APPLICATION_RELAUNCH_RETRY_MS)
+      return;
     const launched = this.open(true);
     this.replacement = launched;
     this.connect(launched, this.lifetime.signal).catch((error: unknown) => {
@@ -478,7 +507,9 @@ class ApplicationView implements PlacementView {
       this.replacement = null;
       this.discard(launched);
       this.relaunchFailedAt = this.host.now();
-      this.host.log(`application ${this.placement.content.applicationId}: relaunch failed, the frame on glass plays on: ${String(error)}`);
+      this.host.log(
+        `application ${this.placement.content.applicationId}: relaunch failed, the frame on glass plays on: ${String(error)}`,
+      );
     });
   }
 
@@ -500,13 +531,23 @@ class ApplicationView implements PlacementView {
       capabilities: { 'page.advance': this.controlsAdvance, 'kv.read': true, 'kv.write': this.host.paired },
       viewport: this.host.viewport(),
       placement: { width: this.placement.rect.width, height: this.placement.rect.height },
-      runtimeKv: runtimeKvFetch({ runtimeOrigin: this.host.runtimeOrigin, capabilityHandle: () => this.placement.capabilityHandle }),
+      runtimeKv: runtimeKvFetch({
+        runtimeOrigin: this.host.runtimeOrigin,
+        capabilityHandle: () => this.placement.capabilityHandle,
+      }),
       onAdvance: () => this.host.onApplicationAdvance(this),
       onEvent: (code) => this.host.onApplicationEvent(this.placement.id, code),
-      onLog: (entry) => this.host.log(`application ${content.applicationId} ${entry.level} ${entry.code}: ${entry.message}`),
+      onLog: (entry) =>
+        this.host.log(`application ${content.applicationId} ${entry.level} ${entry.code}: ${entry.message}`),
     });
     this.element.append(frame);
-    return { frame, bridge, grantId: content.grantId, contentGeneration: this.host.contentGeneration(), launchedAt: this.host.now() };
+    return {
+      frame,
+      bridge,
+      grantId: content.grantId,
+      contentGeneration: this.host.contentGeneration(),
+      launchedAt: this.host.now(),
+    };
   }
 
   /** Launch ticket, frame load, bridge handshake, within APPLICATION_READY_TIMEOUT_MS. */
@@ -515,12 +556,14 @@ class ApplicationView implements PlacementView {
     await withTimeout(
       (async () => {
         const launch = await this.host.launch(content.launchUrl);
-        if (new URL(launch.launch_url).origin !== new URL(content.origin).origin) throw new Error('the launch URL is not on the release origin');
+        if (new URL(launch.launch_url).origin !== new URL(content.origin).origin)
+          throw new Error('the launch URL is not on the release origin');
         launched.frame.src = launch.launch_url;
         // The bridge handshakes on every load of the frame; wait until the release answered.
         while (!launched.bridge.isConnected) {
           signal.throwIfAborted();
-          if (this.current !== launched && this.replacement !== launched) throw new Error('the application frame was released');
+          if (this.current !== launched && this.replacement !== launched)
+            throw new Error('the application frame was released');
           await new Promise((r) => setTimeout(r, HANDSHAKE_POLL_MS));
         }
       })(),
@@ -573,7 +616,12 @@ class ApplicationView implements PlacementView {
   }
 }
 
-export function createPlacementView(placement: RuntimePlacement, zIndex: number, page: RuntimePage, host: PlacementHost): PlacementView {
+export function createPlacementView(
+  placement: RuntimePlacement,
+  zIndex: number,
+  page: RuntimePage,
+  host: PlacementHost,
+): PlacementView {
   const sequence = page.advance.mode === 'media_end';
   switch (placement.content.type) {
     case 'image': {

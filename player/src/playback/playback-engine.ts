@@ -8,7 +8,17 @@ import type { Size } from './canvas-layout';
 import { TRANSITION_EASING, transitionKeyframes } from './motion';
 import { PageView } from './page-view';
 import type { PlacementHost, PlacementView } from './placement-views';
-import { endedEarly, firstSegment, followingSegment, nextVisibilityBoundary, playableIndexes, segmentOf, sequencePages, type Segment, type SequencePage } from './sequencer';
+import {
+  endedEarly,
+  firstSegment,
+  followingSegment,
+  nextVisibilityBoundary,
+  playableIndexes,
+  segmentOf,
+  sequencePages,
+  type Segment,
+  type SequencePage,
+} from './sequencer';
 
 /** A boundary timer firing later than this (a throttled or suspended tab) re-anchors at the current time. */
 export const LATE_TIMER_TOLERANCE_MS = 1000;
@@ -65,7 +75,8 @@ export class PlaybackEngine {
 
   private readonly onResize = () => {
     this.viewportSize = this.measure();
-    for (const loop of [this.current, this.pending]) for (const view of loop?.views ?? []) view.layout(this.viewportSize);
+    for (const loop of [this.current, this.pending])
+      for (const view of loop?.views ?? []) view.layout(this.viewportSize);
   };
 
   /**
@@ -156,14 +167,16 @@ export class PlaybackEngine {
     }
     const view = this.pendingFirst();
     if (!view) return this.schedule(NOT_READY_RETRY_MS * 4, () => this.startPending());
-    void view.warm(() => this.host.now()).then((ok) => {
-      if (this.destroyed || this.pending !== loop) return;
-      if (!ok) return this.schedule(NOT_READY_RETRY_MS, () => this.startPending());
-      const now = this.host.now();
-      // Preparing took time: a page whose visibility ended meanwhile must not start; pick again.
-      if (!playableIndexes(loop.sequence, now, loop.manifest.timezone).has(view.index)) return this.startPending();
-      this.swapTo(loop, segmentOf(loop.sequence, view.index, now));
-    });
+    void view
+      .warm(() => this.host.now())
+      .then((ok) => {
+        if (this.destroyed || this.pending !== loop) return;
+        if (!ok) return this.schedule(NOT_READY_RETRY_MS, () => this.startPending());
+        const now = this.host.now();
+        // Preparing took time: a page whose visibility ended meanwhile must not start; pick again.
+        if (!playableIndexes(loop.sequence, now, loop.manifest.timezone).has(view.index)) return this.startPending();
+        this.swapTo(loop, segmentOf(loop.sequence, view.index, now));
+      });
   }
 
   private schedule(delayMs: number, fn: () => void): void {
@@ -221,7 +234,10 @@ export class PlaybackEngine {
     incoming.goLive(segment.fill, now, () => this.onMediaEnd(incoming));
     if (duration > 0) {
       incoming.track(incoming.element.animate(frames.incoming, { duration, easing: TRANSITION_EASING }));
-      if (outgoing && frames.outgoing) outgoing.track(outgoing.element.animate(frames.outgoing, { duration, easing: TRANSITION_EASING, fill: 'forwards' }));
+      if (outgoing && frames.outgoing)
+        outgoing.track(
+          outgoing.element.animate(frames.outgoing, { duration, easing: TRANSITION_EASING, fill: 'forwards' }),
+        );
     }
     this.armBoundary();
     // The outgoing page leaves once the incoming one fills the viewport; only then is the next page
@@ -249,7 +265,9 @@ export class PlaybackEngine {
     const loop = this.current;
     if (!loop || !this.segment) return null;
     const now = this.host.now();
-    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, this.segment.end, (i) => loop.views[i]!.retryDue(now));
+    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, this.segment.end, (i) =>
+      loop.views[i]!.retryDue(now),
+    );
     return next ? loop.views[next.index]! : null;
   }
 
@@ -270,7 +288,8 @@ export class PlaybackEngine {
     const loop = this.current!;
     const boundary = nextVisibilityBoundary(loop.sequence, from, loop.manifest.timezone);
     // setTimeout holds 2^31-1 ms at most; a farther boundary is looked at again then.
-    if (boundary !== null) this.boundaryTimer = setTimeout(() => this.onVisibilityBoundary(), Math.min(boundary - now, 2 ** 31 - 1));
+    if (boundary !== null)
+      this.boundaryTimer = setTimeout(() => this.onVisibilityBoundary(), Math.min(boundary - now, 2 ** 31 - 1));
   }
 
   /** The current page's time is up: the next page (or the pending manifest) comes on glass. */
@@ -288,7 +307,9 @@ export class PlaybackEngine {
       }
     }
     const loop = this.current;
-    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, at, (i) => loop.views[i]!.usable());
+    const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, at, (i) =>
+      loop.views[i]!.usable(),
+    );
     if (next) return this.show(next);
     // Nothing is ready (not even the page on glass for another turn), or the page on glass may no
     // longer play: hold it (never a blank frame) and look again shortly.
@@ -338,7 +359,8 @@ export class PlaybackEngine {
     const page = loop.manifest.pages[this.segment.index]!;
     if (page.advance.mode !== 'application') return;
     const placement = view.placement;
-    if (placement.content.type !== 'application' || (placement as RuntimeApplicationPlacement).controller !== true) return;
+    if (placement.content.type !== 'application' || (placement as RuntimeApplicationPlacement).controller !== true)
+      return;
     this.endEarly();
   }
 

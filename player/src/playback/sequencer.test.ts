@@ -22,7 +22,10 @@ describe('sequencer', () => {
   it('derives dwell from after_ms or the max_ms backstop', () => {
     const manifest = manifestFixture({
       pages: [
-        pageFixture('d', { advance: { mode: 'duration', afterMs: 5000 }, transition: { type: 'crossfade', durationMs: 200 } }),
+        pageFixture('d', {
+          advance: { mode: 'duration', afterMs: 5000 },
+          transition: { type: 'crossfade', durationMs: 200 },
+        }),
         pageFixture('m', { advance: { mode: 'media_end', maxMs: 9000 } }),
       ],
     });
@@ -33,7 +36,13 @@ describe('sequencer', () => {
   });
 
   it('starts at the first page: transition, then fill, then dwell', () => {
-    expect(firstSegment(loop, 10_000, undefined)).toEqual({ index: 0, pageId: 'a', start: 10_000, fill: 10_200, end: 11_200 });
+    expect(firstSegment(loop, 10_000, undefined)).toEqual({
+      index: 0,
+      pageId: 'a',
+      start: 10_000,
+      fill: 10_200,
+      end: 11_200,
+    });
   });
 
   it('chains segments exactly, so the position is a function of the anchor and the clock', () => {
@@ -42,8 +51,16 @@ describe('sequencer', () => {
     expect(second).toEqual({ index: 1, pageId: 'b', start: 1200, fill: 1800, end: 3800 });
     const cycle = 1200 + 2600 + 1000;
     // Late timers do not matter: the page at any instant is the same however we got there.
-    expect(segmentAt(loop, first, 3 * cycle + 1300, undefined)).toEqual({ index: 1, pageId: 'b', start: 3 * cycle + 1200, fill: 3 * cycle + 1800, end: 3 * cycle + 3800 });
-    expect(segmentAt(loop, second, 3 * cycle + 1300, undefined)).toEqual(segmentAt(loop, first, 3 * cycle + 1300, undefined));
+    expect(segmentAt(loop, first, 3 * cycle + 1300, undefined)).toEqual({
+      index: 1,
+      pageId: 'b',
+      start: 3 * cycle + 1200,
+      fill: 3 * cycle + 1800,
+      end: 3 * cycle + 3800,
+    });
+    expect(segmentAt(loop, second, 3 * cycle + 1300, undefined)).toEqual(
+      segmentAt(loop, first, 3 * cycle + 1300, undefined),
+    );
     expect(segmentAt(loop, first, 500, undefined)).toBe(first);
   });
 
@@ -86,7 +103,15 @@ describe('sequencer with page visibility', () => {
   const scheduled: SequencePage[] = [
     { id: 'always', transitionMs: 0, dwellMs: 60_000 },
     // Weekdays 09:00–17:00 Berlin time.
-    { id: 'office', transitionMs: 0, dwellMs: 60_000, visibility: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00' }] } },
+    {
+      id: 'office',
+      transitionMs: 0,
+      dwellMs: 60_000,
+      visibility: {
+        enabled: true,
+        windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00' }],
+      },
+    },
   ];
 
   it('plays a scheduled page only inside its window, judged at the boundary', () => {

@@ -46,7 +46,11 @@ export function segmentOf(pages: readonly SequencePage[], index: number, start: 
 }
 
 /** Indexes of the pages that may play at `instant` (pages without visibility always may). */
-export function playableIndexes(pages: readonly SequencePage[], instant: number, timeZone: string | undefined): Set<number> {
+export function playableIndexes(
+  pages: readonly SequencePage[],
+  instant: number,
+  timeZone: string | undefined,
+): Set<number> {
   const indexed = pages.map((page, index) => ({ index, visibility: page.visibility }));
   return new Set(selectPlayablePages(indexed, instant, timeZone).map((p) => p.index));
 }
@@ -72,7 +76,12 @@ export function nextPageIndex(
   return -1;
 }
 
-export function firstSegment(pages: readonly SequencePage[], start: number, timeZone: string | undefined, usable?: (index: number) => boolean): Segment | null {
+export function firstSegment(
+  pages: readonly SequencePage[],
+  start: number,
+  timeZone: string | undefined,
+  usable?: (index: number) => boolean,
+): Segment | null {
   const index = nextPageIndex(pages, -1, start, timeZone, usable);
   return index < 0 ? null : segmentOf(pages, index, start);
 }
@@ -90,7 +99,12 @@ export function followingSegment(
 }
 
 /** The segment on glass at `now`, walking forward from `anchor` boundary by boundary. */
-export function segmentAt(pages: readonly SequencePage[], anchor: Segment, now: number, timeZone: string | undefined): Segment | null {
+export function segmentAt(
+  pages: readonly SequencePage[],
+  anchor: Segment,
+  now: number,
+  timeZone: string | undefined,
+): Segment | null {
   let segment: Segment | null = anchor;
   for (let i = 0; segment && segment.end <= now; i++) {
     if (i >= MAX_CATCH_UP_SEGMENTS) return firstSegment(pages, now, timeZone);
@@ -105,7 +119,11 @@ export function endedEarly(segment: Segment, at: number): Segment {
 }
 
 /** When the set of visible pages can next change, or null when it never will. */
-export function nextVisibilityBoundary(pages: readonly SequencePage[], instant: number, timeZone: string | undefined): number | null {
+export function nextVisibilityBoundary(
+  pages: readonly SequencePage[],
+  instant: number,
+  timeZone: string | undefined,
+): number | null {
   if (timeZone === undefined) return null;
   const rules = pages.flatMap((p) => (p.visibility ? [p.visibility] : []));
   return rules.length === 0 ? null : nextBoundary(rules, instant, timeZone);

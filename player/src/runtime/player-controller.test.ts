@@ -1,10 +1,24 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CAPABILITY_HANDLE_MIN_LENGTH, launchRoute, parseRuntimeManifest, packageRoute, WEBAPP_PACKAGE_CONTENT_TYPE, WEBAPP_PACKAGE_VERSION, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import {
+  CAPABILITY_HANDLE_MIN_LENGTH,
+  launchRoute,
+  parseRuntimeManifest,
+  packageRoute,
+  WEBAPP_PACKAGE_CONTENT_TYPE,
+  WEBAPP_PACKAGE_VERSION,
+  type RuntimePlacement,
+} from '../../../sdk/contract/manifest';
 import { imagePlacement, manifestFixture, pageFixture, REVISION, RUNTIME_ORIGIN } from '../playback/manifest.fixtures';
 import { MEDIA_CACHE } from '../offline/media-cache-policy';
 import type { PlayerDatabase, StoredManifest } from '../offline/player-database';
 import { createPlayerStore } from '../state/player-store';
-import { CAPABILITY_REFRESH_MARGIN_MS, MANIFEST_POLL_MS, manifestRefreshDelay, PlayerController, type ControllerHost } from './player-controller';
+import {
+  CAPABILITY_REFRESH_MARGIN_MS,
+  MANIFEST_POLL_MS,
+  manifestRefreshDelay,
+  PlayerController,
+  type ControllerHost,
+} from './player-controller';
 import { isUnreachable, RuntimeClient } from './runtime-client';
 
 function application(expiresAt: string): RuntimePlacement {
@@ -18,7 +32,14 @@ function application(expiresAt: string): RuntimePlacement {
       origin: 'http://abc.release.localhost:8080',
       protocol: '1',
       grantId: 'gr_fixture',
-      package: { version: WEBAPP_PACKAGE_VERSION, url: packageRoute(REVISION, 'rel_1'), bytes: 10, sha256: 'b'.repeat(64), entrypoint: 'index.html', contentType: WEBAPP_PACKAGE_CONTENT_TYPE },
+      package: {
+        version: WEBAPP_PACKAGE_VERSION,
+        url: packageRoute(REVISION, 'rel_1'),
+        bytes: 10,
+        sha256: 'b'.repeat(64),
+        entrypoint: 'index.html',
+        contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
+      },
     },
     rect: { x: 0, y: 0, width: 1920, height: 1080 },
     layer: 0,
@@ -39,15 +60,28 @@ describe('manifest refresh', () => {
   it('refetches a minute before the earliest placement capability expires', () => {
     const manifest = manifestFixture({
       pages: [
-        pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T11:05:00Z')] }),
-        pageFixture('b', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T11:04:00Z')] }),
+        pageFixture('a', {
+          advance: { mode: 'application', maxMs: 60_000 },
+          placements: [application('2026-03-02T11:05:00Z')],
+        }),
+        pageFixture('b', {
+          advance: { mode: 'application', maxMs: 60_000 },
+          placements: [application('2026-03-02T11:04:00Z')],
+        }),
       ],
     });
     expect(manifestRefreshDelay(manifest, now)).toBe(4 * 60_000 - CAPABILITY_REFRESH_MARGIN_MS);
   });
 
   it('never spins on capabilities that already expired', () => {
-    const manifest = manifestFixture({ pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T10:00:00Z')] })] });
+    const manifest = manifestFixture({
+      pages: [
+        pageFixture('a', {
+          advance: { mode: 'application', maxMs: 60_000 },
+          placements: [application('2026-03-02T10:00:00Z')],
+        }),
+      ],
+    });
     expect(manifestRefreshDelay(manifest, now)).toBe(5_000);
   });
 });
@@ -96,7 +130,10 @@ function controllerWith(runtime: FakeRuntime, extra: Partial<ControllerHost> = {
 }
 
 /** A runtime whose clock is `skewMs` ahead of the device's; `routes` answer by "METHOD path". */
-function fakeRuntime(skewMs: number, routes: Record<string, (init: RequestInit | undefined) => Promise<Response> | Response>): FakeRuntime {
+function fakeRuntime(
+  skewMs: number,
+  routes: Record<string, (init: RequestInit | undefined) => Promise<Response> | Response>,
+): FakeRuntime {
   const calls: string[] = [];
   const serverNow = () => Date.now() + skewMs;
   const fetch: typeof globalThis.fetch = async (input, init) => {
@@ -112,10 +149,17 @@ function fakeRuntime(skewMs: number, routes: Record<string, (init: RequestInit |
   return { fetch, calls, serverNow };
 }
 
-const session = { paired: true, capabilities: ['manifest.read'], event_cursor: 'cur_0', public_url: `${SERVER_ORIGIN}/s/pub_1` };
+const session = {
+  paired: true,
+  capabilities: ['manifest.read'],
+  event_cursor: 'cur_0',
+  public_url: `${SERVER_ORIGIN}/s/pub_1`,
+};
 /** Waits for the call's signal to abort (a request on a half-open connection). */
 const hang = (init: RequestInit | undefined) =>
-  new Promise<Response>((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason), { once: true }));
+  new Promise<Response>((_, reject) =>
+    init?.signal?.addEventListener('abort', () => reject(init.signal!.reason), { once: true }),
+  );
 
 describe('the controller on a device with a wrong clock', () => {
   afterEach(() => vi.useRealTimers());
@@ -127,7 +171,14 @@ describe('the controller on a device with a wrong clock', () => {
     const runtime = fakeRuntime(10 * 60_000, {
       'GET /runtime/v1/manifest': () => {
         expires = new Date(runtime.serverNow() + 5 * 60_000).toISOString();
-        return Response.json(manifestFixture({ pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application(expires)] })] }), { headers: { etag: '"m1"' } });
+        return Response.json(
+          manifestFixture({
+            pages: [
+              pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application(expires)] }),
+            ],
+          }),
+          { headers: { etag: '"m1"' } },
+        );
       },
     });
     const { controller } = controllerWith(runtime);
@@ -147,7 +198,10 @@ describe('the controller on a device with a wrong clock', () => {
       'GET /runtime/v1/manifest': () => Response.json(manifestFixture(), { headers: { etag: '"m1"' } }),
       'GET /runtime/v1/events': () => {
         const details = { reload_id: 'rld_1', expires_at: new Date(runtime.serverNow() + 10 * 60_000).toISOString() };
-        return new Response(`event: player.reload\nid: c1\ndata: ${JSON.stringify({ type: 'player.reload', details })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+        return new Response(
+          `event: player.reload\nid: c1\ndata: ${JSON.stringify({ type: 'player.reload', details })}\n\n`,
+          { headers: { 'content-type': 'text/event-stream' } },
+        );
       },
     });
     const { controller, reloads } = controllerWith(runtime);
@@ -163,10 +217,21 @@ describe('the controller when the runtime does not answer', () => {
   it('backs off with jitter after failed manifest fetches instead of polling every 5 s', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     vi.setSystemTime(Date.parse('2026-03-02T11:00:00Z'));
-    const runtime = fakeRuntime(0, { 'GET /runtime/v1/manifest': () => Promise.reject(new TypeError('network error')) });
+    const runtime = fakeRuntime(0, {
+      'GET /runtime/v1/manifest': () => Promise.reject(new TypeError('network error')),
+    });
     const { controller, store } = controllerWith(runtime);
     // Offline with an application placement whose capabilities already expired.
-    store.setState({ manifest: manifestFixture({ pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T10:00:00Z')] })] }) });
+    store.setState({
+      manifest: manifestFixture({
+        pages: [
+          pageFixture('a', {
+            advance: { mode: 'application', maxMs: 60_000 },
+            placements: [application('2026-03-02T10:00:00Z')],
+          }),
+        ],
+      }),
+    });
     await controller.fetchManifest().catch(() => undefined);
     await vi.advanceTimersByTimeAsync(10 * 60_000);
     const attempts = runtime.calls.filter((c) => c === 'GET /runtime/v1/manifest').length;
@@ -178,7 +243,11 @@ describe('the controller when the runtime does not answer', () => {
   });
 
   it('gives up on a hung runtime call after its timeout', async () => {
-    const client = new RuntimeClient({ runtimeOrigin: SERVER_ORIGIN, fetch: (_input, init) => hang(init), callTimeoutMs: 100 });
+    const client = new RuntimeClient({
+      runtimeOrigin: SERVER_ORIGIN,
+      fetch: (_input, init) => hang(init),
+      callTimeoutMs: 100,
+    });
     const started = Date.now();
     const error = await client.manifest(null, SERVER_ORIGIN).catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(2000);
@@ -187,7 +256,10 @@ describe('the controller when the runtime does not answer', () => {
 
   it('leaves no timer behind after a call, and a stop is not an outage', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const client = new RuntimeClient({ runtimeOrigin: SERVER_ORIGIN, fetch: async () => Response.json(manifestFixture()) });
+    const client = new RuntimeClient({
+      runtimeOrigin: SERVER_ORIGIN,
+      fetch: async () => Response.json(manifestFixture()),
+    });
     await client.manifest(null, SERVER_ORIGIN);
     expect(vi.getTimerCount()).toBe(0);
     vi.useRealTimers();
@@ -202,7 +274,8 @@ describe('the controller when the runtime does not answer', () => {
     let manifestCalls = 0;
     const runtime = fakeRuntime(0, {
       'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
-      'GET /runtime/v1/manifest': (init) => (++manifestCalls === 1 ? hang(init) : Response.json(manifestFixture(), { headers: { etag: '"m1"' } })),
+      'GET /runtime/v1/manifest': (init) =>
+        ++manifestCalls === 1 ? hang(init) : Response.json(manifestFixture(), { headers: { etag: '"m1"' } }),
       'GET /runtime/v1/events': (init) => hang(init),
     });
     const { controller, store } = controllerWith(runtime, { callTimeoutMs: 200 });
@@ -244,14 +317,24 @@ describe('the offline store and the screen it belongs to', () => {
   afterEach(() => vi.unstubAllGlobals());
 
   const withApplication = (screenId: string) =>
-    manifestFixture({ screenId, pages: [pageFixture('a', { advance: { mode: 'application', maxMs: 60_000 }, placements: [application('2026-03-02T11:05:00Z')] })] });
+    manifestFixture({
+      screenId,
+      pages: [
+        pageFixture('a', {
+          advance: { mode: 'application', maxMs: 60_000 },
+          placements: [application('2026-03-02T11:05:00Z')],
+        }),
+      ],
+    });
 
   it('forgets the manifest, the media references and the media cache when the device must pair again', async () => {
     const deleted = fakeCaches();
     const { db, calls } = fakeDatabase({ manifest: withApplication('scr_old'), etag: null, activatedAt: 0 });
     const runtime = fakeRuntime(0, {
-      'POST /runtime/v1/device-sessions': () => Response.json({ code: 'unauthorized', detail: 'revoked' }, { status: 401 }),
-      'POST /runtime/v1/pairing-sessions': () => Response.json({ code: 'ABCDEF', expires_at: new Date(Date.now() + 600_000).toISOString() }, { status: 201 }),
+      'POST /runtime/v1/device-sessions': () =>
+        Response.json({ code: 'unauthorized', detail: 'revoked' }, { status: 401 }),
+      'POST /runtime/v1/pairing-sessions': () =>
+        Response.json({ code: 'ABCDEF', expires_at: new Date(Date.now() + 600_000).toISOString() }, { status: 201 }),
       'GET /runtime/v1/pairing-events': (init) => hang(init),
     });
     const { controller, store } = controllerWith(runtime, { db });
@@ -262,12 +345,17 @@ describe('the offline store and the screen it belongs to', () => {
     controller.destroy();
   });
 
-  it('forgets the previous screen\'s media when the device now plays another screen (re-homed)', async () => {
+  it("forgets the previous screen's media when the device now plays another screen (re-homed)", async () => {
     const deleted = fakeCaches();
-    const { db, calls } = fakeDatabase({ manifest: manifestFixture({ screenId: 'scr_old' }), etag: '"old"', activatedAt: 0 });
+    const { db, calls } = fakeDatabase({
+      manifest: manifestFixture({ screenId: 'scr_old' }),
+      etag: '"old"',
+      activatedAt: 0,
+    });
     const runtime = fakeRuntime(0, {
       'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
-      'GET /runtime/v1/manifest': () => Response.json(manifestFixture({ screenId: 'scr_new' }), { headers: { etag: '"new"' } }),
+      'GET /runtime/v1/manifest': () =>
+        Response.json(manifestFixture({ screenId: 'scr_new' }), { headers: { etag: '"new"' } }),
       'GET /runtime/v1/events': (init) => hang(init),
     });
     const { controller, store } = controllerWith(runtime, { db });
@@ -280,10 +368,24 @@ describe('the offline store and the screen it belongs to', () => {
 
   it('keeps the media of the same screen across a new manifest', async () => {
     const deleted = fakeCaches();
-    const { db, calls } = fakeDatabase({ manifest: manifestFixture({ screenId: 'scr_same' }), etag: '"old"', activatedAt: 0 });
+    const { db, calls } = fakeDatabase({
+      manifest: manifestFixture({ screenId: 'scr_same' }),
+      etag: '"old"',
+      activatedAt: 0,
+    });
     const runtime = fakeRuntime(0, {
       'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
-      'GET /runtime/v1/manifest': () => Response.json(manifestFixture({ screenId: 'scr_same', manifestRevision: 'man_fixture2', pages: [pageFixture('a', { placements: [imagePlacement('hero', ['med_a'], { revision: 'man_fixture2' })] })] }), { headers: { etag: '"new"' } }),
+      'GET /runtime/v1/manifest': () =>
+        Response.json(
+          manifestFixture({
+            screenId: 'scr_same',
+            manifestRevision: 'man_fixture2',
+            pages: [
+              pageFixture('a', { placements: [imagePlacement('hero', ['med_a'], { revision: 'man_fixture2' })] }),
+            ],
+          }),
+          { headers: { etag: '"new"' } },
+        ),
       'GET /runtime/v1/events': (init) => hang(init),
     });
     const { controller, store } = controllerWith(runtime, { db });

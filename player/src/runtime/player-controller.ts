@@ -11,7 +11,13 @@ import type { PlayerConfig } from '../config/player-config';
 import { forgetAllMedia, recordAndEvict } from '../offline/media-cache';
 import { storableManifest, type PlayerDatabase } from '../offline/player-database';
 import { pairScreen } from '../pairing/pairing-flow';
-import { estimateClockOffset, markReachable, markUnreachable, playbackNow, type PlayerStore } from '../state/player-store';
+import {
+  estimateClockOffset,
+  markReachable,
+  markUnreachable,
+  playbackNow,
+  type PlayerStore,
+} from '../state/player-store';
 import { readActedReload, reloadRequestOf, shouldActOnReload, writeActedReload } from './reload-rule';
 import { isUnreachable, MANIFEST_ACTIVATED, ManifestRejected, RuntimeClient, RuntimeRefusal } from './runtime-client';
 
@@ -191,7 +197,8 @@ export class PlayerController {
 
   private adopt(session: RuntimeSession): RuntimeSession {
     const path = new URL(session.public_url).pathname;
-    if (this.publicId !== undefined && this.host.location.pathname !== path) this.host.history.replaceState(null, '', path);
+    if (this.publicId !== undefined && this.host.location.pathname !== path)
+      this.host.history.replaceState(null, '', path);
     const phase = this.host.store.getState().phase;
     this.host.store.setState({
       session: { paired: session.paired, publicUrl: session.public_url, capabilities: session.capabilities },
@@ -216,7 +223,8 @@ export class PlayerController {
       const state = this.host.store.getState();
       if (result.status === 'fresh') {
         // Another screen than the one whose data this device holds (re-homed): drop that first.
-        if (this.heldScreenId !== undefined && this.heldScreenId !== result.manifest.screenId) await this.forgetScreen();
+        if (this.heldScreenId !== undefined && this.heldScreenId !== result.manifest.screenId)
+          await this.forgetScreen();
         this.heldScreenId = result.manifest.screenId;
         this.etag = result.etag;
         askToCacheMedia(result.manifest);
@@ -311,13 +319,23 @@ export class PlayerController {
   async activated(manifest: RuntimeManifest): Promise<void> {
     this.host.store.setState({
       activeRevision: manifest.manifestRevision,
-      onGlass: { pages: manifest.pages.length, darkened: (manifest as { darkened?: boolean }).darkened === true, screenLabel: manifest.screenLabel },
+      onGlass: {
+        pages: manifest.pages.length,
+        darkened: (manifest as { darkened?: boolean }).darkened === true,
+        screenLabel: manifest.screenLabel,
+      },
     });
     this.heldScreenId = manifest.screenId;
     const db = this.host.db;
     if (db) {
       const storable = storableManifest(manifest);
-      await db.saveActiveManifest({ manifest: storable.manifest, etag: storable.stripped ? null : this.etag, activatedAt: Date.now() }).catch(() => undefined);
+      await db
+        .saveActiveManifest({
+          manifest: storable.manifest,
+          etag: storable.stripped ? null : this.etag,
+          activatedAt: Date.now(),
+        })
+        .catch(() => undefined);
       await recordAndEvict(db, [manifest], Date.now()).catch(() => undefined);
     }
     if (this.reported.has(manifest.manifestRevision)) return;
@@ -325,11 +343,15 @@ export class PlayerController {
       if (!this.host.store.getState().session?.paired) return;
       if (this.host.store.getState().activeRevision !== manifest.manifestRevision) return;
       try {
-        await this.client.report({ severity: 'info', code: MANIFEST_ACTIVATED, context: { manifest_revision: manifest.manifestRevision } }, this.stop.signal);
+        await this.client.report(
+          { severity: 'info', code: MANIFEST_ACTIVATED, context: { manifest_revision: manifest.manifestRevision } },
+          this.stop.signal,
+        );
         this.reported.add(manifest.manifestRevision);
         return;
       } catch (error) {
-        if (error instanceof RuntimeRefusal && error.status < 500 && error.status !== 429 && error.status !== 401) return;
+        if (error instanceof RuntimeRefusal && error.status < 500 && error.status !== 429 && error.status !== 401)
+          return;
         await this.sleep(backoffDelay(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS));
       }
     }
@@ -343,7 +365,11 @@ export class PlayerController {
     await forgetAllMedia(this.host.db);
   }
 
-  async report(severity: 'info' | 'warning' | 'error', code: string, context: Record<string, unknown> | null): Promise<void> {
+  async report(
+    severity: 'info' | 'warning' | 'error',
+    code: string,
+    context: Record<string, unknown> | null,
+  ): Promise<void> {
     if (!this.host.store.getState().session?.paired) return;
     await this.client.report({ severity, code, context }, this.stop.signal).catch(() => undefined);
   }
@@ -363,7 +389,8 @@ function askToCacheMedia(manifest: RuntimeManifest): void {
   for (const page of manifest.pages) {
     for (const placement of page.placements) {
       const content = placement.content;
-      if (content.type === 'image' || content.type === 'video') for (const item of content.items) items.set(item.mediaId, item.src);
+      if (content.type === 'image' || content.type === 'video')
+        for (const item of content.items) items.set(item.mediaId, item.src);
     }
   }
   for (const track of manifest.soundtrack?.tracks ?? []) items.set(track.mediaId, track.src);
@@ -372,5 +399,9 @@ function askToCacheMedia(manifest: RuntimeManifest): void {
 
 function randomBase64Url(bytes: number): string {
   const raw = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...raw)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '').slice(0, 43);
+  return btoa(String.fromCharCode(...raw))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '')
+    .slice(0, 43);
 }

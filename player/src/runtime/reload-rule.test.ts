@@ -15,19 +15,26 @@ describe('the ten-minute reload rule', () => {
   });
 
   it('never acts twice on the same reload, nor on an expired one', () => {
-    expect(shouldActOnReload({ reloadId: 'rld_a' }, now, { reloadId: 'rld_a', at: now - 3 * RELOAD_QUIET_MS })).toBe(false);
+    expect(shouldActOnReload({ reloadId: 'rld_a' }, now, { reloadId: 'rld_a', at: now - 3 * RELOAD_QUIET_MS })).toBe(
+      false,
+    );
     expect(shouldActOnReload({ reloadId: 'rld_c', expiresAt: now }, now, null)).toBe(false);
   });
 
   it('reads the request from the event details', () => {
-    expect(reloadRequestOf({ reason: 'project', reload_id: 'rld_x', spread_s: 0, expires_at: '2026-01-01T00:10:00Z' })).toEqual({ reloadId: 'rld_x', expiresAt: Date.parse('2026-01-01T00:10:00Z') });
+    expect(
+      reloadRequestOf({ reason: 'project', reload_id: 'rld_x', spread_s: 0, expires_at: '2026-01-01T00:10:00Z' }),
+    ).toEqual({ reloadId: 'rld_x', expiresAt: Date.parse('2026-01-01T00:10:00Z') });
     expect(reloadRequestOf({ reason: 'project' })).toBeNull();
     expect(reloadRequestOf(null)).toBeNull();
   });
 
   it('remembers what it acted on across the reload', () => {
     const map = new Map<string, string>();
-    const storage = { getItem: (k: string) => map.get(k) ?? null, setItem: (k: string, v: string) => void map.set(k, v) };
+    const storage = {
+      getItem: (k: string) => map.get(k) ?? null,
+      setItem: (k: string, v: string) => void map.set(k, v),
+    };
     expect(readActedReload(storage)).toBeNull();
     writeActedReload(storage, { reloadId: 'rld_a', at: 5 });
     expect(readActedReload(storage)).toEqual({ reloadId: 'rld_a', at: 5 });

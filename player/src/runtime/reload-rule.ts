@@ -34,7 +34,9 @@ export function reloadRequestOf(details: unknown): ReloadRequest | null {
 export function readActedReload(storage: Pick<Storage, 'getItem'>): ActedReload | null {
   try {
     const value = JSON.parse(storage.getItem(LAST_RELOAD_KEY) ?? 'null') as Partial<ActedReload> | null;
-    return value && typeof value.reloadId === 'string' && typeof value.at === 'number' ? { reloadId: value.reloadId, at: value.at } : null;
+    return value && typeof value.reloadId === 'string' && typeof value.at === 'number'
+      ? { reloadId: value.reloadId, at: value.at }
+      : null;
   } catch {
     return null;
   }

@@ -22,17 +22,28 @@ export class RuntimeRefusal extends Error {
 
 /** True for a failure to reach the server at all, or in time (as opposed to an answer, or the player stopping). */
 export function isUnreachable(error: unknown): boolean {
-  return !(error instanceof RuntimeRefusal) && !(error instanceof ManifestRejected) && !(error instanceof DOMException && error.name === 'AbortError');
+  return (
+    !(error instanceof RuntimeRefusal) &&
+    !(error instanceof ManifestRejected) &&
+    !(error instanceof DOMException && error.name === 'AbortError')
+  );
 }
 
 export class ManifestRejected extends Error {
   constructor(readonly issues: ManifestIssue[]) {
-    super(`the manifest was rejected: ${issues.slice(0, 3).map((i) => `${i.path} ${i.message}`).join('; ')}`);
+    super(
+      `the manifest was rejected: ${issues
+        .slice(0, 3)
+        .map((i) => `${i.path} ${i.message}`)
+        .join('; ')}`,
+    );
     this.name = 'ManifestRejected';
   }
 }
 
-export type ManifestFetch = { status: 'fresh'; manifest: RuntimeManifest; etag: string | null } | { status: 'unchanged' };
+export type ManifestFetch =
+  | { status: 'fresh'; manifest: RuntimeManifest; etag: string | null }
+  | { status: 'unchanged' };
 
 /**
  * Every runtime call (not the event streams) settles within this: a request on a half-open
@@ -109,35 +120,61 @@ export class RuntimeClient {
   }
 
   completePairing(completionNonce: string, signal?: AbortSignal): Promise<PairingCompletion> {
-    return this.call('POST', '/runtime/v1/pairing-sessions/complete', { json: { completion_nonce: completionNonce }, signal }, (r) => this.expect(r, 200));
+    return this.call(
+      'POST',
+      '/runtime/v1/pairing-sessions/complete',
+      { json: { completion_nonce: completionNonce }, signal },
+      (r) => this.expect(r, 200),
+    );
   }
 
   /** A paired runtime session from the paired-device cookie; names the public id the player was opened at. */
   deviceSession(publicId?: string, signal?: AbortSignal): Promise<RuntimeSession> {
-    return this.call('POST', '/runtime/v1/device-sessions', { json: publicId === undefined ? {} : { public_id: publicId }, signal }, (r) => this.expect(r, 201));
+    return this.call(
+      'POST',
+      '/runtime/v1/device-sessions',
+      { json: publicId === undefined ? {} : { public_id: publicId }, signal },
+      (r) => this.expect(r, 201),
+    );
   }
 
   /** A read-only session for an anonymous screen opened at its public URL. */
   anonymousSession(publicId: string, signal?: AbortSignal): Promise<RuntimeSession> {
-    return this.call('POST', '/runtime/v1/sessions', { json: { public_id: publicId }, signal }, (r) => this.expect(r, 201));
+    return this.call('POST', '/runtime/v1/sessions', { json: { public_id: publicId }, signal }, (r) =>
+      this.expect(r, 201),
+    );
   }
 
-  exchangeProvisioning(provisioningToken: string, exchangeId: string, signal?: AbortSignal): Promise<PairingCompletion> {
-    return this.call('POST', '/runtime/v1/browser-provisioning/exchanges', { json: { provisioning_token: provisioningToken, exchange_id: exchangeId }, signal }, (r) => this.expect(r, 201));
+  exchangeProvisioning(
+    provisioningToken: string,
+    exchangeId: string,
+    signal?: AbortSignal,
+  ): Promise<PairingCompletion> {
+    return this.call(
+      'POST',
+      '/runtime/v1/browser-provisioning/exchanges',
+      { json: { provisioning_token: provisioningToken, exchange_id: exchangeId }, signal },
+      (r) => this.expect(r, 201),
+    );
   }
 
-/**
+  /**
    * The current manifest, validated as a whole against the content origin (shape and URL binding);
    * `unchanged` when the server answers 304 to our validator.
    */
   manifest(etag: string | null, contentOrigin: string, signal?: AbortSignal): Promise<ManifestFetch> {
-    return this.call('GET', '/runtime/v1/manifest', { headers: etag ? { 'If-None-Match': etag } : {}, signal }, async (response): Promise<ManifestFetch> => {
-      if (response.status === 304) return { status: 'unchanged' };
-      const body = await this.expect<unknown>(response, 200);
-      const parsed = parseRuntimeManifest(body, contentOrigin);
-      if (!parsed.ok) throw new ManifestRejected(parsed.issues);
-      return { status: 'fresh', manifest: parsed.manifest, etag: response.headers.get('etag') };
-    });
+    return this.call(
+      'GET',
+      '/runtime/v1/manifest',
+      { headers: etag ? { 'If-None-Match': etag } : {}, signal },
+      async (response): Promise<ManifestFetch> => {
+        if (response.status === 304) return { status: 'unchanged' };
+        const body = await this.expect<unknown>(response, 200);
+        const parsed = parseRuntimeManifest(body, contentOrigin);
+        if (!parsed.ok) throw new ManifestRejected(parsed.issues);
+        return { status: 'fresh', manifest: parsed.manifest, etag: response.headers.get('etag') };
+      },
+    );
   }
 
   /** Asks for a single-use launch ticket of an application placement (the manifest's launchUrl). */
@@ -158,7 +195,10 @@ export class RuntimeClient {
  */
 function callDeadline(ms: number, outer?: AbortSignal): { signal: AbortSignal; clear(): void } {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`the runtime did not answer within ${ms} ms`, 'TimeoutError')), ms);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`the runtime did not answer within ${ms} ms`, 'TimeoutError')),
+    ms,
+  );
   const onAbort = () => controller.abort(outer!.reason);
   if (outer?.aborted) onAbort();
   else outer?.addEventListener('abort', onAbort, { once: true });

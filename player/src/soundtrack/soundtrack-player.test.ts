@@ -5,7 +5,10 @@ import { nextTrackIndex } from './soundtrack-player';
 const track = (mediaId: string, revision: string) => ({
   mediaId,
   src: `/content/v1/manifests/${revision}/media/${mediaId}`,
-  sha256: mediaId.padEnd(64, 'a').slice(0, 64).replace(/[^a-f0-9]/g, 'b'),
+  sha256: mediaId
+    .padEnd(64, 'a')
+    .slice(0, 64)
+    .replace(/[^a-f0-9]/g, 'b'),
   bytes: 10,
   contentType: 'audio/mpeg' as const,
   durationMs: 1000,

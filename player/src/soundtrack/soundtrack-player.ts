@@ -105,7 +105,10 @@ export class SoundtrackPlayer {
       this.trackFailures = 0;
     }
     clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => this.playCurrent(), backoffDelay(this.failures - 1, this.retry.initialMs, this.retry.maxMs));
+    this.retryTimer = setTimeout(
+      () => this.playCurrent(),
+      backoffDelay(this.failures - 1, this.retry.initialMs, this.retry.maxMs),
+    );
   };
 
   /** Autoplay may need a gesture on some browsers; signage browsers allow it (kiosk flags). */

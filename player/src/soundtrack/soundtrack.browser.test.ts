@@ -26,7 +26,14 @@ type TestWindow = { t: typeof import('../testing/engine-entry'); s: SoundtrackPl
 function soundtrack(...mediaIds: string[]): RuntimeSoundtrack {
   return {
     grantId: 'gr_test',
-    tracks: mediaIds.map((mediaId) => ({ mediaId, src: mediaRoute('man_test', mediaId), sha256: 'a'.repeat(64), bytes: 1000, contentType: 'audio/mpeg' as const, durationMs: 2000 })),
+    tracks: mediaIds.map((mediaId) => ({
+      mediaId,
+      src: mediaRoute('man_test', mediaId),
+      sha256: 'a'.repeat(64),
+      bytes: 1000,
+      contentType: 'audio/mpeg' as const,
+      durationMs: 2000,
+    })),
   };
 }
 
@@ -43,10 +50,11 @@ async function play(value: RuntimeSoundtrack): Promise<Page> {
   return p;
 }
 
-const playing = (p: Page) => p.evaluate(() => {
-  const a = document.querySelector('audio')!;
-  return { mediaId: a.dataset.mediaId, playing: !a.paused && a.currentTime > 0 };
-});
+const playing = (p: Page) =>
+  p.evaluate(() => {
+    const a = document.querySelector('audio')!;
+    return { mediaId: a.dataset.mediaId, playing: !a.paused && a.currentTime > 0 };
+  });
 const requests = (id: string) => fixture.mediaRequests.get(id) ?? 0;
 
 describe('soundtrack failures', () => {

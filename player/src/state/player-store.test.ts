@@ -4,7 +4,12 @@ import { createPlayerStore, estimateClockOffset, markReachable, markUnreachable,
 describe('player store', () => {
   it('starts booting, connecting, with nothing to play', () => {
     const store = createPlayerStore();
-    expect(store.getState()).toMatchObject({ phase: 'booting', connectivity: 'connecting', manifest: null, activeRevision: null });
+    expect(store.getState()).toMatchObject({
+      phase: 'booting',
+      connectivity: 'connecting',
+      manifest: null,
+      activeRevision: null,
+    });
   });
 
   it('tracks when the runtime became unreachable and clears it on return', () => {

@@ -83,5 +83,6 @@ export function markReachable(store: PlayerStore): void {
 
 export function markUnreachable(store: PlayerStore, now = Date.now()): void {
   const state = store.getState();
-  if (state.connectivity !== 'offline') store.setState({ connectivity: 'offline', offlineSince: state.offlineSince ?? now });
+  if (state.connectivity !== 'offline')
+    store.setState({ connectivity: 'offline', offlineSince: state.offlineSince ?? now });
 }

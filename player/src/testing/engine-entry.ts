@@ -70,8 +70,16 @@ function labelOf(el: HTMLElement): string {
 }
 
 function sampleStage(stage: HTMLElement, t: number): Sample {
-  const live = [...stage.querySelectorAll<HTMLElement>('.page[data-state="live"]')].sort((a, b) => byZ(a) - byZ(b)).at(-1);
-  const sample: Sample = { t, page: live?.dataset.pageId ?? null, shown: {}, painted: live !== undefined, videoTime: {} };
+  const live = [...stage.querySelectorAll<HTMLElement>('.page[data-state="live"]')]
+    .sort((a, b) => byZ(a) - byZ(b))
+    .at(-1);
+  const sample: Sample = {
+    t,
+    page: live?.dataset.pageId ?? null,
+    shown: {},
+    painted: live !== undefined,
+    videoTime: {},
+  };
   for (const placement of live?.querySelectorAll<HTMLElement>('.placement') ?? []) {
     const top = topmostChild(placement);
     sample.shown[placement.dataset.placementId!] = top ? labelOf(top) : null;

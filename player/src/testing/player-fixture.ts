@@ -13,7 +13,12 @@ import { buildBridgeBundles } from '../../../sdk/testing/bridge-fixture';
 import { launchChromium } from '../../../sdk/testing/chromium';
 import { pageFixture } from '../playback/manifest.fixtures';
 import { PLAYER_ORIGIN_PATH } from '../../../sdk/contract/archive-paths';
-import { mediaRoute, type RuntimeManifest, type RuntimePage, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import {
+  mediaRoute,
+  type RuntimeManifest,
+  type RuntimePage,
+  type RuntimePlacement,
+} from '../../../sdk/contract/manifest';
 import type { Mounted, Records, Sample } from './engine-entry';
 
 export const RELEASE_LABEL = 'feedfacefeedfacefeedfacefeedfacefeedface';
@@ -30,7 +35,12 @@ async function buildEngineBundle(): Promise<string> {
     root: playerDir,
     publicDir: false,
     logLevel: 'silent',
-    build: { write: false, minify: false, target: 'es2022', lib: { entry: path.join(playerDir, 'testing/engine-entry.ts'), formats: ['es'], fileName: () => 'engine.mjs' } },
+    build: {
+      write: false,
+      minify: false,
+      target: 'es2022',
+      lib: { entry: path.join(playerDir, 'testing/engine-entry.ts'), formats: ['es'], fileName: () => 'engine.mjs' },
+    },
   })) as Output | Output[];
   const chunk = (Array.isArray(result) ? result[0]! : result).output.find((o) => o.type === 'chunk');
   if (!chunk?.code) throw new Error('the engine bundle produced no chunk');
@@ -96,8 +106,11 @@ export class PlayerFixture {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as { port: number }).port;
     // Chromium resolves *.localhost itself; other test hosts are mapped to the fixture.
-    const mapped = [...new Set(this.sites.flatMap((s) => [s.player, s.release]))].filter((h) => h !== 'localhost' && !h.endsWith('.localhost'));
-    const resolver = mapped.length > 0 ? [`--host-resolver-rules=${mapped.map((h) => `MAP ${h} 127.0.0.1`).join(', ')}`] : [];
+    const mapped = [...new Set(this.sites.flatMap((s) => [s.player, s.release]))].filter(
+      (h) => h !== 'localhost' && !h.endsWith('.localhost'),
+    );
+    const resolver =
+      mapped.length > 0 ? [`--host-resolver-rules=${mapped.map((h) => `MAP ${h} 127.0.0.1`).join(', ')}`] : [];
     this.browser = await launchChromium(resolver);
   }
 
@@ -163,7 +176,12 @@ export class PlayerFixture {
     const released = this.sites.find((s) => s.release === host);
     if (this.sites.some((s) => s.player === host)) {
       if (url.pathname === '/engine.html') {
-        return this.send(res, 200, `<!doctype html><html><head><link rel="stylesheet" href="/player.css"></head><body><div id="root"></div><script type="module">import * as t from '/engine.mjs'; window.t = t; window.loaded = true;</script></body></html>`, 'text/html; charset=utf-8');
+        return this.send(
+          res,
+          200,
+          `<!doctype html><html><head><link rel="stylesheet" href="/player.css"></head><body><div id="root"></div><script type="module">import * as t from '/engine.mjs'; window.t = t; window.loaded = true;</script></body></html>`,
+          'text/html; charset=utf-8',
+        );
       }
       if (url.pathname === '/engine.mjs') return this.send(res, 200, this.engine, 'text/javascript; charset=utf-8');
       if (url.pathname === '/player.css') return this.send(res, 200, this.css, 'text/css; charset=utf-8');
@@ -173,7 +191,12 @@ export class PlayerFixture {
     } else if (released) {
       // As the server answers it (server/release-host/release-host.routes.ts).
       if (url.pathname === PLAYER_ORIGIN_PATH) {
-        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+          'referrer-policy': 'no-referrer',
+        });
         return void res.end(JSON.stringify({ player_origin: this.originOf(released.player) }));
       }
       if (url.pathname === '/app.html') {
@@ -187,7 +210,8 @@ export class PlayerFixture {
           'text/html; charset=utf-8',
         );
       }
-      if (url.pathname === '/_marquee/runtime.js') return this.send(res, 200, this.runtimeScript, 'text/javascript; charset=utf-8');
+      if (url.pathname === '/_marquee/runtime.js')
+        return this.send(res, 200, this.runtimeScript, 'text/javascript; charset=utf-8');
     }
     this.send(res, 404, 'not found', 'text/plain');
   }
@@ -203,7 +227,12 @@ export class PlayerFixture {
       if (range) {
         const start = Number(range[1]);
         const end = range[2] ? Math.min(Number(range[2]), file.body.length - 1) : file.body.length - 1;
-        res.writeHead(206, { 'content-type': file.type, 'content-range': `bytes ${start}-${end}/${file.body.length}`, 'accept-ranges': 'bytes', 'content-length': end - start + 1 });
+        res.writeHead(206, {
+          'content-type': file.type,
+          'content-range': `bytes ${start}-${end}/${file.body.length}`,
+          'accept-ranges': 'bytes',
+          'content-length': end - start + 1,
+        });
         return void res.end(file.body.subarray(start, end + 1));
       }
       res.writeHead(200, { 'content-type': file.type, 'accept-ranges': 'bytes', 'content-length': file.body.length });
@@ -218,12 +247,23 @@ export class PlayerFixture {
 
 const fullRect = { x: 0, y: 0, width: 1920, height: 1080 };
 
-export function images(id: string, mediaIds: string[], options: { oneAtATime?: boolean; dwellMs?: number; revision?: string } = {}): RuntimePlacement {
+export function images(
+  id: string,
+  mediaIds: string[],
+  options: { oneAtATime?: boolean; dwellMs?: number; revision?: string } = {},
+): RuntimePlacement {
   return {
     id,
     content: {
       type: 'image',
-      items: mediaIds.map((mediaId) => ({ mediaId, src: mediaRoute(options.revision ?? 'man_test', mediaId), intrinsicSize: { width: 320, height: 180 }, sha256: SHA, bytes: 1000, contentType: 'image/png' })),
+      items: mediaIds.map((mediaId) => ({
+        mediaId,
+        src: mediaRoute(options.revision ?? 'man_test', mediaId),
+        intrinsicSize: { width: 320, height: 180 },
+        sha256: SHA,
+        bytes: 1000,
+        contentType: 'image/png',
+      })),
       oneAtATime: options.oneAtATime ?? false,
       grantId: 'gr_test',
       ...(options.dwellMs === undefined ? {} : { dwellMs: options.dwellMs }),
@@ -234,12 +274,23 @@ export function images(id: string, mediaIds: string[], options: { oneAtATime?: b
   };
 }
 
-export function videos(id: string, mediaIds: string[], options: { oneAtATime?: boolean; revision?: string } = {}): RuntimePlacement {
+export function videos(
+  id: string,
+  mediaIds: string[],
+  options: { oneAtATime?: boolean; revision?: string } = {},
+): RuntimePlacement {
   return {
     id,
     content: {
       type: 'video',
-      items: mediaIds.map((mediaId) => ({ mediaId, src: mediaRoute(options.revision ?? 'man_test', mediaId), intrinsicSize: { width: 320, height: 180 }, sha256: SHA, bytes: 1000, contentType: 'video/webm' })),
+      items: mediaIds.map((mediaId) => ({
+        mediaId,
+        src: mediaRoute(options.revision ?? 'man_test', mediaId),
+        intrinsicSize: { width: 320, height: 180 },
+        sha256: SHA,
+        bytes: 1000,
+        contentType: 'video/webm',
+      })),
       oneAtATime: options.oneAtATime ?? false,
       muted: true,
       loop: false,

@@ -74,7 +74,10 @@
       marquee.onContext(activate);
     },
     (error) => {
-      show('inert', error.code === 'inert' ? 'Open this app in a Marquee player to count.' : `Bridge error: ${error.code}`);
+      show(
+        'inert',
+        error.code === 'inert' ? 'Open this app in a Marquee player to count.' : `Bridge error: ${error.code}`,
+      );
     },
   );
 })();

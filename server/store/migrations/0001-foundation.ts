@@ -27,7 +27,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .execute();
   // Model A: one account per address. Model P contact addresses are unverified and may repeat.
-  await db.schema.createIndex('tenants_account_email').unique().on('tenants').column('email').where(sql.ref('generation'), '=', 'A').execute();
+  await db.schema
+    .createIndex('tenants_account_email')
+    .unique()
+    .on('tenants')
+    .column('email')
+    .where(sql.ref('generation'), '=', 'A')
+    .execute();
   await db.schema.createIndex('tenants_client').on('tenants').columns(['client_id', 'created_at']).execute();
 
   await db.schema

@@ -33,7 +33,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('published_at', 'integer')
     .addColumn('deleted_at', 'integer')
     .execute();
-  await db.schema.createIndex('releases_application').on('releases').columns(['application_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('releases_application')
+    .on('releases')
+    .columns(['application_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('media')

@@ -11,7 +11,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('release_files_pk', ['release_id', 'path'])
     .execute();
   // Acceptance order within an application (its revision at acceptance): "newest" without relying on clocks.
-  await db.schema.alterTable('releases').addColumn('accepted_revision', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('releases')
+    .addColumn('accepted_revision', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.createIndex('releases_operation').on('releases').column('operation_id').execute();
   await db.schema.createIndex('releases_tenant').on('releases').columns(['tenant_id', 'created_at']).execute();
 
@@ -41,7 +44,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .addColumn('revoked_at', 'integer')
     .execute();
-  await db.schema.createIndex('release_grants_screen').on('release_grants').columns(['tenant_id', 'screen_id']).execute();
+  await db.schema
+    .createIndex('release_grants_screen')
+    .on('release_grants')
+    .columns(['tenant_id', 'screen_id'])
+    .execute();
 }
 
 export async function down(): Promise<void> {

@@ -36,7 +36,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('media_generations_tenant_state').on('media_generations').columns(['tenant_id', 'state']).execute();
+  await db.schema
+    .createIndex('media_generations_tenant_state')
+    .on('media_generations')
+    .columns(['tenant_id', 'state'])
+    .execute();
 
   await db.schema
     .createTable('egress_ledger')
@@ -49,7 +53,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   // Listing reads ready media newest first, per tenant.
-  await db.schema.createIndex('media_tenant_state').on('media').columns(['tenant_id', 'state', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('media_tenant_state')
+    .on('media')
+    .columns(['tenant_id', 'state', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(): Promise<void> {

@@ -28,7 +28,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('ref', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('playlist_dependencies_pk', ['playlist_id', 'kind', 'ref'])
     .execute();
-  await db.schema.createIndex('playlist_dependencies_ref').on('playlist_dependencies').columns(['tenant_id', 'kind', 'ref']).execute();
+  await db.schema
+    .createIndex('playlist_dependencies_ref')
+    .on('playlist_dependencies')
+    .columns(['tenant_id', 'kind', 'ref'])
+    .execute();
 
   await db.schema
     .createTable('screens')
@@ -69,7 +73,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('entry_id', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('screen_playlist_references_pk', ['screen_id', 'role', 'entry_id'])
     .execute();
-  await db.schema.createIndex('screen_playlist_references_playlist').on('screen_playlist_references').columns(['playlist_id']).execute();
+  await db.schema
+    .createIndex('screen_playlist_references_playlist')
+    .on('screen_playlist_references')
+    .columns(['playlist_id'])
+    .execute();
 
   await db.schema
     .createTable('pairing_sessions')
@@ -87,7 +95,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('completed_at', 'integer')
     .execute();
   // A code names one pending session fleet-wide; claimed and completed sessions free it.
-  await db.schema.createIndex('pairing_sessions_pending_code').unique().on('pairing_sessions').column('code').where(sql.ref('state'), '=', 'pending').execute();
+  await db.schema
+    .createIndex('pairing_sessions_pending_code')
+    .unique()
+    .on('pairing_sessions')
+    .column('code')
+    .where(sql.ref('state'), '=', 'pending')
+    .execute();
   await db.schema.createIndex('pairing_sessions_expiry').on('pairing_sessions').column('expires_at').execute();
 
   await db.schema

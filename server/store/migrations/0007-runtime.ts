@@ -26,7 +26,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('ref', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('runtime_manifest_content_pk', ['screen_id', 'manifest_revision', 'kind', 'ref'])
     .execute();
-  await db.schema.createIndex('runtime_manifest_content_ref').on('runtime_manifest_content').columns(['tenant_id', 'kind', 'ref']).execute();
+  await db.schema
+    .createIndex('runtime_manifest_content_ref')
+    .on('runtime_manifest_content')
+    .columns(['tenant_id', 'kind', 'ref'])
+    .execute();
 
   await db.schema
     .createTable('screen_runtime_state')

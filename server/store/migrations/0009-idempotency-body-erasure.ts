@@ -4,7 +4,11 @@ import type { Kysely } from 'kysely';
 // the record names when, so one housekeeping job serves every route that asks for it.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('idempotency_records').addColumn('body_erase_at', 'integer').execute();
-  await db.schema.createIndex('idempotency_records_body_erasure').on('idempotency_records').column('body_erase_at').execute();
+  await db.schema
+    .createIndex('idempotency_records_body_erasure')
+    .on('idempotency_records')
+    .column('body_erase_at')
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
