@@ -13,7 +13,7 @@ import { Housekeeping } from './housekeeping';
 import { Dispatcher, type RouteEntry } from './http/dispatch';
 import { IdempotencyRecords } from './http/idempotency';
 import { runRoute } from './http/pipeline';
-import { problem } from './http/problem';
+import { problem } from './problem';
 import { sendProblem } from './http/problem-response';
 import { MemoryRateLimiter } from './http/rate-limit';
 import { Keys, loadSecret, newId, randomToken } from './keys';

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Request, Response } from 'express';
-import { problem } from './http/problem';
+import { problem } from './problem';
 
 let playerDir = path.resolve(import.meta.dirname, '..', 'dist', 'player');
 

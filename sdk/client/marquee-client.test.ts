@@ -29,7 +29,7 @@ const gatedRunner: OperationRunner = {
 const failingRunner: OperationRunner = {
   kind: 'test.failing',
   async run(): Promise<Publish> {
-    const { problem } = await import('../../server/http/problem');
+    const { problem } = await import('../../server/problem');
     throw problem('invalid_request', 'archive has no index.html');
   },
 };

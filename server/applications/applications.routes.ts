@@ -8,7 +8,7 @@ import {
   getApplication as readApplication,
   listApplications as readApplications,
 } from './applications';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { UPLOAD_FINGERPRINT_HEADERS } from './upload-headers';
 import { receiveUpload } from './upload';
 

@@ -2,7 +2,7 @@
 // in the upload operation's finalizing transaction, and delete with tombstones.
 import type { Application, ApplicationState, ApplicationUploadResult } from '../../sdk/contract/applications';
 import { isoTime } from '../clock';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';
 import { commitReservation, releaseUsedBytes } from '../tenants/tenants';

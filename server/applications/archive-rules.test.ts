@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../http/problem';
+import { ProblemError } from '../problem';
 import { ArchiveTotals, ReleasePaths, caseFold, entryKind, entryPath, inflatedBytesBound } from './archive-rules';
 
 const ok = (raw: string, kind: 'file' | 'directory' = 'file') => {

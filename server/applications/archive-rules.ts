@@ -3,7 +3,7 @@
 import { CONTROL_CHARACTER, LIMITS } from '../../sdk/contract/limits';
 import { RELEASE_ENTRY, UPLOAD_HEADERS } from '../../sdk/contract/applications';
 import { caseFold, replacementCharacterRule, reservedRootRule } from '../../sdk/contract/archive-paths';
-import { problem, type ProblemError } from '../http/problem';
+import { problem, type ProblemError } from '../problem';
 
 export const COMPRESSED_BYTES_MAX = LIMITS.application_compressed_bytes; // spec: archive at most 100 MiB as sent
 export const EXPANDED_BYTES_MAX = LIMITS.application_expanded_bytes; // spec: 250 MiB of files once expanded

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../blobs/local-blob-store';
-import { ProblemError } from '../http/problem';
+import { ProblemError } from '../problem';
 import {
   archiveOf,
   emptyGzipMember,

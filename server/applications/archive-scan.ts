@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
 import { RELEASE_ENTRY, UPLOAD_HEADERS } from '../../sdk/contract/applications';
 import { BodyStalled } from '../http/body-progress';
-import { ProblemError } from '../http/problem';
+import { ProblemError } from '../problem';
 import {
   ArchiveTotals,
   COMPRESSED_BYTES_MAX,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applicationNameHeader } from '../../sdk/contract/applications';
-import { ProblemError } from '../http/problem';
+import { ProblemError } from '../problem';
 import { checkArchiveBody, parseUploadHeaders, type DistinctHeaders } from './upload-headers';
 
 const SHA = 'a'.repeat(64);

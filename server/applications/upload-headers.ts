@@ -8,7 +8,7 @@ import {
   SDK_VERSION_MAX,
   UPLOAD_HEADERS,
 } from '../../sdk/contract/applications';
-import { invalidField } from '../http/problem';
+import { invalidField } from '../problem';
 
 /** What the uploader says the archive holds; the scan checks every figure against the bytes. */
 export interface ArchiveDeclaration {

@@ -2,7 +2,7 @@
 // worker moves it under the release prefix and publishes in the fenced finalizing transaction; once
 // that committed, the release's webapp package is queued for building (so no request builds one).
 // Failure and cancel give the reservation back and remove every byte of the release.
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import type { OperationRow, OperationRunner, RunControl } from '../operations/worker';
 import type { Services } from '../services';
 import { releaseReservation } from '../tenants/tenants';

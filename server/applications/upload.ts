@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { RELEASE_ENTRY } from '../../sdk/contract/applications';
 import type { TenantPrincipal } from '../http/auth';
 import { bodyIdleTimeoutMs, guardBodyProgress } from '../http/body-progress';
-import { ProblemError, problem } from '../http/problem';
+import { ProblemError, problem } from '../problem';
 import { reply, type Reply, type RequestContext } from '../http/route';
 import { newId } from '../keys';
 import { TERMINAL, type OperationRow } from '../operations/worker';

@@ -1,7 +1,7 @@
 // GET /api/v1/events (a page of durable events) and GET /api/v1/events/stream (replay, then follow).
 import { EVENT_LIST_DEFAULT_LIMIT, EventListQuery, EventStreamQuery, type EventList } from '../../sdk/contract/events';
 import { anyBearer } from '../http/auth';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { eventStream, query, reply } from '../http/route';
 import { EventCursors, type StreamScope } from './cursors';
 import { checkCursor, eventRecord, headPosition, readAfter, RESYNC_MESSAGES } from './event-reader';

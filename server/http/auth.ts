@@ -2,7 +2,7 @@
 // Tokens are random, stored only as SHA-256 hashes, and compared in constant time.
 import { safeEqual, sha256Hex } from '../keys';
 import { effectiveAreas } from '../tenants/plans';
-import { problem, type Generation } from './problem';
+import { problem, type Generation } from '../problem';
 import type { AnyContext, Authenticator, CapabilityArea, Principal } from './route';
 
 export interface TenantPrincipal extends Principal {

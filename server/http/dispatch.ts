@@ -2,7 +2,7 @@
 // Unknown paths answer not_found, known paths with another method method_not_allowed.
 import { match, type MatchFunction } from 'path-to-regexp';
 import type { Config } from '../config';
-import { problem } from './problem';
+import { problem } from '../problem';
 import type { RouteHandler } from './route';
 
 export type Plane = 'control' | 'runtime' | 'release' | 'dashboard';

@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import type { Keys } from '../keys';
 import type { Db, Tx } from '../store/store';
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_MIN } from '../../sdk/contract/limits';
-import { problem } from './problem';
+import { problem } from '../problem';
 import type { Reply } from './route';
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000; // spec: 24 hours where named; we keep every route to it

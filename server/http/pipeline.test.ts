@@ -4,7 +4,7 @@ import { TestServer, randomKey } from '../testing/harness';
 import { anyBearer } from './auth';
 import type { RouteEntry } from './dispatch';
 import { canonicalJson } from './idempotency';
-import { problem } from './problem';
+import { problem } from '../problem';
 import { MAX_RATE_KEY_CHARS, MemoryRateLimiter } from './rate-limit';
 import { MAX_JSON_DEPTH } from './validation';
 import { mutation, query, reply } from './route';

@@ -15,7 +15,7 @@ import {
   type RecordedAnswer,
   type RecordId,
 } from './idempotency';
-import { problem, type Generation } from './problem';
+import { problem, type Generation } from '../problem';
 import { sendProblem } from './problem-response';
 import { admit } from './rate-limit';
 import type { IdempotencyPolicy, Mode, Principal, Reply, RequestContext, RouteHandler } from './route';

@@ -9,7 +9,7 @@ import {
   retryAfterOf,
   statusOf,
   type Generation,
-} from './problem';
+} from '../problem';
 
 export interface ProblemContext {
   controlOrigin: string;

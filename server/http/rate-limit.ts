@@ -1,6 +1,6 @@
 // Fixed-window rate budgets with RateLimit-Policy / RateLimit headers (draft-ietf-httpapi-ratelimit-headers).
 import crypto from 'node:crypto';
-import { problem } from './problem';
+import { problem } from '../problem';
 
 /** Keys longer than this are held as their SHA-256 (a key is an id, address or email: short). */
 export const MAX_RATE_KEY_CHARS = 128;

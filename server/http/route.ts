@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Services } from '../services';
 import type { Work } from '../store/store';
-import type { Generation } from './problem';
+import type { Generation } from '../problem';
 import type { RateBudget } from './rate-limit';
 import { answerSseHead } from './sse';
 

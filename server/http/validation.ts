@@ -2,7 +2,7 @@
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { BodyStalled, BodyTooSlow, guardBodyProgress } from './body-progress';
-import { problem, type FieldError } from './problem';
+import { problem, type FieldError } from '../problem';
 
 export const DEFAULT_JSON_BODY_LIMIT = 64 * 1024;
 /**

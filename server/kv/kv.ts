@@ -16,7 +16,7 @@ import {
   type KVSummary,
 } from '../../sdk/contract/kv';
 import { isoTime } from '../clock';
-import { invalidField, problem } from '../http/problem';
+import { invalidField, problem } from '../problem';
 import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';
 import { commitReservation, releaseUsedBytes, reserveBytes } from '../tenants/tenants';

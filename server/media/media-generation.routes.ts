@@ -8,7 +8,7 @@ import {
   type MediaGeneration,
 } from '../../sdk/contract/media';
 import { projectBearer } from '../http/auth';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { endpoint, reply } from '../http/route';
 import { newId } from '../keys';
 import { debit, MILLIS_PER_CREDIT } from '../tenants/credits';

@@ -1,7 +1,7 @@
 // Media generation: prompt framing, the vendor's size and price, credit admission, and the one
 // in-flight generation per project. The route (media-generation.routes.ts) strings them together.
 import { GENERATED_SIZES, type AspectRatio, type GenerationQuality } from '../../sdk/contract/media';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import type { Tx } from '../store/store';
 import { floorMillis, MILLIS_PER_CREDIT } from '../tenants/credits';
 import type { VendorSize } from './image-vendor';

@@ -4,7 +4,7 @@ import { MediaCommit, MediaUploadDeclaration } from '../../sdk/contract/media';
 import { BlobExistsError, BlobTooLargeError } from '../blobs/blob-store';
 import { anyBearer } from '../http/auth';
 import { BodyStalled, bodyIdleTimeoutMs, guardBodyProgress } from '../http/body-progress';
-import { problem, type FieldError } from '../http/problem';
+import { problem, type FieldError } from '../problem';
 import { endpoint, mutation, reply } from '../http/route';
 import { operationView } from '../operations/worker';
 import { acceptCommit, closedUploadDetail, declareUpload, findUpload } from './media-uploads';

@@ -9,7 +9,7 @@ import {
   type MediaUploadSession,
 } from '../../sdk/contract/media';
 import { isoTime } from '../clock';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { newId } from '../keys';
 import { operationView, type OperationRow, type OperationRunner } from '../operations/worker';
 import type { Services } from '../services';

@@ -9,7 +9,7 @@ import { ALL_FORMATS, CustomSource, Input } from 'mediabunny';
 import sharp from 'sharp';
 import { kindOf, type MediaContentType } from '../../sdk/contract/media';
 import type { BlobStore } from '../blobs/blob-store';
-import { problem, type ProblemError } from '../http/problem';
+import { problem, type ProblemError } from '../problem';
 
 export interface Declared {
   bytes: number;

@@ -8,7 +8,7 @@ import {
   type MediaList,
 } from '../../sdk/contract/media';
 import { anyBearer, projectBearer } from '../http/auth';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { mutation, query, reply } from '../http/route';
 import { streamToClient } from '../http/streaming';
 import { releaseUsedBytes } from '../tenants/tenants';

@@ -1,7 +1,7 @@
 // Media rows as the API shows them, the lookups every media route shares, and list paging.
 import type { Media, MediaContentType, MediaKind } from '../../sdk/contract/media';
 import { isoTime } from '../clock';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import type { Db, Tx } from '../store/store';
 import type { MediaTable } from './media.tables';
 

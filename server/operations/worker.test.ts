@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { TestServer, randomKey } from '../testing/harness';
 import { LEASE_MS, MAX_ATTEMPTS, RUN_DEADLINE_MS, type OperationRunner, type Publish } from './worker';
 

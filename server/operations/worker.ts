@@ -12,7 +12,7 @@ import {
 } from '../../sdk/contract/operations';
 import { isoTime, type Clock } from '../clock';
 import type { EventLog } from '../events/event-log';
-import { ProblemError, problem, type Generation } from '../http/problem';
+import { ProblemError, problem, type Generation } from '../problem';
 import { problemBody } from '../http/problem-response';
 import { newId } from '../keys';
 import type { Logger } from '../logger';

@@ -2,7 +2,7 @@
 // paired variant. They read only their own cookie and refuse Authorization outright, so a bearer
 // never authorizes a runtime route (and a cookie never a control route: bearers read no cookies).
 import { RUNTIME_CAPABILITIES, type RuntimeCapability } from '../../sdk/contract/screens';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import type { AnyContext, Authenticator, Principal } from '../http/route';
 import type { CompiledQuery } from 'kysely';
 import type { Db } from '../store/store';

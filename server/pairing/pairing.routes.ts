@@ -18,7 +18,7 @@ import {
 import { isoTime } from '../clock';
 import { anyBearer, projectBearer } from '../http/auth';
 import { clientIp } from '../http/client-ip';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { rateLimitHeaders, type RateBudget } from '../http/rate-limit';
 import { eventStream, mutation, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
 import { openSse } from '../http/sse';

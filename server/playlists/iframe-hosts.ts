@@ -11,7 +11,7 @@
 import dns from 'node:dns';
 import { iframeSrcServiceProblem, isNonPublicAddress, serviceHostsOf } from '../../sdk/contract/iframe-src';
 import type { PageWriteV2, PlaylistWriteV2 } from '../../sdk/contract/playlist';
-import { problem, type FieldError } from '../http/problem';
+import { problem, type FieldError } from '../problem';
 import { perServices, type Services } from '../services';
 
 /** Resolves a name to its addresses; stops (and may reject) once `signal` aborts. */

@@ -15,7 +15,7 @@ import type {
   PlaylistMediaItem,
 } from '../../sdk/contract/playlist';
 import { ADVANCE_MAX_MS, ADVANCE_MIN_MS, SELECTOR_MAX_ITEMS } from '../../sdk/contract/playlist';
-import type { FieldError } from '../http/problem';
+import type { FieldError } from '../problem';
 import type { PlaylistDependencyKind } from './playlists.tables';
 
 /** A media a placement may show: ready, owned, with verified facts. */

@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import { PlaylistWrite, PlaylistWriteV2, type PlaylistList, type PlaylistV2List } from '../../sdk/contract/playlist';
 import { anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { endpoint, mutation, query, reply, type Authenticator, type Mode } from '../http/route';
 import { screenReferencesTo } from '../screens/screens';
 import type { Work } from '../store/store';

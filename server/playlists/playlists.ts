@@ -1,7 +1,7 @@
 // Playlists: storing a written document with what its selectors resolved to, the dependency rows
 // that answer "who references this content", and re-resolution when media change.
 import type { AdslotPageWrite, PageWrite, Playlist, PlaylistV2, PlaylistWriteV2 } from '../../sdk/contract/playlist';
-import { problem, type FieldError } from '../http/problem';
+import { problem, type FieldError } from '../problem';
 import { newId } from '../keys';
 import type { MediaChange } from '../references';
 import type { Services } from '../services';

@@ -2,7 +2,7 @@
 // application placement (mintLaunchTicket); the release host consumes it once, turns it into an
 // exact-host release-grant cookie, and checks the grant behind that cookie on every request.
 // Grants stop working when revoked (revokeReleaseGrants), which the runtime drives.
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { randomToken, sha256Hex } from '../keys';
 import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';

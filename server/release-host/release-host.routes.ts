@@ -5,7 +5,7 @@ import type { Request } from 'express';
 import { RELEASE_ENTRY } from '../../sdk/contract/applications';
 import { CONTROL_CHARACTER } from '../../sdk/contract/limits';
 import { releaseFileKey } from '../applications/applications';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { query, type Reply, type RequestContext } from '../http/route';
 import { streamToClient } from '../http/streaming';
 import { sha256Hex } from '../keys';

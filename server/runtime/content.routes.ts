@@ -6,7 +6,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CANONICAL_EXTENSION, type MediaContentType } from '../../sdk/contract/media';
 import { WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { query, type AnyContext, type Authenticator, type Principal, type RequestContext } from '../http/route';
 import { noneMatch, parseRange } from '../media/byte-range';
 import { recordEgress } from '../media/egress';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../http/problem';
+import { ProblemError } from '../problem';
 import { ByteBudgets, type ByteBudget } from './egress-budgets';
 
 const MINUTE = 60_000;

@@ -3,7 +3,7 @@
 // under before its first byte goes out, so concurrent requests cannot overrun a budget together;
 // what it did not send (a client that hung up) is given back when it ends. Denials are 429 with
 // Retry-After and, being byte budgets, no RateLimit headers (spec).
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 
 export interface ByteBudget {
   /** Public name, in the problem detail. */

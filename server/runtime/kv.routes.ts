@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { KV_LIST_CURSOR_MAX, PLACEMENT_CAPABILITY_HEADER } from '../../sdk/contract/kv';
 import { findApplication } from '../applications/applications';
 import type { ApplicationTable } from '../applications/applications.tables';
-import { problem, ProblemError } from '../http/problem';
+import { problem, ProblemError } from '../problem';
 import { mutation, query, reply, type RequestContext } from '../http/route';
 import { deleteEntry, kvKeyOf, KVWriteBody, listEntries, readEntry, writeEntry } from '../kv/kv';
 import { KV_WRITE_BODY_LIMIT } from '../kv/kv.routes';

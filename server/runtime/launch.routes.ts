@@ -3,7 +3,7 @@
 // revision of this screen shows, bound to the screen's current content-access generation.
 import type { ReleaseLaunch } from '../../sdk/contract/runtime';
 import { isoTime } from '../clock';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { mutation, reply } from '../http/route';
 import { runtimeCookie } from '../pairing/pairing.auth';
 import { mintLaunchTicket } from '../release-host/launch-tickets';

@@ -8,7 +8,7 @@ import {
   storedPackages,
   type ReleaseRef,
 } from '../applications/release-package';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { releaseOriginOf } from '../release-host/host-label';
 import { resolveEffectivePlaylist } from '../screens/effective-playlist';
 import type { ScreenTable } from '../screens/screens.tables';

@@ -14,7 +14,7 @@ import {
   PlaybackVideoStartedContext,
   RuntimeReport,
 } from '../../sdk/contract/runtime';
-import { invalidField, problem } from '../http/problem';
+import { invalidField, problem } from '../problem';
 import { mutation, reply, type RequestContext } from '../http/route';
 import { validate } from '../http/validation';
 import { pairedRuntimeCookie, type RuntimePrincipal } from '../pairing/pairing.auth';

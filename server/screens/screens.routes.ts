@@ -4,7 +4,7 @@ import { ScreenListQuery, ScreenPatch, type ScreenList, type ScreenReloadAccepte
 import { isoTime } from '../clock';
 import { accountBearer, anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
 import { clientIp } from '../http/client-ip';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { admit } from '../http/rate-limit';
 import {
   mutation,

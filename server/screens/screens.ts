@@ -3,7 +3,7 @@
 import type { Screen, ScreenState } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import type { EventLog } from '../events/event-log';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { newId, randomToken } from '../keys';
 import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';

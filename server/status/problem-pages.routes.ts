@@ -1,6 +1,6 @@
 // Each problem type URI resolves to a short human page: the code, its status and what it means.
-import { PROBLEM_CODES, statusOf, type ProblemCode } from '../http/problem';
-import { problem } from '../http/problem';
+import { PROBLEM_CODES, statusOf, type ProblemCode } from '../problem';
+import { problem } from '../problem';
 import { query } from '../http/route';
 
 export const problemPage = query({}, async (ctx) => {

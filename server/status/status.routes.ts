@@ -2,7 +2,7 @@
 // and the public capabilities document.
 import { API_VERSION, LIMITS, PROTOCOL_VERSION } from '../../sdk/contract/limits';
 import pkg from '../../package.json' with { type: 'json' };
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { query, reply } from '../http/route';
 
 export const health = query({}, async () => reply.ok({ status: 'alive' }));

@@ -1,7 +1,7 @@
 // The credit meter (Model P): 1 credit per authenticated control-plane request unless exempt, a
 // ledger in millicredits aggregated per UTC day, a monthly included grant, and the floor rule.
 import { sql } from 'kysely';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import type { Db, Tx } from '../store/store';
 import { planOf } from './plans';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProblemError } from '../http/problem';
+import { ProblemError } from '../problem';
 import { Store } from '../store/store';
 import { floorMillis } from './credits';
 import { RequestMeter } from './request-meter';

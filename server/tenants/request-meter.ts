@@ -3,7 +3,7 @@
 // (one UPDATE per tenant, one ledger upsert per tenant and day). Each request still waits for its
 // own durable debit, is admitted or refused on its own against the floor, and gets its own balance.
 import { sql } from 'kysely';
-import { ProblemError } from '../http/problem';
+import { ProblemError } from '../problem';
 import type { Store, Tx } from '../store/store';
 import {
   applyMonthlyGrant,

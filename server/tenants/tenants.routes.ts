@@ -10,7 +10,7 @@ import {
 import { isoTime } from '../clock';
 import { accountBearer, projectBearer } from '../http/auth';
 import { clientIp } from '../http/client-ip';
-import { problem } from '../http/problem';
+import { problem } from '../problem';
 import { mutation, query, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
 import { safeEqual } from '../keys';
 import { isUniqueViolation } from '../store/store';

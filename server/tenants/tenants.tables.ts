@@ -1,4 +1,4 @@
-import type { Generation } from '../http/problem';
+import type { Generation } from '../problem';
 
 export interface TenantTable {
   /** `acc_…` for Model A accounts, `prj_…` for Model P projects; one store serves both. */

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { Account, Project } from '../../sdk/contract/tenants';
 import { isoTime } from '../clock';
-import { problem, type Generation } from '../http/problem';
+import { problem, type Generation } from '../problem';
 import { CAPABILITY_AREAS, type CapabilityArea } from '../http/route';
 import { newId, randomToken, sha256Hex } from '../keys';
 import type { Db, Tx } from '../store/store';

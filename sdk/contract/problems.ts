@@ -1,9 +1,9 @@
-// RFC 9457 problems: the spec's stable codes, their statuses and titles, and the one error type
-// every layer throws. Rendering lives in problem-response.ts.
+// RFC 9457 problem codes: the spec's stable codes with their statuses, titles and Retry-After
+// defaults. Shared vocabulary: the server throws them, clients (player, kiosk, CLI, dashboard) branch on them.
 
 export type Generation = 'A' | 'P';
 
-interface CodeInfo {
+export interface ProblemCodeInfo {
   title: string;
   /** Status in Model P and, where it differs, Model A. */
   status: number | { P: number; A: number };
@@ -46,7 +46,7 @@ export const PROBLEM_CODES = {
   schema_incompatible: { title: 'Database schema incompatible', status: { P: 500, A: 503 } },
   not_ready: { title: 'Service not ready', status: { P: 500, A: 503 }, retryAfter: 5 },
   manifest_degraded: { title: 'Manifest degraded', status: 500, retryAfter: 60 },
-} satisfies Record<string, CodeInfo>;
+} satisfies Record<string, ProblemCodeInfo>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 
@@ -57,48 +57,15 @@ export interface FieldError {
   detail: string;
 }
 
-export interface ProblemOptions {
-  errors?: FieldError[];
-  /** Set on revision_conflict. */
-  current_revision?: number;
-  /** Seconds; overrides the code's default. */
-  retryAfter?: number;
-  /** Extra response headers (RateLimit, Content-Range, ...). */
-  headers?: Record<string, string>;
-  /** Extra members of the problem document (never secrets). */
-  extensions?: Record<string, unknown>;
-}
-
-export class ProblemError extends Error {
-  readonly code: ProblemCode;
-  readonly detail: string;
-  readonly options: ProblemOptions;
-  constructor(code: ProblemCode, detail: string, options: ProblemOptions = {}) {
-    super(`${code}: ${detail}`);
-    this.name = 'ProblemError';
-    this.code = code;
-    this.detail = detail;
-    this.options = options;
-  }
-}
-
-export function problem(code: ProblemCode, detail: string, options?: ProblemOptions): ProblemError {
-  return new ProblemError(code, detail, options);
-}
-
 export function statusOf(code: ProblemCode, generation: Generation): number {
-  const { status } = PROBLEM_CODES[code] as CodeInfo;
+  const { status } = PROBLEM_CODES[code] as ProblemCodeInfo;
   return typeof status === 'number' ? status : status[generation];
 }
 
 export function retryAfterOf(code: ProblemCode): number | undefined {
-  return (PROBLEM_CODES[code] as CodeInfo).retryAfter;
+  return (PROBLEM_CODES[code] as ProblemCodeInfo).retryAfter;
 }
 
 export function problemTypeUri(controlOrigin: string, code: string): string {
   return `${controlOrigin}/problems/${code.replace(/_/g, '-')}`;
-}
-
-export function invalidField(field: string, detail: string, code = 'invalid'): ProblemError {
-  return problem('invalid_request', `${field}: ${detail}`, { errors: [{ field, code, detail }] });
 }
