@@ -2,6 +2,7 @@
 // never headers, cookies, query strings or bodies, which is where tokens, tickets and signatures live,
 // and never a credential that sits in the path itself (redactPath).
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { escapeUnsafeInJson } from '../sdk/contract/untrusted-text';
 
 export type { Logger };
 
@@ -34,6 +35,18 @@ export function redactPath(path: string): string {
   return CREDENTIAL_PATHS.reduce((shown, pattern) => shown.replace(pattern, '$1[redacted]'), path);
 }
 
+/**
+ * Every line passes here on its way out: characters a request may carry that JSON leaves raw (DEL,
+ * C1 controls, bidirectional overrides) become `\uXXXX` escapes, so no log viewer or terminal
+ * receives them (sdk/contract/untrusted-text.ts is the one rule).
+ */
+function escapingUnsafeText(destination: DestinationStream): DestinationStream {
+  return { write: (line: string) => destination.write(escapeUnsafeInJson(line)) };
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, base: undefined, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
+  return pino(
+    { level, base: undefined, redact: { paths: REDACT, censor: '[redacted]' } },
+    escapingUnsafeText(destination ?? pino.destination(1)),
+  );
 }

@@ -3,6 +3,7 @@
 import { CONTROL_CHARACTER, LIMITS } from '../../sdk/contract/limits';
 import { RELEASE_ENTRY, UPLOAD_HEADERS } from '../../sdk/contract/applications';
 import { caseFold, replacementCharacterRule, reservedRootRule } from '../../sdk/contract/archive-paths';
+import { echo } from '../../sdk/contract/untrusted-text';
 import { problem, type ProblemError } from '../problem';
 
 export const COMPRESSED_BYTES_MAX = LIMITS.application_compressed_bytes; // spec: archive at most 100 MiB as sent
@@ -34,10 +35,15 @@ export function inflatedBytesBound(declared: { expandedBytes: number; fileCount:
   );
 }
 
-/** A name fit for a problem detail: JSON-escaped (controls visible) and shortened. */
+/** Most of an archive path a problem detail repeats (paths may be 255 bytes; most fit whole). */
+const SHOWN_PATH_MAX_CHARACTERS = 300;
+
+/** A name fit for a problem detail: quoted, unsafe characters escaped, and shortened. */
 export function shown(name: string): string {
-  const text = JSON.stringify(name);
-  return text.length > 300 ? `${text.slice(0, 297)}…"` : text;
+  return `"${echo(
+    name.replace(/["\\]/g, (c) => `\\${c}`),
+    SHOWN_PATH_MAX_CHARACTERS,
+  )}"`;
 }
 
 export type EntryKind = 'file' | 'directory';

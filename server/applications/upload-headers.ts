@@ -8,6 +8,7 @@ import {
   SDK_VERSION_MAX,
   UPLOAD_HEADERS,
 } from '../../sdk/contract/applications';
+import { echo } from '../../sdk/contract/untrusted-text';
 import { invalidField } from '../problem';
 
 /** What the uploader says the archive holds; the scan checks every figure against the bytes. */
@@ -147,7 +148,8 @@ function extendedName(raw: string): string {
 }
 
 function checkedName(name: string, header: string): string {
-  if (CONTROL_CHARACTER.test(name)) throw invalidField(header, 'must not contain control characters');
+  const control = CONTROL_CHARACTER.exec(name);
+  if (control) throw invalidField(header, `must not contain control characters (found ${echo(control[0])})`);
   if (name.length === 0) throw invalidField(header, 'must not be empty');
   if ([...name].length > APPLICATION_NAME_MAX)
     throw invalidField(header, `must be at most ${APPLICATION_NAME_MAX} characters`, 'too_long');

@@ -1,5 +1,6 @@
 // Renders RFC 9457 problem documents. Unexpected errors become internal_error without internals.
 import type { Response } from 'express';
+import { echo } from '../../sdk/contract/untrusted-text';
 import { redactPath, type Logger } from '../logger';
 import {
   PROBLEM_CODES,
@@ -10,6 +11,13 @@ import {
   statusOf,
   type Generation,
 } from '../problem';
+
+/**
+ * The most of one text (detail, instance, a field error) a problem carries. Echoes of request text
+ * inside it are cut shorter where they are made (ECHO_MAX_CHARACTERS); this bounds the whole text.
+ * Unsafe characters in any of them are escaped here, once, whatever code wrote the text.
+ */
+export const PROBLEM_TEXT_MAX_CHARACTERS = 1000;
 
 export interface ProblemContext {
   controlOrigin: string;
@@ -40,11 +48,15 @@ export function problemBody(
     type: problemTypeUri(ctx.controlOrigin, p.code),
     title: PROBLEM_CODES[p.code].title,
     status: statusOf(p.code, ctx.generation),
-    detail: p.detail,
-    instance: redactPath(ctx.instance),
+    detail: echo(p.detail, PROBLEM_TEXT_MAX_CHARACTERS),
+    instance: echo(redactPath(ctx.instance), PROBLEM_TEXT_MAX_CHARACTERS),
     code: p.code,
     ...(ctx.requestId !== undefined ? { request_id: ctx.requestId } : {}),
-    errors: p.options.errors ?? [],
+    errors: (p.options.errors ?? []).map((e) => ({
+      ...e,
+      field: echo(e.field, PROBLEM_TEXT_MAX_CHARACTERS),
+      detail: echo(e.detail, PROBLEM_TEXT_MAX_CHARACTERS),
+    })),
   };
   if (p.options.current_revision !== undefined) body.current_revision = p.options.current_revision;
   return body;

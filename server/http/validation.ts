@@ -2,6 +2,7 @@
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { BodyStalled, BodyTooSlow, guardBodyProgress } from './body-progress';
+import { echo } from '../../sdk/contract/untrusted-text';
 import { problem, type FieldError } from '../problem';
 
 export const DEFAULT_JSON_BODY_LIMIT = 64 * 1024;
@@ -82,7 +83,7 @@ export function parseJson(req: Request, raw: Buffer): unknown {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw problem('invalid_request', `malformed JSON: ${(error as Error).message}`, {
+    throw problem('invalid_request', `malformed JSON: ${echo((error as Error).message)}`, {
       errors: [{ field: 'body', code: 'malformed_json', detail: 'body is not valid JSON' }],
     });
   }
@@ -127,9 +128,9 @@ export function fieldErrors(error: z.ZodError, where: 'body' | 'query'): FieldEr
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         errors.push({
-          field: join(where, [...base, key]),
+          field: join(where, [...base, echo(key)]),
           code: 'unknown_field',
-          detail: `unknown field ${JSON.stringify(key)}`,
+          detail: `unknown field "${echo(key)}"`,
         });
       }
     } else {
@@ -150,8 +151,8 @@ export function queryObject(url: URL): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of url.searchParams) {
     if (key in out)
-      throw problem('invalid_request', `query parameter ${key} is repeated`, {
-        errors: [{ field: key, code: 'repeated', detail: 'send it once' }],
+      throw problem('invalid_request', `query parameter ${echo(key)} is repeated`, {
+        errors: [{ field: echo(key), code: 'repeated', detail: 'send it once' }],
       });
     out[key] = value;
   }
