@@ -3,16 +3,10 @@
 // can frame the player. Either way a running player would exchange a provisioning token (replacing
 // the screen's device cookie with another project's) or open another screen's session. The victim
 // here is a paired, playing screen in the same browser profile as the hostile frames.
-import { expect, test, type Page, type Request } from '@playwright/test';
-import { PlayerPage } from './pages/player-page';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, E2E_PORT } from './playwright.config';
+import type { Page, Request } from '@playwright/test';
 import { ControlApi } from './support/control-api';
-import { NEWS_HOST, newsSite } from './support/news-site';
-
-const hostile = newsSite(E2E_PORT + 3);
-test.use({ launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...hostile.chromiumArgs] } });
-test.beforeAll(() => hostile.start());
-test.afterAll(() => hostile.stop());
+import { expect, test } from './support/fixtures';
+import { NEWS_HOST } from './support/news-site';
 
 const ATTACKER_ORIGIN = 'http://attacker.marquee-e2e.test';
 /** After the framed player document loaded, how long it gets to misbehave. */
@@ -47,14 +41,15 @@ async function playerCookies(page: Page) {
 
 test('a framed player does nothing: no provisioning exchange, no session, the screen keeps its pairing', async ({
   page,
-  baseURL,
+  player,
+  marquee,
+  news,
 }) => {
   test.setTimeout(90_000);
-  const playerOrigin = new URL(baseURL!).origin;
-  const victim = new ControlApi(baseURL!);
-  const attacker = new ControlApi(baseURL!);
+  const playerOrigin = marquee.origin;
+  const victim = new ControlApi(marquee.origin);
+  const attacker = new ControlApi(marquee.origin);
   await Promise.all([victim.enroll(), attacker.enroll()]);
-  const player = new PlayerPage(page);
 
   // The attacker's project provisions screens whose links a hijacked frame opens.
   const provision = async () => {
@@ -65,7 +60,7 @@ test('a framed player does nothing: no provisioning exchange, no session, the sc
   const [inPlacement, inAttackerPage] = await Promise.all([provision(), provision()]);
 
   // A third-party page an iframe placement shows, which navigates its own frame to the player.
-  hostile.pages.set(
+  news.pages.set(
     '/hijack',
     `<!doctype html><html><body style="background:#400"><script>location.href = ${JSON.stringify(inPlacement.provisioning_url)};</script></body></html>`,
   );
@@ -102,12 +97,7 @@ test('a framed player does nothing: no provisioning exchange, no session, the sc
   });
   const before = await playerCookies(page);
   expect(Object.keys(before)).toEqual(expect.arrayContaining(['__Host-marquee-device', '__Host-marquee-runtime']));
-  const victimUrl = await page.evaluate(
-    () =>
-      (
-        window as unknown as { marqueePlayer: { store: { getState(): { session: { publicUrl: string } } } } }
-      ).marqueePlayer.store.getState().session.publicUrl,
-  );
+  const victimUrl = (await player.session())!.publicUrl;
 
   await test.step('the placement navigates its own frame to the provisioning link: the framed player does nothing', async () => {
     await frames.settle(1);
@@ -144,13 +134,6 @@ test('a framed player does nothing: no provisioning exchange, no session, the sc
     // A reload resumes the victim screen's own session.
     await page.reload();
     await player.waitForLivePage('news', 30_000);
-    const publicUrl = () =>
-      page.evaluate(
-        () =>
-          (
-            window as unknown as { marqueePlayer: { store: { getState(): { session: { publicUrl: string } | null } } } }
-          ).marqueePlayer.store.getState().session?.publicUrl,
-      );
-    await expect.poll(publicUrl, { timeout: 15_000 }).toBe(victimUrl);
+    await expect.poll(async () => (await player.session())?.publicUrl, { timeout: 15_000 }).toBe(victimUrl);
   });
 });

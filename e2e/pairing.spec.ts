@@ -1,16 +1,16 @@
 // Pairing on glass: the code in its dashed form, the claim through the API, completion and the
 // device session, and a reload that resumes the paired session instead of pairing again.
-import { expect, test } from '@playwright/test';
-import { PlayerPage } from './pages/player-page';
 import { ControlApi } from './support/control-api';
+import { expect, test } from './support/fixtures';
 
 test('a screen shows its code, is paired through the API, and stays paired across a reload', async ({
   page,
-  baseURL,
+  player,
+  marquee,
 }) => {
-  const api = new ControlApi(baseURL!);
+  // A project of its own: the spec counts the project's screens.
+  const api = new ControlApi(marquee.origin);
   await api.enroll();
-  const player = new PlayerPage(page);
 
   await page.setViewportSize({ width: 1920, height: 1080 });
   await player.open('/');
@@ -39,17 +39,8 @@ test('a screen shows its code, is paired through the API, and stays paired acros
     if (url.pathname.startsWith('/runtime/v1/')) runtimeCalls.push(`${request.method()} ${url.pathname}`);
   });
   await page.reload();
-  const session = () =>
-    page.evaluate(
-      () =>
-        (
-          window as unknown as {
-            marqueePlayer: { store: { getState(): { session: { paired: boolean; publicUrl: string } | null } } };
-          }
-        ).marqueePlayer.store.getState().session,
-    );
   await expect
-    .poll(session, { timeout: 10_000 })
+    .poll(() => player.session(), { timeout: 10_000 })
     .toEqual(expect.objectContaining({ paired: true, publicUrl: claim.public_url }));
   for (let i = 0; i < 6; i++) {
     await expect(player.pairingScreen).toBeHidden();

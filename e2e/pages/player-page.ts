@@ -2,8 +2,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Locator, type Page } from '@playwright/test';
+import { MEDIA_CACHE } from '../../player/src/offline/media-cache-policy';
 
 export const ARTIFACTS = path.resolve(import.meta.dirname, '..', 'artifacts');
+
+/** What the player exposes on window for tests and operators. */
+interface PlayerWindow {
+  marqueePlayer: {
+    store: { getState(): { session: { paired: boolean; publicUrl: string } | null; activeRevision: string | null } };
+  };
+}
 
 export class PlayerPage {
   readonly pairingScreen: Locator;
@@ -12,6 +20,8 @@ export class PlayerPage {
   readonly statusMark: Locator;
   readonly startingCard: Locator;
   readonly idleCard: Locator;
+  /** Whether this page was captured before (see screenshot). */
+  private captured = false;
 
   constructor(readonly page: Page) {
     this.pairingScreen = page.getByTestId('pairing-screen');
@@ -44,8 +54,9 @@ export class PlayerPage {
     });
   }
 
+  /** Waits until `pageId` is live, looking every 100 ms (a page may be on glass for a second only). */
   async waitForLivePage(pageId: string, timeout = 20_000): Promise<void> {
-    await expect.poll(() => this.livePageId(), { timeout }).toBe(pageId);
+    await expect.poll(() => this.livePageId(), { timeout, intervals: [100] }).toBe(pageId);
   }
 
   /** Page ids seen on glass while `pageChanges` changes happen, sampled every animation frame. */
@@ -69,13 +80,65 @@ export class PlayerPage {
     );
   }
 
+  /**
+   * The soundtrack's position on every animation frame, and the pages seen meanwhile, until more
+   * than `pageChanges` pages were seen. Start it before what it should watch.
+   */
+  recordSoundtrack(pageChanges: number): Promise<{ times: number[]; pages: string[] }> {
+    return this.page.evaluate(
+      (pageChanges) =>
+        new Promise<{ times: number[]; pages: string[] }>((resolve) => {
+          const audio = document.querySelector<HTMLAudioElement>('audio.soundtrack')!;
+          const times: number[] = [];
+          const pages: string[] = [];
+          const tick = () => {
+            times.push(audio.currentTime);
+            const live = [...document.querySelectorAll<HTMLElement>('.stage .page[data-state="live"]')].at(-1)?.dataset
+              .pageId;
+            if (live && pages.at(-1) !== live) pages.push(live);
+            if (pages.length > pageChanges) return resolve({ times, pages });
+            requestAnimationFrame(tick);
+          };
+          tick();
+        }),
+      pageChanges,
+    );
+  }
+
   soundtrack(): Locator {
     return this.page.locator('audio.soundtrack');
+  }
+
+  /** The runtime session the player holds (null before one is open). */
+  session(): Promise<{ paired: boolean; publicUrl: string } | null> {
+    return this.page.evaluate(() => (window as unknown as PlayerWindow).marqueePlayer.store.getState().session);
+  }
+
+  /** The manifest revision on glass. */
+  activeRevision(): Promise<string | null> {
+    return this.page.evaluate(() => (window as unknown as PlayerWindow).marqueePlayer.store.getState().activeRevision);
+  }
+
+  /** Whether the service worker controls the page and holds every one of these media (offline-ready). */
+  holdsForOffline(mediaIds: string[]): Promise<boolean> {
+    return this.page.evaluate(
+      async ({ mediaIds, cacheName }) => {
+        if (!navigator.serviceWorker.controller) return false;
+        const cache = await caches.open(cacheName);
+        const held = (await cache.keys()).map((request) => new URL(request.url).pathname.split('/').at(-1));
+        return mediaIds.every((id) => held.includes(id));
+      },
+      { mediaIds, cacheName: MEDIA_CACHE },
+    );
   }
 
   async screenshot(name: string): Promise<string> {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const file = path.join(ARTIFACTS, name);
+    // Headless Chromium may answer a page's first capture with a frame composited long before (seen:
+    // the idle card, seconds after an application page came on glass); later captures are current.
+    if (!this.captured) await this.page.screenshot();
+    this.captured = true;
     await this.page.screenshot({ path: file });
     return file;
   }

@@ -1,5 +1,5 @@
-// A Marquee server of the spec's own, which the spec can kill and start again on the same data
-// (the shared e2e server of the config keeps running for the other specs).
+// A Marquee server as `npm start` runs it, in a process of its own on a data dir of its own, which
+// a spec can kill (a power cut) and start again on the same data.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

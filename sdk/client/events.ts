@@ -32,7 +32,7 @@ export function eventRoutes(t: ClientTransport) {
       followEventStream({
         ...options,
         url: `${t.baseUrl}/api/v1/events/stream`,
-        headers: () => t.authorization(),
+        headers: () => t.credentialHeaders(),
         fetch: t.fetch,
         onEvent: options.onEvent as EventStreamOptions['onEvent'],
       }),

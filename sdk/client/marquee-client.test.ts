@@ -179,6 +179,30 @@ describe('enrollment and the project (Model P)', () => {
   });
 });
 
+describe('credentials other than a bearer', () => {
+  it('sends configured headers with every authenticated call, read again each time; a bearer replaces their Authorization', async () => {
+    let renewals = 0;
+    const { calls, fetchImpl } = scriptedFetch([]);
+    const c = client({
+      fetch: fetchImpl,
+      headers: () => ({ authorization: `Marquee-Session s${++renewals}`, 'x-marquee-test': 'yes' }),
+    });
+    await c.project.get().catch(() => undefined);
+    await c.status.health();
+    const { data } = await c.enroll(enrollment());
+    c.useToken(data.token);
+    await c.project.get();
+    expect(
+      calls.map((call) => [call.url.replace(baseUrl, ''), call.headers.authorization, call.headers['x-marquee-test']]),
+    ).toEqual([
+      ['/api/v1/project', 'Marquee-Session s1', 'yes'],
+      ['/.health', undefined, undefined],
+      ['/api/v1/enrollments', undefined, undefined],
+      ['/api/v1/project', `Bearer ${data.token}`, 'yes'],
+    ]);
+  });
+});
+
 describe('retries', () => {
   it('retries a lost answer with the same idempotency key and gets the recorded result, not a second effect', async () => {
     const { calls, fetchImpl } = scriptedFetch(['network-after']);

@@ -1,7 +1,8 @@
-// The one way the typed client talks to the control plane: fetch, with the bearer, a request id,
-// an idempotency key generated once per call and reused by its retries, If-Match, bounded retries
-// of safe cases only, problems as MarqueeProblem, and the revision and credit headers on every
-// result. Works in Node (20+) and browsers; no server code.
+// The one way the typed clients talk to the server (control plane and runtime plane): fetch, with
+// the credential (a bearer, other headers, browser cookies), a request id, an idempotency key
+// generated once per call and reused by its retries, If-Match, bounded retries of safe cases only,
+// problems as MarqueeProblem, and the revision and credit headers on every result. Works in Node
+// (20+) and browsers; no server code.
 import { MarqueeNetworkError, MarqueeProblem, type Credits, type ProblemDocument } from './problem';
 import { bodySize, prepareBody, type RawBody, type UploadProgress } from './upload-body';
 
@@ -12,6 +13,17 @@ export interface ClientOptions {
   baseUrl: string;
   /** Account or project bearer. */
   token?: string;
+  /**
+   * Sent with every call and stream (never to a signed URL): a credential of another scheme, such as
+   * a kiosk's `Authorization: Marquee-Session …`. A function is read again for each request, so a
+   * renewed credential is used at once. A bearer (`token`) wins over an Authorization given here.
+   */
+  headers?: Record<string, string> | (() => Record<string, string>);
+  /**
+   * Whether browsers send cookies (the runtime plane's credential is a cookie): `include` sends
+   * them to another origin too. Node's fetch keeps no cookies, so there it changes nothing.
+   */
+  credentials?: RequestCredentials;
   fetch?: typeof fetch;
   /** Attempts per call, the first included (default 3). */
   maxAttempts?: number;
@@ -19,6 +31,8 @@ export interface ClientOptions {
   maxRetryDelayMs?: number;
   /** Injected for tests; defaults to setTimeout. */
   sleep?: (ms: number) => Promise<void>;
+  /** Each answer's Date header and the local instant half way through the request (clock skew). */
+  onServerDate?: (serverMs: number, localMs: number) => void;
 }
 
 export interface CallOptions {
@@ -51,6 +65,8 @@ export interface RequestSpec extends CallOptions {
   ifMatch?: Revisioned;
   /** Send the bearer (default true; status routes need none). */
   authenticated?: boolean;
+  /** The browser's HTTP cache mode (`no-store`: never answered from, nor kept in, the cache). */
+  cache?: RequestCache;
   /** Bytes of `body` sent so far (counted as they go where the platform streams request bodies). */
   onUploadProgress?: (progress: UploadProgress) => void;
 }
@@ -165,6 +181,7 @@ interface Exchange {
   headers: Record<string, string>;
   body?: RawBody;
   signal?: AbortSignal;
+  cache?: RequestCache;
   onUploadProgress?: (progress: UploadProgress) => void;
   /** Whether a network failure after sending may be repeated (reads, keyed writes, signed PUTs). */
   repeatable: boolean;
@@ -174,21 +191,27 @@ interface Exchange {
 
 export class ClientTransport {
   readonly baseUrl: string;
-  /** The fetch every call uses (also the event stream's). */
+  /** The fetch every call uses (also the event stream's), with the configured `credentials`. */
   readonly fetch: typeof fetch;
   private readonly maxAttempts: number;
   private readonly maxRetryDelayMs: number;
   /** Waits between retries and polls (injected in tests). */
   readonly sleep: (ms: number) => Promise<void>;
   private token: string | undefined;
+  private readonly headers: ClientOptions['headers'];
+  private readonly onServerDate: ClientOptions['onServerDate'];
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const credentials = options.credentials;
+    this.fetch = credentials === undefined ? fetchImpl : (input, init) => fetchImpl(input, { ...init, credentials });
     this.maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_ATTEMPTS);
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
     this.sleep = options.sleep ?? defaultSleep;
     this.token = options.token;
+    this.headers = options.headers;
+    this.onServerDate = options.onServerDate;
   }
 
   /** Use another bearer from now on (e.g. the one enrollment just returned). */
@@ -200,9 +223,12 @@ export class ClientTransport {
     return this.token !== undefined;
   }
 
-  /** The Authorization header of the current bearer (for streams opened outside `request`). */
-  authorization(): Record<string, string> {
-    return this.token ? { authorization: `Bearer ${this.token}` } : {};
+  /** The configured headers and the current bearer (for streams opened outside `request`). */
+  credentialHeaders(): Record<string, string> {
+    const given = { ...(typeof this.headers === 'function' ? this.headers() : this.headers) };
+    if (!this.token) return given;
+    for (const name of Object.keys(given)) if (name.toLowerCase() === 'authorization') delete given[name];
+    return { ...given, authorization: `Bearer ${this.token}` };
   }
 
   /** Sends a control-plane request and reads its JSON (or empty) answer. */
@@ -228,8 +254,8 @@ export class ClientTransport {
       Accept: 'application/json',
       'X-Request-Id': `req_${randomBase64Url(22)}`,
       ...spec.headers,
+      ...(spec.authenticated === false ? {} : this.credentialHeaders()),
     };
-    if (spec.authenticated !== false && this.token) headers.Authorization = `Bearer ${this.token}`;
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
     if (spec.ifMatch !== undefined) headers['If-Match'] = ifMatch(spec.ifMatch);
     let body = spec.body;
@@ -243,6 +269,7 @@ export class ClientTransport {
       headers,
       body,
       signal: spec.signal,
+      cache: spec.cache,
       onUploadProgress: spec.onUploadProgress,
       // A network failure after sending leaves the outcome unknown: only reads and keyed writes may repeat.
       repeatable: spec.method === 'GET' || spec.method === 'HEAD' || idempotencyKey !== undefined,
@@ -272,6 +299,12 @@ export class ClientTransport {
     );
   }
 
+  private noteServerDate(response: Response, sent: number): void {
+    if (!this.onServerDate) return;
+    const date = Date.parse(response.headers.get('date') ?? '');
+    if (Number.isFinite(date)) this.onServerDate(date, (sent + Date.now()) / 2);
+  }
+
   private async exchange(exchange: Exchange, onNetworkError?: () => void): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
       let response: Response;
@@ -289,8 +322,11 @@ export class ClientTransport {
           signal: exchange.signal,
           redirect: 'error',
         };
+        if (exchange.cache !== undefined) init.cache = exchange.cache;
         if (prepared.streamed) init.duplex = 'half';
+        const sent = Date.now();
         response = await this.fetch(exchange.url, init);
+        this.noteServerDate(response, sent);
       } catch (error) {
         if (exchange.signal?.aborted) throw error;
         onNetworkError?.();

@@ -1,6 +1,8 @@
-// Where the player's runtime client talks to. A browser player is served by the runtime plane and
-// defaults to its own origin; a kiosk serves the same build from elsewhere (loopback, a file) and
-// names the runtime origin in configuration: a global set before the bundle loads, or a meta tag.
+// Where the player's runtime client talks to: its own origin by default, both for a browser player
+// served by the runtime plane and for the kiosk, whose agent serves the same build on loopback and
+// answers the runtime routes itself (docs/decisions.md, Kiosk). A global set before the bundle
+// loads, or a meta tag, can name another origin; the server answers no CORS, so that works only
+// behind one proxy for both.
 
 export interface PlayerConfig {
   /** Origin of the runtime plane: pairing, sessions, manifest, events, reports, launch, KV. */

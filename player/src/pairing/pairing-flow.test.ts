@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RuntimeClient } from '../runtime/runtime-client';
+import { RuntimeClient } from '../../../sdk/client/runtime';
 import { CODE_RENEWAL_MARGIN_MS, MIN_CODE_LIFETIME_MS, pairScreen, renewalDelay } from './pairing-flow';
 
 function sse(frames: string): Response {

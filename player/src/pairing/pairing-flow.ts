@@ -3,9 +3,9 @@
 // replaced by a fresh one shortly before it expires, so the code on glass is always claimable; the
 // server retires the old code in the same step (same pairing cookie), and if the old code was
 // claimed just before, it answers 409 and the player completes that claim instead.
-import { followEventStream } from '../../../sdk/sse/event-stream-client';
+import { MarqueeProblem } from '../../../sdk/client/problem';
+import type { RuntimeClient } from '../../../sdk/client/runtime';
 import type { PairingClaimedEvent, PairingCompletion } from '../../../sdk/contract/screens';
-import { RuntimeRefusal, type RuntimeClient } from '../runtime/runtime-client';
 
 /** Show a new code this long before the old one expires (an operator needs time to type it). */
 export const CODE_RENEWAL_MARGIN_MS = 60_000;
@@ -35,7 +35,7 @@ export async function pairScreen(options: PairingFlowOptions): Promise<PairingCo
     try {
       session = await options.client.startPairing(options.signal);
     } catch (error) {
-      if (!(error instanceof RuntimeRefusal && error.status === 409)) throw error;
+      if (!(error instanceof MarqueeProblem && error.status === 409)) throw error;
       // The code on glass was claimed as it was being replaced: the stream replays the claim.
       const nonce = await waitForClaim(options, CLAIMED_REPLAY_WAIT_MS);
       if (nonce !== null) return options.client.completePairing(nonce, options.signal);
@@ -61,9 +61,7 @@ function waitForClaim(options: PairingFlowOptions, renewAfterMs: number): Promis
     const onAbort = () => finish(() => reject(options.signal.reason));
     const timer = setTimeout(() => finish(() => resolve(null)), renewAfterMs);
     options.signal.addEventListener('abort', onAbort, { once: true });
-    const stream = followEventStream({
-      url: options.client.url('/runtime/v1/pairing-events'),
-      fetch: options.client.fetchWithCookies,
+    const stream = options.client.pairingEvents({
       signal: stop.signal,
       maxDelayMs: 10_000,
       onEvent: (message) => {

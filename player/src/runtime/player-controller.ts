@@ -2,7 +2,7 @@
 // URL, or pairing), fetch and validate the manifest, follow the runtime event stream, hand each new
 // manifest to the engine, report activation, persist what is on glass for offline starts, and keep
 // retrying with backoff and jitter while the runtime is unreachable.
-import { backoffDelay, followEventStream, type EventStream } from '../../../sdk/sse/event-stream-client';
+import { backoffDelay, type EventStream } from '../../../sdk/sse/event-stream-client';
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import type { RuntimeSession } from '../../../sdk/contract/screens';
 import type { EventRecord } from '../../../sdk/contract/events';
@@ -19,7 +19,9 @@ import {
   type PlayerStore,
 } from '../state/player-store';
 import { readActedReload, reloadRequestOf, shouldActOnReload, writeActedReload } from './reload-rule';
-import { isUnreachable, MANIFEST_ACTIVATED, ManifestRejected, RuntimeClient, RuntimeRefusal } from './runtime-client';
+import { MarqueeProblem } from '../../../sdk/client/problem';
+import { isUnreachable, ManifestRejected, RuntimeClient } from '../../../sdk/client/runtime';
+import { MANIFEST_ACTIVATED } from '../../../sdk/contract/runtime';
 
 /** Refetch the manifest this long before its placement capabilities expire (they live five minutes). */
 export const CAPABILITY_REFRESH_MARGIN_MS = 60_000;
@@ -149,7 +151,7 @@ export class PlayerController {
       try {
         await this.client.exchangeProvisioning(provision, exchangeId, signal);
       } catch (error) {
-        if (!(error instanceof RuntimeRefusal)) throw error;
+        if (!(error instanceof MarqueeProblem)) throw error;
         this.host.log(`provisioning link refused: ${error.code}`);
       }
       this.host.storage.removeItem(EXCHANGE_ID_KEY);
@@ -158,10 +160,10 @@ export class PlayerController {
     try {
       return this.adopt(await this.client.deviceSession(this.publicId, signal));
     } catch (error) {
-      if (!(error instanceof RuntimeRefusal)) throw error;
-      if (error.status === 409 && typeof error.problem?.public_url === 'string') {
+      if (!(error instanceof MarqueeProblem)) throw error;
+      if (error.status === 409 && typeof error.document.public_url === 'string') {
         // This device belongs to another screen: go where it lives.
-        this.publicId = PUBLIC_PATH.exec(new URL(error.problem.public_url).pathname)?.[1];
+        this.publicId = PUBLIC_PATH.exec(new URL(error.document.public_url).pathname)?.[1];
         return this.adopt(await this.client.deviceSession(this.publicId, signal));
       }
       if (error.status !== 401 && error.status !== 403) throw error;
@@ -170,7 +172,7 @@ export class PlayerController {
       try {
         return this.adopt(await this.client.anonymousSession(this.publicId, signal));
       } catch (error) {
-        if (error instanceof RuntimeRefusal && error.status === 404) {
+        if (error instanceof MarqueeProblem && error.status === 404) {
           this.host.store.setState({ phase: 'unknown-screen', manifest: null });
           await this.forgetScreen();
           return null;
@@ -233,7 +235,7 @@ export class PlayerController {
         this.host.store.setState({ phase: 'playing' });
       }
     } catch (error) {
-      if (error instanceof RuntimeRefusal && error.code === 'screen_archived') {
+      if (error instanceof MarqueeProblem && error.code === 'screen_archived') {
         this.host.store.setState({ phase: 'archived' });
       } else if (error instanceof ManifestRejected) {
         // Keep the last good manifest on glass; say why once.
@@ -269,10 +271,8 @@ export class PlayerController {
   /** Follows the runtime stream until it fails for good (the session lapsed); transport errors retry inside. */
   private async followEvents(session: RuntimeSession): Promise<void> {
     this.events?.close();
-    const stream = followEventStream({
-      url: this.client.url('/runtime/v1/events'),
+    const stream = this.client.events({
       cursor: session.event_cursor,
-      fetch: this.client.fetchWithCookies,
       signal: this.stop.signal,
       maxDelayMs: RETRY_MAX_MS,
       onOpen: () => {
@@ -350,7 +350,7 @@ export class PlayerController {
         this.reported.add(manifest.manifestRevision);
         return;
       } catch (error) {
-        if (error instanceof RuntimeRefusal && error.status < 500 && error.status !== 429 && error.status !== 401)
+        if (error instanceof MarqueeProblem && error.status < 500 && error.status !== 429 && error.status !== 401)
           return;
         await this.sleep(backoffDelay(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS));
       }

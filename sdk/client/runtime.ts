@@ -1,0 +1,220 @@
+// The runtime-plane client: pairing, sessions, the manifest (with its validator and URL binding),
+// launch tickets, reports and the runtime event streams. The web player uses it in the browser with
+// its cookies; a kiosk agent or a CLI uses it in Node with an injected fetch and a credential
+// header. Each call has a deadline and is tried once (the caller owns backoff: a player must keep
+// playing, not wait in a retry loop). A refusal is a MarqueeProblem; a failure to get an answer at
+// all (or in time) is anything else but a stop, see isUnreachable.
+import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../contract/manifest';
+import type { ReleaseLaunch, RuntimeReport } from '../contract/runtime';
+import type { PairingCompletion, PairingSession, RuntimeSession } from '../contract/screens';
+import { followEventStream, type EventStream, type EventStreamOptions } from '../sse/event-stream-client';
+import { MarqueeProblem } from './problem';
+import { ClientTransport, type Method } from './transport';
+
+/**
+ * Every runtime call (not the event streams) settles within this: a request on a half-open
+ * connection (a Wi-Fi roam, a NAT timeout) or a server that never answers must not stall the
+ * player until the browser gives up on the socket. A manifest is small; a launch or a report more so.
+ */
+export const RUNTIME_CALL_TIMEOUT_MS = 30_000;
+
+export interface RuntimeClientOptions {
+  /** Origin of the runtime plane: a player's own origin, a kiosk agent's upstream play origin. */
+  runtimeOrigin: string;
+  /** Any fetch (Node's, a test's); the global one by default. */
+  fetch?: typeof fetch;
+  /**
+   * Sent with every call and stream: the credential of a client without cookies, such as a kiosk's
+   * `Authorization: Marquee-Session …`. A function is read again for each request. Browsers need
+   * none: their credential is the runtime cookie, sent with `credentials: 'include'`.
+   */
+  headers?: Record<string, string> | (() => Record<string, string>);
+  /** Per-call deadline (RUNTIME_CALL_TIMEOUT_MS); it covers reading the body too. */
+  callTimeoutMs?: number;
+  /** Each answer's Date header and the local instant half way through the request, to estimate clock skew. */
+  onServerDate?: (serverMs: number, localMs: number) => void;
+}
+
+/** The manifest validated against the content origin, or `unchanged` when the validator still holds. */
+export type ManifestFetch =
+  | { status: 'fresh'; manifest: RuntimeManifest; etag: string | null }
+  | { status: 'unchanged' };
+
+/** What a runtime stream takes beyond what the client fills in (its URL, credential and fetch). */
+export type RuntimeStreamOptions = Omit<EventStreamOptions, 'url' | 'headers' | 'fetch'>;
+
+/** The server answered with a manifest the player must not play (shape or URL binding). */
+export class ManifestRejected extends Error {
+  constructor(readonly issues: ManifestIssue[]) {
+    super(
+      `the manifest was rejected: ${issues
+        .slice(0, 3)
+        .map((i) => `${i.path} ${i.message}`)
+        .join('; ')}`,
+    );
+    this.name = 'ManifestRejected';
+  }
+}
+
+/** True for a failure to reach the server at all, or in time (as opposed to an answer, or the caller stopping). */
+export function isUnreachable(error: unknown): boolean {
+  return (
+    !(error instanceof MarqueeProblem) &&
+    !(error instanceof ManifestRejected) &&
+    !(error instanceof DOMException && error.name === 'AbortError')
+  );
+}
+
+export class RuntimeClient {
+  readonly origin: string;
+  private readonly transport: ClientTransport;
+  private readonly callTimeoutMs: number;
+
+  constructor(options: RuntimeClientOptions) {
+    this.origin = new URL(options.runtimeOrigin).origin;
+    this.callTimeoutMs = options.callTimeoutMs ?? RUNTIME_CALL_TIMEOUT_MS;
+    this.transport = new ClientTransport({
+      baseUrl: this.origin,
+      fetch: options.fetch,
+      headers: options.headers,
+      // Same-origin cookies by default; `include` when the runtime is configured on another origin.
+      credentials: 'include',
+      maxAttempts: 1,
+      onServerDate: options.onServerDate,
+    });
+  }
+
+  url(path: string): string {
+    return this.origin + path;
+  }
+
+  /**
+   * One runtime call: the request and reading its answer under one deadline, so neither a silent
+   * connection nor a body that stops arriving can hold the caller.
+   */
+  private async call<T>(
+    method: Method,
+    path: string,
+    options: { json?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<{ data: T; status: number; headers: Headers }> {
+    const deadline = callDeadline(this.callTimeoutMs, options.signal);
+    try {
+      return await this.transport.request<T>({
+        method,
+        path,
+        json: options.json,
+        headers: options.headers,
+        signal: deadline.signal,
+        cache: 'no-store',
+      });
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  private async data<T>(method: Method, path: string, json?: unknown, signal?: AbortSignal): Promise<T> {
+    return (await this.call<T>(method, path, { json, signal })).data;
+  }
+
+  startPairing(signal?: AbortSignal): Promise<PairingSession> {
+    return this.data('POST', '/runtime/v1/pairing-sessions', undefined, signal);
+  }
+
+  /** The pairing stream of the current pairing session: `pairing.claimed` carries the completion nonce. */
+  pairingEvents(options: RuntimeStreamOptions): EventStream {
+    return this.follow('/runtime/v1/pairing-events', options);
+  }
+
+  completePairing(completionNonce: string, signal?: AbortSignal): Promise<PairingCompletion> {
+    return this.data('POST', '/runtime/v1/pairing-sessions/complete', { completion_nonce: completionNonce }, signal);
+  }
+
+  /** A paired runtime session from the paired-device cookie; names the public id the player was opened at. */
+  deviceSession(publicId?: string, signal?: AbortSignal): Promise<RuntimeSession> {
+    return this.data(
+      'POST',
+      '/runtime/v1/device-sessions',
+      publicId === undefined ? {} : { public_id: publicId },
+      signal,
+    );
+  }
+
+  /** A read-only session for an anonymous screen opened at its public URL. */
+  anonymousSession(publicId: string, signal?: AbortSignal): Promise<RuntimeSession> {
+    return this.data('POST', '/runtime/v1/sessions', { public_id: publicId }, signal);
+  }
+
+  exchangeProvisioning(
+    provisioningToken: string,
+    exchangeId: string,
+    signal?: AbortSignal,
+  ): Promise<PairingCompletion> {
+    return this.data(
+      'POST',
+      '/runtime/v1/browser-provisioning/exchanges',
+      { provisioning_token: provisioningToken, exchange_id: exchangeId },
+      signal,
+    );
+  }
+
+  /**
+   * The current manifest, validated as a whole against the content origin (shape and URL binding);
+   * `unchanged` when the server answers 304 to our validator.
+   */
+  async manifest(etag: string | null, contentOrigin: string, signal?: AbortSignal): Promise<ManifestFetch> {
+    const answer = await this.call<unknown>('GET', '/runtime/v1/manifest', {
+      headers: etag ? { 'If-None-Match': etag } : {},
+      signal,
+    });
+    if (answer.status === 304) return { status: 'unchanged' };
+    const parsed = parseRuntimeManifest(answer.data, contentOrigin);
+    if (!parsed.ok) throw new ManifestRejected(parsed.issues);
+    return { status: 'fresh', manifest: parsed.manifest, etag: answer.headers.get('etag') };
+  }
+
+  /** The session's runtime stream, resumed after `cursor` (the session's `event_cursor`). */
+  events(options: RuntimeStreamOptions): EventStream {
+    return this.follow('/runtime/v1/events', options);
+  }
+
+  /** Asks for a single-use launch ticket of an application placement (the manifest's launchUrl). */
+  launch(launchUrl: string, signal?: AbortSignal): Promise<ReleaseLaunch> {
+    return this.data('POST', new URL(launchUrl, this.origin).pathname, undefined, signal);
+  }
+
+  async report(report: RuntimeReport, signal?: AbortSignal): Promise<void> {
+    await this.call('POST', '/runtime/v1/reports', { json: report, signal });
+  }
+
+  private follow(path: string, options: RuntimeStreamOptions): EventStream {
+    return followEventStream({
+      ...options,
+      url: this.url(path),
+      headers: () => this.transport.credentialHeaders(),
+      fetch: this.transport.fetch,
+    });
+  }
+}
+
+/**
+ * A signal that aborts after `ms` (a TimeoutError: the server counts as unreachable) or when
+ * `outer` does (the caller stopping). Built by hand rather than with AbortSignal.timeout/any, which
+ * older signage browsers lack; `clear` drops the timer and the listener once the call is over.
+ */
+function callDeadline(ms: number, outer?: AbortSignal): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`the runtime did not answer within ${ms} ms`, 'TimeoutError')),
+    ms,
+  );
+  const onAbort = () => controller.abort(outer!.reason);
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
+    },
+  };
+}
