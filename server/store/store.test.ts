@@ -6,7 +6,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase, type TestDatabase } from '../testing/test-database';
+import { TEST_DATABASE_URL, testDatabase, type TestDatabase } from '../testing/test-database';
 import { migrationNames } from './migrations/index';
 import { greatest } from './portable-sql';
 import { isUniqueViolation, openStore, type Store } from './store';
@@ -138,6 +138,7 @@ describe('the store on the configured engine', () => {
   });
 
   it('runs every migration from empty and creates exactly the expected tables and indexes', async () => {
+    expect(store.driver.engine).toBe(TEST_DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'sqlite');
     expect(await store.driver.appliedMigrations()).toEqual([...migrationNames].sort());
     expect((await store.driver.tableNames()).sort()).toEqual(TABLES);
     expect([...(await store.driver.indexDefinitions()).keys()].sort()).toEqual(INDEXES);
