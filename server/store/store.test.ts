@@ -6,6 +6,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TenantTable } from '../tenants/tenants.tables';
 import { TEST_DATABASE_URL, testDatabase, type TestDatabase } from '../testing/test-database';
 import { migrationNames } from './migrations/index';
 import { greatest } from './portable-sql';
@@ -100,7 +101,7 @@ afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function insertTenant(store: Store, id: string, overrides: Record<string, unknown> = {}): Promise<void> {
+async function insertTenant(store: Store, id: string, overrides: Partial<TenantTable> = {}): Promise<void> {
   await store.db
     .insertInto('tenants')
     .values({
@@ -110,8 +111,14 @@ async function insertTenant(store: Store, id: string, overrides: Record<string, 
       email: `${id}@example.com`,
       status: 'active',
       plan: 'signage',
+      independent_advertiser: 0,
+      screens_enabled: 1,
+      capabilities_revision: 1,
       revision: 1,
+      used_bytes: 0,
+      reserved_bytes: 0,
       content_limit_bytes: FIVE_GIB,
+      screen_count: 0,
       screen_limit: 10,
       credit_millis: 0,
       credit_grant_month: '2026-11',
@@ -122,6 +129,23 @@ async function insertTenant(store: Store, id: string, overrides: Record<string, 
       ...overrides,
     })
     .execute();
+}
+
+function event(tenantId: string, message: string) {
+  return {
+    tenant_id: tenantId,
+    screen_id: null,
+    type: 'test.appended',
+    severity: 'info' as const,
+    message,
+    resource_type: null,
+    resource_id: null,
+    details: null,
+    runtime: 0,
+    request_id: null,
+    operation_id: null,
+    at: NOW,
+  };
 }
 
 describe('the store on the configured engine', () => {
@@ -171,11 +195,7 @@ describe('the store on the configured engine', () => {
 
   it('numbers events in insertion order from an identity column', async () => {
     const append = () =>
-      store.db
-        .insertInto('events')
-        .values({ tenant_id: 'prj_big', type: 't', severity: 'info', message: 'm', at: NOW })
-        .returning('position')
-        .executeTakeFirstOrThrow();
+      store.db.insertInto('events').values(event('prj_big', 'm')).returning('position').executeTakeFirstOrThrow();
     const first = await append();
     const second = await append();
     expect(typeof first.position).toBe('number');
@@ -291,7 +311,7 @@ describe('SQLite databases made before the store seam (issue 13)', () => {
       await insertTenant(store, 'prj_old', { used_bytes: FIVE_GIB });
       const { position } = await store.db
         .insertInto('events')
-        .values({ tenant_id: 'prj_old', type: 't', severity: 'info', message: 'new', at: NOW })
+        .values(event('prj_old', 'new'))
         .returning('position')
         .executeTakeFirstOrThrow();
       expect(position).toBe(2);
