@@ -23,7 +23,7 @@ import { InProcessNotifier } from './notifier';
 import { LEASE_CHECK_EVERY_MS, OperationWorker } from './operations/worker';
 import { routeTable } from './routes';
 import type { Services } from './services';
-import { Store } from './store/store';
+import { openStore } from './store/store';
 import { installers } from './modules';
 import { noReferences } from './references';
 import { servePlayer } from './player-host';
@@ -76,7 +76,7 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
   const logger = createLogger(config.logLevel, options.logDestination);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const keys = new Keys(loadSecret(config.secret, config.dataDir));
-  const store = new Store(path.join(config.dataDir, 'marquee.db'), { synchronous: config.sqliteSync });
+  const store = await openStore(config.databaseUrl, { sqliteSync: config.sqliteSync });
   await store.migrate();
   const notifier = new InProcessNotifier();
   const events = new EventLog(notifier);

@@ -1,5 +1,6 @@
-// Test harness: a real Marquee server on 127.0.0.1 with a temporary data dir, a test clock, captured
-// logs, and an HTTP client that can set Host (Node's fetch cannot) and keep cookies.
+// Test harness: a real Marquee server on 127.0.0.1 with a temporary data dir and a fresh database
+// (on the engine MARQUEE_TEST_DATABASE_URL names), a test clock, captured logs, and an HTTP client
+// that can set Host (Node's fetch cannot) and keep cookies.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -11,6 +12,7 @@ import { TestClock } from '../clock';
 import { loadConfig, type Config } from '../config';
 import type { RouteEntry } from '../http/dispatch';
 import type { Services } from '../services';
+import { testDatabase, type TestDatabase } from './test-database';
 
 export interface TestResponse {
   status: number;
@@ -71,7 +73,7 @@ export class CookieJar {
 export interface TestServerOptions {
   clock?: TestClock;
   config?: Partial<Config>;
-  /** Reuse a data dir (restart tests). */
+  /** Reuse a data dir, and the database that goes with it (restart tests). */
   dataDir?: string;
   extraRoutes?: RouteEntry[];
   /** Runs after the services exist and before the server starts workers and listens. */
@@ -87,6 +89,7 @@ export class TestServer {
     readonly dataDir: string,
     readonly clock: TestClock,
     private readonly options: TestServerOptions,
+    private readonly database: TestDatabase,
   ) {}
 
   static async start(options: TestServerOptions = {}): Promise<TestServer> {
@@ -94,10 +97,12 @@ export class TestServer {
     const clock = options.clock ?? new TestClock();
     // Origins need the port before it is known: bind first, then build the server on that port.
     const port = options.config?.port || (await freePort());
+    const database = await testDatabase(dataDir);
     const config = loadConfig({}, [], {
       port,
       bind: '127.0.0.1',
       dataDir,
+      databaseUrl: database.url,
       logLevel: 'info',
       enrollmentsPerIpPerHour: 100_000,
       secret: 'test-secret-test-secret-test-secret-0123456789',
@@ -118,7 +123,7 @@ export class TestServer {
     });
     options.beforeListen?.(server.services);
     await server.listen();
-    return new TestServer(logs, server, port, dataDir, clock, { ...options, dataDir });
+    return new TestServer(logs, server, port, dataDir, clock, { ...options, dataDir }, database);
   }
 
   get services(): Services {
@@ -151,7 +156,9 @@ export class TestServer {
 
   async stop(options: { keepData?: boolean } = {}): Promise<void> {
     await this.server.stop(2000);
-    if (!options.keepData) fs.rmSync(this.dataDir, { recursive: true, force: true });
+    if (options.keepData) return;
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+    await this.database.drop();
   }
 
   request(method: string, pathname: string, options: RequestOptions = {}): Promise<TestResponse> {
