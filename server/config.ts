@@ -1,6 +1,6 @@
 // Every setting of the server, declared once: env name, command-line flag, default, validation, doc.
 import { z } from 'zod';
-import { isAddressOrRange } from './http/client-ip';
+import { isAddressOrRange } from './http/trusted-proxies';
 import { releasesSameSiteAsPlayer } from './release-host/release-site';
 
 interface Setting<T> {
