@@ -179,7 +179,7 @@ export async function runRoute(
         if (existing) return replay(ctx, existing);
       }
       if (policy.rateLimits)
-        Object.assign(ctx.answerHeaders, admit(services.rateLimiter, policy.rateLimits(ctx as never), ctx.now));
+        Object.assign(ctx.answerHeaders, await admit(services.rateLimiter, policy.rateLimits(ctx as never), ctx.now));
       if (policy.body !== undefined && policy.body !== 'raw') ctx.body = validate(policy.body, ctx.body, 'body');
       else if (policy.body === undefined && ctx.body !== undefined && !isEmptyObject(ctx.body)) {
         throw problem('invalid_request', 'this route takes no request body', {
