@@ -24,6 +24,8 @@ import { LEASE_CHECK_EVERY_MS, OperationWorker } from './operations/worker';
 import { routeTable } from './routes';
 import type { Services } from './services';
 import { Store } from './store/store';
+import { CreditMeter } from './tenants/credit-meter';
+import { StoredTenantBearers } from './tenants/tenant-bearers';
 import { installers } from './modules';
 import { noReferences } from './references';
 import { servePlayer } from './player-host';
@@ -102,6 +104,8 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
       workerId: loadWorkerId(config.dataDir),
     }),
     housekeeping: new Housekeeping(logger),
+    bearers: new StoredTenantBearers(store),
+    meter: new CreditMeter(store),
     features: {},
     references: noReferences,
   };

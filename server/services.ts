@@ -3,6 +3,7 @@ import type { BlobStore } from './blobs/blob-store';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import type { RateLimiter } from './http/rate-limit';
+import type { Meter, TenantBearers } from './http/tenancy';
 import type { Keys } from './keys';
 import type { Lifecycle } from './lifecycle';
 import type { Logger } from './logger';
@@ -26,6 +27,10 @@ export interface Services {
   operations: OperationWorker;
   housekeeping: Housekeeping;
   events: EventLog;
+  /** Who a control-plane bearer is (tenants/). */
+  bearers: TenantBearers;
+  /** The credit meter of Model P control-plane requests (tenants/). */
+  meter: Meter;
   /** Who references content (playlists, manifests); replaced at start-up by the features that do. */
   references: ContentReferences;
   /** Feature flags advertised by GET /api/v1/capabilities: only what this server really serves. */

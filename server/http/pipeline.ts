@@ -4,8 +4,6 @@
 import type { Request, Response } from 'express';
 import { perServices, type Services } from '../services';
 import type { Work } from '../store/store';
-import { applyMonthlyGrant, creditHeaders, creditState, REQUEST_COST_MILLIS, utcMonth } from '../tenants/credits';
-import { RequestMeter } from '../tenants/request-meter';
 import { isTenantPrincipal, type TenantPrincipal } from './auth';
 import { bodyIdleTimeoutMs, jsonBodyDeadlineMs } from './body-progress';
 import {
@@ -84,7 +82,6 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
   }
 }
 
-const requestMeter = perServices((services) => new RequestMeter(services.store));
 const idempotencyRecords = perServices((services) => new IdempotencyRecords(services.keys));
 
 function resolveMode(mode: Mode | undefined, generation: Generation): 'required' | 'optional' | 'none' {
@@ -118,7 +115,15 @@ export async function runRoute(
     const tenant = isTenantPrincipal(ctx.principal) ? ctx.principal : undefined;
     if (tenant && policy.area) checkArea(tenant, policy.area, req.method);
     if (tenant?.generation === 'P' && url.pathname.startsWith('/api/')) {
-      await meter(ctx, tenant, policy.meter !== false);
+      const metered = await services.meter.charge({
+        tenantId: tenant.tenantId,
+        plan: tenant.plan,
+        credits: tenant.credits,
+        debits: policy.meter !== false,
+        now: ctx.now,
+      });
+      Object.assign(ctx.answerHeaders, metered.headers);
+      if ('error' in metered) throw metered.error;
     }
 
     ctx.query = policy.query ? validate(policy.query, queryObject(url), 'query') : {};
@@ -253,33 +258,6 @@ function checkArea(
       extensions: { missing_capability: area },
     },
   );
-}
-
-/** Debits the request (exempt routes only read the balance); the credit headers go on any answer. */
-async function meter(ctx: Context, principal: TenantPrincipal, debits: boolean): Promise<void> {
-  const { store } = ctx.services;
-  // Exempt routes read the balance the authentication query already fetched, unless a new UTC
-  // month's grant is due first.
-  if (!debits && principal.credits.grantMonth >= utcMonth(ctx.now)) {
-    Object.assign(
-      ctx.answerHeaders,
-      creditHeaders({ millis: principal.credits.millis, plan: principal.plan }, ctx.now),
-    );
-    return;
-  }
-  const known = { plan: principal.plan, grantMonth: principal.credits.grantMonth };
-  try {
-    const state = debits
-      ? await requestMeter(ctx.services).debit(principal.tenantId, ctx.now, REQUEST_COST_MILLIS, known)
-      : await store.transaction(async ({ db }) => {
-          await applyMonthlyGrant(db, principal.tenantId, ctx.now, known);
-          return creditState(db, principal.tenantId);
-        });
-    Object.assign(ctx.answerHeaders, creditHeaders(state, ctx.now));
-  } catch (error) {
-    Object.assign(ctx.answerHeaders, creditHeaders(await creditState(store.db, principal.tenantId), ctx.now));
-    throw error;
-  }
 }
 
 function isEmptyObject(value: unknown): boolean {
