@@ -18,6 +18,7 @@ import {
   type SseFrame,
   type SseStream,
 } from '../http/sse';
+import { serverCache } from '../caches';
 import type { Services } from '../services';
 import type { Db } from '../store/store';
 import { EventCursors, scopeKey, type StreamScope } from './cursors';
@@ -48,7 +49,6 @@ const DEFAULT_TUNING: StreamTuning = {
 };
 
 const tuningByServices = new WeakMap<Services, StreamTuning>();
-const readsByServices = new WeakMap<Services, SharedReads>();
 
 /** Changes the stream timings of one server (tests shorten heartbeats and the stall timeout). */
 export function tuneEventStreams(services: Services, tuning: Partial<StreamTuning>): void {
@@ -59,11 +59,7 @@ function tuningOf(services: Services): StreamTuning {
   return tuningByServices.get(services) ?? DEFAULT_TUNING;
 }
 
-function sharedReads(services: Services): SharedReads {
-  let reads = readsByServices.get(services);
-  if (!reads) readsByServices.set(services, (reads = new SharedReads(new EventCursors(services.keys))));
-  return reads;
-}
+const sharedReads = serverCache('event-reads', (services) => new SharedReads(new EventCursors(services.keys)));
 
 export interface EventStreamRequest {
   scope: StreamScope;

@@ -1,11 +1,14 @@
 // The client's IP address, the key of every per-IP rate budget. Behind reverse proxies the socket
 // peer is the proxy, so X-Forwarded-For is read, but only the hops that trusted proxies
 // (MARQUEE_TRUSTED_PROXIES) appended: a client can write anything to the left of those.
-import { perServices } from '../services';
+import { serverCache } from '../caches';
 import type { AnyContext } from './route';
 import { TrustedProxies } from './trusted-proxies';
 
-const trustedProxiesOf = perServices((services) => new TrustedProxies(services.config.trustedProxies));
+const trustedProxiesOf = serverCache(
+  'trusted-proxies',
+  (services) => new TrustedProxies(services.config.trustedProxies),
+);
 
 /** The client's IP address as every per-IP budget keys it. */
 export function clientIp(ctx: AnyContext): string {

@@ -12,7 +12,8 @@ import dns from 'node:dns';
 import { iframeSrcServiceProblem, isNonPublicAddress, serviceHostsOf } from '../../sdk/contract/iframe-src';
 import type { PageWriteV2, PlaylistWriteV2 } from '../../sdk/contract/playlist';
 import { problem, type FieldError } from '../problem';
-import { perServices, type Services } from '../services';
+import { serverCache } from '../caches';
+import type { Services } from '../services';
 
 /** Resolves a name to its addresses; stops (and may reject) once `signal` aborts. */
 export type HostResolver = (host: string, signal: AbortSignal) => Promise<string[]>;
@@ -46,7 +47,7 @@ const systemResolver: HostResolver = async (host, signal) => {
   }
 };
 const resolvers = new WeakMap<Services, HostResolver>();
-const answers = perServices(() => new Map<string, { addresses: string[]; until: number }>());
+const answers = serverCache('iframe-dns', () => new Map<string, { addresses: string[]; until: number }>());
 
 /** Replaces the resolver (tests use a fixed table: no DNS lookups in tests). */
 export function setHostResolver(services: Services, resolver: HostResolver): void {

@@ -8,6 +8,7 @@ import {
   storedPackages,
   type ReleaseRef,
 } from '../applications/release-package';
+import { serverCache } from '../caches';
 import { problem } from '../problem';
 import { releaseOriginOf } from '../release-host/host-label';
 import { resolveEffectivePlaylist } from '../screens/effective-playlist';
@@ -40,11 +41,10 @@ export interface ManifestRecord {
   supersededAt: number | null;
 }
 
-const parsedByServices = new WeakMap<Services, Map<string, StoredManifest>>();
+const parsedManifests = serverCache('parsed-manifests', () => new Map<string, StoredManifest>());
 
 function parsedDocument(services: Services, screenId: string, revision: number, document: string): StoredManifest {
-  let cache = parsedByServices.get(services);
-  if (!cache) parsedByServices.set(services, (cache = new Map()));
+  const cache = parsedManifests(services);
   const key = `${screenId}\u0000${revision}`;
   let stored = cache.get(key);
   if (!stored) {
