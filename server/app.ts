@@ -6,10 +6,14 @@ import express, { type Request, type Response } from 'express';
 import type { DestinationStream } from 'pino';
 import { LocalBlobStore } from './blobs/local-blob-store';
 import { PutSigner } from './blobs/signed-put';
-import { systemClock, type Clock } from './clock';
+import { PackageBuildQueue } from './applications/package-builds';
+import { buildReleasePackage } from './applications/release-package';
+import { systemClock } from './clock';
 import type { Config } from './config';
+import { DEFAULT_STREAM_TUNING } from './events/event-stream';
 import { EventLog } from './events/event-log';
 import { Housekeeping } from './housekeeping';
+import { BODY_IDLE_TIMEOUT_MS } from './http/body-progress';
 import { Dispatcher, type RouteEntry } from './http/dispatch';
 import { IdempotencyRecords } from './http/idempotency';
 import { runRoute } from './http/pipeline';
@@ -18,11 +22,16 @@ import { sendProblem } from './http/problem-response';
 import { MemoryRateLimiter } from './http/rate-limit';
 import { Keys, loadSecret, newId, randomToken } from './keys';
 import { Lifecycle } from './lifecycle';
+import { MemoryLocks } from './locks';
 import { createLogger, redactPath } from './logger';
+import { openAiCompatibleVendor, type ImageVendor } from './media/image-vendor';
 import { InProcessNotifier } from './notifier';
 import { LEASE_CHECK_EVERY_MS, OperationWorker } from './operations/worker';
+import { systemResolver } from './playlists/host-resolver';
 import { routeTable } from './routes';
-import type { Services } from './services';
+import { EGRESS_LIMITS, MemoryEgressBudgets } from './runtime/egress-budgets';
+import { MemoryPresence } from './runtime/presence';
+import type { Services, Tuning } from './services';
 import { Store } from './store/store';
 import { CreditMeter } from './tenants/credit-meter';
 import { StoredTenantBearers } from './tenants/tenant-bearers';
@@ -30,12 +39,33 @@ import { installers } from './modules';
 import { noReferences } from './references';
 import { servePlayer } from './player-host';
 
-export interface ServerOptions {
+/** The implementations a server may be given instead of its defaults, by their name in Services. */
+export type Replaceable =
+  | 'clock'
+  | 'store'
+  | 'blobs'
+  | 'notifier'
+  | 'rateLimiter'
+  | 'presence'
+  | 'egress'
+  | 'locks'
+  | 'imageVendor'
+  | 'hostResolver';
+
+export interface ServerOptions extends Partial<Pick<Services, Replaceable>> {
   config: Config;
-  clock?: Clock;
   logDestination?: DestinationStream;
+  /** Timings and limits other than the named defaults (tests shorten them). */
+  tuning?: TuningOptions;
   /** Extra routes appended to the table (tests exercise the pipeline through them). */
   extraRoutes?: RouteEntry[];
+}
+
+export interface TuningOptions {
+  bodyIdleTimeoutMs?: number;
+  jsonBodyDeadlineMs?: number;
+  eventStreams?: Partial<Tuning['eventStreams']>;
+  egressLimits?: Partial<Tuning['egressLimits']>;
 }
 
 export interface MarqueeServer {
@@ -72,25 +102,53 @@ function loadWorkerId(dataDir: string): string {
   return id;
 }
 
+/** The named defaults, with what the options change. */
+export function tuningOf(options: TuningOptions = {}): Tuning {
+  return {
+    bodyIdleTimeoutMs: options.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS,
+    jsonBodyDeadlineMs: options.jsonBodyDeadlineMs,
+    eventStreams: { ...DEFAULT_STREAM_TUNING, ...options.eventStreams },
+    egressLimits: { ...EGRESS_LIMITS, ...options.egressLimits },
+  };
+}
+
+/** The vendor MARQUEE_IMAGE_VENDOR_URL names; none (media generation off) when it is unset. */
+function configuredImageVendor(config: Config): ImageVendor | undefined {
+  if (!config.imageVendorUrl) return undefined;
+  return openAiCompatibleVendor({
+    url: config.imageVendorUrl,
+    key: config.imageVendorKey,
+    model: config.imageVendorModel,
+  });
+}
+
 export async function createServer(options: ServerOptions): Promise<MarqueeServer> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = createLogger(config.logLevel, options.logDestination);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const keys = new Keys(loadSecret(config.secret, config.dataDir));
-  const store = new Store(path.join(config.dataDir, 'marquee.db'), { synchronous: config.sqliteSync });
+  const store =
+    options.store ?? new Store(path.join(config.dataDir, 'marquee.db'), { synchronous: config.sqliteSync });
   await store.migrate();
-  const notifier = new InProcessNotifier();
+  const notifier = options.notifier ?? new InProcessNotifier();
   const events = new EventLog(notifier);
   const lifecycle = new Lifecycle();
   const services: Services = {
     config,
     clock,
     store,
-    blobs: new LocalBlobStore(path.join(config.dataDir, 'blobs'), new PutSigner(keys, config.controlOrigin)),
+    blobs:
+      options.blobs ??
+      new LocalBlobStore(path.join(config.dataDir, 'blobs'), new PutSigner(keys, config.controlOrigin)),
     keys,
     notifier,
-    rateLimiter: new MemoryRateLimiter(),
+    rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(),
+    presence: options.presence ?? new MemoryPresence(clock),
+    egress: options.egress ?? new MemoryEgressBudgets(),
+    locks: options.locks ?? new MemoryLocks(),
+    imageVendor: options.imageVendor ?? configuredImageVendor(config),
+    hostResolver: options.hostResolver ?? systemResolver,
     logger,
     lifecycle,
     events,
@@ -104,10 +162,12 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
       workerId: loadWorkerId(config.dataDir),
     }),
     housekeeping: new Housekeeping(logger),
+    packageBuilds: new PackageBuildQueue(clock, logger, (release) => buildReleasePackage(services, release)),
     bearers: new StoredTenantBearers(store),
     meter: new CreditMeter(store),
     features: {},
     references: noReferences,
+    tuning: tuningOf(options.tuning),
   };
   services.housekeeping.every('idempotency-records', HOUSEKEEPING_EVERY_MS, async () => {
     await IdempotencyRecords.prune(store.db, clock.now());

@@ -18,5 +18,5 @@ export const installers: Installer[] = [
   installApplications,
   installReleaseHost,
   installScreens, // playlists, screens and pairing; installs services.references
-  installRuntime, // after screens: wraps services.references with active grants, installs presence
+  installRuntime, // after screens: wraps services.references with active grants
 ];

@@ -34,30 +34,15 @@ export const STREAM_STALL_TIMEOUT_MS = 30_000;
 /** Live reads of one scope with the same bounds are shared by every stream that wakes for them. */
 const SHARED_READ_TTL_MS = 1000;
 
-export interface StreamTuning {
-  heartbeatMs: number;
-  stallTimeoutMs: number;
-  lowWaterBytes: number;
-  maxBufferedBytes: number;
-}
+/** Stream timings and bounds of one server (ServerOptions.tuning; tests shorten heartbeats and stalls). */
+export type StreamTuning = Services['tuning']['eventStreams'];
 
-const DEFAULT_TUNING: StreamTuning = {
+export const DEFAULT_STREAM_TUNING: StreamTuning = {
   heartbeatMs: SSE_HEARTBEAT_MS,
   stallTimeoutMs: STREAM_STALL_TIMEOUT_MS,
   lowWaterBytes: STREAM_LOW_WATER_BYTES,
   maxBufferedBytes: SSE_MAX_BUFFERED_BYTES,
 };
-
-const tuningByServices = new WeakMap<Services, StreamTuning>();
-
-/** Changes the stream timings of one server (tests shorten heartbeats and the stall timeout). */
-export function tuneEventStreams(services: Services, tuning: Partial<StreamTuning>): void {
-  tuningByServices.set(services, { ...tuningOf(services), ...tuning });
-}
-
-function tuningOf(services: Services): StreamTuning {
-  return tuningByServices.get(services) ?? DEFAULT_TUNING;
-}
 
 const sharedReads = serverCache('event-reads', (services) => new SharedReads(new EventCursors(services.keys)));
 
@@ -118,7 +103,7 @@ export async function serveEventStream(
   request: EventStreamRequest,
 ): Promise<SseStream> {
   const { store, lifecycle, notifier } = services;
-  const tuning = tuningOf(services);
+  const tuning = services.tuning.eventStreams;
   const reads = sharedReads(services);
   const given = nonEmpty(request.after) ?? nonEmpty(request.lastEventId);
   let start = 0; // no cursor: from the oldest retained event

@@ -2,7 +2,7 @@
 // Order: authenticate → capability area → credit meter → query → body read → If-Match →
 // idempotency (replay or mismatch) → rate budgets → body validation → handler → answer.
 import type { Request, Response } from 'express';
-import { perServices, type Services } from '../services';
+import type { Services } from '../services';
 import type { Work } from '../store/store';
 import { isTenantPrincipal, type TenantPrincipal } from './auth';
 import { bodyIdleTimeoutMs, jsonBodyDeadlineMs } from './body-progress';
@@ -34,6 +34,7 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
   readonly now: number;
   /** Set when the route is idempotent and a key was sent. */
   record: { id: RecordId; fingerprint: string; policy: IdempotencyPolicy } | undefined;
+  readonly records: IdempotencyRecords;
 
   constructor(
     readonly req: Request,
@@ -43,6 +44,7 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
     readonly params: Record<string, string>,
   ) {
     this.now = services.clock.now();
+    this.records = new IdempotencyRecords(services.keys, services.locks);
   }
 
   get generation(): Generation {
@@ -59,7 +61,7 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
 
   async commitReply(fn: (work: Work) => Promise<Reply>): Promise<Reply> {
     const record = this.record;
-    const records = idempotencyRecords(this.services);
+    const records = this.records;
     return this.services.store.transaction(async (work) => {
       if (record) {
         const existing = await records.find(work.db, record.id, this.now);
@@ -81,8 +83,6 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
     });
   }
 }
-
-const idempotencyRecords = perServices((services) => new IdempotencyRecords(services.keys));
 
 function resolveMode(mode: Mode | undefined, generation: Generation): 'required' | 'optional' | 'none' {
   if (mode === 'required-in-A') return generation === 'A' ? 'required' : 'optional';
@@ -180,7 +180,7 @@ export async function runRoute(
 
     const run = async () => {
       if (ctx.record) {
-        const existing = await idempotencyRecords(services).find(services.store.db, ctx.record.id, ctx.now);
+        const existing = await ctx.records.find(services.store.db, ctx.record.id, ctx.now);
         if (existing) return replay(ctx, existing);
       }
       if (policy.rateLimits)
@@ -204,7 +204,7 @@ export async function runRoute(
       if (answer) send(res, answer, ctx.answerHeaders);
       else if (!res.headersSent) throw new Error(`route ${req.method} ${url.pathname} returned no answer`);
     };
-    await (ctx.record ? idempotencyRecords(services).exclusive(ctx.record.id, run) : run());
+    await (ctx.record ? ctx.records.exclusive(ctx.record.id, run) : run());
   } catch (error) {
     sendProblem(res, error, {
       controlOrigin: services.config.controlOrigin,

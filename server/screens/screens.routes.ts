@@ -52,7 +52,8 @@ export const listScreens = query({ auth: anyBearer, area: 'screens', query: Scre
     db,
     rows.map((r) => r.id),
   );
-  const body: ScreenList = { items: rows.map((r) => screenView(ctx.services, r, tags.get(r.id)!)) };
+  const online = await ctx.services.presence.online(rows.map((r) => r.id));
+  const body: ScreenList = { items: rows.map((r) => screenView(r, tags.get(r.id)!, online)) };
   return reply.ok(body);
 });
 
