@@ -1,6 +1,6 @@
-// Everything a route handler or worker may use, built once at start-up (app.ts), each replaceable
-// through ServerOptions. Every member is typed by a module that does not import this one, so the
-// seams stay free of import cycles.
+// Everything a route handler or worker may use, built once at start-up: defaults in
+// default-services.ts, each replaceable through ServerOptions (app.ts). Every member is typed by a
+// module that does not import this one, so the seams stay free of import cycles.
 import type { BlobStore } from './blobs/blob-store';
 import type { Clock } from './clock';
 import type { Config } from './config';
@@ -58,7 +58,7 @@ export interface Services {
   packageBuilds: PackageBuilds;
   events: EventLog;
 
-  // What the HTTP layer and the features ask of other features.
+  // What the HTTP layer and the features ask of other features, composed in modules.ts.
   /** Who a control-plane bearer is (tenants/). */
   bearers: TenantBearers;
   /** The credit meter of Model P control-plane requests (tenants/). */
