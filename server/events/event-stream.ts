@@ -2,7 +2,6 @@
 // replay the log after it, then follow live, woken by the notifier after each commit. The log is the
 // buffer: a stream that falls behind stops reading it until its client catches up, and a client that
 // stops reading altogether is dropped, so slow consumers cost neither memory nor writers' time.
-import type { Response } from 'express';
 import {
   STREAM_CURSOR,
   STREAM_RESYNC_REQUIRED,
@@ -16,6 +15,7 @@ import {
   SSE_HEARTBEAT_MS,
   SSE_MAX_BUFFERED_BYTES,
   type SseFrame,
+  type SseResponse,
   type SseStream,
 } from '../http/sse';
 import { serverCache } from '../caches';
@@ -58,7 +58,7 @@ export interface EventStreamRequest {
 /** One tenant's events: GET /api/v1/events/stream. */
 export function serveTenantEventStream(
   services: Services,
-  res: Response,
+  res: SseResponse,
   request: { tenantId: string; after?: string; lastEventId?: string },
 ): Promise<SseStream> {
   return serveEventStream(services, res, {
@@ -78,7 +78,7 @@ export const runtimeAudience = (row: EventRow): boolean => row.runtime === 1;
  */
 export function serveScreenEventStream(
   services: Services,
-  res: Response,
+  res: SseResponse,
   request: {
     tenantId: string;
     screenId: string;
@@ -99,7 +99,7 @@ export function serveScreenEventStream(
 /** Answers with a stream that ends on drain, on disconnect, or when its client stops reading. */
 export async function serveEventStream(
   services: Services,
-  res: Response,
+  res: SseResponse,
   request: EventStreamRequest,
 ): Promise<SseStream> {
   const { store, lifecycle, notifier } = services;
@@ -226,7 +226,7 @@ class Pump {
 
   constructor(
     private readonly services: Services,
-    private readonly res: Response,
+    private readonly res: SseResponse,
     private readonly sse: SseStream,
     private readonly request: EventStreamRequest,
     start: number,
@@ -331,7 +331,7 @@ class Pump {
   }
 }
 
-function waitForDrain(res: Response, timeoutMs: number): Promise<DrainOutcome> {
+function waitForDrain(res: SseResponse, timeoutMs: number): Promise<DrainOutcome> {
   return new Promise((resolve) => {
     const done = (outcome: DrainOutcome) => {
       clearTimeout(timer);
