@@ -1,7 +1,7 @@
 // Every setting of the server, declared once: env name, command-line flag, default, validation, doc.
 import path from 'node:path';
 import { z } from 'zod';
-import { isAddressOrRange } from './http/client-ip';
+import { isAddressOrRange } from './http/trusted-proxies';
 import { releasesSameSiteAsPlayer } from './release-host/release-site';
 
 interface Setting<T> {

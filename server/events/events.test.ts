@@ -7,7 +7,7 @@ import type { InProcessNotifier } from '../notifier';
 import { TestServer } from '../testing/harness';
 import { EventCursors, type StreamScope } from './cursors';
 import { screenChannel, tenantChannel, type NewEvent } from './event-log';
-import { serveScreenEventStream, tuneEventStreams } from './event-stream';
+import { serveScreenEventStream } from './event-stream';
 import { StreamReader } from './stream-reader.testing';
 
 // The runtime plane mounts the screen stream behind its cookie; here a test route mounts it behind a bearer.
@@ -40,8 +40,7 @@ beforeAll(async () => {
   server = await TestServer.start({
     clock: new TestClock('2026-11-21T12:00:00Z'),
     extraRoutes,
-    beforeListen: (services) =>
-      tuneEventStreams(services, { heartbeatMs: HEARTBEAT_MS, stallTimeoutMs: STALL_TIMEOUT_MS }),
+    tuning: { eventStreams: { heartbeatMs: HEARTBEAT_MS, stallTimeoutMs: STALL_TIMEOUT_MS } },
   });
   cursors = new EventCursors(server.services.keys);
 });

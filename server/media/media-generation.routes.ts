@@ -13,7 +13,7 @@ import { endpoint, reply } from '../http/route';
 import { newId } from '../keys';
 import { debit, MILLIS_PER_CREDIT } from '../tenants/credits';
 import { commitReservation, reserveBytes } from '../tenants/tenants';
-import { imageVendorFor, VENDOR_TIMEOUT_MS, VendorRefusedError, type ReferenceImage } from './image-vendor';
+import { VENDOR_TIMEOUT_MS, VendorRefusedError, type ReferenceImage } from './image-vendor';
 import { MEDIA_GENERATION_KIND, mediaView, objectKeyOf, readyMedia } from './media';
 import type { MediaTable } from './media.tables';
 import {
@@ -42,7 +42,7 @@ export const generateMedia = endpoint(
   },
   async (ctx) => {
     const { services } = ctx;
-    const vendor = imageVendorFor(services.config);
+    const vendor = services.imageVendor;
     if (!vendor)
       throw problem(
         'dependency_unavailable',

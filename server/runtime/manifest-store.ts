@@ -2,12 +2,9 @@
 // reading stored revisions, and deciding which revisions still grant content to the screen's
 // player: the newest, any superseded within a grace period, and the one the player activated.
 import { parseRuntimeManifest } from '../../sdk/contract/manifest';
-import {
-  PACKAGE_PENDING_RETRY_AFTER_S,
-  packageBuilds,
-  storedPackages,
-  type ReleaseRef,
-} from '../applications/release-package';
+import type { ReleaseRef } from '../applications/package-builds';
+import { PACKAGE_PENDING_RETRY_AFTER_S, storedPackages } from '../applications/release-package';
+import { serverCache } from '../caches';
 import { problem } from '../problem';
 import { releaseOriginOf } from '../release-host/host-label';
 import { resolveEffectivePlaylist } from '../screens/effective-playlist';
@@ -40,11 +37,10 @@ export interface ManifestRecord {
   supersededAt: number | null;
 }
 
-const parsedByServices = new WeakMap<Services, Map<string, StoredManifest>>();
+const parsedManifests = serverCache('parsed-manifests', () => new Map<string, StoredManifest>());
 
 function parsedDocument(services: Services, screenId: string, revision: number, document: string): StoredManifest {
-  let cache = parsedByServices.get(services);
-  if (!cache) parsedByServices.set(services, (cache = new Map()));
+  const cache = parsedManifests(services);
   const key = `${screenId}\u0000${revision}`;
   let stored = cache.get(key);
   if (!stored) {
@@ -206,7 +202,7 @@ export async function currentManifest(services: Services, screenId: string): Pro
     };
   });
   if ('unpackaged' in minted) {
-    const builds = packageBuilds(services);
+    const builds = services.packageBuilds;
     for (const release of minted.unpackaged) builds.request(release);
     // A package on its way is a matter of seconds; one whose build failed is not retried before a pause.
     const building = minted.unpackaged.every((release) => builds.pending(release.id));

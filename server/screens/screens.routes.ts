@@ -52,7 +52,8 @@ export const listScreens = query({ auth: anyBearer, area: 'screens', query: Scre
     db,
     rows.map((r) => r.id),
   );
-  const body: ScreenList = { items: rows.map((r) => screenView(ctx.services, r, tags.get(r.id)!)) };
+  const online = await ctx.services.presence.online(rows.map((r) => r.id));
+  const body: ScreenList = { items: rows.map((r) => screenView(r, tags.get(r.id)!, online)) };
   return reply.ok(body);
 });
 
@@ -316,7 +317,7 @@ export const reloadScreen = mutation(
     // tenant's screen id answer not_found and never spend that screen's budget.
     Object.assign(
       ctx.answerHeaders,
-      admit(
+      await admit(
         ctx.services.rateLimiter,
         [
           { name: 'reload-project', limit: RELOADS_PER_PROJECT_PER_MINUTE, windowSeconds: 60, key: screen.tenant_id },

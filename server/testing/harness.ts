@@ -7,10 +7,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { createServer, type MarqueeServer } from '../app';
+import { createServer, type MarqueeServer, type ServerOptions } from '../app';
 import { TestClock } from '../clock';
 import { loadConfig, type Config } from '../config';
-import type { RouteEntry } from '../http/dispatch';
 import type { Services } from '../services';
 import { testDatabase, type TestDatabase } from './test-database';
 
@@ -70,12 +69,12 @@ export class CookieJar {
   }
 }
 
-export interface TestServerOptions {
+/** What a test may set besides the configuration: the server's options (implementations, tuning, player build). */
+export interface TestServerOptions extends Omit<ServerOptions, 'config' | 'clock' | 'logDestination'> {
   clock?: TestClock;
   config?: Partial<Config>;
   /** Reuse a data dir, and the database that goes with it (restart tests). */
   dataDir?: string;
-  extraRoutes?: RouteEntry[];
   /** Runs after the services exist and before the server starts workers and listens. */
   beforeListen?: (services: Services) => void;
 }
@@ -115,13 +114,9 @@ export class TestServer {
         done();
       },
     });
-    const server = await createServer({
-      config,
-      clock,
-      logDestination: destination as never,
-      extraRoutes: options.extraRoutes,
-    });
-    options.beforeListen?.(server.services);
+    const { clock: _clock, config: _config, dataDir: _dataDir, beforeListen, ...serverOptions } = options;
+    const server = await createServer({ ...serverOptions, config, clock, logDestination: destination as never });
+    beforeListen?.(server.services);
     await server.listen();
     return new TestServer(logs, server, port, dataDir, clock, { ...options, dataDir }, database);
   }
