@@ -13,9 +13,11 @@ import type { Lifecycle } from './lifecycle';
 import type { Locks } from './locks';
 import type { Logger } from './logger';
 import type { ImageVendor } from './media/image-vendor';
+import type { Mailer } from './mail/mailer';
 import type { Notifier } from './notifier';
 import type { OperationWorker } from './operations/worker';
 import type { HostResolver } from './playlists/host-resolver';
+import type { PasswordHashCost } from './members/passwords';
 import type { ContentReferences } from './references';
 import type { PackageBuilds } from './applications/package-builds';
 import type { EgressBudgets, EgressLimits } from './runtime/egress-budgets';
@@ -51,6 +53,8 @@ export interface Services {
   imageVendor: ImageVendor | undefined;
   /** DNS for the iframe rule (playlists). */
   hostResolver: HostResolver;
+  /** Outbound mail: SMTP when MARQUEE_SMTP_URL is set, else the outbox directory in the data dir. */
+  mailer: Mailer;
 
   // Work this process runs.
   operations: OperationWorker;
@@ -86,4 +90,6 @@ export interface Tuning {
   };
   /** Byte budgets of protected content (EGRESS_LIMITS). */
   egressLimits: EgressLimits;
+  /** scrypt cost of new password hashes (PASSWORD_HASH_COST); stored hashes carry their own. */
+  passwordHash: PasswordHashCost;
 }

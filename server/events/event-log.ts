@@ -22,6 +22,10 @@ export interface NewEvent {
 /** Notifier channels: one per tenant, one per screen. */
 export const tenantChannel = (tenantId: string) => `events:tenant:${tenantId}`;
 export const screenChannel = (screenId: string) => `events:screen:${screenId}`;
+/** Published when a tenant's open streams must end (an operator suspended it). */
+export const tenantStreamsEndChannel = (tenantId: string) => `streams-end:tenant:${tenantId}`;
+/** Published when the streams a credential opened must end (it was revoked). */
+export const credentialStreamsEndChannel = (credentialId: string) => `streams-end:credential:${credentialId}`;
 
 export class EventLog {
   constructor(private readonly notifier: Notifier) {}

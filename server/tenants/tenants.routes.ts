@@ -8,6 +8,7 @@ import {
   type CLIEnrollment,
 } from '../../sdk/contract/tenants';
 import { isoTime } from '../clock';
+import { recordEnrolledAgent } from '../agents/agents';
 import { accountBearer, projectBearer } from '../http/auth';
 import { clientIp } from '../http/client-ip';
 import { problem } from '../problem';
@@ -203,6 +204,19 @@ export const enroll = mutation(
       ctx.now,
     );
     const credential = await issueCredential(work.db, tenant, ctx.now);
+    // People and access (issue 18): the enrolled bearer is the project's first agent installation.
+    await recordEnrolledAgent(
+      work.db,
+      {
+        tenantId: tenant.id,
+        credentialId: credential.credentialId,
+        name: ctx.body.name,
+        agentType: ctx.body.agent_type,
+        platform: ctx.body.platform,
+        version: ctx.body.version,
+      },
+      ctx.now,
+    );
     await ctx.services.events.append(
       work,
       {
