@@ -4,6 +4,8 @@
 
 const $ = (id) => document.getElementById(id);
 let csrf = '';
+/** Set while an invitation waits for its person to sign in: accept it right after. */
+let acceptAfterSignIn = false;
 
 function show(view) {
   for (const section of document.querySelectorAll('[data-view]')) section.hidden = section.id !== `view-${view}`;
@@ -68,9 +70,14 @@ async function createPasskey(startBody) {
   });
 }
 
-function signedIn(session, message) {
+async function signedIn(session, message) {
   csrf = session.csrf_token;
   say(message);
+  if (acceptAfterSignIn) {
+    acceptAfterSignIn = false;
+    const joined = await api('POST', '/dashboard/v1/invitations/accept');
+    say(`You joined “${joined.project?.name}”.`);
+  }
   return route();
 }
 
@@ -224,7 +231,6 @@ function invitationStep(next) {
   $('code-form').hidden = true;
   $('credential-forms').hidden = next !== 'create_credential';
   $('accept-box').hidden = next !== 'accept';
-  $('sign-in-first').hidden = next !== 'sign_in';
 }
 
 async function claimInvitation(token) {
@@ -233,6 +239,14 @@ async function claimInvitation(token) {
   const role = claim.invitation.kind === 'ad_buyer' ? 'an advertiser' : 'a member';
   $('invitation-summary').textContent =
     `You are invited to “${claim.invitation.project_name}” as ${role}${claim.invitation.email ? ` (${claim.invitation.email})` : ''}.`;
+  if (claim.next === 'sign_in') {
+    acceptAfterSignIn = true;
+    $('sign-in-reason').hidden = false;
+    $('sign-in-reason').textContent =
+      `${$('invitation-summary').textContent} This address has a login: sign in to accept.`;
+    show('sign-in');
+    return;
+  }
   invitationStep(claim.next);
   show('invitation');
 }
@@ -252,6 +266,13 @@ $('code-form').addEventListener(
   step(async () => {
     const verified = await api('POST', '/dashboard/v1/signup/email/verify', { code: $('address-code').value });
     say(`Address ${verified.email} confirmed.`);
+    if (verified.next === 'sign_in') {
+      acceptAfterSignIn = true;
+      $('sign-in-reason').hidden = false;
+      $('sign-in-reason').textContent = 'This address has a login: sign in to accept the invitation.';
+      show('sign-in');
+      return;
+    }
     invitationStep(verified.next);
   }),
 );

@@ -65,7 +65,8 @@ export const signIn = endpoint(
       cookie = started.cookie;
       return reply.ok(await sessionAnswer(work.db, started, person), { headers: NO_STORE });
     });
-    setCookies(ctx, [cookie, clearDashboardCookie(SIGNUP_COOKIE)]);
+    // A signup cookie stays: a person with a login signs in, then accepts the invitation it holds.
+    setCookies(ctx, [cookie]);
     return answer;
   },
 );
