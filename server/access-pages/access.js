@@ -371,3 +371,5 @@ async function start() {
 }
 
 step(start)();
+// A link opened in this very tab changes only the fragment: take its token the same way.
+window.addEventListener('hashchange', () => step(start)());
