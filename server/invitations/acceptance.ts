@@ -3,7 +3,7 @@
 // proving an address by a mailed code when the invitation was a link); an address that already has
 // a login signs in first. Acceptance is single: the first one wins, and it makes the membership.
 import crypto from 'node:crypto';
-import type { InvitationClaim, InvitationNext, SignupEmailVerified } from '../../sdk/contract/people';
+import type { DashboardSession, InvitationClaim, InvitationNext, SignupEmailVerified } from '../../sdk/contract/people';
 import { isoTime } from '../clock';
 import { appendAccessEvent } from '../events/access-events';
 import { safeEqual, sha256Hex } from '../keys';
@@ -13,7 +13,9 @@ import { addMembership, normalizeEmail, personByEmail } from '../members/people'
 import { problem } from '../problem';
 import type { Services } from '../services';
 import type { SignupTable } from '../sign-in/sign-in.tables';
-import { startSignup } from '../sign-in/signups';
+import { completeSignup, liveSignup, startSignup } from '../sign-in/signups';
+import type { DashboardPrincipal } from '../sign-in/dashboard.auth';
+import { sessionAnswer } from '../sign-in/dashboard-sessions';
 import type { Db, Tx, Work } from '../store/store';
 import type { InvitationTable } from './invitations.tables';
 
@@ -225,4 +227,33 @@ export async function verifyAddressCode(
     .execute();
   const existing = await personByEmail(db, signup.email);
   return { email: signup.email, next: existing ? 'sign_in' : 'create_credential' };
+}
+
+/**
+ * A signed-in person accepts the invitation the signup cookie of this browser holds; the session
+ * then selects that project. The answer is the session as it now is.
+ */
+export async function acceptWithSession(
+  services: Services,
+  work: Work,
+  input: { signupToken: string | undefined; principal: DashboardPrincipal; requestId: string },
+  now: number,
+): Promise<DashboardSession> {
+  const signup = input.signupToken ? await liveSignup(work.db, input.signupToken, now) : undefined;
+  if (signup?.purpose !== 'invitation' || signup.invitation_id === null)
+    throw problem('unauthorized', 'open the invitation link first: accepting needs its signup cookie');
+  const { person, session } = input.principal;
+  const invitation = await acceptInvitation(
+    services,
+    work,
+    { invitationId: signup.invitation_id, person, requestId: input.requestId },
+    now,
+  );
+  await completeSignup(work.db, signup.id, now);
+  await work.db
+    .updateTable('dashboard_sessions')
+    .set({ tenant_id: invitation.tenant_id })
+    .where('id', '=', session.id)
+    .execute();
+  return sessionAnswer(work.db, { row: { ...session, tenant_id: invitation.tenant_id }, cookie: '' }, person);
 }

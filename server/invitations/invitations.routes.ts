@@ -12,12 +12,11 @@ import { projectBearer } from '../http/auth';
 import { clientIp } from '../http/client-ip';
 import { readCookie } from '../http/cookies';
 import { endpoint, mutation, query, reply } from '../http/route';
-import { problem } from '../problem';
 import { clearDashboardCookie, setCookies, SIGNUP_COOKIE } from '../sign-in/dashboard-cookies';
 import { dashboardAnonymous, dashboardSession, optionalSession, signupCookie } from '../sign-in/dashboard.auth';
-import { newPasswordHash, sessionAnswer } from '../sign-in/sign-in';
-import { liveSignup } from '../sign-in/signups';
-import { acceptInvitation, claimInvitation, sendAddressCode, verifyAddressCode } from './acceptance';
+import { sessionAnswer } from '../sign-in/dashboard-sessions';
+import { newPasswordHash } from '../sign-in/sign-in';
+import { acceptWithSession, claimInvitation, sendAddressCode, verifyAddressCode } from './acceptance';
 import { createInvitations, listInvitations, revokeInvitation } from './invitations';
 import { checkSignupReady, completeInvitationSignup } from './signup';
 
@@ -137,30 +136,19 @@ export const signupWithPassword = endpoint({ auth: signupCookie, body: SignupPas
 /** A signed-in person accepts the invitation whose link this browser opened (the signup cookie). */
 export const acceptAsSignedIn = endpoint({ auth: dashboardSession }, async (ctx) => {
   const token = readCookie(ctx.req, SIGNUP_COOKIE);
-  const signup = token ? await liveSignup(ctx.services.store.db, token, ctx.now) : undefined;
-  if (signup?.purpose !== 'invitation' || signup.invitation_id === null)
-    throw problem('unauthorized', 'open the invitation link first: accepting needs its signup cookie');
-  const { person, session } = ctx.principal;
-  const answer = await ctx.commitReply(async (work) => {
-    const invitation = await acceptInvitation(
-      ctx.services,
-      work,
-      { invitationId: signup.invitation_id!, person, requestId: ctx.requestId },
-      ctx.now,
-    );
-    await work.db.updateTable('signups').set({ completed_at: ctx.now }).where('id', '=', signup.id).execute();
-    await work.db
-      .updateTable('dashboard_sessions')
-      .set({ tenant_id: invitation.tenant_id })
-      .where('id', '=', session.id)
-      .execute();
-    return reply.ok(
-      await sessionAnswer(work.db, { row: { ...session, tenant_id: invitation.tenant_id }, cookie: '' }, person),
+  const answer = await ctx.commitReply(async (work) =>
+    reply.ok(
+      await acceptWithSession(
+        ctx.services,
+        work,
+        { signupToken: token, principal: ctx.principal, requestId: ctx.requestId },
+        ctx.now,
+      ),
       {
         headers: NO_STORE,
       },
-    );
-  });
+    ),
+  );
   setCookies(ctx, [clearDashboardCookie(SIGNUP_COOKIE)]);
   return answer;
 });

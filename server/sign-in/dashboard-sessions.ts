@@ -165,3 +165,23 @@ export async function pruneDashboardRows(db: Db, now: number): Promise<void> {
   await db.deleteFrom('signups').where('expires_at', '<=', now).execute();
   await db.deleteFrom('webauthn_ceremonies').where('expires_at', '<=', now).execute();
 }
+
+/** The session answer: the session, its person and the project it selected. */
+export async function sessionAnswer(
+  db: Db | Tx,
+  started: StartedSession,
+  person: PersonTable,
+): Promise<DashboardSession> {
+  let project: DashboardSession['project'] = null;
+  if (started.row.tenant_id !== null) {
+    const row = await db
+      .selectFrom('memberships')
+      .innerJoin('tenants', 'tenants.id', 'memberships.tenant_id')
+      .select(['tenants.id', 'tenants.name', 'memberships.kind'])
+      .where('memberships.tenant_id', '=', started.row.tenant_id)
+      .where('memberships.person_id', '=', person.id)
+      .executeTakeFirst();
+    if (row) project = { id: row.id, name: row.name, membership: row.kind };
+  }
+  return sessionView(started.row, person, project);
+}

@@ -15,7 +15,8 @@ import type { RateBudget } from '../http/rate-limit';
 import { clearDashboardCookie, setCookies, SIGNUP_COOKIE } from './dashboard-cookies';
 import { dashboardAnonymous, signupCookie } from './dashboard.auth';
 import { claimReset, completeReset, requestReset, SIGN_IN_RESET_TTL_MS } from './resets';
-import { newPasswordHash, sessionAnswer } from './sign-in';
+import { sessionAnswer } from './dashboard-sessions';
+import { newPasswordHash } from './sign-in';
 
 /** Reset requests per client address and per address asked about, per hour (spec: rate-limited). */
 const RESETS_PER_IP_PER_HOUR = 10;

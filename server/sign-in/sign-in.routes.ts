@@ -19,14 +19,13 @@ import { membersOf, projectsOf } from '../members/people';
 import { problem } from '../problem';
 import { clearDashboardCookie, SESSION_COOKIE, setCookies, SIGNUP_COOKIE } from './dashboard-cookies';
 import { dashboardAnonymous, dashboardSession, projectMemberSession, signupOrSession } from './dashboard.auth';
-import { listSessions, revokeSession, sessionView } from './dashboard-sessions';
+import { listSessions, revokeSession, sessionAnswer, sessionView } from './dashboard-sessions';
 import {
   beginPasskeyRegistration,
   beginPasskeySignIn,
   checkPassword,
   finishPasskeyRegistration,
   finishPasskeySignIn,
-  sessionAnswer,
   signInWithPassword,
 } from './sign-in';
 

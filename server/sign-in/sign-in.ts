@@ -16,10 +16,10 @@ import { hashPassword, Password, verifyDecoy, verifyPassword } from '../members/
 import { personByEmail, personById } from '../members/people';
 import { invalidField, problem } from '../problem';
 import type { Services } from '../services';
-import type { Db, Tx, Work } from '../store/store';
+import type { Work } from '../store/store';
 import { randomToken } from '../keys';
 import type { DashboardPrincipal, SignupPrincipal } from './dashboard.auth';
-import { sessionView, startSession, type StartedSession } from './dashboard-sessions';
+import { sessionAnswer, sessionView, startSession, type StartedSession } from './dashboard-sessions';
 import { completeReset, type NewSignInCredential } from './resets';
 
 /** The person whose password this is, or unauthorized; an unknown address costs the same time. */
@@ -38,26 +38,6 @@ export async function newPasswordHash(services: Services, password: string): Pro
   const checked = Password.safeParse(password);
   if (!checked.success) throw invalidField('password', checked.error.issues[0]!.message, 'too_short');
   return hashPassword(password, services.tuning.passwordHash);
-}
-
-/** The session answer: the session, its person and the project it selected. */
-export async function sessionAnswer(
-  db: Db | Tx,
-  started: StartedSession,
-  person: PersonTable,
-): Promise<DashboardSession> {
-  let project: DashboardSession['project'] = null;
-  if (started.row.tenant_id !== null) {
-    const row = await db
-      .selectFrom('memberships')
-      .innerJoin('tenants', 'tenants.id', 'memberships.tenant_id')
-      .select(['tenants.id', 'tenants.name', 'memberships.kind'])
-      .where('memberships.tenant_id', '=', started.row.tenant_id)
-      .where('memberships.person_id', '=', person.id)
-      .executeTakeFirst();
-    if (row) project = { id: row.id, name: row.name, membership: row.kind };
-  }
-  return sessionView(started.row, person, project);
 }
 
 export async function signInWithPassword(work: Work, person: PersonTable, now: number): Promise<StartedSession> {

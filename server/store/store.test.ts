@@ -343,6 +343,38 @@ describe('SQLite databases made before the store seam (issue 13)', () => {
     }
   });
 
+  it('makes every project bearer it held an agent installation (issue 18), active or revoked as the bearer was', async () => {
+    const file = oldDatabase();
+    const db = new SQLite(file);
+    db.prepare(
+      `INSERT INTO tenants (id, generation, email, name, status, plan, revision, content_limit_bytes, screen_limit, credit_millis, credit_grant_month, created_at, updated_at)
+       VALUES ('prj_old', 'P', 'o@example.com', 'Old', 'active', 'signage', 1, 0, 0, 0, '2026-11', ?, ?)`,
+    ).run(NOW, NOW);
+    const credential = db.prepare(
+      `INSERT INTO credentials (id, tenant_id, kind, token_hash, areas, status, issuance_id, issuance_expires_at, created_at, revoked_at)
+       VALUES (?, 'prj_old', ?, ?, '[]', ?, ?, ?, ?, ?)`,
+    );
+    credential.run('cred_active', 'project', 'h1', 'active', 'iss_1', NOW, NOW, null);
+    credential.run('cred_revoked', 'project', 'h2', 'revoked', 'iss_2', NOW, NOW, NOW + 1);
+    credential.run('cred_account', 'account', 'h3', 'active', 'iss_3', NOW, NOW, null);
+    db.close();
+    const store = await openStore(`sqlite:${file}`);
+    try {
+      await store.migrate();
+      const agents = await store.db
+        .selectFrom('agents')
+        .select(['id', 'credential_id', 'name', 'agent_type', 'state'])
+        .orderBy('id')
+        .execute();
+      expect(agents).toEqual([
+        { id: 'agt_active', credential_id: 'cred_active', name: 'Marquee CLI', agent_type: 'cli', state: 'active' },
+        { id: 'agt_revoked', credential_id: 'cred_revoked', name: 'Marquee CLI', agent_type: 'cli', state: 'revoked' },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('has the same index definitions as a database the current migrations create (no drift)', async () => {
     // Migrated: the migrations after 0010 (issue 18 on) add to both alike.
     const old = await openStore(`sqlite:${oldDatabase()}`);
