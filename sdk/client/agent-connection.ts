@@ -28,7 +28,7 @@ export interface AgentConnectionOptions {
 
 export interface RecipientKey {
   publicJwk: X25519PublicJwk;
-  /** Not extractable: it derives the envelope's key and nothing reads it out. */
+  /** Not extractable unless asked for: it derives the envelope's key and nothing reads it out. */
   privateKey: CryptoKey;
 }
 
@@ -39,8 +39,11 @@ export class EnvelopeError extends Error {
 
 const subtle = () => globalThis.crypto.subtle;
 
-export async function generateRecipientKey(): Promise<RecipientKey> {
-  const pair = (await subtle().generateKey({ name: 'X25519' }, false, ['deriveBits'])) as CryptoKeyPair;
+/** `extractable` lets an agent store the private key (as a JWK) to collect after a restart. */
+export async function generateRecipientKey(options: { extractable?: boolean } = {}): Promise<RecipientKey> {
+  const pair = (await subtle().generateKey({ name: 'X25519' }, options.extractable ?? false, [
+    'deriveBits',
+  ])) as CryptoKeyPair;
   const jwk = await subtle().exportKey('jwk', pair.publicKey);
   return { publicJwk: { kty: 'OKP', crv: 'X25519', x: jwk.x! }, privateKey: pair.privateKey };
 }
