@@ -7,7 +7,8 @@ import { linkToken, SmtpCapture } from '../mail/mail.fixtures';
 import { pairPendingScreen } from '../pairing/pairing.fixtures';
 import { DashboardBrowser } from '../sign-in/dashboard.fixtures';
 import { TestServer, randomKey } from '../testing/harness';
-import { ADDRESS_CODE_ATTEMPTS } from './acceptance';
+import { SIGNUP_TTL_MS } from '../sign-in/dashboard-cookies';
+import { ADDRESS_CODE_ATTEMPTS, ADDRESS_CODE_TTL_MS } from './acceptance';
 import { inviteByEmail, joinAsMember, TEST_PASSWORD, TEST_PASSWORD_COST } from './invitations.fixtures';
 import { INVITATION_EMAIL_TTL_MS, INVITATION_LINK_TTL_MS } from './invitations';
 
@@ -318,6 +319,21 @@ describe('accepting an invitation', () => {
     }
     const late = await browser.request('POST', '/dashboard/v1/signup/email/verify', { json: { code } });
     expect(late.json().code).toBe('link_expired');
+  });
+
+  it('ends a mailed code after 15 minutes and the signup cookie after 30', async () => {
+    const link = (await invite({ kind: 'project_member', delivery: 'link' })).json().link_url.split('#invite=')[1];
+    const browser = new DashboardBrowser(server);
+    await claim(browser, link);
+    await browser.request('POST', '/dashboard/v1/signup/email', { json: { email: 'slow@example.com' } });
+    const code = /is ([0-9]{6})\./.exec((await smtp.waitFor('slow@example.com')).text)![1]!;
+    clock.advance(ADDRESS_CODE_TTL_MS);
+    expect((await browser.request('POST', '/dashboard/v1/signup/email/verify', { json: { code } })).json().code).toBe(
+      'link_expired',
+    );
+    clock.advance(SIGNUP_TTL_MS - ADDRESS_CODE_TTL_MS);
+    const gone = await browser.request('POST', '/dashboard/v1/signup/email', { json: { email: 'slow@example.com' } });
+    expect(gone.status).toBe(401);
   });
 
   it('asks a person whose address has a login to sign in, then accept; the membership takes the invitation’s kind', async () => {
