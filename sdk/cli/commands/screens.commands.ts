@@ -71,9 +71,9 @@ export const screenCommands = [
       const claim = (await client.screens.pair(label === undefined ? { code } : { code, label }, ctx.call())).data;
       const playlistId = ctx.options.playlist as string | undefined;
       if (playlistId === undefined) return claim;
-      // Assign at the revision pairing answered, so a change in between is not overwritten.
+      // Not guarded by the revision pairing answered: the player completing pairing bumps it at
+      // once, and the PATCH names only playlist_id, so it cannot undo anything else.
       const assigned = await client.screens.assign(claim.screen.id, playlistId, {
-        ifMatch: claim.screen,
         signal: ctx.signal,
       });
       return { ...claim, screen: assigned.data };
