@@ -105,6 +105,7 @@ function buildProgram(table: CommandSpec<unknown>[], io: CliIo, json: boolean, s
         .argParser(parseOption({ flags: '', description: '', parse: 'non-negative-int' }))
         .default(DEFAULT_MAX_RETRY_WAIT_SECONDS),
     )
+    .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', EXIT_CODE_HELP)
     .showHelpAfterError(!json)
     .exitOverride()
