@@ -268,12 +268,12 @@ describe('screens', () => {
     expect(sent).toHaveLength(2);
     expect(sent[0]!.headers['idempotency-key']).toBe(sent[1]!.headers['idempotency-key']);
     expect(result.stderr).toMatch(/POST \/api\/v1\/screens\/pair got no answer; retrying/);
-    const list = await ok(['screen', 'list']);
-    expect(list.items.filter((s: any) => s.label === 'Lobby')).toHaveLength(1);
+    const list = (await direct.screens.list()).data;
+    expect(list.items.filter((s) => s.label === 'Lobby')).toHaveLength(1);
     screenId = claim.screen.id;
     shared.screenId = screenId;
     await completePairing(cookies);
-    expect((await ok(['screen', 'show', screenId])).state).toBe('active');
+    expect((await direct.screens.get(screenId)).data.state).toBe('active');
   });
 
   it('refuses a malformed code locally (exit 2) and a wrong one with not_found (exit 4)', async () => {
@@ -285,7 +285,7 @@ describe('screens', () => {
     const provisioned = await ok(['screen', 'provision', '--label', 'Window']);
     expect(provisioned.screen.state).toBe('pairing_pending');
     expect(provisioned.provisioning_url).toMatch(new RegExp(`^${provisioned.public_url}#provision=[A-Za-z0-9_-]{43}$`));
-    await ok(['screen', 'delete', provisioned.screen.id]);
+    await direct.screens.delete(provisioned.screen.id);
   });
 
   it('updates label, timezone and tags; --quiet prints the id alone', async () => {
@@ -331,7 +331,7 @@ describe('screens', () => {
     const pending = await ok(['screen', 'pair', code]);
     await fails(['screen', 'reload', pending.screen.id], 5, 'resource_conflict');
     await ok(['screen', 'delete', pending.screen.id]);
-    await fails(['screen', 'show', pending.screen.id], 4, 'not_found');
+    await expect(direct.screens.get(pending.screen.id)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('shows labels made safe: no control or bidi character reaches the terminal raw', async () => {
@@ -347,7 +347,7 @@ describe('screens', () => {
     expect(human.stdout).not.toMatch(/[\u001b\u202e]/);
     expect(raw.stdout).not.toMatch(/[\u001b\u202e]/);
     expect(envelopeOf(raw).data.label).toBe(label); // the data itself is unchanged
-    await ok(['screen', 'delete', pending.screen.id]);
+    await direct.screens.delete(pending.screen.id);
   });
 });
 
@@ -440,7 +440,7 @@ describe('media', () => {
       tag: 'generated',
       usage: { credits: expect.any(Number) },
     });
-    await ok(['media', 'delete', media.id]);
+    await direct.media.delete(media.id);
   });
 });
 
@@ -512,7 +512,7 @@ describe('playlists', () => {
     ]);
     expect(quick.pages[0]).toMatchObject({ advance: { mode: 'duration', after_ms: 5000 } });
     expect(tagged.pages[0].placements[0].content.selector).toEqual({ by: 'tag', tag: 'lobby', one_at_a_time: true });
-    await Promise.all([ok(['playlist', 'delete', quick.id]), ok(['playlist', 'delete', tagged.id])]);
+    await Promise.all([ok(['playlist', 'delete', quick.id]), direct.playlists.delete(tagged.id)]);
   });
 
   it('assigns to a screen; deleting a playlist a screen uses is a conflict (exit 5)', async () => {
@@ -658,7 +658,7 @@ describe('key/value', () => {
     expect(list.items.map((e: any) => e.key)).toEqual(['blob', 'greeting']);
 
     await ok(['kv', 'delete', app, 'greeting', '--if-match', '2']);
-    await fails(['kv', 'get', app, 'greeting'], 4, 'not_found');
+    await expect(direct.kv.get(app, 'greeting')).rejects.toMatchObject({ code: 'not_found' });
   });
 });
 
