@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderBlocks } from './human-output';
 import { envelopeText, fields, renderError, table } from './output';
+import { createProgress } from './progress';
 
 describe('human output', () => {
   it('lines columns up in display cells, wide characters included', () => {
@@ -42,5 +43,33 @@ describe('the envelope', () => {
     expect(text.trim().split('\n')).toHaveLength(1);
     expect(text).not.toMatch(/[\u202e\u0085]/);
     expect(JSON.parse(text).data.label).toBe('a\u202eb\u0085c\nd');
+  });
+});
+
+describe('the progress line', () => {
+  it('draws a bar per quarter off a terminal, and escapes what the server said', () => {
+    const written: string[] = [];
+    const stream = { write: (text: string) => written.push(text), columns: 80 } as unknown as NodeJS.WriteStream;
+    const progress = createProgress(stream, 'upload a.png', false);
+    for (const sent of [0, 100, 500, 999, 1000]) progress.update({ stage: 'upload', sent, total: 1000 });
+    progress.update({
+      stage: 'processing',
+      sent: 1000,
+      total: 1000,
+      operation: {
+        id: 'op_1',
+        kind: 'media.upload',
+        state: 'running\u001b[2J' as never,
+        created_at: '',
+        updated_at: '',
+      },
+    });
+    expect(written).toEqual([
+      'upload a.png [------------------------]   0% 0 B of 1000 B\n',
+      'upload a.png [############------------]  50% 500 B of 1000 B\n',
+      'upload a.png [########################]  99% 999 B of 1000 B\n',
+      'upload a.png [########################] 100% 1000 B of 1000 B\n',
+      'upload a.png: operation op_1 running\\u001b[2J\n',
+    ]);
   });
 });

@@ -1,7 +1,9 @@
-// A progress line on stderr for uploads and waits: redrawn in place on a terminal, or (forced with
+// A progress line on stderr for uploads and waits (server text in it, such as an operation's
+// state, is escaped like all output): redrawn in place on a terminal, or (forced with
 // --progress when stderr is not one) a plain line at each quarter. A few lines of our own: a
 // library would bring more than one bar on one stream needs.
 import type { UploadProgress } from '../client/marquee-client';
+import { escapeUnsafe } from '../contract/untrusted-text';
 import { formatBytes } from './output';
 
 /** Redraws at most this often, so a fast upload does not spend its time painting. */
@@ -38,9 +40,9 @@ export function createProgress(stream: NodeJS.WriteStream, label: string, intera
       if (!force && now - lastDraw < REDRAW_INTERVAL_MS) return;
       lastDraw = now;
       const columns = stream.columns ?? 80;
-      stream.write(`\r\x1b[2K${text.slice(0, Math.max(10, columns - 1))}`);
+      stream.write(`\r\x1b[2K${escapeUnsafe(text).slice(0, Math.max(10, columns - 1))}`);
       drawn = true;
-    } else stream.write(`${text}\n`);
+    } else stream.write(`${escapeUnsafe(text)}\n`);
   };
   return {
     update({ stage, sent, total, operation }) {

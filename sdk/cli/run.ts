@@ -7,7 +7,7 @@ import { GROUPS, type CommandContext, type CommandSpec, type OptionSpec } from '
 import { API_URL_ENV, ConfigFile, configPathFrom, DEFAULT_API_URL, normalizeApiUrl } from './config-file';
 import { ensureEnrolled, terminalPrompt } from './enrollment';
 import { EXIT, failureOf, type ErrorReport } from './exit-codes';
-import { escapeUnsafeInJson } from '../contract/untrusted-text';
+import { escapeUnsafe, escapeUnsafeInJson } from '../contract/untrusted-text';
 import { envelopeText, renderError, shown, type Envelope } from './output';
 import { createProgress, silentProgress } from './progress';
 import { CLI_VERSION } from './version';
@@ -210,8 +210,9 @@ export async function runCli(
   const { spec, command, args } = selected;
   const globals = command.optsWithGlobals<GlobalOptions & Record<string, unknown>>();
   const quiet = globals.quiet === true;
+  // Notes may quote the server (a project name, a problem code): the untrusted-text rule applies.
   const note = (text: string) => {
-    if (!quiet) io.stderr.write(`${text}\n`);
+    if (!quiet) io.stderr.write(`${escapeUnsafe(text)}\n`);
   };
   const serverDates: { serverMs: number; localMs: number }[] = [];
 
@@ -231,9 +232,7 @@ export async function runCli(
     };
     const onRetry = (retry: RetryNotice) => {
       const why =
-        retry.reason === 'network'
-          ? 'got no answer'
-          : `answered ${retry.problem?.status} ${shown(retry.problem?.code ?? '')}`;
+        retry.reason === 'network' ? 'got no answer' : `answered ${retry.problem?.status} ${retry.problem?.code ?? ''}`;
       note(`${retry.label} ${why}; retrying in ${Math.max(1, Math.round(retry.delayMs / 1000))} s`);
     };
     const makeClient = (token?: string): MarqueeClient =>
