@@ -729,6 +729,7 @@ describe('usage and the network', () => {
       fails(['screen', 'show'], 2, 'usage'),
       fails(['screen', 'archive', 'scr_x', '--if-match', 'abc'], 2, 'usage'),
       run(['--help']),
+      fails(['screen'], 2, 'usage'),
     ]);
     expect(unknown.detail).toMatch(/frobnicate/);
     expect(help.code).toBe(0);

@@ -197,8 +197,9 @@ export async function runCli(
     if (!(error instanceof CommanderError)) throw error;
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0)
       return EXIT.ok;
-    if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return EXIT.usage;
-    const detail = error.message.replace(/^error: /, '');
+    // `commander.help`: a group named without a command (`marquee screen`); its help went to stderr.
+    const detail =
+      error.code === 'commander.help' ? 'name a command; see marquee --help' : error.message.replace(/^error: /, '');
     return json ? fail({ code: 'usage', detail }, EXIT.usage) : EXIT.usage;
   }
   if (!selected) {
