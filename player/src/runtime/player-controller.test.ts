@@ -383,3 +383,31 @@ describe('the offline store and the screen it belongs to', () => {
     controller.destroy();
   });
 });
+
+describe('the controller when the manifest changes while it is reading it', () => {
+  it('reads it once more after the fetch in flight, so the change is not left for the next poll', async () => {
+    let release: () => void = () => undefined;
+    let manifestCalls = 0;
+    const runtime = fakeRuntime(0, {
+      'GET /runtime/v1/manifest': async () => {
+        manifestCalls += 1;
+        if (manifestCalls === 1) {
+          // The first read was answered before the change landed; it arrives late.
+          await new Promise<void>((resolve) => (release = resolve));
+          return Response.json(manifestFixture(), { headers: { etag: '"m1"' } });
+        }
+        return Response.json(manifestFixture({ screenLabel: 'Lobby (renamed)' }), { headers: { etag: '"m2"' } });
+      },
+    });
+    const { controller, store } = controllerWith(runtime);
+    const first = controller.fetchManifest();
+    await vi.waitFor(() => expect(manifestCalls).toBe(1));
+    // screen.manifest_changed arrives while the first read is in flight.
+    const second = controller.fetchManifest();
+    release();
+    await Promise.all([first, second]);
+    expect(manifestCalls).toBe(2);
+    expect(store.getState().manifest?.screenLabel).toBe('Lobby (renamed)');
+    controller.destroy();
+  });
+});

@@ -72,6 +72,8 @@ export class PlayerController {
   /** Manifest fetches that failed in a row: the next is scheduled with backoff and jitter. */
   private manifestFailures = 0;
   private fetching: Promise<void> | null = null;
+  /** A fetch was asked for while one was in flight: that one may have read the manifest before the change. */
+  private fetchAgain = false;
   private reported = new Set<string>();
   /** The screen whose manifest and media this device holds (from disk or played since). */
   private heldScreenId: string | undefined;
@@ -210,9 +212,27 @@ export class PlayerController {
     return session;
   }
 
-  /** Fetches the manifest (once at a time); a fresh one goes to the engine. */
+  /**
+   * Fetches the manifest (once at a time); a fresh one goes to the engine. Asked again while a
+   * fetch is in flight, it fetches once more after it: the change that prompted the second ask
+   * may have landed after the first read (a missed change would wait for the next poll).
+   */
   fetchManifest(): Promise<void> {
-    this.fetching ??= this.doFetchManifest().finally(() => (this.fetching = null));
+    if (this.fetching) {
+      this.fetchAgain = true;
+      return this.fetching;
+    }
+    const run = async (): Promise<void> => {
+      try {
+        do {
+          this.fetchAgain = false;
+          await this.doFetchManifest();
+        } while (this.fetchAgain && !this.stop.signal.aborted);
+      } finally {
+        this.fetching = null;
+      }
+    };
+    this.fetching = run();
     return this.fetching;
   }
 
