@@ -253,7 +253,12 @@ export function mediaUploadRunner(services: Services): OperationRunner {
             resource: { type: 'media', id: media.id },
             operationId: op.id,
             requestId: op.request_id ?? undefined,
-            details: { kind: media.kind, content_type: media.content_type, bytes: media.bytes, tag: media.tag },
+            details: {
+              kind: media.kind,
+              content_type: media.content_type as MediaContentType,
+              bytes: media.bytes,
+              tag: media.tag,
+            },
           },
           now,
         );

@@ -1,5 +1,6 @@
 // Screens on the control plane: list, read, patch, and the lifecycle of the spec's Screen table
 // (archive, unarchive, delete, public-id rotate, credential revoke) plus reload.
+import type { ManifestChangeReason } from '../../sdk/contract/event-types';
 import { ScreenListQuery, ScreenPatch, type ScreenList, type ScreenReloadAccepted } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import { accountBearer, anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
@@ -69,7 +70,7 @@ export const patchScreen = mutation(
     ctx.checkRevision(before.revision);
     const patch = ctx.body;
     const change: ScreenChange & { set: NonNullable<ScreenChange['set']> } = { set: {}, changes: [] };
-    let remint: string | undefined;
+    let remint: ManifestChangeReason | undefined;
 
     // Only what differs from the screen is written: a field sent with its current value changes
     // nothing, and a PATCH that changes nothing bumps nothing (no hidden revision bumps).
@@ -154,7 +155,6 @@ export const archiveScreen = transition({ auth: projectBearer, mode: 'optional' 
       lifecycle: {
         type: 'screen.archived',
         message: 'screen archived: hidden from the default list, glass darkened',
-        runtime: true,
       },
       remint: 'archived',
     },
@@ -176,7 +176,6 @@ export const unarchiveScreen = transition({ auth: projectBearer, mode: 'optional
       lifecycle: {
         type: 'screen.unarchived',
         message: 'screen unarchived: listed again, normal manifest reminted',
-        runtime: true,
       },
       remint: 'unarchived',
     },
@@ -198,7 +197,6 @@ export const rotatePublicId = transition({ auth: anyBearer, mode: 'required-in-A
       lifecycle: {
         type: 'screen.public_id_rotated',
         message: 'public URL rotated; runtime sessions invalidated, device credential kept',
-        runtime: true,
       },
     },
     ctx.now,
@@ -240,7 +238,6 @@ async function signalRegrant(ctx: AnyContext, work: Work, screen: ScreenTable): 
     {
       tenantId: screen.tenant_id,
       screenId: screen.id,
-      runtime: true,
       type: 'screen.manifest_changed',
       message: 'grants reissued at a new content-access generation',
       resource: { type: 'screen', id: screen.id },
@@ -289,7 +286,6 @@ export const deleteScreen = mutation(
         lifecycle: {
           type: 'screen.deleted',
           message: 'screen deleted; its cookies and runtime grants are revoked',
-          runtime: true,
         },
       },
       ctx.now,
@@ -336,7 +332,6 @@ export const reloadScreen = mutation(
       {
         tenantId: screen.tenant_id,
         screenId: screen.id,
-        runtime: true,
         type: 'player.reload',
         message: 'reload requested',
         resource: { type: 'screen', id: screen.id },

@@ -1,5 +1,6 @@
 // Screens: lookups, the public view, and the one way a screen changes (revision by exactly one,
 // its events, and a reminted manifest when what the player must show changes).
+import type { ManifestChangeReason } from '../../sdk/contract/event-types';
 import type { Screen, ScreenState } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import type { EventLog } from '../events/event-log';
@@ -95,7 +96,13 @@ export async function viewOf(services: Services, db: Db | Tx, row: ScreenTable):
 export async function createScreen(
   services: Services,
   work: Work,
-  input: { tenantId: string; label: string; now: number; event: { type: string; message: string }; requestId?: string },
+  input: {
+    tenantId: string;
+    label: string;
+    now: number;
+    event: { type: 'screen.paired' | 'screen.provisioned'; message: string };
+    requestId?: string;
+  },
 ): Promise<ScreenTable> {
   await admitScreen(work.db, input.tenantId);
   const row: ScreenTable = {
@@ -134,6 +141,16 @@ export async function createScreen(
   return row;
 }
 
+/** Events of a screen's lifecycle transitions (their details: the revision and state after it). */
+export type ScreenLifecycleType =
+  | 'screen.activated'
+  | 'screen.player_bound'
+  | 'screen.archived'
+  | 'screen.unarchived'
+  | 'screen.public_id_rotated'
+  | 'screen.credential_revoked'
+  | 'screen.deleted';
+
 export interface ScreenChange {
   /** Column values to write (besides revision, manifest_revision and updated_at). */
   set?: Partial<
@@ -147,11 +164,11 @@ export interface ScreenChange {
   /** The new tag set, when it changed (written to screen_tags; `details.tags`). */
   tags?: string[];
   /** Set when what the player must show changed: bumps manifest_revision, appends screen.manifest_changed. */
-  remint?: string;
+  remint?: ManifestChangeReason;
   /** Every grant must be reissued: bumps content_access_generation. */
   regrant?: boolean;
   /** The lifecycle event the screen table names (screen.archived, ...), appended after screen.updated. */
-  lifecycle?: { type: string; message: string; runtime?: boolean };
+  lifecycle?: { type: ScreenLifecycleType; message: string };
 }
 
 /**
@@ -255,7 +272,6 @@ export async function changeScreen(
         ...base,
         type: change.lifecycle.type,
         message: change.lifecycle.message,
-        runtime: change.lifecycle.runtime,
         details: { revision: after.revision, state: after.state },
       },
       now,
@@ -269,7 +285,7 @@ async function appendManifestChanged(
   events: EventLog,
   work: Work,
   screen: ScreenTable,
-  reason: string,
+  reason: ManifestChangeReason,
   now: number,
   requestId?: string,
 ): Promise<void> {
@@ -278,7 +294,6 @@ async function appendManifestChanged(
     {
       tenantId: screen.tenant_id,
       screenId: screen.id,
-      runtime: true,
       type: 'screen.manifest_changed',
       message: `the screen's manifest changed (${reason})`,
       resource: { type: 'screen', id: screen.id },
@@ -301,7 +316,7 @@ export async function remintManifest(
   events: EventLog,
   work: Work,
   screen: ScreenTable,
-  reason: string,
+  reason: ManifestChangeReason,
   now: number,
   requestId?: string,
 ): Promise<void> {
