@@ -6,7 +6,7 @@ import { backoffDelay, type EventStream } from '../../../sdk/sse/event-stream-cl
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import type { RuntimeSession } from '../../../sdk/contract/screens';
 import { parseRuntimeEvent, type RuntimeEvent } from '../../../sdk/contract/event-types';
-import { parseRuntimeManifest } from '../../../sdk/contract/manifest';
+import { isPlacementOf, parseRuntimeManifest } from '../../../sdk/contract/manifest';
 import type { PlayerConfig } from '../config/player-config';
 import { forgetAllMedia, recordAndEvict } from '../offline/media-cache';
 import { storableManifest, type PlayerDatabase } from '../offline/player-database';
@@ -53,8 +53,8 @@ export function manifestRefreshDelay(manifest: RuntimeManifest, now: number): nu
   let earliest = now + MANIFEST_POLL_MS;
   for (const page of manifest.pages) {
     for (const placement of page.placements) {
-      if (placement.content.type !== 'application') continue;
-      const expires = Date.parse((placement as { capabilityExpiresAt: string }).capabilityExpiresAt);
+      if (!isPlacementOf(placement, 'application')) continue;
+      const expires = Date.parse(placement.capabilityExpiresAt);
       if (Number.isFinite(expires)) earliest = Math.min(earliest, expires - CAPABILITY_REFRESH_MARGIN_MS);
     }
   }
@@ -327,7 +327,7 @@ export class PlayerController {
       activeRevision: manifest.manifestRevision,
       onGlass: {
         pages: manifest.pages.length,
-        darkened: (manifest as { darkened?: boolean }).darkened === true,
+        darkened: manifest.darkened === true,
         screenLabel: manifest.screenLabel,
       },
     });
