@@ -15,7 +15,7 @@ import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
 import { fetchMetadataOf } from '../release-host/fetch-metadata';
 import { contentFetchConflict } from './content-fetch-metadata';
 import type { ByteBudget, EgressReservation } from './egress-budgets';
-import { grantedManifest, inManifest } from './manifest-store';
+import { grantedManifest, inManifest } from '../manifests/manifest-store';
 import { egressOf } from './runtime-services';
 
 /** spec: runtime delivery records completed bytes as egress, like the media export does. */

@@ -7,8 +7,8 @@ import { placementOf, WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/man
 import { imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
 import { CookieJar, randomKey, type RequestOptions } from '../testing/harness';
 import { EGRESS_LIMITS } from './egress-budgets';
-import { manifestRevisionId } from './manifest-ids';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { manifestRevisionId } from '../manifests/manifest-ids';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 import {
   PACKAGE_PENDING_RETRY_AFTER_S,
   packageBuilds,

@@ -3,7 +3,7 @@ import { placementOf } from '../../sdk/contract/manifest';
 import { CookieJar, randomKey } from '../testing/harness';
 import { LAUNCH_TICKET_TTL_MS } from '../release-host/launch-tickets';
 import { RELEASE_GRANT_COOKIE } from '../release-host/release-grant-cookie';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 import {
   activate,
   anonymousPlayer,

@@ -10,7 +10,7 @@ import { canvas, changeMedia, iframePlacement, imageDoc, imagePlacement, page } 
 import { releaseHostLabel } from '../release-host/host-label';
 import { randomKey } from '../testing/harness';
 import { CAPABILITY_REFRESH_WINDOW_MS } from './manifest.routes';
-import { manifestGrantId, manifestRevisionId } from './manifest-ids';
+import { manifestGrantId, manifestRevisionId } from '../manifests/manifest-ids';
 import { PLACEMENT_CAPABILITY_TTL_MS } from './placement-capability';
 import {
   anonymousPlayer,

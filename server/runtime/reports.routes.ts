@@ -21,8 +21,13 @@ import { pairedRuntimeCookie, type RuntimePrincipal } from '../pairing/pairing.a
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import type { Work } from '../store/store';
 import { utcDay } from '../tenants/credits';
-import { manifestRevisionId, manifestRevisionOf } from './manifest-ids';
-import { findManifest, inManifest, SUPERSEDED_MANIFEST_GRACE_MS, type ManifestRecord } from './manifest-store';
+import { manifestRevisionId, manifestRevisionOf } from '../manifests/manifest-ids';
+import {
+  findManifest,
+  inManifest,
+  SUPERSEDED_MANIFEST_GRACE_MS,
+  type ManifestRecord,
+} from '../manifests/manifest-store';
 
 const REPORTS_PER_SCREEN_PER_MINUTE = 120; // reference contract: runtime-report 120 a minute
 /** A report is a small JSON document; its context is stored with the event. */

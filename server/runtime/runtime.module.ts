@@ -4,7 +4,7 @@ import { pruneKv } from '../kv/kv';
 import { setScreenPresence } from '../screens/screens';
 import type { Services } from '../services';
 import { withActiveGrants } from './active-references';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 import { presenceOf } from './runtime-services';
 
 /** Superseded manifests nobody shows are kept a day past their grace (support, late reports), then pruned. */

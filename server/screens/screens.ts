@@ -10,7 +10,7 @@ import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
-import { resolveEffectivePlaylist } from './effective-playlist';
+import { resolveEffectivePlaylist } from '../manifests/effective-playlist';
 import type { ScreenTable } from './screens.tables';
 
 /** spec: a deleted screen's tombstone is kept at least 90 days. */

@@ -10,7 +10,7 @@ import {
 } from '../applications/release-package';
 import { problem } from '../problem';
 import { releaseOriginOf } from '../release-host/host-label';
-import { resolveEffectivePlaylist } from '../screens/effective-playlist';
+import { resolveEffectivePlaylist } from './effective-playlist';
 import type { ScreenTable } from '../screens/screens.tables';
 import type { Services } from '../services';
 import { json, type Db, type Tx } from '../store/store';
@@ -25,7 +25,7 @@ import {
   type StoredManifest,
 } from './manifest-compose';
 import { manifestRevisionOf } from './manifest-ids';
-import type { ManifestContentKind } from './runtime.tables';
+import type { ManifestContentKind } from '../runtime/runtime.tables';
 
 /** A superseded revision keeps its grants this long: players fetch, preload and switch meanwhile. */
 export const SUPERSEDED_MANIFEST_GRACE_MS = 10 * 60_000;

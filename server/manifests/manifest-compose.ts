@@ -34,7 +34,7 @@ import {
 } from '../../sdk/contract/playlist';
 import { isoTime } from '../clock';
 import { manifestGrantId, manifestRevisionId } from './manifest-ids';
-import type { ManifestContentKind } from './runtime.tables';
+import type { ManifestContentKind } from '../runtime/runtime.tables';
 
 // ---- The stored document: the wire manifest minus what depends on generation, session and origin.
 
