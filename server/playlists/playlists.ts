@@ -5,7 +5,7 @@ import { problem, type FieldError } from '../problem';
 import { newId } from '../keys';
 import type { MediaChange } from '../references';
 import type { Services } from '../services';
-import { remintManifest, screensShowing } from '../screens/screens';
+import { playlistsChanged } from '../manifests/remint';
 import { json, type Db, type Tx, type Work } from '../store/store';
 import {
   contentNeeds,
@@ -305,9 +305,15 @@ export async function replacePlaylist(
   // Only a change of what screens are served (pages, soundtrack) is a new manifest: a rename or a
   // rewrite that resolves to the same document keeps the manifests on glass (no refetch, no swap).
   if (after.document !== before.document) {
-    for (const screen of await screensShowing(work.db, after.tenant_id, [after.id], now)) {
-      await remintManifest(services.events, work, screen, 'playlist_updated', now, input.requestId);
-    }
+    await playlistsChanged(
+      services.events,
+      work,
+      after.tenant_id,
+      [after.id],
+      'playlist_updated',
+      now,
+      input.requestId,
+    );
   }
   return after;
 }
@@ -423,8 +429,6 @@ export async function rematerialize(
     if (document !== row.document) remint.push(row.id);
     changed.push(row.id);
   }
-  for (const screen of await screensShowing(work.db, tenantId, remint, now)) {
-    await remintManifest(services.events, work, screen, 'playlist_rematerialized', now);
-  }
+  await playlistsChanged(services.events, work, tenantId, remint, 'playlist_rematerialized', now);
   return changed;
 }

@@ -1,6 +1,5 @@
 // Screens on the control plane: list, read, patch, and the lifecycle of the spec's Screen table
 // (archive, unarchive, delete, public-id rotate, credential revoke) plus reload.
-import type { ManifestChangeReason } from '../../sdk/contract/event-types';
 import { ScreenListQuery, ScreenPatch, type ScreenList, type ScreenReloadAccepted } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import { accountBearer, anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
@@ -11,13 +10,13 @@ import {
   mutation,
   query,
   reply,
-  type AnyContext,
   type Authenticator,
   type Mode,
   type RequestContext,
 } from '../http/route';
 import { newId } from '../keys';
 import { revokeDevices, revokeRuntimeSessions } from '../pairing/pairing';
+import { contentAccessRegranted } from '../manifests/remint';
 import { checkAssignable } from '../playlists/playlists';
 import { admitScreen, releaseScreen } from '../tenants/tenants';
 import { changeScreen, findScreen, newPublicId, screenView, tagsOf, viewOf, type ScreenChange } from './screens';
@@ -70,7 +69,6 @@ export const patchScreen = mutation(
     ctx.checkRevision(before.revision);
     const patch = ctx.body;
     const change: ScreenChange & { set: NonNullable<ScreenChange['set']> } = { set: {}, changes: [] };
-    let remint: ManifestChangeReason | undefined;
 
     // Only what differs from the screen is written: a field sent with its current value changes
     // nothing, and a PATCH that changes nothing bumps nothing (no hidden revision bumps).
@@ -92,7 +90,6 @@ export const patchScreen = mutation(
       }
       change.set.timezone = patch.timezone;
       change.changes.push('timezone');
-      remint = 'timezone_changed';
     }
     if (patch.playlist_id !== undefined && patch.playlist_id !== before.playlist_id) {
       change.set.playlist_id = patch.playlist_id;
@@ -105,7 +102,6 @@ export const patchScreen = mutation(
           change.set.timezone ?? before.timezone,
           'playlist_id',
         );
-      remint = 'playlist_assigned';
     }
     if (patch.tags !== undefined) {
       const tags = [...patch.tags].sort();
@@ -117,8 +113,7 @@ export const patchScreen = mutation(
     }
     if (change.changes.length === 0)
       return reply.ok(await viewOf(ctx.services, work.db, before), { revision: before.revision });
-    // An archived screen shows dark glass whatever its settings: its manifest is reminted on unarchive.
-    if (remint && before.state !== 'archived') change.remint = remint;
+    // Whether the player gets a new manifest is manifests/' rule (remint.ts), not this route's.
     const after = await changeScreen(ctx.services.events, work, before, change, ctx.now, ctx.requestId);
     return reply.ok(await viewOf(ctx.services, work.db, after), { revision: after.revision });
   },
@@ -156,7 +151,6 @@ export const archiveScreen = transition({ auth: projectBearer, mode: 'optional' 
         type: 'screen.archived',
         message: 'screen archived: hidden from the default list, glass darkened',
       },
-      remint: 'archived',
     },
     ctx.now,
     ctx.requestId,
@@ -177,7 +171,6 @@ export const unarchiveScreen = transition({ auth: projectBearer, mode: 'optional
         type: 'screen.unarchived',
         message: 'screen unarchived: listed again, normal manifest reminted',
       },
-      remint: 'unarchived',
     },
     ctx.now,
     ctx.requestId,
@@ -202,7 +195,7 @@ export const rotatePublicId = transition({ auth: anyBearer, mode: 'required-in-A
     ctx.now,
     ctx.requestId,
   );
-  await signalRegrant(ctx, work, after);
+  await contentAccessRegranted(ctx.services.events, work, after, ctx.now, ctx.requestId);
   return after;
 });
 
@@ -224,33 +217,9 @@ export const revokeCredential = transition({ auth: accountBearer, mode: 'require
     ctx.now,
     ctx.requestId,
   );
-  await signalRegrant(ctx, work, after);
+  await contentAccessRegranted(ctx.services.events, work, after, ctx.now, ctx.requestId);
   return after;
 });
-
-/**
- * spec: after a rotation "live grants are reissued at the new generation for the unchanged manifest
- * revision": the manifest revision stays, players are told to fetch the manifest again.
- */
-async function signalRegrant(ctx: AnyContext, work: Work, screen: ScreenTable): Promise<void> {
-  await ctx.services.events.append(
-    work,
-    {
-      tenantId: screen.tenant_id,
-      screenId: screen.id,
-      type: 'screen.manifest_changed',
-      message: 'grants reissued at a new content-access generation',
-      resource: { type: 'screen', id: screen.id },
-      details: {
-        manifest_revision: screen.manifest_revision,
-        content_access_generation: screen.content_access_generation,
-        reason: 'content_access_regranted',
-      },
-      requestId: ctx.requestId,
-    },
-    ctx.now,
-  );
-}
 
 export const deleteScreen = mutation(
   {

@@ -1,16 +1,15 @@
 // Screens: lookups, the public view, and the one way a screen changes (revision by exactly one,
-// its events, and a reminted manifest when what the player must show changes).
-import type { ManifestChangeReason } from '../../sdk/contract/event-types';
+// its events, and a report to manifests/, which remints when what the player must show changed).
 import type { Screen, ScreenState } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
-import type { EventLog } from '../events/event-log';
+import type { EventLog, NewEvent } from '../events/event-log';
 import { problem } from '../problem';
 import { newId, randomToken } from '../keys';
 import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
-import { resolveEffectivePlaylist } from '../manifests/effective-playlist';
+import { screenChanged } from '../manifests/remint';
 import type { ScreenTable } from './screens.tables';
 
 /** spec: a deleted screen's tombstone is kept at least 90 days. */
@@ -163,8 +162,6 @@ export interface ScreenChange {
   changes: string[];
   /** The new tag set, when it changed (written to screen_tags; `details.tags`). */
   tags?: string[];
-  /** Set when what the player must show changed: bumps manifest_revision, appends screen.manifest_changed. */
-  remint?: ManifestChangeReason;
   /** Every grant must be reissued: bumps content_access_generation. */
   regrant?: boolean;
   /** The lifecycle event the screen table names (screen.archived, ...), appended after screen.updated. */
@@ -173,7 +170,8 @@ export interface ScreenChange {
 
 /**
  * The one way a screen mutates: revision + 1 (no hidden bumps), screen.updated, the lifecycle
- * event, and, when the player must show something else, a new manifest revision signalled to it.
+ * event, and the change reported to manifests/ (a new manifest revision when the remint rule says
+ * the player must show something else).
  */
 export async function changeScreen(
   events: EventLog,
@@ -187,7 +185,6 @@ export async function changeScreen(
     ...before,
     ...change.set,
     revision: before.revision + 1,
-    manifest_revision: before.manifest_revision + (change.remint ? 1 : 0),
     content_access_generation: before.content_access_generation + (change.regrant ? 1 : 0),
     updated_at: now,
   };
@@ -203,7 +200,6 @@ export async function changeScreen(
       archived_at: after.archived_at,
       deleted_at: after.deleted_at,
       revision: after.revision,
-      manifest_revision: after.manifest_revision,
       content_access_generation: after.content_access_generation,
       updated_at: now,
     })
@@ -255,109 +251,24 @@ export async function changeScreen(
     resource: { type: 'screen', id: before.id },
     requestId,
   };
-  await events.append(
-    work,
+  const changed: NewEvent[] = [
     {
       ...base,
       type: 'screen.updated',
       message: `screen ${change.changes.join(', ')} changed`,
       details: { revision: after.revision, changes: change.changes, ...(change.tags ? { tags: change.tags } : {}) },
     },
-    now,
-  );
+  ];
   if (change.lifecycle) {
-    await events.append(
-      work,
-      {
-        ...base,
-        type: change.lifecycle.type,
-        message: change.lifecycle.message,
-        details: { revision: after.revision, state: after.state },
-      },
-      now,
-    );
+    changed.push({
+      ...base,
+      type: change.lifecycle.type,
+      message: change.lifecycle.message,
+      details: { revision: after.revision, state: after.state },
+    });
   }
-  if (change.remint) await appendManifestChanged(events, work, after, change.remint, now, requestId);
-  return after;
-}
-
-async function appendManifestChanged(
-  events: EventLog,
-  work: Work,
-  screen: ScreenTable,
-  reason: ManifestChangeReason,
-  now: number,
-  requestId?: string,
-): Promise<void> {
-  await events.append(
-    work,
-    {
-      tenantId: screen.tenant_id,
-      screenId: screen.id,
-      type: 'screen.manifest_changed',
-      message: `the screen's manifest changed (${reason})`,
-      resource: { type: 'screen', id: screen.id },
-      details: {
-        manifest_revision: screen.manifest_revision,
-        content_access_generation: screen.content_access_generation,
-        reason,
-      },
-      requestId,
-    },
-    now,
-  );
-}
-
-/**
- * Signals a new manifest without a screen mutation: the content of the playlist the screen shows
- * changed (an update, a re-resolution). The screen revision stays; manifest_revision moves.
- */
-export async function remintManifest(
-  events: EventLog,
-  work: Work,
-  screen: ScreenTable,
-  reason: ManifestChangeReason,
-  now: number,
-  requestId?: string,
-): Promise<void> {
-  const after = { ...screen, manifest_revision: screen.manifest_revision + 1 };
-  await work.db
-    .updateTable('screens')
-    .set({ manifest_revision: after.manifest_revision })
-    .where('id', '=', screen.id)
-    .execute();
-  await appendManifestChanged(events, work, after, reason, now, requestId);
-}
-
-/** Live (not archived, not deleted) screens whose effective playlist is one of these. */
-export async function screensShowing(
-  db: Db | Tx,
-  tenantId: string,
-  playlistIds: string[],
-  now: number,
-): Promise<ScreenTable[]> {
-  if (playlistIds.length === 0) return [];
-  const candidates = await db
-    .selectFrom('screens')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('state', 'in', ['pairing_pending', 'active'])
-    .where(
-      'id',
-      'in',
-      db
-        .selectFrom('screen_playlist_references')
-        .select('screen_id')
-        .where('playlist_id', 'in', playlistIds)
-        .where('tenant_id', '=', tenantId),
-    )
-    .orderBy('id')
-    .execute();
-  const showing = new Set(playlistIds);
-  return candidates.filter((s) => {
-    const effective = resolveEffectivePlaylist(s, { now }).playlistId;
-    return effective !== null && effective !== undefined && showing.has(effective);
-  });
+  await events.appendMany(work, changed, now);
+  return { ...after, manifest_revision: await screenChanged(events, work, before, after, now, requestId) };
 }
 
 /** Screens (not deleted) that refer to the playlist in any role: they block its delete. */
