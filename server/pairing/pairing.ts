@@ -240,3 +240,26 @@ export async function revokeDevices(work: Work, screenId: string, now: number): 
     .where('status', '=', 'active')
     .execute();
 }
+
+/** Whether a runtime session still stands: not revoked or expired, its screen not deleted, its generation current. */
+export async function runtimeSessionAlive(db: Db | Tx, sessionId: string, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('runtime_sessions')
+    .innerJoin('screens', 'screens.id', 'runtime_sessions.screen_id')
+    .select([
+      'runtime_sessions.revoked_at',
+      'runtime_sessions.expires_at',
+      'runtime_sessions.content_access_generation',
+      'screens.content_access_generation as screen_generation',
+      'screens.state',
+    ])
+    .where('runtime_sessions.id', '=', sessionId)
+    .executeTakeFirst();
+  return (
+    row !== undefined &&
+    row.revoked_at === null &&
+    row.expires_at > now &&
+    row.state !== 'deleted' &&
+    row.content_access_generation === row.screen_generation
+  );
+}

@@ -6,14 +6,7 @@ import { accountBearer, anyBearer, projectBearer, type TenantPrincipal } from '.
 import { clientIp } from '../http/client-ip';
 import { problem } from '../problem';
 import { admit } from '../http/rate-limit';
-import {
-  mutation,
-  query,
-  reply,
-  type Authenticator,
-  type Mode,
-  type RequestContext,
-} from '../http/route';
+import { mutation, query, reply, type Authenticator, type Mode, type RequestContext } from '../http/route';
 import { newId } from '../keys';
 import { revokeDevices, revokeRuntimeSessions } from '../pairing/pairing';
 import { contentAccessRegranted } from '../manifests/remint';

@@ -271,6 +271,11 @@ export async function changeScreen(
   return { ...after, manifest_revision: await screenChanged(events, work, before, after, now, requestId) };
 }
 
+/** A paired runtime stream of the screen was connected at `now` (the screen's last_online_at). */
+export async function recordLastOnline(db: Db | Tx, screenId: string, now: number): Promise<void> {
+  await db.updateTable('screens').set({ last_online_at: now }).where('id', '=', screenId).execute();
+}
+
 /** Screens (not deleted) that refer to the playlist in any role: they block its delete. */
 export async function screenReferencesTo(
   db: Db | Tx,
