@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../keys';
+import { PlaylistWriteV2 } from '../../sdk/contract/playlist';
 import { findPlaylist, replacePlaylist, resolveForWrite } from '../playlists/playlists';
 import { imageDoc, insertMedia } from '../playlists/content.fixtures';
-import type { ScreenTable } from '../screens/screens.tables';
 import { TestServer } from '../testing/harness';
 import { StatementLog } from '../testing/statement-log';
+import { insertScreensShowing } from './manifests.fixtures';
 import { remintReason, type ScreenShowing } from './remint';
 
 let server: TestServer;
@@ -41,56 +41,20 @@ describe('the remint rule', () => {
   });
 });
 
-/** Screens of the tenant assigned the playlist, written directly (the quota allows 50 through the API). */
-async function screensShowing(tenantId: string, playlistId: string, count: number): Promise<string[]> {
-  const now = server.clock.now();
-  const rows: ScreenTable[] = Array.from({ length: count }, (_, i) => ({
-    id: newId('scr'),
-    tenant_id: tenantId,
-    public_id: newId('pub'),
-    label: `Screen ${i}`,
-    revision: 1,
-    manifest_revision: 1,
-    content_access_generation: 1,
-    state: 'active',
-    playlist_id: playlistId,
-    timezone: null,
-    native_identity: 0,
-    paired_at: now,
-    created_at: now,
-    updated_at: now,
-    archived_at: null,
-    deleted_at: null,
-    last_online_at: null,
-  }));
-  const { db } = server.services.store;
-  await db.insertInto('screens').values(rows).execute();
-  await db
-    .insertInto('screen_playlist_references')
-    .values(
-      rows.map((r) => ({
-        screen_id: r.id,
-        tenant_id: tenantId,
-        playlist_id: playlistId,
-        role: 'assignment' as const,
-        entry_id: '',
-      })),
-    )
-    .execute();
-  return rows.map((r) => r.id);
-}
+const screensShowing = (tenantId: string, playlistId: string, count: number) =>
+  insertScreensShowing(server.services, tenantId, playlistId, count);
 
 /** Replaces the playlist with another image (a new served document) and logs the statements it ran. */
 async function replaceLogged(tenantId: string, playlistId: string): Promise<string[]> {
   const { services } = server;
-  const doc = imageDoc(await insertMedia(server, tenantId), 'Replaced');
+  const doc = PlaylistWriteV2.parse(imageDoc(await insertMedia(server, tenantId), 'Replaced'));
   const log = new StatementLog();
   await services.store.transaction(async (work) => {
     const logged = { ...work, db: work.db.withPlugin(log) };
     const before = await findPlaylist(logged.db, tenantId, playlistId);
-    const resolution = await resolveForWrite(logged.db, tenantId, doc as never);
+    const resolution = await resolveForWrite(logged.db, tenantId, doc);
     log.clear(); // what the replacement writes, not what reading the document took
-    await replacePlaylist(services, logged, before, { doc: doc as never, resolution, now: server.clock.now() });
+    await replacePlaylist(services, logged, before, { doc, resolution, now: server.clock.now() });
   });
   return log.statements;
 }
