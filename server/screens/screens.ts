@@ -292,3 +292,9 @@ export async function screenReferencesTo(
     .orderBy('screen_playlist_references.screen_id')
     .execute();
 }
+
+/** The screen's state, of any tenant (the paired-device cookie already names the screen). */
+export async function screenStateOf(db: Db | Tx, screenId: string): Promise<ScreenTable['state']> {
+  const row = await db.selectFrom('screens').select('state').where('id', '=', screenId).executeTakeFirstOrThrow();
+  return row.state;
+}
