@@ -6,6 +6,7 @@ import { newId } from '../keys';
 import type { MediaChange } from '../references';
 import type { Services } from '../services';
 import { playlistsChanged } from '../manifests/remint';
+import { screenReferencesTo } from '../screens/screens';
 import { json, type Db, type Tx, type Work } from '../store/store';
 import {
   contentNeeds,
@@ -431,4 +432,52 @@ export async function rematerialize(
   }
   await playlistsChanged(services.events, work, tenantId, remint, 'playlist_rematerialized', now);
   return changed;
+}
+
+/** The tenant's playlists (not deleted), oldest first. */
+export async function listPlaylists(db: Db, tenantId: string): Promise<PlaylistTable[]> {
+  return db
+    .selectFrom('playlists')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** A document with visibility rules needs every screen that refers to it to have a timezone. */
+export async function checkScreenTimezones(
+  work: Work,
+  playlist: PlaylistTable,
+  doc: PlaylistDocumentWrite,
+): Promise<void> {
+  const withRule = doc.pages.findIndex((p) => p.visibility !== undefined);
+  if (withRule < 0) return;
+  const screenIds = [
+    ...new Set((await screenReferencesTo(work.db, playlist.tenant_id, playlist.id)).map((r) => r.screen_id)),
+  ];
+  if (screenIds.length === 0) return;
+  const missing = await work.db
+    .selectFrom('screens')
+    .select('id')
+    .where('id', 'in', screenIds)
+    .where('timezone', 'is', null)
+    .orderBy('id')
+    .execute();
+  if (missing.length === 0) return;
+  const names = missing.map((s) => s.id).join(', ');
+  throw problem(
+    'invalid_request',
+    `pages.${withRule}.visibility: screens using this playlist have no timezone (${names}); set their timezone first`,
+    {
+      errors: [
+        {
+          field: `pages.${withRule}.visibility`,
+          code: 'timezone_required',
+          detail: `screens without a timezone use this playlist: ${names}`,
+        },
+      ],
+    },
+  );
 }

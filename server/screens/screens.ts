@@ -1,6 +1,6 @@
 // Screens: lookups, the public view, and the one way a screen changes (revision by exactly one,
 // its events, and a report to manifests/, which remints when what the player must show changed).
-import type { Screen, ScreenState } from '../../sdk/contract/screens';
+import type { Screen, ScreenList, ScreenListQuery, ScreenState } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import type { EventLog, NewEvent } from '../events/event-log';
 import { problem } from '../problem';
@@ -297,4 +297,28 @@ export async function screenReferencesTo(
 export async function screenStateOf(db: Db | Tx, screenId: string): Promise<ScreenTable['state']> {
   const row = await db.selectFrom('screens').select('state').where('id', '=', screenId).executeTakeFirstOrThrow();
   return row.state;
+}
+
+/** The tenant's screens: pairing_pending and active unless a state is asked for, optionally of one tag. */
+export async function screenList(
+  services: Services,
+  db: Db,
+  tenantId: string,
+  query: ScreenListQuery,
+): Promise<ScreenList> {
+  let q = db.selectFrom('screens').selectAll().where('tenant_id', '=', tenantId);
+  q = query.state ? q.where('state', '=', query.state) : q.where('state', 'in', ['pairing_pending', 'active']);
+  if (query.tag) {
+    q = q.where(
+      'id',
+      'in',
+      db.selectFrom('screen_tags').select('screen_id').where('tenant_id', '=', tenantId).where('tag', '=', query.tag),
+    );
+  }
+  const rows = await q.orderBy('created_at').orderBy('id').execute();
+  const tags = await tagsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return { items: rows.map((r) => screenView(services, r, tags.get(r.id)!)) };
 }
