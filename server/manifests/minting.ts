@@ -86,9 +86,12 @@ export class ManifestMinter {
 
 export const minterOf = perServices((services) => new ManifestMinter(services));
 
+const expired = () =>
+  problem('unauthorized', 'the runtime session is expired or revoked; create a new runtime session');
+
 /**
  * The screen's current manifest: read when its revision is minted already (the usual case, no
- * transaction), else minted now by the minter (minting.ts), together with other first fetches.
+ * transaction), else minted by the server's minter together with the other first fetches.
  */
 export async function currentManifest(services: Services, screenId: string): Promise<ManifestRecord> {
   const screen = await services.store.db
@@ -96,14 +99,10 @@ export async function currentManifest(services: Services, screenId: string): Pro
     .select(['id', 'state', 'manifest_revision'])
     .where('id', '=', screenId)
     .executeTakeFirst();
-  if (!screen || screen.state === 'deleted')
-    throw problem('unauthorized', 'the runtime session is expired or revoked; create a new runtime session');
+  if (!screen || screen.state === 'deleted') throw expired();
   const found = await findManifest(services, services.store.db, screen.id, screen.manifest_revision);
   return found ?? minterOf(services).mint(screenId);
 }
-
-const expired = () =>
-  problem('unauthorized', 'the runtime session is expired or revoked; create a new runtime session');
 
 /** What the batch read for composing: playlists by id, and the ready content they name. */
 interface BatchContent {
