@@ -8,7 +8,7 @@ import { TestServer } from '../testing/harness';
 import { EventCursors, type StreamScope } from './cursors';
 import { screenChannel, tenantChannel } from './event-log';
 import { sampleEvent, type SampleEvent } from './event-samples.testing';
-import { serveScreenEventStream, tuneEventStreams } from './event-stream';
+import { serveScreenEventStream } from './event-stream';
 import { StreamReader } from './stream-reader.testing';
 
 // The runtime plane mounts the screen stream behind its cookie; here a test route mounts it behind a bearer.
@@ -41,8 +41,7 @@ beforeAll(async () => {
   server = await TestServer.start({
     clock: new TestClock('2026-11-21T12:00:00Z'),
     extraRoutes,
-    beforeListen: (services) =>
-      tuneEventStreams(services, { heartbeatMs: HEARTBEAT_MS, stallTimeoutMs: STALL_TIMEOUT_MS }),
+    tuning: { eventStreams: { heartbeatMs: HEARTBEAT_MS, stallTimeoutMs: STALL_TIMEOUT_MS } },
   });
   cursors = new EventCursors(server.services.keys);
 });

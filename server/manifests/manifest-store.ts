@@ -2,11 +2,13 @@
 // document is immutable after) and stored revisions, and deciding which revisions still grant
 // content to the screen's player: the newest, any superseded within a grace period, and the one the
 // player activated.
+import { serverCache } from '../caches';
 import { problem } from '../problem';
 import type { Services } from '../services';
 import { json, type Db, type Tx } from '../store/store';
 import type { StoredManifest } from './manifest-compose';
 import { manifestRevisionOf } from './manifest-ids';
+import type { ManifestRecord } from './manifest-minter';
 import type { ManifestContentKind } from '../runtime/runtime.tables';
 
 /** A superseded revision keeps its grants this long: players fetch, preload and switch meanwhile. */
@@ -14,19 +16,10 @@ export const SUPERSEDED_MANIFEST_GRACE_MS = 10 * 60_000;
 /** Parsed stored documents kept in memory (they never change, so the cache is never stale). */
 const PARSED_CACHE_ENTRIES = 1000;
 
-export interface ManifestRecord {
-  screenId: string;
-  revision: number;
-  stored: StoredManifest;
-  hasCapabilities: boolean;
-  supersededAt: number | null;
-}
-
-const parsedByServices = new WeakMap<Services, Map<string, StoredManifest>>();
+const parsedManifests = serverCache('parsed-manifests', () => new Map<string, StoredManifest>());
 
 function parsedDocument(services: Services, screenId: string, revision: number, document: string): StoredManifest {
-  let cache = parsedByServices.get(services);
-  if (!cache) parsedByServices.set(services, (cache = new Map()));
+  const cache = parsedManifests(services);
   const key = `${screenId}\u0000${revision}`;
   let stored = cache.get(key);
   if (!stored) {

@@ -3,20 +3,17 @@
 // docs/decisions.md, "Manifests owned in one place"). Mints are group-committed: the first fetches
 // that arrive together (a fleet's players after one playlist edit) are minted in one transaction,
 // reading each playlist and its content once, with one INSERT per table, instead of one
-// transaction and its commit per screen. Nothing slow runs inside: release packages are built by
+// transaction and its commit per screen (services.minter gathers them: manifest-minter.ts; this
+// file is what one batch does). Nothing slow runs inside: release packages are built by
 // a background queue, and a release without a stored package makes that screen's manifest
 // manifest_degraded until it is there, rather than minting it without the application.
 import { parseRuntimeManifest } from '../../sdk/contract/manifest';
-import {
-  PACKAGE_PENDING_RETRY_AFTER_S,
-  packageBuilds,
-  storedPackages,
-  type ReleaseRef,
-} from '../applications/release-package';
+import type { ReleaseRef } from '../applications/package-builds';
+import { PACKAGE_PENDING_RETRY_AFTER_S, storedPackages } from '../applications/release-package';
 import { problem } from '../problem';
 import { releaseOriginOf } from '../release-host/host-label';
 import type { ScreenTable } from '../screens/screens.tables';
-import { perServices, type Services } from '../services';
+import type { Services } from '../services';
 import { json, type Tx, type Work } from '../store/store';
 import { resolveEffectivePlaylist } from './effective-playlist';
 import {
@@ -29,69 +26,23 @@ import {
   type ServedPlaylist,
   type StoredManifest,
 } from './manifest-compose';
-import { findManifest, type ManifestRecord } from './manifest-store';
+import type { ManifestRecord, MintOutcome } from './manifest-minter';
+import { findManifest } from './manifest-store';
 
 /**
- * Screens one transaction mints at most. A transaction holds the store (SQLite has one writer), so
- * a batch stays short: about a millisecond of composition per screen.
+ * Screens one transaction mints at most (services.minter's batch size). A transaction holds the
+ * store (SQLite has one writer), so a batch stays short: about a millisecond of composition per screen.
  */
 export const MINTS_PER_TRANSACTION = 50;
 /** Rows of one INSERT into runtime_manifest_content (5 parameters a row). */
 const CONTENT_ROWS_PER_STATEMENT = 1000;
-
-type Outcome = { ok: true; record: ManifestRecord } | { ok: false; error: unknown };
-
-interface Waiter {
-  resolve(record: ManifestRecord): void;
-  reject(error: unknown): void;
-}
-
-/** One server's minting queue: requests that arrive while a batch runs go into the next batch. */
-export class ManifestMinter {
-  private readonly waiting = new Map<string, Waiter[]>();
-  private draining: Promise<void> | null = null;
-
-  constructor(private readonly services: Services) {}
-
-  /** The screen's current manifest, minted with whatever other screens are asked for meanwhile. */
-  mint(screenId: string): Promise<ManifestRecord> {
-    return new Promise((resolve, reject) => {
-      const waiters = this.waiting.get(screenId) ?? [];
-      waiters.push({ resolve, reject });
-      this.waiting.set(screenId, waiters);
-      this.draining ??= this.drain().finally(() => (this.draining = null));
-    });
-  }
-
-  private async drain(): Promise<void> {
-    // Let requests that arrived in the same turn join the first batch.
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.waiting.size > 0) {
-      const batch = [...this.waiting.keys()].slice(0, MINTS_PER_TRANSACTION);
-      const waiters = batch.map((id) => [id, this.waiting.get(id)!] as const);
-      for (const id of batch) this.waiting.delete(id);
-      let outcomes: Map<string, Outcome>;
-      try {
-        outcomes = await mintBatch(this.services, batch);
-      } catch (error) {
-        outcomes = new Map(batch.map((id) => [id, { ok: false, error }]));
-      }
-      for (const [id, list] of waiters) {
-        const outcome = outcomes.get(id)!;
-        for (const w of list) outcome.ok ? w.resolve(outcome.record) : w.reject(outcome.error);
-      }
-    }
-  }
-}
-
-export const minterOf = perServices((services) => new ManifestMinter(services));
 
 const expired = () =>
   problem('unauthorized', 'the runtime session is expired or revoked; create a new runtime session');
 
 /**
  * The screen's current manifest: read when its revision is minted already (the usual case, no
- * transaction), else minted by the server's minter together with the other first fetches.
+ * transaction), else minted by services.minter together with the other first fetches.
  */
 export async function currentManifest(services: Services, screenId: string): Promise<ManifestRecord> {
   const screen = await services.store.db
@@ -101,7 +52,7 @@ export async function currentManifest(services: Services, screenId: string): Pro
     .executeTakeFirst();
   if (!screen || screen.state === 'deleted') throw expired();
   const found = await findManifest(services, services.store.db, screen.id, screen.manifest_revision);
-  return found ?? minterOf(services).mint(screenId);
+  return found ?? services.minter.mint(screenId);
 }
 
 /** What the batch read for composing: playlists by id, and the ready content they name. */
@@ -284,9 +235,9 @@ async function store(work: Work, minted: { screen: ScreenTable; composition: Com
  * table. Each screen gets its own outcome (a deleted screen, an unpackaged release or a document
  * that fails its contract fails only that screen).
  */
-async function mintBatch(services: Services, screenIds: string[]): Promise<Map<string, Outcome>> {
+export async function mintBatch(services: Services, screenIds: string[]): Promise<Map<string, MintOutcome>> {
   const now = services.clock.now();
-  const outcomes = new Map<string, Outcome>();
+  const outcomes = new Map<string, MintOutcome>();
   const unpackaged = new Map<string, ReleaseRef[]>();
   await services.store.transaction(async (work) => {
     const screens = await work.db.selectFrom('screens').selectAll().where('id', 'in', screenIds).execute();
@@ -339,7 +290,7 @@ async function mintBatch(services: Services, screenIds: string[]): Promise<Map<s
       outcomes.set(id, record ? { ok: true, record } : { ok: false, error: expired() });
     }
   });
-  const builds = packageBuilds(services);
+  const builds = services.packageBuilds;
   for (const [id, releases] of unpackaged) {
     for (const release of releases) builds.request(release);
     // A package on its way is a matter of seconds; one whose build failed is not retried before a pause.

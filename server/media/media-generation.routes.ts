@@ -5,7 +5,6 @@ import { projectBearer } from '../http/auth';
 import { problem, ProblemError } from '../problem';
 import { endpoint, reply } from '../http/route';
 import { newId } from '../keys';
-import { imageVendorFor } from './image-vendor';
 import { objectKeyOf } from './media';
 import {
   failGeneration,
@@ -30,7 +29,7 @@ export const generateMedia = endpoint(
   },
   async (ctx) => {
     const { services } = ctx;
-    const vendor = imageVendorFor(services.config);
+    const vendor = services.imageVendor;
     if (!vendor)
       throw problem(
         'dependency_unavailable',

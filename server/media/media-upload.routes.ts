@@ -48,7 +48,6 @@ export const declareMediaUpload = mutation(
  * object key, length, content type and expiry. Single use: once the object exists, or while another
  * PUT to it runs, the URL is refused. A transfer that fails stores nothing and leaves it usable.
  */
-const receiving = new Set<string>();
 
 export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
   const { services, req } = ctx;
@@ -89,9 +88,9 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
     throw refuse('invalid_request', `Content-Type must be ${grant.contentType}, the declared type`, 'Content-Type');
   }
 
-  // Claimed before anything awaits, so two PUTs can never both pass the checks below.
-  if (receiving.has(grant.key)) throw refuse('resource_conflict', 'another PUT to this upload URL is in progress');
-  receiving.add(grant.key);
+  // Claimed before anything else awaits, so two PUTs can never both pass the checks below.
+  const unlock = await services.locks.acquire(`signed-put\u0000${grant.key}`, 0);
+  if (!unlock) throw refuse('resource_conflict', 'another PUT to this upload URL is in progress');
   try {
     const open = () => uploadUrlClosed(services.store.db, grant.key);
     const closed = await open();
@@ -131,7 +130,7 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
     }
     return { status: 200, headers: { ETag: `"${stored.sha256}"` } };
   } finally {
-    receiving.delete(grant.key);
+    await unlock();
   }
 });
 

@@ -252,7 +252,7 @@ export const pairScreen = mutation(
   async (ctx, work) => {
     const { rateLimiter } = ctx.services;
     for (const budget of missBudgets(ctx)) {
-      const decision = rateLimiter.peek(budget, ctx.now);
+      const decision = await rateLimiter.peek(budget, ctx.now);
       if (!decision.allowed) {
         throw problem('rate_limited', `too many wrong pairing codes; retry after ${decision.resetSeconds} s`, {
           retryAfter: decision.resetSeconds,
@@ -272,7 +272,7 @@ export const pairScreen = mutation(
       ctx.requestId,
     );
     if (!screen) {
-      for (const budget of missBudgets(ctx)) rateLimiter.take(budget, ctx.now);
+      for (const budget of missBudgets(ctx)) await rateLimiter.take(budget, ctx.now);
       throw problem(
         'not_found',
         'no pairing session with this code is waiting; check the code on the screen (codes expire after ten minutes)',

@@ -8,7 +8,7 @@ import { problem } from '../problem';
 import type { Services } from '../services';
 import { changeScreen, createScreen, publicUrl } from '../screens/screens';
 import type { ScreenTable } from '../screens/screens.tables';
-import { isUniqueViolation, type Db, type Tx, type Work } from '../store/store';
+import type { Db, Tx, Work } from '../store/store';
 import { PAIRED_CAPABILITIES, READ_ONLY_CAPABILITIES } from './pairing.auth';
 import type { PairingSessionTable } from './pairing.tables';
 import {
@@ -72,11 +72,16 @@ export async function startPairingSession(
       claimed_at: null,
       completed_at: null,
     };
-    try {
-      await work.db.insertInto('pairing_sessions').values(session).execute();
-    } catch (error) {
-      if (isUniqueViolation(error) && attempt < 8) continue;
-      throw error;
+    // DO NOTHING rather than catching the violation: on PostgreSQL a failed statement aborts the
+    // whole transaction, so the next attempt could not run in it.
+    const inserted = await work.db
+      .insertInto('pairing_sessions')
+      .values(session)
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows) === 0) {
+      if (attempt < 8) continue;
+      throw new Error('no free pairing code after 9 attempts');
     }
     const value = cookieValues.pairing.seal(services.keys, { s: session.id, e: session.expires_at });
     return { session, cookie: setCookie(PAIRING_COOKIE, value, PAIRING_COOKIE_TTL_MS) };

@@ -19,7 +19,6 @@ import { screenStateOf } from '../screens/screens';
 import { contentFetchConflict } from './content-fetch-metadata';
 import type { ByteBudget, EgressReservation } from './egress-budgets';
 import { grantedManifest, inManifest } from '../manifests/manifest-store';
-import { egressOf } from './runtime-services';
 
 /** spec: runtime delivery records completed bytes as egress, like the media export does. */
 export const RUNTIME_MEDIA_EGRESS = 'runtime_media_delivery';
@@ -97,7 +96,7 @@ const clientBudget = (ctx: ContentContext) => [
 ];
 
 function byteBudgets(ctx: ContentContext): ByteBudget[] {
-  const { limits } = egressOf(ctx.services);
+  const limits = ctx.services.tuning.egressLimits;
   const p = ctx.principal;
   return [
     { name: 'runtime-egress-client', limitBytes: limits.clientBytesPerMinute, windowSeconds: 60, key: p.clientId },
@@ -107,9 +106,9 @@ function byteBudgets(ctx: ContentContext): ByteBudget[] {
 }
 
 /** Reserves the whole response before its first byte, so concurrent requests cannot overrun a budget together. */
-function reserveEgress(ctx: ContentContext, bytes: number): EgressReservation {
+async function reserveEgress(ctx: ContentContext, bytes: number): Promise<EgressReservation> {
   try {
-    return egressOf(ctx.services).budgets.reserve(byteBudgets(ctx), bytes, ctx.now);
+    return await ctx.services.egress.reserve(byteBudgets(ctx), bytes, ctx.now);
   } catch (error) {
     // spec: byte-budget denials carry no RateLimit headers (the request budget's admission added them).
     delete ctx.answerHeaders['RateLimit-Policy'];
@@ -150,10 +149,10 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   }
   const { start, end } = range.kind === 'range' ? range : { start: 0, end: d.bytes - 1 };
   const length = end - start + 1;
-  const reservation = reserveEgress(ctx, req.method === 'HEAD' ? 0 : length);
+  const reservation = await reserveEgress(ctx, req.method === 'HEAD' ? 0 : length);
   let sent = 0;
   // What did not go out (a client that hung up) is given back.
-  res.once('close', () => egressOf(services).budgets.settle(reservation, sent));
+  res.once('close', () => void services.egress.settle(reservation, sent));
 
   res.status(range.kind === 'range' ? 206 : 200);
   res.set({

@@ -12,7 +12,6 @@ import { runtimeSessionAlive } from '../pairing/pairing';
 import { runtimeCookie } from '../pairing/pairing.auth';
 import { recordLastOnline } from '../screens/screens';
 import type { Services } from '../services';
-import { presenceOf } from './runtime-services';
 
 /** Events after which some runtime sessions of the screen are no longer valid. */
 function mayEndSessions(row: EventRow): boolean {
@@ -70,11 +69,10 @@ export const runtimeEvents = eventStream({ auth: runtimeCookie, query: EventStre
   }
   // spec: online means a paired runtime stream is connected; anonymous viewers do not count.
   if (principal.paired && !stream.closed) {
-    const presence = presenceOf(services);
-    presence.connected(principal.screenId);
+    const connection = services.presence.connect(principal.screenId);
     void recordOnline(services, principal.screenId);
     stream.onClose(() => {
-      presence.disconnected(principal.screenId);
+      void connection.then((disconnect) => disconnect());
       void recordOnline(services, principal.screenId);
     });
   }

@@ -10,12 +10,8 @@ import {
   type RuntimeReport,
 } from '../../sdk/contract/runtime';
 import { manifestRevisionId, manifestRevisionOf } from '../manifests/manifest-ids';
-import {
-  findManifest,
-  inManifest,
-  SUPERSEDED_MANIFEST_GRACE_MS,
-  type ManifestRecord,
-} from '../manifests/manifest-store';
+import { findManifest, inManifest, SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
+import type { ManifestRecord } from '../manifests/manifest-minter';
 import { invalidField, problem } from '../problem';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import type { Services } from '../services';

@@ -96,7 +96,7 @@ export const reloadScreen = mutation(
     // tenant's screen id answer not_found and never spend that screen's budget.
     Object.assign(
       ctx.answerHeaders,
-      admit(
+      await admit(
         ctx.services.rateLimiter,
         [
           { name: 'reload-project', limit: RELOADS_PER_PROJECT_PER_MINUTE, windowSeconds: 60, key: screen.tenant_id },

@@ -25,22 +25,6 @@ export function publicUrl(services: Services, publicId: string): string {
   return `${services.config.playOrigin}/s/${publicId}`;
 }
 
-/** Whether a paired runtime event stream of the screen is connected; the runtime plane installs the real one. */
-export interface ScreenPresence {
-  online(screenId: string): boolean;
-}
-
-const offline: ScreenPresence = { online: () => false };
-const presences = new WeakMap<Services, ScreenPresence>();
-
-export function setScreenPresence(services: Services, presence: ScreenPresence): void {
-  presences.set(services, presence);
-}
-
-function presenceOf(services: Services): ScreenPresence {
-  return presences.get(services) ?? offline;
-}
-
 /** A screen that is not deleted, of this tenant; anything else is not_found. */
 export async function findScreen(db: Db | Tx, tenantId: string, id: string): Promise<ScreenTable> {
   const row = await db
@@ -67,7 +51,8 @@ export async function tagsOf(db: Db | Tx, screenIds: string[]): Promise<Map<stri
   return tags;
 }
 
-export function screenView(services: Services, row: ScreenTable, tags: string[]): Screen {
+/** The public view; `online` holds the screens that services.presence reported online. */
+export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet<string>): Screen {
   return {
     id: row.id,
     public_id: row.public_id,
@@ -80,7 +65,7 @@ export function screenView(services: Services, row: ScreenTable, tags: string[])
     ...(row.playlist_id !== null ? { playlist_id: row.playlist_id } : {}),
     ...(row.timezone !== null ? { timezone: row.timezone } : {}),
     tags,
-    online: row.state !== 'deleted' && presenceOf(services).online(row.id),
+    online: row.state !== 'deleted' && online.has(row.id),
     ...(row.last_online_at !== null ? { last_online_at: isoTime(row.last_online_at) } : {}),
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
@@ -88,7 +73,7 @@ export function screenView(services: Services, row: ScreenTable, tags: string[])
 }
 
 export async function viewOf(services: Services, db: Db | Tx, row: ScreenTable): Promise<Screen> {
-  return screenView(services, row, (await tagsOf(db, [row.id])).get(row.id)!);
+  return screenView(row, (await tagsOf(db, [row.id])).get(row.id)!, await services.presence.online([row.id]));
 }
 
 /** Creates a quota-counted pairing_pending screen (pair or provision) and its creation event. */
@@ -320,5 +305,6 @@ export async function screenList(
     db,
     rows.map((r) => r.id),
   );
-  return { items: rows.map((r) => screenView(services, r, tags.get(r.id)!)) };
+  const online = await services.presence.online(rows.map((r) => r.id));
+  return { items: rows.map((r) => screenView(r, tags.get(r.id)!, online)) };
 }
