@@ -21,6 +21,8 @@ import { Keys, loadSecret, newId } from './keys';
 import { Lifecycle } from './lifecycle';
 import { MemoryLocks } from './locks';
 import { createLogger } from './logger';
+import { GroupCommitMinter } from './manifests/manifest-minter';
+import { MINTS_PER_TRANSACTION, mintBatch } from './manifests/minting';
 import { openAiCompatibleVendor, type ImageVendor } from './media/image-vendor';
 import { composeReferences, installers } from './modules';
 import { InProcessNotifier } from './notifier';
@@ -108,6 +110,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     }),
     housekeeping: new Housekeeping(logger),
     packageBuilds: new PackageBuildQueue(clock, logger, (release) => buildReleasePackage(services, release)),
+    minter: new GroupCommitMinter(MINTS_PER_TRANSACTION, (screenIds) => mintBatch(services, screenIds)),
     events,
     bearers: new StoredTenantBearers(store),
     meter: new CreditMeter(store),

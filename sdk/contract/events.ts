@@ -1,5 +1,6 @@
 // Durable events: the record shape of EventList and of every SSE data line, the list query, and the
-// stream-control event types. Shared by the server, the player, the CLI and integrators.
+// stream-control event types. Shared by the server, the player, the CLI and integrators. The types
+// the server emits and their details are in event-types.ts.
 import { z } from 'zod';
 import type { STREAM_RESYNC_REQUIRED } from './stream-control';
 

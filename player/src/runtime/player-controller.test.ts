@@ -196,7 +196,8 @@ describe('the controller on a device with a wrong clock', () => {
       'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
       'GET /runtime/v1/manifest': () => Response.json(manifestFixture(), { headers: { etag: '"m1"' } }),
       'GET /runtime/v1/events': () => {
-        const details = { reload_id: 'rld_1', expires_at: new Date(runtime.serverNow() + 10 * 60_000).toISOString() };
+        const expiresAt = new Date(runtime.serverNow() + 10 * 60_000).toISOString();
+        const details = { reason: 'project', reload_id: 'rld_1', spread_s: 0, expires_at: expiresAt };
         return new Response(
           `event: player.reload\nid: c1\ndata: ${JSON.stringify({ type: 'player.reload', details })}\n\n`,
           { headers: { 'content-type': 'text/event-stream' } },
