@@ -10,7 +10,7 @@ export const CACHES = {
   'runtime-session-query': 'the runtime session query, compiled once (pairing/pairing.auth.ts)',
   'manifest-session-tags':
     "the session's digest in a manifest entity tag, by session; process-wide, as a pure digest is the same for every server (runtime/manifest.routes.ts)",
-  'parsed-manifests': 'stored manifest documents already parsed, by screen and revision (runtime/manifest-store.ts)',
+  'parsed-manifests': 'stored manifest documents already parsed, by screen and revision (manifests/manifest-store.ts)',
   'event-reads': 'live event reads shared by the streams one notification wakes (events/event-stream.ts)',
   'iframe-dns': 'answers of iframe host lookups, for IFRAME_DNS_CACHE_MS (playlists/iframe-hosts.ts)',
 } as const;

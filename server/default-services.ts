@@ -24,6 +24,8 @@ import { createLogger, type Logger } from './logger';
 import type { Mailer } from './mail/mailer';
 import { OutboxMailer } from './mail/outbox-mailer';
 import { SmtpMailer } from './mail/smtp-mailer';
+import { GroupCommitMinter } from './manifests/manifest-minter';
+import { MINTS_PER_TRANSACTION, mintBatch } from './manifests/minting';
 import { PASSWORD_HASH_COST } from './members/passwords';
 import { openAiCompatibleVendor, type ImageVendor } from './media/image-vendor';
 import { composeReferences, installers } from './modules';
@@ -115,6 +117,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     }),
     housekeeping: new Housekeeping(logger),
     packageBuilds: new PackageBuildQueue(clock, logger, (release) => buildReleasePackage(services, release)),
+    minter: new GroupCommitMinter(MINTS_PER_TRANSACTION, (screenIds) => mintBatch(services, screenIds)),
     events,
     bearers: new StoredTenantBearers(store),
     meter: new CreditMeter(store),

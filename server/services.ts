@@ -12,6 +12,7 @@ import type { Keys } from './keys';
 import type { Lifecycle } from './lifecycle';
 import type { Locks } from './locks';
 import type { Logger } from './logger';
+import type { ManifestMinter } from './manifests/manifest-minter';
 import type { ImageVendor } from './media/image-vendor';
 import type { Mailer } from './mail/mailer';
 import type { Notifier } from './notifier';
@@ -60,6 +61,8 @@ export interface Services {
   operations: OperationWorker;
   housekeeping: Housekeeping;
   packageBuilds: PackageBuilds;
+  /** Mints the manifests players ask for first, group-committed (manifests/minting.ts). */
+  minter: ManifestMinter;
   events: EventLog;
 
   // What the HTTP layer and the features ask of other features, composed in modules.ts.

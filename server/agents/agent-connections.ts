@@ -16,7 +16,6 @@ import {
 } from '../../sdk/contract/agents';
 import { CAPABILITY_AREAS, type CapabilityArea } from '../../sdk/contract/tenants';
 import { isoTime } from '../clock';
-import { appendAccessEvent } from '../events/access-events';
 import { newId, randomToken, safeEqual, sha256Hex } from '../keys';
 import type { PersonTable } from '../members/members.tables';
 import { problem } from '../problem';
@@ -204,8 +203,7 @@ export async function approveConnection(
     .executeTakeFirst();
   if (Number(decided.numUpdatedRows) !== 1)
     throw problem('resource_conflict', 'this connection request was decided already');
-  await appendAccessEvent(
-    services,
+  await services.events.append(
     work,
     {
       type: 'agent.connection_approved',

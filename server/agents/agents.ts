@@ -4,7 +4,6 @@
 import type { Agent, AgentSelfStatus } from '../../sdk/contract/agents';
 import type { CapabilityArea } from '../../sdk/contract/tenants';
 import { isoTime } from '../clock';
-import { appendAccessEvent } from '../events/access-events';
 import { credentialStreamsEndChannel } from '../events/event-log';
 import { connectionReady } from '../members/people';
 import { problem } from '../problem';
@@ -136,8 +135,7 @@ export async function activateAgent(
     work.afterCommit(() => services.notifier.publish(connectionChannel(connectionId)));
   }
   const capabilities = await areasOf(work.db, input.credentialId);
-  await appendAccessEvent(
-    services,
+  await services.events.append(
     work,
     {
       type: 'agent.activated',
@@ -194,8 +192,7 @@ export async function disconnectAgent(
     .where('id', '=', input.credentialId)
     .execute();
   await work.db.updateTable('agents').set({ state: 'revoked', revoked_at: now }).where('id', '=', agent.id).execute();
-  await appendAccessEvent(
-    services,
+  await services.events.append(
     work,
     {
       type: 'agent.disconnected',

@@ -146,3 +146,20 @@ export async function buildReleasePackage(services: Services, release: ReleaseRe
   // Deleted while it was built: the delete's file removal may have run before this write.
   if (!recorded) await blobs.deletePrefix(releasePrefix(release.id));
 }
+
+/** The stored package of a ready, live release of the tenant, for protected delivery; undefined otherwise. */
+export async function deliverablePackage(
+  db: Db | Tx,
+  tenantId: string,
+  releaseId: string,
+): Promise<{ id: string; blob_key: string; bytes: number; sha256: string } | undefined> {
+  return db
+    .selectFrom('releases')
+    .innerJoin('release_packages', 'release_packages.release_id', 'releases.id')
+    .select(['releases.id', 'release_packages.blob_key', 'release_packages.bytes', 'release_packages.sha256'])
+    .where('releases.id', '=', releaseId)
+    .where('releases.tenant_id', '=', tenantId)
+    .where('releases.state', '=', 'ready')
+    .where('releases.deleted_at', 'is', null)
+    .executeTakeFirst();
+}

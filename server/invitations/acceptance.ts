@@ -5,7 +5,6 @@
 import crypto from 'node:crypto';
 import type { DashboardSession, InvitationClaim, InvitationNext, SignupEmailVerified } from '../../sdk/contract/people';
 import { isoTime } from '../clock';
-import { appendAccessEvent } from '../events/access-events';
 import { safeEqual, sha256Hex } from '../keys';
 import { sendAfterCommit } from '../mail/mailer';
 import type { PersonTable } from '../members/members.tables';
@@ -118,8 +117,7 @@ export async function acceptInvitation(
     },
     now,
   );
-  await appendAccessEvent(
-    services,
+  await services.events.append(
     work,
     {
       type: 'invitation.accepted',
@@ -132,8 +130,7 @@ export async function acceptInvitation(
     now,
   );
   if (joined) {
-    await appendAccessEvent(
-      services,
+    await services.events.append(
       work,
       {
         type: 'member.joined',

@@ -12,7 +12,6 @@ import type {
 } from '../../sdk/contract/people';
 import { INVITATION_PAGE_SIZE } from '../../sdk/contract/people';
 import { isoTime } from '../clock';
-import { appendAccessEvent } from '../events/access-events';
 import { newId, randomToken, sha256Hex } from '../keys';
 import { sendAfterCommit, type OutgoingMail } from '../mail/mailer';
 import { normalizeEmail } from '../members/people';
@@ -98,14 +97,14 @@ export async function createInvitations(
   if (input.delivery === 'link') {
     const token = randomToken(32);
     const row = await insertInvitation(tx, { ...input, email: null, advertising, token }, now);
-    await recordCreated(services, work, row, false, input.requestId, now);
+    await recordInvitationCreated(services, work, row, { reused: false, requestId: input.requestId }, now);
     items.push({ ...invitationView(row, now), reused: false });
     return { items, link_url: invitationUrl(services.config.dashboardOrigin, token) };
   }
   for (const address of input.emails ?? []) {
     const email = normalizeEmail(address);
     const { row, token, reused } = await issueEmailInvitation(tx, { ...input, email, advertising }, now);
-    await recordCreated(services, work, row, reused, input.requestId, now);
+    await recordInvitationCreated(services, work, row, { reused, requestId: input.requestId }, now);
     sendAfterCommit(work, services, invitationMail(services.config.dashboardOrigin, project.name, row, token));
     items.push({ ...invitationView(row, now), reused });
   }
@@ -177,24 +176,32 @@ export async function issueEmailInvitation(
   return { row, token, reused: false };
 }
 
-async function recordCreated(
+/**
+ * The one writer of `invitation.created`: for a member's request, and for the contact-address rule
+ * (a sign-in reset request reissuing a member invitation, which has no request id of its own).
+ */
+export async function recordInvitationCreated(
   services: Services,
   work: Work,
   row: InvitationTable,
-  reused: boolean,
-  requestId: string,
+  how: { reused: boolean; requestId?: string; contactAddress?: boolean },
   now: number,
 ): Promise<void> {
-  await appendAccessEvent(
-    services,
+  const sent = how.contactAddress ? 'member invitation sent' : `${row.kind} invitation`;
+  const message = how.contactAddress
+    ? `${sent}${how.reused ? ' again' : ''} to the contact address`
+    : how.reused
+      ? `${sent} sent again`
+      : `${sent} created`;
+  await services.events.append(
     work,
     {
       type: 'invitation.created',
       tenantId: row.tenant_id,
-      message: reused ? `${row.kind} invitation sent again` : `${row.kind} invitation created`,
+      message,
       resource: { type: 'invitation', id: row.id },
-      details: { kind: row.kind, delivery: row.delivery, reused },
-      requestId,
+      details: { kind: row.kind, delivery: row.delivery, reused: how.reused },
+      requestId: how.requestId,
     },
     now,
   );
@@ -312,8 +319,7 @@ export async function revokeInvitation(
     .executeTakeFirst();
   if (Number(revoked.numUpdatedRows) !== 1)
     throw problem('invitation_consumed', 'this invitation was accepted; the member it made stays');
-  await appendAccessEvent(
-    services,
+  await services.events.append(
     work,
     {
       type: 'invitation.revoked',

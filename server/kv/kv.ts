@@ -295,7 +295,7 @@ async function appendKvEvent(
   services: Services,
   work: Work,
   writer: KvWriter,
-  type: string,
+  type: 'kv.created' | 'kv.updated' | 'kv.deleted',
   row: KvEntryTable,
   now: number,
 ): Promise<void> {

@@ -5,7 +5,6 @@
 import type { OperatorProject, OperatorProjectList } from '../../sdk/contract/operators';
 import { millicredits } from '../../sdk/contract/billing';
 import { isoTime } from '../clock';
-import { appendAccessEvent } from '../events/access-events';
 import { tenantStreamsEndChannel } from '../events/event-log';
 import { newId, randomToken, sha256Hex } from '../keys';
 import { problem } from '../problem';
@@ -160,8 +159,7 @@ export async function suspendProject(
       .set({ status: 'suspended', updated_at: now })
       .where('id', '=', row.id)
       .execute();
-    await appendAccessEvent(
-      services,
+    await services.events.append(
       work,
       {
         type: 'account.suspended',
@@ -189,8 +187,7 @@ export async function resumeProject(
   const row = await projectRow(work.db, input.id);
   if (row.status === 'suspended') {
     await work.db.updateTable('tenants').set({ status: 'active', updated_at: now }).where('id', '=', row.id).execute();
-    await appendAccessEvent(
-      services,
+    await services.events.append(
       work,
       {
         type: 'account.resumed',
@@ -230,8 +227,7 @@ export async function changePlan(
       .set({ plan: input.plan, capabilities_revision: row.capabilities_revision + 1, updated_at: now })
       .where('id', '=', row.id)
       .execute();
-    await appendAccessEvent(
-      services,
+    await services.events.append(
       work,
       {
         type: 'project.plan_changed',
@@ -261,8 +257,7 @@ export async function grantCredits(
     .where('id', '=', row.id)
     .execute();
   await recordLedger(work.db, row.id, now, 'operator_grant', millis);
-  await appendAccessEvent(
-    services,
+  await services.events.append(
     work,
     {
       type: 'billing.credits_granted',

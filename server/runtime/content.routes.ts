@@ -8,14 +8,17 @@ import { CANONICAL_EXTENSION, type MediaContentType } from '../../sdk/contract/m
 import { WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
 import { problem } from '../problem';
 import { query, type AnyContext, type Authenticator, type Principal, type RequestContext } from '../http/route';
+import { deliverablePackage } from '../applications/release-package';
 import { noneMatch, parseRange } from '../media/byte-range';
 import { recordEgress } from '../media/egress';
+import { deliverableMedia } from '../media/media';
 import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
 import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
 import { fetchMetadataOf } from '../release-host/fetch-metadata';
+import { screenStateOf } from '../screens/screens';
 import { contentFetchConflict } from './content-fetch-metadata';
 import type { ByteBudget, EgressReservation } from './egress-budgets';
-import { grantedManifest, inManifest } from './manifest-store';
+import { grantedManifest, inManifest } from '../manifests/manifest-store';
 
 /** spec: runtime delivery records completed bytes as egress, like the media export does. */
 export const RUNTIME_MEDIA_EGRESS = 'runtime_media_delivery';
@@ -59,17 +62,13 @@ const pairedContent: Authenticator<ContentPrincipal> = {
   async authenticate(ctx) {
     if (readCookie(ctx.req, DEVICE_COOKIE) !== undefined) {
       const d = await deviceCookie.authenticate(ctx);
-      const screen = await ctx.services.store.db
-        .selectFrom('screens')
-        .select('state')
-        .where('id', '=', d.screenId)
-        .executeTakeFirstOrThrow();
+      const screenState = await screenStateOf(ctx.services.store.db, d.screenId);
       return {
         realm: 'device',
         scope: d.scope,
         tenantId: d.tenantId,
         screenId: d.screenId,
-        screenState: screen.state,
+        screenState,
         clientId: d.deviceId,
       };
     }
@@ -224,14 +223,8 @@ function grantedContent(
 export const getManifestMedia = query(
   { auth: runtimeContent, rateLimits: clientBudget },
   grantedContent('media', 'media_id', async (ctx, mediaId) => {
-    const media = await ctx.services.store.db
-      .selectFrom('media')
-      .select(['id', 'content_type', 'bytes', 'sha256', 'blob_key'])
-      .where('id', '=', mediaId)
-      .where('tenant_id', '=', ctx.principal.tenantId)
-      .where('state', '=', 'ready')
-      .executeTakeFirst();
-    if (!media || media.blob_key === null) return undefined;
+    const media = await deliverableMedia(ctx.services.store.db, ctx.principal.tenantId, mediaId);
+    if (!media) return undefined;
     return {
       blobKey: media.blob_key,
       bytes: media.bytes,
@@ -248,15 +241,7 @@ export const getManifestMedia = query(
 export const getManifestPackage = query(
   { auth: pairedContent, rateLimits: clientBudget },
   grantedContent('release', 'release_id', async (ctx, releaseId) => {
-    const pkg = await ctx.services.store.db
-      .selectFrom('releases')
-      .innerJoin('release_packages', 'release_packages.release_id', 'releases.id')
-      .select(['releases.id', 'release_packages.blob_key', 'release_packages.bytes', 'release_packages.sha256'])
-      .where('releases.id', '=', releaseId)
-      .where('releases.tenant_id', '=', ctx.principal.tenantId)
-      .where('releases.state', '=', 'ready')
-      .where('releases.deleted_at', 'is', null)
-      .executeTakeFirst();
+    const pkg = await deliverablePackage(ctx.services.store.db, ctx.principal.tenantId, releaseId);
     if (!pkg) return undefined;
     return {
       blobKey: pkg.blob_key,

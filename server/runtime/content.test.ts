@@ -3,16 +3,12 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  WEBAPP_PACKAGE_CONTENT_TYPE,
-  type RuntimeApplicationPlacement,
-  type RuntimeImagePlacement,
-} from '../../sdk/contract/manifest';
+import { placementOf, WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
 import { imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
 import { CookieJar, randomKey, type RequestOptions } from '../testing/harness';
 import { EGRESS_LIMITS, type EgressLimits } from './egress-budgets';
-import { manifestRevisionId } from './manifest-ids';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { manifestRevisionId } from '../manifests/manifest-ids';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 import { PACKAGE_RETRY_AFTER_FAILURE_MS } from '../applications/package-builds';
 import { PACKAGE_PENDING_RETRY_AFTER_S, packageKey, writeReleasePackage } from '../applications/release-package';
 import {
@@ -403,7 +399,7 @@ describe('application packages', () => {
       }),
     });
     const { manifest } = await validManifest(env.server, p);
-    const placement = manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement;
+    const placement = placementOf(manifest.pages[0]!.placements[0]!, 'application');
     return { p, app, manifest, pkg: placement.content.package };
   }
 
@@ -513,7 +509,7 @@ describe('application packages', () => {
       expect(packageWrites).toHaveLength(2);
       expect(await stored()).toHaveLength(1);
       const { manifest } = await validManifest(env.server, p);
-      const shown = (manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content.package;
+      const shown = placementOf(manifest.pages[0]!.placements[0]!, 'application').content.package;
       expect(shown.sha256).toBe((await stored())[0]!.sha256);
       expect(packageWrites).toHaveLength(2);
       expect(env.server.logText()).toContain('release package could not be built');
@@ -548,7 +544,7 @@ describe('application packages', () => {
   it('names the revision it belongs to', async () => {
     const { p, pkg, manifest } = await appShown();
     expect(pkg.url).toBe(
-      `/content/v1/manifests/${manifest.manifestRevision}/releases/${(manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content.releaseId}/package`,
+      `/content/v1/manifests/${manifest.manifestRevision}/releases/${placementOf(manifest.pages[0]!.placements[0]!, 'application').content.releaseId}/package`,
     );
     expect(manifest.manifestRevision).toBe(
       manifestRevisionId(p.screen.id, Number(manifest.manifestRevision.split('_')[1])),
@@ -571,7 +567,7 @@ describe('media and pages together', () => {
       playlist_id: await createPlaylist(env.server, env.token, doc),
     });
     const { manifest } = await validManifest(env.server, p);
-    const srcs = manifest.pages.map((pg) => (pg.placements[0] as RuntimeImagePlacement).content.items[0]!.src);
+    const srcs = manifest.pages.map((pg) => placementOf(pg.placements[0]!, 'image').content.items[0]!.src);
     expect(new Set(srcs).size).toBe(1);
     const rows = await env.server.services.store.db
       .selectFrom('runtime_manifest_content')

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { imageDoc, insertRelease } from '../playlists/content.fixtures';
 import { randomKey } from '../testing/harness';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 import { pruneManifests } from './runtime.module';
 import {
   activate,

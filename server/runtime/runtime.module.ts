@@ -3,7 +3,7 @@
 // composed in modules.ts; screen presence is services.presence.)
 import { pruneKv } from '../kv/kv';
 import type { Services } from '../services';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 
 /** Superseded manifests nobody shows are kept a day past their grace (support, late reports), then pruned. */
 const MANIFEST_RETENTION_MS = 24 * 3600_000 + SUPERSEDED_MANIFEST_GRACE_MS;

@@ -4,6 +4,7 @@
 import type { DashboardSession, DashboardSessionSummary, SignInMethod } from '../../sdk/contract/people';
 import { isoTime } from '../clock';
 import { newId, randomToken, sha256Hex } from '../keys';
+import { problem } from '../problem';
 import type { Db, Tx } from '../store/store';
 import {
   newCookieToken,
@@ -92,6 +93,23 @@ export async function revokeSession(db: Db | Tx, id: string, now: number): Promi
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .execute();
+}
+
+/** Revokes one of the person's own sessions; another person's session id answers not_found. */
+export async function revokeOwnSession(tx: Tx, personId: string, id: string, now: number): Promise<void> {
+  const row = await tx
+    .selectFrom('dashboard_sessions')
+    .select('id')
+    .where('id', '=', id)
+    .where('person_id', '=', personId)
+    .executeTakeFirst();
+  if (!row) throw problem('not_found', 'session not found');
+  await revokeSession(tx, row.id, now);
+}
+
+/** The session now works in this project (the caller checked the person is its member). */
+export async function selectSessionProject(tx: Tx, sessionId: string, tenantId: string): Promise<void> {
+  await tx.updateTable('dashboard_sessions').set({ tenant_id: tenantId }).where('id', '=', sessionId).execute();
 }
 
 /** Revokes every session of the person but `keep` (a sign-in reset keeps only the one it starts). */

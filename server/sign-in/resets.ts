@@ -6,9 +6,8 @@
 // revokes every other session of theirs.
 import type { ResetClaim } from '../../sdk/contract/people';
 import { isoTime } from '../clock';
-import { appendAccessEvent } from '../events/access-events';
 import { reissueForContactAddress } from '../invitations/contact-address';
-import { invitationUrl } from '../invitations/invitations';
+import { invitationUrl, recordInvitationCreated } from '../invitations/invitations';
 import { newId, randomToken, sha256Hex } from '../keys';
 import { sendAfterCommit } from '../mail/mailer';
 import type { PersonTable } from '../members/members.tables';
@@ -74,20 +73,7 @@ export async function requestReset(
     lines.push('Projects an agent enrolled with this address, which nobody has joined yet:', '');
     for (const r of reissued) {
       lines.push(`- "${r.projectName}" (until ${isoTime(r.row.expires_at)}): ${invitationUrl(origin, r.token)}`);
-      await appendAccessEvent(
-        services,
-        work,
-        {
-          type: 'invitation.created',
-          tenantId: r.row.tenant_id,
-          message: r.reused
-            ? 'member invitation sent again to the contact address'
-            : 'member invitation sent to the contact address',
-          resource: { type: 'invitation', id: r.row.id },
-          details: { kind: r.row.kind, delivery: 'email', reused: r.reused },
-        },
-        now,
-      );
+      await recordInvitationCreated(services, work, r.row, { reused: r.reused, contactAddress: true }, now);
     }
     lines.push('');
   }
@@ -185,8 +171,7 @@ export async function completeReset(
     .where('person_id', '=', personId)
     .execute();
   for (const { tenant_id } of tenants) {
-    await appendAccessEvent(
-      services,
+    await services.events.append(
       work,
       {
         type: 'member.credentials_reset',

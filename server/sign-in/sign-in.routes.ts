@@ -19,7 +19,14 @@ import { membersOf, projectsOf } from '../members/people';
 import { problem } from '../problem';
 import { clearDashboardCookie, SESSION_COOKIE, setCookies, SIGNUP_COOKIE } from './dashboard-cookies';
 import { dashboardAnonymous, dashboardSession, projectMemberSession, signupOrSession } from './dashboard.auth';
-import { listSessions, revokeSession, sessionAnswer, sessionView } from './dashboard-sessions';
+import {
+  listSessions,
+  revokeOwnSession,
+  revokeSession,
+  selectSessionProject,
+  sessionAnswer,
+  sessionView,
+} from './dashboard-sessions';
 import {
   beginPasskeyRegistration,
   beginPasskeySignIn,
@@ -158,14 +165,7 @@ export const listMySessions = query({ auth: dashboardSession }, async (ctx) => {
 });
 
 export const revokeMySession = mutation({ auth: dashboardSession }, async (ctx, work) => {
-  const row = await work.db
-    .selectFrom('dashboard_sessions')
-    .select('id')
-    .where('id', '=', ctx.params.id!)
-    .where('person_id', '=', ctx.principal.person.id)
-    .executeTakeFirst();
-  if (!row) throw problem('not_found', 'session not found');
-  await revokeSession(work.db, row.id, ctx.now);
+  await revokeOwnSession(work.db, ctx.principal.person.id, ctx.params.id!, ctx.now);
   return reply.noContent({ headers: NO_STORE });
 });
 
@@ -181,11 +181,7 @@ export const selectProject = mutation({ auth: dashboardSession, body: DashboardP
   const project = projects.find((p) => p.id === ctx.body.project_id);
   // Another project's id, a suspended one, or none at all: not_found alike.
   if (!project) throw problem('not_found', 'project not found');
-  await work.db
-    .updateTable('dashboard_sessions')
-    .set({ tenant_id: project.id })
-    .where('id', '=', ctx.principal.session.id)
-    .execute();
+  await selectSessionProject(work.db, ctx.principal.session.id, project.id);
   const { session, person } = ctx.principal;
   return reply.ok(sessionView({ ...session, tenant_id: project.id }, person, project), { headers: PRIVATE });
 });
