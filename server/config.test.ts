@@ -74,6 +74,16 @@ describe('configuration', () => {
     expect((error as Error).message).not.toContain('hunter2');
   });
 
+  it('prints MARQUEE_SMTP_URL without its password, and refuses what is not an smtp(s) URL', () => {
+    const c = loadConfig({ MARQUEE_SMTP_URL: 'smtps://mailer:hunter2@smtp.example:465' }, []);
+    expect(describeConfig(c).join(' ')).toContain('MARQUEE_SMTP_URL=smtps://mailer:[redacted]@smtp.example:465');
+    expect(describeConfig(c).join(' ')).not.toContain('hunter2');
+    expect(() => loadConfig({ MARQUEE_SMTP_URL: 'http://mailer:hunter2@smtp.example' }, [])).toThrow(
+      /MARQUEE_SMTP_URL/,
+    );
+    expect(loadConfig({}, []).smtpUrl).toBeUndefined();
+  });
+
   it('refuses a configured MARQUEE_SECRET shorter than 32 characters, naming the setting but never the value', () => {
     let error: unknown;
     try {

@@ -182,6 +182,27 @@ export const SETTINGS = {
     schema: z.string().min(1),
     fallback: () => 'development',
   }),
+  smtpUrl: setting({
+    env: 'MARQUEE_SMTP_URL',
+    flag: '--smtp-url',
+    doc: 'Outgoing mail server: smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465. Unset: mail is written to the outbox directory in the data dir and the log names each file.',
+    show: withoutPassword,
+    schema: z
+      .string()
+      .regex(
+        /^smtps?:\/\/[^/\s]+\/?(\?\S*)?$/,
+        'must be smtp://host:port or smtps://host:port (user:password@ optional)',
+      )
+      .optional(),
+    fallback: () => undefined,
+  }),
+  mailFrom: setting({
+    env: 'MARQUEE_MAIL_FROM',
+    flag: '--mail-from',
+    doc: 'Sender address of the mail Marquee sends (invitations, sign-in resets, address verification).',
+    schema: z.string().min(3).max(254),
+    fallback: () => 'Marquee <marquee@localhost>',
+  }),
   imageVendorUrl: setting({
     env: 'MARQUEE_IMAGE_VENDOR_URL',
     flag: '--image-vendor-url',

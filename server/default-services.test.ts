@@ -14,6 +14,9 @@ import { MemoryPresence, type ScreenPresence } from './runtime/presence';
 import type { Services } from './services';
 import { TestServer, clientId, randomKey } from './testing/harness';
 import { Housekeeping } from './housekeeping';
+import path from 'node:path';
+import { OutboxMailer } from './mail/outbox-mailer';
+import { PASSWORD_HASH_COST } from './members/passwords';
 
 describe('default services', () => {
   it('keep shared state in process memory, with the named timings and limits', async () => {
@@ -32,7 +35,11 @@ describe('default services', () => {
         jsonBodyDeadlineMs: undefined,
         eventStreams: DEFAULT_STREAM_TUNING,
         egressLimits: EGRESS_LIMITS,
+        passwordHash: PASSWORD_HASH_COST,
       });
+      // Mail goes to the outbox in the data dir when no MARQUEE_SMTP_URL names a server.
+      expect(services.mailer).toBeInstanceOf(OutboxMailer);
+      expect((services.mailer as OutboxMailer).directory).toBe(path.join(server.dataDir, 'outbox'));
       // A server's tuning is its own: changing it changes neither the constants nor another server.
       services.tuning.egressLimits.clientBytesPerMinute = 1;
       expect(EGRESS_LIMITS.clientBytesPerMinute).toBe(1024 ** 3);

@@ -9,7 +9,7 @@ import { PackageBuildQueue } from './applications/package-builds';
 import { buildReleasePackage } from './applications/release-package';
 import { LocalBlobStore } from './blobs/local-blob-store';
 import { PutSigner } from './blobs/signed-put';
-import { systemClock } from './clock';
+import { systemClock, type Clock } from './clock';
 import type { Config } from './config';
 import { DEFAULT_STREAM_TUNING } from './events/event-stream';
 import { EventLog } from './events/event-log';
@@ -20,9 +20,13 @@ import { MemoryRateLimiter } from './http/rate-limit';
 import { Keys, loadSecret, newId } from './keys';
 import { Lifecycle } from './lifecycle';
 import { MemoryLocks } from './locks';
-import { createLogger } from './logger';
+import { createLogger, type Logger } from './logger';
+import type { Mailer } from './mail/mailer';
+import { OutboxMailer } from './mail/outbox-mailer';
+import { SmtpMailer } from './mail/smtp-mailer';
 import { GroupCommitMinter } from './manifests/manifest-minter';
 import { MINTS_PER_TRANSACTION, mintBatch } from './manifests/minting';
+import { PASSWORD_HASH_COST } from './members/passwords';
 import { openAiCompatibleVendor, type ImageVendor } from './media/image-vendor';
 import { composeReferences, installers } from './modules';
 import { InProcessNotifier } from './notifier';
@@ -47,7 +51,8 @@ export type Replaceable =
   | 'egress'
   | 'locks'
   | 'imageVendor'
-  | 'hostResolver';
+  | 'hostResolver'
+  | 'mailer';
 
 export interface ServiceOptions extends Partial<Pick<Services, Replaceable>> {
   config: Config;
@@ -61,6 +66,7 @@ export interface TuningOptions {
   jsonBodyDeadlineMs?: number;
   eventStreams?: Partial<Tuning['eventStreams']>;
   egressLimits?: Partial<Tuning['egressLimits']>;
+  passwordHash?: Tuning['passwordHash'];
 }
 
 const HOUSEKEEPING_EVERY_MS = 5 * 60_000;
@@ -99,6 +105,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     locks: options.locks ?? new MemoryLocks(),
     imageVendor: options.imageVendor ?? configuredImageVendor(config),
     hostResolver: options.hostResolver ?? systemResolver,
+    mailer: options.mailer ?? configuredMailer(config, logger, clock),
     operations: new OperationWorker({
       store,
       clock,
@@ -140,6 +147,7 @@ export function tuningOf(options: TuningOptions = {}): Tuning {
     jsonBodyDeadlineMs: options.jsonBodyDeadlineMs,
     eventStreams: { ...DEFAULT_STREAM_TUNING, ...options.eventStreams },
     egressLimits: { ...EGRESS_LIMITS, ...options.egressLimits },
+    passwordHash: options.passwordHash ?? PASSWORD_HASH_COST,
   };
 }
 
@@ -151,6 +159,12 @@ function configuredImageVendor(config: Config): ImageVendor | undefined {
     key: config.imageVendorKey,
     model: config.imageVendorModel,
   });
+}
+
+/** SMTP when MARQUEE_SMTP_URL names a server; otherwise the outbox directory in the data dir. */
+function configuredMailer(config: Config, logger: Logger, clock: Clock): Mailer {
+  if (config.smtpUrl) return new SmtpMailer(config.smtpUrl, config.mailFrom, logger);
+  return new OutboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom, logger, () => clock.now());
 }
 
 /**

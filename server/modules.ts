@@ -11,6 +11,7 @@ import { installRuntime } from './runtime/runtime.module';
 import { installScreens } from './screens/screens.module';
 import type { Services } from './services';
 import { installTenants } from './tenants/tenants.module';
+import { installPeople } from './sign-in/sign-in.module';
 
 /**
  * Registers what one feature runs in the background and advertises. An installer only adds (a
@@ -26,6 +27,7 @@ export const installers: Installer[] = [
   installReleaseHost,
   installScreens,
   installRuntime,
+  installPeople,
 ];
 
 /**

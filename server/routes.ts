@@ -21,6 +21,13 @@ import * as runtimeLaunch from './runtime/launch.routes';
 import * as runtimeManifest from './runtime/manifest.routes';
 import * as runtimeReports from './runtime/reports.routes';
 import { PLAYER_ORIGIN_PATH } from '../sdk/contract/archive-paths';
+import * as accessPages from './access-pages/access-pages.routes';
+import * as agents from './agents/agents.routes';
+import * as billing from './billing/billing.routes';
+import * as invitations from './invitations/invitations.routes';
+import * as operators from './operators/operators.routes';
+import * as resets from './sign-in/resets.routes';
+import * as signIn from './sign-in/sign-in.routes';
 
 export const routeTable: RouteEntry[] = [
   // Status (spec: Endpoints / Status)
@@ -145,6 +152,132 @@ export const routeTable: RouteEntry[] = [
     path: '/runtime/v1/apps/:application_id/kv/:key',
     route: runtimeKv.deleteRuntimeKv,
   },
+
+  // ---- People and access (issue 18) ----
+  // Invitations, sign-in resets, billing (spec Endpoints / Projects, invitations, sign-in, enrollment)
+  { plane: 'control', method: 'GET', path: '/api/v1/invitations', route: invitations.listProjectInvitations },
+  { plane: 'control', method: 'POST', path: '/api/v1/invitations', route: invitations.createProjectInvitations },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/api/v1/invitations/:id/revoke',
+    route: invitations.revokeProjectInvitation,
+  },
+  { plane: 'control', method: 'POST', path: '/api/v1/sign-in-resets', route: resets.requestSignInReset },
+  { plane: 'control', method: 'GET', path: '/api/v1/billing/balance', route: billing.getBalance },
+  { plane: 'control', method: 'GET', path: '/api/v1/billing/statement', route: billing.getStatement },
+
+  // Agent installations (spec Endpoints / Agent installations)
+  { plane: 'control', method: 'POST', path: '/api/v1/agent-connections', route: agents.startAgentConnection },
+  {
+    plane: 'control',
+    method: 'GET',
+    path: '/api/v1/agent-connections/:id/events',
+    route: agents.agentConnectionEvents,
+  },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/api/v1/agent-connections/:id/credential',
+    route: agents.collectAgentCredential,
+  },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/api/v1/agent-connections/:id/cancel',
+    route: agents.cancelAgentConnection,
+  },
+  { plane: 'control', method: 'POST', path: '/api/v1/agents/self/activate', route: agents.activateSelf },
+  { plane: 'control', method: 'GET', path: '/api/v1/agents/self', route: agents.getSelf },
+  { plane: 'control', method: 'POST', path: '/api/v1/agents/self/disconnect', route: agents.disconnectSelf },
+
+  // Operators (the operator bearer only; docs/operations.md)
+  { plane: 'control', method: 'GET', path: '/operator/v1/projects', route: operators.listAllProjects },
+  { plane: 'control', method: 'GET', path: '/operator/v1/projects/:id', route: operators.getAnyProject },
+  { plane: 'control', method: 'POST', path: '/operator/v1/projects/:id/suspend', route: operators.suspend },
+  { plane: 'control', method: 'POST', path: '/operator/v1/projects/:id/resume', route: operators.resume },
+  { plane: 'control', method: 'PUT', path: '/operator/v1/projects/:id/plan', route: operators.setPlan },
+  { plane: 'control', method: 'POST', path: '/operator/v1/projects/:id/credit-grants', route: operators.grant },
+
+  // Dashboard API (`/dashboard/v1/*`, the dashboard cookie only; docs/dashboard-api.md)
+  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/sign-in', route: signIn.signIn },
+  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/webauthn/assertions', route: signIn.startPasskeySignIn },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/webauthn/assertions/complete',
+    route: signIn.completePasskeySignIn,
+  },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/webauthn/registrations',
+    route: signIn.startPasskeyRegistration,
+  },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/webauthn/registrations/complete',
+    route: signIn.completePasskeyRegistration,
+  },
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/session', route: signIn.getSession },
+  { plane: 'dashboard', method: 'PUT', path: '/dashboard/v1/session/project', route: signIn.selectProject },
+  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/logout', route: signIn.logout },
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/sessions', route: signIn.listMySessions },
+  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/sessions/:id/revoke', route: signIn.revokeMySession },
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/projects', route: signIn.listMyProjects },
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/members', route: signIn.listMembers },
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/balance', route: billing.getDashboardBalance },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/invitations/claim',
+    route: invitations.claimDashboardInvitation,
+  },
+  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/invitations/accept', route: invitations.acceptAsSignedIn },
+  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/signup/email', route: invitations.sendSignupCode },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/signup/email/verify',
+    route: invitations.verifySignupCode,
+  },
+  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/signup/password', route: invitations.signupWithPassword },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/sign-in-resets',
+    route: resets.requestSignInResetFromDashboard,
+  },
+  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/sign-in-resets/claim', route: resets.claimSignInReset },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/sign-in-resets/password',
+    route: resets.resetWithPassword,
+  },
+  {
+    plane: 'dashboard',
+    method: 'GET',
+    path: '/dashboard/v1/agent-connections/:id',
+    route: agents.showConnectionForApproval,
+  },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/agent-connections/:id/approve',
+    route: agents.approveAgentConnection,
+  },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/agent-connections/:id/deny',
+    route: agents.denyAgentConnection,
+  },
+  // The minimal access page (sign-in, invitations, resets, agent approval) until the dashboard replaces it
+  { plane: 'dashboard', method: 'GET', path: '/', route: accessPages.accessPage },
+  { plane: 'dashboard', method: 'GET', path: '/connect/:id', route: accessPages.accessPage },
+  { plane: 'dashboard', method: 'GET', path: '/access/:file', route: accessPages.accessAsset },
 
   // Release hosts (GET also answers HEAD; any other method is refused with 403 in app.ts)
   { plane: 'release', method: 'GET', path: PLAYER_ORIGIN_PATH, route: releaseHost.releasePlayerOrigin },

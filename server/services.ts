@@ -14,9 +14,11 @@ import type { Locks } from './locks';
 import type { Logger } from './logger';
 import type { ManifestMinter } from './manifests/manifest-minter';
 import type { ImageVendor } from './media/image-vendor';
+import type { Mailer } from './mail/mailer';
 import type { Notifier } from './notifier';
 import type { OperationWorker } from './operations/worker';
 import type { HostResolver } from './playlists/host-resolver';
+import type { PasswordHashCost } from './members/passwords';
 import type { ContentReferences } from './references';
 import type { PackageBuilds } from './applications/package-builds';
 import type { EgressBudgets, EgressLimits } from './runtime/egress-budgets';
@@ -52,6 +54,8 @@ export interface Services {
   imageVendor: ImageVendor | undefined;
   /** DNS for the iframe rule (playlists). */
   hostResolver: HostResolver;
+  /** Outbound mail: SMTP when MARQUEE_SMTP_URL is set, else the outbox directory in the data dir. */
+  mailer: Mailer;
 
   // Work this process runs.
   operations: OperationWorker;
@@ -89,4 +93,6 @@ export interface Tuning {
   };
   /** Byte budgets of protected content (EGRESS_LIMITS). */
   egressLimits: EgressLimits;
+  /** scrypt cost of new password hashes (PASSWORD_HASH_COST); stored hashes carry their own. */
+  passwordHash: PasswordHashCost;
 }

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { test as base, expect } from '@playwright/test';
 import { defaultRuntimeScript, packApplication } from '../../sdk/pack/pack';
+import { SmtpCapture } from '../../server/mail/mail.fixtures';
 import { PlayerPage } from '../pages/player-page';
 import { ControlApi } from './control-api';
 import { MarqueeServer } from './marquee-server';
@@ -24,6 +25,8 @@ export interface PairedScreen {
 }
 
 interface WorkerFixtures {
+  /** The worker's mail server on loopback: the server sends every mail there (MARQUEE_SMTP_URL). */
+  mailbox: SmtpCapture;
   marquee: MarqueeServer;
   news: NewsSite;
   /** The worker's enrolled project (the playback specs' tenant; specs that count screens enroll their own). */
@@ -38,10 +41,18 @@ interface TestFixtures {
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
-  marquee: [
+  mailbox: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern
-    async ({}, use, workerInfo) => {
-      const server = new MarqueeServer(serverPort(workerInfo.parallelIndex));
+    async ({}, use) => {
+      const mailbox = await SmtpCapture.start();
+      await use(mailbox);
+      await mailbox.stop();
+    },
+    { scope: 'worker' },
+  ],
+  marquee: [
+    async ({ mailbox }, use, workerInfo) => {
+      const server = new MarqueeServer(serverPort(workerInfo.parallelIndex), { MARQUEE_SMTP_URL: mailbox.url });
       await server.start();
       await use(server);
       await server.stop();

@@ -12,7 +12,16 @@ export class MarqueeServer {
   private child: ChildProcess | null = null;
   readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-e2e-player-'));
 
-  constructor(readonly port: number) {}
+  constructor(
+    readonly port: number,
+    /** Settings besides the defaults (MARQUEE_SMTP_URL for the specs that read mail). */
+    private readonly env: Record<string, string> = {},
+  ) {}
+
+  /** The dashboard origin of this server (Chromium resolves *.localhost by itself). */
+  get dashboardOrigin(): string {
+    return `http://dashboard.localhost:${this.port}`;
+  }
 
   get origin(): string {
     return `http://localhost:${this.port}`;
@@ -27,6 +36,7 @@ export class MarqueeServer {
         MARQUEE_DATA_DIR: this.dataDir,
         MARQUEE_LOG_LEVEL: 'warn',
         MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '10000',
+        ...this.env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

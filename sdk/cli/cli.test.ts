@@ -722,6 +722,82 @@ describe('operations', () => {
   });
 });
 
+describe('people and access', () => {
+  it('invites by email (sending an outstanding one again), makes a link, lists and revokes', async () => {
+    const first = await ok(['invitation', 'create', 'ana@example.com', 'ben@example.com']);
+    expect(first.items.map((i: any) => [i.email, i.status, i.reused])).toEqual([
+      ['ana@example.com', 'outstanding', false],
+      ['ben@example.com', 'outstanding', false],
+    ]);
+    const again = await ok(['invitation', 'create', 'ana@example.com']);
+    expect(again.items[0]).toMatchObject({ id: first.items[0].id, reused: true });
+
+    const link = await run(['invitation', 'create', '--link']);
+    expect(link.code, link.stderr).toBe(0);
+    expect(link.stdout).toMatch(/shown once/);
+    expect(link.stdout).toMatch(/#invite=[A-Za-z0-9_-]{43}/);
+
+    const revoked = await ok(['invitation', 'revoke', first.items[1].id]);
+    expect(revoked).toEqual({ id: first.items[1].id, status: 'revoked' });
+    const [outstanding, gone] = await Promise.all([
+      ok(['invitation', 'list', '--status', 'outstanding']),
+      ok(['invitation', 'list', '--status', 'revoked', '--all']),
+    ]);
+    // The test clock stands still, so both share created_at: compare as a set.
+    expect(outstanding.items.map((i: any) => String(i.email)).sort()).toEqual(['ana@example.com', 'null']);
+    expect(gone.items.map((i: any) => i.id)).toEqual([first.items[1].id]);
+    await fails(['invitation', 'revoke', 'inv_nothing'], 4, 'not_found');
+  });
+
+  it('refuses an invitation with neither addresses nor --link, or an ad buyer without a scope (exit 2)', async () => {
+    await Promise.all([
+      fails(['invitation', 'create'], 2, 'usage'),
+      fails(['invitation', 'create', 'a@example.com', '--link'], 2, 'usage'),
+      fails(['invitation', 'create', 'a@example.com', '--kind', 'ad_buyer'], 2, 'usage'),
+      fails(['invitation', 'create', 'a@example.com', '--screen', 'scr_x'], 2, 'usage'),
+    ]);
+  });
+
+  it('shows the balance in credits and the statement; a limit the server refuses is exit 8', async () => {
+    const balance = await ok(['billing', 'balance']);
+    expect(balance).toMatchObject({ rails_available: false, balance_millicredits: expect.stringMatching(/^-?\d+$/) });
+    const human = await run(['billing', 'balance']);
+    expect(human.stdout).toMatch(/payment rails:\s+not available yet/);
+    const [statement, first] = await Promise.all([
+      ok(['billing', 'statement']),
+      ok(['billing', 'statement', '--limit', '1']),
+    ]);
+    expect(statement.items.map((e: any) => e.kind)).toContain('included_grant');
+    // Amounts move with every request (each is metered): compare the rows by day and kind.
+    const key = (e: any) => `${e.day} ${e.kind}`;
+    expect(first.items.map(key)).toEqual([key(statement.items[0])]);
+    if (statement.items.length > 1) {
+      const next = await ok(['billing', 'statement', '--limit', '1', '--cursor', first.next_cursor]);
+      expect(next.items.map(key)).toEqual([key(statement.items[1])]);
+    }
+    await fails(['billing', 'statement', '--limit', '500'], 8, 'invalid_request');
+  });
+
+  it("shows this installation; disconnecting the project's last one needs --allow-last-agent, then forgets the token", async () => {
+    const self = await ok(['agent', 'show']);
+    expect(self.agent).toMatchObject({ state: 'active', agent_type: 'cli' });
+    const refused = await fails(['agent', 'disconnect'], 5, 'agent_lockout_risk');
+    expect(refused.status).toBe(409);
+    expect((await direct.project.get()).data.id).toEqual(expect.any(String));
+
+    const config = freshConfig();
+    const env = { MARQUEE_CONFIG: config };
+    await ok(['enroll', '--email', 'leaving@example.com'], env);
+    const leaving = JSON.parse(fs.readFileSync(config, 'utf8')).servers[proxy.origin].token as string;
+    const done = await ok(['agent', 'disconnect', '--allow-last-agent'], env);
+    expect(done).toMatchObject({ agent_id: expect.stringMatching(/^agt_/), disconnected: true });
+    expect(JSON.parse(fs.readFileSync(config, 'utf8')).servers[proxy.origin]).toBeUndefined();
+    const revoked = createMarqueeClient({ baseUrl: `http://127.0.0.1:${server.port}`, token: leaving });
+    await expect(revoked.project.get()).rejects.toMatchObject({ status: 401 });
+    for (const output of printed) expect(output).not.toContain(leaving);
+  });
+});
+
 describe('usage and the network', () => {
   it('answers usage errors with exit 2 and an envelope', async () => {
     const [unknown, , , help] = await Promise.all([

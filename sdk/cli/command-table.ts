@@ -1,10 +1,13 @@
 // Every command the CLI has, in help order. A command the server gains later (schedule, takeover,
-// toast, display, reboot, screen actions, screenshot, comments, playback, billing, agent
-// connections) is one entry in its feature's file; nothing else changes.
+// toast, display, reboot, screen actions, screenshot, comments, playback, connecting an agent
+// installation) is one entry in its feature's file; nothing else changes.
 import type { CommandSpec } from './command';
+import { agentCommands } from './commands/agents.commands';
 import { applicationCommands } from './commands/applications.commands';
+import { billingCommands } from './commands/billing.commands';
 import { doctorCommand } from './commands/doctor.command';
 import { eventCommands } from './commands/events.commands';
+import { invitationCommands } from './commands/invitations.commands';
 import { kvCommands } from './commands/kv.commands';
 import { mediaCommands } from './commands/media.commands';
 import { operationCommands } from './commands/operations.commands';
@@ -22,4 +25,7 @@ export const COMMANDS = [
   ...kvCommands,
   ...eventCommands,
   ...operationCommands,
+  ...invitationCommands,
+  ...agentCommands,
+  ...billingCommands,
 ] as CommandSpec<unknown>[];

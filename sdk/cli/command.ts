@@ -86,4 +86,7 @@ export const GROUPS: Record<string, { summary: string; alias?: string }> = {
   kv: { summary: "an application's key/value storage" },
   events: { summary: 'durable events: list, follow', alias: 'event' },
   operation: { summary: 'durable operations: show, wait, cancel', alias: 'operations' },
+  invitation: { summary: 'invite people into the project: by email or a link; list, revoke', alias: 'invitations' },
+  agent: { summary: 'the agent installation this credential is: show, disconnect' },
+  billing: { summary: 'credits: balance and statement' },
 };

@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { renderBlocks } from './human-output';
-import { envelopeText, fields, renderError, table } from './output';
+import { envelopeText, fields, formatCredits, renderError, table } from './output';
 import { createProgress } from './progress';
 
 describe('human output', () => {
+  it('shows millicredits as exact credits', () => {
+    expect(formatCredits('0')).toBe('0');
+    expect(formatCredits('1')).toBe('0.001');
+    expect(formatCredits('1000')).toBe('1');
+    expect(formatCredits('-1234500')).toBe('-1234.5');
+    expect(formatCredits('-1000000000000')).toBe('-1000000000');
+    // Past 2^53: the text is kept digit for digit.
+    expect(formatCredits('123456789012345678901')).toBe('123456789012345678.901');
+  });
+
   it('lines columns up in display cells, wide characters included', () => {
     const text = renderBlocks([
       table(

@@ -69,3 +69,12 @@ export function formatBytes(bytes: number | undefined): string {
   }
   return unit === 0 ? `${bytes} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
+
+/** Millicredits as the server writes them, in credits for people: "-1234500" → "-1234.5", exactly (no float). */
+export function formatCredits(millicredits: string): string {
+  const negative = millicredits.startsWith('-');
+  const digits = (negative ? millicredits.slice(1) : millicredits).padStart(4, '0');
+  const whole = digits.slice(0, -3).replace(/^0+(?=\d)/, '');
+  const fraction = digits.slice(-3).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}

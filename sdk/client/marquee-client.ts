@@ -1,8 +1,11 @@
 // The typed control-plane client. Each feature's routes live in their own small module over the
 // shared transport; adding a feature is one module and one line below. Browser-safe: nothing
 // here imports Node; file-path helpers live in `./node-files`.
+import { agentRoutes } from './agents';
 import { applicationRoutes } from './applications';
+import { billingRoutes } from './billing';
 import { eventRoutes } from './events';
+import { invitationRoutes } from './invitations';
 import { kvRoutes } from './kv';
 import { mediaRoutes } from './media';
 import { operationRoutes } from './operations';
@@ -30,6 +33,9 @@ export function createMarqueeClient(options: ClientOptions) {
     playlists: playlistRoutes(transport),
     screens: screenRoutes(transport),
     kv: kvRoutes(transport),
+    invitations: invitationRoutes(transport),
+    billing: billingRoutes(transport),
+    agents: agentRoutes(transport),
   };
 }
 

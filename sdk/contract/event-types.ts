@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import type { EventRecord } from './events';
 import { ASPECT_RATIOS, GENERATION_QUALITIES, MEDIA_CONTENT_TYPES, type AspectRatio } from './media';
+import { INVITATION_DELIVERIES, INVITATION_KINDS } from './people';
+import { CAPABILITY_AREAS } from './tenants';
 
 const prefixed = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]+$`));
 const Revision = z.number().int().min(1);
@@ -47,6 +49,10 @@ const ApplicationUpload = z.strictObject({
   revision: Revision,
 });
 const PlaylistRevision = z.strictObject({ revision: Revision });
+const InvitationKind = z.enum(INVITATION_KINDS);
+const Areas = z.array(z.enum(CAPABILITY_AREAS));
+/** Who did it from the dashboard: descriptive, never authority. */
+const Member = z.strictObject({ person_id: prefixed('usr'), display_name: z.string().min(1) });
 
 interface EventTypeEntry {
   /** True when the screen's runtime stream (GET /runtime/v1/events) carries it to the player. */
@@ -62,6 +68,39 @@ export const EVENT_TYPES = {
   'account.created': entry(false, NoDetails),
   'account.enrolled': entry(false, z.strictObject({ agent_type: z.string().min(1), name: z.string().min(1) })),
   'project.updated': entry(false, NoDetails),
+
+  // People and access (issue 18)
+  'invitation.created': entry(
+    false,
+    z.strictObject({ kind: InvitationKind, delivery: z.enum(INVITATION_DELIVERIES), reused: z.boolean() }),
+  ),
+  'invitation.revoked': entry(false, z.strictObject({ kind: InvitationKind, delivery: z.enum(INVITATION_DELIVERIES) })),
+  'invitation.accepted': entry(false, z.strictObject({ kind: InvitationKind, member: Member })),
+  'member.joined': entry(false, z.strictObject({ membership: InvitationKind, member: Member })),
+  'member.credentials_reset': entry(false, z.strictObject({ member: Member })),
+  'agent.connection_approved': entry(
+    false,
+    z.strictObject({
+      connection_id: prefixed('agc'),
+      agent_id: prefixed('agt'),
+      capabilities: Areas,
+      approved_by: Member,
+    }),
+  ),
+  'agent.activated': entry(
+    false,
+    z.strictObject({ name: z.string().min(1), agent_type: z.string().min(1), capabilities: Areas }),
+  ),
+  'agent.disconnected': entry(false, z.strictObject({ name: z.string().min(1), allow_last_agent: z.boolean() })),
+
+  // Operators (issue 18)
+  'account.suspended': entry(false, z.strictObject({ reason: z.string().nullable() })),
+  'account.resumed': entry(false, NoDetails),
+  'project.plan_changed': entry(false, z.strictObject({ plan: z.string().min(1), previous_plan: z.string().min(1) })),
+  'billing.credits_granted': entry(
+    false,
+    z.strictObject({ credits: z.number().int().min(1), reason: z.string().min(1), operator_id: prefixed('opr') }),
+  ),
 
   // Screens (spec Events: screen.updated, screen.manifest_changed, player.reload)
   'screen.paired': entry(false, ScreenLifecycle),

@@ -46,11 +46,13 @@ export type CLIEnrollmentRequest = z.infer<typeof CLIEnrollmentRequest>;
 export const ProjectPatch = z.strictObject({ name: ProjectName });
 export type ProjectPatch = z.infer<typeof ProjectPatch>;
 
+export type TenantStatus = 'active' | 'suspended' | 'cancelled' | 'deleted';
+
 export interface Account {
   id: string;
   email: string;
   revision: number;
-  status: 'active' | 'cancelled' | 'deleted';
+  status: TenantStatus;
   used_bytes: number;
   reserved_bytes: number;
   screen_count: number;
@@ -69,7 +71,7 @@ export interface Project {
   id: string;
   name: string;
   revision: number;
-  status: 'active' | 'cancelled' | 'deleted';
+  status: TenantStatus;
   plan: string;
   intent: 'signage' | 'advertising';
   /** Unverified contact address given at enrollment; grants no authority. */

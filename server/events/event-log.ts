@@ -32,6 +32,10 @@ export const EVENTS_PER_STATEMENT = 1000;
 /** Notifier channels: one per tenant, one per screen. */
 export const tenantChannel = (tenantId: string) => `events:tenant:${tenantId}`;
 export const screenChannel = (screenId: string) => `events:screen:${screenId}`;
+/** Published when a tenant's open streams must end (an operator suspended it). */
+export const tenantStreamsEndChannel = (tenantId: string) => `streams-end:tenant:${tenantId}`;
+/** Published when the streams a credential opened must end (it was revoked). */
+export const credentialStreamsEndChannel = (credentialId: string) => `streams-end:credential:${credentialId}`;
 
 /** An event whose details break the contract is a server bug: refused, and its transaction with it. */
 function checked(event: NewEvent): NewEvent {

@@ -22,7 +22,7 @@ import { serverCache } from '../caches';
 import type { Services } from '../services';
 import type { Db } from '../store/store';
 import { EventCursors, scopeKey, type StreamScope } from './cursors';
-import { screenChannel, tenantChannel } from './event-log';
+import { credentialStreamsEndChannel, screenChannel, tenantChannel, tenantStreamsEndChannel } from './event-log';
 import { checkCursor, eventRecord, readAfter, RESYNC_MESSAGES, type EventRow } from './event-reader';
 
 /** Rows read per query: bounds the time and memory of one read. */
@@ -55,17 +55,22 @@ export interface EventStreamRequest {
   deliver?: (row: EventRow) => boolean;
 }
 
-/** One tenant's events: GET /api/v1/events/stream. */
-export function serveTenantEventStream(
+/** One tenant's events: GET /api/v1/events/stream. It ends when the credential that opened it is revoked. */
+export async function serveTenantEventStream(
   services: Services,
   res: SseResponse,
-  request: { tenantId: string; after?: string; lastEventId?: string },
+  request: { tenantId: string; after?: string; lastEventId?: string; credentialId?: string },
 ): Promise<SseStream> {
-  return serveEventStream(services, res, {
+  const stream = await serveEventStream(services, res, {
     scope: { kind: 'tenant', tenantId: request.tenantId },
     after: request.after,
     lastEventId: request.lastEventId,
   });
+  if (request.credentialId !== undefined && !stream.closed)
+    stream.onClose(
+      services.notifier.subscribe(credentialStreamsEndChannel(request.credentialId), () => stream.close()),
+    );
+  return stream;
 }
 
 /** Only rows marked for the runtime audience reach a screen. */
@@ -134,6 +139,8 @@ export async function serveEventStream(
     pump.wake(typeof position === 'number' ? position : undefined),
   );
   sse.onClose(unsubscribe);
+  // Every stream of a tenant (its own, its screens') ends when the tenant is suspended.
+  sse.onClose(notifier.subscribe(tenantStreamsEndChannel(request.scope.tenantId), () => sse.close()));
   pump.wake();
   return sse;
 }

@@ -39,5 +39,6 @@ export const streamEvents = eventStream({ auth: anyBearer, area: 'reports', quer
     tenantId: ctx.principal.tenantId,
     after: ctx.query.after,
     lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
+    credentialId: ctx.principal.credentialId,
   });
 });

@@ -43,6 +43,8 @@ export function tenantBearer(generations: readonly Generation[]): Authenticator<
       if (!token) throw unauthorized('this route needs Authorization: Bearer <token>');
       const hash = sha256Hex(token);
       const bearer = await ctx.services.bearers.find(hash);
+      if (bearer?.suspended && safeEqual(bearer.tokenHash, hash))
+        throw problem('forbidden', 'this project is suspended by the operator of this installation');
       if (!bearer || !safeEqual(bearer.tokenHash, hash) || !bearer.active) {
         throw unauthorized('the bearer token is unknown or revoked');
       }

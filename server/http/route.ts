@@ -22,6 +22,9 @@ export type Realm =
   | 'runtime'
   | 'release'
   | 'dashboard'
+  | 'signup'
+  | 'agent'
+  | 'agent-connect'
   | 'operator';
 
 export interface Principal {

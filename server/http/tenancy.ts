@@ -11,6 +11,8 @@ export interface BearerRecord {
   credentialId: string;
   /** The credential and its tenant are both active. */
   active: boolean;
+  /** The credential is active but an operator suspended its tenant (refused as forbidden, not unknown). */
+  suspended?: boolean;
   tenantId: string;
   generation: Generation;
   plan: string;

@@ -11,6 +11,11 @@ import type { PairingTables } from '../pairing/pairing.tables';
 import type { ReleaseHostTables } from '../release-host/release-host.tables';
 import type { RuntimeTables } from '../runtime/runtime.tables';
 import type { KvTables } from '../kv/kv.tables';
+import type { MemberTables } from '../members/members.tables';
+import type { SignInTables } from '../sign-in/sign-in.tables';
+import type { InvitationTables } from '../invitations/invitations.tables';
+import type { AgentTables } from '../agents/agents.tables';
+import type { OperatorTables } from '../operators/operators.tables';
 
 export interface Database
   extends TenantTables,
@@ -24,4 +29,9 @@ export interface Database
     ScreenTables,
     PairingTables,
     RuntimeTables,
-    KvTables {}
+    KvTables,
+    MemberTables,
+    SignInTables,
+    InvitationTables,
+    AgentTables,
+    OperatorTables {}

@@ -13,21 +13,29 @@ import { greatest } from './portable-sql';
 import { isUniqueViolation, openStore, type Store } from './store';
 
 const TABLES = [
+  'agent_connections',
+  'agents',
   'applications',
   'credentials',
   'credit_ledger',
+  'dashboard_sessions',
   'egress_ledger',
   'event_watermarks',
   'events',
   'idempotency_records',
+  'invitations',
   'kv_entries',
   'kv_revision_floors',
   'launch_tickets',
   'media',
   'media_generations',
   'media_uploads',
+  'memberships',
   'operations',
+  'operators',
   'pairing_sessions',
+  'passkeys',
+  'people',
   'playback_daily',
   'playlist_dependencies',
   'playlists',
@@ -44,17 +52,26 @@ const TABLES = [
   'screen_runtime_state',
   'screen_tags',
   'screens',
+  'sign_in_resets',
+  'signups',
   'tenants',
+  'webauthn_ceremonies',
 ];
 
 const INDEXES = [
+  'agent_connections_expiry',
+  'agents_tenant',
   'applications_tenant',
   'credentials_tenant',
+  'dashboard_sessions_expiry',
+  'dashboard_sessions_person',
   'events_at',
   'events_screen_position',
   'events_tenant_position',
   'idempotency_records_body_erasure',
   'idempotency_records_expiry',
+  'invitations_address',
+  'invitations_tenant',
   'kv_entries_deleted',
   'launch_tickets_expiry',
   'media_generations_tenant_state',
@@ -62,11 +79,13 @@ const INDEXES = [
   'media_tenant_state',
   'media_tenant_tag',
   'media_uploads_expiry',
+  'memberships_person',
   'operations_claimable',
   'operations_leases',
   'operations_tenant',
   'pairing_sessions_expiry',
   'pairing_sessions_pending_code',
+  'passkeys_person',
   'playback_daily_tenant',
   'playlist_dependencies_ref',
   'playlists_tenant',
@@ -83,8 +102,12 @@ const INDEXES = [
   'screen_provisionings_screen',
   'screen_tags_tag',
   'screens_tenant',
+  'sign_in_resets_expiry',
+  'sign_in_resets_person',
+  'signups_expiry',
   'tenants_account_email',
   'tenants_client',
+  'webauthn_ceremonies_expiry',
 ];
 
 /** Past 2^31 (PostgreSQL's integer) and past 2^32: a time in 2026 and a 5 GiB byte count. */
@@ -300,7 +323,7 @@ describe('SQLite databases made before the store seam (issue 13)', () => {
     return store;
   }
 
-  it('opens and migrates one with nothing to do, its schema ok and its data intact', async () => {
+  it('opens and migrates one (only the migrations after 0010 to apply), its schema ok and its data intact', async () => {
     const store = await openStore(`sqlite:${oldDatabase()}`);
     try {
       await store.migrate();
@@ -320,8 +343,42 @@ describe('SQLite databases made before the store seam (issue 13)', () => {
     }
   });
 
+  it('makes every project bearer it held an agent installation (issue 18), active or revoked as the bearer was', async () => {
+    const file = oldDatabase();
+    const db = new SQLite(file);
+    db.prepare(
+      `INSERT INTO tenants (id, generation, email, name, status, plan, revision, content_limit_bytes, screen_limit, credit_millis, credit_grant_month, created_at, updated_at)
+       VALUES ('prj_old', 'P', 'o@example.com', 'Old', 'active', 'signage', 1, 0, 0, 0, '2026-11', ?, ?)`,
+    ).run(NOW, NOW);
+    const credential = db.prepare(
+      `INSERT INTO credentials (id, tenant_id, kind, token_hash, areas, status, issuance_id, issuance_expires_at, created_at, revoked_at)
+       VALUES (?, 'prj_old', ?, ?, '[]', ?, ?, ?, ?, ?)`,
+    );
+    credential.run('cred_active', 'project', 'h1', 'active', 'iss_1', NOW, NOW, null);
+    credential.run('cred_revoked', 'project', 'h2', 'revoked', 'iss_2', NOW, NOW, NOW + 1);
+    credential.run('cred_account', 'account', 'h3', 'active', 'iss_3', NOW, NOW, null);
+    db.close();
+    const store = await openStore(`sqlite:${file}`);
+    try {
+      await store.migrate();
+      const agents = await store.db
+        .selectFrom('agents')
+        .select(['id', 'credential_id', 'name', 'agent_type', 'state'])
+        .orderBy('id')
+        .execute();
+      expect(agents).toEqual([
+        { id: 'agt_active', credential_id: 'cred_active', name: 'Marquee CLI', agent_type: 'cli', state: 'active' },
+        { id: 'agt_revoked', credential_id: 'cred_revoked', name: 'Marquee CLI', agent_type: 'cli', state: 'revoked' },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('has the same index definitions as a database the current migrations create (no drift)', async () => {
+    // Migrated: the migrations after 0010 (issue 18 on) add to both alike.
     const old = await openStore(`sqlite:${oldDatabase()}`);
+    await old.migrate();
     const fresh = await freshDatabase();
     try {
       expect(await fresh.driver.indexDefinitions()).toEqual(await old.driver.indexDefinitions());
@@ -336,7 +393,11 @@ describe('SQLite databases made before the store seam (issue 13)', () => {
     const store = await openStore(`sqlite:${fresh}`);
     await store.migrate();
     await store.close();
-    expect(affinities(fresh)).toEqual(affinities(oldDatabase()));
+    const old = oldDatabase();
+    const upgraded = await openStore(`sqlite:${old}`);
+    await upgraded.migrate();
+    await upgraded.close();
+    expect(affinities(fresh)).toEqual(affinities(old));
   });
 });
 

@@ -1,6 +1,7 @@
 // Accounts (Model A) and projects (Model P) as their routes change them: creation with a one-time
 // credential, the credential's delivery window and acknowledgment, renaming, and the capability view.
 import type { CLIEnrollmentRequest, ProjectCapabilities } from '../../sdk/contract/tenants';
+import { recordEnrolledAgent } from '../agents/agents';
 import type { EventLog } from '../events/event-log';
 import { problem } from '../problem';
 import { isUniqueViolation, type Db, type Tx, type Work } from '../store/store';
@@ -81,7 +82,7 @@ export async function acknowledgeIssuance(db: Tx, tenantId: string, issuanceId: 
   if (!known) throw problem('not_found', 'credential issuance not found');
 }
 
-/** A Model P project with its plan and a project bearer. */
+/** A Model P project with its plan and a project bearer, which is the project's first agent installation. */
 export async function enrollProject(
   events: EventLog,
   work: Work,
@@ -103,6 +104,18 @@ export async function enrollProject(
     now,
   );
   const credential = await issueCredential(work.db, tenant, now);
+  await recordEnrolledAgent(
+    work.db,
+    {
+      tenantId: tenant.id,
+      credentialId: credential.credentialId,
+      name: request.name,
+      agentType: request.agent_type,
+      platform: request.platform,
+      version: request.version,
+    },
+    now,
+  );
   await events.append(
     work,
     {

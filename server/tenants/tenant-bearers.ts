@@ -30,6 +30,7 @@ export class StoredTenantBearers implements TenantBearers {
       tokenHash: row.token_hash,
       credentialId: row.credential_id,
       active: row.credential_status === 'active' && row.tenant_status === 'active',
+      suspended: row.credential_status === 'active' && row.tenant_status === 'suspended',
       tenantId: row.tenant_id,
       generation: row.generation,
       plan: row.plan,

@@ -7,7 +7,8 @@ export interface TenantTable {
   /** Model A sign-in address (unique), Model P unverified contact address. */
   email: string | null;
   name: string;
-  status: 'active' | 'cancelled' | 'deleted';
+  /** `suspended` by an operator: every credential and session of the project is refused until resumed. */
+  status: 'active' | 'suspended' | 'cancelled' | 'deleted';
   plan: string;
   independent_advertiser: number;
   screens_enabled: number;
@@ -35,7 +36,8 @@ export interface CredentialTable {
   token_hash: string;
   /** JSON array of capability areas. */
   areas: string;
-  status: 'active' | 'revoked';
+  /** `pending`: a connected agent's bearer before activation (it authorizes activation only). */
+  status: 'pending' | 'active' | 'revoked';
   issuance_id: string;
   issuance_expires_at: number;
   issuance_acked_at: number | null;

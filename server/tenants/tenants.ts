@@ -7,7 +7,7 @@ import { problem, type Generation } from '../problem';
 import { CAPABILITY_AREAS, type CapabilityArea } from '../http/route';
 import { newId, randomToken, sha256Hex } from '../keys';
 import type { Db, Tx } from '../store/store';
-import { MILLIS_PER_CREDIT, utcMonth } from './credits';
+import { MILLIS_PER_CREDIT, recordLedger, utcMonth } from './credits';
 import type { Plan } from './plans';
 import type { TenantTable } from './tenants.tables';
 
@@ -58,6 +58,8 @@ export async function createTenant(tx: Tx, input: NewTenant, now: number): Promi
     updated_at: now,
   };
   await tx.insertInto('tenants').values(row).execute();
+  // The first month's grant is in the ledger like every later one, so the statement sums to the balance.
+  if (row.credit_millis > 0) await recordLedger(tx, row.id, now, 'included_grant', row.credit_millis);
   return row;
 }
 

@@ -1,8 +1,8 @@
 // Numbered migrations, applied in name order at start. Never change what a shipped one does to a
 // database; add the next (the 64-bit column types of issue 13 changed no SQLite database: see
 // docs/decisions.md). Numbers are allotted per feature (0003 events, 0004 applications, 0005 media,
-// 0006 screens and playlists, 0007 runtime, 0008 and 0009 review fixes), so features developed side
-// by side do not collide.
+// 0006 screens and playlists, 0007 runtime, 0008 and 0009 review fixes, 0012 to 0015 people and
+// access), so features developed side by side do not collide.
 import type { Kysely, Migration } from 'kysely';
 import type { Engine } from '../driver';
 import * as m0001 from './0001-foundation';
@@ -15,6 +15,10 @@ import * as m0007 from './0007-runtime';
 import * as m0008 from './0008-operation-leases';
 import * as m0009 from './0009-idempotency-body-erasure';
 import * as m0010 from './0010-kv-revision-floors';
+import * as m0012 from './0012-people';
+import * as m0013 from './0013-invitations';
+import * as m0014 from './0014-agents';
+import * as m0015 from './0015-operators';
 
 /** A migration module: `up` may ask which engine it runs on (column types that differ per engine). */
 interface EngineMigration {
@@ -33,6 +37,10 @@ const modules: Record<string, EngineMigration> = {
   '0008-operation-leases': m0008,
   '0009-idempotency-body-erasure': m0009,
   '0010-kv-revision-floors': m0010,
+  '0012-people': m0012,
+  '0013-invitations': m0013,
+  '0014-agents': m0014,
+  '0015-operators': m0015,
 };
 
 /** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */
