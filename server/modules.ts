@@ -8,6 +8,7 @@ import { installMedia } from './media/media.module';
 import { installApplications } from './applications/applications.module';
 import { installReleaseHost } from './release-host/release-host.module';
 import { installRuntime } from './runtime/runtime.module';
+import { installNative } from './pairing/native.module';
 
 export type Installer = (services: Services) => void;
 
@@ -19,4 +20,5 @@ export const installers: Installer[] = [
   installReleaseHost,
   installScreens, // playlists, screens and pairing; installs services.references
   installRuntime, // after screens: wraps services.references with active grants, installs presence
+  installNative,
 ];

@@ -6,6 +6,16 @@
 // all (or in time) is anything else but a stop, see isUnreachable.
 import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../contract/manifest';
 import type { ReleaseLaunch, RuntimeReport } from '../contract/runtime';
+import {
+  NATIVE_PAIRING_SCHEME,
+  type NativeIdentityChallenge,
+  type NativeIdentityChallengeRequest,
+  type NativeIdentityProof,
+  type NativePairingComplete,
+  type NativePairingSession,
+  type NativePairingStart,
+  type NativeRuntimeSession,
+} from '../contract/native';
 import type { PairingCompletion, PairingSession, RuntimeSession } from '../contract/screens';
 import { followEventStream, type EventStream, type EventStreamOptions } from '../sse/event-stream-client';
 import { MarqueeProblem } from './problem';
@@ -186,11 +196,74 @@ export class RuntimeClient {
     await this.call('POST', '/runtime/v1/reports', { json: report, signal });
   }
 
-  private follow(path: string, options: RuntimeStreamOptions): EventStream {
+  // ---- Native players (a kiosk agent): key-based pairing and identity, no cookies.
+
+  /** Starts native pairing from the device's public key and host facts; the answer holds the `Marquee-Pairing` credential. */
+  startNativePairing(start: NativePairingStart, signal?: AbortSignal): Promise<NativePairingSession> {
+    return this.data('POST', '/runtime/v1/native/pairing-sessions', start, signal);
+  }
+
+  /** The native pairing stream: `pairing.claimed` carries the completion nonce. */
+  nativePairingEvents(pairingCredential: string, options: RuntimeStreamOptions): EventStream {
+    return this.follow('/runtime/v1/native/pairing-events', options, {
+      authorization: `${NATIVE_PAIRING_SCHEME} ${pairingCredential}`,
+    });
+  }
+
+  async completeNativePairing(
+    pairingCredential: string,
+    completion: NativePairingComplete,
+    signal?: AbortSignal,
+  ): Promise<PairingCompletion> {
+    const answer = await this.call<PairingCompletion>('POST', '/runtime/v1/native/pairing-sessions/complete', {
+      json: completion,
+      headers: { authorization: `${NATIVE_PAIRING_SCHEME} ${pairingCredential}` },
+      signal,
+    });
+    return answer.data;
+  }
+
+  nativeChallenge(request: NativeIdentityChallengeRequest, signal?: AbortSignal): Promise<NativeIdentityChallenge> {
+    return this.data('POST', '/runtime/v1/native/identity/challenges', request, signal);
+  }
+
+  /** Mints a `Marquee-Session` from a session.mint proof. */
+  nativeSession(proof: NativeIdentityProof, signal?: AbortSignal): Promise<NativeRuntimeSession> {
+    return this.data('POST', '/runtime/v1/native/identity/sessions', proof, signal);
+  }
+
+  /** Unbinds the key and tombstones its screen (an identity.reset proof). */
+  async nativeReset(proof: NativeIdentityProof, signal?: AbortSignal): Promise<void> {
+    await this.call('POST', '/runtime/v1/native/identity/reset', { json: proof, signal });
+  }
+
+  /**
+   * A protected content route (media or package) as a Response whose body is unread, so a mirror
+   * can stream it to disk; `range` asks for the rest of a partial download. No deadline: the
+   * caller's signal bounds a long transfer.
+   */
+  async content(
+    path: string,
+    options: { range?: string; ifRange?: string; signal?: AbortSignal } = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (options.range !== undefined) headers.Range = options.range;
+    if (options.ifRange !== undefined) headers['If-Range'] = options.ifRange;
+    const { response } = await this.transport.send({
+      method: 'GET',
+      path,
+      headers,
+      signal: options.signal,
+      cache: 'no-store',
+    });
+    return response;
+  }
+
+  private follow(path: string, options: RuntimeStreamOptions, headers?: Record<string, string>): EventStream {
     return followEventStream({
       ...options,
       url: this.url(path),
-      headers: () => this.transport.credentialHeaders(),
+      headers: () => headers ?? this.transport.credentialHeaders(),
       fetch: this.transport.fetch,
     });
   }

@@ -23,6 +23,7 @@ import { changeScreen, findScreen, newPublicId, screenView, tagsOf, viewOf, type
 import type { Work } from '../store/store';
 import type { ScreenTable } from './screens.tables';
 import { isIanaZoneName } from './time-zones';
+import { tombstoneScreen } from './tombstone';
 
 /** spec: a reload expires ten minutes after it was requested (players ignore it afterwards). */
 export const RELOAD_TTL_MS = 10 * 60_000;
@@ -274,27 +275,7 @@ export const deleteScreen = mutation(
         `screen ${before.id} is bound to a native player identity; archive it instead of deleting it`,
       );
     }
-    if (before.state !== 'archived') await releaseScreen(work.db, before.tenant_id);
-    await revokeDevices(work, before.id, ctx.now);
-    await revokeRuntimeSessions(work, before.id, ctx.now);
-    // A tombstone refers to nothing: its playlists may be deleted.
-    await work.db.deleteFrom('screen_playlist_references').where('screen_id', '=', before.id).execute();
-    await changeScreen(
-      ctx.services.events,
-      work,
-      before,
-      {
-        set: { state: 'deleted', deleted_at: ctx.now },
-        changes: ['state'],
-        lifecycle: {
-          type: 'screen.deleted',
-          message: 'screen deleted; its cookies and runtime grants are revoked',
-          runtime: true,
-        },
-      },
-      ctx.now,
-      ctx.requestId,
-    );
+    await tombstoneScreen(ctx.services, work, before, 'by its owner', ctx.now, ctx.requestId);
     return reply.noContent();
   },
 );

@@ -10,6 +10,7 @@ import type { Db, Tx, Work } from '../store/store';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
 import { resolveEffectivePlaylist } from './effective-playlist';
+import { recoveryPendingView } from './recovery-view';
 import type { ScreenTable } from './screens.tables';
 
 /** spec: a deleted screen's tombstone is kept at least 90 days. */
@@ -82,6 +83,7 @@ export function screenView(services: Services, row: ScreenTable, tags: string[])
     tags,
     online: row.state !== 'deleted' && presenceOf(services).online(row.id),
     ...(row.last_online_at !== null ? { last_online_at: isoTime(row.last_online_at) } : {}),
+    ...recoveryPendingView(row.recovery_pending, services.clock.now()),
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
   };
@@ -116,6 +118,7 @@ export async function createScreen(
     archived_at: null,
     deleted_at: null,
     last_online_at: null,
+    recovery_pending: null,
   };
   await work.db.insertInto('screens').values(row).execute();
   await services.events.append(
