@@ -4,6 +4,7 @@
 // header. Each call has a deadline and is tried once (the caller owns backoff: a player must keep
 // playing, not wait in a retry loop). A refusal is a MarqueeProblem; a failure to get an answer at
 // all (or in time) is anything else but a stop, see isUnreachable.
+import { kvCollectionPath, kvKeyPath, PLACEMENT_CAPABILITY_HEADER } from '../contract/kv';
 import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../contract/manifest';
 import type { ReleaseLaunch, RuntimeReport } from '../contract/runtime';
 import {
@@ -105,7 +106,7 @@ export class RuntimeClient {
   private async call<T>(
     method: Method,
     path: string,
-    options: { json?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+    options: { json?: unknown; headers?: Record<string, string>; signal?: AbortSignal; authenticated?: boolean } = {},
   ): Promise<{ data: T; status: number; headers: Headers }> {
     const deadline = callDeadline(this.callTimeoutMs, options.signal);
     try {
@@ -114,6 +115,7 @@ export class RuntimeClient {
         path,
         json: options.json,
         headers: options.headers,
+        authenticated: options.authenticated,
         signal: deadline.signal,
         cache: 'no-store',
       });
@@ -199,8 +201,10 @@ export class RuntimeClient {
   // ---- Native players (a kiosk agent): key-based pairing and identity, no cookies.
 
   /** Starts native pairing from the device's public key and host facts; the answer holds the `Marquee-Pairing` credential. */
-  startNativePairing(start: NativePairingStart, signal?: AbortSignal): Promise<NativePairingSession> {
-    return this.data('POST', '/runtime/v1/native/pairing-sessions', start, signal);
+  async startNativePairing(start: NativePairingStart, signal?: AbortSignal): Promise<NativePairingSession> {
+    return (
+      await this.call<NativePairingSession>('POST', '/runtime/v1/native/pairing-sessions', anonymous(start, signal))
+    ).data;
   }
 
   /** The native pairing stream: `pairing.claimed` carries the completion nonce. */
@@ -218,23 +222,35 @@ export class RuntimeClient {
     const answer = await this.call<PairingCompletion>('POST', '/runtime/v1/native/pairing-sessions/complete', {
       json: completion,
       headers: { authorization: `${NATIVE_PAIRING_SCHEME} ${pairingCredential}` },
+      authenticated: false,
       signal,
     });
     return answer.data;
   }
 
-  nativeChallenge(request: NativeIdentityChallengeRequest, signal?: AbortSignal): Promise<NativeIdentityChallenge> {
-    return this.data('POST', '/runtime/v1/native/identity/challenges', request, signal);
+  async nativeChallenge(
+    request: NativeIdentityChallengeRequest,
+    signal?: AbortSignal,
+  ): Promise<NativeIdentityChallenge> {
+    return (
+      await this.call<NativeIdentityChallenge>(
+        'POST',
+        '/runtime/v1/native/identity/challenges',
+        anonymous(request, signal),
+      )
+    ).data;
   }
 
   /** Mints a `Marquee-Session` from a session.mint proof. */
-  nativeSession(proof: NativeIdentityProof, signal?: AbortSignal): Promise<NativeRuntimeSession> {
-    return this.data('POST', '/runtime/v1/native/identity/sessions', proof, signal);
+  async nativeSession(proof: NativeIdentityProof, signal?: AbortSignal): Promise<NativeRuntimeSession> {
+    return (
+      await this.call<NativeRuntimeSession>('POST', '/runtime/v1/native/identity/sessions', anonymous(proof, signal))
+    ).data;
   }
 
   /** Unbinds the key and tombstones its screen (an identity.reset proof). */
   async nativeReset(proof: NativeIdentityProof, signal?: AbortSignal): Promise<void> {
-    await this.call('POST', '/runtime/v1/native/identity/reset', { json: proof, signal });
+    await this.call('POST', '/runtime/v1/native/identity/reset', anonymous(proof, signal));
   }
 
   /**
@@ -259,6 +275,28 @@ export class RuntimeClient {
     return response;
   }
 
+  /**
+   * A runtime key/value call of an application placement (GET list or entry, PUT, DELETE) with its
+   * placement capability; what the parent bridge does for a frame, and a kiosk agent upstream.
+   */
+  async kv<T>(
+    method: 'GET' | 'PUT' | 'DELETE',
+    applicationId: string,
+    key: string | undefined,
+    options: { capability: string; json?: unknown; ifMatch?: number; idempotencyKey?: string; signal?: AbortSignal },
+  ): Promise<T> {
+    const collection = kvCollectionPath('runtime', applicationId);
+    const headers: Record<string, string> = { [PLACEMENT_CAPABILITY_HEADER]: options.capability };
+    if (options.ifMatch !== undefined) headers['If-Match'] = `"${options.ifMatch}"`;
+    if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
+    const answer = await this.call<T>(method, key === undefined ? collection : kvKeyPath(collection, key), {
+      json: options.json,
+      headers,
+      signal: options.signal,
+    });
+    return answer.data;
+  }
+
   private follow(path: string, options: RuntimeStreamOptions, headers?: Record<string, string>): EventStream {
     return followEventStream({
       ...options,
@@ -267,6 +305,11 @@ export class RuntimeClient {
       fetch: this.transport.fetch,
     });
   }
+}
+
+/** A native route that takes no credential (the body carries the proof): never the session header. */
+function anonymous(json: unknown, signal?: AbortSignal) {
+  return { json, signal, authenticated: false };
 }
 
 /**

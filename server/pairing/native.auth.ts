@@ -155,6 +155,11 @@ export function nativeSessionOf(ctx: AnyContext): NativeSessionValue | undefined
   return value;
 }
 
+/** Whether the request authenticates (or tries to) with a native session rather than cookies. */
+export function isNativeRequest(ctx: AnyContext): boolean {
+  return schemeCredential(ctx, NATIVE_SESSION_SCHEME) !== undefined;
+}
+
 /** When each device's use was last written down, per store (a cache: losing it costs one write). */
 const lifeWritten = new WeakMap<Db, Map<string, number>>();
 

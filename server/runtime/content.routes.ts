@@ -11,6 +11,7 @@ import { query, type AnyContext, type Authenticator, type Principal, type Reques
 import { noneMatch, parseRange } from '../media/byte-range';
 import { recordEgress } from '../media/egress';
 import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
+import { isNativeRequest } from '../pairing/native.auth';
 import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
 import { fetchMetadataOf } from '../release-host/fetch-metadata';
 import { contentFetchConflict } from './content-fetch-metadata';
@@ -120,6 +121,8 @@ function reserveEgress(ctx: ContentContext, bytes: number): EgressReservation {
 }
 
 function checkFetchMetadata(ctx: AnyContext): void {
+  // A native player is no browser: whatever its HTTP stack sends as Fetch Metadata describes nothing.
+  if (isNativeRequest(ctx)) return;
   const conflict = contentFetchConflict(fetchMetadataOf(ctx.req.headers));
   if (conflict) throw problem('forbidden', `contradictory Fetch Metadata: ${conflict}`);
 }

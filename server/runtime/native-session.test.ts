@@ -125,6 +125,11 @@ describe('the native session', () => {
     });
     expect(media.status).toBe(206);
     expect(media.body.equals(BYTES.subarray(10, 20))).toBe(true);
+    // Node's fetch adds Sec-Fetch-Mode to every request: a native client's Fetch Metadata is not judged.
+    const fromNode = await shown.d.runtime('GET', `/content/v1/manifests/${shown.rev}/media/${shown.mediaId}`, {
+      headers: { 'sec-fetch-mode': 'cors' },
+    });
+    expect(fromNode.status).toBe(200);
   });
 
   for (const route of routes) {
