@@ -79,6 +79,8 @@ export class KioskAgent {
   private online = false;
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
+  /** The upstream session the held manifests' capabilities came with. */
+  private capabilitiesOf = -1;
   private pairingWait: Promise<void> | undefined;
   private readonly pairingListeners = new Set<() => void>();
   private readonly timers: ReturnType<typeof setInterval>[] = [];
@@ -352,6 +354,7 @@ export class KioskAgent {
       throw error;
     }
     if (fetched) {
+      this.capabilitiesOf = this.upstream.sessionMark;
       const known = this.book.byRevision(fetched.manifestRevision);
       if (known && known.role !== 'old') this.book.refresh(fetched, fetchedTag);
       else this.book.setNext(fetched, fetchedTag);
@@ -429,7 +432,13 @@ export class KioskAgent {
       return undefined;
     };
     let found = find();
-    if (!found || Date.parse(found.capabilityExpiresAt) - 30_000 < Date.now()) {
+    // Capabilities are bound to the upstream session they were issued with, and live five minutes.
+    if (
+      !found ||
+      this.capabilitiesOf !== this.upstream.sessionMark ||
+      Date.parse(found.capabilityExpiresAt) - 30_000 < Date.now()
+    ) {
+      await this.upstream.ensureSession();
       await this.refresh();
       found = find();
     }

@@ -50,6 +50,11 @@ export class Upstream {
 
   private readonly now: () => number;
 
+  /** Which session is current (compared, never sent anywhere): capabilities belong to the session they came with. */
+  get sessionMark(): number {
+    return this.session?.expiresAt ?? 0;
+  }
+
   get hasSession(): boolean {
     return this.session !== undefined && this.session.expiresAt > this.now();
   }
