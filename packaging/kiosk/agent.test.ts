@@ -54,14 +54,14 @@ describe('the kiosk agent', () => {
   it('refuses any Host but its own loopback origin (DNS rebinding)', async () => {
     const agent = await agentAt(tempDataDir());
     const res = await new Promise<number>((resolve, reject) => {
-      const req = require('node:http').request(
+      const req = http.request(
         {
           host: '127.0.0.1',
           port: agent.listeningPort,
           path: '/',
           headers: { host: `evil.example:${agent.listeningPort}` },
         },
-        (r: { statusCode: number; resume(): void }) => (r.resume(), resolve(r.statusCode)),
+        (r) => (r.resume(), resolve(r.statusCode!)),
       );
       req.on('error', reject);
       req.end();
