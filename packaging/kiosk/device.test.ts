@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compactVerify, importJWK } from 'jose';
+import { calculateJwkThumbprint, compactVerify, importJWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { linuxHostFacts } from './host-facts';
 import { DeviceIdentity, IDENTITY_FILE } from './identity';
@@ -16,6 +16,7 @@ describe('the device identity', () => {
     const first = await DeviceIdentity.load(dir);
     expect(fs.statSync(path.join(dir, IDENTITY_FILE)).mode & 0o777).toBe(0o600);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    expect(first.kid).toBe(await calculateJwkThumbprint(first.publicKey, 'sha256'));
     const again = await DeviceIdentity.load(dir);
     expect(again.kid).toBe(first.kid);
     expect(again.publicKey).toEqual(first.publicKey);

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { keyIdOf, playerPublicKeyOf, signNativeProof } from '../../sdk/client/native-proof';
+import { signNativeProof } from '../../sdk/client/native-proof';
 import type { NativeProofOp, PlayerPublicKey } from '../../sdk/contract/native';
 
 export const IDENTITY_FILE = 'device-key.pem';
@@ -43,8 +43,15 @@ export class DeviceIdentity {
     if (mode & 0o077) fs.chmodSync(file, 0o600);
     const privateKey = crypto.createPrivateKey(pem);
     if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${file} does not hold an Ed25519 key`);
-    const publicKey = await playerPublicKeyOf(crypto.createPublicKey(privateKey));
-    return new DeviceIdentity(privateKey, publicKey, await keyIdOf(publicKey));
+    // The JWK and its RFC 7638 thumbprint (members crv, kty, x in that order, no whitespace), by
+    // Node's crypto: the agent starts without loading the JOSE library.
+    const { x } = crypto.createPublicKey(privateKey).export({ format: 'jwk' }) as { x: string };
+    const publicKey: PlayerPublicKey = { kty: 'OKP', crv: 'Ed25519', x };
+    const kid = crypto
+      .createHash('sha256')
+      .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x }))
+      .digest('base64url');
+    return new DeviceIdentity(privateKey, publicKey, kid);
   }
 
   sign(op: NativeProofOp, nonce: string, nowMs?: number): Promise<string> {

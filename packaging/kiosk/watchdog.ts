@@ -3,8 +3,6 @@
 // a renderer that cannot recover is not reloaded in a tight loop. Decisions are a pure function
 // of what was observed and the clock; the Watchdog runs them against a shell's RendererControl
 // (Electron, the Chromium launcher, or the agent's channel when it drives no browser itself).
-import sharp from 'sharp';
-
 export const WATCHDOG_LIMITS = {
   /** A renderer (re)starting may take this long to draw its first frame. */
   startGraceMs: 30_000,
@@ -88,6 +86,8 @@ export function recovered(state: WatchdogState, now: number, limits: WatchdogLim
 
 /** Blank glass: every pixel of the capture the same colour (a black, white or frozen empty frame). */
 export async function isBlank(png: Buffer): Promise<boolean> {
+  // Loaded on first use: the agent starts (and puts content on glass) without the image library.
+  const { default: sharp } = await import('sharp');
   const stats = await sharp(png).stats();
   return stats.channels.slice(0, 3).every((c) => c.stdev < 1.5);
 }
