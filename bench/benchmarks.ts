@@ -6,6 +6,7 @@ import { eventFanOut } from './events.bench';
 import { mediaRangedExport } from './media.bench';
 import { manifestNotModified } from './manifest.bench';
 import { playerPlayback } from './player.bench';
+import { kioskAgent } from './kiosk.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
@@ -15,4 +16,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   manifest: manifestNotModified,
   'credit-meter': creditMeterDebits,
   player: playerPlayback,
+  kiosk: kioskAgent,
 };

@@ -18,6 +18,10 @@ export class KioskAgentProcess {
     readonly upstream: string,
   ) {}
 
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   get origin(): string {
     return `http://127.0.0.1:${this.port}`;
   }
