@@ -26,6 +26,22 @@ afterAll(async () => {
   await server.stop();
 });
 
+/** Every event of the project so far (the list is oldest first, 200 a page). */
+async function allEvents(): Promise<{ type: string; details?: { code?: string; context?: unknown } }[]> {
+  const items: { type: string; details?: { code?: string; context?: unknown } }[] = [];
+  let after = '';
+  for (;;) {
+    const page = (
+      await server.request('GET', `/api/v1/events?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`, {
+        token,
+      })
+    ).json();
+    items.push(...page.items);
+    if (page.items.length < 200) return items;
+    after = page.next_cursor;
+  }
+}
+
 async function agentAt(dataDir: string, upstream = server.origin) {
   const agent = await startAgent(upstream, dataDir);
   agents.push(agent);
@@ -154,6 +170,19 @@ describe('the kiosk agent', () => {
   });
 });
 
+describe('identity reset', () => {
+  it('tombstones the screen upstream and the agent asks its renderer to pair again', async () => {
+    const agent = await agentAt(tempDataDir());
+    const renderer = new Renderer(agent);
+    const { screen } = await renderer.pair(server, token);
+    await until(() => agent.isOnline);
+    await agent.upstream.reset();
+    expect((await server.request('GET', `/api/v1/screens/${screen.id}`, { token })).status).toBe(404);
+    await until(async () => (await renderer.post('/runtime/v1/device-sessions', {})).status === 401);
+    expect(agent.enrollment()).toBeUndefined();
+  });
+});
+
 describe('the report queue', () => {
   it('keeps reports made offline and uploads them in order when upstream is back', async () => {
     const dataDir = tempDataDir();
@@ -181,10 +210,27 @@ describe('the report queue', () => {
     // Back online: the queue survived the restart and goes upstream in order.
     const online = await agentAt(dataDir);
     await until(() => online.reports.size() === 0);
-    const events = await server.request('GET', '/api/v1/events?limit=200', { token });
-    const types = (events.json().items as { type: string; details?: { code?: string } }[])
+    const types = (await allEvents())
       .filter((e) => e.type === 'runtime.reported' || e.type === 'manifest.activated')
       .map((e) => (e.type === 'manifest.activated' ? e.type : e.details?.code));
     expect(types.slice(-3)).toEqual(['kiosk.first', 'kiosk.second', 'manifest.activated']);
+  });
+});
+
+describe('renderer recoveries', () => {
+  it('are counted and reported upstream like any runtime condition', async () => {
+    const agent = await agentAt(tempDataDir());
+    await new Renderer(agent).pair(server, token);
+    agent.recordRecovery('hang');
+    agent.recordRecovery('hang');
+    expect(agent.status().recoveries).toEqual({ hang: 2 });
+    await until(() => agent.reports.size() === 0);
+    const reported = (await allEvents()).filter(
+      (e) => e.type === 'runtime.reported' && e.details?.code === 'kiosk.renderer_recovered',
+    );
+    expect(reported.slice(-2).map((e) => e.details?.context)).toEqual([
+      { reason: 'hang', count: 1 },
+      { reason: 'hang', count: 2 },
+    ]);
   });
 });

@@ -20,6 +20,7 @@ import { KvMirror } from './kv-mirror';
 import { localReleaseLabel, mirrorItemsOf, neededKeys, releasesOf } from './local-manifest';
 import { LocalEvents } from './local-events';
 import { ManifestBook } from './manifest-book';
+import type { PlatformAdapter } from './platform';
 import { Mirror, type ContentFetch } from './mirror';
 import { ReleaseTrees } from './release-trees';
 import type { RendererChannel } from './renderer-channel';
@@ -48,6 +49,9 @@ export interface AgentOptions {
   /** The built player (dist/player). */
   playerDir: string;
   budgetBytes?: number;
+  /** What fleet control and screenshots act through; its host facts go with native pairing. */
+  platform?: PlatformAdapter;
+  /** Host facts when no platform adapter gives them (tests). */
   hostFacts?: HostFactsSource;
   fetch?: typeof fetch;
   log?: AgentLog;
@@ -492,7 +496,11 @@ export class KioskAgent {
   }
 
   private hostFacts(): HostFacts {
-    return (this.options.hostFacts ?? linuxHostFacts()).read();
+    return (this.options.hostFacts ?? this.options.platform?.hostFacts ?? linuxHostFacts()).read();
+  }
+
+  get platform(): PlatformAdapter | undefined {
+    return this.options.platform;
   }
 
   /** Completes the pairing in the background once claimed: the key proves itself, the screen is ours. */

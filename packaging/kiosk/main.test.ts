@@ -15,6 +15,7 @@ describe('kiosk settings', () => {
       browser: false,
       chromium: '/usr/bin/chromium',
       budgetBytes: undefined,
+      resetIdentity: false,
     });
   });
 

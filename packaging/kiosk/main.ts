@@ -2,12 +2,17 @@
 // `marquee-kiosk` command: runs the kiosk agent on 127.0.0.1:<port> and, unless --no-browser, the
 // system Chromium in kiosk mode on it, watched by the watchdog. Exits non-zero on a fatal error,
 // so its supervisor (systemd, Electron) starts it again.
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { KioskAgent } from './agent';
 import { ChromiumKiosk, SYSTEM_CHROMIUM } from './chromium';
+import { linuxHostFacts } from './host-facts';
+import { DeviceIdentity } from './identity';
+import { linuxPlatform } from './platform';
+import { Upstream } from './upstream';
 import { ensurePlayerBuild, PLAYER_DIR } from './player-build';
 import { channelControl, watchRenderer } from './shell';
 
@@ -18,10 +23,12 @@ export interface KioskSettings {
   browser: boolean;
   chromium: string;
   budgetBytes: number | undefined;
+  /** Unbind this device from its screen (a signed reset; the screen is tombstoned) and forget everything. */
+  resetIdentity: boolean;
 }
 
 const USAGE = `usage: marquee-kiosk --server <play origin> --data-dir <dir> [--port <n>] [--no-browser]
-                     [--chromium <path>] [--budget-mb <n>]
+                     [--chromium <path>] [--budget-mb <n>] [--reset-identity]
 Each flag may come from the environment instead: MARQUEE_KIOSK_SERVER, MARQUEE_KIOSK_DATA_DIR,
 MARQUEE_KIOSK_PORT (default 8090), MARQUEE_KIOSK_NO_BROWSER=1, MARQUEE_KIOSK_CHROMIUM,
 MARQUEE_KIOSK_BUDGET_MB.`;
@@ -37,6 +44,7 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
       'no-browser': { type: 'boolean' },
       chromium: { type: 'string' },
       'budget-mb': { type: 'string' },
+      'reset-identity': { type: 'boolean' },
     },
     strict: true,
   });
@@ -64,6 +72,7 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
     browser: !(values['no-browser'] ?? env.MARQUEE_KIOSK_NO_BROWSER === '1'),
     chromium: values.chromium ?? env.MARQUEE_KIOSK_CHROMIUM ?? SYSTEM_CHROMIUM,
     budgetBytes,
+    resetIdentity: values['reset-identity'] ?? false,
   };
 }
 
@@ -76,6 +85,11 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = pino({ level: process.env.MARQUEE_KIOSK_LOG_LEVEL ?? 'info' });
+  if (settings.resetIdentity) {
+    await resetIdentity(settings);
+    console.log('this device is unbound from its screen; its data dir is empty');
+    return;
+  }
   ensurePlayerBuild((message) => logger.info(message));
   const agent = await KioskAgent.start({
     server: settings.server,
@@ -83,6 +97,7 @@ async function main(): Promise<void> {
     port: settings.port,
     playerDir: PLAYER_DIR,
     budgetBytes: settings.budgetBytes,
+    platform: linuxPlatform(linuxHostFacts()),
     log: (level, message, fields) => logger[level](fields ?? {}, message),
   });
   // Outside checks wait for this line.
@@ -109,6 +124,16 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
+}
+
+/**
+ * The only way a kiosk leaves its screen: a signed reset upstream (the screen is tombstoned), then
+ * the key, the mirror and the queues go. A device without its key cannot do this (it is recovered).
+ */
+async function resetIdentity(settings: KioskSettings): Promise<void> {
+  const identity = await DeviceIdentity.load(path.join(settings.dataDir, 'identity'));
+  await new Upstream(settings.server, identity).reset();
+  fs.rmSync(settings.dataDir, { recursive: true, force: true });
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
