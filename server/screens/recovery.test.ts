@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { HostFacts } from '../../sdk/contract/native';
 import { NativeDevice } from '../pairing/native.fixtures';
 import { NATIVE_CODE_TTL_MS, RECOVERY_GRACE_MS } from '../pairing/native-pairing';
+import { retireKeys } from '../pairing/native.module';
 import { claimCode } from '../pairing/pairing.fixtures';
 import { createPlaylist, patchScreen, useEnrolledServer } from '../runtime/runtime.fixtures';
 import { imageDoc, insertMedia } from '../playlists/content.fixtures';
@@ -192,6 +193,17 @@ describe('recovery confirm', () => {
     });
     expect(challenge.status).toBe(404);
     expect((await replacement.runtime('GET', '/runtime/v1/manifest')).status).toBe(200);
+    // Housekeeping then drops the retired key with its device credential; the new key stays.
+    await retireKeys(env.server.services, clock.now());
+    const db = env.server.services.store.db;
+    const keys = await db
+      .selectFrom('native_identities')
+      .select(['kid', 'state'])
+      .where('screen_id', '=', screen.id)
+      .execute();
+    expect(keys).toEqual([{ kid: replacement.kid, state: 'active' }]);
+    const devices = await db.selectFrom('screen_devices').select('status').where('screen_id', '=', screen.id).execute();
+    expect(devices.map((d) => d.status).sort()).toEqual(['active', 'revoked']);
   });
 
   it('gives recovery_not_offered when nothing is pending', async () => {
