@@ -34,6 +34,9 @@ export const DEFAULT_BUDGET_BYTES = 8 * 1024 ** 3;
 export const RECONNECT_MAX_MS = 3_000;
 /** A missed event costs at most this: the manifest is asked for again on this period. */
 export const MANIFEST_POLL_MS = 10 * 60_000;
+/** The mirror is re-hashed once the screen plays (not while it boots), then daily. */
+const VERIFY_AFTER_BOOT_MS = 60_000;
+const VERIFY_EVERY_MS = 24 * 3600_000;
 /** Queued reports and key/value writes are offered upstream at least this often. */
 const QUEUE_REPLAY_MS = 30_000;
 
@@ -181,18 +184,25 @@ export class KioskAgent {
   // ---- Lifecycle
 
   private begin(): void {
-    // Content of the manifest on glass is checked before anything is fetched: a corrupt or
-    // missing file is dropped now and fetched again by the first refresh.
-    void this.mirror
-      .verify([...neededKeys(this.book.needed())])
-      .then(
-        (dropped) =>
-          dropped.length > 0 && this.log('warn', 'mirror: corrupt or missing files dropped', { count: dropped.length }),
-      )
-      .catch((error) => this.log('error', 'mirror verification failed', { error: String(error) }));
+    // At boot a missing or truncated file of what is on glass is dropped at once (a cheap check);
+    // the full re-hash of the mirror waits until the screen is playing, then runs daily.
+    for (const key of neededKeys(this.book.needed())) if (!key.startsWith('tree:')) this.mirror.intact(key);
+    const verify = () =>
+      void this.mirror
+        .verify()
+        .then((dropped) => {
+          if (dropped.length === 0) return;
+          this.log('warn', 'mirror: corrupt files dropped; fetching them again', { count: dropped.length });
+          void this.refresh();
+        })
+        .catch((error) => this.log('error', 'mirror verification failed', { error: String(error) }));
+    const first = setTimeout(verify, VERIFY_AFTER_BOOT_MS);
+    first.unref();
+    this.stopped.signal.addEventListener('abort', () => clearTimeout(first), { once: true });
     this.timers.push(
       setInterval(() => this.enrollment() && void this.refresh(), MANIFEST_POLL_MS),
       setInterval(() => this.online && void this.replayQueues(), QUEUE_REPLAY_MS),
+      setInterval(verify, VERIFY_EVERY_MS),
     );
     for (const t of this.timers) t.unref();
     void this.run();

@@ -143,6 +143,7 @@ describe('applications on a kiosk', () => {
       body: value('3'),
     });
     expect(stale.status).toBe(412);
+    expect(await stale.json()).toMatchObject({ code: 'revision_conflict', current_revision: 2 });
     expect(offline.kv.pending()).toBe(1);
     // The release still launches and serves its files from the mirror.
     const launch = await r.post(local.content.launchUrl);

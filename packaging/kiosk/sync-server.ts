@@ -62,12 +62,13 @@ function sendProblem(
   code: string,
   detail: string,
   headers: Record<string, string> = {},
+  extensions: Record<string, unknown> = {},
 ) {
   if (res.headersSent) return void res.destroy();
   res
     .status(status)
     .set({ 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', ...headers })
-    .end(JSON.stringify({ type: 'about:blank', title: code, status, detail, code, errors: [] }));
+    .end(JSON.stringify({ type: 'about:blank', title: code, status, detail, code, errors: [], ...extensions }));
 }
 
 /** A local signed value: `base64url(JSON).hmac`, under the agent's own key and a purpose. */
@@ -402,15 +403,11 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
   };
 
   const kvFailure = (res: Response, error: unknown) => {
+    const current = (revision: number | undefined) => (revision !== undefined ? { current_revision: revision } : {});
     if (error instanceof LocalKvProblem)
-      return sendProblem(
-        res,
-        error.status,
-        error.code,
-        error.message,
-        error.currentRevision !== undefined ? { 'X-Current-Revision': String(error.currentRevision) } : {},
-      );
-    if (error instanceof MarqueeProblem) return sendProblem(res, error.status, error.code, error.detail);
+      return sendProblem(res, error.status, error.code, error.message, {}, current(error.currentRevision));
+    if (error instanceof MarqueeProblem)
+      return sendProblem(res, error.status, error.code, error.detail, {}, current(error.current_revision));
     sendProblem(res, 500, 'internal_error', 'key/value storage failed');
   };
 
