@@ -16,6 +16,8 @@ export class KioskAgentProcess {
   constructor(
     readonly port: number,
     readonly upstream: string,
+    /** Node flags for the agent (the bench passes --expose-gc). */
+    private readonly nodeFlags: string[] = [],
   ) {}
 
   get pid(): number | undefined {
@@ -32,7 +34,17 @@ export class KioskAgentProcess {
     const started = Date.now();
     const child = spawn(
       process.execPath,
-      [ENTRY, '--server', this.upstream, '--data-dir', this.dataDir, '--port', String(this.port), '--no-browser'],
+      [
+        ...this.nodeFlags,
+        ENTRY,
+        '--server',
+        this.upstream,
+        '--data-dir',
+        this.dataDir,
+        '--port',
+        String(this.port),
+        '--no-browser',
+      ],
       { cwd: ROOT, env: { ...process.env, MARQUEE_KIOSK_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     this.child = child;

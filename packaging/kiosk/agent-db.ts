@@ -28,6 +28,7 @@ const SCHEMA = [
 
 export class AgentDb {
   readonly sqlite: SQLite.Database;
+  private readonly statements = new Map<string, SQLite.Statement>();
 
   constructor(dataDir: string) {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -38,21 +39,26 @@ export class AgentDb {
     for (const statement of SCHEMA) this.sqlite.exec(statement);
   }
 
+  /** A prepared statement, made once per SQL text (the agent runs a small fixed set of them). */
+  prepare(sql: string): SQLite.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.sqlite.prepare(sql)));
+    return statement;
+  }
+
   get<T>(name: string): T | undefined {
-    const row = this.sqlite.prepare('SELECT value FROM state WHERE name = ?').get(name) as
-      | { value: string }
-      | undefined;
+    const row = this.prepare('SELECT value FROM state WHERE name = ?').get(name) as { value: string } | undefined;
     return row ? (JSON.parse(row.value) as T) : undefined;
   }
 
   set(name: string, value: unknown): void {
-    this.sqlite
-      .prepare('INSERT INTO state (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value')
-      .run(name, JSON.stringify(value));
+    this.prepare(
+      'INSERT INTO state (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
+    ).run(name, JSON.stringify(value));
   }
 
   delete(name: string): void {
-    this.sqlite.prepare('DELETE FROM state WHERE name = ?').run(name);
+    this.prepare('DELETE FROM state WHERE name = ?').run(name);
   }
 
   transaction<T>(fn: () => T): T {

@@ -178,6 +178,7 @@ export class KioskAgent {
       queued_reports: this.reports.size(),
       queued_kv_writes: this.kv.pending(),
       recoveries: Object.fromEntries(this.recoveries),
+      memory: { rss_bytes: process.memoryUsage.rss(), heap_used_bytes: process.memoryUsage().heapUsed },
     };
   }
 

@@ -92,7 +92,7 @@ export class KvMirror {
   }
 
   pending(): number {
-    return (this.db.sqlite.prepare('SELECT COUNT(*) AS n FROM kv_queue').get() as { n: number }).n;
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM kv_queue').get() as { n: number }).n;
   }
 
   /**
@@ -154,7 +154,7 @@ export class KvMirror {
     let sent = 0;
     let dropped = 0;
     for (;;) {
-      const row = this.db.sqlite.prepare('SELECT * FROM kv_queue ORDER BY seq LIMIT 1').get() as
+      const row = this.db.prepare('SELECT * FROM kv_queue ORDER BY seq LIMIT 1').get() as
         | {
             seq: number;
             application_id: string;
@@ -197,7 +197,7 @@ export class KvMirror {
         dropped++;
         await refresh(write).catch(() => undefined);
       }
-      this.db.sqlite.prepare('DELETE FROM kv_queue WHERE seq = ?').run(write.seq);
+      this.db.prepare('DELETE FROM kv_queue WHERE seq = ?').run(write.seq);
     }
   }
 }

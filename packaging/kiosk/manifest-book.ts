@@ -34,15 +34,15 @@ export class ManifestBook {
   ) {}
 
   active(): HeldManifest | undefined {
-    return held(this.db.sqlite.prepare(`SELECT * FROM manifests WHERE role = 'active'`).get() as Row | undefined);
+    return held(this.db.prepare(`SELECT * FROM manifests WHERE role = 'active'`).get() as Row | undefined);
   }
 
   next(): HeldManifest | undefined {
-    return held(this.db.sqlite.prepare(`SELECT * FROM manifests WHERE role = 'next'`).get() as Row | undefined);
+    return held(this.db.prepare(`SELECT * FROM manifests WHERE role = 'next'`).get() as Row | undefined);
   }
 
   byRevision(revision: string): HeldManifest | undefined {
-    return held(this.db.sqlite.prepare('SELECT * FROM manifests WHERE revision = ?').get(revision) as Row | undefined);
+    return held(this.db.prepare('SELECT * FROM manifests WHERE revision = ?').get(revision) as Row | undefined);
   }
 
   /** The manifests whose content must stay on disk. */
@@ -53,7 +53,7 @@ export class ManifestBook {
   /** Records a manifest fetched from upstream as the next one (replacing an unfinished next). */
   setNext(manifest: RuntimeManifest, etag: string | null): void {
     this.db.transaction(() => {
-      this.db.sqlite.prepare(`DELETE FROM manifests WHERE role = 'next'`).run();
+      this.db.prepare(`DELETE FROM manifests WHERE role = 'next'`).run();
       this.db.sqlite
         .prepare(
           `INSERT INTO manifests (revision, role, document, received_at) VALUES (?, 'next', ?, ?)
@@ -75,7 +75,7 @@ export class ManifestBook {
     return this.db.transaction(() => {
       const next = this.next();
       if (!next) return undefined;
-      this.db.sqlite.prepare(`UPDATE manifests SET role = 'old' WHERE role = 'active'`).run();
+      this.db.prepare(`UPDATE manifests SET role = 'old' WHERE role = 'active'`).run();
       this.db.sqlite
         .prepare(`UPDATE manifests SET role = 'active', activated_at = ? WHERE revision = ?`)
         .run(this.now(), next.manifest.manifestRevision);
@@ -91,6 +91,6 @@ export class ManifestBook {
 
   /** Forgets everything (the screen was deleted, or the device paired to another screen). */
   clear(): void {
-    this.db.sqlite.prepare('DELETE FROM manifests').run();
+    this.db.prepare('DELETE FROM manifests').run();
   }
 }

@@ -92,9 +92,7 @@ export class Mirror {
 
   /** Whether the blob is stored whole (its row and a file of its size). */
   has(sha256: string, bytes?: number): boolean {
-    const row = this.db.sqlite.prepare('SELECT bytes FROM entries WHERE key = ?').get(sha256) as
-      | { bytes: number }
-      | undefined;
+    const row = this.db.prepare('SELECT bytes FROM entries WHERE key = ?').get(sha256) as { bytes: number } | undefined;
     if (!row || (bytes !== undefined && row.bytes !== bytes)) return false;
     try {
       return fs.statSync(this.filePath(sha256)).size === row.bytes;
@@ -108,12 +106,12 @@ export class Mirror {
     const now = this.now();
     if (now - (this.touched.get(key) ?? 0) < TOUCH_EVERY_MS) return;
     this.touched.set(key, now);
-    this.db.sqlite.prepare('UPDATE entries SET last_used = ? WHERE key = ?').run(now, key);
+    this.db.prepare('UPDATE entries SET last_used = ? WHERE key = ?').run(now, key);
   }
 
   /** Bytes held: complete entries plus partial downloads. */
   usage(): number {
-    const rows = this.db.sqlite.prepare('SELECT COALESCE(SUM(bytes), 0) AS n FROM entries').get() as { n: number };
+    const rows = this.db.prepare('SELECT COALESCE(SUM(bytes), 0) AS n FROM entries').get() as { n: number };
     let partial = 0;
     for (const name of fs.readdirSync(this.blobDir)) {
       if (name.endsWith('.part')) partial += fs.statSync(path.join(this.blobDir, name)).size;
@@ -141,7 +139,7 @@ export class Mirror {
     const remover = this.removers.get(row.kind);
     if (remover) remover(row.key);
     else fs.rmSync(this.filePath(row.key), { force: true });
-    this.db.sqlite.prepare('DELETE FROM entries WHERE key = ?').run(row.key);
+    this.db.prepare('DELETE FROM entries WHERE key = ?').run(row.key);
     this.touched.delete(row.key);
   }
 
@@ -312,7 +310,7 @@ export class Mirror {
         this.remove(row);
         dropped.push(row.key);
       } else {
-        this.db.sqlite.prepare('UPDATE entries SET verified_at = ? WHERE key = ?').run(this.now(), row.key);
+        this.db.prepare('UPDATE entries SET verified_at = ? WHERE key = ?').run(this.now(), row.key);
       }
     }
     return dropped;
@@ -321,9 +319,7 @@ export class Mirror {
   /** A cheap check before serving: the file is there with its size; otherwise it is dropped (refetched later). */
   intact(sha256: string): boolean {
     if (this.has(sha256)) return true;
-    const row = this.db.sqlite.prepare('SELECT key, kind FROM entries WHERE key = ?').get(sha256) as
-      | EntryRow
-      | undefined;
+    const row = this.db.prepare('SELECT key, kind FROM entries WHERE key = ?').get(sha256) as EntryRow | undefined;
     if (row) this.remove(row);
     return false;
   }

@@ -23,7 +23,7 @@ export class ReportQueue {
       this.db.sqlite
         .prepare('INSERT INTO report_queue (body, queued_at) VALUES (?, ?)')
         .run(JSON.stringify(report), this.now());
-      const { n } = this.db.sqlite.prepare('SELECT COUNT(*) AS n FROM report_queue').get() as { n: number };
+      const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM report_queue').get() as { n: number };
       if (n > REPORT_QUEUE_MAX)
         this.db.sqlite
           .prepare('DELETE FROM report_queue WHERE seq IN (SELECT seq FROM report_queue ORDER BY seq LIMIT ?)')
@@ -32,7 +32,7 @@ export class ReportQueue {
   }
 
   size(): number {
-    return (this.db.sqlite.prepare('SELECT COUNT(*) AS n FROM report_queue').get() as { n: number }).n;
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM report_queue').get() as { n: number }).n;
   }
 
   /**
@@ -43,7 +43,7 @@ export class ReportQueue {
     let sent = 0;
     let dropped = 0;
     for (;;) {
-      const head = this.db.sqlite.prepare('SELECT seq, body FROM report_queue ORDER BY seq LIMIT 1').get() as
+      const head = this.db.prepare('SELECT seq, body FROM report_queue ORDER BY seq LIMIT 1').get() as
         | { seq: number; body: string }
         | undefined;
       if (!head) return { sent, dropped };
@@ -54,12 +54,12 @@ export class ReportQueue {
         const refusedForGood =
           error instanceof MarqueeProblem && error.status >= 400 && error.status < 500 && !RETRYABLE.has(error.status);
         if (!refusedForGood) {
-          this.db.sqlite.prepare('UPDATE report_queue SET attempts = attempts + 1 WHERE seq = ?').run(head.seq);
+          this.db.prepare('UPDATE report_queue SET attempts = attempts + 1 WHERE seq = ?').run(head.seq);
           throw error;
         }
         dropped++;
       }
-      this.db.sqlite.prepare('DELETE FROM report_queue WHERE seq = ?').run(head.seq);
+      this.db.prepare('DELETE FROM report_queue WHERE seq = ?').run(head.seq);
     }
   }
 }

@@ -498,7 +498,12 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
   player.put('/runtime/v1/apps/:applicationId/kv/:key', express.json({ limit: '2mb' }), write('PUT'));
   player.delete('/runtime/v1/apps/:applicationId/kv/:key', write('DELETE'));
 
-  player.get('/kiosk/v1/status', (_req, res) => res.set('Cache-Control', 'no-store').json(agent.status()));
+  player.get('/kiosk/v1/status', (req, res) => {
+    // Diagnostics: an agent started with --expose-gc collects first, so memory figures compare.
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (req.query.gc === '1' && gc) gc();
+    res.set('Cache-Control', 'no-store').json(agent.status());
+  });
 
   // ---- The player build (the same one the server serves), never inside a frame
 
