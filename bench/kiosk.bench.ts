@@ -143,7 +143,7 @@ export async function kioskAgent(): Promise<void> {
   if (!fs.existsSync(path.resolve(import.meta.dirname, '../dist/kiosk/main.mjs')))
     throw new Error('build the agent first: npm run build:web && npm run build:kiosk');
   const server = await startMarquee(PORT);
-  const serverUp = true;
+  let serverUp = true;
   const api = new ControlApi(server.origin);
   await api.enroll();
   const agent = new KioskAgentProcess(PORT + 1, server.origin, ['--expose-gc']);
