@@ -259,7 +259,7 @@ export async function kioskAgent(): Promise<void> {
       const page = await context.newPage();
       await page.addInitScript(PROBE);
       const opened = Date.now();
-      await page.goto(`$agent.origin/`);
+      await page.goto(`${agent.origin}/`);
       await page.waitForFunction(
         () => (window as unknown as { bench: { firstContent: number | null } }).bench.firstContent !== null,
         undefined,
