@@ -6,6 +6,7 @@ import { eventFanOut } from './events.bench';
 import { mediaRangedExport } from './media.bench';
 import { manifestNotModified } from './manifest.bench';
 import { playerPlayback } from './player.bench';
+import { remintAtFleetScale } from './remint.bench';
 import { kioskAgent } from './kiosk.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
@@ -16,5 +17,6 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   manifest: manifestNotModified,
   'credit-meter': creditMeterDebits,
   player: playerPlayback,
+  remint: remintAtFleetScale,
   kiosk: kioskAgent,
 };

@@ -17,9 +17,9 @@ import { isoTime } from '../clock';
 import { randomToken, safeEqual, sha256Hex } from '../keys';
 import { problem } from '../problem';
 import { offerRecovery } from '../screens/recovery';
+import { tombstoneScreen } from '../screens/screen-changes';
 import { publicUrl, viewOf } from '../screens/screens';
 import type { ScreenTable } from '../screens/screens.tables';
-import { tombstoneScreen } from '../screens/tombstone';
 import type { Services } from '../services';
 import { json, type Tx, type Work } from '../store/store';
 import type { NativeIdentityTable } from './native-identity.tables';
@@ -256,7 +256,7 @@ export async function resetNativeIdentity(
   work: Work,
   input: { kid: string; publicKey: PlayerPublicKey; signature: string },
   now: number,
-  requestId?: string,
+  requestId: string,
 ): Promise<void> {
   const identity = await proveIdentity(work, input, 'identity.reset', now);
   await work.db.deleteFrom('native_identities').where('kid', '=', identity.kid).execute();
@@ -272,5 +272,10 @@ export async function resetNativeIdentity(
     .where('id', '=', identity.screen_id)
     .where('state', '!=', 'deleted')
     .executeTakeFirst();
-  if (screen) await tombstoneScreen(services, work, screen, 'its native player reset its identity', now, requestId);
+  if (screen)
+    await tombstoneScreen(
+      { events: services.events, work, now, requestId },
+      screen,
+      'its native player reset its identity',
+    );
 }

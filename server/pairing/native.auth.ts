@@ -9,6 +9,7 @@ import {
   NATIVE_SESSION_CREDENTIAL,
   NATIVE_SESSION_SCHEME,
 } from '../../sdk/contract/native';
+import { serverCache } from '../caches';
 import type { AnyContext, Authenticator, Principal } from '../http/route';
 import type { Keys } from '../keys';
 import { sha256Hex } from '../keys';
@@ -161,7 +162,7 @@ export function isNativeRequest(ctx: AnyContext): boolean {
 }
 
 /** When each device's use was last written down, per store (a cache: losing it costs one write). */
-const lifeWritten = new WeakMap<Db, Map<string, number>>();
+const lifeWrites = serverCache<Map<string, number>, Db>('native-life-writes', () => new Map());
 
 /**
  * A request with a session of this native device: refused once its key retired (the grace after a
@@ -176,8 +177,7 @@ export async function checkNativeDevice(ctx: AnyContext, deviceId: string): Prom
     .executeTakeFirst();
   if (!identity || (identity.retires_at !== null && identity.retires_at <= ctx.now))
     throw refused('this device key no longer identifies its screen; pair again');
-  let written = lifeWritten.get(db);
-  if (!written) lifeWritten.set(db, (written = new Map()));
+  const written = lifeWrites(db);
   const last = Math.max(written.get(identity.kid) ?? 0, identity.last_seen_at);
   if (ctx.now - last < LIFE_RECORD_EVERY_MS) return;
   if (written.size >= 10_000) written.clear();

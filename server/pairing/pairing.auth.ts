@@ -3,6 +3,7 @@
 // never authorizes a runtime route (and a cookie never a control route: bearers read no cookies).
 // The one exception is a native player's `Marquee-Session`, which stands in for the runtime cookie.
 import { RUNTIME_CAPABILITIES, type RuntimeCapability } from '../../sdk/contract/screens';
+import { serverCache } from '../caches';
 import { problem } from '../problem';
 import type { AnyContext, Authenticator, Principal } from '../http/route';
 import type { CompiledQuery } from 'kysely';
@@ -179,12 +180,7 @@ function compileSessionQuery(db: Db) {
  * above all) runs it, and building it cost more than running it. Its one parameter is the session id.
  */
 type SessionRow = ReturnType<typeof compileSessionQuery> extends CompiledQuery<infer R> ? R : never;
-const sessionQueries = new WeakMap<Db, ReturnType<typeof compileSessionQuery>>();
-function sessionQuery(db: Db): ReturnType<typeof compileSessionQuery> {
-  let compiled = sessionQueries.get(db);
-  if (!compiled) sessionQueries.set(db, (compiled = compileSessionQuery(db)));
-  return compiled;
-}
+const sessionQuery = serverCache('runtime-session-query', (db: Db) => compileSessionQuery(db));
 
 async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<RuntimePrincipal> {
   // Native players send `Authorization: Marquee-Session …` instead of the cookie (never both).

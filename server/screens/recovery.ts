@@ -10,7 +10,6 @@ import { newId } from '../keys';
 import { claimSession, pairingChannel } from '../pairing/pairing';
 import type { PairingSessionTable } from '../pairing/pairing.tables';
 import { problem } from '../problem';
-import { presenceOf } from '../runtime/runtime-services';
 import type { Services } from '../services';
 import { json, type Tx, type Work } from '../store/store';
 import type { RecoveryPendingColumn } from './recovery-view';
@@ -69,7 +68,8 @@ export async function offerRecovery(
     .executeTakeFirstOrThrow();
   if (bound.kid === input.kid) return;
   // The bound key is alive (a proof or a request lately, or its stream connected): not lost.
-  if (bound.last_seen_at > now - RECOVERY_QUIET_MS || presenceOf(services).online(screen.id)) return;
+  if (bound.last_seen_at > now - RECOVERY_QUIET_MS || (await services.presence.online([screen.id])).has(screen.id))
+    return;
   const recent = await work.db
     .selectFrom('screen_recovery_offers')
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -3,7 +3,7 @@
 // decoded and buffered before its transition starts), runs the transition, and swaps to a new
 // manifest at a page boundary once the new manifest's first page is ready. Page DOM is built once
 // per manifest and toggled; an old manifest's DOM is removed after the swap.
-import type { RuntimeApplicationPlacement, RuntimeManifest } from '../../../sdk/contract/manifest';
+import { isPlacementOf, type RuntimeManifest } from '../../../sdk/contract/manifest';
 import type { Size } from './canvas-layout';
 import { TRANSITION_EASING, transitionKeyframes } from './motion';
 import { PageView } from './page-view';
@@ -359,8 +359,7 @@ export class PlaybackEngine {
     const page = loop.manifest.pages[this.segment.index]!;
     if (page.advance.mode !== 'application') return;
     const placement = view.placement;
-    if (placement.content.type !== 'application' || (placement as RuntimeApplicationPlacement).controller !== true)
-      return;
+    if (!isPlacementOf(placement, 'application') || placement.controller !== true) return;
     this.endEarly();
   }
 

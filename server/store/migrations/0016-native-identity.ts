@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
+import { column } from '../columns';
 
 // Native players (kiosks): pairing sessions started from a public key, the identities bound to
-// screens, their proof challenges, and the recovery offers made to a screen's owner. Millisecond
-// times are bigint (64-bit on every dialect).
+// screens, their proof challenges, and the recovery offers made to a screen's owner. Numbered 0016:
+// 0011–0015 are allotted to work that lands before it.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('native_pairing_sessions')
@@ -13,7 +14,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('kid', 'text', (c) => c.notNull())
     .addColumn('public_x', 'text', (c) => c.notNull())
     .addColumn('host', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('created_at', column.millis, (c) => c.notNull())
     .execute();
 
   await db.schema
@@ -24,12 +25,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('screen_id', 'text', (c) => c.notNull().references('screens.id'))
     .addColumn('device_id', 'text', (c) => c.notNull().unique())
     .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('retires_at', 'bigint')
+    .addColumn('retires_at', column.millis)
     .addColumn('duid', 'text')
     .addColumn('serial', 'text')
     .addColumn('host', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('last_seen_at', column.millis, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('native_identities_screen').on('native_identities').column('screen_id').execute();
   await db.schema.createIndex('native_identities_duid').on('native_identities').column('duid').execute();
@@ -40,8 +41,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('nonce', 'text', (c) => c.primaryKey())
     .addColumn('kid', 'text', (c) => c.notNull())
     .addColumn('op', 'text', (c) => c.notNull())
-    .addColumn('expires_at', 'bigint', (c) => c.notNull())
-    .addColumn('consumed_at', 'bigint')
+    .addColumn('expires_at', column.millis, (c) => c.notNull())
+    .addColumn('consumed_at', column.millis)
     .execute();
   await db.schema
     .createIndex('native_identity_challenges_expiry')
@@ -57,9 +58,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('pairing_session_id', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('host', 'text', (c) => c.notNull())
-    .addColumn('expires_at', 'bigint', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('confirmed_at', 'bigint')
+    .addColumn('expires_at', column.millis, (c) => c.notNull())
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('confirmed_at', column.millis)
     .execute();
   await db.schema
     .createIndex('screen_recovery_offers_screen')
