@@ -13,7 +13,8 @@ function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) return e.name === 'node_modules' ? [] : sources(full);
-    return /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) ? [full] : [];
+    // Tests and their fixtures (test-only support, never bundled) may drive a real server.
+    return /\.tsx?$/.test(e.name) && !/\.(test|fixtures)\.tsx?$/.test(e.name) ? [full] : [];
   });
 }
 

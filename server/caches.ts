@@ -12,6 +12,8 @@ export const CACHES = {
     "the session's digest in a manifest entity tag, by session; process-wide, as a pure digest is the same for every server (runtime/manifest.routes.ts)",
   'parsed-manifests': 'stored manifest documents already parsed, by screen and revision (manifests/manifest-store.ts)',
   'event-reads': 'live event reads shared by the streams one notification wakes (events/event-stream.ts)',
+  'native-life-writes':
+    "when each native device key's last use was last written down, by key; dropping it costs one write (pairing/native.auth.ts)",
   'iframe-dns': 'answers of iframe host lookups, for IFRAME_DNS_CACHE_MS (playlists/iframe-hosts.ts)',
 } as const;
 

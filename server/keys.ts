@@ -10,6 +10,7 @@ export type KeyPurpose =
   | 'pairing-cookie'
   | 'device-cookie'
   | 'runtime-cookie'
+  | 'native-session'
   | 'placement-capability'
   | 'release-grant'
   | 'upload-url'

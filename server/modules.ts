@@ -8,6 +8,7 @@ import type { ContentReferences } from './references';
 import { installReleaseHost } from './release-host/release-host.module';
 import { withActiveGrants } from './runtime/active-references';
 import { installRuntime } from './runtime/runtime.module';
+import { installNative } from './pairing/native.module';
 import { installScreens } from './screens/screens.module';
 import type { Services } from './services';
 import { installTenants } from './tenants/tenants.module';
@@ -28,6 +29,7 @@ export const installers: Installer[] = [
   installScreens,
   installRuntime,
   installPeople,
+  installNative,
 ];
 
 /**

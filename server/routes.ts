@@ -20,6 +20,8 @@ import * as runtimeKv from './runtime/kv.routes';
 import * as runtimeLaunch from './runtime/launch.routes';
 import * as runtimeManifest from './runtime/manifest.routes';
 import * as runtimeReports from './runtime/reports.routes';
+import * as nativePairing from './pairing/native-pairing.routes';
+import * as recovery from './screens/recovery.routes';
 import { PLAYER_ORIGIN_PATH } from '../sdk/contract/archive-paths';
 import * as accessPages from './access-pages/access-pages.routes';
 import * as agents from './agents/agents.routes';
@@ -85,6 +87,12 @@ export const routeTable: RouteEntry[] = [
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/archive', route: screens.archiveScreen },
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/unarchive', route: screens.unarchiveScreen },
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/reload', route: screens.reloadScreen },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/api/v1/screens/:id/recovery/confirm',
+    route: recovery.confirmScreenRecovery,
+  },
 
   // Pairing and runtime sessions (spec: Endpoints / Runtime plane)
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/pairing-sessions', route: pairing.startPairing },
@@ -97,6 +105,43 @@ export const routeTable: RouteEntry[] = [
     method: 'POST',
     path: '/runtime/v1/browser-provisioning/exchanges',
     route: pairing.exchangeProvisioning,
+  },
+  // Native players (reference contract /runtime/v1/native/*): key-based pairing and identity, no cookies
+  {
+    plane: 'runtime',
+    method: 'POST',
+    path: '/runtime/v1/native/pairing-sessions',
+    route: nativePairing.startNativePairingSession,
+  },
+  {
+    plane: 'runtime',
+    method: 'GET',
+    path: '/runtime/v1/native/pairing-events',
+    route: nativePairing.nativePairingEvents,
+  },
+  {
+    plane: 'runtime',
+    method: 'POST',
+    path: '/runtime/v1/native/pairing-sessions/complete',
+    route: nativePairing.completeNativePairingSession,
+  },
+  {
+    plane: 'runtime',
+    method: 'POST',
+    path: '/runtime/v1/native/identity/challenges',
+    route: nativePairing.createNativeIdentityChallenge,
+  },
+  {
+    plane: 'runtime',
+    method: 'POST',
+    path: '/runtime/v1/native/identity/sessions',
+    route: nativePairing.createNativeIdentitySession,
+  },
+  {
+    plane: 'runtime',
+    method: 'POST',
+    path: '/runtime/v1/native/identity/reset',
+    route: nativePairing.resetNativeIdentityRoute,
   },
   // Media (the signed PUT is the local blob store's private-storage door, authorized by its signature)
   { plane: 'control', method: 'GET', path: '/api/v1/media', route: media.listMedia },

@@ -12,7 +12,8 @@ import { ControlApi } from './control-api';
 import { MarqueeServer } from './marquee-server';
 import { silentMp3, titledPng, webmClip } from './media-fixtures';
 import { startNewsSite, type NewsSite } from './news-site';
-import { NEWS_PORT, serverPort } from './ports';
+import { KioskAgentProcess } from './kiosk-agent';
+import { kioskPort, NEWS_PORT, serverPort } from './ports';
 
 /** Media ids and the application release that playlists of the playback specs refer to. */
 export interface Library {
@@ -36,6 +37,8 @@ interface WorkerFixtures {
 
 interface TestFixtures {
   player: PlayerPage;
+  /** A kiosk agent of this test (fresh data dir) on the worker's server, serving http://127.0.0.1:<port>. */
+  kiosk: KioskAgentProcess;
   /** A new screen labelled Lobby, paired to this test's player through the API and off the pairing screen. */
   pairedScreen: PairedScreen;
 }
@@ -112,6 +115,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   baseURL: async ({ marquee }, use) => use(marquee.origin),
   player: async ({ page }, use) => use(new PlayerPage(page)),
+  kiosk: async ({ marquee }, use, testInfo) => {
+    const agent = new KioskAgentProcess(kioskPort(testInfo.parallelIndex), marquee.origin);
+    await agent.start();
+    await use(agent);
+    await agent.stop();
+  },
   pairedScreen: async ({ player, project }, use) => {
     await player.open('/');
     const claim = await project.pair(await player.code(), 'Lobby');

@@ -4,6 +4,7 @@ import { App } from './app/App';
 import './app/player.css';
 import { readPlayerConfig } from './config/player-config';
 import { isFramed } from './framing';
+import { startKioskLink } from './kiosk/kiosk-link';
 import { PlayerDatabase } from './offline/player-database';
 import { registerServiceWorker } from './offline/register-service-worker';
 import { PlayerController } from './runtime/player-controller';
@@ -37,4 +38,16 @@ async function boot(): Promise<void> {
     <App store={store} controller={controller} pairingHintUrl={config.pairingHintUrl} />,
   );
   void controller.start();
+  // Served by a kiosk agent: keep its channel (heartbeats for the watchdog, its commands).
+  startKioskLink({
+    document,
+    location: window.location,
+    WebSocket: window.WebSocket,
+    requestAnimationFrame: (cb) => window.requestAnimationFrame(cb),
+    setInterval: (fn, ms) => window.setInterval(fn, ms),
+    setTimeout: (fn, ms) => window.setTimeout(fn, ms),
+    reload: () => window.location.reload(),
+    livePage: () =>
+      [...document.querySelectorAll<HTMLElement>('.stage .page[data-state="live"]')].at(-1)?.dataset.pageId,
+  });
 }

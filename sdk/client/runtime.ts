@@ -4,8 +4,19 @@
 // header. Each call has a deadline and is tried once (the caller owns backoff: a player must keep
 // playing, not wait in a retry loop). A refusal is a MarqueeProblem; a failure to get an answer at
 // all (or in time) is anything else but a stop, see isUnreachable.
+import { kvCollectionPath, kvKeyPath, PLACEMENT_CAPABILITY_HEADER } from '../contract/kv';
 import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../contract/manifest';
 import type { ReleaseLaunch, RuntimeReport } from '../contract/runtime';
+import {
+  NATIVE_PAIRING_SCHEME,
+  type NativeIdentityChallenge,
+  type NativeIdentityChallengeRequest,
+  type NativeIdentityProof,
+  type NativePairingComplete,
+  type NativePairingSession,
+  type NativePairingStart,
+  type NativeRuntimeSession,
+} from '../contract/native';
 import type { PairingCompletion, PairingSession, RuntimeSession } from '../contract/screens';
 import { followEventStream, type EventStream, type EventStreamOptions } from '../sse/event-stream-client';
 import { MarqueeProblem } from './problem';
@@ -95,7 +106,7 @@ export class RuntimeClient {
   private async call<T>(
     method: Method,
     path: string,
-    options: { json?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+    options: { json?: unknown; headers?: Record<string, string>; signal?: AbortSignal; authenticated?: boolean } = {},
   ): Promise<{ data: T; status: number; headers: Headers }> {
     const deadline = callDeadline(this.callTimeoutMs, options.signal);
     try {
@@ -104,6 +115,7 @@ export class RuntimeClient {
         path,
         json: options.json,
         headers: options.headers,
+        authenticated: options.authenticated,
         signal: deadline.signal,
         cache: 'no-store',
       });
@@ -186,14 +198,118 @@ export class RuntimeClient {
     await this.call('POST', '/runtime/v1/reports', { json: report, signal });
   }
 
-  private follow(path: string, options: RuntimeStreamOptions): EventStream {
+  // ---- Native players (a kiosk agent): key-based pairing and identity, no cookies.
+
+  /** Starts native pairing from the device's public key and host facts; the answer holds the `Marquee-Pairing` credential. */
+  async startNativePairing(start: NativePairingStart, signal?: AbortSignal): Promise<NativePairingSession> {
+    return (
+      await this.call<NativePairingSession>('POST', '/runtime/v1/native/pairing-sessions', anonymous(start, signal))
+    ).data;
+  }
+
+  /** The native pairing stream: `pairing.claimed` carries the completion nonce. */
+  nativePairingEvents(pairingCredential: string, options: RuntimeStreamOptions): EventStream {
+    return this.follow('/runtime/v1/native/pairing-events', options, {
+      authorization: `${NATIVE_PAIRING_SCHEME} ${pairingCredential}`,
+    });
+  }
+
+  async completeNativePairing(
+    pairingCredential: string,
+    completion: NativePairingComplete,
+    signal?: AbortSignal,
+  ): Promise<PairingCompletion> {
+    const answer = await this.call<PairingCompletion>('POST', '/runtime/v1/native/pairing-sessions/complete', {
+      json: completion,
+      headers: { authorization: `${NATIVE_PAIRING_SCHEME} ${pairingCredential}` },
+      authenticated: false,
+      signal,
+    });
+    return answer.data;
+  }
+
+  async nativeChallenge(
+    request: NativeIdentityChallengeRequest,
+    signal?: AbortSignal,
+  ): Promise<NativeIdentityChallenge> {
+    return (
+      await this.call<NativeIdentityChallenge>(
+        'POST',
+        '/runtime/v1/native/identity/challenges',
+        anonymous(request, signal),
+      )
+    ).data;
+  }
+
+  /** Mints a `Marquee-Session` from a session.mint proof. */
+  async nativeSession(proof: NativeIdentityProof, signal?: AbortSignal): Promise<NativeRuntimeSession> {
+    return (
+      await this.call<NativeRuntimeSession>('POST', '/runtime/v1/native/identity/sessions', anonymous(proof, signal))
+    ).data;
+  }
+
+  /** Unbinds the key and tombstones its screen (an identity.reset proof). */
+  async nativeReset(proof: NativeIdentityProof, signal?: AbortSignal): Promise<void> {
+    await this.call('POST', '/runtime/v1/native/identity/reset', anonymous(proof, signal));
+  }
+
+  /**
+   * A protected content route (media or package) as a Response whose body is unread, so a mirror
+   * can stream it to disk; `range` asks for the rest of a partial download. No deadline: the
+   * caller's signal bounds a long transfer.
+   */
+  async content(
+    path: string,
+    options: { range?: string; ifRange?: string; signal?: AbortSignal } = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (options.range !== undefined) headers.Range = options.range;
+    if (options.ifRange !== undefined) headers['If-Range'] = options.ifRange;
+    const { response } = await this.transport.send({
+      method: 'GET',
+      path,
+      headers,
+      signal: options.signal,
+      cache: 'no-store',
+    });
+    return response;
+  }
+
+  /**
+   * A runtime key/value call of an application placement (GET list or entry, PUT, DELETE) with its
+   * placement capability; what the parent bridge does for a frame, and a kiosk agent upstream.
+   */
+  async kv<T>(
+    method: 'GET' | 'PUT' | 'DELETE',
+    applicationId: string,
+    key: string | undefined,
+    options: { capability: string; json?: unknown; ifMatch?: number; idempotencyKey?: string; signal?: AbortSignal },
+  ): Promise<T> {
+    const collection = kvCollectionPath('runtime', applicationId);
+    const headers: Record<string, string> = { [PLACEMENT_CAPABILITY_HEADER]: options.capability };
+    if (options.ifMatch !== undefined) headers['If-Match'] = `"${options.ifMatch}"`;
+    if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
+    const answer = await this.call<T>(method, key === undefined ? collection : kvKeyPath(collection, key), {
+      json: options.json,
+      headers,
+      signal: options.signal,
+    });
+    return answer.data;
+  }
+
+  private follow(path: string, options: RuntimeStreamOptions, headers?: Record<string, string>): EventStream {
     return followEventStream({
       ...options,
       url: this.url(path),
-      headers: () => this.transport.credentialHeaders(),
+      headers: () => headers ?? this.transport.credentialHeaders(),
       fetch: this.transport.fetch,
     });
   }
+}
+
+/** A native route that takes no credential (the body carries the proof): never the session header. */
+function anonymous(json: unknown, signal?: AbortSignal) {
+  return { json, signal, authenticated: false };
 }
 
 /**

@@ -5,6 +5,7 @@
 // type is handled.
 import { z } from 'zod';
 import type { EventRecord } from './events';
+import { HostFacts } from './native';
 import { ASPECT_RATIOS, GENERATION_QUALITIES, MEDIA_CONTENT_TYPES, type AspectRatio } from './media';
 import { INVITATION_DELIVERIES, INVITATION_KINDS } from './people';
 import { CAPABILITY_AREAS } from './tenants';
@@ -116,6 +117,16 @@ export const EVENT_TYPES = {
   'screen.public_id_rotated': entry(true, ScreenLifecycle),
   'screen.credential_revoked': entry(false, ScreenLifecycle),
   'screen.deleted': entry(true, ScreenLifecycle),
+  // Recovery of a native player's screen (spec: States / Screen): what the owner may see of the
+  // offering device (never its duid or serial), and the confirmation, as a lifecycle event.
+  'screen.recovery_offered': entry(
+    false,
+    z.strictObject({
+      ...HostFacts.pick({ platform: true, model: true, firmware: true, manufacturer: true }).shape,
+      expires_at: Instant,
+    }),
+  ),
+  'screen.recovered': entry(false, ScreenLifecycle),
   'screen.manifest_changed': entry(
     true,
     z.strictObject({

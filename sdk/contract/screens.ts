@@ -97,8 +97,17 @@ export interface Screen {
   online: boolean;
   /** Last time a paired runtime event stream was connected; absent until the first. */
   last_online_at?: string;
+  /** A native device offers to take this screen over (its key was lost); confirm with recovery/confirm. */
+  recovery_pending?: RecoveryPending;
   created_at: string;
   updated_at: string;
+}
+
+/** What the owner sees of a recovery offer: when, until when, and the offering device (never its identifiers). */
+export interface RecoveryPending {
+  offered_at: string;
+  expires_at: string;
+  host: { platform: string; model?: string; firmware?: string; manufacturer?: string };
 }
 
 export interface ScreenList {

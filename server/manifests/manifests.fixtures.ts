@@ -29,6 +29,7 @@ export async function insertScreensShowing(
     archived_at: null,
     deleted_at: null,
     last_online_at: null,
+    recovery_pending: null,
   }));
   const { db } = services.store;
   for (let start = 0; start < rows.length; start += 500) {

@@ -1,6 +1,7 @@
 // Runtime-plane realms: the pairing cookie, the paired-device cookie, the runtime cookie and its
 // paired variant. They read only their own cookie and refuse Authorization outright, so a bearer
 // never authorizes a runtime route (and a cookie never a control route: bearers read no cookies).
+// The one exception is a native player's `Marquee-Session`, which stands in for the runtime cookie.
 import { RUNTIME_CAPABILITIES, type RuntimeCapability } from '../../sdk/contract/screens';
 import { serverCache } from '../caches';
 import { problem } from '../problem';
@@ -9,6 +10,7 @@ import type { CompiledQuery } from 'kysely';
 import type { Db } from '../store/store';
 import type { PairingSessionTable } from './pairing.tables';
 import { cookieValues, DEVICE_COOKIE, PAIRING_COOKIE, readCookie, RUNTIME_COOKIE } from './pairing-cookies';
+import { checkNativeDevice, nativeSessionOf } from './native.auth';
 
 export interface PairingPrincipal extends Principal {
   realm: 'pairing';
@@ -181,9 +183,11 @@ type SessionRow = ReturnType<typeof compileSessionQuery> extends CompiledQuery<i
 const sessionQuery = serverCache('runtime-session-query', (db: Db) => compileSessionQuery(db));
 
 async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<RuntimePrincipal> {
-  noAuthorizationHeader(ctx);
+  // Native players send `Authorization: Marquee-Session …` instead of the cookie (never both).
+  const native = nativeSessionOf(ctx);
+  if (!native) noAuthorizationHeader(ctx);
   checkPlayerOrigin(ctx);
-  const value = cookieValues.runtime.unseal(ctx.services.keys, readCookie(ctx.req, RUNTIME_COOKIE));
+  const value = native ?? cookieValues.runtime.unseal(ctx.services.keys, readCookie(ctx.req, RUNTIME_COOKIE));
   if (!value || value.e <= ctx.now)
     throw refused('this route needs a current runtime cookie; create a runtime session');
   const db = ctx.services.store.db;
@@ -198,6 +202,7 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<
     row.content_access_generation === row.screen_generation &&
     (row.paired === 0 || row.device_status === 'active');
   if (!alive) throw refused('the runtime session is expired or revoked; create a new runtime session');
+  if (native) await checkNativeDevice(ctx, row.device_id ?? '');
   if (requirePaired && row.paired !== 1)
     throw problem('forbidden', 'this route needs a paired runtime session (created from the paired-device cookie)');
   return {

@@ -25,8 +25,8 @@ export interface ScreenDeviceTable {
   screen_id: string;
   tenant_id: string;
   status: 'active' | 'revoked';
-  /** How it was bound: a completed pairing session or a browser provisioning exchange. */
-  origin: 'pairing' | 'provisioning';
+  /** How it was bound: a completed pairing session, a browser provisioning exchange, or a native identity. */
+  origin: 'pairing' | 'provisioning' | 'native';
   created_at: number;
   revoked_at: number | null;
 }

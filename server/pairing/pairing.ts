@@ -49,6 +49,23 @@ export async function startPairingSession(
 ): Promise<{ session: PairingSessionTable; cookie: string }> {
   if (replaces !== undefined)
     await work.db.deleteFrom('pairing_sessions').where('id', '=', replaces).where('state', '=', 'pending').execute();
+  const session = await createPairingSession(work, now, {
+    codeTtlMs: PAIRING_CODE_TTL_MS,
+    ttlMs: PAIRING_COOKIE_TTL_MS,
+  });
+  const value = cookieValues.pairing.seal(services.keys, { s: session.id, e: session.expires_at });
+  return { session, cookie: setCookie(PAIRING_COOKIE, value, PAIRING_COOKIE_TTL_MS) };
+}
+
+/**
+ * A new pending session with a code no other pending session holds, claimable for `codeTtlMs`
+ * and kept for `ttlMs` (a browser's ten minutes and its cookie; a native player's 72 hours).
+ */
+export async function createPairingSession(
+  work: Work,
+  now: number,
+  windows: { codeTtlMs: number; ttlMs: number },
+): Promise<PairingSessionTable> {
   for (let attempt = 0; ; attempt++) {
     const code = newPairingCode();
     // An expired pending session no longer holds its code.
@@ -62,8 +79,8 @@ export async function startPairingSession(
       id: newId('pair'),
       code,
       state: 'pending',
-      code_expires_at: now + PAIRING_CODE_TTL_MS,
-      expires_at: now + PAIRING_COOKIE_TTL_MS,
+      code_expires_at: now + windows.codeTtlMs,
+      expires_at: now + windows.ttlMs,
       tenant_id: null,
       screen_id: null,
       completion_nonce: null,
@@ -83,8 +100,7 @@ export async function startPairingSession(
       if (attempt < 8) continue;
       throw new Error('no free pairing code after 9 attempts');
     }
-    const value = cookieValues.pairing.seal(services.keys, { s: session.id, e: session.expires_at });
-    return { session, cookie: setCookie(PAIRING_COOKIE, value, PAIRING_COOKIE_TTL_MS) };
+    return session;
   }
 }
 
@@ -128,7 +144,7 @@ export async function bindDevice(
   services: Services,
   work: Work,
   screen: ScreenTable,
-  origin: 'pairing' | 'provisioning',
+  origin: 'pairing' | 'provisioning' | 'native',
   now: number,
 ): Promise<{ deviceId: string; cookie: string }> {
   const deviceId = newId('dev');
@@ -197,7 +213,7 @@ export async function openRuntimeSession(
   screen: ScreenTable,
   device: { deviceId: string } | null,
   now: number,
-): Promise<{ body: RuntimeSession; cookie: string }> {
+): Promise<{ body: RuntimeSession; cookie: string; sessionId: string; expiresAt: number }> {
   const id = newId('rts');
   const expiresAt = now + RUNTIME_SESSION_TTL_MS;
   await work.db
@@ -222,6 +238,8 @@ export async function openRuntimeSession(
   };
   return {
     body,
+    sessionId: id,
+    expiresAt,
     cookie: setCookie(
       RUNTIME_COOKIE,
       cookieValues.runtime.seal(services.keys, { r: id, e: expiresAt }),

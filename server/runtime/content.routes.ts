@@ -13,6 +13,7 @@ import { noneMatch, parseRange } from '../media/byte-range';
 import { recordEgress } from '../media/egress';
 import { deliverableMedia } from '../media/media';
 import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
+import { isNativeRequest } from '../pairing/native.auth';
 import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
 import { fetchMetadataOf } from '../release-host/fetch-metadata';
 import { screenStateOf } from '../screens/screens';
@@ -118,6 +119,8 @@ async function reserveEgress(ctx: ContentContext, bytes: number): Promise<Egress
 }
 
 function checkFetchMetadata(ctx: AnyContext): void {
+  // A native player is no browser: whatever its HTTP stack sends as Fetch Metadata describes nothing.
+  if (isNativeRequest(ctx)) return;
   const conflict = contentFetchConflict(fetchMetadataOf(ctx.req.headers));
   if (conflict) throw problem('forbidden', `contradictory Fetch Metadata: ${conflict}`);
 }

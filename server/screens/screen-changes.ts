@@ -166,6 +166,15 @@ export async function deleteScreen(r: ChangeRequest, before: ScreenTable): Promi
       `screen ${before.id} is bound to a native player identity; archive it instead of deleting it`,
     );
   }
+  await tombstoneScreen(r, before, 'by its owner');
+}
+
+/**
+ * The screen leaves for good: quota released, device credentials and runtime sessions revoked, its
+ * playlist references dropped, and the tombstone (state deleted). Owners delete through
+ * deleteScreen; a native player's signed identity reset ends here too (`how` says which).
+ */
+export async function tombstoneScreen(r: ChangeRequest, before: ScreenTable, how: string): Promise<void> {
   if (before.state !== 'archived') await releaseScreen(r.work.db, before.tenant_id);
   await revokeDevices(r.work, before.id, r.now);
   await revokeRuntimeSessions(r.work, before.id, r.now);
@@ -178,7 +187,10 @@ export async function deleteScreen(r: ChangeRequest, before: ScreenTable): Promi
     {
       set: { state: 'deleted', deleted_at: r.now },
       changes: ['state'],
-      lifecycle: { type: 'screen.deleted', message: 'screen deleted; its cookies and runtime grants are revoked' },
+      lifecycle: {
+        type: 'screen.deleted',
+        message: `screen deleted (${how}); its credentials and runtime grants are revoked`,
+      },
     },
     r.now,
     r.requestId,

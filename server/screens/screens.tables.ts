@@ -17,7 +17,7 @@ export interface ScreenTable {
   playlist_id: string | null;
   /** IANA zone; absent until set, never cleared. */
   timezone: string | null;
-  /** 1 for a native player bound by its key pair (native pairing is on the roadmap): delete refuses. */
+  /** 1 for a native player bound by its key pair (pairing/native-pairing.ts): delete refuses. */
   native_identity: number;
   /** First time a player completed pairing (or a browser provisioning exchange). */
   paired_at: number | null;
@@ -28,6 +28,8 @@ export interface ScreenTable {
   deleted_at: number | null;
   /** Last time a paired runtime event stream was connected (set by the runtime plane). */
   last_online_at: number | null;
+  /** A pending recovery offer as the owner sees it (JSON of RecoveryPendingColumn; screens/recovery.ts). */
+  recovery_pending: string | null;
 }
 
 export interface ScreenTagTable {

@@ -10,6 +10,7 @@ import type { Db, Tx, Work } from '../store/store';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
 import { screenChanged } from '../manifests/remint';
+import { recoveryPendingView } from './recovery-view';
 import type { ScreenTable } from './screens.tables';
 
 /** spec: a deleted screen's tombstone is kept at least 90 days. */
@@ -51,8 +52,11 @@ export async function tagsOf(db: Db | Tx, screenIds: string[]): Promise<Map<stri
   return tags;
 }
 
-/** The public view; `online` holds the screens that services.presence reported online. */
-export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet<string>): Screen {
+/**
+ * The public view; `online` holds the screens that services.presence reported online, and `now`
+ * decides whether a recovery offer is still pending.
+ */
+export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet<string>, now: number): Screen {
   return {
     id: row.id,
     public_id: row.public_id,
@@ -67,13 +71,15 @@ export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet
     tags,
     online: row.state !== 'deleted' && online.has(row.id),
     ...(row.last_online_at !== null ? { last_online_at: isoTime(row.last_online_at) } : {}),
+    ...recoveryPendingView(row.recovery_pending, now),
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
   };
 }
 
 export async function viewOf(services: Services, db: Db | Tx, row: ScreenTable): Promise<Screen> {
-  return screenView(row, (await tagsOf(db, [row.id])).get(row.id)!, await services.presence.online([row.id]));
+  const online = await services.presence.online([row.id]);
+  return screenView(row, (await tagsOf(db, [row.id])).get(row.id)!, online, services.clock.now());
 }
 
 /** Creates a quota-counted pairing_pending screen (pair or provision) and its creation event. */
@@ -107,6 +113,7 @@ export async function createScreen(
     archived_at: null,
     deleted_at: null,
     last_online_at: null,
+    recovery_pending: null,
   };
   await work.db.insertInto('screens').values(row).execute();
   await services.events.append(
@@ -133,7 +140,8 @@ export type ScreenLifecycleType =
   | 'screen.unarchived'
   | 'screen.public_id_rotated'
   | 'screen.credential_revoked'
-  | 'screen.deleted';
+  | 'screen.deleted'
+  | 'screen.recovered';
 
 export interface ScreenChange {
   /** Column values to write (besides revision, manifest_revision and updated_at). */
@@ -306,5 +314,6 @@ export async function screenList(
     rows.map((r) => r.id),
   );
   const online = await services.presence.online(rows.map((r) => r.id));
-  return { items: rows.map((r) => screenView(r, tags.get(r.id)!, online)) };
+  const now = services.clock.now();
+  return { items: rows.map((r) => screenView(r, tags.get(r.id)!, online, now)) };
 }

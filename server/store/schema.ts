@@ -16,6 +16,7 @@ import type { SignInTables } from '../sign-in/sign-in.tables';
 import type { InvitationTables } from '../invitations/invitations.tables';
 import type { AgentTables } from '../agents/agents.tables';
 import type { OperatorTables } from '../operators/operators.tables';
+import type { NativeIdentityTables } from '../pairing/native-identity.tables';
 
 export interface Database
   extends TenantTables,
@@ -34,4 +35,5 @@ export interface Database
     SignInTables,
     InvitationTables,
     AgentTables,
-    OperatorTables {}
+    OperatorTables,
+    NativeIdentityTables {}

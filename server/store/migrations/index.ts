@@ -19,6 +19,7 @@ import * as m0012 from './0012-people';
 import * as m0013 from './0013-invitations';
 import * as m0014 from './0014-agents';
 import * as m0015 from './0015-operators';
+import * as m0016 from './0016-native-identity';
 
 /** A migration module: `up` may ask which engine it runs on (column types that differ per engine). */
 interface EngineMigration {
@@ -41,6 +42,7 @@ const modules: Record<string, EngineMigration> = {
   '0013-invitations': m0013,
   '0014-agents': m0014,
   '0015-operators': m0015,
+  '0016-native-identity': m0016,
 };
 
 /** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */

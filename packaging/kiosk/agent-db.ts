@@ -1,0 +1,71 @@
+// The agent's own SQLite database in the kiosk data dir: its enrollment, the manifests it holds,
+// what the mirror stores, the queues of reports and key/value writes waiting for upstream, and the
+// key/value entries it last saw. better-sqlite3 directly: one process, small synchronous queries,
+// and FULL synchronous commits (a signage box loses power without warning).
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  // role: active (on glass), next (being mirrored), old (evictable history)
+  `CREATE TABLE IF NOT EXISTS manifests (
+     revision TEXT PRIMARY KEY, role TEXT NOT NULL, document TEXT NOT NULL, received_at INTEGER NOT NULL,
+     activated_at INTEGER)`,
+  // One stored thing of the mirror: a blob by its sha256, or an extracted release tree.
+  `CREATE TABLE IF NOT EXISTS entries (
+     key TEXT PRIMARY KEY, kind TEXT NOT NULL, bytes INTEGER NOT NULL, last_used INTEGER NOT NULL,
+     verified_at INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS report_queue (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL, queued_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE IF NOT EXISTS kv_entries (
+     application_id TEXT NOT NULL, key TEXT NOT NULL, entry TEXT, revision INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (application_id, key))`,
+  `CREATE TABLE IF NOT EXISTS kv_queue (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, application_id TEXT NOT NULL, placement TEXT NOT NULL, method TEXT NOT NULL,
+     key TEXT NOT NULL, body TEXT, if_match INTEGER, idempotency_key TEXT NOT NULL, queued_at INTEGER NOT NULL)`,
+];
+
+export class AgentDb {
+  readonly sqlite: SQLite.Database;
+  private readonly statements = new Map<string, SQLite.Statement>();
+
+  constructor(dataDir: string) {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    this.sqlite = new SQLite(path.join(dataDir, 'agent.db'));
+    this.sqlite.pragma('journal_mode = WAL');
+    this.sqlite.pragma('synchronous = FULL');
+    this.sqlite.pragma('busy_timeout = 5000');
+    for (const statement of SCHEMA) this.sqlite.exec(statement);
+  }
+
+  /** A prepared statement, made once per SQL text (the agent runs a small fixed set of them). */
+  prepare(sql: string): SQLite.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.sqlite.prepare(sql)));
+    return statement;
+  }
+
+  get<T>(name: string): T | undefined {
+    const row = this.prepare('SELECT value FROM state WHERE name = ?').get(name) as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  set(name: string, value: unknown): void {
+    this.prepare(
+      'INSERT INTO state (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
+    ).run(name, JSON.stringify(value));
+  }
+
+  delete(name: string): void {
+    this.prepare('DELETE FROM state WHERE name = ?').run(name);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.sqlite.transaction(fn)();
+  }
+
+  close(): void {
+    if (this.sqlite.open) this.sqlite.close();
+  }
+}

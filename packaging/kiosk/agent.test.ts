@@ -1,0 +1,236 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRuntimeManifest, type RuntimeImagePlacement } from '../../sdk/contract/manifest';
+import { imagePlacement, page } from '../../server/playlists/content.fixtures';
+import { createPlaylist, patchScreen, storedMedia } from '../../server/runtime/runtime.fixtures';
+import { TestServer } from '../../server/testing/harness';
+import type { KioskAgent } from './agent';
+import { Renderer, startAgent, tempDataDir, until } from './agent.fixtures';
+import { mediaOf } from './local-manifest';
+
+let server: TestServer;
+let token: string;
+let tenantId: string;
+const agents: KioskAgent[] = [];
+
+beforeAll(async () => {
+  server = await TestServer.start();
+  const project = await server.enroll();
+  token = project.token;
+  tenantId = project.projectId;
+});
+afterAll(async () => {
+  for (const agent of agents) await agent.stop().catch(() => undefined);
+  await server.stop();
+});
+
+/** Every event of the project so far (the list is oldest first, 200 a page). */
+async function allEvents(): Promise<{ type: string; details?: { code?: string; context?: unknown } }[]> {
+  const items: { type: string; details?: { code?: string; context?: unknown } }[] = [];
+  let after = '';
+  for (;;) {
+    const page = (
+      await server.request('GET', `/api/v1/events?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`, {
+        token,
+      })
+    ).json();
+    items.push(...page.items);
+    if (page.items.length < 200) return items;
+    after = page.next_cursor;
+  }
+}
+
+async function agentAt(dataDir: string, upstream = server.origin) {
+  const agent = await startAgent(upstream, dataDir);
+  agents.push(agent);
+  return agent;
+}
+
+/** The active manifest's revision once it shows the media. */
+function showing(agent: KioskAgent, mediaId: string): Promise<string> {
+  return until(() => {
+    const active = agent.book.active()?.manifest;
+    return active && mediaOf(active, mediaId) ? active.manifestRevision : undefined;
+  });
+}
+
+async function showImage(screenId: string, bytes: Buffer): Promise<string> {
+  const mediaId = await storedMedia(server, tenantId, bytes);
+  const playlistId = await createPlaylist(server, token, {
+    name: `Kiosk ${crypto.randomUUID()}`,
+    pages: [page('still', [imagePlacement('hero', { by: 'id', media_id: mediaId })])],
+  });
+  await patchScreen(server, token, screenId, { playlist_id: playlistId });
+  return mediaId;
+}
+
+describe('the kiosk agent', () => {
+  it('refuses any Host but its own loopback origin (DNS rebinding)', async () => {
+    const agent = await agentAt(tempDataDir());
+    const res = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: agent.listeningPort,
+          path: '/',
+          headers: { host: `evil.example:${agent.listeningPort}` },
+        },
+        (r) => (r.resume(), resolve(r.statusCode!)),
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(res).toBe(421);
+    const page = await fetch(`${agent.origin}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<meta name="marquee-kiosk-channel"');
+    const crossSite = await fetch(`${agent.origin}/runtime/v1/device-sessions`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example' },
+    });
+    expect(crossSite.status).toBe(403);
+  });
+
+  it('pairs the renderer through its own key, mirrors the manifest, and serves it from disk', async () => {
+    const agent = await agentAt(tempDataDir());
+    const renderer = new Renderer(agent);
+    expect((await renderer.post('/runtime/v1/device-sessions', {})).status).toBe(401);
+    const completion = await renderer.pair(server, token);
+    const session = await renderer.post('/runtime/v1/device-sessions', {});
+    expect(session.status).toBe(201);
+    const body = await session.text();
+    expect(JSON.parse(body)).toMatchObject({ paired: true, public_url: completion.public_url });
+    // The upstream credential never reaches the renderer.
+    expect(body).not.toContain('mqs_');
+
+    const bytes = crypto.randomBytes(3000);
+    const mediaId = await showImage(completion.screen.id, bytes);
+    await until(async () => {
+      const res = await renderer.fetch('/runtime/v1/manifest');
+      return res.status === 200 && ((await res.json()) as { pages: unknown[] }).pages.length === 1;
+    });
+    const res = await renderer.fetch('/runtime/v1/manifest');
+    const parsed = parseRuntimeManifest(await res.json(), agent.origin);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+    const item = (parsed.manifest.pages[0]!.placements[0] as RuntimeImagePlacement).content.items[0]!;
+    expect(item.mediaId).toBe(mediaId);
+    const media = await renderer.fetch(item.src);
+    expect(media.status).toBe(200);
+    expect(Buffer.from(await media.arrayBuffer()).equals(bytes)).toBe(true);
+    const ranged = await renderer.fetch(item.src, { headers: { range: 'bytes=100-199' } });
+    expect(ranged.status).toBe(206);
+    expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(100, 200))).toBe(true);
+    // The key file is the owner's only.
+    expect(fs.statSync(`${agent.options.dataDir}/identity/device-key.pem`).mode & 0o777).toBe(0o600);
+  });
+
+  it('tells the renderer of a new manifest only once its content is on disk', async () => {
+    const agent = await agentAt(tempDataDir());
+    const renderer = new Renderer(agent);
+    const { screen } = await renderer.pair(server, token);
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(2000)));
+    const cursor = agent.events.head();
+    const second = crypto.randomBytes(2000);
+    const sha = crypto.createHash('sha256').update(second).digest('hex');
+    const seen: boolean[] = [];
+    const off = agent.events.subscribe((event) => {
+      if (event.type === 'screen.manifest_changed') seen.push(agent.mirror.has(sha));
+    });
+    await showImage(screen.id, second);
+    await until(() => seen.length > 0);
+    off();
+    expect(seen).toEqual([true]);
+    expect(agent.events.after(cursor)).toHaveLength(1);
+  });
+
+  it('boots with no upstream and plays the last-known-good manifest from disk', async () => {
+    const dataDir = tempDataDir();
+    const agent = await agentAt(dataDir);
+    const renderer = new Renderer(agent);
+    const { screen } = await renderer.pair(server, token);
+    const bytes = crypto.randomBytes(4000);
+    const mediaId = await showImage(screen.id, bytes);
+    const revision = await showing(agent, mediaId);
+    await agent.stop();
+
+    // The same data dir, an upstream that does not answer.
+    const offline = await agentAt(dataDir, 'http://127.0.0.1:9');
+    const again = new Renderer(offline);
+    expect((await again.post('/runtime/v1/device-sessions', {})).status).toBe(201);
+    const res = await again.fetch('/runtime/v1/manifest');
+    expect(res.status).toBe(200);
+    const manifest = (await res.json()) as { manifestRevision: string };
+    expect(manifest.manifestRevision).toBe(revision);
+    const media = await again.fetch(`/content/v1/manifests/${revision}/media/${mediaId}`);
+    expect(media.status, await media.clone().text()).toBe(200);
+    expect(Buffer.from(await media.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(offline.isOnline).toBe(false);
+  });
+});
+
+describe('identity reset', () => {
+  it('tombstones the screen upstream and the agent asks its renderer to pair again', async () => {
+    const agent = await agentAt(tempDataDir());
+    const renderer = new Renderer(agent);
+    const { screen } = await renderer.pair(server, token);
+    await until(() => agent.isOnline);
+    await agent.upstream.reset();
+    expect((await server.request('GET', `/api/v1/screens/${screen.id}`, { token })).status).toBe(404);
+    await until(async () => (await renderer.post('/runtime/v1/device-sessions', {})).status === 401);
+    expect(agent.enrollment()).toBeUndefined();
+  });
+});
+
+describe('the report queue', () => {
+  it('keeps reports made offline and uploads them in order when upstream is back', async () => {
+    const dataDir = tempDataDir();
+    const agent = await agentAt(dataDir);
+    const renderer = new Renderer(agent);
+    const { screen } = await renderer.pair(server, token);
+    const revision = await showing(agent, await showImage(screen.id, crypto.randomBytes(1000)));
+    await agent.stop();
+
+    const offline = await agentAt(dataDir, 'http://127.0.0.1:9');
+    const r = new Renderer(offline);
+    for (const code of ['kiosk.first', 'kiosk.second']) {
+      const res = await r.post('/runtime/v1/reports', { severity: 'warning', code, context: null });
+      expect(res.status).toBe(202);
+    }
+    const activated = await r.post('/runtime/v1/reports', {
+      severity: 'info',
+      code: 'manifest.activated',
+      context: { manifest_revision: revision },
+    });
+    expect(activated.status).toBe(202);
+    expect(offline.reports.size()).toBe(3);
+    await offline.stop();
+
+    // Back online: the queue survived the restart and goes upstream in order.
+    const online = await agentAt(dataDir);
+    await until(() => online.reports.size() === 0);
+    const types = (await allEvents())
+      .filter((e) => e.type === 'runtime.reported' || e.type === 'manifest.activated')
+      .map((e) => (e.type === 'manifest.activated' ? e.type : e.details?.code));
+    expect(types.slice(-3)).toEqual(['kiosk.first', 'kiosk.second', 'manifest.activated']);
+  });
+});
+
+describe('renderer recoveries', () => {
+  it('are counted and reported upstream like any runtime condition', async () => {
+    const agent = await agentAt(tempDataDir());
+    await new Renderer(agent).pair(server, token);
+    agent.recordRecovery('hang');
+    agent.recordRecovery('hang');
+    expect(agent.status().recoveries).toEqual({ hang: 2 });
+    await until(() => agent.reports.size() === 0);
+    const reported = (await allEvents()).filter(
+      (e) => e.type === 'runtime.reported' && e.details?.code === 'kiosk.renderer_recovered',
+    );
+    expect(reported.slice(-2).map((e) => e.details?.context)).toEqual([
+      { reason: 'hang', count: 1 },
+      { reason: 'hang', count: 2 },
+    ]);
+  });
+});

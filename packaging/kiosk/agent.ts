@@ -1,0 +1,549 @@
+// The kiosk agent: the device's identity, its mirror of manifests and content, the queues of what
+// upstream must hear, and the loop that keeps all of it in step with the real runtime plane when
+// the network allows. The renderer talks to the agent only (sync-server.ts), on loopback, and
+// gets the same answers online or off: a kiosk boots and plays from disk with no network at all.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { RuntimeManifest } from '../../sdk/contract/manifest';
+import type { HostFacts } from '../../sdk/contract/native';
+import type { RuntimeReport } from '../../sdk/contract/runtime';
+import type { PairingCompletion } from '../../sdk/contract/screens';
+import { MarqueeProblem } from '../../sdk/client/problem';
+import { isUnreachable } from '../../sdk/client/runtime';
+import { backoffDelay, type EventStream } from '../../sdk/sse/event-stream-client';
+import { AgentDb } from './agent-db';
+import { linuxHostFacts, type HostFactsSource } from './host-facts';
+import { DeviceIdentity } from './identity';
+import { KvMirror } from './kv-mirror';
+import { localReleaseLabel, mirrorItemsOf, neededKeys, releasesOf } from './local-manifest';
+import { LocalEvents } from './local-events';
+import { ManifestBook } from './manifest-book';
+import type { PlatformAdapter } from './platform';
+import { Mirror, type ContentFetch } from './mirror';
+import { ReleaseTrees } from './release-trees';
+import type { RendererChannel } from './renderer-channel';
+import { ReportQueue } from './report-queue';
+import { createSyncServer } from './sync-server';
+import { EnrollmentLost, Upstream, type PendingPairing } from './upstream';
+
+/** Default mirror budget when none is configured: generous for signage, bounded for small SD cards. */
+export const DEFAULT_BUDGET_BYTES = 8 * 1024 ** 3;
+/** While upstream is away, how often at most the agent looks again (cheap, and a change shows in seconds). */
+export const RECONNECT_MAX_MS = 3_000;
+/** A missed event costs at most this: the manifest is asked for again on this period. */
+export const MANIFEST_POLL_MS = 10 * 60_000;
+/** The mirror is re-hashed once the screen plays (not while it boots), then daily. */
+const VERIFY_AFTER_BOOT_MS = 60_000;
+const VERIFY_EVERY_MS = 24 * 3600_000;
+/** Queued reports and key/value writes are offered upstream at least this often. */
+const QUEUE_REPLAY_MS = 30_000;
+
+export type LogLevel = 'info' | 'warn' | 'error';
+export type AgentLog = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
+
+export interface AgentOptions {
+  /** The real runtime plane's origin (the server's play origin). */
+  server: string;
+  dataDir: string;
+  /** Loopback port; 0 picks one. */
+  port: number;
+  /** The built player (dist/player). */
+  playerDir: string;
+  budgetBytes?: number;
+  /** What fleet control and screenshots act through; its host facts go with native pairing. */
+  platform?: PlatformAdapter;
+  /** Host facts when no platform adapter gives them (tests). */
+  hostFacts?: HostFactsSource;
+  fetch?: typeof fetch;
+  log?: AgentLog;
+  /** Upper bound of the wait between reconnection attempts (RECONNECT_MAX_MS). */
+  reconnectMaxMs?: number;
+}
+
+export interface Enrollment {
+  completion: PairingCompletion;
+  /** What the renderer's pairing completion must present (it heard it on the local pairing stream). */
+  localNonce: string;
+}
+
+export class KioskAgent {
+  readonly events = new LocalEvents();
+  readonly db: AgentDb;
+  readonly book: ManifestBook;
+  readonly mirror: Mirror;
+  readonly trees: ReleaseTrees;
+  readonly reports: ReportQueue;
+  readonly kv: KvMirror;
+  readonly upstream: Upstream;
+  /** Signs local capabilities and release grants: the agent's own, never upstream's. */
+  readonly localKey: Buffer;
+  private server: http.Server | undefined;
+  private port = 0;
+  private readonly stopped = new AbortController();
+  private upstreamStream: EventStream | undefined;
+  private online = false;
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
+  /** The upstream session the held manifests' capabilities came with. */
+  private capabilitiesOf = -1;
+  private pairingWait: Promise<void> | undefined;
+  private readonly pairingListeners = new Set<() => void>();
+  private readonly timers: ReturnType<typeof setInterval>[] = [];
+  readonly recoveries = new Map<string, number>();
+  /** The ws channel to the renderer (set by the sync server). */
+  channel: RendererChannel | undefined;
+
+  private constructor(
+    readonly options: AgentOptions,
+    readonly identity: DeviceIdentity,
+    readonly log: AgentLog,
+  ) {
+    this.db = new AgentDb(options.dataDir);
+    this.book = new ManifestBook(this.db);
+    const fetchContent: ContentFetch = (p, o) => this.upstream.withSession(() => this.upstream.client.content(p, o));
+    this.mirror = new Mirror(this.db, path.join(options.dataDir, 'mirror'), {
+      budgetBytes: options.budgetBytes ?? DEFAULT_BUDGET_BYTES,
+      fetch: fetchContent,
+    });
+    this.trees = new ReleaseTrees(this.mirror);
+    this.reports = new ReportQueue(this.db);
+    this.kv = new KvMirror(this.db);
+    this.upstream = new Upstream(options.server, identity, { fetch: options.fetch });
+    let secret = this.db.get<string>('local-key');
+    if (!secret) this.db.set('local-key', (secret = crypto.randomBytes(32).toString('base64url')));
+    this.localKey = Buffer.from(secret, 'base64url');
+  }
+
+  static async start(options: AgentOptions): Promise<KioskAgent> {
+    fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    const identity = await DeviceIdentity.load(path.join(options.dataDir, 'identity'));
+    const agent = new KioskAgent(options, identity, options.log ?? (() => undefined));
+    await agent.listen();
+    agent.begin();
+    return agent;
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get listeningPort(): number {
+    return this.port;
+  }
+
+  get isOnline(): boolean {
+    return this.online;
+  }
+
+  /** The release's own local origin (one per release: another site than the player's). */
+  releaseOrigin(releaseId: string): string {
+    return `http://${localReleaseLabel(releaseId)}.release.localhost:${this.port}`;
+  }
+
+  private async listen(): Promise<void> {
+    const app = createSyncServer(this);
+    this.server = http.createServer(app);
+    this.server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      // Loopback only: the renderer is on this machine, and nothing else may reach the agent.
+      this.server!.listen(this.options.port, '127.0.0.1', () => resolve());
+    });
+    this.port = (this.server.address() as { port: number }).port;
+    (app as unknown as { attachChannel?: (s: http.Server) => void }).attachChannel?.(this.server);
+  }
+
+  // ---- State
+
+  enrollment(): Enrollment | undefined {
+    return this.db.get<Enrollment>('enrollment');
+  }
+
+  pendingPairing(): PendingPairing | undefined {
+    return this.db.get<PendingPairing>('pairing');
+  }
+
+  status() {
+    const active = this.book.active();
+    return {
+      paired: this.enrollment() !== undefined,
+      online: this.online,
+      screen_id: this.enrollment()?.completion.screen.id,
+      active_manifest: active?.manifest.manifestRevision ?? null,
+      next_manifest: this.book.next()?.manifest.manifestRevision ?? null,
+      mirror_bytes: this.mirror.usage(),
+      mirror_budget_bytes: this.mirror.budgetBytes,
+      queued_reports: this.reports.size(),
+      queued_kv_writes: this.kv.pending(),
+      recoveries: Object.fromEntries(this.recoveries),
+      memory: { rss_bytes: process.memoryUsage.rss(), heap_used_bytes: process.memoryUsage().heapUsed },
+    };
+  }
+
+  // ---- Lifecycle
+
+  private begin(): void {
+    // At boot a missing or truncated file of what is on glass is dropped at once (a cheap check);
+    // the full re-hash of the mirror waits until the screen is playing, then runs daily.
+    for (const key of neededKeys(this.book.needed())) if (!key.startsWith('tree:')) this.mirror.intact(key);
+    const verify = () =>
+      void this.mirror
+        .verify()
+        .then((dropped) => {
+          if (dropped.length === 0) return;
+          this.log('warn', 'mirror: corrupt files dropped; fetching them again', { count: dropped.length });
+          void this.refresh();
+        })
+        .catch((error) => this.log('error', 'mirror verification failed', { error: String(error) }));
+    const first = setTimeout(verify, VERIFY_AFTER_BOOT_MS);
+    first.unref();
+    this.stopped.signal.addEventListener('abort', () => clearTimeout(first), { once: true });
+    this.timers.push(
+      setInterval(() => this.enrollment() && void this.refresh(), MANIFEST_POLL_MS),
+      setInterval(() => this.online && void this.replayQueues(), QUEUE_REPLAY_MS),
+      setInterval(verify, VERIFY_EVERY_MS),
+    );
+    for (const t of this.timers) t.unref();
+    void this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped.abort();
+    this.upstreamStream?.close();
+    for (const t of this.timers) clearInterval(t);
+    await new Promise<void>((resolve) => {
+      if (!this.server) return resolve();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+    await this.refreshing?.catch(() => undefined);
+    this.db.close();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.stopped.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  }
+
+  private setOnline(online: boolean): void {
+    if (online === this.online) return;
+    this.online = online;
+    this.log('info', online ? 'upstream reachable' : 'upstream unreachable: playing from the mirror');
+    if (online) void this.replayQueues();
+  }
+
+  /** Follows upstream while enrolled; waits for a pairing otherwise. Never gives up. */
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped.signal.aborted) {
+      if (!this.enrollment()) {
+        await new Promise<void>((resolve) => {
+          const done = () => (this.pairingListeners.delete(done), resolve());
+          this.pairingListeners.add(done);
+          this.stopped.signal.addEventListener('abort', done, { once: true });
+        });
+        continue;
+      }
+      try {
+        const session = await this.upstream.ensureSession();
+        failures = 0;
+        this.setOnline(true);
+        await this.follow(session.event_cursor);
+      } catch (error) {
+        if (this.stopped.signal.aborted) return;
+        if (error instanceof EnrollmentLost) {
+          this.unpair('upstream no longer knows this device');
+          continue;
+        }
+        if (error instanceof MarqueeProblem && error.status === 401) this.upstream.dropSession();
+        if (isUnreachable(error) || error instanceof MarqueeProblem) this.setOnline(false);
+        else this.log('error', 'upstream loop failed', { error: String(error) });
+      }
+      await this.sleep(backoffDelay(failures++, 500, this.options.reconnectMaxMs ?? RECONNECT_MAX_MS));
+    }
+  }
+
+  /** The upstream runtime stream: every (re)connection refreshes the manifest; events act. */
+  private async follow(sessionCursor: string): Promise<void> {
+    const stream = this.upstream.client.events({
+      cursor: this.db.get<string>('upstream-cursor') ?? sessionCursor,
+      signal: this.stopped.signal,
+      maxDelayMs: this.options.reconnectMaxMs ?? RECONNECT_MAX_MS,
+      initialDelayMs: 500,
+      onOpen: () => {
+        this.setOnline(true);
+        void this.refresh();
+      },
+      onRetry: () => this.setOnline(false),
+      onCursor: (cursor) => this.db.set('upstream-cursor', cursor),
+      onResync: () => this.refresh(),
+      onEvent: (message) => this.onUpstreamEvent(message.type, (message.data ?? {}) as Record<string, unknown>),
+    });
+    this.upstreamStream = stream;
+    try {
+      await stream.done;
+    } catch (error) {
+      // A refused stream (the session lapsed or was revoked): a new session, and the head again.
+      if (error instanceof Error && 'status' in error && (error as { status?: number }).status === 401) {
+        this.upstream.dropSession();
+        this.db.delete('upstream-cursor');
+      }
+      throw error;
+    }
+  }
+
+  private onUpstreamEvent(type: string, record: Record<string, unknown>): void {
+    switch (type) {
+      case 'screen.manifest_changed':
+      case 'screen.archived':
+      case 'screen.unarchived':
+        // The renderer hears of the change only once the new manifest is on disk (refresh).
+        void this.refresh();
+        return;
+      case 'player.reload':
+        this.events.emit(type, record);
+        return;
+      case 'screen.deleted':
+        this.unpair('the screen was deleted upstream');
+        return;
+      default:
+        // Fleet commands (toast, display, ...) reach the renderer as they are.
+        if (type.startsWith('screen.') || type.startsWith('player.')) this.events.emit(type, record);
+    }
+  }
+
+  /** Forgets the screen (its manifests and mirror stay until evicted); the renderer pairs again. */
+  private unpair(why: string): void {
+    this.log('warn', `unpaired: ${why}`);
+    this.db.delete('enrollment');
+    this.db.delete('pairing');
+    this.db.delete('upstream-cursor');
+    this.book.clear();
+    this.upstream.dropSession();
+    this.upstreamStream?.close();
+    this.events.emit('screen.deleted', {});
+  }
+
+  // ---- Manifests
+
+  /** Fetches the manifest; a new one is mirrored whole before it becomes active. One at a time. */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.refreshOnce();
+      } while (this.refreshAgain && !this.stopped.signal.aborted);
+    })()
+      .catch((error) => {
+        if (isUnreachable(error)) this.setOnline(false);
+        this.log('warn', 'manifest refresh failed', { error: String(error) });
+      })
+      .finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async refreshOnce(): Promise<void> {
+    if (!this.enrollment()) return;
+    const active = this.book.active();
+    const next = this.book.next();
+    const etag = next?.etag ?? active?.etag ?? null;
+    let fetched: RuntimeManifest | undefined;
+    let fetchedTag: string | null = null;
+    try {
+      const result = await this.upstream.withSession(() => this.upstream.client.manifest(etag, this.upstream.origin));
+      this.setOnline(true);
+      if (result.status === 'fresh') {
+        fetched = result.manifest;
+        fetchedTag = result.etag;
+      }
+    } catch (error) {
+      if (error instanceof MarqueeProblem && error.code === 'screen_archived') return;
+      throw error;
+    }
+    if (fetched) {
+      this.capabilitiesOf = this.upstream.sessionMark;
+      const known = this.book.byRevision(fetched.manifestRevision);
+      if (known && known.role !== 'old') this.book.refresh(fetched, fetchedTag);
+      else this.book.setNext(fetched, fetchedTag);
+    }
+    await this.completeNext();
+  }
+
+  /** Mirrors what the next manifest needs, then puts it on glass and tells the renderer. */
+  private async completeNext(): Promise<void> {
+    const next = this.book.next();
+    if (!next) {
+      // Nothing new: still make sure what is on glass is whole (after a corruption, say).
+      const active = this.book.active();
+      if (active) await this.mirrorContent(active.manifest);
+      return;
+    }
+    await this.mirrorContent(next.manifest);
+    const promoted = this.book.promoteNext();
+    if (!promoted) return;
+    this.log('info', 'manifest on disk and active', { manifest: promoted.manifest.manifestRevision });
+    this.events.emit('screen.manifest_changed', {
+      details: { manifest_revision: promoted.manifest.manifestRevision, reason: 'mirrored' },
+    });
+  }
+
+  private async mirrorContent(manifest: RuntimeManifest): Promise<void> {
+    const keep = neededKeys(this.book.needed());
+    await this.mirror.ensure(mirrorItemsOf(manifest), keep, this.stopped.signal);
+    for (const release of releasesOf(manifest))
+      await this.trees.extract(release.releaseId, release.packageSha256, keep);
+  }
+
+  // ---- Reports and key/value writes
+
+  report(report: RuntimeReport): void {
+    this.reports.enqueue(report);
+    if (this.online) void this.replayQueues();
+  }
+
+  /** A recovery the watchdog made: counted, and reported upstream like any runtime condition. */
+  recordRecovery(reason: string): void {
+    const count = (this.recoveries.get(reason) ?? 0) + 1;
+    this.recoveries.set(reason, count);
+    this.report({ severity: 'warning', code: 'kiosk.renderer_recovered', context: { reason, count } });
+  }
+
+  private replaying: Promise<void> | undefined;
+
+  replayQueues(): Promise<void> {
+    this.replaying ??= (async () => {
+      try {
+        await this.reports.replay((r) => this.upstream.withSession(() => this.upstream.client.report(r)));
+        await this.kv.replay(
+          (w) => this.upstreamKvWrite(w),
+          async (w) => {
+            const entry = await this.upstreamKv('GET', w.applicationId, w.placement, w.key, {}).catch(() => undefined);
+            if (entry) this.kv.remember(entry as never);
+          },
+        );
+      } catch (error) {
+        if (isUnreachable(error)) this.setOnline(false);
+      }
+    })().finally(() => (this.replaying = undefined));
+    return this.replaying;
+  }
+
+  /** The upstream capability of a placement of the active manifest, fresh (the manifest is fetched again when it lapsed). */
+  async upstreamCapability(placement: string): Promise<string> {
+    const find = () => {
+      const manifest = this.book.active()?.manifest;
+      for (const page of manifest?.pages ?? [])
+        for (const p of page.placements)
+          if (`${page.id}/${p.id}` === placement && p.content.type === 'application')
+            return p as { capabilityHandle: string; capabilityExpiresAt: string };
+      return undefined;
+    };
+    let found = find();
+    // Capabilities are bound to the upstream session they were issued with, and live five minutes.
+    if (
+      !found ||
+      this.capabilitiesOf !== this.upstream.sessionMark ||
+      Date.parse(found.capabilityExpiresAt) - 30_000 < Date.now()
+    ) {
+      await this.upstream.ensureSession();
+      await this.refresh();
+      found = find();
+    }
+    if (!found) throw new MarqueeProblem(404, { code: 'not_found', detail: 'no such placement on glass' });
+    return found.capabilityHandle;
+  }
+
+  async upstreamKv(
+    method: 'GET' | 'PUT' | 'DELETE',
+    applicationId: string,
+    placement: string,
+    key: string | undefined,
+    options: { json?: unknown; ifMatch?: number; idempotencyKey?: string },
+  ): Promise<unknown> {
+    return this.upstream.withSession(async () =>
+      this.upstream.client.kv(method, applicationId, key, {
+        capability: await this.upstreamCapability(placement),
+        ...options,
+      }),
+    );
+  }
+
+  private async upstreamKvWrite(w: {
+    applicationId: string;
+    placement: string;
+    method: 'PUT' | 'DELETE';
+    key: string;
+    body: unknown;
+    ifMatch: number | null;
+    idempotencyKey: string;
+  }) {
+    const answer = await this.upstreamKv(w.method, w.applicationId, w.placement, w.key, {
+      json: w.body ?? undefined,
+      ifMatch: w.ifMatch ?? undefined,
+      idempotencyKey: w.idempotencyKey,
+    });
+    return (answer ?? undefined) as never;
+  }
+
+  // ---- Pairing for the renderer
+
+  /** The code to show: the pending native pairing, or a new one (upstream must be reachable for that). */
+  async pairingCode(): Promise<PendingPairing> {
+    let pairing = this.pendingPairing();
+    if (!pairing || pairing.expiresAt <= Date.now()) {
+      pairing = await this.upstream.startPairing(this.hostFacts());
+      this.db.set('pairing', pairing);
+    }
+    this.awaitClaim(pairing);
+    return pairing;
+  }
+
+  private hostFacts(): HostFacts {
+    return (this.options.hostFacts ?? this.options.platform?.hostFacts ?? linuxHostFacts()).read();
+  }
+
+  get platform(): PlatformAdapter | undefined {
+    return this.options.platform;
+  }
+
+  /** Completes the pairing in the background once claimed: the key proves itself, the screen is ours. */
+  private awaitClaim(pairing: PendingPairing): void {
+    if (this.pairingWait) return;
+    const stop = new AbortController();
+    this.stopped.signal.addEventListener('abort', () => stop.abort(), { once: true });
+    this.pairingWait = (async () => {
+      for (;;) {
+        try {
+          const nonce = await this.upstream.waitForClaim(pairing, stop.signal);
+          const completion = await this.upstream.completePairing(pairing, nonce);
+          this.book.clear();
+          this.db.delete('upstream-cursor');
+          this.db.set('enrollment', { completion, localNonce: crypto.randomBytes(32).toString('base64url') });
+          this.db.delete('pairing');
+          this.log('info', 'paired', { screen: completion.screen.id });
+          for (const listener of [...this.pairingListeners]) listener();
+          return;
+        } catch (error) {
+          if (stop.signal.aborted) return;
+          this.log('warn', 'pairing wait failed; trying again', { error: String(error) });
+          await this.sleep(2_000);
+          if (this.pendingPairing()?.credential !== pairing.credential) return;
+        }
+      }
+    })().finally(() => (this.pairingWait = undefined));
+  }
+
+  /** Resolves when the agent is paired (the renderer's pairing stream waits on it). */
+  onPaired(listener: () => void): () => void {
+    this.pairingListeners.add(listener);
+    return () => this.pairingListeners.delete(listener);
+  }
+}

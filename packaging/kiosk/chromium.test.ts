@@ -1,0 +1,77 @@
+// The Chromium kiosk shell against Debian's Chromium (headless here): its flags, and the DevTools
+// pipe the watchdog drives it through (reload, capture, the browser's death).
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_PATH } from '../../sdk/testing/chromium';
+import { chromiumKioskArgs, ChromiumKiosk } from './chromium';
+import { isBlank } from './watchdog';
+
+describe('the Chromium kiosk flags', () => {
+  it('open one full-screen app window on the agent with a profile of its own and the DevTools pipe', () => {
+    const args = chromiumKioskArgs('http://127.0.0.1:8090/', '/var/lib/marquee-kiosk/chromium');
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--kiosk',
+        '--app=http://127.0.0.1:8090/',
+        '--user-data-dir=/var/lib/marquee-kiosk/chromium',
+        '--autoplay-policy=no-user-gesture-required',
+        '--disable-session-crashed-bubble',
+        '--noerrdialogs',
+        '--remote-debugging-pipe',
+      ]),
+    );
+    expect(args.some((a) => a.startsWith('--remote-debugging-port'))).toBe(false);
+    expect(args.some((a) => a.startsWith('--headless'))).toBe(false);
+  });
+});
+
+describe('the Chromium kiosk shell', () => {
+  let server: http.Server;
+  let url: string;
+  let loads = 0;
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      if (req.url === '/') loads++;
+      res.setHeader('content-type', 'text/html');
+      res.end('<body style="margin:0;background:#123456"><h1 style="color:#fff">On glass</h1></body>');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('reloads, captures and restarts the page, and tells when the browser died', async () => {
+    const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-chromium-'));
+    let exits = 0;
+    const kiosk = await ChromiumKiosk.launch({
+      url,
+      profileDir,
+      executable: CHROMIUM_PATH,
+      headless: true,
+      onExit: () => exits++,
+    });
+    try {
+      await expect.poll(() => loads, { timeout: 15_000 }).toBe(1);
+      await new Promise((r) => setTimeout(r, 300));
+      const png = await kiosk.capture();
+      const { format, width } = await sharp(png).metadata();
+      expect([format, width! > 0]).toEqual(['png', true]);
+      expect(await isBlank(png)).toBe(false); // the page's heading is on glass
+      await kiosk.reload();
+      await expect.poll(() => loads, { timeout: 15_000 }).toBe(2);
+
+      process.kill(kiosk.pid!, 'SIGKILL');
+      await expect.poll(() => exits, { timeout: 15_000 }).toBe(1);
+      await kiosk.restart();
+      await expect.poll(() => loads, { timeout: 15_000 }).toBe(3);
+      expect(exits).toBe(1); // a restart the watchdog asked for is no crash
+    } finally {
+      await kiosk.close();
+      fs.rmSync(profileDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

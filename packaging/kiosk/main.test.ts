@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { readSettings } from './main';
+
+describe('kiosk settings', () => {
+  it('take the documented flags', () => {
+    expect(
+      readSettings(
+        ['--server', 'http://localhost:8080/x', '--data-dir', '/tmp/k', '--port', '19401', '--no-browser'],
+        {},
+      ),
+    ).toEqual({
+      server: 'http://localhost:8080',
+      dataDir: '/tmp/k',
+      port: 19401,
+      browser: false,
+      chromium: '/usr/bin/chromium',
+      budgetBytes: undefined,
+      resetIdentity: false,
+    });
+  });
+
+  it('fall back to the environment and defaults, a browser included', () => {
+    expect(
+      readSettings([], {
+        MARQUEE_KIOSK_SERVER: 'https://play.example.com',
+        MARQUEE_KIOSK_DATA_DIR: '/var/lib/k',
+        MARQUEE_KIOSK_BUDGET_MB: '512',
+      }),
+    ).toMatchObject({ server: 'https://play.example.com', port: 8090, browser: true, budgetBytes: 512 * 1024 * 1024 });
+  });
+
+  it('refuse what they cannot use', () => {
+    expect(() => readSettings(['--data-dir', '/tmp/k'], {})).toThrow('usage');
+    expect(() => readSettings(['--server', 'ftp://x', '--data-dir', '/tmp/k'], {})).toThrow('play origin');
+    expect(() => readSettings(['--server', 'http://x', '--data-dir', '/tmp/k', '--port', '70000'], {})).toThrow('port');
+    expect(() => readSettings(['--server', 'http://x', '--data-dir', '/tmp/k', '--bogus'], {})).toThrow();
+  });
+});

@@ -1,0 +1,144 @@
+// `npm run kiosk -- --server <play origin> --data-dir <dir> --port <n> [--no-browser]` and the
+// `marquee-kiosk` command: runs the kiosk agent on 127.0.0.1:<port> and, unless --no-browser, the
+// system Chromium in kiosk mode on it, watched by the watchdog. Exits non-zero on a fatal error,
+// so its supervisor (systemd, Electron) starts it again.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { KioskAgent } from './agent';
+import { ChromiumKiosk, SYSTEM_CHROMIUM } from './chromium';
+import { linuxHostFacts } from './host-facts';
+import { DeviceIdentity } from './identity';
+import { linuxPlatform } from './platform';
+import { Upstream } from './upstream';
+import { ensurePlayerBuild, PLAYER_DIR } from './player-build';
+import { channelControl, watchRenderer } from './shell';
+
+export interface KioskSettings {
+  server: string;
+  dataDir: string;
+  port: number;
+  browser: boolean;
+  chromium: string;
+  budgetBytes: number | undefined;
+  /** Unbind this device from its screen (a signed reset; the screen is tombstoned) and forget everything. */
+  resetIdentity: boolean;
+}
+
+const USAGE = `usage: marquee-kiosk --server <play origin> --data-dir <dir> [--port <n>] [--no-browser]
+                     [--chromium <path>] [--budget-mb <n>] [--reset-identity]
+Each flag may come from the environment instead: MARQUEE_KIOSK_SERVER, MARQUEE_KIOSK_DATA_DIR,
+MARQUEE_KIOSK_PORT (default 8090), MARQUEE_KIOSK_NO_BROWSER=1, MARQUEE_KIOSK_CHROMIUM,
+MARQUEE_KIOSK_BUDGET_MB.`;
+
+/** Flags first, then the environment, then defaults; refuses anything it cannot use. */
+export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSettings {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      server: { type: 'string' },
+      'data-dir': { type: 'string' },
+      port: { type: 'string' },
+      'no-browser': { type: 'boolean' },
+      chromium: { type: 'string' },
+      'budget-mb': { type: 'string' },
+      'reset-identity': { type: 'boolean' },
+    },
+    strict: true,
+  });
+  const server = values.server ?? env.MARQUEE_KIOSK_SERVER;
+  const dataDir = values['data-dir'] ?? env.MARQUEE_KIOSK_DATA_DIR;
+  if (!server || !dataDir) throw new Error(USAGE);
+  let origin: string;
+  try {
+    const url = new URL(server);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
+    origin = url.origin;
+  } catch {
+    throw new Error(`--server must be the server's play origin, such as https://play.example.com\n${USAGE}`);
+  }
+  const port = Number(values.port ?? env.MARQUEE_KIOSK_PORT ?? 8090);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0 to 65535\n${USAGE}`);
+  const budget = values['budget-mb'] ?? env.MARQUEE_KIOSK_BUDGET_MB;
+  const budgetBytes = budget === undefined ? undefined : Number(budget) * 1024 * 1024;
+  if (budgetBytes !== undefined && !(budgetBytes > 0))
+    throw new Error(`--budget-mb must be a positive number\n${USAGE}`);
+  return {
+    server: origin,
+    dataDir: path.resolve(dataDir),
+    port,
+    browser: !(values['no-browser'] ?? env.MARQUEE_KIOSK_NO_BROWSER === '1'),
+    chromium: values.chromium ?? env.MARQUEE_KIOSK_CHROMIUM ?? SYSTEM_CHROMIUM,
+    budgetBytes,
+    resetIdentity: values['reset-identity'] ?? false,
+  };
+}
+
+async function main(): Promise<void> {
+  let settings: KioskSettings;
+  try {
+    settings = readSettings(process.argv.slice(2), process.env);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
+  const logger = pino({ level: process.env.MARQUEE_KIOSK_LOG_LEVEL ?? 'info' });
+  if (settings.resetIdentity) {
+    await resetIdentity(settings);
+    console.log('this device is unbound from its screen; its data dir is empty');
+    return;
+  }
+  ensurePlayerBuild((message) => logger.info(message));
+  const agent = await KioskAgent.start({
+    server: settings.server,
+    dataDir: settings.dataDir,
+    port: settings.port,
+    playerDir: PLAYER_DIR,
+    budgetBytes: settings.budgetBytes,
+    platform: linuxPlatform(linuxHostFacts()),
+    log: (level, message, fields) => logger[level](fields ?? {}, message),
+  });
+  // Outside checks wait for this line.
+  console.log(`Marquee kiosk agent on ${agent.origin}/ (upstream ${settings.server})`);
+
+  let chromium: ChromiumKiosk | undefined;
+  if (settings.browser) {
+    let watchdog: ReturnType<typeof watchRenderer> | undefined;
+    chromium = await ChromiumKiosk.launch({
+      url: `${agent.origin}/`,
+      profileDir: path.join(settings.dataDir, 'chromium'),
+      executable: settings.chromium,
+      onExit: () => watchdog?.rendererExited(),
+    });
+    watchdog = watchRenderer(agent, chromium);
+  } else {
+    watchRenderer(agent, channelControl(agent), { armOnFirstHeartbeat: true });
+  }
+
+  const stop = async () => {
+    await chromium?.close().catch(() => undefined);
+    await agent.stop();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+}
+
+/**
+ * The only way a kiosk leaves its screen: a signed reset upstream (the screen is tombstoned), then
+ * the key, the mirror and the queues go. A device without its key cannot do this (it is recovered).
+ */
+async function resetIdentity(settings: KioskSettings): Promise<void> {
+  const identity = await DeviceIdentity.load(path.join(settings.dataDir, 'identity'));
+  await new Upstream(settings.server, identity).reset();
+  fs.rmSync(settings.dataDir, { recursive: true, force: true });
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
