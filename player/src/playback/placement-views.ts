@@ -11,7 +11,7 @@ import type {
   RuntimePlacement,
   RuntimeVideoPlacement,
 } from '../../../sdk/contract/manifest';
-import { rotationIndex } from './sequencer';
+import { rotationIndex } from '../../../sdk/lockstep/sequencer';
 import { waitFor, withTimeout } from './waits';
 
 /** An image must decode within this, a video buffer enough to play through. */

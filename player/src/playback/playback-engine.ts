@@ -18,7 +18,7 @@ import {
   sequencePages,
   type Segment,
   type SequencePage,
-} from './sequencer';
+} from '../../../sdk/lockstep/sequencer';
 
 /** A boundary timer firing later than this (a throttled or suspended tab) re-anchors at the current time. */
 export const LATE_TIMER_TOLERANCE_MS = 1000;
