@@ -30,6 +30,26 @@ const OpaqueToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be 43 base64ur
 
 export const ScreenTag = z.string().regex(TAG_PATTERN, 'must be 1 to 32 letters or digits');
 
+/** A sync group: the same grammar as a tag. Screens of one project in one group play in lockstep. */
+export const ScreenSyncGroup = z.string().regex(TAG_PATTERN, 'must be 1 to 32 letters or digits');
+
+/** Our bound on wall-region coordinates: far past any canvas, and small enough to stay exact in arithmetic. */
+export const WALL_REGION_MAX = 100_000;
+const RegionCoordinate = z.number().finite().min(0).max(WALL_REGION_MAX);
+const RegionLength = z.number().finite().positive().max(WALL_REGION_MAX);
+
+/**
+ * The part of every page's canvas a screen of a video wall shows, in canvas coordinates; the
+ * screen scales it to its viewport (by the page's viewport fit).
+ */
+export const WallRegion = z.strictObject({
+  x: RegionCoordinate,
+  y: RegionCoordinate,
+  width: RegionLength,
+  height: RegionLength,
+});
+export type WallRegion = z.infer<typeof WallRegion>;
+
 export const PairScreen = z.strictObject({
   code: z.string().regex(PAIRING_CODE_PATTERN, `must be six characters of ${PAIRING_CODE_ALPHABET}`),
   label: Label.optional(),
