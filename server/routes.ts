@@ -20,6 +20,7 @@ import * as runtimeKv from './runtime/kv.routes';
 import * as runtimeLaunch from './runtime/launch.routes';
 import * as runtimeManifest from './runtime/manifest.routes';
 import * as runtimeReports from './runtime/reports.routes';
+import * as runtimeTime from './runtime/time.routes';
 import { PLAYER_ORIGIN_PATH } from '../sdk/contract/archive-paths';
 
 export const routeTable: RouteEntry[] = [
@@ -118,6 +119,7 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/manifest', route: runtimeManifest.getManifest },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/events', route: runtimeEvents.runtimeEvents },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/reports', route: runtimeReports.postReport },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/time', route: runtimeTime.getTime },
   {
     plane: 'runtime',
     method: 'POST',

@@ -5,7 +5,7 @@
 // playing, not wait in a retry loop). A refusal is a MarqueeProblem; a failure to get an answer at
 // all (or in time) is anything else but a stop, see isUnreachable.
 import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../contract/manifest';
-import type { ReleaseLaunch, RuntimeReport } from '../contract/runtime';
+import type { ReleaseLaunch, RuntimeReport, RuntimeTime } from '../contract/runtime';
 import type { PairingCompletion, PairingSession, RuntimeSession } from '../contract/screens';
 import { followEventStream, type EventStream, type EventStreamOptions } from '../sse/event-stream-client';
 import { MarqueeProblem } from './problem';
@@ -184,6 +184,11 @@ export class RuntimeClient {
 
   async report(report: RuntimeReport, signal?: AbortSignal): Promise<void> {
     await this.call('POST', '/runtime/v1/reports', { json: report, signal });
+  }
+
+  /** One timed exchange with the server clock (lockstep): its stamps of arrival and answer. */
+  time(signal?: AbortSignal): Promise<RuntimeTime> {
+    return this.data('GET', '/runtime/v1/time', undefined, signal);
   }
 
   private follow(path: string, options: RuntimeStreamOptions): EventStream {
