@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Visibility } from '../contract/visibility';
 import { isVisible } from '../schedule/page-visibility';
 import { endedEarly, followingSegment, segmentAt, type Segment, type SequencePage } from './sequencer';
-import { epochAnchor, joinInstant, timelineSegmentAt } from './timeline';
+import { epochAnchor, joinInstant, timelinePositionAt, timelineSegmentAt, type TimelinePosition } from './timeline';
 
 const at = (iso: string) => Date.parse(iso);
 const BERLIN = 'Europe/Berlin';
@@ -35,7 +35,12 @@ const scheduled: SequencePage[] = [
  * turn cut short at the first instant inside it where its page stops being visible (checked every
  * second, and every rule in these tests changes on a whole minute).
  */
-function referenceWalk(pages: SequencePage[], anchor: Segment, instants: number[], zone: string): Segment[] {
+function referenceWalk(
+  pages: SequencePage[],
+  anchor: TimelinePosition,
+  instants: number[],
+  zone: string,
+): TimelinePosition[] {
   const cut = (s: Segment) => {
     const rule = pages[s.index]!.visibility;
     if (!rule) return s;
@@ -43,12 +48,17 @@ function referenceWalk(pages: SequencePage[], anchor: Segment, instants: number[
       if (!isVisible(rule, x, zone)) return endedEarly(s, x);
     return s;
   };
-  let s = cut(anchor);
+  let s = cut(anchor.segment);
+  let turn = anchor.turn;
+  const counts = [...anchor.counts];
   return [...instants]
     .sort((a, b) => a - b)
     .map((t) => {
-      while (s.end <= t) s = cut(followingSegment(pages, s, zone)!);
-      return s;
+      while (s.end <= t) {
+        s = cut(followingSegment(pages, s, zone)!);
+        turn = counts[s.index]!++;
+      }
+      return { segment: s, turn, counts: [...counts] };
     });
 }
 
@@ -56,7 +66,7 @@ describe('the lockstep timeline', () => {
   it('is the sequencer’s walk from the epoch, at any instant', () => {
     const anchor = epochAnchor(loop, 1_000_000, undefined)!;
     for (const t of [1_000_000, 1_000_199, 1_001_200, 1_003_000, 1_000_000 + 7 * CYCLE + 4000, 1_000_000 + 999 * CYCLE])
-      expect(timelineSegmentAt(loop, anchor, t, undefined)).toEqual(segmentAt(loop, anchor, t, undefined));
+      expect(timelineSegmentAt(loop, anchor, t, undefined)).toEqual(segmentAt(loop, anchor.segment, t, undefined));
     expect(timelineSegmentAt(loop, anchor, 999_999, undefined)).toBeNull();
   });
 
@@ -86,12 +96,24 @@ describe('the lockstep timeline', () => {
     });
   });
 
+  it('counts each page’s turns alike on every member, across skipped loops', () => {
+    const anchor = epochAnchor(loop, 0, undefined)!;
+    // 1000 loops and 1234 ms: page b is on its 1001st turn, a and b turned 1001 times, c 1000.
+    const position = timelinePositionAt(loop, anchor, 1000 * CYCLE + 1234, undefined)!;
+    expect(position.segment.pageId).toBe('b');
+    expect(position.turn).toBe(1000);
+    expect(position.counts).toEqual([1001, 1001, 1000]);
+    // The same as walking one turn at a time.
+    const walked = referenceWalk(loop, anchor, [1000 * CYCLE + 1234], 'UTC')[0]!;
+    expect(position).toEqual(walked);
+  });
+
   it('gives every member the same segment wherever it starts walking', () => {
     const anchor = epochAnchor(scheduled, at('2026-03-02T06:00:00Z'), BERLIN)!;
     const t = at('2026-03-04T11:12:13Z');
-    const viaYesterday = timelineSegmentAt(scheduled, anchor, at('2026-03-03T15:00:00Z'), BERLIN)!;
-    expect(timelineSegmentAt(scheduled, viaYesterday, t, BERLIN)).toEqual(
-      timelineSegmentAt(scheduled, anchor, t, BERLIN),
+    const viaYesterday = timelinePositionAt(scheduled, anchor, at('2026-03-03T15:00:00Z'), BERLIN)!;
+    expect(timelinePositionAt(scheduled, viaYesterday, t, BERLIN)).toEqual(
+      timelinePositionAt(scheduled, anchor, t, BERLIN),
     );
   });
 
@@ -100,7 +122,7 @@ describe('the lockstep timeline', () => {
     const pagesBetween = (from: number, to: number) => {
       const ids = new Set<string>();
       for (let s = timelineSegmentAt(scheduled, anchor, from, BERLIN)!; s.start < to; )
-        ids.add(s.pageId), (s = timelineSegmentAt(scheduled, s, s.end, BERLIN)!);
+        ids.add(s.pageId), (s = timelineSegmentAt(scheduled, anchor, s.end, BERLIN)!);
       return ids;
     };
     expect(pagesBetween(at('2026-03-02T06:00:00Z'), at('2026-03-02T07:59:00Z'))).toEqual(new Set(['always']));
@@ -139,16 +161,16 @@ describe('the lockstep timeline', () => {
     const instants = Array.from({ length: 40 }, () => from + Math.floor(random() * 4 * DAY)).sort((a, b) => a - b);
     const expected = referenceWalk(scheduled, anchor, instants, BERLIN);
     instants.forEach((t, i) =>
-      expect(timelineSegmentAt(scheduled, anchor, t, BERLIN), new Date(t).toISOString()).toEqual(expected[i]),
+      expect(timelinePositionAt(scheduled, anchor, t, BERLIN), new Date(t).toISOString()).toEqual(expected[i]),
     );
   });
 
   it('opens a window at 09:00 civil time on both sides of the DST change', () => {
     const anchor = epochAnchor(scheduled, at('2026-03-27T05:00:00Z'), BERLIN)!;
     const firstOffice = (from: number) => {
-      let s = timelineSegmentAt(scheduled, anchor, from, BERLIN)!;
-      while (s.pageId !== 'office') s = timelineSegmentAt(scheduled, s, s.end, BERLIN)!;
-      return s.start;
+      let p = timelinePositionAt(scheduled, anchor, from, BERLIN)!;
+      while (p.segment.pageId !== 'office') p = timelinePositionAt(scheduled, p, p.segment.end, BERLIN)!;
+      return p.segment.start;
     };
     // Friday 09:00 CET is 08:00Z; Monday 09:00 CEST is 07:00Z. The first office turn comes at the
     // first boundary after the window opens (at most one turn of each other page later).
@@ -164,11 +186,11 @@ describe('the lockstep timeline', () => {
 
   it('walks a month of windows to the same segment as from any day in between', () => {
     const anchor = epochAnchor(scheduled, at('2026-02-01T00:00:00Z'), BERLIN)!;
-    const segment = timelineSegmentAt(scheduled, anchor, at('2026-03-03T11:15:00Z'), BERLIN)!;
-    expect(segment).toEqual(
-      timelineSegmentAt(
+    const position = timelinePositionAt(scheduled, anchor, at('2026-03-03T11:15:00Z'), BERLIN)!;
+    expect(position).toEqual(
+      timelinePositionAt(
         scheduled,
-        timelineSegmentAt(scheduled, anchor, at('2026-03-03T00:00:00Z'), BERLIN)!,
+        timelinePositionAt(scheduled, anchor, at('2026-03-03T00:00:00Z'), BERLIN)!,
         at('2026-03-03T11:15:00Z'),
         BERLIN,
       ),

@@ -12,9 +12,34 @@ import type { Segment, SequencePage } from './sequencer';
 /** A runaway walk (a bug, not a schedule) stops here rather than hanging glass. */
 const MAX_TIMELINE_STEPS = 1_000_000;
 
-/** The group's first segment: the first page that may play at the epoch, starting then (null: none may). */
-export function epochAnchor(pages: readonly SequencePage[], epoch: number, timeZone: string | undefined) {
-  return firstSegment(pages, epoch, timeZone);
+/**
+ * A point on a timeline: the segment on glass and how many turns each page began since the anchor
+ * (the one on glass included). A page's items rotate by turn (a one-at-a-time selector shows item
+ * `turn mod count`), so members must count turns alike too, not only pick the same page.
+ */
+export interface TimelinePosition {
+  segment: Segment;
+  /** The turn of `segment`'s page that is on glass (0-based since the anchor). */
+  turn: number;
+  /** Turns begun per page index since the anchor. */
+  counts: readonly number[];
+}
+
+/** A timeline anchored at `segment`: its first turn, nothing counted before it. */
+export function anchorAt(pages: readonly SequencePage[], segment: Segment): TimelinePosition {
+  const counts = pages.map(() => 0);
+  counts[segment.index] = 1;
+  return { segment, turn: 0, counts };
+}
+
+/** The group's first position: the first page that may play at the epoch, starting then (null: none may). */
+export function epochAnchor(
+  pages: readonly SequencePage[],
+  epoch: number,
+  timeZone: string | undefined,
+): TimelinePosition | null {
+  const first = firstSegment(pages, epoch, timeZone);
+  return first ? anchorAt(pages, first) : null;
 }
 
 /** The instant after `start` at which the set of playable pages can change (Infinity: never). */
@@ -46,18 +71,20 @@ function shifted(segment: Segment, ms: number): Segment {
 }
 
 /**
- * The segment on glass at `t` (start ≤ t < end) on the timeline that begins with `anchor`, or null
- * before the anchor starts. Walking from any later segment of the same timeline gives the same
- * answer, so a caller may keep the last segment it computed as its next anchor.
+ * The position at `t` (its segment has start ≤ t < end) on the timeline that begins at `anchor`,
+ * or null before the anchor. Walking from any later position of the same timeline gives the same
+ * answer, so a caller may keep the last position it computed as its next anchor.
  */
-export function timelineSegmentAt(
+export function timelinePositionAt(
   pages: readonly SequencePage[],
-  anchor: Segment,
+  anchor: TimelinePosition,
   t: number,
   timeZone: string | undefined,
-): Segment | null {
-  if (t < anchor.start) return null;
-  let segment = clipped(pages, anchor, timeZone);
+): TimelinePosition | null {
+  if (t < anchor.segment.start) return null;
+  let segment = clipped(pages, anchor.segment, timeZone);
+  let turn = anchor.turn;
+  const counts = [...anchor.counts];
   let stretchEnd = stretchEndAfter(pages, segment.start, timeZone);
   // Segments of the current stretch by page index: meeting a page again gives the loop's period.
   let seen = new Map<number, Segment>();
@@ -66,6 +93,7 @@ export function timelineSegmentAt(
     const before = segment;
     segment = step(pages, segment, timeZone);
     if (segment.start === before.start) continue; // a hold: nothing may play until the set changes
+    turn = counts[segment.index]!++;
     if (segment.start >= stretchEnd) {
       stretchEnd = stretchEndAfter(pages, segment.start, timeZone);
       seen = new Map();
@@ -79,14 +107,27 @@ export function timelineSegmentAt(
     seen.set(segment.index, segment);
     // Same page, same kind of turn (with or without its transition), same playable set: what
     // followed `earlier` repeats every `period` until the boundary, so skip the whole loops that
-    // end before both the boundary and `t`.
+    // end before both the boundary and `t`; each page of the loop turns once per loop.
     if (!earlier || earlier.fill - earlier.start !== segment.fill - segment.start) continue;
     const period = segment.start - earlier.start;
     if (period <= 0) continue;
     const loops = Math.floor((Math.min(t, stretchEnd) - segment.end) / period);
-    if (loops > 0) segment = shifted(segment, loops * period);
+    if (loops <= 0) continue;
+    for (const [index, s] of seen) if (s.start > earlier.start) counts[index]! += loops;
+    segment = shifted(segment, loops * period);
+    turn = counts[segment.index]! - 1;
   }
-  return segment;
+  return { segment, turn, counts };
+}
+
+/** The segment on glass at `t` on the timeline that begins at `anchor` (null before it). */
+export function timelineSegmentAt(
+  pages: readonly SequencePage[],
+  anchor: TimelinePosition,
+  t: number,
+  timeZone: string | undefined,
+): Segment | null {
+  return timelinePositionAt(pages, anchor, t, timeZone)?.segment ?? null;
 }
 
 /**
@@ -97,11 +138,11 @@ export function timelineSegmentAt(
  */
 export function joinInstant(
   pages: readonly SequencePage[],
-  anchor: Segment,
+  anchor: TimelinePosition,
   notBefore: number,
   timeZone: string | undefined,
 ): number {
-  if (anchor.start >= notBefore) return anchor.start;
+  if (anchor.segment.start >= notBefore) return anchor.segment.start;
   const segment = timelineSegmentAt(pages, anchor, notBefore, timeZone)!;
   return segment.start === notBefore ? segment.start : segment.end;
 }
