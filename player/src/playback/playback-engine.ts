@@ -44,6 +44,11 @@ const NOT_READY_RETRY_MS = 250;
 export const LOCKSTEP_JOIN_PREPARE_MS = 1500;
 /** Lockstep: a boundary's timer fires this early; animation frames then find the first one at or after the instant. */
 const LOCKSTEP_WAKE_EARLY_MS = 50;
+/**
+ * Lockstep: a long wait is slept in pieces of at most this, each measured again on the playback
+ * clock: a clock slewing at 5 % moves an instant by at most the early margin within one piece.
+ */
+const LOCKSTEP_WAKE_PIECE_MS = 1000;
 
 export interface EngineHost
   extends Omit<PlacementHost, 'onApplicationAdvance' | 'viewport' | 'contentGeneration' | 'lockstep'> {
@@ -124,6 +129,24 @@ export class PlaybackEngine {
   /** The lockstep timeline on glass (null when the manifest is not in a sync group). */
   get timeline(): string | null {
     return this.current?.lockstep?.key ?? null;
+  }
+
+  /**
+   * The playback clock stepped (its first synchronization, or an error too large to slew): in
+   * lockstep, whatever was armed on the old reading is judged again now, so the member joins the
+   * group where it really is.
+   */
+  clockChanged(): void {
+    if (this.destroyed) return;
+    const pending = this.pending;
+    if (pending?.lockstep) {
+      if (!this.current || !this.segment) return this.joinNow(pending);
+      this.armJoin(pending);
+    }
+    if (this.current?.lockstep && this.segment) {
+      this.frameWait?.cancel();
+      this.onLockstepBoundary(this.host.now());
+    }
   }
 
   /**
@@ -265,7 +288,8 @@ export class PlaybackEngine {
         else timer = setTimeout(wake, instant - now);
         return;
       }
-      if (instant - now > LOCKSTEP_WAKE_EARLY_MS * 2) timer = setTimeout(wake, instant - now - LOCKSTEP_WAKE_EARLY_MS);
+      if (instant - now > LOCKSTEP_WAKE_EARLY_MS * 2)
+        timer = setTimeout(wake, Math.min(LOCKSTEP_WAKE_PIECE_MS, instant - now - LOCKSTEP_WAKE_EARLY_MS));
       else frame = requestAnimationFrame(onFrame);
     };
     wake();
