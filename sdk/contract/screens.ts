@@ -73,8 +73,15 @@ export const ScreenPatch = z
       .max(TAGS_PER_SCREEN)
       .refine((tags) => new Set(tags).size === tags.length, 'tags must be unique')
       .optional(),
+    /** Lockstep with the project's other screens of this group that show the same playlist; null plays alone (and clears wall_region). */
+    sync_group: ScreenSyncGroup.nullable().optional(),
+    /** The part of every page's canvas this screen shows (a video wall); needs a sync group; null shows the whole canvas. */
+    wall_region: WallRegion.nullable().optional(),
   })
-  .refine((p) => Object.keys(p).length > 0, 'send at least one of name, playlist_id, timezone, tags');
+  .refine(
+    (p) => Object.keys(p).length > 0,
+    'send at least one of name, playlist_id, timezone, tags, sync_group, wall_region',
+  );
 export type ScreenPatch = z.infer<typeof ScreenPatch>;
 
 export const ScreenListQuery = z.strictObject({
@@ -113,6 +120,10 @@ export interface Screen {
   playlist_id?: string;
   timezone?: string;
   tags: string[];
+  /** Lockstep: the screen's sync group, when it has one. */
+  sync_group?: string;
+  /** Lockstep: the region of the canvas a video wall's screen shows, when it has one. */
+  wall_region?: WallRegion;
   /** A paired runtime event stream is connected (or was, within a few seconds). */
   online: boolean;
   /** Last time a paired runtime event stream was connected; absent until the first. */

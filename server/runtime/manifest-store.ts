@@ -81,13 +81,22 @@ type LoadedInputs = Omit<ComposeInputs, 'packages' | 'revision' | 'now'> & { rel
 
 /** Everything composition needs, read in one place (the caller decides the transaction). */
 async function loadInputs(db: Db | Tx, screen: ScreenTable, now: number): Promise<LoadedInputs> {
-  const base = { screen: { id: screen.id, label: screen.label, timezone: screen.timezone, state: screen.state } };
+  const base = {
+    screen: {
+      id: screen.id,
+      label: screen.label,
+      timezone: screen.timezone,
+      state: screen.state,
+      syncGroup: screen.sync_group,
+      wallRegion: screen.wall_region,
+    },
+  };
   const effective = resolveEffectivePlaylist(screen, { now });
   if (screen.state === 'archived' || effective.playlistId === null)
     return { ...base, playlist: null, media: new Map(), releases: new Map() };
   const row = await db
     .selectFrom('playlists')
-    .select(['id', 'revision', 'document'])
+    .select(['id', 'revision', 'document', 'updated_at'])
     .where('id', '=', effective.playlistId)
     .where('tenant_id', '=', screen.tenant_id)
     .where('deleted_at', 'is', null)
@@ -97,6 +106,7 @@ async function loadInputs(db: Db | Tx, screen: ScreenTable, now: number): Promis
   const playlist: ServedPlaylist = {
     id: row.id,
     revision: row.revision,
+    updatedAt: row.updated_at,
     pages: doc.pages,
     ...(doc.audio ? { audio: doc.audio } : {}),
   };

@@ -23,6 +23,7 @@ import { changeScreen, findScreen, newPublicId, screenView, tagsOf, viewOf, type
 import type { Work } from '../store/store';
 import type { ScreenTable } from './screens.tables';
 import { isIanaZoneName } from './time-zones';
+import { lockstepChanges } from './screen-sync';
 
 /** spec: a reload expires ten minutes after it was requested (players ignore it afterwards). */
 export const RELOAD_TTL_MS = 10 * 60_000;
@@ -106,6 +107,7 @@ export const patchScreen = mutation(
         );
       remint = 'playlist_assigned';
     }
+    if (lockstepChanges(patch, before, change)) remint ??= 'sync_changed';
     if (patch.tags !== undefined) {
       const tags = [...patch.tags].sort();
       const current = (await tagsOf(work.db, [before.id])).get(before.id)!;

@@ -28,6 +28,10 @@ export interface ScreenTable {
   deleted_at: number | null;
   /** Last time a paired runtime event stream was connected (set by the runtime plane). */
   last_online_at: number | null;
+  /** Lockstep: the sync group (tag grammar), or null to play alone. */
+  sync_group: string | null;
+  /** Lockstep: the video-wall region of the canvas it shows, as JSON `{x, y, width, height}`; only with a group. */
+  wall_region: string | null;
 }
 
 export interface ScreenTagTable {

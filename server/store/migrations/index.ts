@@ -12,6 +12,7 @@ import * as m0007 from './0007-runtime';
 import * as m0008 from './0008-operation-leases';
 import * as m0009 from './0009-idempotency-body-erasure';
 import * as m0010 from './0010-kv-revision-floors';
+import * as m0011 from './0011-screen-sync-groups';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0008-operation-leases': m0008,
   '0009-idempotency-body-erasure': m0009,
   '0010-kv-revision-floors': m0010,
+  '0011-screen-sync-groups': m0011,
 };
