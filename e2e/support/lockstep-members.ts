@@ -1,8 +1,9 @@
 // Browser players as members of a sync group, for the lockstep spec and benchmark: each in a
 // browser context of its own whose wall clock is shifted (Date and performance.timeOrigin, as a
 // device whose clock is wrong), whose exchanges with the server clock cross a jittery network
-// (a random delay each way), and which records every page it puts on glass with the true time of
-// the animation frame that showed it (all members run on this machine: one true clock).
+// (a random delay each way, added in the page around its fetch, so nothing but the delay is
+// added), and which records every page it puts on glass with the true time of the animation frame
+// that showed it (all members run on this machine: one true clock).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { ControlApi } from './control-api';
 
@@ -21,42 +22,66 @@ export interface Change {
 }
 
 export interface LockstepWindow {
-  lockstep: { changes: Change[]; frames: number; trueNow(): number; clockShiftMs: number };
+  lockstep: {
+    changes: Change[];
+    frames: number;
+    /** The true time of the navigation that loaded the page. */
+    navigationStart: number;
+    trueNow(): number;
+    clockShiftMs: number;
+  };
 }
 
-/** Installed before the player's scripts: the shifted clock and the page-change recorder. */
-const MEMBER_SCRIPT = (clockShiftMs: number) => {
+/**
+ * Installed before the player's scripts: the shifted clock and the page-change recorder. Plain
+ * JavaScript text, so no transpiler (Playwright's, tsx's) can add helpers it would not find there.
+ */
+const memberScript = (clockShiftMs: number, jitterMs: number) => `(() => {
+  const clockShiftMs = ${JSON.stringify(clockShiftMs)};
   const trueOrigin = performance.timeOrigin;
+  // The network of the server-clock exchanges: a random delay each way (kept across reloads).
+  const JITTER_KEY = 'lockstep.jitterMs';
+  if (sessionStorage.getItem(JITTER_KEY) === null) sessionStorage.setItem(JITTER_KEY, ${JSON.stringify(String(jitterMs))});
+  const jitter = () => new Promise((r) => setTimeout(r, Math.random() * Number(sessionStorage.getItem(JITTER_KEY))));
+  const realFetch = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!new URL(url, location.href).pathname.endsWith('/runtime/v1/time')) return realFetch(input, init);
+    await jitter();
+    const response = await realFetch(input, init);
+    const body = await response.arrayBuffer();
+    await jitter();
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
   const RealDate = Date;
   // A device whose clock is off: every wall-clock reading the page makes is shifted.
   class ShiftedDate extends RealDate {
-    constructor(...args: unknown[]) {
+    constructor(...args) {
       if (args.length === 0) super(RealDate.now() + clockShiftMs);
-      else super(...(args as [number]));
+      else super(...args);
     }
-    static override now(): number {
+    static now() {
       return RealDate.now() + clockShiftMs;
     }
   }
-  (window as unknown as { Date: DateConstructor }).Date = ShiftedDate as unknown as DateConstructor;
+  window.Date = ShiftedDate;
   Object.defineProperty(performance, 'timeOrigin', { get: () => trueOrigin + clockShiftMs });
   const state = {
-    changes: [] as Array<{ page: string; at: number }>,
+    changes: [],
     frames: 0,
+    navigationStart: trueOrigin,
     trueNow: () => trueOrigin + performance.now(),
     clockShiftMs,
   };
-  (window as unknown as { lockstep: typeof state }).lockstep = state;
-  const byZ = (el: HTMLElement) => Number(el.style.zIndex || 0);
-  let shown: string | undefined;
+  window.lockstep = state;
+  const byZ = (el) => Number(el.style.zIndex || 0);
+  let shown;
   const look = () => {
-    const live = [...document.querySelectorAll<HTMLElement>('.stage .page[data-state="live"]')]
+    const live = [...document.querySelectorAll('.stage .page[data-state="live"]')]
       .sort((a, b) => byZ(a) - byZ(b))
       .at(-1)?.dataset.pageId;
-    if (live && live !== shown) {
-      // The frame the change paints in: a change made in a frame callback is painted in that frame.
-      state.changes.push({ page: live, at: trueOrigin + Number(document.timeline.currentTime) });
-    }
+    // The frame the change paints in: a change made in a frame callback is painted in that frame.
+    if (live && live !== shown) state.changes.push({ page: live, at: trueOrigin + Number(document.timeline.currentTime) });
     shown = live;
   };
   const observe = () =>
@@ -72,23 +97,21 @@ const MEMBER_SCRIPT = (clockShiftMs: number) => {
     requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
-};
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+})();`;
 
 /** A context whose device clock is shifted and whose server-clock exchanges cross a jittery network. */
 export async function memberContext(browser: Browser, options: MemberOptions): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 640, height: 360 } });
-  await context.addInitScript(MEMBER_SCRIPT, options.clockShiftMs);
-  if (options.jitterMs > 0) {
-    await context.route('**/runtime/v1/time', async (route) => {
-      await sleep(Math.random() * options.jitterMs);
-      const response = await route.fetch();
-      await sleep(Math.random() * options.jitterMs);
-      await route.fulfill({ response });
-    });
-  }
+  await context.addInitScript({ content: memberScript(options.clockShiftMs, options.jitterMs) });
+  // Functions a Node caller hands to page.evaluate under tsx keep their names through esbuild's
+  // __name helper, which a page does not have: give it one.
+  await context.addInitScript({ content: 'window.__name = (target) => target;' });
   return context;
+}
+
+/** From now on (and across reloads), each way of the member's server-clock exchanges is delayed by a random 0…jitterMs. */
+export async function setJitter(page: Page, jitterMs: number): Promise<void> {
+  await page.evaluate((ms) => sessionStorage.setItem('lockstep.jitterMs', String(ms)), jitterMs);
 }
 
 /** Opens the player in `context`, pairs it through the API, and waits until it leaves the pairing screen. */

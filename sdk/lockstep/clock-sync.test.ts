@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  BURST_MAX_SAMPLES,
   BURST_SAMPLES,
   CONVERGE_INTERVAL_MS,
   CONVERGE_PERIOD_MS,
@@ -89,6 +90,52 @@ describe('clock sync', () => {
     expect(clock.now() - performance.now()).toBeCloseTo(65_000, 6);
     expect(sync.estimator.samples).toBe(1);
     sync.stop();
+  });
+
+  it('steps on every exchange of the first burst, and only slews a small change afterwards', async () => {
+    const ref = reference(5000);
+    const clock = new GlassClock(() => performance.now(), 0);
+    const steerings: string[] = [];
+    const sync = new ClockSync({
+      exchange: ref.exchange,
+      local: () => performance.now(),
+      clock,
+      onSteer: (s) => steerings.push(s),
+    });
+    sync.start();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(steerings.slice(0, BURST_SAMPLES)).toEqual(Array(BURST_SAMPLES).fill('stepped'));
+    await vi.advanceTimersByTimeAsync(CONVERGE_PERIOD_MS);
+    ref.setOffset(5030);
+    await vi.advanceTimersByTimeAsync(STEADY_INTERVAL_MS + 10);
+    expect(steerings.at(-1)).toBe('slewing');
+    sync.stop();
+  });
+
+  it('goes on with the burst while no exchange was quick enough, then settles', async () => {
+    // Answers take 30 ms each way: no exchange bounds the offset within the burst's target.
+    const slow = reference(1000, 30);
+    const sync = new ClockSync({
+      exchange: slow.exchange,
+      local: () => performance.now(),
+      clock: new GlassClock(() => performance.now(), 0),
+    });
+    sync.start();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(slow.calls.length).toBeGreaterThanOrEqual(BURST_MAX_SAMPLES);
+    expect(slow.calls.length).toBeLessThan(BURST_MAX_SAMPLES + 5);
+    sync.stop();
+    // Quick answers end it after the first eight.
+    const quick = reference(1000, 2);
+    const done = new ClockSync({
+      exchange: quick.exchange,
+      local: () => performance.now(),
+      clock: new GlassClock(() => performance.now(), 0),
+    });
+    done.start();
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(quick.calls.length).toBe(BURST_SAMPLES);
+    done.stop();
   });
 
   it('stops asking when stopped', async () => {

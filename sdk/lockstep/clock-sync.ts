@@ -5,9 +5,16 @@
 import { ClockEstimator, offsetAt, offsetOf, type ClockEstimate } from './clock-estimator';
 import { STEP_THRESHOLD_MS, type GlassClock, type Steering } from './glass-clock';
 
-/** Exchanges at start, this far apart: a first estimate within a second. */
+/** Exchanges at start, this far apart: a first estimate within a second ... */
 export const BURST_SAMPLES = 8;
 export const BURST_SPACING_MS = 100;
+/**
+ * ... and more, as long as no exchange was quick enough to bound the offset within this (a player
+ * that is still booting answers late), up to BURST_MAX_SAMPLES. The clock is stepped throughout
+ * the burst: the member is only joining, and a slewed start would leave it out of step for seconds.
+ */
+export const BURST_TARGET_ERROR_MS = 8;
+export const BURST_MAX_SAMPLES = 40;
 /** Then one exchange this often while the estimate converges ... */
 export const CONVERGE_INTERVAL_MS = 2000;
 export const CONVERGE_PERIOD_MS = 60_000;
@@ -39,6 +46,8 @@ export class ClockSync {
   private exchanges = 0;
   private failures = 0;
   private running = false;
+  /** The starting burst ended: later exchanges slew the clock. */
+  private burstOver = false;
 
   constructor(private readonly options: ClockSyncOptions) {}
 
@@ -54,9 +63,17 @@ export class ClockSync {
     clearTimeout(this.timer);
   }
 
+  /** Whether the starting burst goes on: too few exchanges yet, or none quick enough, within the cap. */
+  private bursting(): boolean {
+    if (this.exchanges < BURST_SAMPLES) return true;
+    const bound = this.estimator.estimate()?.errorBound ?? Infinity;
+    return this.exchanges < BURST_MAX_SAMPLES && bound > BURST_TARGET_ERROR_MS && !this.burstOver;
+  }
+
   private nextDelay(): number {
     if (this.failures > 0) return Math.min(RETRY_MAX_MS, BURST_SPACING_MS * 2 ** Math.min(this.failures, 10));
-    if (this.exchanges < BURST_SAMPLES) return BURST_SPACING_MS;
+    if (this.bursting()) return BURST_SPACING_MS;
+    this.burstOver = true;
     return this.options.local() - this.startedAt < CONVERGE_PERIOD_MS ? CONVERGE_INTERVAL_MS : STEADY_INTERVAL_MS;
   }
 
@@ -79,7 +96,8 @@ export class ClockSync {
       this.exchanges++;
       this.failures = 0;
       const estimate = this.estimator.estimate()!;
-      const steering = clock.steer(estimate);
+      // The starting burst steps: the member joins on its best estimate at once, not after slewing.
+      const steering = clock.steer(estimate, !this.burstOver);
       this.options.onSteer?.(steering, estimate);
     } catch {
       if (signal.aborted) return;

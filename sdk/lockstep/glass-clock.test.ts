@@ -61,6 +61,14 @@ describe('glass clock', () => {
     expect(clock.now() - d.local()).toBeCloseTo(5, 9);
   });
 
+  it('steps while synchronizing (the first burst of exchanges), whatever the error', () => {
+    const d = device();
+    const clock = new GlassClock(d.local, 0);
+    clock.steer(estimate(10_000, d.local()));
+    expect(clock.steer(estimate(10_030, d.local()), true)).toBe('stepped');
+    expect(clock.now() - d.local()).toBe(10_030);
+  });
+
   it('steps an error too large to slew (a device that slept)', () => {
     const d = device();
     const clock = new GlassClock(d.local, 0);

@@ -1,8 +1,9 @@
 // The clock a lockstep member plays by: the device's monotonic clock plus an offset steered
 // toward the reference estimate. A new estimate never makes the clock jump on glass: the
 // difference is slewed away at a bounded rate, so pages and videos turn a little early or late for
-// a few seconds instead of skipping. Only the first synchronization, or an error too large to slew
-// (a device that slept, a reference that changed), steps the clock.
+// a few seconds instead of skipping. Only the first synchronization (the burst of exchanges a
+// member starts with, before it can be in step anyway), or an error too large to slew (a device
+// that slept, a reference that changed), steps the clock.
 import { offsetAt, type ClockEstimate } from './clock-estimator';
 
 /** At most this many ms of correction per ms: 5 %, too little to see in a page turn or a video. */
@@ -58,11 +59,14 @@ export class GlassClock {
     return t + this.appliedOffset(t);
   }
 
-  /** Applies a new estimate: stepped when first or too far off, else slewed. */
-  steer(estimate: ClockEstimate): Steering {
+  /**
+   * Applies a new estimate: stepped when first, when `synchronizing` (the first exchanges, while the
+   * member is only joining), or when too far off; else slewed.
+   */
+  steer(estimate: ClockEstimate, synchronizing = false): Steering {
     const t = this.local();
     const error = offsetAt(estimate, t) - this.appliedOffset(t);
-    const step = !this.synced || Math.abs(error) > STEP_THRESHOLD_MS;
+    const step = !this.synced || synchronizing || Math.abs(error) > STEP_THRESHOLD_MS;
     this.estimate = estimate;
     this.steeredAt = t;
     this.error = step ? 0 : error;

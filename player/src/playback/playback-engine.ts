@@ -42,11 +42,14 @@ export const LATE_TIMER_TOLERANCE_MS = 1000;
 const NOT_READY_RETRY_MS = 250;
 /** Lockstep: a member that learns of a new timeline after its epoch moves onto it at the first boundary this far ahead (time to prepare). */
 export const LOCKSTEP_JOIN_PREPARE_MS = 1500;
-/** Lockstep: a boundary's timer fires this early; animation frames then find the first one at or after the instant. */
-const LOCKSTEP_WAKE_EARLY_MS = 50;
+/**
+ * Lockstep: a boundary's timer fires this early (a loaded machine fires timers late); animation
+ * frames then find the first one at or after the instant.
+ */
+const LOCKSTEP_WAKE_EARLY_MS = 150;
 /**
  * Lockstep: a long wait is slept in pieces of at most this, each measured again on the playback
- * clock: a clock slewing at 5 % moves an instant by at most the early margin within one piece.
+ * clock: a clock slewing at 5 % moves an instant by well under the early margin within one piece.
  */
 const LOCKSTEP_WAKE_PIECE_MS = 1000;
 
