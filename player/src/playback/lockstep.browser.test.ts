@@ -90,6 +90,18 @@ function timeline(m: RuntimeManifest, from: number, to: number): Array<[string, 
   return out;
 }
 
+/**
+ * How far apart two members showed a change can only come from their frame cadence: each is less
+ * than one of its own frame gaps after the instant (the frame before its change came before it).
+ */
+function expectSkewWithinFrames(a: { frame: number; all: Sample[] }, b: { frame: number; all: Sample[] }, due: number) {
+  const gapBefore = (m: { frame: number; all: Sample[] }) =>
+    m.frame - m.all.filter((s) => s.frame < m.frame - 0.5).at(-1)!.frame;
+  expect(Math.abs(a.frame - b.frame), `changes due at ${due}`).toBeLessThanOrEqual(
+    Math.max(gapBefore(a), gapBefore(b)) + 0.5,
+  );
+}
+
 /** Each change is the group's page, shown on this member's first frame at or after the group's instant. */
 function expectOnFirstFrames(all: Sample[], seen: PageChange[], expected: Array<[string, number]>): void {
   expect(seen.map((c) => c.page)).toEqual(expected.map(([id]) => id));
@@ -127,9 +139,11 @@ describe('lockstep page changes', () => {
     const expected = timeline(m, epoch, epoch + 60_000).slice(0, 8);
     expect(expected[0]).toEqual(['p1', epoch]);
     for (const [i, p] of members.entries()) expectOnFirstFrames(await samples(p), seen[i]!.slice(0, 8), expected);
-    // Members differ by less than a frame: each showed each change on its first frame at or after it.
-    const skews = seen[0]!.slice(0, 8).map((c, i) => Math.abs(c.frame - seen[1]![i]!.frame));
-    expect(Math.max(...skews)).toBeLessThan(34);
+    // Members differ by their frame cadence only.
+    const [all0, all1] = await Promise.all(members.map(samples));
+    expected.forEach(([, due], i) =>
+      expectSkewWithinFrames({ frame: seen[0]![i]!.frame, all: all0! }, { frame: seen[1]![i]!.frame, all: all1! }, due),
+    );
     await fixture.screenshot(members[0]!, 'lockstep-member.png');
     await Promise.all(members.map((p) => p.context().close()));
   }, 90_000);
@@ -151,11 +165,16 @@ describe('lockstep page changes', () => {
     const expected = timeline(m, joined.frame + 1, joined.frame + 30_000).slice(0, 4);
     expectOnFirstFrames(await samples(late), after, expected);
     const earlySeen = await changes(early);
-    for (const c of after) {
+    const [earlyFrames, lateFrames] = await Promise.all([early, late].map(samples));
+    after.forEach((c, i) => {
       const peer = earlySeen.find((e) => e.page === c.page && Math.abs(e.frame - c.frame) < 500);
       expect(peer, `the early member's ${c.page} near ${c.frame}`).toBeDefined();
-      expect(Math.abs(peer!.frame - c.frame)).toBeLessThan(34);
-    }
+      expectSkewWithinFrames(
+        { frame: peer!.frame, all: earlyFrames! },
+        { frame: c.frame, all: lateFrames! },
+        expected[i]![1],
+      );
+    });
     await Promise.all([early, late].map((p) => p.context().close()));
   }, 90_000);
 
