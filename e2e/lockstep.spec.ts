@@ -134,7 +134,17 @@ test('a 2×2 video wall shows each screen its quarter of one composition', async
     expect(screen).toMatchObject({ sync_group: 'wall', wall_region: { x: q.x, y: q.y, width: 1920, height: 1080 } });
     await member.page
       .locator('.stage .page[data-state="live"][data-page-id="composition"]')
-      .waitFor({ timeout: 30_000 });
+      .waitFor({ timeout: 60_000 })
+      .catch(async (error: Error) => {
+        // Say what the player was doing instead.
+        const state = await member.page.evaluate(() => ({
+          pages: [...document.querySelectorAll<HTMLElement>('.page')].map(
+            (p) => `${p.dataset.pageId}:${p.dataset.state}`,
+          ),
+          cards: [...document.querySelectorAll<HTMLElement>('[data-testid$="-card"]')].map((c) => c.dataset.testid),
+        }));
+        throw new Error(`${error.message}\nplayer: ${JSON.stringify(state)}`);
+      });
     await member.page.waitForFunction(() =>
       [...document.querySelectorAll<HTMLImageElement>('.stage img')].every(
         (img) => img.complete && img.naturalWidth > 0,

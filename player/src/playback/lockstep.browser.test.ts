@@ -216,6 +216,31 @@ describe('lockstep page changes', () => {
     await Promise.all(members.map((p) => p.context().close()));
   }, 90_000);
 
+  it('holds the page on glass while the due one is not ready, then joins mid-turn and is back on time', async () => {
+    // Page two's image takes 1.5 s to arrive: its turn begins before it can show.
+    fixture.media.set('med_slow', { ...fixture.media.get('med_imgb')!, delayMs: 1500 });
+    const pages = [
+      page('p1', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 1000 } }),
+      page('p2', [images('hero', ['med_slow'])], { advance: { mode: 'duration', afterMs: 2500 } }),
+      page('p3', [images('hero', ['med_imgc'])], { advance: { mode: 'duration', afterMs: 1000 } }),
+    ];
+    const p = await member(null);
+    const epoch = Math.ceil((await wallNow(p)) + 300);
+    const m = manifest(pages, { sync: sync(epoch) });
+    await play(p, m);
+    const seen = await waitForChanges(p, 3);
+    const [, t2, t3] = timeline(m, epoch, epoch + 60_000);
+    const all = await samples(p);
+    // Never a frame without a page on glass, and p1 stays up past p2's instant until p2 can show.
+    expect(all.filter((s) => s.frame >= epoch + 50 && s.frame < t3![1]).filter((s) => s.page === null)).toEqual([]);
+    expect(seen[1]!.page).toBe('p2');
+    expect(seen[1]!.frame).toBeGreaterThan(t2![1] + 500);
+    expect(all.filter((s) => s.page === 'p2').every((s) => s.painted)).toBe(true);
+    // Then p3 on its own instant's first frame: the late page did not push the timeline back.
+    expectOnFirstFrames(all, seen.slice(2, 3), [t3!]);
+    await p.context().close();
+  }, 90_000);
+
   it('moves to the page a barrier announces, on the first frame at or after its instant', async () => {
     const probe = await fixture.open();
     const epoch = Math.ceil((await wallNow(probe)) - 1000);

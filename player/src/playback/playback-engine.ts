@@ -565,7 +565,8 @@ export class PlaybackEngine {
     if (same) this.segment = position.segment;
     else {
       if (view !== this.live) view.setTurn(position.turn);
-      void view.warm(() => this.host.now());
+      // A page that failed is tried again only after its retry delay, not on every look.
+      if (view.retryDue(frameTime)) void view.warm(() => this.host.now());
       this.segment = { ...this.segment, end: frameTime + NOT_READY_RETRY_MS };
     }
     this.armBoundary();
