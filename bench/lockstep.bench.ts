@@ -61,10 +61,31 @@ async function waitForChanges(members: Member[], count: number, since: number, t
   }
 }
 
-/** Page-change skews over the next `count` changes, from `SETTLE_MS` on. */
+/** How far each member's playback clock is from the true time now (ms; the player's controller clock). */
+function clockErrors(members: Member[]): Promise<number[]> {
+  return Promise.all(
+    members.map((m) =>
+      m.page.evaluate(() => {
+        const w = window as unknown as LockstepWindow & { marqueePlayer: { controller: { now(): number } } };
+        return w.marqueePlayer.controller.now() - w.lockstep.trueNow();
+      }),
+    ),
+  );
+}
+
+/** Page-change skews over the next `count` changes, from `SETTLE_MS` on; the members' clock errors on the way. */
 async function measureSkews(members: Member[], count: number): Promise<number[]> {
   const from = (await trueNowOf(members[0]!.page)) + SETTLE_MS;
-  await sleep(SETTLE_MS + count * TURN_MS + TURN_MS);
+  await sleep(SETTLE_MS);
+  const errors: number[] = [];
+  const until = Date.now() + count * TURN_MS + TURN_MS;
+  while (Date.now() < until) {
+    errors.push(...(await clockErrors(members)).map(Math.abs));
+    await sleep(1000);
+  }
+  console.log(
+    `  members' clock error meanwhile: p50 ${fmt(percentile(errors, 50))}, p95 ${fmt(percentile(errors, 95))}, max ${fmt(Math.max(...errors))}`,
+  );
   const all = await Promise.all(members.map((m) => changesOf(m.page)));
   // Matched within a whole turn: members outside a group may be anything up to a turn apart.
   const skews = changeSkews(all, from, TURN_MS).slice(0, count);

@@ -241,6 +241,37 @@ describe('lockstep page changes', () => {
     await p.context().close();
   }, 90_000);
 
+  it('joins a new timeline mid-turn when its next boundary is far off (a long page)', async () => {
+    const p = await member(null);
+    const now = await wallNow(p);
+    await play(p, manifest(threePages(), { sync: sync(Math.ceil(now - 5000)) }));
+    await waitForChanges(p, 2);
+    // A playlist of one ten-minute page, written a minute ago: its next boundary is nine minutes away.
+    const long = manifest(
+      [
+        page('long', [images('hero', ['med_imgc'], { revision: 'man_long' })], {
+          advance: { mode: 'duration', afterMs: 600_000 },
+        }),
+      ],
+      { manifestRevision: 'man_long', playlistRevision: 3, sync: sync(Math.ceil(now - 60_000)) },
+    );
+    const setAt = await wallNow(p);
+    await play(p, long);
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.changes.some((c) => c.page === 'long'),
+      undefined,
+      {
+        timeout: 15_000,
+      },
+    );
+    const joined = (await changes(p)).find((c) => c.page === 'long')!;
+    // After the short preparation, not at the boundary: mid-turn, as a member that starts late.
+    expect(joined.frame - setAt).toBeGreaterThanOrEqual(1000);
+    expect(joined.frame - setAt).toBeLessThan(10_000);
+    expect(await p.locator('.loop').count()).toBe(1);
+    await p.context().close();
+  }, 90_000);
+
   it('moves to the page a barrier announces, on the first frame at or after its instant', async () => {
     const probe = await fixture.open();
     const epoch = Math.ceil((await wallNow(probe)) - 1000);

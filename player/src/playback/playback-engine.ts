@@ -40,8 +40,10 @@ import {
 export const LATE_TIMER_TOLERANCE_MS = 1000;
 /** How often a page that is due but not ready is looked at again. */
 const NOT_READY_RETRY_MS = 250;
-/** Lockstep: a member that learns of a new timeline after its epoch moves onto it at the first boundary this far ahead (time to prepare). */
+/** Lockstep: a member that learns of a new timeline after its epoch moves onto it at the first boundary this far ahead (time to prepare) ... */
 export const LOCKSTEP_JOIN_PREPARE_MS = 1500;
+/** ... unless that boundary is further than this (a long page): then it joins mid-turn, as a member that starts late does. */
+export const LOCKSTEP_JOIN_MAX_WAIT_MS = 10_000;
 /**
  * Lockstep: a boundary's timer fires this early (a loaded machine fires timers late); animation
  * frames then find the first one at or after the instant.
@@ -343,11 +345,16 @@ export class PlaybackEngine {
 
   /**
    * Lockstep, another manifest on glass: move onto `loop`'s timeline at its epoch when that is still
-   * ahead, else at its first boundary after a short preparation, with that page warmed meanwhile.
+   * ahead, else at its first boundary after a short preparation (mid-turn when that boundary is far
+   * off), with that page warmed meanwhile.
    */
   private armJoin(loop: Loop, notBefore = this.host.now() + LOCKSTEP_JOIN_PREPARE_MS): void {
     const lockstep = loop.lockstep!;
-    const joinAt = joinInstant(loop.sequence, lockstep.anchor, notBefore, loop.manifest.timezone);
+    const boundary = joinInstant(loop.sequence, lockstep.anchor, notBefore, loop.manifest.timezone);
+    const joinAt =
+      boundary > lockstep.anchor.segment.start && boundary - notBefore > LOCKSTEP_JOIN_MAX_WAIT_MS
+        ? notBefore
+        : boundary;
     lockstep.joinAt = joinAt;
     const position = this.positionAt(loop, joinAt)!;
     const view = loop.views[position.segment.index]!;
