@@ -7,6 +7,7 @@ import { lockstepPlayback } from './lockstep.bench';
 import { mediaRangedExport } from './media.bench';
 import { manifestNotModified } from './manifest.bench';
 import { playerPlayback } from './player.bench';
+import { remintAtFleetScale } from './remint.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
@@ -17,4 +18,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   'credit-meter': creditMeterDebits,
   player: playerPlayback,
   lockstep: lockstepPlayback,
+  remint: remintAtFleetScale,
 };

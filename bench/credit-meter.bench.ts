@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Store } from '../server/store/store';
+import { openStore } from '../server/store/store';
 import { debit } from '../server/tenants/credits';
 import { RequestMeter } from '../server/tenants/request-meter';
 import { ratio, table } from './harness';
@@ -23,7 +23,7 @@ async function debitsPerSecond(one: () => Promise<unknown>): Promise<number> {
 
 export async function creditMeterDebits(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-bench-meter-'));
-  const store = new Store(path.join(dir, 'meter.db'));
+  const store = await openStore(`sqlite:${path.join(dir, 'meter.db')}`);
   try {
     await store.migrate();
     const now = Date.now();

@@ -1,45 +1,29 @@
-// Builds the services and the one Express app that serves every plane, routed by Host.
-import fs from 'node:fs';
+// A Marquee server in three steps: build the services (default-services.ts), build the one Express
+// app that serves every plane, routed by Host, over them, and listen.
 import http from 'node:http';
-import path from 'node:path';
 import express, { type Request, type Response } from 'express';
-import type { DestinationStream } from 'pino';
-import { LocalBlobStore } from './blobs/local-blob-store';
-import { PutSigner } from './blobs/signed-put';
-import { systemClock, type Clock } from './clock';
-import type { Config } from './config';
-import { EventLog } from './events/event-log';
-import { Housekeeping } from './housekeeping';
+import { buildServices, type ServiceOptions } from './default-services';
 import { Dispatcher, type RouteEntry } from './http/dispatch';
-import { IdempotencyRecords } from './http/idempotency';
 import { runRoute } from './http/pipeline';
 import { problem } from './problem';
 import { sendProblem } from './http/problem-response';
-import { MemoryRateLimiter } from './http/rate-limit';
-import { Keys, loadSecret, newId, randomToken } from './keys';
-import { Lifecycle } from './lifecycle';
-import { createLogger, redactPath } from './logger';
-import { InProcessNotifier } from './notifier';
-import { LEASE_CHECK_EVERY_MS, OperationWorker } from './operations/worker';
+import { randomToken } from './keys';
+import { redactPath } from './logger';
 import { routeTable } from './routes';
 import type { Services } from './services';
-import { Store } from './store/store';
-import { installers } from './modules';
-import { noReferences } from './references';
-import { servePlayer } from './player-host';
+import { PLAYER_DIR, servePlayer } from './player-host';
 
-export interface ServerOptions {
-  config: Config;
-  clock?: Clock;
-  logDestination?: DestinationStream;
+export interface ServerOptions extends ServiceOptions {
   /** Extra routes appended to the table (tests exercise the pipeline through them). */
   extraRoutes?: RouteEntry[];
+  /** The built player to serve (default dist/player; tests serve a fixture build). */
+  playerDir?: string;
 }
 
 export interface MarqueeServer {
   services: Services;
   app: express.Express;
-  /** Listens on config.bind:config.port; resolves with the bound port. */
+  /** Starts workers and housekeeping, listens on config.bind:config.port; resolves with the bound port. */
   listen(): Promise<number>;
   /** Drains (new requests get server_draining), ends streams, stops workers and closes the store. */
   stop(drainTimeoutMs?: number): Promise<void>;
@@ -50,73 +34,32 @@ export interface MarqueeServer {
 const REQUEST_ID = /^req_[A-Za-z0-9_-]{16,128}$/;
 /** Node's default: a client has a minute to send its request line and headers. */
 const HEADERS_TIMEOUT_MS = 60_000;
-const HOUSEKEEPING_EVERY_MS = 5 * 60_000;
-/** Recorded one-time credentials outlive their delivery window by at most this. */
-const BODY_ERASURE_EVERY_MS = 60_000;
-
-/**
- * This node's worker identity, kept in the data directory so a restart recognizes the operations
- * it held before (replicas sharing a store each have their own data directory).
- */
-function loadWorkerId(dataDir: string): string {
-  const file = path.join(dataDir, 'worker.id');
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const id = newId('wkr');
-  fs.writeFileSync(file, id, { mode: 0o600 });
-  return id;
-}
 
 export async function createServer(options: ServerOptions): Promise<MarqueeServer> {
-  const { config } = options;
-  const clock = options.clock ?? systemClock;
-  const logger = createLogger(config.logLevel, options.logDestination);
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  const keys = new Keys(loadSecret(config.secret, config.dataDir));
-  const store = new Store(path.join(config.dataDir, 'marquee.db'), { synchronous: config.sqliteSync });
-  await store.migrate();
-  const notifier = new InProcessNotifier();
-  const events = new EventLog(notifier);
-  const lifecycle = new Lifecycle();
-  const services: Services = {
-    config,
-    clock,
-    store,
-    blobs: new LocalBlobStore(path.join(config.dataDir, 'blobs'), new PutSigner(keys, config.controlOrigin)),
-    keys,
-    notifier,
-    rateLimiter: new MemoryRateLimiter(),
-    logger,
-    lifecycle,
-    events,
-    operations: new OperationWorker({
-      store,
-      clock,
-      notifier,
-      events,
-      logger,
-      controlOrigin: config.controlOrigin,
-      workerId: loadWorkerId(config.dataDir),
-    }),
-    housekeeping: new Housekeeping(logger),
-    features: {},
-    references: noReferences,
+  const services = await buildServices(options);
+  const app = buildApp(services, {
+    routes: [...routeTable, ...(options.extraRoutes ?? [])],
+    playerDir: options.playerDir ?? PLAYER_DIR,
+  });
+  let server: http.Server | undefined;
+  return {
+    services,
+    app,
+    get httpServer() {
+      return server;
+    },
+    async listen() {
+      server = await listen(services, app);
+      return (server.address() as { port: number }).port;
+    },
+    stop: (drainTimeoutMs = 10_000) => stop(services, server, drainTimeoutMs),
   };
-  services.housekeeping.every('idempotency-records', HOUSEKEEPING_EVERY_MS, async () => {
-    await IdempotencyRecords.prune(store.db, clock.now());
-  });
-  services.housekeeping.every('idempotency-bodies', BODY_ERASURE_EVERY_MS, async () => {
-    await IdempotencyRecords.eraseExpiredBodies(store.db, clock.now());
-  });
-  services.housekeeping.every('operation-leases', LEASE_CHECK_EVERY_MS, async () => {
-    await services.operations.expireLeases();
-  });
-  for (const install of installers) install(services);
+}
 
-  const dispatcher = new Dispatcher([...routeTable, ...(options.extraRoutes ?? [])], config);
+/** The Express app over the services: request ids and the request log, draining, Host routing, problems. */
+export function buildApp(services: Services, options: { routes: RouteEntry[]; playerDir: string }): express.Express {
+  const { config, lifecycle, logger } = services;
+  const dispatcher = new Dispatcher(options.routes, config);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -183,7 +126,11 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
           }),
         );
       }
-      if (found.planes.includes('runtime') && (req.method === 'GET' || req.method === 'HEAD') && servePlayer(req, res))
+      if (
+        found.planes.includes('runtime') &&
+        (req.method === 'GET' || req.method === 'HEAD') &&
+        servePlayer(req, res, options.playerDir)
+      )
         return;
       next(problem('not_found', `no route for ${req.method} ${redactPath(req.path)}`));
     } catch (error) {
@@ -201,39 +148,36 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
       logger,
     });
   });
+  return app;
+}
 
-  let server: http.Server | undefined;
-  return {
-    services,
-    app,
-    get httpServer() {
-      return server;
-    },
-    async listen() {
-      await services.operations.start();
-      services.housekeeping.start();
-      server = http.createServer(app);
-      server.keepAliveTimeout = 5000;
-      server.headersTimeout = HEADERS_TIMEOUT_MS;
-      // No whole-request deadline (Node's default cuts every body at 300 s, a bare 408): uploads of
-      // up to 1 GiB may take hours on a slow uplink. Bodies must keep moving instead (body-progress.ts).
-      server.requestTimeout = 0;
-      await new Promise<void>((resolve, reject) => {
-        server!.once('error', reject);
-        server!.listen(config.port, config.bind, () => resolve());
-      });
-      lifecycle.state = 'ready';
-      return (server.address() as { port: number }).port;
-    },
-    async stop(drainTimeoutMs = 10_000) {
-      await lifecycle.drain(drainTimeoutMs);
-      const closed = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
-      server?.closeIdleConnections();
-      await Promise.race([closed, new Promise((r) => setTimeout(r, drainTimeoutMs).unref())]);
-      server?.closeAllConnections();
-      services.housekeeping.stop();
-      await services.operations.stop();
-      await store.close();
-    },
-  };
+/** Starts the workers and housekeeping, then listens; the lifecycle turns ready once bound. */
+async function listen(services: Services, app: express.Express): Promise<http.Server> {
+  const { config, lifecycle } = services;
+  await services.operations.start();
+  services.housekeeping.start();
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 5000;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  // No whole-request deadline (Node's default cuts every body at 300 s, a bare 408): uploads of
+  // up to 1 GiB may take hours on a slow uplink. Bodies must keep moving instead (body-progress.ts).
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.bind, () => resolve());
+  });
+  lifecycle.state = 'ready';
+  return server;
+}
+
+/** Drains, closes connections (at most after the timeout), stops the workers and closes the store. */
+async function stop(services: Services, server: http.Server | undefined, drainTimeoutMs: number): Promise<void> {
+  await services.lifecycle.drain(drainTimeoutMs);
+  const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+  server?.closeIdleConnections();
+  await Promise.race([closed, new Promise((r) => setTimeout(r, drainTimeoutMs).unref())]);
+  server?.closeAllConnections();
+  services.housekeeping.stop();
+  await services.operations.stop();
+  await services.store.close();
 }

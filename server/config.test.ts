@@ -47,6 +47,33 @@ describe('configuration', () => {
     expect(() => loadConfig({ MARQUEE_IMAGE_VENDOR_KEY: '', MARQUEE_SECRET: '' }, [])).not.toThrow();
   });
 
+  it('stores in SQLite in the data dir unless MARQUEE_DATABASE_URL names another database', () => {
+    expect(loadConfig({ MARQUEE_DATA_DIR: '/var/lib/marquee' }, []).databaseUrl).toBe(
+      'sqlite:/var/lib/marquee/marquee.db',
+    );
+    expect(loadConfig({}, ['--database-url', 'postgres://db.example/marquee']).databaseUrl).toBe(
+      'postgres://db.example/marquee',
+    );
+    expect(() => loadConfig({ MARQUEE_DATABASE_URL: '/var/lib/marquee.db' }, [])).toThrow(/MARQUEE_DATABASE_URL/);
+  });
+
+  it('prints a database URL without its password, even in validation errors', () => {
+    const c = loadConfig({ MARQUEE_DATABASE_URL: 'postgres://marquee:hunter2@db.example:5432/marquee' }, []);
+    const text = describeConfig(c).join(' ');
+    expect(text).toContain('MARQUEE_DATABASE_URL=postgres://marquee:[redacted]@db.example:5432/marquee');
+    expect(text).not.toContain('hunter2');
+    let error: unknown;
+    try {
+      loadConfig({ MARQUEE_DATABASE_URL: 'mysql://marquee:hunter2@db.example/marquee' }, []);
+    } catch (e) {
+      error = e;
+    }
+    expect((error as Error).message).toMatch(
+      /^MARQUEE_DATABASE_URL \(--database-url\) = "mysql:\/\/marquee:\[redacted\]@db/,
+    );
+    expect((error as Error).message).not.toContain('hunter2');
+  });
+
   it('refuses a configured MARQUEE_SECRET shorter than 32 characters, naming the setting but never the value', () => {
     let error: unknown;
     try {

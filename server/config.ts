@@ -1,6 +1,7 @@
 // Every setting of the server, declared once: env name, command-line flag, default, validation, doc.
+import path from 'node:path';
 import { z } from 'zod';
-import { isAddressOrRange } from './http/client-ip';
+import { isAddressOrRange } from './http/trusted-proxies';
 import { releasesSameSiteAsPlayer } from './release-host/release-site';
 
 interface Setting<T> {
@@ -8,6 +9,8 @@ interface Setting<T> {
   flag: string;
   doc: string;
   secret?: boolean;
+  /** How a value that is partly secret prints (a URL without its password). */
+  show?: (value: unknown) => string;
   schema: z.ZodType<T>;
   /** Default, computed from the settings already resolved (origins follow PORT). */
   fallback: (resolved: Readonly<Record<string, unknown>>) => T;
@@ -19,6 +22,10 @@ const origin = z
   .url()
   .transform((v) => v.replace(/\/+$/, ''));
 const optionalString = z.string().min(1).optional();
+/** A URL's password replaced, wherever the URL is printed (valid or not). */
+function withoutPassword(value: unknown): string {
+  return String(value).replace(/(\/\/[^/:@]*:)[^@/]*@/, '$1[redacted]@');
+}
 /** A signing secret shorter than this is guessable; 32 random characters carry well over 128 bits. */
 export const SECRET_MIN_CHARACTERS = 32;
 
@@ -44,9 +51,17 @@ export const SETTINGS = {
   dataDir: setting({
     env: 'MARQUEE_DATA_DIR',
     flag: '--data-dir',
-    doc: 'Directory holding the SQLite database, the blob directory and the generated secret.',
+    doc: 'Directory holding the SQLite database (unless MARQUEE_DATABASE_URL names another), the blob directory and the generated secret.',
     schema: z.string().min(1),
     fallback: () => './data',
+  }),
+  databaseUrl: setting({
+    env: 'MARQUEE_DATABASE_URL',
+    flag: '--database-url',
+    doc: 'The database: sqlite:<file> (default: marquee.db in the data dir) or postgres://user:password@host/db (experimental; see docs/operations.md).',
+    schema: z.string().regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<file> or postgres://…'),
+    show: withoutPassword,
+    fallback: (c) => `sqlite:${path.join(String(c.dataDir), 'marquee.db')}`,
   }),
   controlOrigin: setting({
     env: 'MARQUEE_CONTROL_ORIGIN',
@@ -210,7 +225,7 @@ export function loadConfig(
     const value = given === undefined || given === '' ? s.fallback(resolved) : given;
     const parsed = s.schema.safeParse(value);
     if (!parsed.success) {
-      const shown = s.secret ? '[redacted]' : JSON.stringify(value);
+      const shown = s.secret ? '[redacted]' : JSON.stringify(s.show ? s.show(value) : value);
       throw new ConfigError(`${s.env} (${s.flag}) = ${shown}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     }
     resolved[name] = parsed.data;
@@ -245,7 +260,7 @@ function parseFlags(argv: string[]): Map<string, string> {
 export function describeConfig(config: Config): string[] {
   return (Object.entries(SETTINGS) as [keyof RawConfig, Setting<unknown>][]).map(([name, s]) => {
     const value = config[name];
-    const shown = value === undefined ? '(unset)' : s.secret ? '[redacted]' : String(value);
+    const shown = value === undefined ? '(unset)' : s.secret ? '[redacted]' : s.show ? s.show(value) : String(value);
     return `${s.env}=${shown}`;
   });
 }

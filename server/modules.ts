@@ -1,14 +1,21 @@
-// Start-up wiring of each feature: operation runners, housekeeping jobs, advertised features.
-// Routes are not here: every route is in routes.ts.
-import type { Services } from './services';
-import { installEvents } from './events/events.module';
-import { installTenants } from './tenants/tenants.module';
-import { installScreens } from './screens/screens.module';
-import { installMedia } from './media/media.module';
+// Start-up wiring of each feature: operation runners, housekeeping jobs, advertised features, and
+// the seams one feature offers another. Routes are not here: every route is in routes.ts.
 import { installApplications } from './applications/applications.module';
+import { installEvents } from './events/events.module';
+import { installMedia } from './media/media.module';
+import { playlistReferences } from './playlists/content-references';
+import type { ContentReferences } from './references';
 import { installReleaseHost } from './release-host/release-host.module';
+import { withActiveGrants } from './runtime/active-references';
 import { installRuntime } from './runtime/runtime.module';
+import { installScreens } from './screens/screens.module';
+import type { Services } from './services';
+import { installTenants } from './tenants/tenants.module';
 
+/**
+ * Registers what one feature runs in the background and advertises. An installer only adds (a
+ * runner of its own kind, jobs of its own names, its own feature flags), so their order is free.
+ */
 export type Installer = (services: Services) => void;
 
 export const installers: Installer[] = [
@@ -17,6 +24,14 @@ export const installers: Installer[] = [
   installMedia,
   installApplications,
   installReleaseHost,
-  installScreens, // playlists, screens and pairing; installs services.references
-  installRuntime, // after screens: wraps services.references with active grants, installs presence
+  installScreens,
+  installRuntime,
 ];
+
+/**
+ * Who references content: the playlists' "desired" answers (what screens are assigned to show),
+ * and the runtime plane's "active" ones (what players have on glass) around them.
+ */
+export function composeReferences(services: Services): ContentReferences {
+  return withActiveGrants(playlistReferences(services));
+}

@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactPath } from './logger';
-import { setPlayerDir } from './player-host';
 import { TestServer } from './testing/harness';
 
 let server: TestServer;
@@ -17,8 +16,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(build, 'index.html'), '<!doctype html><title>Marquee player</title>');
   fs.writeFileSync(path.join(build, 'assets', 'index-abc.js'), 'console.log(1)');
   fs.writeFileSync(path.join(build, 'sw.js'), 'self.addEventListener("fetch", () => {})');
-  setPlayerDir(build);
-  server = await TestServer.start();
+  server = await TestServer.start({ playerDir: build });
 });
 afterAll(async () => {
   await server.stop();
@@ -72,13 +70,13 @@ describe('the player origin', () => {
 
   it('forbids framing on the not-built page as well', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-unbuilt-'));
-    setPlayerDir(empty);
+    const unbuilt = await TestServer.start({ playerDir: empty });
     try {
-      const res = await server.request('GET', '/');
+      const res = await unbuilt.request('GET', '/');
       expect(res.status).toBe(503);
       expect(res.headers).toMatchObject(NO_FRAMING);
     } finally {
-      setPlayerDir(build);
+      await unbuilt.stop();
       fs.rmSync(empty, { recursive: true, force: true });
     }
   });

@@ -8,12 +8,8 @@ import path from 'node:path';
 import type { Request, Response } from 'express';
 import { problem } from './problem';
 
-let playerDir = path.resolve(import.meta.dirname, '..', 'dist', 'player');
-
-/** Tests serve a fixture build instead of dist/player. */
-export function setPlayerDir(dir: string): void {
-  playerDir = path.resolve(dir);
-}
+/** Where `npm run build:web` puts the player (ServerOptions.playerDir serves another build). */
+export const PLAYER_DIR = path.resolve(import.meta.dirname, '..', 'dist', 'player');
 
 /** On every player answer: no page of any origin may frame it (CSP for today's browsers, XFO for older ones). */
 export const PLAYER_FRAMING_HEADERS = {
@@ -43,7 +39,8 @@ const MIME: Record<string, string> = {
  * Answers a GET/HEAD from the built player; false when the path is not the player's. Throws
  * forbidden (a problem that forbids framing too) for a request that embeds the player in a frame.
  */
-export function servePlayer(req: Request, res: Response): boolean {
+export function servePlayer(req: Request, res: Response, dir: string): boolean {
+  const playerDir = path.resolve(dir);
   if (RESERVED.test(req.path)) return false;
   let decoded: string;
   try {

@@ -1,43 +1,92 @@
-// Everything a route handler or worker may use, built once at start-up (see app.ts).
+// Everything a route handler or worker may use, built once at start-up: defaults in
+// default-services.ts, each replaceable through ServerOptions (app.ts). Every member is typed by a
+// module that does not import this one, so the seams stay free of import cycles.
 import type { BlobStore } from './blobs/blob-store';
 import type { Clock } from './clock';
 import type { Config } from './config';
+import type { EventLog } from './events/event-log';
+import type { Housekeeping } from './housekeeping';
 import type { RateLimiter } from './http/rate-limit';
+import type { Meter, TenantBearers } from './http/tenancy';
 import type { Keys } from './keys';
 import type { Lifecycle } from './lifecycle';
+import type { Locks } from './locks';
 import type { Logger } from './logger';
+import type { ManifestMinter } from './manifests/manifest-minter';
+import type { ImageVendor } from './media/image-vendor';
 import type { Notifier } from './notifier';
-import type { Store } from './store/store';
 import type { OperationWorker } from './operations/worker';
-import type { Housekeeping } from './housekeeping';
-import type { EventLog } from './events/event-log';
+import type { HostResolver } from './playlists/host-resolver';
 import type { ContentReferences } from './references';
+import type { PackageBuilds } from './applications/package-builds';
+import type { EgressBudgets, EgressLimits } from './runtime/egress-budgets';
+import type { ScreenPresence } from './runtime/presence';
+import type { Store } from './store/store';
 
 export interface Services {
   config: Config;
   clock: Clock;
+  logger: Logger;
+  keys: Keys;
+  lifecycle: Lifecycle;
+
+  // Where state lives and how commits are announced: the only seams that know whether this is one
+  // process or several replicas over a shared database and object store.
   store: Store;
   blobs: BlobStore;
-  keys: Keys;
   notifier: Notifier;
+
+  // State every replica of one installation must share; in process memory by default, each an
+  // asynchronous interface a shared store (PostgreSQL, Redis) can implement.
+  /** Request budgets (RateLimit headers, 429). */
   rateLimiter: RateLimiter;
-  logger: Logger;
-  lifecycle: Lifecycle;
+  /** Which screens have a paired runtime stream connected. */
+  presence: ScreenPresence;
+  /** Byte budgets of protected content delivery. */
+  egress: EgressBudgets;
+  /** Work that must not run twice at once: an idempotency record's request, a signed PUT. */
+  locks: Locks;
+
+  // Outside services.
+  /** Media generation's vendor; undefined when none is configured (generation is then off). */
+  imageVendor: ImageVendor | undefined;
+  /** DNS for the iframe rule (playlists). */
+  hostResolver: HostResolver;
+
+  // Work this process runs.
   operations: OperationWorker;
   housekeeping: Housekeeping;
+  packageBuilds: PackageBuilds;
+  /** Mints the manifests players ask for first, group-committed (manifests/minting.ts). */
+  minter: ManifestMinter;
   events: EventLog;
-  /** Who references content (playlists, manifests); replaced at start-up by the features that do. */
+
+  // What the HTTP layer and the features ask of other features, composed in modules.ts.
+  /** Who a control-plane bearer is (tenants/). */
+  bearers: TenantBearers;
+  /** The credit meter of Model P control-plane requests (tenants/). */
+  meter: Meter;
+  /** Who references content (playlists, manifests). */
   references: ContentReferences;
   /** Feature flags advertised by GET /api/v1/capabilities: only what this server really serves. */
   features: Record<string, boolean>;
+
+  /** Timings and limits tests may change (ServerOptions.tuning); read on each use. */
+  tuning: Tuning;
 }
 
-/** One instance per server, built on first use: state a feature keeps beside the services. */
-export function perServices<T>(create: (services: Services) => T): (services: Services) => T {
-  const instances = new WeakMap<Services, T>();
-  return (services) => {
-    let instance = instances.get(services);
-    if (instance === undefined) instances.set(services, (instance = create(services)));
-    return instance;
+export interface Tuning {
+  /** A request body may send nothing for this long (BODY_IDLE_TIMEOUT_MS). */
+  bodyIdleTimeoutMs: number;
+  /** Every JSON body's whole deadline; undefined: computed from its size (jsonBodyDeadlineMs). */
+  jsonBodyDeadlineMs: number | undefined;
+  /** Event streams (event-stream.ts): heartbeat, stall timeout and buffer bounds. */
+  eventStreams: {
+    heartbeatMs: number;
+    stallTimeoutMs: number;
+    lowWaterBytes: number;
+    maxBufferedBytes: number;
   };
+  /** Byte budgets of protected content (EGRESS_LIMITS). */
+  egressLimits: EgressLimits;
 }

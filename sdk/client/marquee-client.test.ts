@@ -243,6 +243,26 @@ describe('retries', () => {
     expect(new Set(calls.map((call) => call.headers['idempotency-key'])).size).toBe(1);
   });
 
+  it('tells onRetry of each retry before its wait: the reason, the attempt and the delay', async () => {
+    const notices: { label: string; attempt: number; delayMs: number; reason: string; code?: string }[] = [];
+    const { fetchImpl } = scriptedFetch(['network-before', { status: 429, retryAfter: '2' }]);
+    const c = client({
+      fetch: fetchImpl,
+      onRetry: ({ problem, ...notice }) => notices.push({ ...notice, code: problem?.code }),
+    });
+    await c.enroll(enrollment());
+    expect(notices).toHaveLength(2);
+    expect(notices[0]).toMatchObject({ label: 'POST /api/v1/enrollments', attempt: 1, reason: 'network' });
+    expect(notices[1]).toEqual({
+      label: 'POST /api/v1/enrollments',
+      attempt: 2,
+      delayMs: 2000,
+      reason: 'problem',
+      code: 'rate_limited',
+    });
+    expect(c.sleeps).toEqual([notices[0]!.delayMs, 2000]);
+  });
+
   it('does not wait for a Retry-After beyond the bound: the rate_limited problem is thrown', async () => {
     const c = client();
     const body = enrollment();

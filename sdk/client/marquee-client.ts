@@ -48,6 +48,7 @@ export {
   type MarqueeResult,
   type RequestSpec,
   type ResultMeta,
+  type RetryNotice,
   type Revisioned,
 } from './transport';
 export {

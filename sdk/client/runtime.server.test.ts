@@ -3,7 +3,7 @@
 // cookies, so the client is given either a fetch that keeps them (as a browser would) or a
 // credential header (as a kiosk agent will, with its native session).
 import { describe, expect, it } from 'vitest';
-import type { RuntimeApplicationPlacement } from '../contract/manifest';
+import { placementOf } from '../contract/manifest';
 import { MANIFEST_ACTIVATED } from '../contract/runtime';
 import { claimCode } from '../../server/pairing/pairing.fixtures';
 import { imageDoc } from '../../server/playlists/content.fixtures';
@@ -110,7 +110,7 @@ describe('the runtime client against a real server', () => {
     const runtime = client({ headers: cookieHeader(p) });
     const fresh = await runtime.manifest(null, env.server.origin);
     if (fresh.status !== 'fresh') throw new Error('expected a fresh manifest');
-    const content = (fresh.manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content;
+    const content = placementOf(fresh.manifest.pages[0]!.placements[0]!, 'application').content;
     const launch = await runtime.launch(content.launchUrl);
     expect(new URL(launch.launch_url).origin).toBe(content.origin);
     expect(new URL(launch.launch_url).searchParams.get('ticket')).toEqual(expect.any(String));

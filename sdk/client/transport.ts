@@ -33,6 +33,20 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Each answer's Date header and the local instant half way through the request (clock skew). */
   onServerDate?: (serverMs: number, localMs: number) => void;
+  /** Told before each retry and its wait (a CLI says "rate limited, retrying in 2 s"). */
+  onRetry?: (retry: RetryNotice) => void;
+}
+
+/** Why a call is about to be sent again, and after how long. */
+export interface RetryNotice {
+  /** `METHOD /path` (never a signed URL). */
+  label: string;
+  /** The attempt that failed (1 for the first). */
+  attempt: number;
+  delayMs: number;
+  /** A network failure (no answer), or a problem that asked to come back later (429, 503 …). */
+  reason: 'network' | 'problem';
+  problem?: MarqueeProblem;
 }
 
 export interface CallOptions {
@@ -200,6 +214,7 @@ export class ClientTransport {
   private token: string | undefined;
   private readonly headers: ClientOptions['headers'];
   private readonly onServerDate: ClientOptions['onServerDate'];
+  private readonly onRetry: ClientOptions['onRetry'];
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -212,6 +227,7 @@ export class ClientTransport {
     this.token = options.token;
     this.headers = options.headers;
     this.onServerDate = options.onServerDate;
+    this.onRetry = options.onRetry;
   }
 
   /** Use another bearer from now on (e.g. the one enrollment just returned). */
@@ -334,7 +350,9 @@ export class ClientTransport {
           throw new MarqueeNetworkError(`${exchange.label} got no answer: ${(error as Error).message}`, attempt, error);
         }
         const backoff = Math.min(NETWORK_BACKOFF_MAX_MS, NETWORK_BACKOFF_MS * 2 ** (attempt - 1));
-        await this.sleep(backoff / 2 + Math.random() * (backoff / 2));
+        const delayMs = Math.round(backoff / 2 + Math.random() * (backoff / 2));
+        this.onRetry?.({ label: exchange.label, attempt, delayMs, reason: 'network' });
+        await this.sleep(delayMs);
         continue;
       }
       prepared.finish();
@@ -343,7 +361,9 @@ export class ClientTransport {
       const waitable = problem.retryAfter !== undefined && problem.retryAfter * 1000 <= this.maxRetryDelayMs;
       const notProcessed = response.status === 429 || response.status === 503 || RETRYABLE_CODES.has(problem.code);
       if (!notProcessed || !waitable || attempt >= this.maxAttempts) throw problem;
-      await this.sleep(problem.retryAfter! * 1000);
+      const delayMs = problem.retryAfter! * 1000;
+      this.onRetry?.({ label: exchange.label, attempt, delayMs, reason: 'problem', problem });
+      await this.sleep(delayMs);
     }
   }
 }

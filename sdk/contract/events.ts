@@ -1,16 +1,15 @@
 // Durable events: the record shape of EventList and of every SSE data line, the list query, and the
-// stream-control event types. Shared by the server, the player, the CLI and integrators.
+// stream-control event types. Shared by the server, the player, the CLI and integrators. The types
+// the server emits and their details are in event-types.ts.
 import { z } from 'zod';
+import type { STREAM_RESYNC_REQUIRED } from './stream-control';
+
+export { STREAM_CURSOR, STREAM_RESYNC_REQUIRED } from './stream-control';
 
 /** The server's answer when `limit` is absent. */
 export const EVENT_LIST_DEFAULT_LIMIT = 100;
 /** Largest page a list answers (the reference contract caps its other lists at 200 items). */
 export const EVENT_LIST_MAX_LIMIT = 200;
-
-/** spec Events: sent once at the current head when a cursor cannot be resumed; the stream then closes. */
-export const STREAM_RESYNC_REQUIRED = 'stream.resync_required';
-/** spec Events: payload-free frame that moves a runtime stream's cursor past audience-filtered events. */
-export const STREAM_CURSOR = 'stream.cursor';
 
 export type EventSeverity = 'info' | 'warning' | 'error';
 

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   boundUrlViolation,
+  isPlacementOf,
+  kindOfPlacement,
   mediaRoute,
   packageRoute,
   parseRuntimeManifest,
+  placementOf,
   soundtrackKey,
   type ManifestParseResult,
   type RuntimeManifest,
@@ -375,5 +378,38 @@ describe('lockstep in the manifest', () => {
       'sync.wallRegion.width',
       'sync.wallRegion.x',
     ]);
+  });
+});
+
+describe('placements by content type', () => {
+  const placements = () => {
+    const parsed = parseRuntimeManifest(manifest(), ORIGIN);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+    return parsed.manifest.pages.flatMap((page) => page.placements);
+  };
+
+  it('narrows a whole placement by its content type, in a switch and in a guard', () => {
+    const seen = placements().map((placement) => {
+      const p = kindOfPlacement(placement);
+      switch (p.kind) {
+        case 'image':
+          return `image ${p.placement.content.items.length} ${p.placement.contentFit}`;
+        case 'video':
+          return `video ${p.placement.content.muted}`;
+        case 'iframe':
+          return `iframe ${p.placement.content.src}`;
+        case 'application':
+          return `application ${p.placement.capabilityHandle.length}`;
+      }
+    });
+    expect(seen.map((s) => s.split(' ')[0]).sort()).toEqual(['application', 'iframe', 'image', 'video']);
+    const apps = placements().filter((p) => isPlacementOf(p, 'application'));
+    expect(apps.map((p) => p.capabilityExpiresAt)).toHaveLength(1);
+  });
+
+  it('placementOf hands back the placement of the named kind and refuses another', () => {
+    const image = placements().find((p) => p.content.type === 'image')!;
+    expect(placementOf(image, 'image').content.oneAtATime).toBeDefined();
+    expect(() => placementOf(image, 'application')).toThrow('placement shows image, not application');
   });
 });

@@ -279,6 +279,40 @@ export type RuntimeAdvance = z.infer<typeof RuntimeAdvance>;
 export type RuntimeSoundtrack = z.infer<typeof RuntimeSoundtrack>;
 export type RuntimeSoundtrackTrack = z.infer<typeof RuntimeSoundtrackTrack>;
 
+// ---- Placements by content type ----
+// TypeScript narrows a union only by a member of the object itself, and a placement's discriminant
+// is `content.type`. These lift it, so `switch`/`if` narrow the whole placement without casts; they
+// work for any placement union of that shape (the server's stored placements too).
+
+type WithContent = { content: { type: string } };
+export type PlacementKind = RuntimePlacement['content']['type'];
+/** The members of a placement union whose content is of kind K. */
+export type PlacementOf<P extends WithContent, K extends P['content']['type']> = Extract<P, { content: { type: K } }>;
+/** A placement beside its content type: `switch (k.kind)` narrows `k.placement`. */
+export type KindedPlacement<P extends WithContent> = P extends WithContent
+  ? { kind: P['content']['type']; placement: P }
+  : never;
+
+export function kindOfPlacement<P extends WithContent>(placement: P): KindedPlacement<P> {
+  return { kind: placement.content.type, placement } as KindedPlacement<P>;
+}
+
+export function isPlacementOf<P extends WithContent, K extends P['content']['type']>(
+  placement: P,
+  kind: K,
+): placement is PlacementOf<P, K> {
+  return placement.content.type === kind;
+}
+
+/** The placement as kind K, or a TypeError: for code (and tests) that knows what a page holds. */
+export function placementOf<P extends WithContent, K extends P['content']['type']>(
+  placement: P,
+  kind: K,
+): PlacementOf<P, K> {
+  if (!isPlacementOf(placement, kind)) throw new TypeError(`placement shows ${placement.content.type}, not ${kind}`);
+  return placement;
+}
+
 // ---- URL binding ----
 
 export const mediaRoute = (manifestRevision: string, mediaId: string) =>

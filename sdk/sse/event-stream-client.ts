@@ -3,7 +3,8 @@
 // and use any fetch. It resumes at its cursor after every disconnect, backs off with jitter, hands
 // `stream.resync_required` to the caller and continues at the head cursor that frame carries.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { STREAM_CURSOR, STREAM_RESYNC_REQUIRED, type ResyncRequired } from '../contract/events';
+import type { ResyncRequired } from '../contract/events';
+import { STREAM_CURSOR, STREAM_RESYNC_REQUIRED } from '../contract/stream-control';
 
 /** First reconnect delay when neither the caller nor the server's `retry:` says otherwise. */
 export const DEFAULT_INITIAL_DELAY_MS = 1000;

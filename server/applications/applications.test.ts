@@ -8,7 +8,7 @@ import type { Services } from '../services';
 import { TestServer, randomKey, type TestResponse } from '../testing/harness';
 import { archiveOf, sampleApp, uploadHeadersOf, type ArchiveFixture, type FixtureEntry } from './archive-fixtures';
 import { releaseHostLabel } from '../release-host/host-label';
-import { packageBuilds, packageKey } from './release-package';
+import { packageKey } from './release-package';
 import { uploadRunner } from './upload-runner';
 import { sweepStagedTrees } from './applications.module';
 
@@ -204,7 +204,7 @@ describe('uploading an application', () => {
     });
     expect(release.host_label).toMatch(/^[0-9a-f]{40}$/);
     // The three files, and the webapp package queued at publication.
-    await packageBuilds(server.services).idle();
+    await server.services.packageBuilds.idle();
     expect(blobFiles(server, `releases/${accepted.release_id}`).sort()).toEqual(['0', '1', '2', 'package']);
     expect(
       await server.services.store.db
@@ -640,7 +640,7 @@ describe('deleting an application', () => {
     };
     // Already built: the delete removes its row with the files.
     const built = await publish('built');
-    await packageBuilds(server.services).idle();
+    await server.services.packageBuilds.idle();
     expect(await packageRow(built.release_id)).toBeDefined();
     expect((await server.request('DELETE', `/api/v1/applications/${built.id}`, { token })).status).toBe(204);
     expect(await packageRow(built.release_id)).toBeUndefined();
@@ -670,7 +670,7 @@ describe('deleting an application', () => {
         'the files to go',
       );
       open();
-      await packageBuilds(server.services).idle();
+      await server.services.packageBuilds.idle();
       for (const app of [inFlight, queued]) {
         expect(await blobs.stat(packageKey(app.release_id))).toBeUndefined();
         expect(blobFiles(server, `releases/${app.release_id}`)).toEqual([]);
@@ -875,7 +875,7 @@ describe('restarts', () => {
       expect(op).toMatchObject({ state: 'succeeded', result: { release_id: res.json().release_id } });
       const app = (await next.request('GET', `/api/v1/applications/${res.json().id}`, { token })).json();
       expect(app).toMatchObject({ state: 'ready', latest_ready_release: res.json().release_id });
-      await packageBuilds(next.services).idle();
+      await next.services.packageBuilds.idle();
       expect(blobFiles(next, `releases/${res.json().release_id}`).sort()).toEqual(['0', '1', '2', 'package']);
       expect(blobFiles(next, '.staging')).toEqual([]);
     } finally {

@@ -250,3 +250,30 @@ export async function deleteApplication(
     }
   });
 }
+
+/** The ready release a release host label names (its id and tenant), or undefined. */
+export async function readyReleaseAt(
+  db: Db | Tx,
+  hostLabel: string,
+): Promise<{ id: string; tenant_id: string } | undefined> {
+  return db
+    .selectFrom('releases')
+    .select(['id', 'tenant_id'])
+    .where('host_label', '=', hostLabel)
+    .where('state', '=', 'ready')
+    .executeTakeFirst();
+}
+
+/** A file of the release's index by its normalized path (its blob ordinal and size), or undefined. */
+export async function releaseFile(
+  db: Db | Tx,
+  releaseId: string,
+  path: string,
+): Promise<{ ordinal: number; bytes: number } | undefined> {
+  return db
+    .selectFrom('release_files')
+    .select(['ordinal', 'bytes'])
+    .where('release_id', '=', releaseId)
+    .where('path', '=', path)
+    .executeTakeFirst();
+}

@@ -12,27 +12,21 @@ import tar from 'tar-stream';
 import { APPLICATION_PACKAGE_MAX_BYTES } from '../../sdk/contract/manifest';
 import { crc32 as jsCrc32, GZIP_HEADER } from '../../sdk/pack/deterministic-archive';
 import type { ReleasePackageTable } from '../runtime/runtime.tables';
-import { perServices, type Services } from '../services';
+import type { Services } from '../services';
 import type { Db, Tx } from '../store/store';
 import { releaseFileKey, releasePrefix } from './applications';
+import type { ReleaseRef } from './package-builds';
 
 export const packageKey = (releaseId: string) => `${releasePrefix(releaseId)}/package`;
 
 /** Retry-After of a manifest waiting for a package that is queued or being built (a large one takes seconds). */
 export const PACKAGE_PENDING_RETRY_AFTER_S = 10;
-/** A package whose build failed is not tried again on demand before this pause (a broken release is not rebuilt per poll). */
-export const PACKAGE_RETRY_AFTER_FAILURE_MS = 10 * 60_000;
 
 const EPOCH = new Date(0);
 const FILE_MODE = 0o644;
 /** zlib's native CRC-32 where this Node has it (20.15+), the SDK's otherwise. */
 const crc32: (data: Uint8Array, crc: number) => number =
   (zlib as { crc32?: (d: Uint8Array, c: number) => number }).crc32 ?? jsCrc32;
-
-export interface ReleaseRef {
-  id: string;
-  tenant_id: string;
-}
 
 /** The package blob as written: where it is and what it holds. */
 export type PackageBlob = Pick<ReleasePackageTable, 'blob_key' | 'bytes' | 'sha256'>;
@@ -139,50 +133,33 @@ export async function storedPackages(db: Db | Tx, releaseIds: string[]): Promise
 }
 
 /**
- * Builds missing packages in the background, one at a time (each build reads and deflates up to
- * 250 MiB), each release once: asking again while it is queued or building changes nothing, and a
- * release whose build failed is tried again only after PACKAGE_RETRY_AFTER_FAILURE_MS.
+ * Builds one release's package, unless it is stored already or the release went (the queue in
+ * package-builds.ts runs this in the background, one release at a time).
  */
-export class PackageBuildQueue {
-  private chain: Promise<void> = Promise.resolve();
-  private readonly queued = new Set<string>();
-  private readonly failedAt = new Map<string, number>();
-
-  constructor(private readonly services: Services) {}
-
-  /** True while this release's package is queued or being built. */
-  pending(releaseId: string): boolean {
-    return this.queued.has(releaseId);
-  }
-
-  request(release: ReleaseRef): void {
-    const { blobs, clock, logger, store } = this.services;
-    if (this.queued.has(release.id)) return;
-    const failed = this.failedAt.get(release.id);
-    if (failed !== undefined && clock.now() - failed < PACKAGE_RETRY_AFTER_FAILURE_MS) return;
-    this.queued.add(release.id);
-    this.chain = this.chain
-      .then(async () => {
-        // A release deleted while its build waited has nothing left to package.
-        if (!(await releaseIsLive(store.db, release.id))) return;
-        if ((await storedPackages(store.db, [release.id])).size > 0) return;
-        const blob = await writeReleasePackage(this.services, release.id);
-        const recorded = await store.transaction((work) => recordReleasePackage(work.db, release, blob, clock.now()));
-        // Deleted while it was built: the delete's file removal may have run before this write.
-        if (!recorded) await blobs.deletePrefix(releasePrefix(release.id));
-        this.failedAt.delete(release.id);
-      })
-      .catch((error) => {
-        this.failedAt.set(release.id, clock.now());
-        logger.error({ err: error, release_id: release.id }, 'release package could not be built');
-      })
-      .finally(() => this.queued.delete(release.id));
-  }
-
-  /** Settles once every requested build has ended (tests, shutdown). */
-  idle(): Promise<void> {
-    return this.chain;
-  }
+export async function buildReleasePackage(services: Services, release: ReleaseRef): Promise<void> {
+  const { blobs, clock, store } = services;
+  // A release deleted while its build waited has nothing left to package.
+  if (!(await releaseIsLive(store.db, release.id))) return;
+  if ((await storedPackages(store.db, [release.id])).size > 0) return;
+  const blob = await writeReleasePackage(services, release.id);
+  const recorded = await store.transaction((work) => recordReleasePackage(work.db, release, blob, clock.now()));
+  // Deleted while it was built: the delete's file removal may have run before this write.
+  if (!recorded) await blobs.deletePrefix(releasePrefix(release.id));
 }
 
-export const packageBuilds = perServices((services) => new PackageBuildQueue(services));
+/** The stored package of a ready, live release of the tenant, for protected delivery; undefined otherwise. */
+export async function deliverablePackage(
+  db: Db | Tx,
+  tenantId: string,
+  releaseId: string,
+): Promise<{ id: string; blob_key: string; bytes: number; sha256: string } | undefined> {
+  return db
+    .selectFrom('releases')
+    .innerJoin('release_packages', 'release_packages.release_id', 'releases.id')
+    .select(['releases.id', 'release_packages.blob_key', 'release_packages.bytes', 'release_packages.sha256'])
+    .where('releases.id', '=', releaseId)
+    .where('releases.tenant_id', '=', tenantId)
+    .where('releases.state', '=', 'ready')
+    .where('releases.deleted_at', 'is', null)
+    .executeTakeFirst();
+}

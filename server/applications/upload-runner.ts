@@ -7,8 +7,7 @@ import type { OperationRow, OperationRunner, RunControl } from '../operations/wo
 import type { Services } from '../services';
 import { releaseReservation } from '../tenants/tenants';
 import { UPLOAD_KIND, publishRelease, releaseFileKey, releasePrefix, uploadInput } from './applications';
-import { packageBuilds } from './release-package';
-import { durableTrees, receivingUploads } from './upload';
+import { durableTrees, uploadCancelChannel } from './upload';
 
 export interface UploadRunnerHooks {
   /** Runs before the tree is moved (tests hold an operation `running` here). */
@@ -34,7 +33,7 @@ export function uploadRunner(services: Services, hooks: UploadRunnerHooks = {}):
       return async (work) => {
         const result = await publishRelease(work, services, op, input);
         // Deflating up to 250 MiB takes seconds to minutes: after publication, not inside it.
-        work.afterCommit(() => packageBuilds(services).request({ id: input.release_id, tenant_id: op.tenant_id }));
+        work.afterCommit(() => services.packageBuilds.request({ id: input.release_id, tenant_id: op.tenant_id }));
         return { ...result };
       };
     },
@@ -50,7 +49,7 @@ export function uploadRunner(services: Services, hooks: UploadRunnerHooks = {}):
       await work.db.deleteFrom('release_files').where('release_id', '=', input.release_id).execute();
       await releaseReservation(work.db, op.tenant_id, input.reserved_bytes);
       work.afterCommit(() => {
-        if (state === 'cancelled') receivingUploads(services).get(op.id)?.abort();
+        if (state === 'cancelled') services.notifier.publish(uploadCancelChannel(op.id));
         void removeUnpublished(services, op.id, input.release_id);
       });
     },

@@ -29,14 +29,11 @@ import { checkArchiveBody, parseUploadHeaders, type DistinctHeaders, type Upload
 
 type UploadContext = RequestContext<unknown, unknown, TenantPrincipal>;
 
-/** Uploads whose body is still streaming, by operation id: cancel aborts their scan. */
-const receivingByServices = new WeakMap<Services, Map<string, AbortController>>();
-
-export function receivingUploads(services: Services): Map<string, AbortController> {
-  let receiving = receivingByServices.get(services);
-  if (!receiving) receivingByServices.set(services, (receiving = new Map()));
-  return receiving;
-}
+/**
+ * Published when an upload is cancelled: the replica still receiving its body (whichever it is)
+ * aborts the scan.
+ */
+export const uploadCancelChannel = (operationId: string) => `upload-cancelled:${operationId}`;
 
 /** Release trees are fsynced when the database is (MARQUEE_SQLITE_SYNC=FULL): one durability promise. */
 export function durableTrees(services: Services): boolean {
@@ -51,9 +48,8 @@ export async function receiveUpload(ctx: UploadContext, applicationId: string | 
   checkArchiveBody(headers);
   const op = await startUpload(ctx, upload, applicationId);
 
-  const receiving = receivingUploads(services);
   const controller = new AbortController();
-  receiving.set(op.id, controller);
+  const unsubscribe = services.notifier.subscribe(uploadCancelChannel(op.id), () => controller.abort());
   const body = guardBodyProgress(ctx.req, bodyIdleTimeoutMs(services));
   let scanned: ScanResult | undefined;
   let rejection: ProblemError | undefined;
@@ -90,7 +86,7 @@ export async function receiveUpload(ctx: UploadContext, applicationId: string | 
     }
   } finally {
     body.release();
-    receiving.delete(op.id);
+    unsubscribe();
   }
 
   try {

@@ -1,7 +1,25 @@
 // Where bytes live: application release files and media objects. A local directory by default;
 // an S3-compatible store implements the same interface later.
 import type { Readable } from 'node:stream';
-import type { PutGrant, PutVerdict, SignedPut } from './signed-put';
+
+/** What one signed PUT may write. */
+export interface PutGrant {
+  key: string;
+  bytes: number;
+  contentType: string;
+  /** Milliseconds since the epoch; the PUT must start before it. */
+  expiresAt: number;
+}
+
+/** Send `method` to `url` with every header verbatim. URL and headers are credentials. */
+export interface SignedPut {
+  url: string;
+  method: 'PUT';
+  headers: Record<string, string>;
+  expiresAt: number;
+}
+
+export type PutVerdict = { ok: true; grant: PutGrant } | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
 
 export interface BlobInfo {
   bytes: number;

@@ -12,10 +12,13 @@ import {
   type BlobInfo,
   type BlobStore,
   type ByteRange,
+  type PutGrant,
+  type PutVerdict,
+  type SignedPut,
   type TreeOptions,
   type TreeStaging,
 } from './blob-store';
-import type { PutGrant, PutSigner, PutVerdict, SignedPut } from './signed-put';
+import type { PutSigner } from './signed-put';
 
 /** Staged trees live here, beside `.tmp` but kept across restarts so accepted uploads can still publish. */
 const STAGING = '.staging';

@@ -2,26 +2,7 @@
 // serves such URLs itself (see media-upload.routes.ts); an S3-compatible store hands out presigned
 // PUT URLs instead, behind the same BlobStore.presignPut.
 import type { Keys } from '../keys';
-import { assertBlobKey } from './blob-store';
-
-/** What one signed PUT may write. */
-export interface PutGrant {
-  key: string;
-  bytes: number;
-  contentType: string;
-  /** Milliseconds since the epoch; the PUT must start before it. */
-  expiresAt: number;
-}
-
-/** Send `method` to `url` with every header verbatim. URL and headers are credentials. */
-export interface SignedPut {
-  url: string;
-  method: 'PUT';
-  headers: Record<string, string>;
-  expiresAt: number;
-}
-
-export type PutVerdict = { ok: true; grant: PutGrant } | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
+import { assertBlobKey, type PutGrant, type PutVerdict, type SignedPut } from './blob-store';
 
 /** Path prefix of signed PUT URLs served by the local store on the control origin. */
 export const SIGNED_PUT_PREFIX = '/private-storage/';

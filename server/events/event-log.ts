@@ -1,56 +1,91 @@
 // The durable event log: every mutation appends its events in its own transaction, and open streams
 // are woken only after that transaction commits (no event without its change, and none before it).
+// Events are typed by the contract's catalog (sdk/contract/event-types.ts): a writer cannot put a
+// wrong details shape in, and the log checks each event against its schema before writing it.
+import { EVENT_TYPES, eventDetailsIssues, type TypedEvent } from '../../sdk/contract/event-types';
+import type { EventSeverity } from '../../sdk/contract/events';
 import type { Notifier } from '../notifier';
 import type { Work } from '../store/store';
 
-export type Severity = 'info' | 'warning' | 'error';
+export type Severity = EventSeverity;
 
-export interface NewEvent {
+interface EventEnvelope {
   tenantId: string;
-  type: string;
   message: string;
   severity?: Severity;
-  /** Screen-scoped events reach that screen's runtime stream when `runtime` is true. */
+  /** Screen-scoped events reach that screen's runtime stream when their type is a runtime type. */
   screenId?: string;
-  runtime?: boolean;
   resource?: { type: string; id: string };
-  details?: Record<string, unknown>;
   requestId?: string;
   operationId?: string;
 }
 
+/** An event to append: its envelope and one type of the catalog with that type's details. */
+export type NewEvent = EventEnvelope & TypedEvent;
+
+/**
+ * Rows of one INSERT: a 500-screen change is one statement, and the bound parameters (12 a row)
+ * stay far below SQLite's 32,766 and PostgreSQL's 65,535.
+ */
+export const EVENTS_PER_STATEMENT = 1000;
+
 /** Notifier channels: one per tenant, one per screen. */
 export const tenantChannel = (tenantId: string) => `events:tenant:${tenantId}`;
 export const screenChannel = (screenId: string) => `events:screen:${screenId}`;
+
+/** An event whose details break the contract is a server bug: refused, and its transaction with it. */
+function checked(event: NewEvent): NewEvent {
+  const issues = eventDetailsIssues(event.type, event.details);
+  if (issues.length > 0) throw new Error(`event ${event.type} does not match its contract: ${issues.join('; ')}`);
+  return event;
+}
 
 export class EventLog {
   constructor(private readonly notifier: Notifier) {}
 
   /** Appends one event in the caller's transaction and returns its position. */
   async append(work: Work, event: NewEvent, now: number): Promise<number> {
-    const inserted = await work.db
-      .insertInto('events')
-      .values({
-        tenant_id: event.tenantId,
-        screen_id: event.screenId ?? null,
-        type: event.type,
-        severity: event.severity ?? 'info',
-        message: event.message,
-        resource_type: event.resource?.type ?? null,
-        resource_id: event.resource?.id ?? null,
-        details: event.details ? JSON.stringify(event.details) : null,
-        runtime: event.runtime ? 1 : 0,
-        request_id: event.requestId ?? null,
-        operation_id: event.operationId ?? null,
-        at: now,
-      })
-      .returning('position')
-      .executeTakeFirstOrThrow();
-    const position = inserted.position;
+    return (await this.appendMany(work, [event], now))[0]!;
+  }
+
+  /**
+   * Appends events in the caller's transaction, in this order, with one INSERT per
+   * EVENTS_PER_STATEMENT events, and returns their positions in the same order.
+   */
+  async appendMany(work: Work, events: readonly NewEvent[], now: number): Promise<number[]> {
+    const positions: number[] = [];
+    for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
+      const batch = events.slice(start, start + EVENTS_PER_STATEMENT).map(checked);
+      const inserted = await work.db
+        .insertInto('events')
+        .values(
+          batch.map((event) => ({
+            tenant_id: event.tenantId,
+            screen_id: event.screenId ?? null,
+            type: event.type,
+            severity: event.severity ?? 'info',
+            message: event.message,
+            resource_type: event.resource?.type ?? null,
+            resource_id: event.resource?.id ?? null,
+            details: event.details === undefined ? null : JSON.stringify(event.details),
+            runtime: EVENT_TYPES[event.type].runtime ? 1 : 0,
+            request_id: event.requestId ?? null,
+            operation_id: event.operationId ?? null,
+            at: now,
+          })),
+        )
+        .returning('position')
+        .execute();
+      // Rows are numbered in the order they are inserted; RETURNING's order is not promised.
+      const numbered = inserted.map((row) => row.position).sort((a, b) => a - b);
+      positions.push(...numbered);
+    }
     work.afterCommit(() => {
-      this.notifier.publish(tenantChannel(event.tenantId), position);
-      if (event.screenId) this.notifier.publish(screenChannel(event.screenId), position);
+      events.forEach((event, i) => {
+        this.notifier.publish(tenantChannel(event.tenantId), positions[i]!);
+        if (event.screenId) this.notifier.publish(screenChannel(event.screenId), positions[i]!);
+      });
     });
-    return position;
+    return positions;
   }
 }

@@ -1,6 +1,7 @@
 // Reading the durable log for one stream scope: pages after a position, the head, and the cursor
 // rules (invalid, future, pre-retention) that every list and stream applies.
 import type { Selectable } from 'kysely';
+import type { EventDetails, EventType } from '../../sdk/contract/event-types';
 import type { EventRecord, ResyncReason } from '../../sdk/contract/events';
 import { isoTime } from '../clock';
 import type { Db } from '../store/store';
@@ -82,6 +83,15 @@ export function eventRecord(cursors: EventCursors, scope: StreamScope, row: Even
     record.resource = { type: row.resource_type, id: row.resource_id };
   if (row.details !== null) record.details = JSON.parse(row.details) as Record<string, unknown>;
   return record;
+}
+
+/**
+ * The details of a row of this type, typed by the catalog (the log checked them when they were
+ * written), or undefined when the row is of another type.
+ */
+export function detailsOf<T extends EventType>(row: EventRow, type: T): EventDetails<T> | undefined {
+  if (row.type !== type) return undefined;
+  return (row.details === null ? undefined : JSON.parse(row.details)) as EventDetails<T>;
 }
 
 export const RESYNC_MESSAGES: Record<ResyncReason, string> = {

@@ -2,7 +2,6 @@
 // replay the log after it, then follow live, woken by the notifier after each commit. The log is the
 // buffer: a stream that falls behind stops reading it until its client catches up, and a client that
 // stops reading altogether is dropped, so slow consumers cost neither memory nor writers' time.
-import type { Response } from 'express';
 import {
   STREAM_CURSOR,
   STREAM_RESYNC_REQUIRED,
@@ -16,8 +15,10 @@ import {
   SSE_HEARTBEAT_MS,
   SSE_MAX_BUFFERED_BYTES,
   type SseFrame,
+  type SseResponse,
   type SseStream,
 } from '../http/sse';
+import { serverCache } from '../caches';
 import type { Services } from '../services';
 import type { Db } from '../store/store';
 import { EventCursors, scopeKey, type StreamScope } from './cursors';
@@ -33,37 +34,17 @@ export const STREAM_STALL_TIMEOUT_MS = 30_000;
 /** Live reads of one scope with the same bounds are shared by every stream that wakes for them. */
 const SHARED_READ_TTL_MS = 1000;
 
-export interface StreamTuning {
-  heartbeatMs: number;
-  stallTimeoutMs: number;
-  lowWaterBytes: number;
-  maxBufferedBytes: number;
-}
+/** Stream timings and bounds of one server (ServerOptions.tuning; tests shorten heartbeats and stalls). */
+export type StreamTuning = Services['tuning']['eventStreams'];
 
-const DEFAULT_TUNING: StreamTuning = {
+export const DEFAULT_STREAM_TUNING: StreamTuning = {
   heartbeatMs: SSE_HEARTBEAT_MS,
   stallTimeoutMs: STREAM_STALL_TIMEOUT_MS,
   lowWaterBytes: STREAM_LOW_WATER_BYTES,
   maxBufferedBytes: SSE_MAX_BUFFERED_BYTES,
 };
 
-const tuningByServices = new WeakMap<Services, StreamTuning>();
-const readsByServices = new WeakMap<Services, SharedReads>();
-
-/** Changes the stream timings of one server (tests shorten heartbeats and the stall timeout). */
-export function tuneEventStreams(services: Services, tuning: Partial<StreamTuning>): void {
-  tuningByServices.set(services, { ...tuningOf(services), ...tuning });
-}
-
-function tuningOf(services: Services): StreamTuning {
-  return tuningByServices.get(services) ?? DEFAULT_TUNING;
-}
-
-function sharedReads(services: Services): SharedReads {
-  let reads = readsByServices.get(services);
-  if (!reads) readsByServices.set(services, (reads = new SharedReads(new EventCursors(services.keys))));
-  return reads;
-}
+const sharedReads = serverCache('event-reads', (services) => new SharedReads(new EventCursors(services.keys)));
 
 export interface EventStreamRequest {
   scope: StreamScope;
@@ -77,7 +58,7 @@ export interface EventStreamRequest {
 /** One tenant's events: GET /api/v1/events/stream. */
 export function serveTenantEventStream(
   services: Services,
-  res: Response,
+  res: SseResponse,
   request: { tenantId: string; after?: string; lastEventId?: string },
 ): Promise<SseStream> {
   return serveEventStream(services, res, {
@@ -97,7 +78,7 @@ export const runtimeAudience = (row: EventRow): boolean => row.runtime === 1;
  */
 export function serveScreenEventStream(
   services: Services,
-  res: Response,
+  res: SseResponse,
   request: {
     tenantId: string;
     screenId: string;
@@ -118,11 +99,11 @@ export function serveScreenEventStream(
 /** Answers with a stream that ends on drain, on disconnect, or when its client stops reading. */
 export async function serveEventStream(
   services: Services,
-  res: Response,
+  res: SseResponse,
   request: EventStreamRequest,
 ): Promise<SseStream> {
   const { store, lifecycle, notifier } = services;
-  const tuning = tuningOf(services);
+  const tuning = services.tuning.eventStreams;
   const reads = sharedReads(services);
   const given = nonEmpty(request.after) ?? nonEmpty(request.lastEventId);
   let start = 0; // no cursor: from the oldest retained event
@@ -245,7 +226,7 @@ class Pump {
 
   constructor(
     private readonly services: Services,
-    private readonly res: Response,
+    private readonly res: SseResponse,
     private readonly sse: SseStream,
     private readonly request: EventStreamRequest,
     start: number,
@@ -350,7 +331,7 @@ class Pump {
   }
 }
 
-function waitForDrain(res: Response, timeoutMs: number): Promise<DrainOutcome> {
+function waitForDrain(res: SseResponse, timeoutMs: number): Promise<DrainOutcome> {
   return new Promise((resolve) => {
     const done = (outcome: DrainOutcome) => {
       clearTimeout(timer);

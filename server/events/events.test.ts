@@ -6,8 +6,9 @@ import { query } from '../http/route';
 import type { InProcessNotifier } from '../notifier';
 import { TestServer } from '../testing/harness';
 import { EventCursors, type StreamScope } from './cursors';
-import { screenChannel, tenantChannel, type NewEvent } from './event-log';
-import { serveScreenEventStream, tuneEventStreams } from './event-stream';
+import { screenChannel, tenantChannel } from './event-log';
+import { sampleEvent, type SampleEvent } from './event-samples.testing';
+import { serveScreenEventStream } from './event-stream';
 import { StreamReader } from './stream-reader.testing';
 
 // The runtime plane mounts the screen stream behind its cookie; here a test route mounts it behind a bearer.
@@ -40,8 +41,7 @@ beforeAll(async () => {
   server = await TestServer.start({
     clock: new TestClock('2026-11-21T12:00:00Z'),
     extraRoutes,
-    beforeListen: (services) =>
-      tuneEventStreams(services, { heartbeatMs: HEARTBEAT_MS, stallTimeoutMs: STALL_TIMEOUT_MS }),
+    tuning: { eventStreams: { heartbeatMs: HEARTBEAT_MS, stallTimeoutMs: STALL_TIMEOUT_MS } },
   });
   cursors = new EventCursors(server.services.keys);
 });
@@ -57,16 +57,12 @@ async function stream(path: string, options: Parameters<typeof StreamReader.open
 }
 
 /** Appends events in one transaction, as a mutation would. */
-async function append(tenantId: string, count = 1, extra: Partial<NewEvent> = {}): Promise<number[]> {
+async function append(tenantId: string, count = 1, extra: SampleEvent = {}): Promise<number[]> {
   const positions: number[] = [];
   await server.services.store.transaction(async (work) => {
     for (let i = 0; i < count; i++) {
       positions.push(
-        await server.services.events.append(
-          work,
-          { tenantId, type: 'test.appended', message: `event ${i}`, ...extra },
-          server.clock.now(),
-        ),
+        await server.services.events.append(work, sampleEvent(tenantId, `event ${i}`, extra), server.clock.now()),
       );
     }
   });
@@ -84,7 +80,7 @@ describe('GET /api/v1/events', () => {
       severity: 'warning',
       message: 'tags changed',
       resource: { type: 'screen', id: 'scr_x' },
-      details: { tags: ['lobby'] },
+      details: { revision: 2, changes: ['tags'], tags: ['lobby'] },
       requestId: 'req_abcdefghijklmnopqrstu',
       operationId: 'op_1',
     });
@@ -114,7 +110,7 @@ describe('GET /api/v1/events', () => {
       request_id: 'req_abcdefghijklmnopqrstu',
       operation_id: 'op_1',
       resource: { type: 'screen', id: 'scr_x' },
-      details: { tags: ['lobby'] },
+      details: { revision: 2, changes: ['tags'], tags: ['lobby'] },
     });
     expect(body.items[0].sequence).toBeLessThan(body.items[1].sequence);
     expect(body.next_cursor).toBe(body.items[1].cursor);
@@ -180,7 +176,7 @@ describe('GET /api/v1/events', () => {
   it('never shows another tenant’s events', async () => {
     const a = await server.enroll();
     const b = await server.enroll();
-    await append(b.projectId, 3, { type: 'secret.of_b' });
+    await append(b.projectId, 3, { type: 'playlist.created' });
     const items = (await server.request('GET', '/api/v1/events', { token: a.token })).json().items;
     expect(items.map((e: any) => e.type)).toEqual(['account.enrolled']);
   });
@@ -215,14 +211,14 @@ describe('GET /api/v1/events/stream', () => {
     await append(projectId, 2);
     const reader = await stream('/api/v1/events/stream', { token });
     await reader.waitForFrames(3);
-    await append(projectId, 2, { type: 'test.live' });
+    await append(projectId, 2, { type: 'account.created' });
     const frames = await reader.waitForFrames(5);
     expect(frames.map((f) => f.event)).toEqual([
       'account.enrolled',
-      'test.appended',
-      'test.appended',
-      'test.live',
-      'test.live',
+      'project.updated',
+      'project.updated',
+      'account.created',
+      'account.created',
     ]);
     for (const frame of frames) {
       const record = frame.json();
@@ -250,10 +246,10 @@ describe('GET /api/v1/events/stream', () => {
     const seen = (await first.waitForFrames(4)).map((f) => f.json());
     first.close();
     await first.waitForEnd();
-    await append(projectId, 3, { type: 'test.while_away' });
+    await append(projectId, 3, { type: 'playlist.created' });
     const second = await stream(`/api/v1/events/stream?after=${seen.at(-1).cursor}`, { token });
     const replayed = (await second.waitForFrames(3)).map((f) => f.json());
-    await append(projectId, 1, { type: 'test.after_reconnect' });
+    await append(projectId, 1, { type: 'playlist.updated' });
     const live = (await second.waitForFrames(4))[3]!.json();
     const all = [...seen, ...replayed, live];
     const sequences = all.map((e) => e.sequence);
@@ -261,13 +257,13 @@ describe('GET /api/v1/events/stream', () => {
     expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
     expect(all.map((e) => e.type)).toEqual([
       'account.enrolled',
-      'test.appended',
-      'test.appended',
-      'test.appended',
-      'test.while_away',
-      'test.while_away',
-      'test.while_away',
-      'test.after_reconnect',
+      'project.updated',
+      'project.updated',
+      'project.updated',
+      'playlist.created',
+      'playlist.created',
+      'playlist.created',
+      'playlist.updated',
     ]);
     // Nothing of this tenant exists between the sequences seen.
     const listed = (await server.request('GET', '/api/v1/events?limit=200', { token }))
@@ -353,14 +349,19 @@ describe('GET /api/v1/events/stream', () => {
     const readerA = await stream('/api/v1/events/stream', { token: a.token });
     const readerB = await stream('/api/v1/events/stream', { token: b.token });
     await Promise.all([readerA.waitForFrames(1), readerB.waitForFrames(1)]);
-    await append(b.projectId, 2, { type: 'test.b' });
-    await append(a.projectId, 1, { type: 'test.a' });
-    await append(b.projectId, 1, { type: 'test.b' });
+    await append(b.projectId, 2, { type: 'playlist.deleted' });
+    await append(a.projectId, 1, { type: 'account.created' });
+    await append(b.projectId, 1, { type: 'playlist.deleted' });
     await readerB.waitForFrames(4);
     await readerA.waitForFrames(2);
     await new Promise((r) => setTimeout(r, 50));
-    expect(readerA.frames.map((f) => f.event)).toEqual(['account.enrolled', 'test.a']);
-    expect(readerB.frames.map((f) => f.event)).toEqual(['account.enrolled', 'test.b', 'test.b', 'test.b']);
+    expect(readerA.frames.map((f) => f.event)).toEqual(['account.enrolled', 'account.created']);
+    expect(readerB.frames.map((f) => f.event)).toEqual([
+      'account.enrolled',
+      'playlist.deleted',
+      'playlist.deleted',
+      'playlist.deleted',
+    ]);
     readerA.close();
     readerB.close();
   });
@@ -404,9 +405,13 @@ describe('slow consumers', () => {
     // About 6 MB of events: more than the loopback socket buffers hold.
     const padding = 'x'.repeat(4000);
     const started = performance.now();
-    for (let i = 0; i < 15; i++) await append(projectId, 100, { details: { padding } });
+    for (let i = 0; i < 15; i++)
+      await append(projectId, 100, {
+        type: 'runtime.reported',
+        details: { code: 'padding', severity: 'info', context: { padding } },
+      });
     const appendMs = performance.now() - started;
-    await append(other.projectId, 1, { type: 'test.other' });
+    await append(other.projectId, 1, { type: 'account.created' });
 
     await healthy.waitForFrames(1501, 15_000);
     await otherReader.waitForFrames(2);
@@ -431,12 +436,12 @@ describe('slow consumers', () => {
 describe('screen streams (the runtime stream machinery)', () => {
   it('deliver only the screen’s runtime events, and move the cursor past filtered ones with payload-free stream.cursor frames', async () => {
     const { token, projectId } = await server.enroll();
-    const [r1] = await append(projectId, 1, { screenId: 'scr_a', runtime: true, type: 'player.reload' });
-    await append(projectId, 2, { screenId: 'scr_a', runtime: false, type: 'screen.updated' });
-    await append(projectId, 1, { screenId: 'scr_b', runtime: true, type: 'player.reload' });
+    const [r1] = await append(projectId, 1, { screenId: 'scr_a', type: 'player.reload' });
+    await append(projectId, 2, { screenId: 'scr_a', type: 'screen.updated' });
+    await append(projectId, 1, { screenId: 'scr_b', type: 'player.reload' });
     await append(projectId, 1, { type: 'project.updated' });
-    const [r2] = await append(projectId, 1, { screenId: 'scr_a', runtime: true, type: 'screen.manifest_changed' });
-    const [, hidden] = await append(projectId, 2, { screenId: 'scr_a', runtime: false, type: 'screen.updated' });
+    const [r2] = await append(projectId, 1, { screenId: 'scr_a', type: 'screen.manifest_changed' });
+    const [, hidden] = await append(projectId, 2, { screenId: 'scr_a', type: 'screen.updated' });
 
     const reader = await stream('/test/screens/scr_a/events', { token });
     const frames = await reader.waitForFrames(3);
@@ -451,10 +456,10 @@ describe('screen streams (the runtime stream machinery)', () => {
     expect(reader.raw).toContain(`id: ${cursors.encode(screenScope, hidden!)}\nevent: stream.cursor\ndata: \n\n`);
 
     // Live: a filtered event moves the cursor too; a runtime one is delivered.
-    const [liveHidden] = await append(projectId, 1, { screenId: 'scr_a', runtime: false });
+    const [liveHidden] = await append(projectId, 1, { screenId: 'scr_a', type: 'screen.updated' });
     await reader.waitForFrames(4);
     expect(reader.frames[3]!).toMatchObject({ event: 'stream.cursor', id: cursors.encode(screenScope, liveHidden!) });
-    const [r3] = await append(projectId, 1, { screenId: 'scr_a', runtime: true, type: 'player.reload' });
+    const [r3] = await append(projectId, 1, { screenId: 'scr_a', type: 'player.reload' });
     expect((await reader.waitForFrames(5))[4]!.json().sequence).toBe(r3);
     reader.close();
 
@@ -468,7 +473,7 @@ describe('screen streams (the runtime stream machinery)', () => {
 
   it('refuse tenant cursors and other screens’ cursors, and tenant streams refuse screen cursors', async () => {
     const { token, projectId } = await server.enroll();
-    const [p] = await append(projectId, 1, { screenId: 'scr_c', runtime: true });
+    const [p] = await append(projectId, 1, { screenId: 'scr_c', type: 'player.reload' });
     const screenCursor = cursors.encode({ kind: 'screen', tenantId: projectId, screenId: 'scr_c' }, p!);
     const otherScreen = cursors.encode({ kind: 'screen', tenantId: projectId, screenId: 'scr_d' }, p!);
     const tenantCursor = cursors.encode(tenantScope(projectId), p!);
@@ -485,7 +490,7 @@ describe('screen streams (the runtime stream machinery)', () => {
     }
     // The screen's own cursor resumes.
     const ok = await stream(`/test/screens/scr_c/events?after=${screenCursor}`, { token });
-    const [next] = await append(projectId, 1, { screenId: 'scr_c', runtime: true });
+    const [next] = await append(projectId, 1, { screenId: 'scr_c', type: 'player.reload' });
     expect((await ok.waitForFrames(1))[0]!.json().sequence).toBe(next);
     expect(notifier().subscriberCount(screenChannel('scr_c'))).toBe(1);
     ok.close();

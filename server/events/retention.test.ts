@@ -5,7 +5,7 @@ import type { RouteEntry } from '../http/dispatch';
 import { query } from '../http/route';
 import { TestServer } from '../testing/harness';
 import { EventCursors, type StreamScope } from './cursors';
-import type { NewEvent } from './event-log';
+import { sampleEvent, type SampleEvent } from './event-samples.testing';
 import { serveScreenEventStream } from './event-stream';
 import { pruneEvents } from './retention';
 import { StreamReader } from './stream-reader.testing';
@@ -41,13 +41,9 @@ beforeAll(async () => {
 });
 afterAll(async () => server.stop());
 
-async function append(tenantId: string, extra: Partial<NewEvent> = {}): Promise<number> {
+async function append(tenantId: string, extra: SampleEvent = {}): Promise<number> {
   return server.services.store.transaction((work) =>
-    server.services.events.append(
-      work,
-      { tenantId, type: 'test.appended', message: 'm', ...extra },
-      server.clock.now(),
-    ),
+    server.services.events.append(work, sampleEvent(tenantId, 'm', extra), server.clock.now()),
   );
 }
 
@@ -63,10 +59,10 @@ describe('event retention', () => {
     const { token, projectId } = await server.enroll();
     const scope: StreamScope = { kind: 'tenant', tenantId: projectId };
     const screen: StreamScope = { kind: 'screen', tenantId: projectId, screenId: 'scr_keep' };
-    const e1 = await append(projectId, { screenId: 'scr_keep', runtime: true });
-    const e2 = await append(projectId, { screenId: 'scr_keep', runtime: true });
+    const e1 = await append(projectId, { screenId: 'scr_keep', type: 'player.reload' });
+    const e2 = await append(projectId, { screenId: 'scr_keep', type: 'player.reload' });
     server.clock.advance((RETENTION_DAYS + 1) * DAY_MS);
-    const e3 = await append(projectId, { screenId: 'scr_keep', runtime: true });
+    const e3 = await append(projectId, { screenId: 'scr_keep', type: 'player.reload' });
 
     await server.services.housekeeping.runAll();
 

@@ -1,6 +1,6 @@
 // Retention: events older than the configured window are pruned in short batches, and each stream
 // scope remembers the newest position pruned from it so that a cursor before it resyncs.
-import { sql } from 'kysely';
+import { greatest } from '../store/portable-sql';
 import type { Store, Tx } from '../store/store';
 
 /** Retention is counted in days; an hourly pass keeps the table within an hour of the window. */
@@ -49,7 +49,7 @@ async function pruneBatch(db: Tx, cutoff: number): Promise<number> {
     .values(marks)
     .onConflict((oc) =>
       oc.column('scope').doUpdateSet({
-        pruned_through: sql<number>`CASE WHEN excluded.pruned_through > event_watermarks.pruned_through THEN excluded.pruned_through ELSE event_watermarks.pruned_through END`,
+        pruned_through: (eb) => greatest(eb.ref('excluded.pruned_through'), eb.ref('event_watermarks.pruned_through')),
       }),
     )
     .execute();

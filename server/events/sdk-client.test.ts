@@ -12,7 +12,8 @@ import type { RouteEntry } from '../http/dispatch';
 import { query } from '../http/route';
 import type { InProcessNotifier } from '../notifier';
 import { TestServer } from '../testing/harness';
-import { tenantChannel, type NewEvent } from './event-log';
+import { tenantChannel } from './event-log';
+import { sampleEvent, type SampleEvent } from './event-samples.testing';
 import { serveScreenEventStream } from './event-stream';
 
 const extraRoutes: RouteEntry[] = [
@@ -44,16 +45,12 @@ afterAll(async () => {
 // Node cannot resolve *.localhost reliably; 127.0.0.1 reaches the control plane like any unknown host.
 const url = (path: string) => `http://127.0.0.1:${server.port}${path}`;
 
-async function append(tenantId: string, count: number, extra: Partial<NewEvent> = {}): Promise<number[]> {
+async function append(tenantId: string, count: number, extra: SampleEvent = {}): Promise<number[]> {
   const positions: number[] = [];
   await server.services.store.transaction(async (work) => {
     for (let i = 0; i < count; i++)
       positions.push(
-        await server.services.events.append(
-          work,
-          { tenantId, type: 'test.appended', message: `${i}`, ...extra },
-          server.clock.now(),
-        ),
+        await server.services.events.append(work, sampleEvent(tenantId, `${i}`, extra), server.clock.now()),
       );
   });
   return positions;
@@ -117,14 +114,14 @@ describe('sdk/sse against the server', () => {
     await append(projectId, 2);
     const f = follow('/api/v1/events/stream', token);
     await f.untilEvents(3);
-    await append(projectId, 2, { type: 'test.live' });
+    await append(projectId, 2, { type: 'account.created' });
     await f.untilEvents(5);
     expect(f.events.map((e) => e.type)).toEqual([
       'account.enrolled',
-      'test.appended',
-      'test.appended',
-      'test.live',
-      'test.live',
+      'project.updated',
+      'project.updated',
+      'account.created',
+      'account.created',
     ]);
     expect(f.events.every((e) => e.cursor === e.data.cursor)).toBe(true);
     await f.until(() => f.stream.cursor === f.events.at(-1)!.cursor, 'the cursor to move past the last event handled');
@@ -134,26 +131,26 @@ describe('sdk/sse against the server', () => {
 
   it('rides out a server restart mid-stream with no gap and no duplicate', async () => {
     const { token, projectId } = await server.enroll();
-    await append(projectId, 3, { type: 'test.before' });
+    await append(projectId, 3, { type: 'playlist.created' });
     const f = follow('/api/v1/events/stream', token);
     await f.untilEvents(4);
 
     server = await server.restart(); // drains: the stream ends, reconnects are refused until it listens again
-    await append(projectId, 2, { type: 'test.while_reconnecting' });
+    await append(projectId, 2, { type: 'playlist.updated' });
     await f.until(() => f.opened() >= 2, 'the reconnect');
-    await append(projectId, 1, { type: 'test.after' });
+    await append(projectId, 1, { type: 'playlist.deleted' });
     await f.untilEvents(7);
     await new Promise((r) => setTimeout(r, 100));
 
     const types = f.events.map((e) => e.type);
     expect(types).toEqual([
       'account.enrolled',
-      'test.before',
-      'test.before',
-      'test.before',
-      'test.while_reconnecting',
-      'test.while_reconnecting',
-      'test.after',
+      'playlist.created',
+      'playlist.created',
+      'playlist.created',
+      'playlist.updated',
+      'playlist.updated',
+      'playlist.deleted',
     ]);
     const listed = (await server.request('GET', '/api/v1/events', { token })).json().items.map((e: any) => e.cursor);
     expect(f.events.map((e) => e.cursor)).toEqual(listed);
@@ -169,10 +166,10 @@ describe('sdk/sse against the server', () => {
       onResync: (r) => void resyncs.push(r),
     });
     await f.until(() => resyncs.length === 1 && f.opened() === 2, 'the resync and the resumed connection');
-    const [next] = await append(projectId, 1, { type: 'test.next' });
+    const [next] = await append(projectId, 1, { type: 'account.created' });
     await f.untilEvents(1);
     expect(resyncs[0]).toMatchObject({ type: 'stream.resync_required', details: { reason: 'invalid' } });
-    expect(f.events.map((e) => [e.type, e.data.sequence])).toEqual([['test.next', next]]);
+    expect(f.events.map((e) => [e.type, e.data.sequence])).toEqual([['account.created', next]]);
     f.stream.close();
   });
 
@@ -190,8 +187,8 @@ describe('sdk/sse against the server', () => {
 
   it('skips filtered screen events with stream.cursor frames and stops on AbortSignal', async () => {
     const { token, projectId } = await server.enroll();
-    await append(projectId, 1, { screenId: 'scr_s', runtime: true, type: 'player.reload' });
-    const [, hidden] = await append(projectId, 2, { screenId: 'scr_s', runtime: false });
+    await append(projectId, 1, { screenId: 'scr_s', type: 'player.reload' });
+    const [, hidden] = await append(projectId, 2, { screenId: 'scr_s', type: 'screen.updated' });
     const cursors: string[] = [];
     const controller = new AbortController();
     const f = follow('/test/screens/scr_s/events', token, {

@@ -1,9 +1,9 @@
 // Control-plane bearer realms: the Model A account bearer and the Model P project bearer.
 // Tokens are random, stored only as SHA-256 hashes, and compared in constant time.
 import { safeEqual, sha256Hex } from '../keys';
-import { effectiveAreas } from '../tenants/plans';
 import { problem, type Generation } from '../problem';
 import type { AnyContext, Authenticator, CapabilityArea, Principal } from './route';
+import type { MeteredCredits } from './tenancy';
 
 export interface TenantPrincipal extends Principal {
   realm: 'account' | 'project';
@@ -14,7 +14,7 @@ export interface TenantPrincipal extends Principal {
   /** Effective areas: the credential's, as far as the plan allows. */
   areas: ReadonlySet<CapabilityArea>;
   /** Balance as read while authenticating, so routes exempt from the meter need no second read. */
-  credits: { millis: number; grantMonth: string };
+  credits: MeteredCredits;
 }
 
 const REALM_OF: Record<Generation, 'account' | 'project'> = { A: 'account', P: 'project' };
@@ -42,44 +42,23 @@ export function tenantBearer(generations: readonly Generation[]): Authenticator<
       const token = bearerToken(ctx);
       if (!token) throw unauthorized('this route needs Authorization: Bearer <token>');
       const hash = sha256Hex(token);
-      const row = await ctx.services.store.db
-        .selectFrom('credentials')
-        .innerJoin('tenants', 'tenants.id', 'credentials.tenant_id')
-        .select([
-          'credentials.id as credential_id',
-          'credentials.token_hash',
-          'credentials.areas',
-          'credentials.status as credential_status',
-          'tenants.id as tenant_id',
-          'tenants.generation',
-          'tenants.status as tenant_status',
-          'tenants.plan',
-          'tenants.credit_millis',
-          'tenants.credit_grant_month',
-        ])
-        .where('credentials.token_hash', '=', hash)
-        .executeTakeFirst();
-      if (
-        !row ||
-        !safeEqual(row.token_hash, hash) ||
-        row.credential_status !== 'active' ||
-        row.tenant_status !== 'active'
-      ) {
+      const bearer = await ctx.services.bearers.find(hash);
+      if (!bearer || !safeEqual(bearer.tokenHash, hash) || !bearer.active) {
         throw unauthorized('the bearer token is unknown or revoked');
       }
-      if (!generations.includes(row.generation)) {
+      if (!generations.includes(bearer.generation)) {
         const wanted = generations.map((g) => `${REALM_OF[g]} bearer (Model ${g})`).join(' or ');
         throw problem('forbidden', `this route takes a ${wanted}`);
       }
       return {
-        realm: REALM_OF[row.generation],
-        scope: row.tenant_id,
-        tenantId: row.tenant_id,
-        credentialId: row.credential_id,
-        generation: row.generation,
-        plan: row.plan,
-        areas: effectiveAreas(row.plan, JSON.parse(row.areas) as string[]),
-        credits: { millis: row.credit_millis, grantMonth: row.credit_grant_month },
+        realm: REALM_OF[bearer.generation],
+        scope: bearer.tenantId,
+        tenantId: bearer.tenantId,
+        credentialId: bearer.credentialId,
+        generation: bearer.generation,
+        plan: bearer.plan,
+        areas: bearer.areas,
+        credits: bearer.credits,
       };
     },
   };

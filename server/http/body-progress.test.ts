@@ -9,8 +9,6 @@ import {
   JSON_BODY_MIN_BYTES_PER_SECOND,
   JSON_BODY_MIN_DEADLINE_MS,
   jsonBodyDeadlineMs,
-  setBodyIdleTimeout,
-  setJsonBodyDeadline,
 } from './body-progress';
 
 const IDLE_MS = 300;
@@ -20,10 +18,7 @@ let token: string;
 beforeAll(async () => {
   server = await TestServer.start({
     clock: new TestClock('2026-11-21T12:00:00Z'),
-    beforeListen: (services) => {
-      setBodyIdleTimeout(services, IDLE_MS);
-      setJsonBodyDeadline(services, DEADLINE_MS);
-    },
+    tuning: { bodyIdleTimeoutMs: IDLE_MS, jsonBodyDeadlineMs: DEADLINE_MS },
   });
   ({ token } = await server.enroll());
 });
@@ -84,7 +79,8 @@ describe('a JSON body that keeps moving too slowly (slowloris)', () => {
   it('has a total deadline: 30 s at least, else a second per declared KiB', () => {
     expect(JSON_BODY_MIN_DEADLINE_MS).toBe(30_000);
     expect(JSON_BODY_MIN_BYTES_PER_SECOND).toBe(1024);
-    const computed = { ...server.services }; // the same services without this file's override
+    // The same services without this file's fixed deadline.
+    const computed = { ...server.services, tuning: { ...server.services.tuning, jsonBodyDeadlineMs: undefined } };
     expect(jsonBodyDeadlineMs(computed, 200)).toBe(30_000);
     expect(jsonBodyDeadlineMs(computed, 64 * 1024)).toBe(64_000);
     expect(jsonBodyDeadlineMs(computed, 2 * 1024 * 1024)).toBe(2048_000);

@@ -18,27 +18,18 @@ export const JSON_BODY_MIN_DEADLINE_MS = 30_000;
  */
 export const JSON_BODY_MIN_BYTES_PER_SECOND = 1024;
 
-const idleOverrides = new WeakMap<Services, number>();
-const deadlineOverrides = new WeakMap<Services, number>();
-
-/** Tests shorten the idle timeout of one server; every other server keeps BODY_IDLE_TIMEOUT_MS. */
-export function setBodyIdleTimeout(services: Services, ms: number): void {
-  idleOverrides.set(services, ms);
-}
-
+/** The server's idle limit: BODY_IDLE_TIMEOUT_MS unless tuned (ServerOptions.tuning; tests shorten it). */
 export function bodyIdleTimeoutMs(services: Services): number {
-  return idleOverrides.get(services) ?? BODY_IDLE_TIMEOUT_MS;
+  return services.tuning.bodyIdleTimeoutMs;
 }
 
-/** Tests give every JSON body of one server this fixed deadline instead of the computed one. */
-export function setJsonBodyDeadline(services: Services, ms: number): void {
-  deadlineOverrides.set(services, ms);
-}
-
-/** How long a JSON body of `bytes` (what it declares, at most the route's limit) may take in all. */
+/**
+ * How long a JSON body of `bytes` (what it declares, at most the route's limit) may take in all;
+ * a tuned server (tests) gives every JSON body one fixed deadline instead.
+ */
 export function jsonBodyDeadlineMs(services: Services, bytes: number): number {
   return (
-    deadlineOverrides.get(services) ??
+    services.tuning.jsonBodyDeadlineMs ??
     Math.max(JSON_BODY_MIN_DEADLINE_MS, Math.ceil((bytes / JSON_BODY_MIN_BYTES_PER_SECOND) * 1000))
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { TestServer, clientId, randomKey } from '../testing/harness';
-import { TrustedProxies, isAddressOrRange } from './client-ip';
+import { TrustedProxies, isAddressOrRange } from './trusted-proxies';
 
 function request(peer: string, forwardedFor?: string | string[]) {
   return {

@@ -1,68 +1,14 @@
 // The client's IP address, the key of every per-IP rate budget. Behind reverse proxies the socket
 // peer is the proxy, so X-Forwarded-For is read, but only the hops that trusted proxies
 // (MARQUEE_TRUSTED_PROXIES) appended: a client can write anything to the left of those.
-import net from 'node:net';
-import type { Request } from 'express';
-import { perServices } from '../services';
+import { serverCache } from '../caches';
 import type { AnyContext } from './route';
+import { TrustedProxies } from './trusted-proxies';
 
-/** An IPv4 address or an IPv6 address, optionally with a CIDR prefix length (`10.0.0.0/8`, `fd00::/8`). */
-export function isAddressOrRange(text: string): boolean {
-  const [address, prefix, extra] = text.split('/');
-  const family = net.isIP(address ?? '');
-  if (family === 0 || extra !== undefined) return false;
-  if (prefix === undefined) return true;
-  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
-}
-
-/** `::ffff:192.0.2.1` (IPv4 on a dual-stack socket) is 192.0.2.1: one client, one budget key. */
-function normalized(address: string): string {
-  return /^::ffff:[0-9.]+$/i.test(address) && net.isIPv4(address.slice(7)) ? address.slice(7) : address;
-}
-
-export class TrustedProxies {
-  private readonly list = new net.BlockList();
-  readonly empty: boolean;
-
-  constructor(ranges: readonly string[]) {
-    this.empty = ranges.length === 0;
-    for (const range of ranges) {
-      const [address, prefix] = range.split('/') as [string, string | undefined];
-      const family = net.isIPv4(address) ? 'ipv4' : 'ipv6';
-      if (prefix === undefined) this.list.addAddress(address, family);
-      else this.list.addSubnet(address, Number(prefix), family);
-    }
-  }
-
-  private trusts(address: string): boolean {
-    const family = net.isIP(address);
-    return family !== 0 && this.list.check(address, family === 4 ? 'ipv4' : 'ipv6');
-  }
-
-  /**
-   * The socket peer, unless it is a trusted proxy: then the right-most X-Forwarded-For hop that is
-   * not one (each proxy appends the address it received the request from). A malformed hop ends
-   * the walk at the trusted proxy that passed it on, so garbage can never mint new budget keys.
-   */
-  clientIp(req: Pick<Request, 'headers' | 'socket'>): string {
-    let client = normalized(req.socket.remoteAddress ?? 'unknown');
-    if (this.empty || !this.trusts(client)) return client;
-    const header = req.headers['x-forwarded-for'];
-    const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
-      .split(',')
-      .map((h) => h.trim())
-      .filter((h) => h !== '');
-    for (let i = hops.length - 1; i >= 0; i--) {
-      const hop = normalized(hops[i]!);
-      if (net.isIP(hop) === 0) return client;
-      client = hop;
-      if (!this.trusts(hop)) return client;
-    }
-    return client;
-  }
-}
-
-const trustedProxiesOf = perServices((services) => new TrustedProxies(services.config.trustedProxies));
+const trustedProxiesOf = serverCache(
+  'trusted-proxies',
+  (services) => new TrustedProxies(services.config.trustedProxies),
+);
 
 /** The client's IP address as every per-IP budget keys it. */
 export function clientIp(ctx: AnyContext): string {

@@ -3,6 +3,7 @@
 // transaction as the effect, so a crash can never leave one without the other.
 import crypto from 'node:crypto';
 import type { Keys } from '../keys';
+import type { Locks } from '../locks';
 import type { Db, Tx } from '../store/store';
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_MIN } from '../../sdk/contract/limits';
 import { problem } from '../problem';
@@ -36,9 +37,10 @@ export class ReplayInstead extends Error {
 }
 
 export class IdempotencyRecords {
-  private readonly inFlight = new Map<string, Promise<void>>();
-
-  constructor(private readonly keys: Keys) {}
+  constructor(
+    private readonly keys: Keys,
+    private readonly locks: Locks,
+  ) {}
 
   static validateKey(key: string): void {
     if (key.length < IDEMPOTENCY_KEY_MIN || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
@@ -114,27 +116,21 @@ export class IdempotencyRecords {
   }
 
   /**
-   * Lets one request per record id run at a time in this process; a duplicate waits for the first
-   * to finish (then finds its record) instead of executing alongside it.
+   * Lets one request per record id run at a time; a duplicate waits for the first to finish (then
+   * finds its record) instead of executing alongside it. The record's unique key decides in the
+   * end; the lock spares the duplicate a doomed run.
    */
   async exclusive<T>(id: RecordId, fn: () => Promise<T>): Promise<T> {
-    const name = `${id.scope}\u0000${id.route}\u0000${id.key}`;
-    const deadline = Date.now() + CONCURRENT_WAIT_MS;
-    while (this.inFlight.has(name)) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0)
-        throw problem('idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry later');
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.inFlight.get(name), new Promise<void>((r) => (timer = setTimeout(r, remaining)))]);
-      clearTimeout(timer);
-    }
-    let done!: () => void;
-    this.inFlight.set(name, new Promise<void>((r) => (done = r)));
+    const unlock = await this.locks.acquire(
+      `idempotency\u0000${id.scope}\u0000${id.route}\u0000${id.key}`,
+      CONCURRENT_WAIT_MS,
+    );
+    if (!unlock)
+      throw problem('idempotency_in_progress', 'a request with this Idempotency-Key is still running; retry later');
     try {
       return await fn();
     } finally {
-      this.inFlight.delete(name);
-      done();
+      await unlock();
     }
   }
 

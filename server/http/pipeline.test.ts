@@ -429,32 +429,32 @@ describe('the rate budget table', () => {
   const keyChars = (limiter: MemoryRateLimiter) =>
     [...(limiter as unknown as { windows: Map<string, unknown> }).windows.keys()].reduce((n, k) => n + k.length, 0);
 
-  it('holds a long key as a fixed-size digest, still counting it apart from others', () => {
+  it('holds a long key as a fixed-size digest, still counting it apart from others', async () => {
     const limiter = new MemoryRateLimiter();
     const long = 'x'.repeat(60_000);
-    expect(limiter.take(budget(long), 0).allowed).toBe(true);
-    expect(limiter.take(budget(long), 0).allowed).toBe(true);
-    expect(limiter.take(budget(long), 0).allowed).toBe(false);
-    expect(limiter.take(budget(`${long}y`), 0).allowed).toBe(true);
+    expect((await limiter.take(budget(long), 0)).allowed).toBe(true);
+    expect((await limiter.take(budget(long), 0)).allowed).toBe(true);
+    expect((await limiter.take(budget(long), 0)).allowed).toBe(false);
+    expect((await limiter.take(budget(`${long}y`), 0)).allowed).toBe(true);
     expect(keyChars(limiter)).toBeLessThan(2 * (MAX_RATE_KEY_CHARS + 8));
   });
 
-  it('drops a window once it has ended, not a day later', () => {
+  it('drops a window once it has ended, not a day later', async () => {
     const limiter = new MemoryRateLimiter();
-    for (let i = 0; i < 100; i++) limiter.take(budget(`minute-${i}`), 0);
-    limiter.take(budget('hour', 3600), 0);
+    for (let i = 0; i < 100; i++) await limiter.take(budget(`minute-${i}`), 0);
+    await limiter.take(budget('hour', 3600), 0);
     expect(limiter.size).toBe(101);
-    limiter.take(budget('later'), 61_000); // one-minute windows are over; the hour is not
+    await limiter.take(budget('later'), 61_000); // one-minute windows are over; the hour is not
     expect(limiter.size).toBe(2);
   });
 
-  it('never holds more windows than its cap, letting the oldest go', () => {
+  it('never holds more windows than its cap, letting the oldest go', async () => {
     const limiter = new MemoryRateLimiter(50);
-    for (let i = 0; i < 1000; i++) limiter.take(budget(`k${i}`, 3600), i);
+    for (let i = 0; i < 1000; i++) await limiter.take(budget(`k${i}`, 3600), i);
     expect(limiter.size).toBe(50);
     // The newest are still counted.
-    limiter.take(budget('k999', 3600), 1000);
-    expect(limiter.take(budget('k999', 3600), 1000).allowed).toBe(false);
+    await limiter.take(budget('k999', 3600), 1000);
+    expect((await limiter.take(budget('k999', 3600), 1000)).allowed).toBe(false);
   });
 });
 

@@ -2,10 +2,8 @@
 // Order: authenticate → capability area → credit meter → query → body read → If-Match →
 // idempotency (replay or mismatch) → rate budgets → body validation → handler → answer.
 import type { Request, Response } from 'express';
-import { perServices, type Services } from '../services';
+import type { Services } from '../services';
 import type { Work } from '../store/store';
-import { applyMonthlyGrant, creditHeaders, creditState, REQUEST_COST_MILLIS, utcMonth } from '../tenants/credits';
-import { RequestMeter } from '../tenants/request-meter';
 import { isTenantPrincipal, type TenantPrincipal } from './auth';
 import { bodyIdleTimeoutMs, jsonBodyDeadlineMs } from './body-progress';
 import {
@@ -36,6 +34,7 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
   readonly now: number;
   /** Set when the route is idempotent and a key was sent. */
   record: { id: RecordId; fingerprint: string; policy: IdempotencyPolicy } | undefined;
+  readonly records: IdempotencyRecords;
 
   constructor(
     readonly req: Request,
@@ -45,6 +44,7 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
     readonly params: Record<string, string>,
   ) {
     this.now = services.clock.now();
+    this.records = new IdempotencyRecords(services.keys, services.locks);
   }
 
   get generation(): Generation {
@@ -61,7 +61,7 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
 
   async commitReply(fn: (work: Work) => Promise<Reply>): Promise<Reply> {
     const record = this.record;
-    const records = idempotencyRecords(this.services);
+    const records = this.records;
     return this.services.store.transaction(async (work) => {
       if (record) {
         const existing = await records.find(work.db, record.id, this.now);
@@ -83,9 +83,6 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
     });
   }
 }
-
-const requestMeter = perServices((services) => new RequestMeter(services.store));
-const idempotencyRecords = perServices((services) => new IdempotencyRecords(services.keys));
 
 function resolveMode(mode: Mode | undefined, generation: Generation): 'required' | 'optional' | 'none' {
   if (mode === 'required-in-A') return generation === 'A' ? 'required' : 'optional';
@@ -118,7 +115,15 @@ export async function runRoute(
     const tenant = isTenantPrincipal(ctx.principal) ? ctx.principal : undefined;
     if (tenant && policy.area) checkArea(tenant, policy.area, req.method);
     if (tenant?.generation === 'P' && url.pathname.startsWith('/api/')) {
-      await meter(ctx, tenant, policy.meter !== false);
+      const metered = await services.meter.charge({
+        tenantId: tenant.tenantId,
+        plan: tenant.plan,
+        credits: tenant.credits,
+        debits: policy.meter !== false,
+        now: ctx.now,
+      });
+      Object.assign(ctx.answerHeaders, metered.headers);
+      if ('error' in metered) throw metered.error;
     }
 
     ctx.query = policy.query ? validate(policy.query, queryObject(url), 'query') : {};
@@ -175,11 +180,11 @@ export async function runRoute(
 
     const run = async () => {
       if (ctx.record) {
-        const existing = await idempotencyRecords(services).find(services.store.db, ctx.record.id, ctx.now);
+        const existing = await ctx.records.find(services.store.db, ctx.record.id, ctx.now);
         if (existing) return replay(ctx, existing);
       }
       if (policy.rateLimits)
-        Object.assign(ctx.answerHeaders, admit(services.rateLimiter, policy.rateLimits(ctx as never), ctx.now));
+        Object.assign(ctx.answerHeaders, await admit(services.rateLimiter, policy.rateLimits(ctx as never), ctx.now));
       if (policy.body !== undefined && policy.body !== 'raw') ctx.body = validate(policy.body, ctx.body, 'body');
       else if (policy.body === undefined && ctx.body !== undefined && !isEmptyObject(ctx.body)) {
         throw problem('invalid_request', 'this route takes no request body', {
@@ -199,7 +204,7 @@ export async function runRoute(
       if (answer) send(res, answer, ctx.answerHeaders);
       else if (!res.headersSent) throw new Error(`route ${req.method} ${url.pathname} returned no answer`);
     };
-    await (ctx.record ? idempotencyRecords(services).exclusive(ctx.record.id, run) : run());
+    await (ctx.record ? ctx.records.exclusive(ctx.record.id, run) : run());
   } catch (error) {
     sendProblem(res, error, {
       controlOrigin: services.config.controlOrigin,
@@ -253,33 +258,6 @@ function checkArea(
       extensions: { missing_capability: area },
     },
   );
-}
-
-/** Debits the request (exempt routes only read the balance); the credit headers go on any answer. */
-async function meter(ctx: Context, principal: TenantPrincipal, debits: boolean): Promise<void> {
-  const { store } = ctx.services;
-  // Exempt routes read the balance the authentication query already fetched, unless a new UTC
-  // month's grant is due first.
-  if (!debits && principal.credits.grantMonth >= utcMonth(ctx.now)) {
-    Object.assign(
-      ctx.answerHeaders,
-      creditHeaders({ millis: principal.credits.millis, plan: principal.plan }, ctx.now),
-    );
-    return;
-  }
-  const known = { plan: principal.plan, grantMonth: principal.credits.grantMonth };
-  try {
-    const state = debits
-      ? await requestMeter(ctx.services).debit(principal.tenantId, ctx.now, REQUEST_COST_MILLIS, known)
-      : await store.transaction(async ({ db }) => {
-          await applyMonthlyGrant(db, principal.tenantId, ctx.now, known);
-          return creditState(db, principal.tenantId);
-        });
-    Object.assign(ctx.answerHeaders, creditHeaders(state, ctx.now));
-  } catch (error) {
-    Object.assign(ctx.answerHeaders, creditHeaders(await creditState(store.db, principal.tenantId), ctx.now));
-    throw error;
-  }
 }
 
 function isEmptyObject(value: unknown): boolean {

@@ -32,13 +32,18 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+/**
+ * Request budgets in fixed windows, shared by every replica of one installation (a budget counts a
+ * client, not a process). Asynchronous, so a shared store (Redis, PostgreSQL) can hold the windows.
+ */
 export interface RateLimiter {
-  take(budget: RateBudget, now: number): RateDecision;
+  /** Spends the budget's cost when it fits; either way, says what is left. */
+  take(budget: RateBudget, now: number): Promise<RateDecision>;
   /** Checks without spending (all-or-nothing admission of several budgets). */
-  peek(budget: RateBudget, now: number): RateDecision;
+  peek(budget: RateBudget, now: number): Promise<RateDecision>;
 }
 
-/** Counters in process memory; a shared implementation (Redis, PostgreSQL) replaces it for replicas. */
+/** Counters in process memory: the default for one process. */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, { start: number; end: number; used: number }>();
   private lastSweep = 0;
@@ -50,11 +55,11 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.windows.size;
   }
 
-  take(budget: RateBudget, now: number): RateDecision {
+  async take(budget: RateBudget, now: number): Promise<RateDecision> {
     return this.decide(budget, now, true);
   }
 
-  peek(budget: RateBudget, now: number): RateDecision {
+  async peek(budget: RateBudget, now: number): Promise<RateDecision> {
     return this.decide(budget, now, false);
   }
 
@@ -107,9 +112,9 @@ export function rateLimitHeaders(budget: RateBudget, decision: RateDecision): Re
  * Spends every budget or none: all are checked first, so a request refused by its second budget
  * does not consume its first. Returns the headers to disclose on success; throws rate_limited.
  */
-export function admit(limiter: RateLimiter, budgets: RateBudget[], now: number): Record<string, string> {
+export async function admit(limiter: RateLimiter, budgets: RateBudget[], now: number): Promise<Record<string, string>> {
   for (const budget of budgets) {
-    const decision = limiter.peek(budget, now);
+    const decision = await limiter.peek(budget, now);
     if (!decision.allowed) {
       throw problem('rate_limited', `rate budget ${budget.name} is spent; retry after ${decision.resetSeconds} s`, {
         retryAfter: decision.resetSeconds,
@@ -119,7 +124,7 @@ export function admit(limiter: RateLimiter, budgets: RateBudget[], now: number):
   }
   const headers: Record<string, string[]> = { 'RateLimit-Policy': [], RateLimit: [] };
   for (const budget of budgets) {
-    const h = rateLimitHeaders(budget, limiter.take(budget, now));
+    const h = rateLimitHeaders(budget, await limiter.take(budget, now));
     headers['RateLimit-Policy']!.push(h['RateLimit-Policy']!);
     headers.RateLimit!.push(h.RateLimit!);
   }

@@ -45,6 +45,9 @@ export const SSE_HEADERS = {
  * HEAD of an event stream: the headers a GET would get, then the end. A HEAD answer has no body, so
  * holding it open would only hold the connection (and any request pipelined behind it).
  */
+/** The response an event stream writes to: named here, so features that stream need not import express. */
+export type SseResponse = Response;
+
 export function answerSseHead(res: Response, headers?: Record<string, string>): void {
   res
     .status(200)

@@ -18,6 +18,7 @@ import {
 import { isoTime } from '../clock';
 import { invalidField, problem } from '../problem';
 import type { Services } from '../services';
+import { greatest } from '../store/portable-sql';
 import type { Db, Tx, Work } from '../store/store';
 import { commitReservation, releaseUsedBytes, reserveBytes } from '../tenants/tenants';
 import type { KvEntryTable } from './kv.tables';
@@ -106,7 +107,7 @@ export async function readEntry(db: Db | Tx, tenantId: string, applicationId: st
   return entryView(row);
 }
 
-/** A page of live entries in UTF-8 byte order of their keys (SQLite compares text bytewise). */
+/** A page of live entries in UTF-8 byte order of their keys (every store compares text bytewise). */
 export async function listEntries(
   db: Db | Tx,
   tenantId: string,
@@ -294,7 +295,7 @@ async function appendKvEvent(
   services: Services,
   work: Work,
   writer: KvWriter,
-  type: string,
+  type: 'kv.created' | 'kv.updated' | 'kv.deleted',
   row: KvEntryTable,
   now: number,
 ): Promise<void> {
@@ -335,7 +336,7 @@ export async function pruneKv(services: Services, now: number): Promise<void> {
         .values({ application_id, tenant_id, revision })
         .onConflict((oc) =>
           oc.column('application_id').doUpdateSet({
-            revision: (eb) => eb.fn('max', ['kv_revision_floors.revision', eb.ref('excluded.revision')]),
+            revision: (eb) => greatest(eb.ref('kv_revision_floors.revision'), eb.ref('excluded.revision')),
           }),
         )
         .execute();

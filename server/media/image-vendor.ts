@@ -2,7 +2,6 @@
 // OpenAI-compatible images API (POST {base}/images/generations, or {base}/images/edits when
 // reference images are sent). Nothing is enabled unless MARQUEE_IMAGE_VENDOR_URL is set.
 import type { GenerationQuality } from '../../sdk/contract/media';
-import type { Config } from '../config';
 
 /** Sizes an OpenAI-compatible image model renders; the server crops to the exact aspect after. */
 export type VendorSize = '1024x1024' | '1536x1024' | '1024x1536';
@@ -36,6 +35,7 @@ export const VENDOR_TIMEOUT_MS = 180_000;
 /** A base64 image answer larger than this is not an image we asked for. */
 const VENDOR_ANSWER_MAX_BYTES = 64 * 1024 * 1024;
 
+/** The vendor MARQUEE_IMAGE_VENDOR_URL names (default-services.ts builds it once per server). */
 export function openAiCompatibleVendor(options: { url: string; key?: string; model: string }): ImageVendor {
   const base = options.url.replace(/\/+$/, '');
   const authorization: Record<string, string> = options.key ? { authorization: `Bearer ${options.key}` } : {};
@@ -113,23 +113,4 @@ async function boundedText(response: Response): Promise<string> {
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-const vendors = new WeakMap<Config, ImageVendor | undefined>();
-
-/** The configured vendor, or undefined when generation is not enabled. */
-export function imageVendorFor(config: Config): ImageVendor | undefined {
-  if (!vendors.has(config)) {
-    vendors.set(
-      config,
-      config.imageVendorUrl
-        ? openAiCompatibleVendor({
-            url: config.imageVendorUrl,
-            key: config.imageVendorKey,
-            model: config.imageVendorModel,
-          })
-        : undefined,
-    );
-  }
-  return vendors.get(config);
 }

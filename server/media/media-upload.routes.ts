@@ -7,7 +7,7 @@ import { BodyStalled, bodyIdleTimeoutMs, guardBodyProgress } from '../http/body-
 import { problem, type FieldError } from '../problem';
 import { endpoint, mutation, reply } from '../http/route';
 import { operationView } from '../operations/worker';
-import { acceptCommit, closedUploadDetail, declareUpload, findUpload } from './media-uploads';
+import { acceptCommit, checkCommit, declareUpload, findUpload, uploadUrlClosed } from './media-uploads';
 
 /** Reference contract x-rate-limit-policies: media-upload-admission, 20 per 60 s. */
 const UPLOAD_ADMISSION_PER_MINUTE = 20;
@@ -48,7 +48,6 @@ export const declareMediaUpload = mutation(
  * object key, length, content type and expiry. Single use: once the object exists, or while another
  * PUT to it runs, the URL is refused. A transfer that fails stores nothing and leaves it usable.
  */
-const receiving = new Set<string>();
 
 export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
   const { services, req } = ctx;
@@ -89,21 +88,11 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
     throw refuse('invalid_request', `Content-Type must be ${grant.contentType}, the declared type`, 'Content-Type');
   }
 
-  // Claimed before anything awaits, so two PUTs can never both pass the checks below.
-  if (receiving.has(grant.key)) throw refuse('resource_conflict', 'another PUT to this upload URL is in progress');
-  receiving.add(grant.key);
+  // Claimed before anything else awaits, so two PUTs can never both pass the checks below.
+  const unlock = await services.locks.acquire(`signed-put\u0000${grant.key}`, 0);
+  if (!unlock) throw refuse('resource_conflict', 'another PUT to this upload URL is in progress');
   try {
-    const open = async () => {
-      const upload = await services.store.db
-        .selectFrom('media_uploads')
-        .select('state')
-        .where('object_key', '=', grant.key)
-        .executeTakeFirst();
-      if (!upload) return 'no upload is waiting for these bytes';
-      if (upload.state !== 'declared')
-        return `this upload URL can no longer be used: ${closedUploadDetail(upload.state)}`;
-      return undefined;
-    };
+    const open = () => uploadUrlClosed(services.store.db, grant.key);
     const closed = await open();
     if (closed) throw refuse('forbidden', closed);
     const used = () => refuse('forbidden', 'this upload URL was already used; it authorizes exactly one PUT');
@@ -141,7 +130,7 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
     }
     return { status: 200, headers: { ETag: `"${stored.sha256}"` } };
   } finally {
-    receiving.delete(grant.key);
+    await unlock();
   }
 });
 
@@ -151,22 +140,7 @@ export const commitMediaUpload = endpoint(
     const { services } = ctx;
     const tenantId = ctx.principal.tenantId;
     const upload = await findUpload(services.store.db, tenantId, ctx.params.id!);
-    const media = await services.store.db
-      .selectFrom('media')
-      .select(['content_type', 'bytes', 'sha256'])
-      .where('id', '=', upload.media_id)
-      .executeTakeFirstOrThrow();
-    const errors: FieldError[] = (['content_type', 'bytes', 'sha256'] as const)
-      .filter((field) => ctx.body[field] !== media[field])
-      .map((field) => ({ field, code: 'mismatch', detail: `must equal the declared ${field}` }));
-    if (errors.length > 0)
-      throw problem('invalid_request', `${errors[0]!.field}: must equal the declaration exactly`, { errors });
-    if (upload.state === 'declared' && !(await services.blobs.stat(upload.object_key))) {
-      throw problem(
-        'resource_conflict',
-        'the upload has not received its bytes yet; finish the PUT to upload_url, then commit',
-      );
-    }
+    await checkCommit(services, upload, ctx.body);
     return ctx.commitReply(async (work) => {
       const op = await acceptCommit(services, work, upload, ctx.now, ctx.requestId);
       return reply.accepted(operationView(op));

@@ -17,6 +17,7 @@ import type { Db, Tx, Work } from '../store/store';
 import { commitReservation, releaseReservation, reserveBytes } from '../tenants/tenants';
 import { MEDIA_UPLOAD_KIND, objectKeyOf } from './media';
 import type { MediaUploadTable } from './media.tables';
+import type { FieldError } from '../problem';
 import { verifyStoredMedia } from './media-verification';
 
 /** The signed PUT must start within this window: short-lived, long enough to begin a big file. */
@@ -253,7 +254,12 @@ export function mediaUploadRunner(services: Services): OperationRunner {
             resource: { type: 'media', id: media.id },
             operationId: op.id,
             requestId: op.request_id ?? undefined,
-            details: { kind: media.kind, content_type: media.content_type, bytes: media.bytes, tag: media.tag },
+            details: {
+              kind: media.kind,
+              content_type: media.content_type as MediaContentType,
+              bytes: media.bytes,
+              tag: media.tag,
+            },
           },
           now,
         );
@@ -347,4 +353,43 @@ export async function expireUploads(services: Services): Promise<number> {
     });
   }
   return expired;
+}
+
+/** Why the upload URL of this object key takes no bytes (none waits for them, or it closed), or undefined. */
+export async function uploadUrlClosed(db: Db | Tx, objectKey: string): Promise<string | undefined> {
+  const upload = await db
+    .selectFrom('media_uploads')
+    .select('state')
+    .where('object_key', '=', objectKey)
+    .executeTakeFirst();
+  if (!upload) return 'no upload is waiting for these bytes';
+  if (upload.state !== 'declared') return `this upload URL can no longer be used: ${closedUploadDetail(upload.state)}`;
+  return undefined;
+}
+
+/**
+ * A commit must repeat the declaration exactly, and a declared upload must have received its bytes;
+ * invalid_request or resource_conflict otherwise.
+ */
+export async function checkCommit(
+  services: Services,
+  upload: MediaUploadTable,
+  commit: { content_type: string; bytes: number; sha256: string },
+): Promise<void> {
+  const media = await services.store.db
+    .selectFrom('media')
+    .select(['content_type', 'bytes', 'sha256'])
+    .where('id', '=', upload.media_id)
+    .executeTakeFirstOrThrow();
+  const errors: FieldError[] = (['content_type', 'bytes', 'sha256'] as const)
+    .filter((field) => commit[field] !== media[field])
+    .map((field) => ({ field, code: 'mismatch', detail: `must equal the declared ${field}` }));
+  if (errors.length > 0)
+    throw problem('invalid_request', `${errors[0]!.field}: must equal the declaration exactly`, { errors });
+  if (upload.state === 'declared' && !(await services.blobs.stat(upload.object_key))) {
+    throw problem(
+      'resource_conflict',
+      'the upload has not received its bytes yet; finish the PUT to upload_url, then commit',
+    );
+  }
 }

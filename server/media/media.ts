@@ -1,8 +1,18 @@
-// Media rows as the API shows them, the lookups every media route shares, and list paging.
-import type { Media, MediaContentType, MediaKind } from '../../sdk/contract/media';
+// Media rows as the API shows them, the lookups every media route shares, list paging, and the
+// changes of a ready media (its tag, its deletion).
+import {
+  MEDIA_LIST_DEFAULT_LIMIT,
+  type Media,
+  type MediaContentType,
+  type MediaKind,
+  type MediaList,
+  type MediaListQuery,
+} from '../../sdk/contract/media';
 import { isoTime } from '../clock';
 import { problem } from '../problem';
-import type { Db, Tx } from '../store/store';
+import type { Services } from '../services';
+import type { Db, Tx, Work } from '../store/store';
+import { releaseUsedBytes } from '../tenants/tenants';
 import type { MediaTable } from './media.tables';
 
 export const MEDIA_UPLOAD_KIND = 'media.upload';
@@ -73,4 +83,131 @@ export function decodeCursor(cursor: string): { createdAt: number; id: string } 
   throw problem('invalid_request', 'cursor: not a cursor this server issued', {
     errors: [{ field: 'cursor', code: 'invalid', detail: 'pass next_cursor unchanged' }],
   });
+}
+
+/** The blob and identity of a ready media of the tenant, for protected delivery; undefined otherwise. */
+export async function deliverableMedia(
+  db: Db | Tx,
+  tenantId: string,
+  mediaId: string,
+): Promise<{ id: string; content_type: string; bytes: number; sha256: string; blob_key: string } | undefined> {
+  const media = await db
+    .selectFrom('media')
+    .select(['id', 'content_type', 'bytes', 'sha256', 'blob_key'])
+    .where('id', '=', mediaId)
+    .where('tenant_id', '=', tenantId)
+    .where('state', '=', 'ready')
+    .executeTakeFirst();
+  return media && media.blob_key !== null ? { ...media, blob_key: media.blob_key } : undefined;
+}
+
+/** The tenant's ready media, newest first, filtered by tag and kind, one page after the cursor. */
+export async function listReadyMedia(db: Db, tenantId: string, query: MediaListQuery): Promise<MediaList> {
+  const limit = query.limit ?? MEDIA_LIST_DEFAULT_LIMIT;
+  let q = db.selectFrom('media').selectAll().where('tenant_id', '=', tenantId).where('state', '=', 'ready');
+  // spec: with a tag filter, untagged media are omitted (an exact match never matches null).
+  if (query.tag !== undefined) q = q.where('tag', '=', query.tag);
+  if (query.kind !== undefined) q = q.where('kind', '=', query.kind);
+  if (query.cursor !== undefined) {
+    const after = decodeCursor(query.cursor);
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map(mediaView),
+    next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+  };
+}
+
+/** Replaces the media's tag (revision + 1); playlists that select by either tag re-resolve in the same transaction. */
+export async function retagMedia(
+  services: Services,
+  work: Work,
+  row: MediaTable,
+  tag: string | null,
+  now: number,
+  requestId: string,
+): Promise<MediaTable> {
+  // Writing the tag it already has changes nothing, so it bumps nothing.
+  if (tag === row.tag) return row;
+  const updated = { ...row, tag, revision: row.revision + 1, updated_at: now };
+  await work.db
+    .updateTable('media')
+    .set({ tag, revision: updated.revision, updated_at: now })
+    .where('id', '=', row.id)
+    .execute();
+  await services.events.append(
+    work,
+    {
+      tenantId: row.tenant_id,
+      type: 'media.updated',
+      message: tag === null ? `media ${row.filename} untagged` : `media ${row.filename} tagged ${tag}`,
+      resource: { type: 'media', id: row.id },
+      requestId,
+      details: { tag, previous_tag: row.tag, revision: updated.revision },
+    },
+    now,
+  );
+  await services.references.mediaChanged(work, row.tenant_id, { mediaId: row.id, tags: [row.tag, tag] }, now);
+  return updated;
+}
+
+/**
+ * Tombstones a media no screen shows (desired or active), gives its bytes back to the quota, and
+ * removes the bytes once the deletion committed.
+ */
+export async function tombstoneMedia(
+  services: Services,
+  work: Work,
+  row: MediaTable,
+  now: number,
+  requestId: string,
+): Promise<void> {
+  const tenantId = row.tenant_id;
+  if (await services.references.mediaInUse(work.db, tenantId, row.id)) {
+    throw problem(
+      'resource_conflict',
+      'a playlist that a screen shows (desired or active) references this media; remove it from those playlists first',
+    );
+  }
+  await work.db
+    .updateTable('media')
+    .set({ state: 'deleted', deleted_at: now, updated_at: now, revision: row.revision + 1 })
+    .where('id', '=', row.id)
+    .execute();
+  await releaseUsedBytes(work.db, tenantId, row.bytes);
+  await services.events.append(
+    work,
+    {
+      tenantId,
+      type: 'media.deleted',
+      message: `media ${row.filename} deleted`,
+      resource: { type: 'media', id: row.id },
+      requestId,
+      details: { bytes: row.bytes, tag: row.tag },
+    },
+    now,
+  );
+  await services.references.mediaChanged(work, tenantId, { mediaId: row.id, tags: [row.tag] }, now);
+  // The tombstone stays; the bytes go once the deletion committed.
+  const { blobs, logger } = services;
+  if (row.blob_key) {
+    const key = row.blob_key;
+    work.afterCommit(
+      () =>
+        void blobs
+          .delete(key)
+          .catch((error) => logger.warn({ err: error, media_id: row.id }, 'media bytes not deleted')),
+    );
+  }
 }

@@ -371,6 +371,8 @@ export class OperationWorker {
     clearInterval(this.timer);
     clearInterval(this.renewTimer);
     this.unsubscribe?.();
+    // A claim under way when stop began may still start a run: let it, then abort it with the rest.
+    await this.pump;
     for (const run of this.running.values()) run.controller.abort(new Error('server stopping'));
     if (this.active > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }

@@ -1,6 +1,7 @@
 // The player's cookies: names, lifetimes and attributes, and their signed values. Each value is
 // `base64url(JSON).HMAC` under its own key purpose and names a server-side row (pairing session,
 // device credential, runtime session), so it can be revoked; the expiry inside is checked first.
+import { serverCache } from '../caches';
 import type { Keys } from '../keys';
 
 export const PAIRING_COOKIE = '__Host-marquee-pairing';
@@ -52,7 +53,7 @@ export const cookieValues = {
 
 /** Verified runtime cookie values by their exact text, per key set (bounded: cleared when full). */
 const VERIFIED_RUNTIME_COOKIES = 10_000;
-const verifiedRuntime = new WeakMap<Keys, Map<string, RuntimeCookieValue>>();
+const verifiedRuntime = serverCache('runtime-cookies', (_keys: Keys) => new Map<string, RuntimeCookieValue>());
 
 /**
  * Every runtime request (a player's 304 manifest poll above all) presents the same cookie again and
@@ -62,8 +63,7 @@ const verifiedRuntime = new WeakMap<Keys, Map<string, RuntimeCookieValue>>();
  */
 function verifiedRuntimeCookie(keys: Keys, text: string | undefined): RuntimeCookieValue | undefined {
   if (!text) return undefined;
-  let cache = verifiedRuntime.get(keys);
-  if (!cache) verifiedRuntime.set(keys, (cache = new Map()));
+  const cache = verifiedRuntime(keys);
   const known = cache.get(text);
   if (known) return known;
   const value = keys.unseal<RuntimeCookieValue>('runtime-cookie', text);

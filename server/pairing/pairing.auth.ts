@@ -2,6 +2,7 @@
 // paired variant. They read only their own cookie and refuse Authorization outright, so a bearer
 // never authorizes a runtime route (and a cookie never a control route: bearers read no cookies).
 import { RUNTIME_CAPABILITIES, type RuntimeCapability } from '../../sdk/contract/screens';
+import { serverCache } from '../caches';
 import { problem } from '../problem';
 import type { AnyContext, Authenticator, Principal } from '../http/route';
 import type { CompiledQuery } from 'kysely';
@@ -177,12 +178,7 @@ function compileSessionQuery(db: Db) {
  * above all) runs it, and building it cost more than running it. Its one parameter is the session id.
  */
 type SessionRow = ReturnType<typeof compileSessionQuery> extends CompiledQuery<infer R> ? R : never;
-const sessionQueries = new WeakMap<Db, ReturnType<typeof compileSessionQuery>>();
-function sessionQuery(db: Db): ReturnType<typeof compileSessionQuery> {
-  let compiled = sessionQueries.get(db);
-  if (!compiled) sessionQueries.set(db, (compiled = compileSessionQuery(db)));
-  return compiled;
-}
+const sessionQuery = serverCache('runtime-session-query', (db: Db) => compileSessionQuery(db));
 
 async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<RuntimePrincipal> {
   noAuthorizationHeader(ctx);

@@ -22,29 +22,28 @@ import { problem } from '../problem';
 import { rateLimitHeaders, type RateBudget } from '../http/rate-limit';
 import { eventStream, mutation, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
 import { openSse } from '../http/sse';
-import { randomToken, safeEqual, sha256Hex } from '../keys';
-import { createScreen, findScreen, publicUrl, viewOf } from '../screens/screens';
-import type { ScreenTable } from '../screens/screens.tables';
+import { findScreen, publicUrl, viewOf } from '../screens/screens';
 import type { Work } from '../store/store';
 import { deviceCookie, pairingCookie, playerOrigin } from './pairing.auth';
 import {
-  activateScreen,
-  bindDevice,
-  claimSession,
+  claimedNonce,
+  claimPairingCode,
+  completePairing as completeClaimedPairing,
   deviceCookieFor,
-  findClaimableSession,
+  exchangeProvisioning as exchangeProvisioningLink,
+  livePairingSession,
   openRuntimeSession,
   pairingChannel,
-  startPairingSession,
+  PROVISIONING_WINDOW_MS,
+  provisionScreen as provisionBrowserScreen,
+  restartPairing,
+  screenByPublicId,
 } from './pairing';
 import { clearCookie, cookieValues, PAIRING_COOKIE, readCookie } from './pairing-cookies';
 import type { PairingSessionTable } from './pairing.tables';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 const PRIVATE_NO_STORE = { 'Cache-Control': 'private, no-store' };
-
-/** spec: a provisioning token is redelivered to an exact retry for ten minutes. */
-export const PROVISIONING_WINDOW_MS = 10 * 60_000;
 
 // Rate budgets (reference contract values). Claims are also limited by misses: guessing codes is
 // the one way to attack pairing, so each wrong code costs from a small separate budget.
@@ -77,8 +76,7 @@ function setCookiesAfterCommit(ctx: AnyContext, work: Work, cookies: string[]): 
 async function previousPairingSession(ctx: AnyContext, work: Work): Promise<PairingSessionTable | undefined> {
   const value = cookieValues.pairing.unseal(ctx.services.keys, readCookie(ctx.req, PAIRING_COOKIE));
   if (!value || value.e <= ctx.now) return undefined;
-  const session = await work.db.selectFrom('pairing_sessions').selectAll().where('id', '=', value.s).executeTakeFirst();
-  return session && session.expires_at > ctx.now ? session : undefined;
+  return livePairingSession(work.db, value.s, ctx.now);
 }
 
 export const startPairing = mutation(
@@ -90,25 +88,7 @@ export const startPairing = mutation(
   },
   async (ctx, work) => {
     const previous = await previousPairingSession(ctx, work);
-    if (previous?.state === 'claimed') {
-      const screen = await work.db
-        .selectFrom('screens')
-        .select('state')
-        .where('id', '=', previous.screen_id!)
-        .executeTakeFirst();
-      if (screen?.state === 'pairing_pending') {
-        throw problem(
-          'resource_conflict',
-          'the code this player showed has just been claimed; complete that pairing (pairing.claimed on the pairing stream) instead of starting another',
-        );
-      }
-    }
-    const { session, cookie } = await startPairingSession(
-      ctx.services,
-      work,
-      ctx.now,
-      previous?.state === 'pending' ? previous.id : undefined,
-    );
+    const { session, cookie } = await restartPairing(ctx.services, work, previous, ctx.now);
     setCookiesAfterCommit(ctx, work, [cookie]);
     const body: PairingSession = { code: session.code, expires_at: isoTime(session.code_expires_at) };
     return reply.created(body, { headers: NO_STORE });
@@ -121,13 +101,9 @@ export const pairingEvents = eventStream({ auth: pairingCookie }, async (ctx) =>
   const sessionId = ctx.principal.session.id;
   const stream = openSse(ctx.res, { lifecycle: services.lifecycle });
   const deliverIfClaimed = async (): Promise<boolean> => {
-    const row = await services.store.db
-      .selectFrom('pairing_sessions')
-      .select(['state', 'completion_nonce'])
-      .where('id', '=', sessionId)
-      .executeTakeFirst();
-    if (!row || row.state === 'pending' || row.completion_nonce === null) return false;
-    const data: PairingClaimedEvent = { type: 'pairing.claimed', completion_nonce: row.completion_nonce };
+    const nonce = await claimedNonce(services.store.db, sessionId);
+    if (nonce === undefined) return false;
+    const data: PairingClaimedEvent = { type: 'pairing.claimed', completion_nonce: nonce };
     stream.send({ event: 'pairing.claimed', data });
     stream.close();
     return true;
@@ -158,53 +134,18 @@ export const completePairing = mutation(
     ],
   },
   async (ctx, work) => {
-    const session = await work.db
-      .selectFrom('pairing_sessions')
-      .selectAll()
-      .where('id', '=', ctx.principal.session.id)
-      .executeTakeFirstOrThrow();
-    if (session.state === 'pending')
-      throw problem('resource_conflict', 'this pairing session has not been claimed yet; wait for pairing.claimed');
-    if (!safeEqual(session.completion_nonce ?? '', ctx.body.completion_nonce))
-      throw problem('forbidden', 'the completion nonce does not match this pairing session');
-    const screen = await work.db
-      .selectFrom('screens')
-      .selectAll()
-      .where('id', '=', session.screen_id!)
-      .where('state', '!=', 'deleted')
-      .executeTakeFirst();
-    if (!screen) throw problem('not_found', 'the screen this code was claimed for no longer exists');
-
-    let after: ScreenTable = screen;
-    let cookie: string;
-    if (session.state === 'completed') {
-      // A retry after a lost answer: the same device credential, nothing changes.
-      const device = await work.db
-        .selectFrom('screen_devices')
-        .select('id')
-        .where('id', '=', session.device_id!)
-        .where('status', '=', 'active')
-        .executeTakeFirst();
-      if (!device)
-        throw problem(
-          'unauthorized',
-          'this pairing was completed and its device credential has since been revoked; pair again',
-        );
-      cookie = deviceCookieFor(ctx.services, device.id);
-    } else {
-      const bound = await bindDevice(ctx.services, work, screen, 'pairing', ctx.now);
-      cookie = bound.cookie;
-      await work.db
-        .updateTable('pairing_sessions')
-        .set({ state: 'completed', device_id: bound.deviceId, completed_at: ctx.now })
-        .where('id', '=', session.id)
-        .execute();
-      after = await activateScreen(ctx.services, work, screen, 'completed pairing', ctx.now, ctx.requestId);
-    }
+    const { screen, cookie } = await completeClaimedPairing(
+      ctx.services,
+      work,
+      ctx.principal.session.id,
+      ctx.body.completion_nonce,
+      ctx.now,
+      ctx.requestId,
+    );
     setCookiesAfterCommit(ctx, work, [cookie, clearCookie(PAIRING_COOKIE)]);
     const body: PairingClaim = {
-      screen: await viewOf(ctx.services, work.db, after),
-      public_url: publicUrl(ctx.services, after.public_id),
+      screen: await viewOf(ctx.services, work.db, screen),
+      public_url: publicUrl(ctx.services, screen.public_id),
     };
     return reply.ok(body, { headers: NO_STORE });
   },
@@ -245,15 +186,7 @@ export const createRuntimeSession = mutation(
     ],
   },
   async (ctx, work) => {
-    const screen = await work.db
-      .selectFrom('screens')
-      .innerJoin('tenants', 'tenants.id', 'screens.tenant_id')
-      .selectAll('screens')
-      .where('screens.public_id', '=', ctx.body.public_id)
-      .where('screens.state', '!=', 'deleted')
-      .where('tenants.status', '=', 'active')
-      .executeTakeFirst();
-    if (!screen) throw problem('not_found', 'no screen has this public id');
+    const screen = await screenByPublicId(work.db, ctx.body.public_id);
     const { body, cookie } = await openRuntimeSession(ctx.services, work, screen, null, ctx.now);
     setCookiesAfterCommit(ctx, work, [cookie]);
     return reply.created(body, { headers: NO_STORE });
@@ -274,55 +207,18 @@ export const exchangeProvisioning = mutation(
     ],
   },
   async (ctx, work) => {
-    const grant = await work.db
-      .selectFrom('screen_provisionings')
-      .selectAll()
-      .where('token_hash', '=', sha256Hex(ctx.body.provisioning_token))
-      .executeTakeFirst();
-    if (!grant) throw problem('not_found', 'this provisioning link is not valid');
-    const screen = await work.db
-      .selectFrom('screens')
-      .selectAll()
-      .where('id', '=', grant.screen_id)
-      .where('state', '!=', 'deleted')
-      .executeTakeFirst();
-    if (!screen) throw problem('not_found', 'the screen of this provisioning link no longer exists');
-
-    let after = screen;
-    let cookie: string;
-    if (grant.exchange_id !== null) {
-      // Bound once to one exchange id: only a retry of that exchange gets the same credential again.
-      if (grant.exchange_id !== ctx.body.exchange_id)
-        throw problem('resource_conflict', 'this provisioning link was already used');
-      const device = await work.db
-        .selectFrom('screen_devices')
-        .select('id')
-        .where('id', '=', grant.device_id!)
-        .where('status', '=', 'active')
-        .executeTakeFirst();
-      if (!device)
-        throw problem(
-          'resource_conflict',
-          'this provisioning link was used and its device credential has since been revoked',
-        );
-      cookie = deviceCookieFor(ctx.services, device.id);
-    } else {
-      if (grant.expires_at <= ctx.now)
-        throw problem('credential_issuance_expired', 'this provisioning link expired; provision the screen again');
-      const bound = await bindDevice(ctx.services, work, screen, 'provisioning', ctx.now);
-      cookie = bound.cookie;
-      await work.db
-        .updateTable('screen_provisionings')
-        .set({ exchange_id: ctx.body.exchange_id, device_id: bound.deviceId, exchanged_at: ctx.now })
-        .where('id', '=', grant.id)
-        .where('exchange_id', 'is', null)
-        .execute();
-      after = await activateScreen(ctx.services, work, screen, 'exchanged a provisioning link', ctx.now, ctx.requestId);
-    }
+    const { screen, cookie } = await exchangeProvisioningLink(
+      ctx.services,
+      work,
+      ctx.body.provisioning_token,
+      ctx.body.exchange_id,
+      ctx.now,
+      ctx.requestId,
+    );
     setCookiesAfterCommit(ctx, work, [cookie]);
     const body: PairingClaim = {
-      screen: await viewOf(ctx.services, work.db, after),
-      public_url: publicUrl(ctx.services, after.public_id),
+      screen: await viewOf(ctx.services, work.db, screen),
+      public_url: publicUrl(ctx.services, screen.public_id),
     };
     return reply.created(body, { headers: { ...NO_STORE, 'Referrer-Policy': 'no-referrer' } });
   },
@@ -356,7 +252,7 @@ export const pairScreen = mutation(
   async (ctx, work) => {
     const { rateLimiter } = ctx.services;
     for (const budget of missBudgets(ctx)) {
-      const decision = rateLimiter.peek(budget, ctx.now);
+      const decision = await rateLimiter.peek(budget, ctx.now);
       if (!decision.allowed) {
         throw problem('rate_limited', `too many wrong pairing codes; retry after ${decision.resetSeconds} s`, {
           retryAfter: decision.resetSeconds,
@@ -364,23 +260,24 @@ export const pairScreen = mutation(
         });
       }
     }
-    const session = await findClaimableSession(work.db, ctx.body.code, ctx.now);
-    if (!session) {
-      for (const budget of missBudgets(ctx)) rateLimiter.take(budget, ctx.now);
+    const screen = await claimPairingCode(
+      ctx.services,
+      work,
+      {
+        tenantId: ctx.principal.tenantId,
+        code: ctx.body.code,
+        label: ctx.body.label ?? `Screen ${displayPairingCode(ctx.body.code)}`,
+      },
+      ctx.now,
+      ctx.requestId,
+    );
+    if (!screen) {
+      for (const budget of missBudgets(ctx)) await rateLimiter.take(budget, ctx.now);
       throw problem(
         'not_found',
         'no pairing session with this code is waiting; check the code on the screen (codes expire after ten minutes)',
       );
     }
-    const screen = await createScreen(ctx.services, work, {
-      tenantId: ctx.principal.tenantId,
-      label: ctx.body.label ?? `Screen ${displayPairingCode(ctx.body.code)}`,
-      now: ctx.now,
-      event: { type: 'screen.paired', message: 'a pairing code was claimed; the screen waits for its player' },
-      requestId: ctx.requestId,
-    });
-    await claimSession(work, session, screen, ctx.now);
-    work.afterCommit(() => ctx.services.notifier.publish(pairingChannel(session.id)));
     const body: PairingClaim = {
       screen: await viewOf(ctx.services, work.db, screen),
       public_url: publicUrl(ctx.services, screen.public_id),
@@ -420,32 +317,13 @@ export const provisionScreen = mutation(
     ],
   },
   async (ctx, work) => {
-    const screen = await createScreen(ctx.services, work, {
-      tenantId: ctx.principal.tenantId,
-      label: ctx.body.label ?? 'Browser screen',
-      now: ctx.now,
-      event: {
-        type: 'screen.provisioned',
-        message: 'a browser provisioning link was issued; the screen waits for its browser',
-      },
-      requestId: ctx.requestId,
-    });
-    const token = randomToken(32);
-    const expiresAt = ctx.now + PROVISIONING_WINDOW_MS;
-    await work.db
-      .insertInto('screen_provisionings')
-      .values({
-        id: `prov_${randomToken(16)}`,
-        screen_id: screen.id,
-        tenant_id: screen.tenant_id,
-        token_hash: sha256Hex(token),
-        expires_at: expiresAt,
-        exchange_id: null,
-        device_id: null,
-        exchanged_at: null,
-        created_at: ctx.now,
-      })
-      .execute();
+    const { screen, token, expiresAt } = await provisionBrowserScreen(
+      ctx.services,
+      work,
+      { tenantId: ctx.principal.tenantId, label: ctx.body.label ?? 'Browser screen' },
+      ctx.now,
+      ctx.requestId,
+    );
     const url = publicUrl(ctx.services, screen.public_id);
     const body: ScreenProvisioning = {
       screen: await viewOf(ctx.services, work.db, screen),

@@ -3,11 +3,12 @@ import crypto from 'node:crypto';
 import { PAIRING_CODE_ALPHABET, PAIRING_CODE_LENGTH, type RuntimeSession } from '../../sdk/contract/screens';
 import { EventCursors, type StreamScope } from '../events/cursors';
 import { headPosition } from '../events/event-reader';
-import { newId, randomToken } from '../keys';
+import { newId, randomToken, safeEqual, sha256Hex } from '../keys';
+import { problem } from '../problem';
 import type { Services } from '../services';
-import { changeScreen, publicUrl } from '../screens/screens';
+import { changeScreen, createScreen, publicUrl } from '../screens/screens';
 import type { ScreenTable } from '../screens/screens.tables';
-import { isUniqueViolation, type Db, type Tx, type Work } from '../store/store';
+import type { Db, Tx, Work } from '../store/store';
 import { PAIRED_CAPABILITIES, READ_ONLY_CAPABILITIES } from './pairing.auth';
 import type { PairingSessionTable } from './pairing.tables';
 import {
@@ -21,6 +22,9 @@ import {
   RUNTIME_SESSION_TTL_MS,
   setCookie,
 } from './pairing-cookies';
+
+/** spec: a provisioning token is redelivered to an exact retry for ten minutes. */
+export const PROVISIONING_WINDOW_MS = 10 * 60_000;
 
 /** Notifier channel a pairing stream waits on. */
 export const pairingChannel = (sessionId: string) => `pairing:${sessionId}`;
@@ -68,11 +72,16 @@ export async function startPairingSession(
       claimed_at: null,
       completed_at: null,
     };
-    try {
-      await work.db.insertInto('pairing_sessions').values(session).execute();
-    } catch (error) {
-      if (isUniqueViolation(error) && attempt < 8) continue;
-      throw error;
+    // DO NOTHING rather than catching the violation: on PostgreSQL a failed statement aborts the
+    // whole transaction, so the next attempt could not run in it.
+    const inserted = await work.db
+      .insertInto('pairing_sessions')
+      .values(session)
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows) === 0) {
+      if (attempt < 8) continue;
+      throw new Error('no free pairing code after 9 attempts');
     }
     const value = cookieValues.pairing.seal(services.keys, { s: session.id, e: session.expires_at });
     return { session, cookie: setCookie(PAIRING_COOKIE, value, PAIRING_COOKIE_TTL_MS) };
@@ -239,4 +248,261 @@ export async function revokeDevices(work: Work, screenId: string, now: number): 
     .where('screen_id', '=', screenId)
     .where('status', '=', 'active')
     .execute();
+}
+
+/** Whether a runtime session still stands: not revoked or expired, its screen not deleted, its generation current. */
+export async function runtimeSessionAlive(db: Db | Tx, sessionId: string, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('runtime_sessions')
+    .innerJoin('screens', 'screens.id', 'runtime_sessions.screen_id')
+    .select([
+      'runtime_sessions.revoked_at',
+      'runtime_sessions.expires_at',
+      'runtime_sessions.content_access_generation',
+      'screens.content_access_generation as screen_generation',
+      'screens.state',
+    ])
+    .where('runtime_sessions.id', '=', sessionId)
+    .executeTakeFirst();
+  return (
+    row !== undefined &&
+    row.revoked_at === null &&
+    row.expires_at > now &&
+    row.state !== 'deleted' &&
+    row.content_access_generation === row.screen_generation
+  );
+}
+
+// ---- What the pairing routes do, each one call
+
+/** The pairing session a player's cookie names, while it lasts. */
+export async function livePairingSession(
+  db: Db | Tx,
+  sessionId: string,
+  now: number,
+): Promise<PairingSessionTable | undefined> {
+  const session = await db.selectFrom('pairing_sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
+  return session && session.expires_at > now ? session : undefined;
+}
+
+/**
+ * A new code for the player. `previous` is the session its pairing cookie names: a pending one is
+ * replaced (its code stops being claimable), and a claim that landed just before must be completed,
+ * not abandoned.
+ */
+export async function restartPairing(
+  services: Services,
+  work: Work,
+  previous: PairingSessionTable | undefined,
+  now: number,
+): Promise<{ session: PairingSessionTable; cookie: string }> {
+  if (previous?.state === 'claimed') {
+    const screen = await work.db
+      .selectFrom('screens')
+      .select('state')
+      .where('id', '=', previous.screen_id!)
+      .executeTakeFirst();
+    if (screen?.state === 'pairing_pending') {
+      throw problem(
+        'resource_conflict',
+        'the code this player showed has just been claimed; complete that pairing (pairing.claimed on the pairing stream) instead of starting another',
+      );
+    }
+  }
+  return startPairingSession(services, work, now, previous?.state === 'pending' ? previous.id : undefined);
+}
+
+/** The completion nonce once the session's code was claimed, else undefined. */
+export async function claimedNonce(db: Db, sessionId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('pairing_sessions')
+    .select(['state', 'completion_nonce'])
+    .where('id', '=', sessionId)
+    .executeTakeFirst();
+  if (!row || row.state === 'pending' || row.completion_nonce === null) return undefined;
+  return row.completion_nonce;
+}
+
+/**
+ * The player completes a claimed pairing with its nonce: a paired-device credential is bound and the
+ * screen becomes active. A retry after a lost answer gets the same credential and changes nothing.
+ */
+export async function completePairing(
+  services: Services,
+  work: Work,
+  sessionId: string,
+  nonce: string,
+  now: number,
+  requestId: string,
+): Promise<{ screen: ScreenTable; cookie: string }> {
+  const session = await work.db
+    .selectFrom('pairing_sessions')
+    .selectAll()
+    .where('id', '=', sessionId)
+    .executeTakeFirstOrThrow();
+  if (session.state === 'pending')
+    throw problem('resource_conflict', 'this pairing session has not been claimed yet; wait for pairing.claimed');
+  if (!safeEqual(session.completion_nonce ?? '', nonce))
+    throw problem('forbidden', 'the completion nonce does not match this pairing session');
+  const screen = await work.db
+    .selectFrom('screens')
+    .selectAll()
+    .where('id', '=', session.screen_id!)
+    .where('state', '!=', 'deleted')
+    .executeTakeFirst();
+  if (!screen) throw problem('not_found', 'the screen this code was claimed for no longer exists');
+
+  if (session.state === 'completed') {
+    const device = await activeDevice(work.db, session.device_id!);
+    if (!device)
+      throw problem(
+        'unauthorized',
+        'this pairing was completed and its device credential has since been revoked; pair again',
+      );
+    return { screen, cookie: deviceCookieFor(services, device) };
+  }
+  const bound = await bindDevice(services, work, screen, 'pairing', now);
+  await work.db
+    .updateTable('pairing_sessions')
+    .set({ state: 'completed', device_id: bound.deviceId, completed_at: now })
+    .where('id', '=', session.id)
+    .execute();
+  const after = await activateScreen(services, work, screen, 'completed pairing', now, requestId);
+  return { screen: after, cookie: bound.cookie };
+}
+
+async function activeDevice(db: Db | Tx, deviceId: string): Promise<string | undefined> {
+  const device = await db
+    .selectFrom('screen_devices')
+    .select('id')
+    .where('id', '=', deviceId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return device?.id;
+}
+
+/** The screen a public id names, when it is not deleted and its tenant is active. */
+export async function screenByPublicId(db: Db | Tx, publicId: string): Promise<ScreenTable> {
+  const screen = await db
+    .selectFrom('screens')
+    .innerJoin('tenants', 'tenants.id', 'screens.tenant_id')
+    .selectAll('screens')
+    .where('screens.public_id', '=', publicId)
+    .where('screens.state', '!=', 'deleted')
+    .where('tenants.status', '=', 'active')
+    .executeTakeFirst();
+  if (!screen) throw problem('not_found', 'no screen has this public id');
+  return screen;
+}
+
+/**
+ * A browser exchanges a provisioning link's token once for a paired-device credential (the screen
+ * becomes active). The link is bound to the first exchange id: only a retry of it gets the same
+ * credential again.
+ */
+export async function exchangeProvisioning(
+  services: Services,
+  work: Work,
+  token: string,
+  exchangeId: string,
+  now: number,
+  requestId: string,
+): Promise<{ screen: ScreenTable; cookie: string }> {
+  const grant = await work.db
+    .selectFrom('screen_provisionings')
+    .selectAll()
+    .where('token_hash', '=', sha256Hex(token))
+    .executeTakeFirst();
+  if (!grant) throw problem('not_found', 'this provisioning link is not valid');
+  const screen = await work.db
+    .selectFrom('screens')
+    .selectAll()
+    .where('id', '=', grant.screen_id)
+    .where('state', '!=', 'deleted')
+    .executeTakeFirst();
+  if (!screen) throw problem('not_found', 'the screen of this provisioning link no longer exists');
+
+  if (grant.exchange_id !== null) {
+    if (grant.exchange_id !== exchangeId) throw problem('resource_conflict', 'this provisioning link was already used');
+    const device = await activeDevice(work.db, grant.device_id!);
+    if (!device)
+      throw problem(
+        'resource_conflict',
+        'this provisioning link was used and its device credential has since been revoked',
+      );
+    return { screen, cookie: deviceCookieFor(services, device) };
+  }
+  if (grant.expires_at <= now)
+    throw problem('credential_issuance_expired', 'this provisioning link expired; provision the screen again');
+  const bound = await bindDevice(services, work, screen, 'provisioning', now);
+  await work.db
+    .updateTable('screen_provisionings')
+    .set({ exchange_id: exchangeId, device_id: bound.deviceId, exchanged_at: now })
+    .where('id', '=', grant.id)
+    .where('exchange_id', 'is', null)
+    .execute();
+  const after = await activateScreen(services, work, screen, 'exchanged a provisioning link', now, requestId);
+  return { screen: after, cookie: bound.cookie };
+}
+
+/**
+ * An agent claims a code: a pairing_pending screen is created for it and the waiting player is told
+ * once the claim committed. Undefined when no session with this code is waiting (a miss).
+ */
+export async function claimPairingCode(
+  services: Services,
+  work: Work,
+  claim: { tenantId: string; code: string; label: string },
+  now: number,
+  requestId: string,
+): Promise<ScreenTable | undefined> {
+  const session = await findClaimableSession(work.db, claim.code, now);
+  if (!session) return undefined;
+  const screen = await createScreen(services, work, {
+    tenantId: claim.tenantId,
+    label: claim.label,
+    now,
+    event: { type: 'screen.paired', message: 'a pairing code was claimed; the screen waits for its player' },
+    requestId,
+  });
+  await claimSession(work, session, screen, now);
+  work.afterCommit(() => services.notifier.publish(pairingChannel(session.id)));
+  return screen;
+}
+
+/** A pairing_pending screen and the token of its provisioning link (valid PROVISIONING_WINDOW_MS). */
+export async function provisionScreen(
+  services: Services,
+  work: Work,
+  request: { tenantId: string; label: string },
+  now: number,
+  requestId: string,
+): Promise<{ screen: ScreenTable; token: string; expiresAt: number }> {
+  const screen = await createScreen(services, work, {
+    tenantId: request.tenantId,
+    label: request.label,
+    now,
+    event: {
+      type: 'screen.provisioned',
+      message: 'a browser provisioning link was issued; the screen waits for its browser',
+    },
+    requestId,
+  });
+  const token = randomToken(32);
+  const expiresAt = now + PROVISIONING_WINDOW_MS;
+  await work.db
+    .insertInto('screen_provisionings')
+    .values({
+      id: `prov_${randomToken(16)}`,
+      screen_id: screen.id,
+      tenant_id: screen.tenant_id,
+      token_hash: sha256Hex(token),
+      expires_at: expiresAt,
+      exchange_id: null,
+      device_id: null,
+      exchanged_at: null,
+      created_at: now,
+    })
+    .execute();
+  return { screen, token, expiresAt };
 }

@@ -1,8 +1,9 @@
 // Iframe placements may not show this installation's own hosts: a frame on the player's host would
 // run a second player with the screen's cookies (review 2, finding 1).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { iframePlacement, page } from './content.fixtures';
-import { IFRAME_DNS_CACHE_MS, IFRAME_DNS_CONCURRENCY, MAX_IFRAME_HOSTS, setHostResolver } from './iframe-hosts';
+import type { HostResolver } from './host-resolver';
+import { IFRAME_DNS_CACHE_MS, IFRAME_DNS_CONCURRENCY, MAX_IFRAME_HOSTS } from './iframe-hosts';
 import { randomKey, TestServer } from '../testing/harness';
 
 const ORIGINS = {
@@ -15,10 +16,12 @@ const ORIGINS = {
 
 let server: TestServer;
 let token: string;
+/** The resolver of the test at hand (none answers unless a test says otherwise). */
+let resolver: HostResolver = async () => [];
 beforeAll(async () => {
   server = await TestServer.start({
     config: ORIGINS,
-    beforeListen: (services) => setHostResolver(services, async () => []),
+    hostResolver: (host, signal) => resolver(host, signal),
   });
   ({ token } = await server.enroll());
 });
@@ -95,10 +98,23 @@ describe('iframe sources on Marquee itself', () => {
 });
 
 describe('resolving iframe host names', () => {
+  // Each test starts with no remembered answers: a server of its own.
+  let own: { server: TestServer; token: string } | undefined;
+  beforeEach(async () => {
+    own = { server, token };
+    server = await TestServer.start({ config: ORIGINS, hostResolver: (host, signal) => resolver(host, signal) });
+    ({ token } = await server.enroll());
+  });
+  afterEach(async () => {
+    await server.stop();
+    ({ server, token } = own!);
+    resolver = async () => [];
+  });
+
   /** Counts calls and calls at once; each answer takes `delayMs` unless `hang` says never. */
   function countingResolver(options: { delayMs?: number; hang?: (host: string) => boolean } = {}) {
     const seen = { calls: [] as string[], inFlight: 0, maxInFlight: 0, cancelled: [] as string[] };
-    setHostResolver(server.services, async (host, signal) => {
+    resolver = async (host, signal) => {
       seen.calls.push(host);
       seen.inFlight++;
       seen.maxInFlight = Math.max(seen.maxInFlight, seen.inFlight);
@@ -113,7 +129,7 @@ describe('resolving iframe host names', () => {
       } finally {
         seen.inFlight--;
       }
-    });
+    };
     return seen;
   }
   /** `hosts` distinct names, each placed twice, ten placements a page. */

@@ -8,17 +8,13 @@
 // libuv's four-thread pool that blob I/O and zlib share, and cancellable, unlike getaddrinfo),
 // each distinct name once, a few at a time, at most MAX_IFRAME_HOSTS per document, and answers
 // are remembered briefly so a repeated write resolves nothing again.
-import dns from 'node:dns';
 import { iframeSrcServiceProblem, isNonPublicAddress, serviceHostsOf } from '../../sdk/contract/iframe-src';
 import type { PageWriteV2, PlaylistWriteV2 } from '../../sdk/contract/playlist';
 import { problem, type FieldError } from '../problem';
-import { perServices, type Services } from '../services';
+import { serverCache } from '../caches';
+import type { Services } from '../services';
+import { IFRAME_DNS_TIMEOUT_MS, type HostResolver } from './host-resolver';
 
-/** Resolves a name to its addresses; stops (and may reject) once `signal` aborts. */
-export type HostResolver = (host: string, signal: AbortSignal) => Promise<string[]>;
-
-/** A slow resolver must not hold a playlist write for long: each name gets this long. */
-export const IFRAME_DNS_TIMEOUT_MS = 2000;
 /** All the names of one write get this long together; names not answered by then are not refused. */
 export const IFRAME_DNS_WRITE_DEADLINE_MS = 5000;
 /** Names of one write resolved at once. */
@@ -33,26 +29,7 @@ export const IFRAME_DNS_CACHE_MS = 60_000;
 /** Names remembered per process (the oldest answer goes first). */
 const IFRAME_DNS_CACHE_ENTRIES = 4096;
 
-/** c-ares queries for A and AAAA; `cancel()` really stops them. */
-const systemResolver: HostResolver = async (host, signal) => {
-  const resolver = new dns.promises.Resolver({ timeout: IFRAME_DNS_TIMEOUT_MS, tries: 1 });
-  const cancel = () => resolver.cancel();
-  signal.addEventListener('abort', cancel, { once: true });
-  try {
-    const answers = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
-    return answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
-  } finally {
-    signal.removeEventListener('abort', cancel);
-  }
-};
-const resolvers = new WeakMap<Services, HostResolver>();
-const answers = perServices(() => new Map<string, { addresses: string[]; until: number }>());
-
-/** Replaces the resolver (tests use a fixed table: no DNS lookups in tests). */
-export function setHostResolver(services: Services, resolver: HostResolver): void {
-  resolvers.set(services, resolver);
-  answers(services).clear();
-}
+const answers = serverCache('iframe-dns', () => new Map<string, { addresses: string[]; until: number }>());
 
 function iframeSources(doc: Pick<PlaylistWriteV2, 'pages'>): { field: string; src: string; host: string }[] {
   const found: { field: string; src: string; host: string }[] = [];
@@ -80,7 +57,7 @@ async function resolveBounded(resolver: HostResolver, host: string, write: Abort
 
 /** Resolves each name once, IFRAME_DNS_CONCURRENCY at a time, reusing recent answers. */
 async function resolveAll(services: Services, hosts: string[]): Promise<Map<string, string[]>> {
-  const resolver = resolvers.get(services) ?? systemResolver;
+  const resolver = services.hostResolver;
   const cache = answers(services);
   const now = services.clock.now();
   const found = new Map<string, string[]>();

@@ -7,11 +7,12 @@ import { anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
 import { problem } from '../problem';
 import { endpoint, mutation, query, reply, type Authenticator, type Mode } from '../http/route';
 import { screenReferencesTo } from '../screens/screens';
-import type { Work } from '../store/store';
 import { checkIframeHosts } from './iframe-hosts';
 import {
+  checkScreenTimezones,
   findPlaylist,
   insertPlaylist,
+  listPlaylists,
   playlistView,
   playlistViewV1,
   replacePlaylist,
@@ -49,48 +50,9 @@ const V2: Version = {
   view: playlistView,
 };
 
-/** A document with visibility rules needs every screen that refers to it to have a timezone. */
-async function checkScreenTimezones(work: Work, playlist: PlaylistTable, doc: PlaylistDocumentWrite): Promise<void> {
-  const withRule = doc.pages.findIndex((p) => p.visibility !== undefined);
-  if (withRule < 0) return;
-  const screenIds = [
-    ...new Set((await screenReferencesTo(work.db, playlist.tenant_id, playlist.id)).map((r) => r.screen_id)),
-  ];
-  if (screenIds.length === 0) return;
-  const missing = await work.db
-    .selectFrom('screens')
-    .select('id')
-    .where('id', 'in', screenIds)
-    .where('timezone', 'is', null)
-    .orderBy('id')
-    .execute();
-  if (missing.length === 0) return;
-  const names = missing.map((s) => s.id).join(', ');
-  throw problem(
-    'invalid_request',
-    `pages.${withRule}.visibility: screens using this playlist have no timezone (${names}); set their timezone first`,
-    {
-      errors: [
-        {
-          field: `pages.${withRule}.visibility`,
-          code: 'timezone_required',
-          detail: `screens without a timezone use this playlist: ${names}`,
-        },
-      ],
-    },
-  );
-}
-
 function routes(v: Version) {
   const list = query({ auth: v.auth, area: 'playlists' }, async (ctx) => {
-    const rows = await ctx.services.store.db
-      .selectFrom('playlists')
-      .selectAll()
-      .where('tenant_id', '=', ctx.principal.tenantId)
-      .where('deleted_at', 'is', null)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const rows = await listPlaylists(ctx.services.store.db, ctx.principal.tenantId);
     const body = { items: rows.map(v.view) } as PlaylistList | PlaylistV2List;
     return reply.ok(body);
   });

@@ -13,7 +13,6 @@ import {
   insertRelease,
   page,
 } from './content.fixtures';
-import { setHostResolver } from './iframe-hosts';
 
 /** Fixed DNS answers: no lookups leave the test. */
 const DNS: Record<string, string[]> = {
@@ -28,7 +27,7 @@ let tenant: string;
 beforeAll(async () => {
   server = await TestServer.start({
     clock: new TestClock('2026-11-21T12:00:00Z'),
-    beforeListen: (services) => setHostResolver(services, async (host) => DNS[host] ?? []),
+    hostResolver: async (host) => DNS[host] ?? [],
   });
   ({ token, projectId: tenant } = await server.enroll());
 });

@@ -5,7 +5,8 @@ import { problem, type FieldError } from '../problem';
 import { newId } from '../keys';
 import type { MediaChange } from '../references';
 import type { Services } from '../services';
-import { remintManifest, screensShowing } from '../screens/screens';
+import { playlistsChanged } from '../manifests/remint';
+import { screenReferencesTo } from '../screens/screens';
 import { json, type Db, type Tx, type Work } from '../store/store';
 import {
   contentNeeds,
@@ -305,9 +306,15 @@ export async function replacePlaylist(
   // Only a change of what screens are served (pages, soundtrack) is a new manifest: a rename or a
   // rewrite that resolves to the same document keeps the manifests on glass (no refetch, no swap).
   if (after.document !== before.document) {
-    for (const screen of await screensShowing(work.db, after.tenant_id, [after.id], now)) {
-      await remintManifest(services.events, work, screen, 'playlist_updated', now, input.requestId);
-    }
+    await playlistsChanged(
+      services.events,
+      work,
+      after.tenant_id,
+      [after.id],
+      'playlist_updated',
+      now,
+      input.requestId,
+    );
   }
   return after;
 }
@@ -423,8 +430,54 @@ export async function rematerialize(
     if (document !== row.document) remint.push(row.id);
     changed.push(row.id);
   }
-  for (const screen of await screensShowing(work.db, tenantId, remint, now)) {
-    await remintManifest(services.events, work, screen, 'playlist_rematerialized', now);
-  }
+  await playlistsChanged(services.events, work, tenantId, remint, 'playlist_rematerialized', now);
   return changed;
+}
+
+/** The tenant's playlists (not deleted), oldest first. */
+export async function listPlaylists(db: Db, tenantId: string): Promise<PlaylistTable[]> {
+  return db
+    .selectFrom('playlists')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** A document with visibility rules needs every screen that refers to it to have a timezone. */
+export async function checkScreenTimezones(
+  work: Work,
+  playlist: PlaylistTable,
+  doc: PlaylistDocumentWrite,
+): Promise<void> {
+  const withRule = doc.pages.findIndex((p) => p.visibility !== undefined);
+  if (withRule < 0) return;
+  const screenIds = [
+    ...new Set((await screenReferencesTo(work.db, playlist.tenant_id, playlist.id)).map((r) => r.screen_id)),
+  ];
+  if (screenIds.length === 0) return;
+  const missing = await work.db
+    .selectFrom('screens')
+    .select('id')
+    .where('id', 'in', screenIds)
+    .where('timezone', 'is', null)
+    .orderBy('id')
+    .execute();
+  if (missing.length === 0) return;
+  const names = missing.map((s) => s.id).join(', ');
+  throw problem(
+    'invalid_request',
+    `pages.${withRule}.visibility: screens using this playlist have no timezone (${names}); set their timezone first`,
+    {
+      errors: [
+        {
+          field: `pages.${withRule}.visibility`,
+          code: 'timezone_required',
+          detail: `screens without a timezone use this playlist: ${names}`,
+        },
+      ],
+    },
+  );
 }

@@ -4,7 +4,7 @@
 import type { Request } from 'express';
 import { RELEASE_ENTRY } from '../../sdk/contract/applications';
 import { CONTROL_CHARACTER } from '../../sdk/contract/limits';
-import { releaseFileKey } from '../applications/applications';
+import { readyReleaseAt, releaseFile, releaseFileKey } from '../applications/applications';
 import { problem } from '../problem';
 import { query, type Reply, type RequestContext } from '../http/route';
 import { streamToClient } from '../http/streaming';
@@ -31,7 +31,6 @@ function notFound() {
 
 export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply | void> => {
   const { req, res, services, now } = ctx;
-  const db = services.store.db;
   const { pathname, search } = splitUrl(req.originalUrl);
   const ticketValues = queryValues(search, 'ticket');
   const ticket = ticketValues.length > 0;
@@ -64,12 +63,7 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
 
   const path = assetPath(pathname);
   if (path === undefined) throw notFound();
-  const file = await db
-    .selectFrom('release_files')
-    .select(['ordinal', 'bytes'])
-    .where('release_id', '=', release.id)
-    .where('path', '=', path)
-    .executeTakeFirst();
+  const file = await releaseFile(services.store.db, release.id, path);
   if (!file) throw notFound();
 
   // Strong: a release's bytes never change, so one (release, path) is one representation.
@@ -103,12 +97,7 @@ interface ReadyRelease {
 async function readyRelease(ctx: Ctx): Promise<{ label: string; release: ReadyRelease }> {
   const label = ctx.res.locals.releaseLabel as string | undefined;
   if (!label || !HOST_LABEL_PATTERN.test(label)) throw forbidden('this host is not a release host');
-  const release = await ctx.services.store.db
-    .selectFrom('releases')
-    .select(['id', 'tenant_id'])
-    .where('host_label', '=', label)
-    .where('state', '=', 'ready')
-    .executeTakeFirst();
+  const release = await readyReleaseAt(ctx.services.store.db, label);
   if (!release) throw forbidden('this release host serves no ready release');
   return { label, release };
 }

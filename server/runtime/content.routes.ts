@@ -8,15 +8,17 @@ import { CANONICAL_EXTENSION, type MediaContentType } from '../../sdk/contract/m
 import { WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
 import { problem } from '../problem';
 import { query, type AnyContext, type Authenticator, type Principal, type RequestContext } from '../http/route';
+import { deliverablePackage } from '../applications/release-package';
 import { noneMatch, parseRange } from '../media/byte-range';
 import { recordEgress } from '../media/egress';
+import { deliverableMedia } from '../media/media';
 import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
 import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
 import { fetchMetadataOf } from '../release-host/fetch-metadata';
+import { screenStateOf } from '../screens/screens';
 import { contentFetchConflict } from './content-fetch-metadata';
 import type { ByteBudget, EgressReservation } from './egress-budgets';
-import { grantedManifest, inManifest } from './manifest-store';
-import { egressOf } from './runtime-services';
+import { grantedManifest, inManifest } from '../manifests/manifest-store';
 
 /** spec: runtime delivery records completed bytes as egress, like the media export does. */
 export const RUNTIME_MEDIA_EGRESS = 'runtime_media_delivery';
@@ -60,17 +62,13 @@ const pairedContent: Authenticator<ContentPrincipal> = {
   async authenticate(ctx) {
     if (readCookie(ctx.req, DEVICE_COOKIE) !== undefined) {
       const d = await deviceCookie.authenticate(ctx);
-      const screen = await ctx.services.store.db
-        .selectFrom('screens')
-        .select('state')
-        .where('id', '=', d.screenId)
-        .executeTakeFirstOrThrow();
+      const screenState = await screenStateOf(ctx.services.store.db, d.screenId);
       return {
         realm: 'device',
         scope: d.scope,
         tenantId: d.tenantId,
         screenId: d.screenId,
-        screenState: screen.state,
+        screenState,
         clientId: d.deviceId,
       };
     }
@@ -98,7 +96,7 @@ const clientBudget = (ctx: ContentContext) => [
 ];
 
 function byteBudgets(ctx: ContentContext): ByteBudget[] {
-  const { limits } = egressOf(ctx.services);
+  const limits = ctx.services.tuning.egressLimits;
   const p = ctx.principal;
   return [
     { name: 'runtime-egress-client', limitBytes: limits.clientBytesPerMinute, windowSeconds: 60, key: p.clientId },
@@ -108,9 +106,9 @@ function byteBudgets(ctx: ContentContext): ByteBudget[] {
 }
 
 /** Reserves the whole response before its first byte, so concurrent requests cannot overrun a budget together. */
-function reserveEgress(ctx: ContentContext, bytes: number): EgressReservation {
+async function reserveEgress(ctx: ContentContext, bytes: number): Promise<EgressReservation> {
   try {
-    return egressOf(ctx.services).budgets.reserve(byteBudgets(ctx), bytes, ctx.now);
+    return await ctx.services.egress.reserve(byteBudgets(ctx), bytes, ctx.now);
   } catch (error) {
     // spec: byte-budget denials carry no RateLimit headers (the request budget's admission added them).
     delete ctx.answerHeaders['RateLimit-Policy'];
@@ -151,10 +149,10 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   }
   const { start, end } = range.kind === 'range' ? range : { start: 0, end: d.bytes - 1 };
   const length = end - start + 1;
-  const reservation = reserveEgress(ctx, req.method === 'HEAD' ? 0 : length);
+  const reservation = await reserveEgress(ctx, req.method === 'HEAD' ? 0 : length);
   let sent = 0;
   // What did not go out (a client that hung up) is given back.
-  res.once('close', () => egressOf(services).budgets.settle(reservation, sent));
+  res.once('close', () => void services.egress.settle(reservation, sent));
 
   res.status(range.kind === 'range' ? 206 : 200);
   res.set({
@@ -225,14 +223,8 @@ function grantedContent(
 export const getManifestMedia = query(
   { auth: runtimeContent, rateLimits: clientBudget },
   grantedContent('media', 'media_id', async (ctx, mediaId) => {
-    const media = await ctx.services.store.db
-      .selectFrom('media')
-      .select(['id', 'content_type', 'bytes', 'sha256', 'blob_key'])
-      .where('id', '=', mediaId)
-      .where('tenant_id', '=', ctx.principal.tenantId)
-      .where('state', '=', 'ready')
-      .executeTakeFirst();
-    if (!media || media.blob_key === null) return undefined;
+    const media = await deliverableMedia(ctx.services.store.db, ctx.principal.tenantId, mediaId);
+    if (!media) return undefined;
     return {
       blobKey: media.blob_key,
       bytes: media.bytes,
@@ -249,15 +241,7 @@ export const getManifestMedia = query(
 export const getManifestPackage = query(
   { auth: pairedContent, rateLimits: clientBudget },
   grantedContent('release', 'release_id', async (ctx, releaseId) => {
-    const pkg = await ctx.services.store.db
-      .selectFrom('releases')
-      .innerJoin('release_packages', 'release_packages.release_id', 'releases.id')
-      .select(['releases.id', 'release_packages.blob_key', 'release_packages.bytes', 'release_packages.sha256'])
-      .where('releases.id', '=', releaseId)
-      .where('releases.tenant_id', '=', ctx.principal.tenantId)
-      .where('releases.state', '=', 'ready')
-      .where('releases.deleted_at', 'is', null)
-      .executeTakeFirst();
+    const pkg = await deliverablePackage(ctx.services.store.db, ctx.principal.tenantId, releaseId);
     if (!pkg) return undefined;
     return {
       blobKey: pkg.blob_key,

@@ -3,24 +3,14 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  WEBAPP_PACKAGE_CONTENT_TYPE,
-  type RuntimeApplicationPlacement,
-  type RuntimeImagePlacement,
-} from '../../sdk/contract/manifest';
+import { placementOf, WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
 import { imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
 import { CookieJar, randomKey, type RequestOptions } from '../testing/harness';
-import { EGRESS_LIMITS } from './egress-budgets';
-import { manifestRevisionId } from './manifest-ids';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
-import {
-  PACKAGE_PENDING_RETRY_AFTER_S,
-  packageBuilds,
-  packageKey,
-  PACKAGE_RETRY_AFTER_FAILURE_MS,
-  writeReleasePackage,
-} from '../applications/release-package';
-import { tuneEgressLimits } from './runtime-services';
+import { EGRESS_LIMITS, type EgressLimits } from './egress-budgets';
+import { manifestRevisionId } from '../manifests/manifest-ids';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
+import { PACKAGE_RETRY_AFTER_FAILURE_MS } from '../applications/package-builds';
+import { PACKAGE_PENDING_RETRY_AFTER_S, packageKey, writeReleasePackage } from '../applications/release-package';
 import {
   activate,
   anonymousPlayer,
@@ -270,6 +260,9 @@ describe('protected media', () => {
 });
 
 describe('egress budgets', () => {
+  /** The server reads its limits on each request: tests spend them with small objects, then restore them. */
+  const tuneEgress = (limits: Partial<EgressLimits>) => Object.assign(env.server.services.tuning.egressLimits, limits);
+
   async function spent(status: number, s: Shown, p: Player = s.p) {
     const res = await fetchMedia({ ...s, p });
     expect(res.status).toBe(status);
@@ -278,7 +271,7 @@ describe('egress budgets', () => {
 
   it('refuse a client past its bytes with 429 and Retry-After, and admit it again next window', async () => {
     const s = await showing();
-    tuneEgressLimits(env.server.services, { clientBytesPerMinute: 2500 });
+    tuneEgress({ clientBytesPerMinute: 2500 });
     try {
       clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
       await spent(200, s);
@@ -293,7 +286,7 @@ describe('egress budgets', () => {
       clock.advance(60_000);
       await spent(200, s);
     } finally {
-      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
+      tuneEgress(EGRESS_LIMITS);
     }
   });
 
@@ -301,7 +294,7 @@ describe('egress budgets', () => {
     const big = crypto.randomBytes(200_000);
     const s = await showing(big);
     clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
-    tuneEgressLimits(env.server.services, { clientBytesPerMinute: 250_000 });
+    tuneEgress({ clientBytesPerMinute: 250_000 });
     try {
       const answers = await Promise.all(Array.from({ length: 20 }, () => fetchMedia(s)));
       const served = answers.filter((a) => a.status === 200);
@@ -311,7 +304,7 @@ describe('egress budgets', () => {
       // What a client did not take is given back: a 1-byte range still fits beside the 200 KB.
       expect((await fetchMedia(s, { headers: { range: 'bytes=0-0' } })).status).toBe(206);
     } finally {
-      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
+      tuneEgress(EGRESS_LIMITS);
     }
   });
 
@@ -321,7 +314,7 @@ describe('egress budgets', () => {
     const s = await showing(big);
     clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
     // Two whole copies do not fit; one copy and what socket buffers took of the abandoned one do.
-    tuneEgressLimits(env.server.services, { clientBytesPerMinute: 48 * MiB });
+    tuneEgress({ clientBytesPerMinute: 48 * MiB });
     try {
       // Reads the headers and then hangs up: most of the 32 MiB never leaves the server.
       await new Promise<void>((resolve, reject) => {
@@ -343,7 +336,7 @@ describe('egress budgets', () => {
       expect(again.status).toBe(200);
       expect(again.body.length).toBe(big.length);
     } finally {
-      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
+      tuneEgress(EGRESS_LIMITS);
     }
   });
 
@@ -351,21 +344,21 @@ describe('egress budgets', () => {
     const s = await showing();
     const t = await showing();
     clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1000);
-    tuneEgressLimits(env.server.services, { screenBytesPerMinute: 1000 });
+    tuneEgress({ screenBytesPerMinute: 1000 });
     try {
       await spent(200, s);
       await spent(429, s, await anonymousPlayer(env.server, s.p.screen));
       await spent(200, t); // another screen
     } finally {
-      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
+      tuneEgress(EGRESS_LIMITS);
     }
     clock.advance(60_000);
-    tuneEgressLimits(env.server.services, { accountBytesPerMinute: 1000 });
+    tuneEgress({ accountBytesPerMinute: 1000 });
     try {
       await spent(200, s);
       await spent(429, t);
     } finally {
-      tuneEgressLimits(env.server.services, EGRESS_LIMITS);
+      tuneEgress(EGRESS_LIMITS);
     }
   });
 });
@@ -406,7 +399,7 @@ describe('application packages', () => {
       }),
     });
     const { manifest } = await validManifest(env.server, p);
-    const placement = manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement;
+    const placement = placementOf(manifest.pages[0]!.placements[0]!, 'application');
     return { p, app, manifest, pkg: placement.content.package };
   }
 
@@ -500,7 +493,7 @@ describe('application packages', () => {
       expect(degraded.status).toBe(500);
       expect(degraded.json().code).toBe('manifest_degraded');
       expect(degraded.headers['retry-after']).toBe('60'); // a failed build is not retried at once
-      await packageBuilds(services).idle();
+      await services.packageBuilds.idle();
       expect(packageWrites).toHaveLength(1); // nor per poll
 
       failing = false;
@@ -512,11 +505,11 @@ describe('application packages', () => {
       expect(answered.headers['retry-after']).toBe(String(PACKAGE_PENDING_RETRY_AFTER_S));
       expect(await stored()).toEqual([]);
       open();
-      await packageBuilds(services).idle();
+      await services.packageBuilds.idle();
       expect(packageWrites).toHaveLength(2);
       expect(await stored()).toHaveLength(1);
       const { manifest } = await validManifest(env.server, p);
-      const shown = (manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content.package;
+      const shown = placementOf(manifest.pages[0]!.placements[0]!, 'application').content.package;
       expect(shown.sha256).toBe((await stored())[0]!.sha256);
       expect(packageWrites).toHaveLength(2);
       expect(env.server.logText()).toContain('release package could not be built');
@@ -551,7 +544,7 @@ describe('application packages', () => {
   it('names the revision it belongs to', async () => {
     const { p, pkg, manifest } = await appShown();
     expect(pkg.url).toBe(
-      `/content/v1/manifests/${manifest.manifestRevision}/releases/${(manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content.releaseId}/package`,
+      `/content/v1/manifests/${manifest.manifestRevision}/releases/${placementOf(manifest.pages[0]!.placements[0]!, 'application').content.releaseId}/package`,
     );
     expect(manifest.manifestRevision).toBe(
       manifestRevisionId(p.screen.id, Number(manifest.manifestRevision.split('_')[1])),
@@ -574,7 +567,7 @@ describe('media and pages together', () => {
       playlist_id: await createPlaylist(env.server, env.token, doc),
     });
     const { manifest } = await validManifest(env.server, p);
-    const srcs = manifest.pages.map((pg) => (pg.placements[0] as RuntimeImagePlacement).content.items[0]!.src);
+    const srcs = manifest.pages.map((pg) => placementOf(pg.placements[0]!, 'image').content.items[0]!.src);
     expect(new Set(srcs).size).toBe(1);
     const rows = await env.server.services.store.db
       .selectFrom('runtime_manifest_content')

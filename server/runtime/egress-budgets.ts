@@ -22,34 +22,47 @@ export const EGRESS_LIMITS = {
 };
 export type EgressLimits = typeof EGRESS_LIMITS;
 
+/** What one admitted response holds: its bytes, in the window each budget admitted it into. */
+export interface EgressReservation {
+  readonly bytes: number;
+  /** Each budget's id and window start, so bytes go back to exactly that window (or nowhere). */
+  readonly windows: readonly { readonly id: string; readonly start: number }[];
+  settled: boolean;
+}
+
+/**
+ * Byte budgets shared by every replica of one installation (a screen's requests may reach any
+ * replica). Asynchronous, so a shared store can hold the windows.
+ */
+export interface EgressBudgets {
+  /**
+   * Reserves `bytes` in the current window of every budget, or rejects with rate_limited (reserving
+   * nothing) when one of them cannot take them. A response larger than a whole budget is admitted
+   * only into an empty window, so it can still be fetched, once per window.
+   */
+  reserve(budgets: ByteBudget[], bytes: number, now: number): Promise<EgressReservation>;
+  /** Gives back, once, what an admitted response did not send (a window that has ended keeps no count). */
+  settle(reservation: EgressReservation, sentBytes: number): Promise<void>;
+}
+
 interface Window {
   start: number;
   /** Bytes reserved by responses admitted in this window (less what they gave back). */
   used: number;
 }
 
-/** What one admitted response holds: its bytes in each budget's window of admission. */
-export interface EgressReservation {
-  readonly bytes: number;
-  readonly windows: readonly Window[];
-  settled: boolean;
-}
-
-export class ByteBudgets {
+/** Windows in process memory: the default for one process. */
+export class MemoryEgressBudgets implements EgressBudgets {
   private readonly windows = new Map<string, Window>();
   private lastSweep = 0;
 
-  /**
-   * Reserves `bytes` in the current window of every budget, or throws rate_limited (reserving
-   * nothing) when one of them cannot take them. A response larger than a whole budget is admitted
-   * only into an empty window, so it can still be fetched, once per window.
-   */
-  reserve(budgets: ByteBudget[], bytes: number, now: number): EgressReservation {
+  async reserve(budgets: ByteBudget[], bytes: number, now: number): Promise<EgressReservation> {
     this.sweep(now);
-    const windows = budgets.map((budget) => {
+    const admitted = budgets.map((budget) => {
       const windowMs = budget.windowSeconds * 1000;
       const start = Math.floor(now / windowMs) * windowMs;
-      let window = this.windows.get(id(budget));
+      const key = id(budget);
+      let window = this.windows.get(key);
       if (!window || window.start !== start) window = { start, used: 0 };
       const fits = window.used < budget.limitBytes && (window.used === 0 || window.used + bytes <= budget.limitBytes);
       if (!fits) {
@@ -58,22 +71,24 @@ export class ByteBudgets {
           retryAfter,
         });
       }
-      return [id(budget), window] as const;
+      return [key, window] as const;
     });
-    for (const [key, window] of windows) {
+    for (const [key, window] of admitted) {
       window.used += bytes;
       this.windows.set(key, window);
     }
-    return { bytes, windows: windows.map(([, window]) => window), settled: false };
+    return { bytes, windows: admitted.map(([key, window]) => ({ id: key, start: window.start })), settled: false };
   }
 
-  /** Gives back, once, what an admitted response did not send (a window that has ended keeps no count). */
-  settle(reservation: EgressReservation, sentBytes: number): void {
+  async settle(reservation: EgressReservation, sentBytes: number): Promise<void> {
     if (reservation.settled) return;
     reservation.settled = true;
     const unsent = reservation.bytes - Math.min(sentBytes, reservation.bytes);
     if (unsent <= 0) return;
-    for (const window of reservation.windows) window.used = Math.max(0, window.used - unsent);
+    for (const admitted of reservation.windows) {
+      const window = this.windows.get(admitted.id);
+      if (window?.start === admitted.start) window.used = Math.max(0, window.used - unsent);
+    }
   }
 
   private sweep(now: number): void {

@@ -4,54 +4,27 @@
 // event ends (rotation, credential revoke, delete) closes after delivering that event, and every
 // stream ends when its session expires: it never outlives the cookie that opened it.
 import { EventStreamQuery } from '../../sdk/contract/events';
-import type { EventRow } from '../events/event-reader';
+import { detailsOf, type EventRow } from '../events/event-reader';
 import { serveScreenEventStream } from '../events/event-stream';
 import { eventStream } from '../http/route';
 import type { SseStream } from '../http/sse';
+import { runtimeSessionAlive } from '../pairing/pairing';
 import { runtimeCookie } from '../pairing/pairing.auth';
+import { recordLastOnline } from '../screens/screens';
 import type { Services } from '../services';
-import { presenceOf } from './runtime-services';
 
 /** Events after which some runtime sessions of the screen are no longer valid. */
 function mayEndSessions(row: EventRow): boolean {
   if (row.type === 'screen.deleted' || row.type === 'screen.public_id_rotated') return true;
-  return (
-    row.type === 'screen.manifest_changed' && row.details !== null && row.details.includes('"content_access_regranted"')
-  );
-}
-
-async function sessionAlive(services: Services, sessionId: string): Promise<boolean> {
-  const row = await services.store.db
-    .selectFrom('runtime_sessions')
-    .innerJoin('screens', 'screens.id', 'runtime_sessions.screen_id')
-    .select([
-      'runtime_sessions.revoked_at',
-      'runtime_sessions.expires_at',
-      'runtime_sessions.content_access_generation',
-      'screens.content_access_generation as screen_generation',
-      'screens.state',
-    ])
-    .where('runtime_sessions.id', '=', sessionId)
-    .executeTakeFirst();
-  return (
-    row !== undefined &&
-    row.revoked_at === null &&
-    row.expires_at > services.clock.now() &&
-    row.state !== 'deleted' &&
-    row.content_access_generation === row.screen_generation
-  );
+  return detailsOf(row, 'screen.manifest_changed')?.reason === 'content_access_regranted';
 }
 
 /** Longest delay setTimeout takes (about 24.8 days); sessions are far shorter. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-async function recordLastOnline(services: Services, screenId: string): Promise<void> {
+async function recordOnline(services: Services, screenId: string): Promise<void> {
   try {
-    await services.store.db
-      .updateTable('screens')
-      .set({ last_online_at: services.clock.now() })
-      .where('id', '=', screenId)
-      .execute();
+    await recordLastOnline(services.store.db, screenId, services.clock.now());
   } catch (error) {
     services.logger.warn({ err: error, screen_id: screenId }, 'last_online_at not recorded');
   }
@@ -70,7 +43,7 @@ export const runtimeEvents = eventStream({ auth: runtimeCookie, query: EventStre
     if (mayEndSessions(row)) {
       // After this frame is written: end the stream if the event ended this very session.
       setImmediate(() => {
-        void sessionAlive(services, principal.runtimeSessionId).then(
+        void runtimeSessionAlive(services.store.db, principal.runtimeSessionId, services.clock.now()).then(
           (alive) => alive || stream?.close(),
           () => stream?.close(),
         );
@@ -96,12 +69,11 @@ export const runtimeEvents = eventStream({ auth: runtimeCookie, query: EventStre
   }
   // spec: online means a paired runtime stream is connected; anonymous viewers do not count.
   if (principal.paired && !stream.closed) {
-    const presence = presenceOf(services);
-    presence.connected(principal.screenId);
-    void recordLastOnline(services, principal.screenId);
+    const connection = services.presence.connect(principal.screenId);
+    void recordOnline(services, principal.screenId);
     stream.onClose(() => {
-      presence.disconnected(principal.screenId);
-      void recordLastOnline(services, principal.screenId);
+      void connection.then((disconnect) => disconnect());
+      void recordOnline(services, principal.screenId);
     });
   }
 });

@@ -3,8 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { imageDoc, insertRelease } from '../playlists/content.fixtures';
 import { randomKey } from '../testing/harness';
-import { packageBuilds } from '../applications/release-package';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 import { pruneManifests } from './runtime.module';
 import {
   activate,
@@ -118,7 +117,7 @@ describe('a manifest that cannot be built', () => {
     expect(res.status).toBe(500);
     expect(res.json().code).toBe('manifest_degraded');
     expect(res.headers['retry-after']).toBe('10'); // queued for building
-    await packageBuilds(env.server.services).idle();
+    await env.server.services.packageBuilds.idle();
     const failed = await getManifest(env.server, p);
     expect(failed.json().code).toBe('manifest_degraded');
     expect(failed.headers['retry-after']).toBe('60');

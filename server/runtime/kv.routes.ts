@@ -11,8 +11,8 @@ import { deleteEntry, kvKeyOf, KVWriteBody, listEntries, readEntry, writeEntry }
 import { KV_WRITE_BODY_LIMIT } from '../kv/kv.routes';
 import { pairedRuntimeCookie, runtimeCookie, type RuntimePrincipal } from '../pairing/pairing.auth';
 import type { Db, Tx } from '../store/store';
-import { manifestRevisionId } from './manifest-ids';
-import { grantedManifest } from './manifest-store';
+import { manifestRevisionId } from '../manifests/manifest-ids';
+import { grantedManifest } from '../manifests/manifest-store';
 import { runtimeBudgetKey } from './runtime-budgets';
 import { unsealPlacementCapability } from './placement-capability';
 

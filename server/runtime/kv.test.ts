@@ -3,7 +3,7 @@ import { PLACEMENT_CAPABILITY_HEADER } from '../../sdk/contract/kv';
 import type { RuntimeApplicationPlacement } from '../../sdk/contract/manifest';
 import { insertRelease } from '../playlists/content.fixtures';
 import { randomKey, type RequestOptions } from '../testing/harness';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 import {
   PLACEMENT_CAPABILITY_TTL_MS,
   sealPlacementCapability,

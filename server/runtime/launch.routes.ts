@@ -7,9 +7,9 @@ import { problem } from '../problem';
 import { mutation, reply } from '../http/route';
 import { runtimeCookie } from '../pairing/pairing.auth';
 import { mintLaunchTicket } from '../release-host/launch-tickets';
-import { manifestGrantId, manifestRevisionId } from './manifest-ids';
+import { manifestGrantId, manifestRevisionId } from '../manifests/manifest-ids';
 import { runtimeBudgetKey } from './runtime-budgets';
-import { grantedManifest, inManifest } from './manifest-store';
+import { grantedManifest, inManifest } from '../manifests/manifest-store';
 
 /** Per paired screen, and per viewer IP of its public URL (runtimeBudgetKey). */
 const LAUNCHES_PER_SCREEN_PER_MINUTE = 120; // reference contract: release-launch 120 a minute

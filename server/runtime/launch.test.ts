@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { RuntimeApplicationPlacement } from '../../sdk/contract/manifest';
+import { placementOf } from '../../sdk/contract/manifest';
 import { CookieJar, randomKey } from '../testing/harness';
 import { LAUNCH_TICKET_TTL_MS } from '../release-host/launch-tickets';
 import { RELEASE_GRANT_COOKIE } from '../release-host/release-grant-cookie';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 import {
   activate,
   anonymousPlayer,
@@ -38,7 +38,7 @@ async function launchable(): Promise<Launchable> {
     playlist_id: await createPlaylist(env.server, env.token, { name: 'App', pages: [appPage('board', app.releaseId)] }),
   });
   const { manifest } = await validManifest(env.server, p);
-  const content = (manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content;
+  const content = placementOf(manifest.pages[0]!.placements[0]!, 'application').content;
   return {
     p,
     rev: manifest.manifestRevision,
@@ -224,7 +224,7 @@ describe('launching a release of the manifest', () => {
     expect(oldFrame.indexStatus).toBe(200);
     await patchScreen(env.server, env.token, l.p.screen.id, { timezone: 'Europe/Berlin' });
     const next = await validManifest(env.server, l.p);
-    const newContent = (next.manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement).content;
+    const newContent = placementOf(next.manifest.pages[0]!.placements[0]!, 'application').content;
     const newFrame = await openFrame((await launch(l, l.p, newContent.launchUrl)).json().launch_url);
     expect(newFrame.indexStatus).toBe(200);
     // Until the new revision is on glass, both frames work.

@@ -7,8 +7,8 @@ import { sha256Hex } from '../keys';
 import { query, type Reply } from '../http/route';
 import { runtimeCookie, type RuntimePrincipal } from '../pairing/pairing.auth';
 import { releaseOriginOf } from '../release-host/host-label';
-import { renderManifest } from './manifest-compose';
-import { currentManifest } from './manifest-store';
+import { renderManifest } from '../manifests/manifest-compose';
+import { currentManifest } from '../manifests/minting';
 import { PLACEMENT_CAPABILITY_TTL_MS, sealPlacementCapability } from './placement-capability';
 
 /** Capabilities are reissued at least this often: a 304 is answered only within the minute they were issued in. */

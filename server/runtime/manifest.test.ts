@@ -4,15 +4,13 @@ import {
   WEBAPP_PACKAGE_CONTENT_TYPE,
   WEBAPP_PACKAGE_VERSION,
   parseRuntimeManifest,
-  type RuntimeApplicationPlacement,
-  type RuntimeImagePlacement,
-  type RuntimeVideoPlacement,
+  placementOf,
 } from '../../sdk/contract/manifest';
 import { canvas, changeMedia, iframePlacement, imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
 import { releaseHostLabel } from '../release-host/host-label';
 import { randomKey } from '../testing/harness';
 import { CAPABILITY_REFRESH_WINDOW_MS } from './manifest.routes';
-import { manifestGrantId, manifestRevisionId } from './manifest-ids';
+import { manifestGrantId, manifestRevisionId } from '../manifests/manifest-ids';
 import { PLACEMENT_CAPABILITY_TTL_MS } from './placement-capability';
 import {
   anonymousPlayer,
@@ -121,7 +119,7 @@ describe('a manifest with every kind of content', () => {
     expect(manifest.pages.map((pg) => pg.id)).toEqual(['welcome', 'clip', 'board']);
     expect(manifest.pages.every((pg) => pg.contractVersion === CANVAS_CONTRACT_VERSION)).toBe(true);
 
-    const hero = manifest.pages[0]!.placements[0] as RuntimeImagePlacement;
+    const hero = placementOf(manifest.pages[0]!.placements[0]!, 'image');
     expect(hero.content).toEqual({
       type: 'image',
       items: [
@@ -147,13 +145,13 @@ describe('a manifest with every kind of content', () => {
     const clip = manifest.pages[1]!;
     expect(clip.transition).toEqual({ type: 'swipe-left', durationMs: 600 });
     expect(clip.advance).toEqual({ mode: 'media_end', maxMs: 14_000 });
-    expect((clip.placements[0] as RuntimeVideoPlacement).content.items[0]).toMatchObject({
+    expect(placementOf(clip.placements[0]!, 'video').content.items[0]).toMatchObject({
       mediaId: video,
       codecs: 'avc1.42001f',
       contentType: 'video/mp4',
     });
 
-    const board = manifest.pages[2]!.placements[0] as RuntimeApplicationPlacement;
+    const board = placementOf(manifest.pages[2]!.placements[0]!, 'application');
     expect(board.content).toEqual({
       type: 'application',
       applicationId,
@@ -200,7 +198,7 @@ describe('a manifest with every kind of content', () => {
     });
     clock.set(Math.floor(clock.now() / CAPABILITY_REFRESH_WINDOW_MS) * CAPABILITY_REFRESH_WINDOW_MS + 5_000);
     const first = await getManifest(env.server, p);
-    const handle = (first.json().pages[0].placements[0] as RuntimeApplicationPlacement).capabilityHandle;
+    const handle = placementOf(first.json().pages[0].placements[0]!, 'application').capabilityHandle;
     clock.advance(CAPABILITY_REFRESH_WINDOW_MS - 10_000); // still the same window: ≥ 4 minutes left
     expect(
       (await getManifest(env.server, p, { headers: { 'if-none-match': first.headers.etag as string } })).status,
@@ -208,7 +206,7 @@ describe('a manifest with every kind of content', () => {
     clock.advance(10_000); // the next window: fresh handles
     const refreshed = await getManifest(env.server, p, { headers: { 'if-none-match': first.headers.etag as string } });
     expect(refreshed.status).toBe(200);
-    const next = refreshed.json().pages[0].placements[0] as RuntimeApplicationPlacement;
+    const next = placementOf(refreshed.json().pages[0].placements[0]!, 'application');
     expect(next.capabilityHandle).not.toBe(handle);
     expect(Date.parse(next.capabilityExpiresAt)).toBe(clock.now() + PLACEMENT_CAPABILITY_TTL_MS);
     expect(refreshed.json().manifestRevision).toBe(first.json().manifestRevision);
@@ -330,9 +328,7 @@ describe('manifest revisions', () => {
     expect(put.status, put.text).toBe(200);
     const replaced = await validManifest(env.server, p);
     expect(replaced.manifest.manifestRevision).not.toBe(start.rev);
-    const items = (replaced.manifest.pages[0]!.placements[0] as RuntimeImagePlacement).content.items.map(
-      (i) => i.mediaId,
-    );
+    const items = placementOf(replaced.manifest.pages[0]!.placements[0]!, 'image').content.items.map((i) => i.mediaId);
     expect(items).toEqual([media, added]);
   });
 
@@ -349,7 +345,7 @@ describe('manifest revisions', () => {
     await changeMedia(env.server, env.tenantId, second, { tag: 'spring' });
     const after = await validManifest(env.server, p);
     expect(after.manifest.manifestRevision).not.toBe(before.rev);
-    const items = (after.manifest.pages[0]!.placements[0] as RuntimeImagePlacement).content.items.map((i) => i.mediaId);
+    const items = placementOf(after.manifest.pages[0]!.placements[0]!, 'image').content.items.map((i) => i.mediaId);
     expect(items).toEqual([first, second]);
   });
 

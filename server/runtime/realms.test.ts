@@ -1,7 +1,7 @@
 // Realm separation (spec Authentication rule 1): a credential of one realm never authorizes another.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PLACEMENT_CAPABILITY_HEADER } from '../../sdk/contract/kv';
-import type { RuntimeApplicationPlacement, RuntimeImagePlacement } from '../../sdk/contract/manifest';
+import { placementOf } from '../../sdk/contract/manifest';
 import { DEVICE_COOKIE, RUNTIME_COOKIE } from '../pairing/pairing-cookies';
 import { imagePlacement, page } from '../playlists/content.fixtures';
 import { RELEASE_GRANT_COOKIE } from '../release-host/release-grant-cookie';
@@ -46,8 +46,8 @@ beforeAll(async () => {
     playlist_id: await createPlaylist(env.server, env.token, doc),
   });
   const { manifest } = await validManifest(env.server, p);
-  const board = manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement;
-  const pic = manifest.pages[1]!.placements[0] as RuntimeImagePlacement;
+  const board = placementOf(manifest.pages[0]!.placements[0]!, 'application');
+  const pic = placementOf(manifest.pages[1]!.placements[0]!, 'image');
   const launch = await env.server.request('POST', board.content.launchUrl, { cookies: p.cookies });
   expect(launch.status).toBe(201);
   const url = new URL(launch.json().launch_url);

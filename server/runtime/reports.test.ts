@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { imageDoc } from '../playlists/content.fixtures';
-import { manifestRevisionId } from './manifest-ids';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
+import { manifestRevisionId } from '../manifests/manifest-ids';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 import {
   activate,
   anonymousPlayer,

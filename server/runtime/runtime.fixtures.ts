@@ -6,7 +6,7 @@ import { parseRuntimeManifest, type RuntimeManifest } from '../../sdk/contract/m
 import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-fixtures';
 import { TestClock } from '../clock';
 import { pairActiveScreen } from '../pairing/pairing.fixtures';
-import { packageBuilds, recordReleasePackage, writeReleasePackage } from '../applications/release-package';
+import { recordReleasePackage, writeReleasePackage } from '../applications/release-package';
 import { canvas, fullRect, insertMedia, insertRelease } from '../playlists/content.fixtures';
 import {
   CookieJar,
@@ -239,7 +239,7 @@ export async function publishApp(
   });
   expect(res.status, res.text).toBe(202);
   await server.services.operations.idle();
-  await packageBuilds(server.services).idle(); // queued when the release was published
+  await server.services.packageBuilds.idle(); // queued when the release was published
   const release = await server.services.store.db
     .selectFrom('releases')
     .selectAll()

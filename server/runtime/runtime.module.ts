@@ -1,11 +1,9 @@
-// Start-up wiring of the runtime plane: active content references, screen presence, advertised
-// features, and the housekeeping of old manifests, orphaned packages and key/value tombstones.
+// Start-up wiring of the runtime plane: advertised features, and the housekeeping of old
+// manifests, orphaned packages and key/value tombstones. (Its active content references are
+// composed in modules.ts; screen presence is services.presence.)
 import { pruneKv } from '../kv/kv';
-import { setScreenPresence } from '../screens/screens';
 import type { Services } from '../services';
-import { withActiveGrants } from './active-references';
-import { SUPERSEDED_MANIFEST_GRACE_MS } from './manifest-store';
-import { presenceOf } from './runtime-services';
+import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 
 /** Superseded manifests nobody shows are kept a day past their grace (support, late reports), then pruned. */
 const MANIFEST_RETENTION_MS = 24 * 3600_000 + SUPERSEDED_MANIFEST_GRACE_MS;
@@ -13,8 +11,6 @@ const PRUNE_BATCH = 500;
 const HOUSEKEEPING_EVERY_MS = 10 * 60_000;
 
 export function installRuntime(services: Services): void {
-  services.references = withActiveGrants(services.references);
-  setScreenPresence(services, presenceOf(services));
   Object.assign(services.features, {
     runtime_manifest: true,
     runtime_reports: true,

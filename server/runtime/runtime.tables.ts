@@ -7,7 +7,7 @@ export interface RuntimeManifestTable {
   /** The screen's integer manifest_revision this document belongs to. */
   manifest_revision: number;
   tenant_id: string;
-  /** JSON StoredManifest (manifest-compose.ts). */
+  /** JSON StoredManifest (manifests/manifest-compose.ts). */
   document: string;
   /** 1 when an application placement needs placement capabilities. */
   has_capabilities: number;

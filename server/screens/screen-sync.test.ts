@@ -2,7 +2,7 @@
 // view, in screen.updated, and in the manifest the screen's player plays.
 import { describe, expect, it } from 'vitest';
 import { imageDoc } from '../playlists/content.fixtures';
-import { SYNC_EPOCH_LEAD_MS } from '../runtime/manifest-compose';
+import { SYNC_EPOCH_LEAD_MS } from '../manifests/manifest-compose';
 import {
   createPlaylist,
   patchScreen,

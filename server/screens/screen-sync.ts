@@ -12,27 +12,23 @@ function storedRegion(region: WallRegion | null): string | null {
   return region === null ? null : json.write({ x: region.x, y: region.y, width: region.width, height: region.height });
 }
 
-/** Adds to `change` the lockstep fields of `patch` that differ from the screen; true when any did. */
+/** Adds to `change` the lockstep fields of `patch` that differ from the screen. */
 export function lockstepChanges(
   patch: ScreenPatch,
   before: ScreenTable,
   change: ScreenChange & { set: NonNullable<ScreenChange['set']> },
-): boolean {
+): void {
   const group = patch.sync_group === undefined ? before.sync_group : patch.sync_group;
   let region = patch.wall_region === undefined ? before.wall_region : storedRegion(patch.wall_region);
   if (patch.sync_group === null && patch.wall_region === undefined) region = null;
   if (region !== null && group === null)
     throw invalidField('wall_region', 'needs a sync_group: a wall region is a part of its group’s composition');
-  let changed = false;
   if (group !== before.sync_group) {
     change.set.sync_group = group;
     change.changes.push('sync_group');
-    changed = true;
   }
   if (region !== before.wall_region) {
     change.set.wall_region = region;
     change.changes.push('wall_region');
-    changed = true;
   }
-  return changed;
 }

@@ -1,6 +1,6 @@
-// Start-up wiring of playlists, screens and pairing: the content-reference answers, advertised
-// features, and the housekeeping of expired pairing, runtime-session and provisioning records.
-import { playlistReferences } from '../playlists/content-references';
+// Start-up wiring of playlists, screens and pairing: advertised features, and the housekeeping of
+// expired pairing, runtime-session and provisioning records. (Their content-reference answers are
+// composed in modules.ts.)
 import type { Services } from '../services';
 
 /** Expired pairing sessions and runtime sessions are kept a day for support, then removed. */
@@ -8,7 +8,6 @@ const EXPIRED_RECORD_GRACE_MS = 24 * 3600_000;
 const HOUSEKEEPING_EVERY_MS = 60_000;
 
 export function installScreens(services: Services): void {
-  services.references = playlistReferences(services);
   Object.assign(services.features, {
     playlists: true,
     playlists_v2: true,

@@ -1,15 +1,15 @@
 // Screens: lookups, the public view, and the one way a screen changes (revision by exactly one,
-// its events, and a reminted manifest when what the player must show changes).
-import type { Screen, ScreenState, WallRegion } from '../../sdk/contract/screens';
+// its events, and a report to manifests/, which remints when what the player must show changed).
+import type { Screen, ScreenList, ScreenListQuery, ScreenState, WallRegion } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
-import type { EventLog } from '../events/event-log';
+import type { EventLog, NewEvent } from '../events/event-log';
 import { problem } from '../problem';
 import { newId, randomToken } from '../keys';
 import type { Services } from '../services';
 import { json, type Db, type Tx, type Work } from '../store/store';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
-import { resolveEffectivePlaylist } from './effective-playlist';
+import { screenChanged } from '../manifests/remint';
 import type { ScreenTable } from './screens.tables';
 
 /** spec: a deleted screen's tombstone is kept at least 90 days. */
@@ -23,22 +23,6 @@ export function newPublicId(): string {
 
 export function publicUrl(services: Services, publicId: string): string {
   return `${services.config.playOrigin}/s/${publicId}`;
-}
-
-/** Whether a paired runtime event stream of the screen is connected; the runtime plane installs the real one. */
-export interface ScreenPresence {
-  online(screenId: string): boolean;
-}
-
-const offline: ScreenPresence = { online: () => false };
-const presences = new WeakMap<Services, ScreenPresence>();
-
-export function setScreenPresence(services: Services, presence: ScreenPresence): void {
-  presences.set(services, presence);
-}
-
-function presenceOf(services: Services): ScreenPresence {
-  return presences.get(services) ?? offline;
 }
 
 /** A screen that is not deleted, of this tenant; anything else is not_found. */
@@ -67,7 +51,8 @@ export async function tagsOf(db: Db | Tx, screenIds: string[]): Promise<Map<stri
   return tags;
 }
 
-export function screenView(services: Services, row: ScreenTable, tags: string[]): Screen {
+/** The public view; `online` holds the screens that services.presence reported online. */
+export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet<string>): Screen {
   return {
     id: row.id,
     public_id: row.public_id,
@@ -82,7 +67,7 @@ export function screenView(services: Services, row: ScreenTable, tags: string[])
     tags,
     ...(row.sync_group !== null ? { sync_group: row.sync_group } : {}),
     ...(row.wall_region !== null ? { wall_region: json.read<WallRegion>(row.wall_region)! } : {}),
-    online: row.state !== 'deleted' && presenceOf(services).online(row.id),
+    online: row.state !== 'deleted' && online.has(row.id),
     ...(row.last_online_at !== null ? { last_online_at: isoTime(row.last_online_at) } : {}),
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
@@ -90,14 +75,20 @@ export function screenView(services: Services, row: ScreenTable, tags: string[])
 }
 
 export async function viewOf(services: Services, db: Db | Tx, row: ScreenTable): Promise<Screen> {
-  return screenView(services, row, (await tagsOf(db, [row.id])).get(row.id)!);
+  return screenView(row, (await tagsOf(db, [row.id])).get(row.id)!, await services.presence.online([row.id]));
 }
 
 /** Creates a quota-counted pairing_pending screen (pair or provision) and its creation event. */
 export async function createScreen(
   services: Services,
   work: Work,
-  input: { tenantId: string; label: string; now: number; event: { type: string; message: string }; requestId?: string },
+  input: {
+    tenantId: string;
+    label: string;
+    now: number;
+    event: { type: 'screen.paired' | 'screen.provisioned'; message: string };
+    requestId?: string;
+  },
 ): Promise<ScreenTable> {
   await admitScreen(work.db, input.tenantId);
   const row: ScreenTable = {
@@ -138,6 +129,16 @@ export async function createScreen(
   return row;
 }
 
+/** Events of a screen's lifecycle transitions (their details: the revision and state after it). */
+export type ScreenLifecycleType =
+  | 'screen.activated'
+  | 'screen.player_bound'
+  | 'screen.archived'
+  | 'screen.unarchived'
+  | 'screen.public_id_rotated'
+  | 'screen.credential_revoked'
+  | 'screen.deleted';
+
 export interface ScreenChange {
   /** Column values to write (besides revision, manifest_revision and updated_at). */
   set?: Partial<
@@ -159,17 +160,16 @@ export interface ScreenChange {
   changes: string[];
   /** The new tag set, when it changed (written to screen_tags; `details.tags`). */
   tags?: string[];
-  /** Set when what the player must show changed: bumps manifest_revision, appends screen.manifest_changed. */
-  remint?: string;
   /** Every grant must be reissued: bumps content_access_generation. */
   regrant?: boolean;
   /** The lifecycle event the screen table names (screen.archived, ...), appended after screen.updated. */
-  lifecycle?: { type: string; message: string; runtime?: boolean };
+  lifecycle?: { type: ScreenLifecycleType; message: string };
 }
 
 /**
  * The one way a screen mutates: revision + 1 (no hidden bumps), screen.updated, the lifecycle
- * event, and, when the player must show something else, a new manifest revision signalled to it.
+ * event, and the change reported to manifests/ (a new manifest revision when the remint rule says
+ * the player must show something else).
  */
 export async function changeScreen(
   events: EventLog,
@@ -183,7 +183,6 @@ export async function changeScreen(
     ...before,
     ...change.set,
     revision: before.revision + 1,
-    manifest_revision: before.manifest_revision + (change.remint ? 1 : 0),
     content_access_generation: before.content_access_generation + (change.regrant ? 1 : 0),
     updated_at: now,
   };
@@ -201,7 +200,6 @@ export async function changeScreen(
       sync_group: after.sync_group,
       wall_region: after.wall_region,
       revision: after.revision,
-      manifest_revision: after.manifest_revision,
       content_access_generation: after.content_access_generation,
       updated_at: now,
     })
@@ -253,8 +251,7 @@ export async function changeScreen(
     resource: { type: 'screen', id: before.id },
     requestId,
   };
-  await events.append(
-    work,
+  const changed: NewEvent[] = [
     {
       ...base,
       type: 'screen.updated',
@@ -269,103 +266,22 @@ export async function changeScreen(
           : {}),
       },
     },
-    now,
-  );
+  ];
   if (change.lifecycle) {
-    await events.append(
-      work,
-      {
-        ...base,
-        type: change.lifecycle.type,
-        message: change.lifecycle.message,
-        runtime: change.lifecycle.runtime,
-        details: { revision: after.revision, state: after.state },
-      },
-      now,
-    );
+    changed.push({
+      ...base,
+      type: change.lifecycle.type,
+      message: change.lifecycle.message,
+      details: { revision: after.revision, state: after.state },
+    });
   }
-  if (change.remint) await appendManifestChanged(events, work, after, change.remint, now, requestId);
-  return after;
+  await events.appendMany(work, changed, now);
+  return { ...after, manifest_revision: await screenChanged(events, work, before, after, now, requestId) };
 }
 
-async function appendManifestChanged(
-  events: EventLog,
-  work: Work,
-  screen: ScreenTable,
-  reason: string,
-  now: number,
-  requestId?: string,
-): Promise<void> {
-  await events.append(
-    work,
-    {
-      tenantId: screen.tenant_id,
-      screenId: screen.id,
-      runtime: true,
-      type: 'screen.manifest_changed',
-      message: `the screen's manifest changed (${reason})`,
-      resource: { type: 'screen', id: screen.id },
-      details: {
-        manifest_revision: screen.manifest_revision,
-        content_access_generation: screen.content_access_generation,
-        reason,
-      },
-      requestId,
-    },
-    now,
-  );
-}
-
-/**
- * Signals a new manifest without a screen mutation: the content of the playlist the screen shows
- * changed (an update, a re-resolution). The screen revision stays; manifest_revision moves.
- */
-export async function remintManifest(
-  events: EventLog,
-  work: Work,
-  screen: ScreenTable,
-  reason: string,
-  now: number,
-  requestId?: string,
-): Promise<void> {
-  const after = { ...screen, manifest_revision: screen.manifest_revision + 1 };
-  await work.db
-    .updateTable('screens')
-    .set({ manifest_revision: after.manifest_revision })
-    .where('id', '=', screen.id)
-    .execute();
-  await appendManifestChanged(events, work, after, reason, now, requestId);
-}
-
-/** Live (not archived, not deleted) screens whose effective playlist is one of these. */
-export async function screensShowing(
-  db: Db | Tx,
-  tenantId: string,
-  playlistIds: string[],
-  now: number,
-): Promise<ScreenTable[]> {
-  if (playlistIds.length === 0) return [];
-  const candidates = await db
-    .selectFrom('screens')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('state', 'in', ['pairing_pending', 'active'])
-    .where(
-      'id',
-      'in',
-      db
-        .selectFrom('screen_playlist_references')
-        .select('screen_id')
-        .where('playlist_id', 'in', playlistIds)
-        .where('tenant_id', '=', tenantId),
-    )
-    .orderBy('id')
-    .execute();
-  const showing = new Set(playlistIds);
-  return candidates.filter((s) => {
-    const effective = resolveEffectivePlaylist(s, { now }).playlistId;
-    return effective !== null && effective !== undefined && showing.has(effective);
-  });
+/** A paired runtime stream of the screen was connected at `now` (the screen's last_online_at). */
+export async function recordLastOnline(db: Db | Tx, screenId: string, now: number): Promise<void> {
+  await db.updateTable('screens').set({ last_online_at: now }).where('id', '=', screenId).execute();
 }
 
 /** Screens (not deleted) that refer to the playlist in any role: they block its delete. */
@@ -383,4 +299,35 @@ export async function screenReferencesTo(
     .where('screens.state', '!=', 'deleted')
     .orderBy('screen_playlist_references.screen_id')
     .execute();
+}
+
+/** The screen's state, of any tenant (the paired-device cookie already names the screen). */
+export async function screenStateOf(db: Db | Tx, screenId: string): Promise<ScreenTable['state']> {
+  const row = await db.selectFrom('screens').select('state').where('id', '=', screenId).executeTakeFirstOrThrow();
+  return row.state;
+}
+
+/** The tenant's screens: pairing_pending and active unless a state is asked for, optionally of one tag. */
+export async function screenList(
+  services: Services,
+  db: Db,
+  tenantId: string,
+  query: ScreenListQuery,
+): Promise<ScreenList> {
+  let q = db.selectFrom('screens').selectAll().where('tenant_id', '=', tenantId);
+  q = query.state ? q.where('state', '=', query.state) : q.where('state', 'in', ['pairing_pending', 'active']);
+  if (query.tag) {
+    q = q.where(
+      'id',
+      'in',
+      db.selectFrom('screen_tags').select('screen_id').where('tenant_id', '=', tenantId).where('tag', '=', query.tag),
+    );
+  }
+  const rows = await q.orderBy('created_at').orderBy('id').execute();
+  const tags = await tagsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  const online = await services.presence.online(rows.map((r) => r.id));
+  return { items: rows.map((r) => screenView(r, tags.get(r.id)!, online)) };
 }

@@ -15,7 +15,7 @@ export const ready = query({}, async (ctx) => {
     throw config.model === 'A' ? problem('not_ready', detail, { retryAfter: 1 }) : problem('server_draining', detail);
   }
   if (lifecycle.state === 'starting') throw problem('not_ready', 'the service is still starting');
-  const schema = store.schemaStatus(clock.now());
+  const schema = await store.schemaStatus(clock.now());
   if (schema.state === 'incompatible')
     throw problem('schema_incompatible', `database schema incompatible: ${schema.detail}`);
   if (!(await store.ping())) throw problem('dependency_unavailable', 'the database does not answer');

@@ -1,11 +1,12 @@
-// The relational store: Kysely over better-sqlite3 in WAL mode, numbered migrations, transactions
-// with after-commit hooks. Features see only Kysely, so PostgreSQL can take over later.
-import fs from 'node:fs';
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
+// The relational store: Kysely over the StoreDriver the database URL names (SQLite by default),
+// numbered migrations, transactions with after-commit hooks. Features see only Kysely and
+// store.transaction, so which engine runs underneath is decided once, in openStore.
+import { Kysely, Migrator, type Transaction } from 'kysely';
 import type { Database } from './schema';
-import { migrations } from './migrations/index';
+import type { StoreDriver, StoreOptions } from './driver';
+import { migrationsFor } from './migrations/index';
+import { isPostgresUniqueViolation, openPostgres } from './postgres-driver';
+import { isSqliteUniqueViolation, openSqlite } from './sqlite-driver';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -27,29 +28,32 @@ export interface SchemaStatus {
   detail?: string;
 }
 
+/**
+ * The one place an engine is chosen: opens the database the URL names. Adding an engine is one
+ * driver file and one line here.
+ */
+export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
+  if (url.startsWith('sqlite:')) return new Store(openSqlite(url.slice('sqlite:'.length), options));
+  if (/^postgres(ql)?:\/\//.test(url)) return new Store(await openPostgres(url));
+  throw new Error('unsupported database URL: use sqlite:<file> or postgres://…');
+}
+
 export class Store {
   readonly db: Db;
-  private readonly sqlite: SQLite.Database;
   private desiredIndexes = new Map<string, string>();
   private driftSince: number | undefined;
   private unknownMigrations: string[] = [];
   private closed = false;
 
-  constructor(file: string, options: { synchronous?: 'NORMAL' | 'FULL' } = {}) {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-    this.sqlite = new SQLite(file);
-    this.sqlite.pragma('journal_mode = WAL');
-    this.sqlite.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-    this.sqlite.pragma('foreign_keys = ON');
-    this.sqlite.pragma('busy_timeout = 5000');
-    this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(this.sqlite) }) });
+  constructor(readonly driver: StoreDriver) {
+    this.db = new Kysely<Database>({ dialect: driver.dialect });
   }
 
   /** Runs pending migrations. A database written by a newer Marquee is left untouched and reported. */
   async migrate(): Promise<void> {
-    const known = new Set(Object.keys(migrations));
-    const applied = await this.appliedMigrations();
-    this.unknownMigrations = applied.filter((name) => !known.has(name));
+    const migrations = migrationsFor(this.driver.engine);
+    const applied = await this.driver.appliedMigrations();
+    this.unknownMigrations = applied.filter((name) => !(name in migrations));
     if (this.unknownMigrations.length > 0) return;
     // Unordered: features developed side by side may land their numbered migrations out of order.
     const migrator = new Migrator({
@@ -59,35 +63,18 @@ export class Store {
     });
     const { error } = await migrator.migrateToLatest();
     if (error) throw error instanceof Error ? error : new Error(String(error));
-    this.desiredIndexes = this.currentIndexes();
-  }
-
-  private async appliedMigrations(): Promise<string[]> {
-    const table = this.sqlite
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`)
-      .get();
-    if (!table) return [];
-    return (this.sqlite.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]).map(
-      (r) => r.name,
-    );
-  }
-
-  private currentIndexes(): Map<string, string> {
-    const rows = this.sqlite
-      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
-      .all() as { name: string; sql: string }[];
-    return new Map(rows.map((r) => [r.name, r.sql]));
+    this.desiredIndexes = await this.driver.indexDefinitions();
   }
 
   /** Compares the live schema with what the migrations created (readiness input). */
-  schemaStatus(now: number): SchemaStatus {
+  async schemaStatus(now: number): Promise<SchemaStatus> {
     if (this.unknownMigrations.length > 0) {
       return {
         state: 'incompatible',
         detail: `database has migrations this build does not know: ${this.unknownMigrations.join(', ')}`,
       };
     }
-    const current = this.currentIndexes();
+    const current = await this.driver.indexDefinitions();
     const drifted = [...this.desiredIndexes].filter(([name, def]) => current.get(name) !== def).map(([name]) => name);
     if (drifted.length === 0) {
       this.driftSince = undefined;
@@ -113,52 +100,24 @@ export class Store {
   }
 
   /** A cheap liveness probe of the database for readiness. */
-  async ping(): Promise<boolean> {
-    try {
-      await sql`SELECT 1`.execute(this.db);
-      return true;
-    } catch {
-      return false;
-    }
+  ping(): Promise<boolean> {
+    return this.driver.ping();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.db.destroy();
+    await this.driver.close();
   }
 }
 
-/** Statements the cache keeps before it starts over; the queries of a build are a bounded set. */
-const STATEMENT_CACHE_SIZE = 2000;
-
-/**
- * Kysely prepares every query anew; preparing dominates small queries under load, so prepared
- * statements are reused by SQL text (better-sqlite3 statements are reusable).
- */
-function cachingStatements(sqlite: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
-  return {
-    prepare(text: string) {
-      let statement = cache.get(text);
-      if (!statement) {
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
-        statement = sqlite.prepare(text);
-        cache.set(text, statement);
-      }
-      return statement;
-    },
-    close: () => sqlite.close(),
-  };
-}
-
-/** True when the error is a unique-constraint violation (SQLite now, PostgreSQL later). */
+/** True when the error is a unique-constraint violation, whichever engine raised it. */
 export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+  return isSqliteUniqueViolation(error) || isPostgresUniqueViolation(error);
 }
 
-/** JSON columns are text in SQLite; these keep the encoding in one place. */
+/** JSON columns are text on every engine; these keep the encoding in one place. */
 export const json = {
   write: (value: unknown): string => JSON.stringify(value),
   read: <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T)),

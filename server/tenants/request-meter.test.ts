@@ -3,19 +3,26 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProblemError } from '../problem';
-import { Store } from '../store/store';
+import { openStore, type Store } from '../store/store';
+import { testDatabase, type TestDatabase } from '../testing/test-database';
 import { floorMillis } from './credits';
 import { RequestMeter } from './request-meter';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-meter-'));
-const store = new Store(path.join(dir, 'meter.db'));
+let database: TestDatabase;
+let store: Store;
 const now = Date.parse('2026-11-21T12:00:00Z');
 const known = { plan: 'signage', grantMonth: '2026-11' };
 let tenants = 0;
 
-beforeAll(() => store.migrate());
+beforeAll(async () => {
+  database = await testDatabase(dir);
+  store = await openStore(database.url);
+  await store.migrate();
+});
 afterAll(async () => {
   await store.close();
+  await database.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

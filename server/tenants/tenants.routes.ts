@@ -13,12 +13,17 @@ import { clientIp } from '../http/client-ip';
 import { problem } from '../problem';
 import { mutation, query, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
 import { safeEqual } from '../keys';
-import { isUniqueViolation } from '../store/store';
-import { effectiveAreas, planOf, PLANS } from './plans';
-import { accountView, createTenant, getTenant, ISSUANCE_WINDOW_MS, issueCredential, projectView } from './tenants';
+import {
+  acknowledgeIssuance,
+  openAccount,
+  enrollProject,
+  issuanceOpen,
+  projectCapabilities,
+  renameProject,
+} from './enrollment';
+import { accountView, getTenant, ISSUANCE_WINDOW_MS, projectView } from './tenants';
 
 const NO_STORE = { 'Cache-Control': 'private, no-store' };
-export const DEFAULT_PROJECT_NAME = 'Marquee project';
 /** Enrollment budgets; exact replays are answered before these are consulted (spec Errors rule 3). */
 const ENROLLMENT_PER_CLIENT_PER_HOUR = 5;
 /**
@@ -37,14 +42,7 @@ const credentialDelivery: Omit<IdempotencyPolicy, 'mode'> = {
   eraseBodyAfterMs: ISSUANCE_WINDOW_MS,
   async onReplay(ctx: AnyContext, recorded) {
     const issuanceId = (recorded.body as { issuance_id?: string } | undefined)?.issuance_id;
-    const credential = issuanceId
-      ? await ctx.services.store.db
-          .selectFrom('credentials')
-          .select(['issuance_expires_at', 'issuance_acked_at'])
-          .where('issuance_id', '=', issuanceId)
-          .executeTakeFirst()
-      : undefined;
-    if (!credential || credential.issuance_acked_at !== null || ctx.now >= credential.issuance_expires_at) {
+    if (!issuanceId || !(await issuanceOpen(ctx.services.store.db, issuanceId, ctx.now))) {
       throw problem(
         'credential_issuance_expired',
         'the credential delivery window for this request has closed; the credential was issued and cannot be shown again',
@@ -95,33 +93,7 @@ export const createAccount = mutation(
   },
   async (ctx, work) => {
     const email = ctx.body.email.toLowerCase();
-    const existing = await work.db
-      .selectFrom('tenants')
-      .select('id')
-      .where('generation', '=', 'A')
-      .where('email', '=', email)
-      .executeTakeFirst();
-    if (existing) throw problem('account_exists', 'an account already exists for this email address');
-    const plan = PLANS.signage!;
-    let tenant;
-    try {
-      tenant = await createTenant(work.db, { generation: 'A', name: email, email, plan }, ctx.now);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw problem('account_exists', 'an account already exists for this email address');
-      throw error;
-    }
-    const credential = await issueCredential(work.db, tenant, ctx.now);
-    await ctx.services.events.append(
-      work,
-      {
-        tenantId: tenant.id,
-        type: 'account.created',
-        message: 'account created',
-        resource: { type: 'account', id: tenant.id },
-        requestId: ctx.requestId,
-      },
-      ctx.now,
-    );
+    const { tenant, credential } = await openAccount(ctx.services.events, work, email, ctx.now, ctx.requestId);
     const body: AccountCreated = {
       account: accountView(tenant),
       token: credential.token,
@@ -137,22 +109,7 @@ export const getAccount = query({ auth: accountBearer }, async (ctx) => {
 });
 
 export const ackCredentialIssuance = mutation({ auth: accountBearer }, async (ctx, work) => {
-  const updated = await work.db
-    .updateTable('credentials')
-    .set({ issuance_acked_at: ctx.now })
-    .where('issuance_id', '=', ctx.params.id!)
-    .where('tenant_id', '=', ctx.principal.tenantId)
-    .where('issuance_acked_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) {
-    const known = await work.db
-      .selectFrom('credentials')
-      .select('id')
-      .where('issuance_id', '=', ctx.params.id!)
-      .where('tenant_id', '=', ctx.principal.tenantId)
-      .executeTakeFirst();
-    if (!known) throw problem('not_found', 'credential issuance not found');
-  }
+  await acknowledgeIssuance(work.db, ctx.principal.tenantId, ctx.params.id!, ctx.now);
   return reply.noContent();
 });
 
@@ -188,33 +145,7 @@ export const enroll = mutation(
       }
       if (!safeEqual(ctx.body.beta_key, gate)) throw problem('forbidden', 'the beta key is not valid');
     }
-    const intent = ctx.body.intent ?? 'signage';
-    const plan = PLANS[intent === 'advertising' ? 'advertising' : 'signage']!;
-    const tenant = await createTenant(
-      work.db,
-      {
-        generation: 'P',
-        name: ctx.body.project_name ?? DEFAULT_PROJECT_NAME,
-        email: ctx.body.email.toLowerCase(),
-        plan,
-        clientId: ctx.body.client_id,
-        intent,
-      },
-      ctx.now,
-    );
-    const credential = await issueCredential(work.db, tenant, ctx.now);
-    await ctx.services.events.append(
-      work,
-      {
-        tenantId: tenant.id,
-        type: 'account.enrolled',
-        message: 'project enrolled',
-        resource: { type: 'project', id: tenant.id },
-        details: { agent_type: ctx.body.agent_type ?? 'cli', name: ctx.body.name ?? 'Marquee CLI' },
-        requestId: ctx.requestId,
-      },
-      ctx.now,
-    );
+    const { tenant, credential } = await enrollProject(ctx.services.events, work, ctx.body, ctx.now, ctx.requestId);
     const body: CLIEnrollment = {
       project: projectView(tenant),
       token: credential.token,
@@ -235,46 +166,12 @@ export const patchProject = mutation(
   async (ctx, work) => {
     const before = await getTenant(work.db, ctx.principal.tenantId);
     ctx.checkRevision(before.revision);
-    // The name it already has changes nothing, so it bumps nothing.
-    if (ctx.body.name === before.name) return reply.ok(projectView(before), { revision: before.revision });
-    await work.db
-      .updateTable('tenants')
-      .set({ name: ctx.body.name, revision: before.revision + 1, updated_at: ctx.now })
-      .where('id', '=', before.id)
-      .execute();
-    await ctx.services.events.append(
-      work,
-      {
-        tenantId: before.id,
-        type: 'project.updated',
-        message: 'project renamed',
-        resource: { type: 'project', id: before.id },
-        requestId: ctx.requestId,
-      },
-      ctx.now,
-    );
-    const after = await getTenant(work.db, before.id);
+    const after = await renameProject(ctx.services.events, work, before, ctx.body.name, ctx.now, ctx.requestId);
     return reply.ok(projectView(after), { revision: after.revision });
   },
 );
 
 export const getProjectCapabilities = query({ auth: projectBearer, area: 'project' }, async (ctx) => {
-  const tenant = await getTenant(ctx.services.store.db, ctx.principal.tenantId);
-  if (!planOf(tenant.plan))
-    throw problem('forbidden', `the project's plan "${tenant.plan}" is not in the plan catalog`);
-  const credential = await ctx.services.store.db
-    .selectFrom('credentials')
-    .select('areas')
-    .where('id', '=', ctx.principal.credentialId)
-    .executeTakeFirstOrThrow();
-  return reply.ok(
-    {
-      plan: tenant.plan,
-      independent_advertiser: tenant.independent_advertiser === 1,
-      screens: tenant.screens_enabled === 1,
-      revision: tenant.capabilities_revision,
-      effective: [...effectiveAreas(tenant.plan, JSON.parse(credential.areas) as string[])],
-    },
-    { headers: { 'Cache-Control': 'private, no-cache' }, revision: tenant.capabilities_revision },
-  );
+  const body = await projectCapabilities(ctx.services.store.db, ctx.principal.tenantId, ctx.principal.credentialId);
+  return reply.ok(body, { headers: { 'Cache-Control': 'private, no-cache' }, revision: body.revision });
 });

@@ -1,16 +1,17 @@
-// Test harness: a real Marquee server on 127.0.0.1 with a temporary data dir, a test clock, captured
-// logs, and an HTTP client that can set Host (Node's fetch cannot) and keep cookies.
+// Test harness: a real Marquee server on 127.0.0.1 with a temporary data dir and a fresh database
+// (on the engine MARQUEE_TEST_DATABASE_URL names), a test clock, captured logs, and an HTTP client
+// that can set Host (Node's fetch cannot) and keep cookies.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { createServer, type MarqueeServer } from '../app';
+import { createServer, type MarqueeServer, type ServerOptions } from '../app';
 import { TestClock } from '../clock';
 import { loadConfig, type Config } from '../config';
-import type { RouteEntry } from '../http/dispatch';
 import type { Services } from '../services';
+import { testDatabase, type TestDatabase } from './test-database';
 
 export interface TestResponse {
   status: number;
@@ -68,12 +69,12 @@ export class CookieJar {
   }
 }
 
-export interface TestServerOptions {
+/** What a test may set besides the configuration: the server's options (implementations, tuning, player build). */
+export interface TestServerOptions extends Omit<ServerOptions, 'config' | 'clock' | 'logDestination'> {
   clock?: TestClock;
   config?: Partial<Config>;
-  /** Reuse a data dir (restart tests). */
+  /** Reuse a data dir, and the database that goes with it (restart tests). */
   dataDir?: string;
-  extraRoutes?: RouteEntry[];
   /** Runs after the services exist and before the server starts workers and listens. */
   beforeListen?: (services: Services) => void;
 }
@@ -87,6 +88,7 @@ export class TestServer {
     readonly dataDir: string,
     readonly clock: TestClock,
     private readonly options: TestServerOptions,
+    private readonly database: TestDatabase,
   ) {}
 
   static async start(options: TestServerOptions = {}): Promise<TestServer> {
@@ -94,10 +96,12 @@ export class TestServer {
     const clock = options.clock ?? new TestClock();
     // Origins need the port before it is known: bind first, then build the server on that port.
     const port = options.config?.port || (await freePort());
+    const database = await testDatabase(dataDir);
     const config = loadConfig({}, [], {
       port,
       bind: '127.0.0.1',
       dataDir,
+      databaseUrl: database.url,
       logLevel: 'info',
       enrollmentsPerIpPerHour: 100_000,
       secret: 'test-secret-test-secret-test-secret-0123456789',
@@ -110,15 +114,11 @@ export class TestServer {
         done();
       },
     });
-    const server = await createServer({
-      config,
-      clock,
-      logDestination: destination as never,
-      extraRoutes: options.extraRoutes,
-    });
-    options.beforeListen?.(server.services);
+    const { clock: _clock, config: _config, dataDir: _dataDir, beforeListen, ...serverOptions } = options;
+    const server = await createServer({ ...serverOptions, config, clock, logDestination: destination as never });
+    beforeListen?.(server.services);
     await server.listen();
-    return new TestServer(logs, server, port, dataDir, clock, { ...options, dataDir });
+    return new TestServer(logs, server, port, dataDir, clock, { ...options, dataDir }, database);
   }
 
   get services(): Services {
@@ -151,7 +151,9 @@ export class TestServer {
 
   async stop(options: { keepData?: boolean } = {}): Promise<void> {
     await this.server.stop(2000);
-    if (!options.keepData) fs.rmSync(this.dataDir, { recursive: true, force: true });
+    if (options.keepData) return;
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+    await this.database.drop();
   }
 
   request(method: string, pathname: string, options: RequestOptions = {}): Promise<TestResponse> {

@@ -1,7 +1,7 @@
 // The player's IndexedDB (idb): the last manifest it activated (played when the server is down at
 // start) and when each media id was last referenced (for cache eviction).
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import type { RuntimeManifest } from '../../../sdk/contract/manifest';
+import { isPlacementOf, type RuntimeManifest, type RuntimePlacement } from '../../../sdk/contract/manifest';
 
 export interface StoredManifest {
   manifest: RuntimeManifest;
@@ -78,13 +78,13 @@ export function storableManifest(manifest: RuntimeManifest): { manifest: Runtime
   let stripped = false;
   const pages = manifest.pages.map((page) => ({
     ...page,
-    placements: page.placements.map((placement) => {
-      if (placement.content.type !== 'application') return placement;
+    placements: page.placements.map((placement): RuntimePlacement => {
+      if (!isPlacementOf(placement, 'application')) return placement;
       stripped = true;
       return { ...placement, capabilityHandle: STORED_CAPABILITY_PLACEHOLDER, capabilityExpiresAt: LONG_EXPIRED };
     }),
   }));
-  return { manifest: { ...manifest, pages } as RuntimeManifest, stripped };
+  return { manifest: { ...manifest, pages }, stripped };
 }
 
 /** Every media id a manifest references: page items and soundtrack tracks. */

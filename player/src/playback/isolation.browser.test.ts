@@ -40,6 +40,11 @@ const BACKSTOP_MS = 2500;
 const PAINT_GAP_MAX_MS = 500;
 /** How late the backstop may fire on a loaded machine. */
 const BACKSTOP_SLACK_MS = 1500;
+/**
+ * A wait, not a measurement: the first cross-site frame of a run starts a renderer process, which
+ * took over 15 s while the whole suite kept both cores busy (seen in a full `npm test`).
+ */
+const FRAME_READY_WAIT_MS = 40_000;
 
 const fixture = new PlayerFixture([LOCAL_SITES, PRODUCTION_SITES, SAME_SITE]);
 
@@ -109,11 +114,11 @@ async function playHanging(sites: SitePair, hang: string, watchMs: number): Prom
   await p.waitForFunction(
     () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'one' && s.shown.board === 'launch:1'),
     undefined,
-    { timeout: 15_000 },
+    { timeout: FRAME_READY_WAIT_MS },
   );
   const frame = p.frames().find((f) => f.url().startsWith(`${releaseOrigin}/app.html?launch=1`))!;
   await frame.waitForFunction(() => (window as unknown as { contexts: number[] }).contexts.length > 0, undefined, {
-    timeout: 15_000,
+    timeout: FRAME_READY_WAIT_MS,
   });
   // On the player's playback clock, which the samples carry: just before the hang starts.
   const hangStartedAt = await p.evaluate(() => (window as unknown as TestWindow).m.clock.now());
@@ -152,7 +157,7 @@ describe('an application frame that never returns', () => {
       expect(observed.pageOneMs!).toBeGreaterThanOrEqual(BACKSTOP_MS - 50);
       expect(observed.pageOneMs!).toBeLessThan(BACKSTOP_MS + BACKSTOP_SLACK_MS);
       expect(observed.maxGapMs).toBeLessThan(PAINT_GAP_MAX_MS);
-    }, 60_000);
+    }, 90_000);
   }
 
   it("control: on a release host of the player's own site (refused by the server) the same measurement sees the player freeze", async () => {
@@ -165,5 +170,5 @@ describe('an application frame that never returns', () => {
     // A bounded hang, so the player recovers and the context can close.
     const observed = await playHanging(SAME_SITE, 'const end = Date.now() + 3000; while (Date.now() < end) {}', 4500);
     expect(observed.maxGapMs).toBeGreaterThan(2500);
-  }, 60_000);
+  }, 90_000);
 });

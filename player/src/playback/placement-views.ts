@@ -3,13 +3,15 @@
 // warms before its page's transition (decode, buffer, launch and handshake) and reports whether it
 // can show; heavy resources (video decoders, third-party frames) are released when it cools.
 import { prepareApplicationFrame, runtimeKvFetch, ApplicationFrameBridge } from '../../../sdk/bridge/parent';
-import type {
-  RuntimeApplicationPlacement,
-  RuntimeIframePlacement,
-  RuntimeImagePlacement,
-  RuntimePage,
-  RuntimePlacement,
-  RuntimeVideoPlacement,
+import {
+  isPlacementOf,
+  kindOfPlacement,
+  type RuntimeApplicationPlacement,
+  type RuntimeIframePlacement,
+  type RuntimeImagePlacement,
+  type RuntimePage,
+  type RuntimePlacement,
+  type RuntimeVideoPlacement,
 } from '../../../sdk/contract/manifest';
 import { rotationIndex } from '../../../sdk/lockstep/sequencer';
 import { waitFor, withTimeout } from './waits';
@@ -690,7 +692,7 @@ class ApplicationView implements PlacementView {
 
   /** A refreshed manifest: new capability handles; a new grant or content generation means a relaunch. */
   refresh(placement: RuntimePlacement): boolean {
-    if (placement.content.type === 'application') this.placement = placement as RuntimeApplicationPlacement;
+    if (isPlacementOf(placement, 'application')) this.placement = placement;
     return this.current !== null && this.stale(this.current);
   }
 
@@ -715,18 +717,15 @@ export function createPlacementView(
   host: PlacementHost,
 ): PlacementView {
   const sequence = page.advance.mode === 'media_end';
-  switch (placement.content.type) {
-    case 'image': {
-      const p = placement as RuntimeImagePlacement;
-      return new ImageView(p, zIndex, sequence && !p.content.oneAtATime, host);
-    }
-    case 'video': {
-      const p = placement as RuntimeVideoPlacement;
-      return new VideoView(p, zIndex, sequence && !p.content.oneAtATime, host);
-    }
+  const p = kindOfPlacement(placement);
+  switch (p.kind) {
+    case 'image':
+      return new ImageView(p.placement, zIndex, sequence && !p.placement.content.oneAtATime, host);
+    case 'video':
+      return new VideoView(p.placement, zIndex, sequence && !p.placement.content.oneAtATime, host);
     case 'iframe':
-      return new IframeView(placement as RuntimeIframePlacement, zIndex);
+      return new IframeView(p.placement, zIndex);
     case 'application':
-      return new ApplicationView(placement as RuntimeApplicationPlacement, zIndex, page, host);
+      return new ApplicationView(p.placement, zIndex, page, host);
   }
 }

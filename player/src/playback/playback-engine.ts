@@ -10,7 +10,7 @@
 // it, a member that starts late joins mid-turn, and a new manifest is moved onto at a boundary of
 // its own timeline. Nothing a member alone decides (a media end, an application's advance) ends a
 // page early there; an application's advance goes to the host, which may make it a group barrier.
-import type { RuntimeApplicationPlacement, RuntimeManifest, RuntimeSync } from '../../../sdk/contract/manifest';
+import { isPlacementOf, type RuntimeManifest, type RuntimeSync } from '../../../sdk/contract/manifest';
 import type { BarrierAnnouncement } from '../../../sdk/lockstep/group-protocol';
 import {
   anchorAt,
@@ -646,8 +646,7 @@ export class PlaybackEngine {
     const page = loop.manifest.pages[this.segment.index]!;
     if (page.advance.mode !== 'application') return;
     const placement = view.placement;
-    if (placement.content.type !== 'application' || (placement as RuntimeApplicationPlacement).controller !== true)
-      return;
+    if (!isPlacementOf(placement, 'application') || placement.controller !== true) return;
     if (loop.lockstep) {
       const next = nextPageIndex(loop.sequence, this.segment.index, this.host.now(), loop.manifest.timezone);
       if (next >= 0) this.host.onLockstepAdvance?.(loop.lockstep.key, next);

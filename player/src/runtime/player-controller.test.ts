@@ -196,7 +196,8 @@ describe('the controller on a device with a wrong clock', () => {
       'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
       'GET /runtime/v1/manifest': () => Response.json(manifestFixture(), { headers: { etag: '"m1"' } }),
       'GET /runtime/v1/events': () => {
-        const details = { reload_id: 'rld_1', expires_at: new Date(runtime.serverNow() + 10 * 60_000).toISOString() };
+        const expiresAt = new Date(runtime.serverNow() + 10 * 60_000).toISOString();
+        const details = { reason: 'project', reload_id: 'rld_1', spread_s: 0, expires_at: expiresAt };
         return new Response(
           `event: player.reload\nid: c1\ndata: ${JSON.stringify({ type: 'player.reload', details })}\n\n`,
           { headers: { 'content-type': 'text/event-stream' } },
@@ -431,6 +432,34 @@ describe('the playback clock of a sync group', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(runtime.calls).not.toContain('GET /runtime/v1/time');
     expect(controller.clock.synchronized).toBe(false);
+    controller.destroy();
+  });
+});
+
+describe('the controller when the manifest changes while it is reading it', () => {
+  it('reads it once more after the fetch in flight, so the change is not left for the next poll', async () => {
+    let release: () => void = () => undefined;
+    let manifestCalls = 0;
+    const runtime = fakeRuntime(0, {
+      'GET /runtime/v1/manifest': async () => {
+        manifestCalls += 1;
+        if (manifestCalls === 1) {
+          // The first read was answered before the change landed; it arrives late.
+          await new Promise<void>((resolve) => (release = resolve));
+          return Response.json(manifestFixture(), { headers: { etag: '"m1"' } });
+        }
+        return Response.json(manifestFixture({ screenLabel: 'Lobby (renamed)' }), { headers: { etag: '"m2"' } });
+      },
+    });
+    const { controller, store } = controllerWith(runtime);
+    const first = controller.fetchManifest();
+    await vi.waitFor(() => expect(manifestCalls).toBe(1));
+    // screen.manifest_changed arrives while the first read is in flight.
+    const second = controller.fetchManifest();
+    release();
+    await Promise.all([first, second]);
+    expect(manifestCalls).toBe(2);
+    expect(store.getState().manifest?.screenLabel).toBe('Lobby (renamed)');
     controller.destroy();
   });
 });

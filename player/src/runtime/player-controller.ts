@@ -6,8 +6,8 @@
 import { backoffDelay, type EventStream } from '../../../sdk/sse/event-stream-client';
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import type { RuntimeSession } from '../../../sdk/contract/screens';
-import type { EventRecord } from '../../../sdk/contract/events';
-import { parseRuntimeManifest } from '../../../sdk/contract/manifest';
+import { parseRuntimeEvent, type RuntimeEvent } from '../../../sdk/contract/event-types';
+import { isPlacementOf, parseRuntimeManifest } from '../../../sdk/contract/manifest';
 import type { PlayerConfig } from '../config/player-config';
 import { forgetAllMedia, recordAndEvict } from '../offline/media-cache';
 import { storableManifest, type PlayerDatabase } from '../offline/player-database';
@@ -56,8 +56,8 @@ export function manifestRefreshDelay(manifest: RuntimeManifest, now: number): nu
   let earliest = now + MANIFEST_POLL_MS;
   for (const page of manifest.pages) {
     for (const placement of page.placements) {
-      if (placement.content.type !== 'application') continue;
-      const expires = Date.parse((placement as { capabilityExpiresAt: string }).capabilityExpiresAt);
+      if (!isPlacementOf(placement, 'application')) continue;
+      const expires = Date.parse(placement.capabilityExpiresAt);
       if (Number.isFinite(expires)) earliest = Math.min(earliest, expires - CAPABILITY_REFRESH_MARGIN_MS);
     }
   }
@@ -75,6 +75,8 @@ export class PlayerController {
   /** Manifest fetches that failed in a row: the next is scheduled with backoff and jitter. */
   private manifestFailures = 0;
   private fetching: Promise<void> | null = null;
+  /** A fetch was asked for while one was in flight: that one may have read the manifest before the change. */
+  private fetchAgain = false;
   private reported = new Set<string>();
   /** The screen whose manifest and media this device holds (from disk or played since). */
   private heldScreenId: string | undefined;
@@ -252,9 +254,27 @@ export class PlayerController {
     return session;
   }
 
-  /** Fetches the manifest (once at a time); a fresh one goes to the engine. */
+  /**
+   * Fetches the manifest (once at a time); a fresh one goes to the engine. Asked again while a
+   * fetch is in flight, it fetches once more after it: the change that prompted the second ask
+   * may have landed after the first read (a missed change would wait for the next poll).
+   */
   fetchManifest(): Promise<void> {
-    this.fetching ??= this.doFetchManifest().finally(() => (this.fetching = null));
+    if (this.fetching) {
+      this.fetchAgain = true;
+      return this.fetching;
+    }
+    const run = async (): Promise<void> => {
+      try {
+        do {
+          this.fetchAgain = false;
+          await this.doFetchManifest();
+        } while (this.fetchAgain && !this.stop.signal.aborted);
+      } finally {
+        this.fetching = null;
+      }
+    };
+    this.fetching = run();
     return this.fetching;
   }
 
@@ -324,15 +344,20 @@ export class PlayerController {
         void this.fetchManifest().catch(() => undefined);
       },
       onRetry: () => markUnreachable(this.host.store),
-      onEvent: (message) => this.onRuntimeEvent(message.type, message.data as EventRecord | undefined),
+      onEvent: (message) => {
+        // Types this build does not know (a newer server) and malformed details are ignored.
+        const event = parseRuntimeEvent(message.data);
+        if (event) this.onRuntimeEvent(event);
+      },
       onResync: () => this.fetchManifest().catch(() => undefined),
     });
     this.events = stream;
     await stream.done;
   }
 
-  private onRuntimeEvent(type: string, record: EventRecord | undefined): void {
-    switch (type) {
+  /** Every runtime event type is handled here: a type added to the catalog does not compile until it is. */
+  private onRuntimeEvent(event: RuntimeEvent): void {
+    switch (event.type) {
       case 'screen.manifest_changed':
       case 'screen.unarchived':
         void this.fetchManifest().catch(() => undefined);
@@ -341,8 +366,7 @@ export class PlayerController {
         this.host.store.setState({ phase: 'archived' });
         return;
       case 'player.reload': {
-        const request = reloadRequestOf(record?.details);
-        if (!request) return;
+        const request = reloadRequestOf(event.details);
         // expires_at is the server's time: compare it with the server-corrected clock.
         const now = this.now();
         if (!shouldActOnReload(request, now, readActedReload(this.host.storage))) return;
@@ -355,6 +379,8 @@ export class PlayerController {
         // The session ends with these; the stream fails and the session is opened anew.
         this.events?.close();
         return;
+      default:
+        return unhandled(event);
     }
   }
 
@@ -364,7 +390,7 @@ export class PlayerController {
       activeRevision: manifest.manifestRevision,
       onGlass: {
         pages: manifest.pages.length,
-        darkened: (manifest as { darkened?: boolean }).darkened === true,
+        darkened: manifest.darkened === true,
         screenLabel: manifest.screenLabel,
       },
     });
@@ -423,6 +449,11 @@ export class PlayerController {
     this.events?.close();
     this.clockSync?.stop();
   }
+}
+
+/** Compile-time exhaustiveness: reached only when a runtime event type has no case above. */
+function unhandled(event: never): void {
+  void event;
 }
 
 /** Asks the service worker to fetch every medium of a manifest that it does not hold yet. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseRuntimeEvent } from '../../../sdk/contract/event-types';
 import { readActedReload, RELOAD_QUIET_MS, reloadRequestOf, shouldActOnReload, writeActedReload } from './reload-rule';
 
 describe('the ten-minute reload rule', () => {
@@ -25,8 +26,9 @@ describe('the ten-minute reload rule', () => {
     expect(
       reloadRequestOf({ reason: 'project', reload_id: 'rld_x', spread_s: 0, expires_at: '2026-01-01T00:10:00Z' }),
     ).toEqual({ reloadId: 'rld_x', expiresAt: Date.parse('2026-01-01T00:10:00Z') });
-    expect(reloadRequestOf({ reason: 'project' })).toBeNull();
-    expect(reloadRequestOf(null)).toBeNull();
+    // A reload without its request never reaches the rule: the contract refuses the event.
+    expect(parseRuntimeEvent({ type: 'player.reload', details: { reason: 'project' } })).toBeUndefined();
+    expect(parseRuntimeEvent({ type: 'player.reload', details: null })).toBeUndefined();
   });
 
   it('remembers what it acted on across the reload', () => {

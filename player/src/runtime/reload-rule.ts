@@ -1,5 +1,6 @@
 // The ten-minute rule for `player.reload` (spec: a Player ignores a reload within ten minutes of the
 // last it acted on). What was acted on survives the reload itself in local storage.
+import type { EventDetails } from '../../../sdk/contract/event-types';
 
 export const RELOAD_QUIET_MS = 10 * 60_000;
 export const LAST_RELOAD_KEY = 'marquee.player.last-reload';
@@ -22,13 +23,12 @@ export function shouldActOnReload(request: ReloadRequest, now: number, last: Act
   return now - last.at >= RELOAD_QUIET_MS;
 }
 
-/** The reload request in a `player.reload` event's details, or null when it carries none. */
-export function reloadRequestOf(details: unknown): ReloadRequest | null {
-  if (typeof details !== 'object' || details === null) return null;
-  const { reload_id: reloadId, expires_at: expiresAt } = details as { reload_id?: unknown; expires_at?: unknown };
-  if (typeof reloadId !== 'string' || reloadId === '') return null;
-  const expires = typeof expiresAt === 'string' ? Date.parse(expiresAt) : NaN;
-  return Number.isFinite(expires) ? { reloadId, expiresAt: expires } : { reloadId };
+/** The reload request in a `player.reload` event's details. */
+export function reloadRequestOf(details: EventDetails<'player.reload'>): ReloadRequest {
+  const expires = Date.parse(details.expires_at);
+  return Number.isFinite(expires)
+    ? { reloadId: details.reload_id, expiresAt: expires }
+    : { reloadId: details.reload_id };
 }
 
 export function readActedReload(storage: Pick<Storage, 'getItem'>): ActedReload | null {

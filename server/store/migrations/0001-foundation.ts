@@ -1,7 +1,9 @@
 import { sql, type Kysely } from 'kysely';
+import { column, identityColumn } from '../columns';
+import type { Engine } from '../driver';
 
-// Kysely's schema builder keeps migrations dialect-neutral; times are integer milliseconds.
-export async function up(db: Kysely<unknown>): Promise<void> {
+// Kysely's schema builder and ../columns keep migrations dialect-neutral; times are 64-bit milliseconds.
+export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   await db.schema
     .createTable('tenants')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -10,21 +12,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('plan', 'text', (c) => c.notNull())
-    .addColumn('independent_advertiser', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('screens_enabled', 'integer', (c) => c.notNull().defaultTo(1))
-    .addColumn('capabilities_revision', 'integer', (c) => c.notNull().defaultTo(1))
-    .addColumn('revision', 'integer', (c) => c.notNull())
-    .addColumn('used_bytes', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('reserved_bytes', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('content_limit_bytes', 'integer', (c) => c.notNull())
-    .addColumn('screen_count', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('screen_limit', 'integer', (c) => c.notNull())
-    .addColumn('credit_millis', 'integer', (c) => c.notNull())
+    .addColumn('independent_advertiser', column.flag, (c) => c.notNull().defaultTo(0))
+    .addColumn('screens_enabled', column.flag, (c) => c.notNull().defaultTo(1))
+    .addColumn('capabilities_revision', column.count, (c) => c.notNull().defaultTo(1))
+    .addColumn('revision', column.count, (c) => c.notNull())
+    .addColumn('used_bytes', column.count, (c) => c.notNull().defaultTo(0))
+    .addColumn('reserved_bytes', column.count, (c) => c.notNull().defaultTo(0))
+    .addColumn('content_limit_bytes', column.count, (c) => c.notNull())
+    .addColumn('screen_count', column.count, (c) => c.notNull().defaultTo(0))
+    .addColumn('screen_limit', column.count, (c) => c.notNull())
+    .addColumn('credit_millis', column.millis, (c) => c.notNull())
     .addColumn('credit_grant_month', 'text', (c) => c.notNull())
     .addColumn('client_id', 'text')
     .addColumn('intent', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('updated_at', column.millis, (c) => c.notNull())
     .execute();
   // Model A: one account per address. Model P contact addresses are unverified and may repeat.
   await db.schema
@@ -45,10 +47,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('areas', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('issuance_id', 'text', (c) => c.notNull().unique())
-    .addColumn('issuance_expires_at', 'integer', (c) => c.notNull())
-    .addColumn('issuance_acked_at', 'integer')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('revoked_at', 'integer')
+    .addColumn('issuance_expires_at', column.millis, (c) => c.notNull())
+    .addColumn('issuance_acked_at', column.millis)
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('revoked_at', column.millis)
     .execute();
   await db.schema.createIndex('credentials_tenant').on('credentials').column('tenant_id').execute();
 
@@ -57,8 +59,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('day', 'text', (c) => c.notNull())
     .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('millis', 'integer', (c) => c.notNull())
-    .addColumn('count', 'integer', (c) => c.notNull())
+    .addColumn('millis', column.millis, (c) => c.notNull())
+    .addColumn('count', column.count, (c) => c.notNull())
     .addPrimaryKeyConstraint('credit_ledger_pk', ['tenant_id', 'day', 'kind'])
     .execute();
 
@@ -68,11 +70,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('route', 'text', (c) => c.notNull())
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('fingerprint', 'text', (c) => c.notNull())
-    .addColumn('status', 'integer', (c) => c.notNull())
+    .addColumn('status', column.bounded, (c) => c.notNull())
     .addColumn('headers', 'text', (c) => c.notNull())
     .addColumn('body', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('expires_at', column.millis, (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_records_pk', ['scope', 'route', 'key'])
     .execute();
   await db.schema.createIndex('idempotency_records_expiry').on('idempotency_records').column('expires_at').execute();
@@ -83,22 +85,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('fence', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('lease_expires_at', 'integer')
+    .addColumn('fence', column.count, (c) => c.notNull().defaultTo(0))
+    .addColumn('attempts', column.count, (c) => c.notNull().defaultTo(0))
+    .addColumn('lease_expires_at', column.millis)
     .addColumn('input', 'text', (c) => c.notNull())
     .addColumn('result', 'text')
     .addColumn('error', 'text')
     .addColumn('request_id', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('updated_at', column.millis, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('operations_claimable').on('operations').columns(['state', 'created_at']).execute();
   await db.schema.createIndex('operations_tenant').on('operations').columns(['tenant_id', 'created_at']).execute();
 
   await db.schema
     .createTable('events')
-    .addColumn('position', 'integer', (c) => c.primaryKey().autoIncrement())
+    .$call(identityColumn('position', engine))
     .addColumn('tenant_id', 'text', (c) => c.notNull())
     .addColumn('screen_id', 'text')
     .addColumn('type', 'text', (c) => c.notNull())
@@ -107,10 +109,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('resource_type', 'text')
     .addColumn('resource_id', 'text')
     .addColumn('details', 'text')
-    .addColumn('runtime', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('runtime', column.flag, (c) => c.notNull().defaultTo(0))
     .addColumn('request_id', 'text')
     .addColumn('operation_id', 'text')
-    .addColumn('at', 'integer', (c) => c.notNull())
+    .addColumn('at', column.millis, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('events_tenant_position').on('events').columns(['tenant_id', 'position']).execute();
   await db.schema.createIndex('events_screen_position').on('events').columns(['screen_id', 'position']).execute();

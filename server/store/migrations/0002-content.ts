@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { column } from '../columns';
 
 // Applications, their immutable releases, and media: the content that placements reference.
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -7,12 +8,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('revision', 'integer', (c) => c.notNull())
+    .addColumn('revision', column.count, (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('latest_ready_release_id', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
-    .addColumn('deleted_at', 'integer')
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('updated_at', column.millis, (c) => c.notNull())
+    .addColumn('deleted_at', column.millis)
     .execute();
   await db.schema.createIndex('applications_tenant').on('applications').columns(['tenant_id', 'created_at']).execute();
 
@@ -26,12 +27,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('operation_id', 'text', (c) => c.notNull())
     .addColumn('sdk_version', 'text')
     .addColumn('archive_sha256', 'text', (c) => c.notNull())
-    .addColumn('expanded_bytes', 'integer', (c) => c.notNull())
-    .addColumn('file_count', 'integer', (c) => c.notNull())
+    .addColumn('expanded_bytes', column.count, (c) => c.notNull())
+    .addColumn('file_count', column.bounded, (c) => c.notNull())
     .addColumn('entry', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('published_at', 'integer')
-    .addColumn('deleted_at', 'integer')
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('published_at', column.millis)
+    .addColumn('deleted_at', column.millis)
     .execute();
   await db.schema
     .createIndex('releases_application')
@@ -48,19 +49,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('filename', 'text', (c) => c.notNull())
     .addColumn('source_filename', 'text')
     .addColumn('content_type', 'text', (c) => c.notNull())
-    .addColumn('bytes', 'integer', (c) => c.notNull())
+    .addColumn('bytes', column.count, (c) => c.notNull())
     .addColumn('sha256', 'text', (c) => c.notNull())
     .addColumn('tag', 'text')
-    .addColumn('width', 'integer')
-    .addColumn('height', 'integer')
-    .addColumn('duration_ms', 'integer')
+    .addColumn('width', column.bounded)
+    .addColumn('height', column.bounded)
+    .addColumn('duration_ms', column.millis)
     .addColumn('codecs', 'text')
-    .addColumn('revision', 'integer', (c) => c.notNull())
+    .addColumn('revision', column.count, (c) => c.notNull())
     .addColumn('operation_id', 'text', (c) => c.notNull())
     .addColumn('blob_key', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
-    .addColumn('deleted_at', 'integer')
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('updated_at', column.millis, (c) => c.notNull())
+    .addColumn('deleted_at', column.millis)
     .execute();
   await db.schema.createIndex('media_tenant').on('media').columns(['tenant_id', 'created_at']).execute();
   await db.schema.createIndex('media_tenant_tag').on('media').columns(['tenant_id', 'tag']).execute();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { column } from '../columns';
 
 // Media uploads (signed PUT, reservation, verification operation), generations, and the egress ledger.
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -10,11 +11,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('operation_id', 'text', (c) => c.notNull().unique())
     .addColumn('object_key', 'text', (c) => c.notNull().unique())
     .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('reserved_bytes', 'integer', (c) => c.notNull())
-    .addColumn('url_expires_at', 'integer', (c) => c.notNull())
-    .addColumn('commit_by', 'integer', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .addColumn('reserved_bytes', column.count, (c) => c.notNull())
+    .addColumn('url_expires_at', column.millis, (c) => c.notNull())
+    .addColumn('commit_by', column.millis, (c) => c.notNull())
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('updated_at', column.millis, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('media_uploads_expiry').on('media_uploads').columns(['state', 'commit_by']).execute();
 
@@ -29,12 +30,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('quality', 'text', (c) => c.notNull())
     .addColumn('tag', 'text')
     .addColumn('references', 'text', (c) => c.notNull())
-    .addColumn('credits', 'integer')
+    .addColumn('credits', column.count)
     .addColumn('usd', 'text')
-    .addColumn('lease_expires_at', 'integer', (c) => c.notNull())
+    .addColumn('lease_expires_at', column.millis, (c) => c.notNull())
     .addColumn('request_id', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('updated_at', column.millis, (c) => c.notNull())
     .execute();
   await db.schema
     .createIndex('media_generations_tenant_state')
@@ -47,8 +48,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('day', 'text', (c) => c.notNull())
     .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('bytes', 'integer', (c) => c.notNull())
-    .addColumn('count', 'integer', (c) => c.notNull())
+    .addColumn('bytes', column.count, (c) => c.notNull())
+    .addColumn('count', column.count, (c) => c.notNull())
     .addPrimaryKeyConstraint('egress_ledger_pk', ['tenant_id', 'day', 'kind'])
     .execute();
 

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { column } from '../columns';
 
 // Playlists and what they depend on, screens with their tags and playlist references, and the
 // pairing, device, runtime-session and browser-provisioning records of the runtime plane.
@@ -8,15 +9,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('revision', 'integer', (c) => c.notNull())
-    .addColumn('ad_bearing', 'integer', (c) => c.notNull())
-    .addColumn('has_visibility', 'integer', (c) => c.notNull())
+    .addColumn('revision', column.count, (c) => c.notNull())
+    .addColumn('ad_bearing', column.flag, (c) => c.notNull())
+    .addColumn('has_visibility', column.flag, (c) => c.notNull())
     .addColumn('write_document', 'text', (c) => c.notNull())
     .addColumn('document', 'text', (c) => c.notNull())
     .addColumn('unavailable', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
-    .addColumn('deleted_at', 'integer')
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('updated_at', column.millis, (c) => c.notNull())
+    .addColumn('deleted_at', column.millis)
     .execute();
   await db.schema.createIndex('playlists_tenant').on('playlists').columns(['tenant_id', 'created_at']).execute();
 
@@ -40,18 +41,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('public_id', 'text', (c) => c.notNull().unique())
     .addColumn('label', 'text', (c) => c.notNull())
-    .addColumn('revision', 'integer', (c) => c.notNull())
-    .addColumn('manifest_revision', 'integer', (c) => c.notNull())
-    .addColumn('content_access_generation', 'integer', (c) => c.notNull())
+    .addColumn('revision', column.count, (c) => c.notNull())
+    .addColumn('manifest_revision', column.count, (c) => c.notNull())
+    .addColumn('content_access_generation', column.count, (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('playlist_id', 'text')
     .addColumn('timezone', 'text')
-    .addColumn('native_identity', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('paired_at', 'integer')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
-    .addColumn('archived_at', 'integer')
-    .addColumn('deleted_at', 'integer')
+    .addColumn('native_identity', column.flag, (c) => c.notNull().defaultTo(0))
+    .addColumn('paired_at', column.millis)
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('updated_at', column.millis, (c) => c.notNull())
+    .addColumn('archived_at', column.millis)
+    .addColumn('deleted_at', column.millis)
     .execute();
   await db.schema.createIndex('screens_tenant').on('screens').columns(['tenant_id', 'state', 'created_at']).execute();
 
@@ -84,15 +85,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('code', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('code_expires_at', 'integer', (c) => c.notNull())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
+    .addColumn('code_expires_at', column.millis, (c) => c.notNull())
+    .addColumn('expires_at', column.millis, (c) => c.notNull())
     .addColumn('tenant_id', 'text')
     .addColumn('screen_id', 'text')
     .addColumn('completion_nonce', 'text')
     .addColumn('device_id', 'text')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('claimed_at', 'integer')
-    .addColumn('completed_at', 'integer')
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('claimed_at', column.millis)
+    .addColumn('completed_at', column.millis)
     .execute();
   // A code names one pending session fleet-wide; claimed and completed sessions free it.
   await db.schema
@@ -111,8 +112,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('tenant_id', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('origin', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('revoked_at', 'integer')
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('revoked_at', column.millis)
     .execute();
   await db.schema.createIndex('screen_devices_screen').on('screen_devices').column('screen_id').execute();
 
@@ -121,12 +122,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('screen_id', 'text', (c) => c.notNull().references('screens.id'))
     .addColumn('tenant_id', 'text', (c) => c.notNull())
-    .addColumn('paired', 'integer', (c) => c.notNull())
+    .addColumn('paired', column.flag, (c) => c.notNull())
     .addColumn('device_id', 'text')
-    .addColumn('content_access_generation', 'integer', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
-    .addColumn('revoked_at', 'integer')
+    .addColumn('content_access_generation', column.count, (c) => c.notNull())
+    .addColumn('created_at', column.millis, (c) => c.notNull())
+    .addColumn('expires_at', column.millis, (c) => c.notNull())
+    .addColumn('revoked_at', column.millis)
     .execute();
   await db.schema.createIndex('runtime_sessions_screen').on('runtime_sessions').column('screen_id').execute();
   await db.schema.createIndex('runtime_sessions_expiry').on('runtime_sessions').column('expires_at').execute();
@@ -137,11 +138,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('screen_id', 'text', (c) => c.notNull().references('screens.id'))
     .addColumn('tenant_id', 'text', (c) => c.notNull())
     .addColumn('token_hash', 'text', (c) => c.notNull().unique())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
+    .addColumn('expires_at', column.millis, (c) => c.notNull())
     .addColumn('exchange_id', 'text')
     .addColumn('device_id', 'text')
-    .addColumn('exchanged_at', 'integer')
-    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('exchanged_at', column.millis)
+    .addColumn('created_at', column.millis, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('screen_provisionings_screen').on('screen_provisionings').column('screen_id').execute();
 }

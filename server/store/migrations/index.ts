@@ -1,7 +1,10 @@
-// Numbered migrations, applied in name order at start. Never edit one that has shipped; add the next.
-// Numbers are allotted per feature (0003 events, 0004 applications, 0005 media, 0006 screens and
-// playlists, 0007 runtime, 0008 and 0009 review fixes), so features developed side by side do not collide.
-import type { Migration } from 'kysely';
+// Numbered migrations, applied in name order at start. Never change what a shipped one does to a
+// database; add the next (the 64-bit column types of issue 13 changed no SQLite database: see
+// docs/decisions.md). Numbers are allotted per feature (0003 events, 0004 applications, 0005 media,
+// 0006 screens and playlists, 0007 runtime, 0008 and 0009 review fixes), so features developed side
+// by side do not collide.
+import type { Kysely, Migration } from 'kysely';
+import type { Engine } from '../driver';
 import * as m0001 from './0001-foundation';
 import * as m0002 from './0002-content';
 import * as m0003 from './0003-events';
@@ -12,9 +15,15 @@ import * as m0007 from './0007-runtime';
 import * as m0008 from './0008-operation-leases';
 import * as m0009 from './0009-idempotency-body-erasure';
 import * as m0010 from './0010-kv-revision-floors';
-import * as m0011 from './0011-screen-sync-groups';
+import * as m0017 from './0017-screen-sync-groups';
 
-export const migrations: Record<string, Migration> = {
+/** A migration module: `up` may ask which engine it runs on (column types that differ per engine). */
+interface EngineMigration {
+  up(db: Kysely<unknown>, engine: Engine): Promise<void>;
+  down?(db: Kysely<unknown>): Promise<void>;
+}
+
+const modules: Record<string, EngineMigration> = {
   '0001-foundation': m0001,
   '0002-content': m0002,
   '0003-events': m0003,
@@ -25,5 +34,14 @@ export const migrations: Record<string, Migration> = {
   '0008-operation-leases': m0008,
   '0009-idempotency-body-erasure': m0009,
   '0010-kv-revision-floors': m0010,
-  '0011-screen-sync-groups': m0011,
+  '0017-screen-sync-groups': m0017,
 };
+
+/** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */
+export function migrationsFor(engine: Engine): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(modules).map(([name, m]) => [name, { up: (db) => m.up(db, engine), down: m.down }]),
+  );
+}
+
+export const migrationNames: readonly string[] = Object.keys(modules);

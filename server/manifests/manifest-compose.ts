@@ -9,6 +9,7 @@ import {
   packageRoute,
   WEBAPP_PACKAGE_CONTENT_TYPE,
   WEBAPP_PACKAGE_VERSION,
+  kindOfPlacement,
   type RuntimeAdvance,
   type RuntimeApplicationContent,
   type RuntimeApplicationPlacement,
@@ -34,7 +35,7 @@ import {
 } from '../../sdk/contract/playlist';
 import { isoTime } from '../clock';
 import { manifestGrantId, manifestRevisionId } from './manifest-ids';
-import type { ManifestContentKind } from './runtime.tables';
+import type { ManifestContentKind } from '../runtime/runtime.tables';
 
 // ---- The stored document: the wire manifest minus what depends on generation, session and origin.
 
@@ -356,25 +357,31 @@ export function renderManifest(stored: StoredManifest, inputs: RenderInputs): Ru
   const pages = stored.pages.map(
     (page): RuntimePage => ({
       ...page,
-      placements: page.placements.map((p): RuntimePlacement => {
-        const c = p.content;
-        if (c.type === 'image' || c.type === 'video') return { ...p, content: { ...c, grantId } } as RuntimePlacement;
-        if (c.type === 'application') {
-          const { hostLabel, ...content } = c;
-          const granted = inputs.capability({
-            pageId: page.id,
-            placementId: p.id,
-            applicationId: c.applicationId,
-            releaseId: c.releaseId,
-          });
-          return {
-            ...(p as Extract<StoredPlacement, { content: StoredApplicationContent }>),
-            content: { ...content, origin: inputs.releaseOrigin(hostLabel), grantId },
-            capabilityHandle: granted.handle,
-            capabilityExpiresAt: isoTime(granted.expiresAt),
-          };
+      placements: page.placements.map((stored): RuntimePlacement => {
+        const p = kindOfPlacement(stored);
+        switch (p.kind) {
+          case 'image':
+            return { ...p.placement, content: { ...p.placement.content, grantId } };
+          case 'video':
+            return { ...p.placement, content: { ...p.placement.content, grantId } };
+          case 'iframe':
+            return p.placement;
+          case 'application': {
+            const { hostLabel, ...content } = p.placement.content;
+            const granted = inputs.capability({
+              pageId: page.id,
+              placementId: p.placement.id,
+              applicationId: content.applicationId,
+              releaseId: content.releaseId,
+            });
+            return {
+              ...p.placement,
+              content: { ...content, origin: inputs.releaseOrigin(hostLabel), grantId },
+              capabilityHandle: granted.handle,
+              capabilityExpiresAt: isoTime(granted.expiresAt),
+            };
+          }
         }
-        return p as RuntimeIframePlacement;
       }),
     }),
   );

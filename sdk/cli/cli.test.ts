@@ -1,0 +1,848 @@
+// The `marquee` command as a subprocess against a real server (one per file), through a loopback
+// proxy that can lose connections, slow uploads and cut streams. Every run's JSON envelope is
+// checked, and no run may ever print the credential.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openStream, startPairing } from '../../server/pairing/pairing.fixtures';
+import { clientId, randomKey, TestServer, type CookieJar } from '../../server/testing/harness';
+import { createMarqueeClient, type MarqueeClient } from '../client/marquee-client';
+import { CLI_VERSION } from './version';
+import { envelopeOf, runCli, startCli, type CliEnvelope, type CliResult } from './testing/cli-process';
+import { FaultProxy } from './testing/fault-proxy';
+
+// Each run is a Node process with tsx: seconds apiece on a busy machine.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
+
+const KV_COUNTER = path.resolve(import.meta.dirname, '../examples/kv-counter');
+const VENDOR_KEY = 'sk-cli-test-vendor-key-0123456789';
+
+let server: TestServer;
+let proxy: FaultProxy;
+let vendor: http.Server;
+let work: string;
+/** The main project's config file, enrolled by the first test. */
+let configPath: string;
+let token: string;
+/** The server's own port, for in-process checks that bypass the proxy. */
+let direct: MarqueeClient;
+/** Everything every run printed, checked for the credential at the end. */
+const printed: string[] = [];
+/** Ids one describe block makes and a later one uses. */
+const shared: { screenId?: string; imageId?: string; playlistId?: string; applicationId?: string } = {};
+
+type Env = Record<string, string | undefined>;
+
+function baseEnv(extra: Env = {}): Env {
+  return { MARQUEE_CONFIG: configPath, MARQUEE_API_URL: proxy.origin, ...extra };
+}
+
+async function run(args: string[], env: Env = {}, stdin?: string): Promise<CliResult> {
+  const result = await runCli(args, { env: baseEnv(env), stdin });
+  printed.push(result.stdout, result.stderr);
+  return result;
+}
+
+/** Runs with --json and answers the exit code and the one envelope. */
+async function json(args: string[], env: Env = {}): Promise<CliResult & { envelope: CliEnvelope }> {
+  const result = await run([...args, '--json'], env);
+  return { ...result, envelope: envelopeOf(result) };
+}
+
+/** Runs with --json, expecting success; answers the envelope's data. */
+async function ok(args: string[], env: Env = {}, local = false): Promise<any> {
+  const result = await json(args, env);
+  expect(result.envelope, result.stderr).toMatchObject({ ok: true });
+  expect(result.code).toBe(0);
+  if (local) expect(result.envelope.request_id).toBeNull();
+  else expect(result.envelope.request_id).toMatch(/^req_/);
+  return result.envelope.data;
+}
+
+/** Runs with --json, expecting a failure of this exit code and problem code; answers the error. */
+async function fails(args: string[], exitCode: number, code: string, env: Env = {}): Promise<any> {
+  const result = await json(args, env);
+  expect(result.envelope.ok, result.stdout).toBe(false);
+  expect(result.envelope.error!.code, result.stdout).toBe(code);
+  expect(result.code, result.stderr).toBe(exitCode);
+  return result.envelope.error;
+}
+
+function freshConfig(): string {
+  return path.join(fs.mkdtempSync(path.join(work, 'config-')), 'marquee', 'config.json');
+}
+
+async function png(width: number, height: number, color = '#c04020'): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    .png()
+    .toBuffer();
+}
+
+/** A port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = http.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The player's side: after the claim, hear it and complete pairing (runtime plane). */
+async function completePairing(cookies: CookieJar): Promise<void> {
+  const events = await openStream(server, '/runtime/v1/pairing-events', cookies).done;
+  const nonce = events.frames[0]!.data.completion_nonce;
+  const done = await server.request('POST', '/runtime/v1/pairing-sessions/complete', {
+    cookies,
+    json: { completion_nonce: nonce },
+  });
+  expect(done.status, done.text).toBe(200);
+}
+
+/** A local stand-in for the image vendor (OpenAI-compatible images API). */
+async function startVendor(): Promise<http.Server> {
+  const image = (await png(1536, 1024, '#2060c0')).toString('base64');
+  const vendorServer = http.createServer(async (req, res) => {
+    for await (const _ of req);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ created: 1, data: [{ b64_json: image }], usage: { total_tokens: 10 } }));
+  });
+  await new Promise<void>((resolve) => vendorServer.listen(0, '127.0.0.1', resolve));
+  return vendorServer;
+}
+
+beforeAll(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-cli-'));
+  configPath = path.join(work, 'home', 'marquee', 'config.json');
+  proxy = await FaultProxy.start();
+  vendor = await startVendor();
+  server = await TestServer.start({
+    config: {
+      // Signed upload URLs go through the proxy too, so a test can slow an upload down.
+      controlOrigin: `http://localhost:${proxy.port}`,
+      imageVendorUrl: `http://127.0.0.1:${(vendor.address() as { port: number }).port}/v1`,
+      imageVendorKey: VENDOR_KEY,
+    },
+  });
+  proxy.target = server.port;
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await server?.stop();
+  await new Promise((resolve) => vendor?.close(resolve));
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe('enrollment on first use and the config file', () => {
+  it('refuses to guess: with no credential and no --email (and no terminal) it exits 12', async () => {
+    const error = await fails(['project', 'show'], 12, 'enrollment_required');
+    expect(error.hint).toMatch(/--email/);
+    expect(fs.existsSync(configPath)).toBe(false);
+  });
+
+  it('enrolls with --email, keeps the token only in an owner-only file, and reuses it', async () => {
+    const project = await ok(['project', 'show', '--email', 'owner@example.com']);
+    expect(project).toMatchObject({ contact_email: 'owner@example.com', plan: 'signage' });
+    expect(fs.statSync(configPath).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(configPath)).mode & 0o777).toBe(0o700);
+    const stored = JSON.parse(fs.readFileSync(configPath, 'utf8'));
+    const entry = stored.servers[proxy.origin];
+    expect(entry.project_id).toBe(project.id);
+    expect(entry.token).toMatch(/^mq_proj_/);
+    expect(entry.pending_enrollment).toBeUndefined();
+    expect(stored.client_id).toMatch(/^cli_[A-Za-z0-9_-]{43}$/);
+    token = entry.token;
+    direct = createMarqueeClient({ baseUrl: `http://127.0.0.1:${server.port}`, token });
+
+    // The next command uses the stored credential: no second enrollment.
+    const again = await ok(['enroll']);
+    expect(again).toMatchObject({ project_id: project.id, enrolled_now: false });
+    const enrollments = proxy.exchanges.filter((e) => e.path === '/api/v1/enrollments');
+    expect(enrollments).toHaveLength(1);
+    expect(enrollments[0]!.headers['idempotency-key']).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
+  it('completes an enrollment whose answer was lost: the rerun repeats it with the same key and gets the same project', async () => {
+    const config = freshConfig();
+    proxy.drop((e) => e.path === '/api/v1/enrollments', 'after', 3);
+    const lost = await fails(['enroll', '--email', 'lost@example.com'], 10, 'network_error', {
+      MARQUEE_CONFIG: config,
+    });
+    expect(lost.detail).toMatch(/after 3 attempts/);
+    const pending = JSON.parse(fs.readFileSync(config, 'utf8')).servers[proxy.origin].pending_enrollment;
+    expect(pending.request.email).toBe('lost@example.com');
+
+    const done = await ok(['enroll'], { MARQUEE_CONFIG: config });
+    expect(done.enrolled_now).toBe(true);
+    const sent = proxy.exchanges.filter(
+      (e) => e.path === '/api/v1/enrollments' && e.headers['idempotency-key'] === pending.idempotency_key,
+    );
+    expect(sent).toHaveLength(4); // three lost answers, then the replay
+    const projects = await server.services.store.db
+      .selectFrom('tenants')
+      .select('id')
+      .where('client_id', '=', pending.request.client_id)
+      .execute();
+    expect(projects.map((p) => p.id)).toEqual([done.project_id]);
+  });
+
+  it('refuses a config file that is not JSON with exit 12', async () => {
+    const config = freshConfig();
+    fs.mkdirSync(path.dirname(config), { recursive: true });
+    fs.writeFileSync(config, '{ not json');
+    await fails(['project', 'show'], 12, 'config_invalid', { MARQUEE_CONFIG: config });
+  });
+});
+
+describe('doctor', () => {
+  it('checks reachability, readiness, versions, the clock and the credential', async () => {
+    const report = await ok(['doctor']);
+    expect(report.cli_version).toBe(CLI_VERSION);
+    expect(report.server).toMatchObject({ api_version: report.cli_api_version });
+    expect(Math.abs(report.clock_skew_ms)).toBeLessThan(5_000);
+    const status = Object.fromEntries(report.checks.map((c: any) => [c.name, c.status]));
+    expect(status).toMatchObject({ reachable: 'ok', ready: 'ok', version: 'ok', clock: 'ok', credential: 'ok' });
+  });
+
+  it('reads the clock skew from the Date header', async () => {
+    proxy.dateOffsetMs = 5 * 60_000;
+    try {
+      const report = await ok(['doctor']);
+      expect(report.clock_skew_ms).toBeGreaterThan(4 * 60_000);
+      expect(report.checks.find((c: any) => c.name === 'clock')).toMatchObject({ status: 'warn' });
+    } finally {
+      proxy.dateOffsetMs = 0;
+    }
+  });
+
+  it('fails with the network class when nothing answers', async () => {
+    const closed = await closedPort();
+    const error = await fails(['doctor'], 10, 'doctor_failed', { MARQUEE_API_URL: `http://127.0.0.1:${closed}` });
+    expect(error.checks.find((c: any) => c.name === 'reachable')).toMatchObject({ status: 'fail' });
+  });
+});
+
+describe('the project', () => {
+  it('renames with If-Match; a stale revision is 412 with current_revision, exit 6', async () => {
+    const before = await ok(['project', 'show']);
+    const stale = await fails(
+      ['project', 'rename', 'Lobby screens', '--if-match', String(before.revision + 5)],
+      6,
+      'revision_conflict',
+    );
+    expect(stale.current_revision).toBe(before.revision);
+    expect(stale.status).toBe(412);
+    const renamed = await ok(['project', 'rename', 'Lobby screens', '--if-match', String(before.revision)]);
+    expect(renamed).toMatchObject({ name: 'Lobby screens', revision: before.revision + 1 });
+    const human = await run(['project', 'rename', 'Other', '--if-match', '1']);
+    expect(human.code).toBe(6);
+    expect(human.stderr).toContain(`retry with --if-match ${renamed.revision}`);
+  });
+
+  it('shows the capability areas', async () => {
+    const caps = await ok(['project', 'capabilities']);
+    expect(caps.effective).toContain('screens');
+  });
+});
+
+describe('screens', () => {
+  let screenId: string;
+  let cookies: CookieJar;
+
+  it('pairs the code a player shows; a lost answer is retried with the same key and pairs once', async () => {
+    const started = await startPairing(server);
+    cookies = started.cookies;
+    const shown = `${started.code.slice(0, 3)}-${started.code.slice(3).toLowerCase()}`;
+    proxy.drop((e) => e.path === '/api/v1/screens/pair', 'after');
+    const result = await json(['screen', 'pair', shown, '--label', 'Lobby']);
+    expect(result.code, result.stderr).toBe(0);
+    const claim = result.envelope.data;
+    expect(claim.screen).toMatchObject({ label: 'Lobby', state: 'pairing_pending' });
+    expect(claim.public_url).toBe(`${server.config.playOrigin}/s/${claim.screen.public_id}`);
+    const sent = proxy.exchanges.filter((e) => e.path === '/api/v1/screens/pair');
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.headers['idempotency-key']).toBe(sent[1]!.headers['idempotency-key']);
+    expect(result.stderr).toMatch(/POST \/api\/v1\/screens\/pair got no answer; retrying/);
+    const list = (await direct.screens.list()).data;
+    expect(list.items.filter((s) => s.label === 'Lobby')).toHaveLength(1);
+    screenId = claim.screen.id;
+    shared.screenId = screenId;
+    await completePairing(cookies);
+    expect((await direct.screens.get(screenId)).data.state).toBe('active');
+  });
+
+  it('refuses a malformed code locally (exit 2) and a wrong one with not_found (exit 4)', async () => {
+    await fails(['screen', 'pair', 'ABC-1'], 2, 'invalid_input');
+    await fails(['screen', 'pair', 'ZZZ-ZZZ'], 4, 'not_found');
+  });
+
+  it('provisions a screen with a one-time link to open on it', async () => {
+    const provisioned = await ok(['screen', 'provision', '--label', 'Window']);
+    expect(provisioned.screen.state).toBe('pairing_pending');
+    expect(provisioned.provisioning_url).toMatch(new RegExp(`^${provisioned.public_url}#provision=[A-Za-z0-9_-]{43}$`));
+    await direct.screens.delete(provisioned.screen.id);
+  });
+
+  it('updates label, timezone and tags; --quiet prints the id alone', async () => {
+    const updated = await ok([
+      'screen',
+      'update',
+      screenId,
+      '--label',
+      'Lobby east',
+      '--timezone',
+      'Europe/Berlin',
+      '--tags',
+      'lobby,east',
+    ]);
+    expect(updated).toMatchObject({ label: 'Lobby east', timezone: 'Europe/Berlin' });
+    expect([...updated.tags].sort()).toEqual(['east', 'lobby']);
+    const [quiet] = await Promise.all([
+      run(['screen', 'list', '--tag', 'east', '-q']),
+      fails(['screen', 'update', screenId], 2, 'usage'),
+    ]);
+    expect(quiet.stdout).toBe(`${screenId}\n`);
+  });
+
+  it('reloads an active screen, archives (quota freed), unarchives, rotates its public id', async () => {
+    const [reload, before] = await Promise.all([ok(['screen', 'reload', screenId]), ok(['screen', 'show', screenId])]);
+    expect(reload).toMatchObject({ screen_id: screenId, reload_id: expect.any(String) });
+    const stale = await fails(
+      ['screen', 'archive', screenId, '--if-match', String(before.revision + 1)],
+      6,
+      'revision_conflict',
+    );
+    expect(stale.current_revision).toBe(before.revision);
+    const archived = await ok(['screen', 'archive', screenId, '--if-match', String(before.revision)]);
+    expect(archived).toMatchObject({ state: 'archived', revision: before.revision + 1 });
+    expect((await ok(['screen', 'list', '--archived'])).items.map((s: any) => s.id)).toEqual([screenId]);
+    expect((await ok(['screen', 'unarchive', screenId])).state).toBe('active');
+    const rotated = await ok(['screen', 'rotate', screenId]);
+    expect(rotated.public_id).not.toBe(before.public_id);
+  });
+
+  it('answers a conflict with exit 5: reloading a screen that is still pairing', async () => {
+    const { code } = await startPairing(server);
+    const pending = await ok(['screen', 'pair', code]);
+    await fails(['screen', 'reload', pending.screen.id], 5, 'resource_conflict');
+    await ok(['screen', 'delete', pending.screen.id]);
+    await expect(direct.screens.get(pending.screen.id)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('shows labels made safe: no control or bidi character reaches the terminal raw', async () => {
+    const { code } = await startPairing(server);
+    const label = 'Evil\u001b[31m red\u202e txt';
+    const pending = await ok(['screen', 'pair', code, '--label', label]);
+    const [human, raw] = await Promise.all([
+      run(['screen', 'show', pending.screen.id]),
+      run(['screen', 'show', pending.screen.id, '--json']),
+    ]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('Evil\\u001b[31m red\\u202e txt');
+    expect(human.stdout).not.toMatch(/[\u001b\u202e]/);
+    expect(raw.stdout).not.toMatch(/[\u001b\u202e]/);
+    expect(envelopeOf(raw).data.label).toBe(label); // the data itself is unchanged
+    await direct.screens.delete(pending.screen.id);
+  });
+});
+
+describe('media', () => {
+  let fakeFfmpegDir: string;
+  let ffmpegArgs: string;
+
+  beforeAll(async () => {
+    // A stand-in ffmpeg on the PATH: records its arguments and writes a real WebP to its output path.
+    fakeFfmpegDir = fs.mkdtempSync(path.join(work, 'bin-'));
+    ffmpegArgs = path.join(fakeFfmpegDir, 'args.json');
+    const webp = path.join(fakeFfmpegDir, 'out.webp');
+    await sharp({ create: { width: 64, height: 48, channels: 3, background: '#108040' } })
+      .webp()
+      .toFile(webp);
+    fs.writeFileSync(
+      path.join(fakeFfmpegDir, 'ffmpeg'),
+      `#!${process.execPath}\nconst fs = require('fs');\nconst args = process.argv.slice(2);\nfs.writeFileSync(${JSON.stringify(ffmpegArgs)}, JSON.stringify(args));\nfs.copyFileSync(${JSON.stringify(webp)}, args[args.length - 1]);\n`,
+      { mode: 0o755 },
+    );
+  });
+
+  it('uploads a file with progress and waits until it is ready', async () => {
+    const file = path.join(work, 'lobby.png');
+    fs.writeFileSync(file, await png(640, 360));
+    const result = await json(['media', 'upload', file, '--tag', 'lobby', '--progress']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.envelope.data).toMatchObject({
+      filename: 'lobby.png',
+      kind: 'image',
+      width: 640,
+      height: 360,
+      tag: 'lobby',
+      state: 'ready',
+    });
+    expect(result.stderr).toMatch(/upload lobby\.png \[#+\] 100%/);
+    expect(result.stderr).toMatch(/operation op_\S+ succeeded/);
+    shared.imageId = result.envelope.data.id;
+  });
+
+  it('transcodes a format the server does not take through the ffmpeg on the PATH', async () => {
+    const file = path.join(work, 'scan.tiff');
+    fs.writeFileSync(file, 'not really a tiff: the stand-in ffmpeg does not read it');
+    const media = await ok(['media', 'upload', file], { PATH: `${fakeFfmpegDir}:${process.env.PATH}` });
+    expect(media).toMatchObject({
+      filename: 'scan.webp',
+      source_filename: 'scan.tiff',
+      content_type: 'image/webp',
+      width: 64,
+    });
+    const args = JSON.parse(fs.readFileSync(ffmpegArgs, 'utf8'));
+    expect(args).toEqual(expect.arrayContaining(['-i', file, '-c:v', 'libwebp']));
+    await ok(['media', 'delete', media.id]);
+    // Without an ffmpeg the local setup is what is missing: exit 12.
+    const error = await fails(['media', 'upload', file], 12, 'ffmpeg_not_found', { PATH: '/nonexistent' });
+    expect(error.hint).toMatch(/ffmpeg/);
+  });
+
+  it('lists, shows, tags with If-Match, and exports the bytes checked against their SHA-256', async () => {
+    const id = shared.imageId!;
+    const [list, shown] = await Promise.all([ok(['media', 'list', '--tag', 'lobby']), ok(['media', 'show', id])]);
+    expect(list.items.map((m: any) => m.id)).toEqual([id]);
+    const stale = await fails(
+      ['media', 'tag', id, 'foyer', '--if-match', String(shown.revision + 1)],
+      6,
+      'revision_conflict',
+    );
+    expect(stale.current_revision).toBe(shown.revision);
+    expect((await ok(['media', 'tag', id, 'foyer', '--if-match', String(shown.revision)])).tag).toBe('foyer');
+    expect((await ok(['media', 'tag', id, '--clear'])).tag).toBeUndefined();
+    const out = path.join(work, 'exported.png');
+    const [tagged, exported] = await Promise.all([
+      ok(['media', 'tag', id, 'lobby']),
+      ok(['media', 'export', id, '-o', out]),
+      fails(['media', 'tag', id], 2, 'invalid_input'),
+    ]);
+    expect(tagged.tag).toBe('lobby');
+    expect(exported).toMatchObject({ file: out, sha256: shown.sha256, bytes: shown.bytes });
+    expect(crypto.createHash('sha256').update(fs.readFileSync(out)).digest('hex')).toBe(shown.sha256);
+  });
+
+  it('generates an image through the configured vendor', async () => {
+    const [media] = await Promise.all([
+      ok(['media', 'generate', 'a calm harbour at dawn', '--aspect-ratio', '16:9', '--tag', 'generated']),
+      fails(['media', 'generate', 'x', '--aspect-ratio', '5:4'], 8, 'invalid_request'),
+    ]);
+    expect(media).toMatchObject({
+      width: 1920,
+      height: 1080,
+      tag: 'generated',
+      usage: { credits: expect.any(Number) },
+    });
+    await direct.media.delete(media.id);
+  });
+});
+
+describe('playlists', () => {
+  let document: any;
+
+  beforeAll(() => {
+    document = {
+      name: 'Lobby loop',
+      pages: [
+        {
+          id: 'welcome',
+          canvas: { width: 1920, height: 1080, background: '#000000FF' },
+          transition: { type: 'crossfade', duration_ms: 200 },
+          advance: { mode: 'duration', after_ms: 8000 },
+          placements: [
+            {
+              id: 'hero',
+              content: { type: 'image', selector: { by: 'id', media_id: shared.imageId }, alt: 'Welcome' },
+              rect: { x: 0, y: 0, width: 1920, height: 1080 },
+              layer: 0,
+              content_fit: 'cover',
+            },
+          ],
+        },
+      ],
+    };
+  });
+
+  it('creates from a JSON file, updates with If-Match (412 shows the current revision), shows and lists', async () => {
+    const file = path.join(work, 'lobby.json');
+    fs.writeFileSync(file, JSON.stringify(document));
+    const created = await ok(['playlist', 'create', file]);
+    expect(created).toMatchObject({ name: 'Lobby loop', revision: 1 });
+    expect(created.pages[0].placements[0].content.items).toEqual([
+      { media_id: shared.imageId, intrinsic_size: { width: 640, height: 360 } },
+    ]);
+    shared.playlistId = created.id;
+
+    fs.writeFileSync(file, JSON.stringify({ ...document, name: 'Lobby loop 2' }));
+    const stale = await fails(['playlist', 'update', created.id, file, '--if-match', '7'], 6, 'revision_conflict');
+    expect(stale.current_revision).toBe(1);
+    const updated = await ok(['playlist', 'update', created.id, file, '--if-match', '1']);
+    expect(updated).toMatchObject({ name: 'Lobby loop 2', revision: 2 });
+
+    const broken = path.join(work, 'broken.json');
+    fs.writeFileSync(broken, '{"name": ');
+    const empty = path.join(work, 'empty.json');
+    fs.writeFileSync(empty, JSON.stringify({ name: 'no pages', pages: [] }));
+    const [shown, list, human, , invalid] = await Promise.all([
+      ok(['playlist', 'show', created.id]),
+      ok(['playlist', 'list']),
+      run(['playlist', 'show', created.id]),
+      fails(['playlist', 'create', broken], 2, 'invalid_input'),
+      fails(['playlist', 'create', empty], 8, 'invalid_request'),
+    ]);
+    expect(shown.pages[0].id).toBe('welcome');
+    expect(list.items.map((p: any) => p.id)).toContain(created.id);
+    expect(human.stdout).toMatch(/welcome\s+8 s\s+crossfade 200 ms\s+always\s+image med_\S+ \(1\)/);
+    expect(invalid.errors[0].field).toMatch(/pages/);
+  });
+
+  it('makes a one-page-per-media playlist from ids or a tag (the quick form)', async () => {
+    const [quick, tagged] = await Promise.all([
+      ok(['playlist', 'create', '--name', 'Quick', '--media', shared.imageId!, '--seconds', '5']),
+      ok(['playlist', 'create', '--name', 'Tagged', '--media-tag', 'lobby']),
+      fails(['playlist', 'create', '--media-tag', 'lobby'], 2, 'usage'),
+      fails(['playlist', 'create', '--name', 'None', '--media-tag', 'nothinghere'], 2, 'invalid_input'),
+    ]);
+    expect(quick.pages[0]).toMatchObject({ advance: { mode: 'duration', after_ms: 5000 } });
+    expect(tagged.pages[0].placements[0].content.selector).toEqual({ by: 'tag', tag: 'lobby', one_at_a_time: true });
+    await Promise.all([ok(['playlist', 'delete', quick.id]), direct.playlists.delete(tagged.id)]);
+  });
+
+  it('assigns to a screen; deleting a playlist a screen uses is a conflict (exit 5)', async () => {
+    const screen = await ok(['screen', 'assign', shared.screenId!, shared.playlistId!]);
+    expect(screen.playlist_id).toBe(shared.playlistId);
+    await fails(['playlist', 'delete', shared.playlistId!], 5, 'resource_conflict');
+  });
+
+  it('exports a playlist with its media to a folder and imports it into another project, reusing media on a rerun', async () => {
+    const folder = path.join(work, 'bundle');
+    const exported = await ok(['playlist', 'export', shared.playlistId!, folder]);
+    expect(exported.media).toHaveLength(1);
+    const written = JSON.parse(fs.readFileSync(path.join(folder, 'playlist.json'), 'utf8'));
+    expect(written.pages[0].placements[0].content).toEqual({
+      type: 'image',
+      selector: { by: 'id', media_id: shared.imageId, one_at_a_time: false },
+      alt: 'Welcome',
+    });
+    const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'media.json'), 'utf8'));
+    const file = path.join(folder, 'media', manifest.media[0].file);
+    expect(crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')).toBe(manifest.media[0].sha256);
+    await fails(['playlist', 'export', shared.playlistId!, folder], 2, 'invalid_input');
+
+    const other = { MARQUEE_CONFIG: freshConfig(), MARQUEE_API_URL: proxy.origin };
+    const imported = await ok(['playlist', 'import', folder, '--email', 'other@example.com'], other);
+    expect(imported.media).toHaveLength(1);
+    expect(imported.media[0]).toMatchObject({ from: shared.imageId, uploaded: true });
+    const newId = imported.media[0].to;
+    expect(newId).not.toBe(shared.imageId);
+    expect(imported.playlist.pages[0].placements[0].content.selector.media_id).toBe(newId);
+    expect(imported.playlist.name).toBe('Lobby loop 2');
+
+    const again = await ok(
+      ['playlist', 'import', folder, '--replace', imported.playlist.id, '--if-match', '1', '--name', 'Lobby again'],
+      other,
+    );
+    expect(again.media[0]).toMatchObject({ to: newId, uploaded: false });
+    expect(again.playlist).toMatchObject({ id: imported.playlist.id, name: 'Lobby again', revision: 2 });
+  });
+});
+
+describe('applications', () => {
+  let runtimeFile: string;
+
+  beforeAll(() => {
+    runtimeFile = path.join(work, 'runtime.js');
+    fs.writeFileSync(runtimeFile, '/* the app bridge, as built by npm run build:sdk */\n');
+  });
+
+  it('packs a directory, uploads the archive and waits until the release is published', async () => {
+    const archive = path.join(work, 'kv-counter.tar.gz');
+    const packed = await ok(
+      ['app', 'pack', KV_COUNTER, '-o', archive, '--runtime-file', runtimeFile, '--name', 'KV counter'],
+      {},
+      true,
+    );
+    expect(packed).toMatchObject({ output: archive, file_count: 4 });
+    expect(fs.statSync(archive).size).toBe(packed.bytes);
+
+    const uploaded = await ok(['app', 'upload', archive, '--name', 'KV counter']);
+    expect(uploaded).toMatchObject({
+      operation_state: 'succeeded',
+      application: { name: 'KV counter', state: 'ready' },
+    });
+    expect(uploaded.application.latest_ready_release).toBe(uploaded.release_id);
+    shared.applicationId = uploaded.application_id;
+  });
+
+  it('uploads a directory with a progress bar; a directory the packer refuses is exit 2 with every rule broken', async () => {
+    const result = await json(['app', 'upload', KV_COUNTER, '--runtime-file', runtimeFile, '--progress']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/upload \[#+\] 100%/);
+    expect(result.stderr).toMatch(/operation op_\S+ succeeded/);
+    await ok(['app', 'delete', result.envelope.data.application_id]);
+
+    const empty = fs.mkdtempSync(path.join(work, 'no-index-'));
+    fs.writeFileSync(path.join(empty, 'app.js'), '');
+    const refused = await fails(['app', 'upload', empty], 2, 'invalid_input');
+    expect(refused.errors.map((e: any) => e.code)).toContain('index_missing');
+  });
+
+  it('reports an archive the server rejects as a failed operation (exit 13) with the rule it broke', async () => {
+    const { default: tar } = await import('tar-stream');
+    const zlib = await import('node:zlib');
+    const pack = tar.pack();
+    pack.entry({ name: 'readme.txt' }, 'no index.html here');
+    pack.finalize();
+    const chunks: Buffer[] = [];
+    for await (const chunk of pack) chunks.push(chunk as Buffer);
+    const archive = path.join(work, 'bad.tar.gz');
+    fs.writeFileSync(archive, zlib.gzipSync(Buffer.concat(chunks)));
+    const result = await json(['app', 'upload', archive]);
+    expect(result.code).toBe(13);
+    expect(result.envelope.error).toMatchObject({ operation_id: expect.stringMatching(/^op_/) });
+    expect(result.envelope.error!.detail).toMatch(/index\.html/);
+  });
+
+  it('lists and shows; a new release guards the revision with If-Match; delete', async () => {
+    const id = shared.applicationId!;
+    const [list, app] = await Promise.all([ok(['app', 'list']), ok(['app', 'show', id])]);
+    expect(list.items.map((a: any) => a.id)).toContain(id);
+    const stale = await fails(
+      ['app', 'release', id, KV_COUNTER, '--runtime-file', runtimeFile, '--if-match', String(app.revision + 3)],
+      6,
+      'revision_conflict',
+    );
+    expect(stale.current_revision).toBe(app.revision);
+    const release = await ok([
+      'app',
+      'release',
+      id,
+      KV_COUNTER,
+      '--runtime-file',
+      runtimeFile,
+      '--if-match',
+      String(app.revision),
+    ]);
+    expect(release.release_id).not.toBe(app.latest_ready_release);
+    expect(release.application.latest_ready_release).toBe(release.release_id);
+  });
+});
+
+describe('key/value', () => {
+  it('creates, refuses an overwrite without --if-match (412 with the revision), updates, reads, lists and deletes', async () => {
+    const app = shared.applicationId!;
+    expect(await ok(['kv', 'set', app, 'greeting', 'hello'])).toMatchObject({ key: 'greeting', revision: 1 });
+    const exists = await fails(['kv', 'set', app, 'greeting', 'again'], 6, 'revision_conflict');
+    expect(exists.current_revision).toBe(1);
+    expect((await ok(['kv', 'set', app, 'greeting', 'hallo', '--if-match', '1'])).revision).toBe(2);
+    const binary = path.join(work, 'blob.bin');
+    fs.writeFileSync(binary, Buffer.from([0, 255, 7, 1]));
+    const [human] = await Promise.all([
+      run(['kv', 'get', app, 'greeting']),
+      ok(['kv', 'set', app, 'blob', '--file', binary]),
+      fails(['kv', 'delete', app, 'greeting'], 2, 'usage'),
+    ]);
+    expect(human.stdout).toMatch(/value:\s+hallo/);
+
+    const out = path.join(work, 'blob.out');
+    const [entry, list] = await Promise.all([ok(['kv', 'get', app, 'blob', '-o', out]), ok(['kv', 'list', app])]);
+    expect(entry.content_type).toBe('application/octet-stream');
+    expect([...fs.readFileSync(out)]).toEqual([0, 255, 7, 1]);
+    expect(list.items.map((e: any) => e.key)).toEqual(['blob', 'greeting']);
+
+    await ok(['kv', 'delete', app, 'greeting', '--if-match', '2']);
+    await expect(direct.kv.get(app, 'greeting')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('events', () => {
+  it('lists events with their cursor', async () => {
+    const list = await ok(['events', 'list', '--limit', '5']);
+    expect(list.items.length).toBeGreaterThan(0);
+    expect(list.next_cursor).toEqual(expect.any(String));
+  });
+
+  it('follows new events and resumes from the last id after the connection drops, missing and repeating none', async () => {
+    const app = shared.applicationId!;
+    // The stream is cut after its first event; the follow reconnects with after=<that event's id>.
+    proxy.cutStream((e) => e.path.startsWith('/api/v1/events/stream'), 1);
+    const started = Date.now();
+    const follow = startCli(['events', 'follow', '--count', '3', '--type', 'kv.', '--timeout', '60', '--json'], {
+      env: baseEnv(),
+    });
+    await proxy.waitFor((e) => e.path.startsWith('/api/v1/events/stream') && e.status === 200);
+    for (const key of ['a', 'b', 'c']) await ok(['kv', 'set', app, `follow-${key}`, key]);
+    const result = await follow.done;
+    printed.push(result.stdout, result.stderr);
+    expect(result.code, result.stderr).toBe(0);
+    const data = envelopeOf(result).data;
+    expect(data.items.map((e: any) => e.resource?.id ?? e.details?.key ?? e.type)).toHaveLength(3);
+    expect(data.items.map((e: any) => e.type)).toEqual(['kv.created', 'kv.created', 'kv.created']);
+    expect(new Set(data.items.map((e: any) => e.cursor)).size).toBe(3);
+    // The first connection was cut after one frame; the next asked for what came after that frame.
+    const streams = proxy.exchanges.filter((e) => e.path.startsWith('/api/v1/events/stream') && e.at >= started);
+    expect(streams.length).toBeGreaterThanOrEqual(2);
+    expect(streams[0]!.frameIds).toHaveLength(1);
+    expect(new URL(streams[1]!.path, 'http://x').searchParams.get('after')).toBe(streams[0]!.frameIds[0]);
+    const delivered = streams.flatMap((e) => e.frameIds);
+    expect(new Set(delivered).size).toBe(delivered.length);
+    expect(data.cursor).toBe(data.items[2].cursor);
+  });
+
+  it('continues where the last --resume follow stopped', async () => {
+    const app = shared.applicationId!;
+    await ok(['events', 'follow', '--resume', '--timeout', '1']); // from the oldest retained; remembers the head
+    await ok(['kv', 'set', app, 'resume-me', 'x']);
+    const next = await ok(['events', 'follow', '--resume', '--count', '1']);
+    expect(next.items.map((e: any) => e.type)).toEqual(['kv.created']);
+  });
+});
+
+describe('operations', () => {
+  it('shows, cancels and waits for an operation; a cancelled one ends the wait with exit 13', async () => {
+    const declared = await direct.media.declare({
+      filename: 'never.png',
+      content_type: 'image/png',
+      bytes: 10,
+      sha256: 'a'.repeat(64),
+    });
+    const id = declared.data.operation.id;
+    expect((await ok(['operation', 'show', id])).state).toBe('receiving');
+    expect((await ok(['operation', 'cancel', id])).state).toBe('cancelled');
+    const wait = await json(['operation', 'wait', id]);
+    expect(wait.code).toBe(13);
+    expect(wait.envelope.error).toMatchObject({ code: 'operation_cancelled', operation_id: id });
+  });
+});
+
+describe('usage and the network', () => {
+  it('answers usage errors with exit 2 and an envelope', async () => {
+    const [unknown, , , help] = await Promise.all([
+      fails(['screen', 'frobnicate'], 2, 'usage'),
+      fails(['screen', 'show'], 2, 'usage'),
+      fails(['screen', 'archive', 'scr_x', '--if-match', 'abc'], 2, 'usage'),
+      run(['--help']),
+      fails(['screen'], 2, 'usage'),
+    ]);
+    expect(unknown.detail).toMatch(/frobnicate/);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Exit codes: 0 ok/);
+  });
+
+  it('gives up with exit 10 when the server cannot be reached', async () => {
+    const unreachable = `http://127.0.0.1:${await closedPort()}`;
+    const config = freshConfig();
+    fs.mkdirSync(path.dirname(config), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(config, JSON.stringify({ version: 1, servers: { [unreachable]: { token: 'mq_proj_unused' } } }), {
+      mode: 0o600,
+    });
+    const error = await fails(['screen', 'list'], 10, 'network_error', {
+      MARQUEE_API_URL: unreachable,
+      MARQUEE_CONFIG: config,
+    });
+    expect(error.detail).toMatch(/ECONNREFUSED/);
+  });
+});
+
+describe('rate limits', () => {
+  /** A config file whose installation id is `client`, so its enrollments share one budget. */
+  function configFor(client: string): string {
+    const file = freshConfig();
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, JSON.stringify({ version: 1, client_id: client, servers: {} }), { mode: 0o600 });
+    return file;
+  }
+
+  async function exhaustEnrollments(client: string): Promise<void> {
+    for (let i = 0; i < 5; i++) {
+      const res = await server.request('POST', '/api/v1/enrollments', {
+        host: `127.0.0.1:${server.port}`,
+        json: { client_id: client, email: `n${i}@example.com` },
+        idempotencyKey: randomKey(),
+      });
+      expect(res.status, res.text).toBe(201);
+    }
+  }
+
+  it('fails at once with exit 7 and retry_after when the wait would be longer than --max-retry-wait', async () => {
+    const hour = 3_600_000;
+    server.clock.set(Math.ceil(server.clock.now() / hour) * hour + 600_000); // ten minutes into a window
+    const client = clientId();
+    await exhaustEnrollments(client);
+    const config = configFor(client);
+    const error = await fails(['enroll', '--email', 'sixth@example.com'], 7, 'rate_limited', {
+      MARQUEE_CONFIG: config,
+    });
+    expect(error.retry_after).toBeGreaterThan(30);
+    expect(error.status).toBe(429);
+  });
+
+  it('honours Retry-After: waits, then repeats the request with the same key and succeeds', async () => {
+    // The budget's window ends one second from the server's now.
+    const hour = 3_600_000;
+    server.clock.set(Math.ceil((server.clock.now() + 2000) / hour) * hour - 1000);
+    const client = clientId();
+    await exhaustEnrollments(client);
+    const config = configFor(client);
+    const started = Date.now();
+    const running = startCli(['enroll', '--email', 'patient@example.com', '--json'], {
+      env: baseEnv({ MARQUEE_CONFIG: config }),
+    });
+    const refused = await proxy.waitFor((e) => e.path === '/api/v1/enrollments' && e.status === 429 && e.at >= started);
+    server.clock.advance(1000); // the window turns over while the CLI waits
+    const result = await running.done;
+    printed.push(result.stdout, result.stderr);
+    expect(result.code, result.stderr).toBe(0);
+    expect(envelopeOf(result).data.enrolled_now).toBe(true);
+    expect(result.stderr).toMatch(/answered 429 rate_limited; retrying in 1 s/);
+    const attempts = proxy.exchanges.filter((e) => e.path === '/api/v1/enrollments' && e.at >= started);
+    expect(attempts.map((e) => e.status)).toEqual([429, 201]);
+    expect(attempts[1]!.headers['idempotency-key']).toBe(refused.headers['idempotency-key']);
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(900);
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('stops an upload half way with exit 130: the upload is cancelled, nothing is stored or reserved', async () => {
+    const file = path.join(work, 'big.bin.png');
+    const bytes = crypto.randomBytes(2 * 1024 * 1024);
+    fs.writeFileSync(file, bytes);
+    const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
+    proxy.throttle((e) => e.path.startsWith('/private-storage/'), 128 * 1024);
+    try {
+      const running = startCli(['media', 'upload', file, '--json'], { env: baseEnv() });
+      const put = await proxy.waitFor((e) => e.path.startsWith('/private-storage/') && e.sent >= 256 * 1024, 30_000);
+      running.child.kill('SIGINT');
+      const result = await running.done;
+      printed.push(result.stdout, result.stderr);
+      expect(result.code).toBe(130);
+      expect(envelopeOf(result)).toMatchObject({ ok: false, error: { code: 'interrupted' } });
+      expect(put.sent).toBeLessThan(bytes.length);
+
+      const declared = proxy.exchanges.filter((e) => e.path === '/api/v1/media/uploads' && e.at <= put.at).at(-1)!;
+      const session = JSON.parse(declared.body!);
+      const operation = (await direct.operations.get(session.operation.id)).data;
+      expect(operation.state).toBe('cancelled');
+      const media = (await direct.media.list({ limit: 100 })).data.items;
+      expect(media.some((m) => m.sha256 === sha256)).toBe(false);
+      expect((await direct.project.get()).data.reserved_bytes).toBe(0);
+    } finally {
+      proxy.reset();
+    }
+  });
+});
+
+describe('secrets', () => {
+  it('never printed the credential, in any run', () => {
+    expect(token).toMatch(/^mq_proj_/);
+    expect(printed.length).toBeGreaterThan(50);
+    for (const output of printed) expect(output).not.toContain(token);
+  });
+});

@@ -1,0 +1,25 @@
+// Every command the CLI has, in help order. A command the server gains later (schedule, takeover,
+// toast, display, reboot, screen actions, screenshot, comments, playback, billing, agent
+// connections) is one entry in its feature's file; nothing else changes.
+import type { CommandSpec } from './command';
+import { applicationCommands } from './commands/applications.commands';
+import { doctorCommand } from './commands/doctor.command';
+import { eventCommands } from './commands/events.commands';
+import { kvCommands } from './commands/kv.commands';
+import { mediaCommands } from './commands/media.commands';
+import { operationCommands } from './commands/operations.commands';
+import { playlistCommands } from './commands/playlists.commands';
+import { projectCommands } from './commands/project.commands';
+import { screenCommands } from './commands/screens.commands';
+
+export const COMMANDS = [
+  doctorCommand,
+  ...projectCommands,
+  ...screenCommands,
+  ...playlistCommands,
+  ...mediaCommands,
+  ...applicationCommands,
+  ...kvCommands,
+  ...eventCommands,
+  ...operationCommands,
+] as CommandSpec<unknown>[];

@@ -1,0 +1,212 @@
+// Screens: pair the code a player shows (or provision a link), list, show, update, assign a
+// playlist, archive, unarchive, delete, rotate the public id, reload the player. Fleet commands
+// (schedule, takeover, toast, display, reboot, actions, screenshot) join this table as one entry
+// each when the server serves them.
+import type { Screen, ScreenList, ScreenPatch, ScreenReloadAccepted, ScreenState } from '../../contract/screens';
+import { command, type CommandContext, type CommandSpec } from '../command';
+import { invalidInput, usage } from '../exit-codes';
+import { fields, lines, table, type Block } from '../output';
+
+function screenFields(screen: Screen): Block {
+  return fields(
+    ['id', screen.id],
+    ['label', screen.label],
+    ['state', screen.state],
+    ['online', screen.online],
+    ['last online', screen.last_online_at],
+    ['playlist', screen.playlist_id],
+    ['timezone', screen.timezone],
+    ['tags', screen.tags.length > 0 ? screen.tags.join(', ') : undefined],
+    ['revision', screen.revision],
+    ['manifest revision', screen.manifest_revision],
+    ['public id', screen.public_id],
+    ['created', screen.created_at],
+  );
+}
+
+/** `K7Q-X2M`, `k7q x2m` → `K7QX2M`: the code as the player shows it, read by a person. */
+export async function normalizePairingCode(input: string): Promise<string> {
+  // The contract module brings its schemas; loaded only when a code is paired.
+  const { PAIRING_CODE_PATTERN } = await import('../../contract/screens');
+  const code = input.replace(/[\s-]/g, '').toUpperCase();
+  if (!PAIRING_CODE_PATTERN.test(code))
+    throw invalidInput(
+      `${JSON.stringify(input)} is not a pairing code: six characters as the screen shows them, like K7Q-X2M`,
+    );
+  return code;
+}
+
+/** `screen archive <id>` and its siblings: one POST that answers the screen. */
+function transition(
+  name: string,
+  summary: string,
+  call: (ctx: CommandContext, id: string) => Promise<{ data: Screen }>,
+): CommandSpec<Screen> {
+  return command({
+    name: `screen ${name}`,
+    summary,
+    arguments: ['<screen-id>'],
+    ifMatch: true,
+    idempotencyKeyOption: true,
+    run: async (ctx) => (await call(ctx, ctx.args[0] as string)).data,
+    human: (screen) => [screenFields(screen)],
+    ids: (screen) => [screen.id],
+  });
+}
+
+export const screenCommands = [
+  command({
+    name: 'screen pair',
+    summary: 'claim the six-character code a player shows; the screen starts at once',
+    arguments: ['<code>'],
+    options: [
+      { flags: '--label <label>', description: 'what to call the screen' },
+      { flags: '--playlist <playlist-id>', description: 'assign this playlist straight away' },
+    ],
+    idempotencyKeyOption: true,
+    async run(ctx) {
+      const code = await normalizePairingCode(ctx.args[0] as string);
+      const client = await ctx.client();
+      const label = ctx.options.label as string | undefined;
+      const claim = (await client.screens.pair(label === undefined ? { code } : { code, label }, ctx.call())).data;
+      const playlistId = ctx.options.playlist as string | undefined;
+      if (playlistId === undefined) return claim;
+      // Not guarded by the revision pairing answered: the player completing pairing bumps it at
+      // once, and the PATCH names only playlist_id, so it cannot undo anything else.
+      const assigned = await client.screens.assign(claim.screen.id, playlistId, {
+        signal: ctx.signal,
+      });
+      return { ...claim, screen: assigned.data };
+    },
+    human: (claim) => [screenFields(claim.screen), fields(['public URL', claim.public_url])],
+    ids: (claim) => [claim.screen.id],
+  }),
+  command({
+    name: 'screen provision',
+    summary: 'create a screen and a one-time link that pairs the browser that opens it',
+    description: 'The provisioning URL is a credential: open it on the screen, do not share it.',
+    options: [{ flags: '--label <label>', description: 'what to call the screen' }],
+    idempotencyKeyOption: true,
+    async run(ctx) {
+      const client = await ctx.client();
+      const label = ctx.options.label as string | undefined;
+      return (await client.screens.provision(label === undefined ? {} : { label }, ctx.call())).data;
+    },
+    human: (p) => [
+      screenFields(p.screen),
+      fields(['public URL', p.public_url], ['open on the screen', p.provisioning_url], ['link expires', p.expires_at]),
+    ],
+    ids: (p) => [p.screen.id],
+  }),
+  command({
+    name: 'screen list',
+    summary: 'list screens (pairing and active; --archived for archived ones)',
+    options: [
+      { flags: '--archived', description: 'only archived screens' },
+      { flags: '--state <state>', description: 'only this state', choices: ['pairing_pending', 'active', 'archived'] },
+      { flags: '--tag <tag>', description: 'only screens with this tag' },
+    ],
+    async run(ctx): Promise<ScreenList> {
+      const client = await ctx.client();
+      const state = (ctx.options.archived ? 'archived' : ctx.options.state) as ScreenState | undefined;
+      return (await client.screens.list({ state, tag: ctx.options.tag as string | undefined })).data;
+    },
+    human: (list) => [
+      table(
+        ['id', 'state', 'online', 'playlist', 'revision', 'label'],
+        list.items.map((s) => [s.id, s.state, s.online, s.playlist_id, s.revision, s.label]),
+        'no screens (pair one: marquee screen pair <code>)',
+      ),
+    ],
+    ids: (list) => list.items.map((s) => s.id),
+  }),
+  command({
+    name: 'screen show',
+    summary: 'show a screen',
+    arguments: ['<screen-id>'],
+    async run(ctx) {
+      return (await (await ctx.client()).screens.get(ctx.args[0] as string)).data;
+    },
+    human: (screen) => [screenFields(screen)],
+    ids: (screen) => [screen.id],
+  }),
+  command({
+    name: 'screen update',
+    summary: "change a screen's label, playlist, timezone or tags",
+    arguments: ['<screen-id>'],
+    options: [
+      { flags: '--label <label>', description: 'the new label' },
+      { flags: '--playlist <playlist-id>', description: 'assign this playlist (none to unassign)' },
+      { flags: '--timezone <zone>', description: 'IANA time zone, e.g. Europe/Berlin (page visibility needs one)' },
+      { flags: '--tags <tags>', description: 'replace the tags: a,b,c (empty string clears)', parse: 'list' },
+    ],
+    ifMatch: true,
+    idempotencyKeyOption: true,
+    async run(ctx) {
+      const patch: ScreenPatch = {};
+      const { label, playlist, timezone, tags } = ctx.options as Record<string, string | string[] | undefined>;
+      if (label !== undefined) patch.name = label as string;
+      if (playlist !== undefined) patch.playlist_id = playlist === 'none' ? null : (playlist as string);
+      if (timezone !== undefined) patch.timezone = timezone as string;
+      if (tags !== undefined) patch.tags = tags as string[];
+      if (Object.keys(patch).length === 0) throw usage('change something: --label, --playlist, --timezone or --tags');
+      return (await (await ctx.client()).screens.update(ctx.args[0] as string, patch, ctx.guarded())).data;
+    },
+    human: (screen) => [screenFields(screen)],
+    ids: (screen) => [screen.id],
+  }),
+  command({
+    name: 'screen assign',
+    summary: 'show a playlist on a screen (none to unassign)',
+    arguments: ['<screen-id>', '<playlist-id>'],
+    ifMatch: true,
+    idempotencyKeyOption: true,
+    async run(ctx) {
+      const playlist = ctx.args[1] as string;
+      const client = await ctx.client();
+      return (await client.screens.assign(ctx.args[0] as string, playlist === 'none' ? null : playlist, ctx.guarded()))
+        .data;
+    },
+    human: (screen) => [screenFields(screen)],
+    ids: (screen) => [screen.id],
+  }),
+  transition('archive', 'archive a screen: hidden from the list, its glass dark, its quota freed', async (ctx, id) =>
+    (await ctx.client()).screens.archive(id, ctx.guarded()),
+  ),
+  transition('unarchive', 'bring an archived screen back', async (ctx, id) =>
+    (await ctx.client()).screens.unarchive(id, ctx.guarded()),
+  ),
+  transition(
+    'rotate',
+    'give a screen a new public id (its public URL changes; the paired player stays)',
+    async (ctx, id) => (await ctx.client()).screens.rotatePublicId(id, ctx.guarded()),
+  ),
+  command({
+    name: 'screen delete',
+    summary: 'delete a screen: its player stops and is unpaired',
+    arguments: ['<screen-id>'],
+    ifMatch: true,
+    idempotencyKeyOption: true,
+    async run(ctx) {
+      const id = ctx.args[0] as string;
+      await (await ctx.client()).screens.delete(id, ctx.guarded());
+      return { id, deleted: true };
+    },
+    human: (r) => [lines(`deleted ${r.id}`)],
+    ids: (r) => [r.id],
+  }),
+  command({
+    name: 'screen reload',
+    summary: 'tell the player to reload (it acts at most once per ten minutes)',
+    arguments: ['<screen-id>'],
+    ifMatch: true,
+    idempotencyKeyOption: true,
+    async run(ctx): Promise<ScreenReloadAccepted & { screen_id: string }> {
+      const id = ctx.args[0] as string;
+      const accepted = (await (await ctx.client()).screens.reload(id, ctx.guarded())).data;
+      return { screen_id: id, ...accepted };
+    },
+    human: (r) => [fields(['screen', r.screen_id], ['reload', r.reload_id], ['expires', r.expires_at])],
+    ids: (r) => [r.reload_id],
+  }),
+];

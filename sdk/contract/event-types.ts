@@ -1,0 +1,276 @@
+// Every durable event type Marquee emits, one entry each: whether a screen's runtime stream carries
+// it (besides the account stream) and the schema of its `details`. The server's writers are typed by
+// it, the player switches over its runtime members, and the CLI and dashboard read records with it.
+// Adding a type is adding one entry here; the player's switch then fails to compile until a runtime
+// type is handled.
+import { z } from 'zod';
+import type { EventRecord } from './events';
+import { ASPECT_RATIOS, GENERATION_QUALITIES, MEDIA_CONTENT_TYPES, type AspectRatio } from './media';
+import { ScreenSyncGroup, WallRegion } from './screens';
+
+const prefixed = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]+$`));
+const Revision = z.number().int().min(1);
+const Count = z.number().int().min(0);
+const Tag = z.string().min(1).max(32);
+const ScreenRevisionState = z.enum(['pairing_pending', 'active', 'archived', 'deleted']);
+const ManifestRevisionId = prefixed('man');
+const Instant = z.iso.datetime({ offset: true });
+
+/** Events without details (the record has no `details` member). */
+const NoDetails = z.undefined();
+
+/** A screen's revision and state after a change (creation and lifecycle events). */
+const ScreenLifecycle = z.strictObject({ revision: Revision, state: ScreenRevisionState });
+
+/** Why a screen's player must fetch its manifest again (`screen.manifest_changed` details.reason). */
+export const MANIFEST_CHANGE_REASONS = [
+  'playlist_assigned',
+  'timezone_changed',
+  'archived',
+  'unarchived',
+  'playlist_updated',
+  'playlist_rematerialized',
+  /** The screen joined or left a sync group, or its wall region moved (issue 15, lockstep). */
+  'sync_changed',
+  /** The manifest revision is unchanged; its grants were reissued at a new content-access generation. */
+  'content_access_regranted',
+] as const;
+export type ManifestChangeReason = (typeof MANIFEST_CHANGE_REASONS)[number];
+
+const OperationOutcome = z.strictObject({ kind: z.string().min(1) });
+const KvChange = z.strictObject({
+  key: z.string(),
+  revision: Revision,
+  bytes: Count,
+  via: z.enum(['owner', 'runtime']),
+});
+const ApplicationUpload = z.strictObject({
+  release_id: prefixed('rel'),
+  operation_id: prefixed('op'),
+  revision: Revision,
+});
+const PlaylistRevision = z.strictObject({ revision: Revision });
+
+interface EventTypeEntry {
+  /** True when the screen's runtime stream (GET /runtime/v1/events) carries it to the player. */
+  runtime: boolean;
+  /** Strict: the server's events carry exactly these members. */
+  details: z.ZodType;
+}
+
+const entry = <R extends boolean, D extends z.ZodType>(runtime: R, details: D) => ({ runtime, details });
+
+export const EVENT_TYPES = {
+  // Accounts and projects
+  'account.created': entry(false, NoDetails),
+  'account.enrolled': entry(false, z.strictObject({ agent_type: z.string().min(1), name: z.string().min(1) })),
+  'project.updated': entry(false, NoDetails),
+
+  // Screens (spec Events: screen.updated, screen.manifest_changed, player.reload)
+  'screen.paired': entry(false, ScreenLifecycle),
+  'screen.provisioned': entry(false, ScreenLifecycle),
+  'screen.activated': entry(false, ScreenLifecycle),
+  'screen.player_bound': entry(false, ScreenLifecycle),
+  'screen.updated': entry(
+    false,
+    z.strictObject({
+      revision: Revision,
+      changes: z.array(z.string().min(1)).min(1),
+      tags: z.array(Tag).optional(),
+      /** Lockstep: the group or region after the change, present when it changed (null: left). */
+      sync_group: ScreenSyncGroup.nullable().optional(),
+      wall_region: WallRegion.nullable().optional(),
+    }),
+  ),
+  'screen.archived': entry(true, ScreenLifecycle),
+  'screen.unarchived': entry(true, ScreenLifecycle),
+  'screen.public_id_rotated': entry(true, ScreenLifecycle),
+  'screen.credential_revoked': entry(false, ScreenLifecycle),
+  'screen.deleted': entry(true, ScreenLifecycle),
+  'screen.manifest_changed': entry(
+    true,
+    z.strictObject({
+      manifest_revision: Revision,
+      content_access_generation: Revision,
+      reason: z.enum(MANIFEST_CHANGE_REASONS),
+    }),
+  ),
+  'player.reload': entry(
+    true,
+    z.strictObject({
+      reason: z.string().min(1),
+      reload_id: prefixed('rld'),
+      spread_s: Count,
+      expires_at: Instant,
+    }),
+  ),
+
+  // What players report (POST /runtime/v1/reports)
+  'manifest.activated': entry(
+    false,
+    z.strictObject({
+      manifest_revision: ManifestRevisionId,
+      previous_manifest_revision: ManifestRevisionId.nullable(),
+      content_access_generation: Revision,
+    }),
+  ),
+  'application.event': entry(
+    false,
+    z.strictObject({
+      placement_id: z.string().min(1),
+      code: z.string().min(1),
+      application_id: prefixed('app').optional(),
+      release_id: prefixed('rel').optional(),
+    }),
+  ),
+  'runtime.reported': entry(
+    false,
+    z.strictObject({
+      code: z.string().min(1),
+      severity: z.enum(['info', 'warning', 'error']),
+      context: z.record(z.string(), z.unknown()).nullable(),
+    }),
+  ),
+
+  // Media
+  'media.upload_declared': entry(
+    false,
+    z.strictObject({ upload_id: prefixed('upl'), content_type: z.enum(MEDIA_CONTENT_TYPES), bytes: Count }),
+  ),
+  'media.upload_committed': entry(false, z.strictObject({ upload_id: prefixed('upl') })),
+  'media.upload_failed': entry(
+    false,
+    z.strictObject({ upload_id: prefixed('upl'), state: z.enum(['failed', 'cancelled', 'expired']) }),
+  ),
+  'media.ready': entry(
+    false,
+    z.strictObject({
+      kind: z.enum(['image', 'video', 'audio']),
+      content_type: z.enum(MEDIA_CONTENT_TYPES),
+      bytes: Count,
+      tag: Tag.nullable(),
+    }),
+  ),
+  'media.generated': entry(
+    false,
+    z.strictObject({
+      aspect_ratio: z.enum(ASPECT_RATIOS as [AspectRatio, ...AspectRatio[]]),
+      quality: z.enum(GENERATION_QUALITIES),
+      credits: Count,
+      tag: Tag.nullable(),
+    }),
+  ),
+  'media.updated': entry(
+    false,
+    z.strictObject({ tag: Tag.nullable(), previous_tag: Tag.nullable(), revision: Revision }),
+  ),
+  'media.deleted': entry(false, z.strictObject({ bytes: Count, tag: Tag.nullable() })),
+
+  // Playlists
+  'playlist.created': entry(false, PlaylistRevision),
+  'playlist.updated': entry(false, PlaylistRevision),
+  'playlist.deleted': entry(false, PlaylistRevision),
+  'playlist.rematerialized': entry(
+    false,
+    z.strictObject({
+      revision: Revision,
+      media_id: prefixed('med').optional(),
+      application_id: prefixed('app').optional(),
+      available: z.boolean(),
+    }),
+  ),
+
+  // Applications
+  'application.created': entry(false, ApplicationUpload),
+  'application.release_accepted': entry(false, ApplicationUpload),
+  'application.published': entry(
+    false,
+    z.strictObject({
+      application_id: prefixed('app'),
+      release_id: prefixed('rel'),
+      latest_ready_release: prefixed('rel').nullable(),
+    }),
+  ),
+  'application.deleted': entry(false, z.strictObject({ release_ids: z.array(prefixed('rel')) })),
+
+  // Key/value storage
+  'kv.created': entry(false, KvChange),
+  'kv.updated': entry(false, KvChange),
+  'kv.deleted': entry(false, KvChange),
+
+  // Operations
+  'operation.succeeded': entry(false, OperationOutcome),
+  'operation.failed': entry(false, OperationOutcome),
+  'operation.cancelled': entry(false, OperationOutcome),
+} as const satisfies Record<string, EventTypeEntry>;
+
+type Catalog = typeof EVENT_TYPES;
+export type EventType = keyof Catalog;
+export type EventDetails<T extends EventType> = z.infer<Catalog[T]['details']>;
+/** The types a screen's runtime stream carries. */
+export type RuntimeEventType = { [T in EventType]: Catalog[T]['runtime'] extends true ? T : never }[EventType];
+
+/** `details` is required when the type has details, and absent when it has none. */
+type DetailsMember<T extends EventType> =
+  undefined extends EventDetails<T> ? { details?: EventDetails<T> } : { details: EventDetails<T> };
+
+/** One event's type and details: a union discriminated by `type` (narrow with `switch (event.type)`). */
+export type TypedEvent<T extends EventType = EventType> = { [K in T]: { type: K } & DetailsMember<K> }[T];
+/** An event a screen's player hears on its runtime stream. */
+export type RuntimeEvent = TypedEvent<RuntimeEventType>;
+/** A durable event record (EventList item, SSE data) typed by its `type`. */
+export type TypedEventRecord<T extends EventType = EventType> = {
+  [K in T]: Omit<EventRecord, 'type' | 'details'> & { type: K } & DetailsMember<K>;
+}[T];
+
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(EVENT_TYPES, type);
+}
+
+export function isRuntimeEventType(type: string): type is RuntimeEventType {
+  return isEventType(type) && EVENT_TYPES[type].runtime;
+}
+
+/**
+ * Why these details are not what the type's entry says, or an empty list when they are (strict:
+ * the server's own check, run on every event before it is written).
+ */
+export function eventDetailsIssues(type: EventType, details: unknown): string[] {
+  const parsed = (EVENT_TYPES[type].details as z.ZodType).safeParse(details);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((i) => `${['details', ...i.path.map(String)].join('.')}: ${i.message}`);
+}
+
+/** Readers accept members added after they were built: new fields are additive. */
+const lenient = new Map<EventType, z.ZodType>();
+function lenientDetails(type: EventType): z.ZodType {
+  let schema = lenient.get(type);
+  if (!schema) {
+    const strict = EVENT_TYPES[type].details as z.ZodType;
+    schema = strict instanceof z.ZodObject ? strict.loose() : strict;
+    lenient.set(type, schema);
+  }
+  return schema;
+}
+
+/**
+ * A record as a typed event, or undefined when its type is one this build does not know (a newer
+ * server) or its details break the type's schema. Members this build does not know are kept.
+ */
+export function parseEventRecord(record: EventRecord): TypedEventRecord | undefined {
+  if (!isEventType(record.type)) return undefined;
+  const details = lenientDetails(record.type).safeParse(record.details);
+  if (!details.success) return undefined;
+  const { details: _raw, ...envelope } = record;
+  return (details.data === undefined ? envelope : { ...envelope, details: details.data }) as TypedEventRecord;
+}
+
+/** The SSE data of a runtime stream frame as a runtime event, or undefined (unknown type, bad details). */
+export function parseRuntimeEvent(data: unknown): RuntimeEvent | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { type, details } = data as { type?: unknown; details?: unknown };
+  if (typeof type !== 'string' || !isRuntimeEventType(type)) return undefined;
+  const parsed = lenientDetails(type).safeParse(details);
+  if (!parsed.success) return undefined;
+  return (parsed.data === undefined ? { type } : { type, details: parsed.data }) as RuntimeEvent;
+}

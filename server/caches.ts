@@ -1,0 +1,35 @@
+// Every cache a server keeps beside its services, named in one place. A cache holds only what can
+// be rebuilt at any moment from the store, the configuration or a pure function (a replica that
+// never saw an entry computes it again, and dropping one changes no answer). State that another
+// replica must see is a seam in Services instead (services.ts), never a cache.
+import type { Services } from './services';
+
+export const CACHES = {
+  'trusted-proxies': 'MARQUEE_TRUSTED_PROXIES as a prepared address list (http/client-ip.ts)',
+  'runtime-cookies': 'runtime cookie values already verified, by their exact text (pairing/pairing-cookies.ts)',
+  'runtime-session-query': 'the runtime session query, compiled once (pairing/pairing.auth.ts)',
+  'manifest-session-tags':
+    "the session's digest in a manifest entity tag, by session; process-wide, as a pure digest is the same for every server (runtime/manifest.routes.ts)",
+  'parsed-manifests': 'stored manifest documents already parsed, by screen and revision (manifests/manifest-store.ts)',
+  'event-reads': 'live event reads shared by the streams one notification wakes (events/event-stream.ts)',
+  'iframe-dns': 'answers of iframe host lookups, for IFRAME_DNS_CACHE_MS (playlists/iframe-hosts.ts)',
+} as const;
+
+export type CacheName = keyof typeof CACHES;
+
+/**
+ * A cache of one server, built on first use and forgotten with the server. It belongs to the
+ * server's services, or to one of them (its keys, its store's Db) when that is all it derives from.
+ */
+export function serverCache<T, Owner extends object = Services>(
+  name: CacheName,
+  create: (owner: Owner) => T,
+): (owner: Owner) => T {
+  void name; // the name documents (CACHES); it keys nothing
+  const instances = new WeakMap<Owner, T>();
+  return (owner) => {
+    let instance = instances.get(owner);
+    if (instance === undefined) instances.set(owner, (instance = create(owner)));
+    return instance;
+  };
+}

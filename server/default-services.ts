@@ -1,0 +1,170 @@
+// The composition root: builds a server's Services from its configuration. Every default
+// implementation is chosen here, once, and each can be replaced through the options (a test's
+// clock, a fixed DNS table, later a PostgreSQL store or a shared rate limiter), so no feature ever
+// picks an implementation itself.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DestinationStream } from 'pino';
+import { PackageBuildQueue } from './applications/package-builds';
+import { buildReleasePackage } from './applications/release-package';
+import { LocalBlobStore } from './blobs/local-blob-store';
+import { PutSigner } from './blobs/signed-put';
+import { systemClock } from './clock';
+import type { Config } from './config';
+import { DEFAULT_STREAM_TUNING } from './events/event-stream';
+import { EventLog } from './events/event-log';
+import { Housekeeping } from './housekeeping';
+import { BODY_IDLE_TIMEOUT_MS } from './http/body-progress';
+import { IdempotencyRecords } from './http/idempotency';
+import { MemoryRateLimiter } from './http/rate-limit';
+import { Keys, loadSecret, newId } from './keys';
+import { Lifecycle } from './lifecycle';
+import { MemoryLocks } from './locks';
+import { createLogger } from './logger';
+import { GroupCommitMinter } from './manifests/manifest-minter';
+import { MINTS_PER_TRANSACTION, mintBatch } from './manifests/minting';
+import { openAiCompatibleVendor, type ImageVendor } from './media/image-vendor';
+import { composeReferences, installers } from './modules';
+import { InProcessNotifier } from './notifier';
+import { LEASE_CHECK_EVERY_MS, OperationWorker } from './operations/worker';
+import { systemResolver } from './playlists/host-resolver';
+import { noReferences } from './references';
+import { EGRESS_LIMITS, MemoryEgressBudgets } from './runtime/egress-budgets';
+import { MemoryPresence } from './runtime/presence';
+import type { Services, Tuning } from './services';
+import { openStore } from './store/store';
+import { CreditMeter } from './tenants/credit-meter';
+import { StoredTenantBearers } from './tenants/tenant-bearers';
+
+/** The implementations a server may be given instead of its defaults, by their name in Services. */
+export type Replaceable =
+  | 'clock'
+  | 'store'
+  | 'blobs'
+  | 'notifier'
+  | 'rateLimiter'
+  | 'presence'
+  | 'egress'
+  | 'locks'
+  | 'imageVendor'
+  | 'hostResolver';
+
+export interface ServiceOptions extends Partial<Pick<Services, Replaceable>> {
+  config: Config;
+  logDestination?: DestinationStream;
+  /** Timings and limits other than the named defaults (tests shorten them). */
+  tuning?: TuningOptions;
+}
+
+export interface TuningOptions {
+  bodyIdleTimeoutMs?: number;
+  jsonBodyDeadlineMs?: number;
+  eventStreams?: Partial<Tuning['eventStreams']>;
+  egressLimits?: Partial<Tuning['egressLimits']>;
+}
+
+const HOUSEKEEPING_EVERY_MS = 5 * 60_000;
+/** Recorded one-time credentials outlive their delivery window by at most this. */
+const BODY_ERASURE_EVERY_MS = 60_000;
+
+/**
+ * Builds every service (a given implementation, else the default), runs the store's migrations and
+ * installs each feature's runners, housekeeping and advertised features. Nothing runs yet: workers
+ * and housekeeping start when the server listens. The server owns what it is given (stop closes it).
+ */
+export async function buildServices(options: ServiceOptions): Promise<Services> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = createLogger(config.logLevel, options.logDestination);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const keys = new Keys(loadSecret(config.secret, config.dataDir));
+  const store = options.store ?? (await openStore(config.databaseUrl, { sqliteSync: config.sqliteSync }));
+  await store.migrate();
+  const notifier = options.notifier ?? new InProcessNotifier();
+  const events = new EventLog(notifier);
+  const services: Services = {
+    config,
+    clock,
+    logger,
+    keys,
+    lifecycle: new Lifecycle(),
+    store,
+    blobs:
+      options.blobs ??
+      new LocalBlobStore(path.join(config.dataDir, 'blobs'), new PutSigner(keys, config.controlOrigin)),
+    notifier,
+    rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(),
+    presence: options.presence ?? new MemoryPresence(clock),
+    egress: options.egress ?? new MemoryEgressBudgets(),
+    locks: options.locks ?? new MemoryLocks(),
+    imageVendor: options.imageVendor ?? configuredImageVendor(config),
+    hostResolver: options.hostResolver ?? systemResolver,
+    operations: new OperationWorker({
+      store,
+      clock,
+      notifier,
+      events,
+      logger,
+      controlOrigin: config.controlOrigin,
+      workerId: loadWorkerId(config.dataDir),
+    }),
+    housekeeping: new Housekeeping(logger),
+    packageBuilds: new PackageBuildQueue(clock, logger, (release) => buildReleasePackage(services, release)),
+    minter: new GroupCommitMinter(MINTS_PER_TRANSACTION, (screenIds) => mintBatch(services, screenIds)),
+    events,
+    bearers: new StoredTenantBearers(store),
+    meter: new CreditMeter(store),
+    // Composed below: the playlists' answers need the finished services.
+    references: noReferences,
+    features: {},
+    tuning: tuningOf(options.tuning),
+  };
+  services.references = composeReferences(services);
+  services.housekeeping.every('idempotency-records', HOUSEKEEPING_EVERY_MS, async () => {
+    await IdempotencyRecords.prune(store.db, clock.now());
+  });
+  services.housekeeping.every('idempotency-bodies', BODY_ERASURE_EVERY_MS, async () => {
+    await IdempotencyRecords.eraseExpiredBodies(store.db, clock.now());
+  });
+  services.housekeeping.every('operation-leases', LEASE_CHECK_EVERY_MS, async () => {
+    await services.operations.expireLeases();
+  });
+  for (const install of installers) install(services);
+  return services;
+}
+
+/** The named defaults, with what the options change. */
+export function tuningOf(options: TuningOptions = {}): Tuning {
+  return {
+    bodyIdleTimeoutMs: options.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS,
+    jsonBodyDeadlineMs: options.jsonBodyDeadlineMs,
+    eventStreams: { ...DEFAULT_STREAM_TUNING, ...options.eventStreams },
+    egressLimits: { ...EGRESS_LIMITS, ...options.egressLimits },
+  };
+}
+
+/** The vendor MARQUEE_IMAGE_VENDOR_URL names; none (media generation off) when it is unset. */
+function configuredImageVendor(config: Config): ImageVendor | undefined {
+  if (!config.imageVendorUrl) return undefined;
+  return openAiCompatibleVendor({
+    url: config.imageVendorUrl,
+    key: config.imageVendorKey,
+    model: config.imageVendorModel,
+  });
+}
+
+/**
+ * This node's worker identity, kept in the data directory so a restart recognizes the operations
+ * it held before (replicas sharing a store each have their own data directory).
+ */
+function loadWorkerId(dataDir: string): string {
+  const file = path.join(dataDir, 'worker.id');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const id = newId('wkr');
+  fs.writeFileSync(file, id, { mode: 0o600 });
+  return id;
+}

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestServer } from '../testing/harness';
+import { StatementLog } from '../testing/statement-log';
+import type { InProcessNotifier } from '../notifier';
+import { screenChannel, tenantChannel, type NewEvent } from './event-log';
+import { sampleEvent } from './event-samples.testing';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await TestServer.start();
+});
+afterAll(async () => server.stop());
+
+async function rows(tenantId: string) {
+  return server.services.store.db
+    .selectFrom('events')
+    .select(['position', 'type', 'runtime', 'screen_id', 'details'])
+    .where('tenant_id', '=', tenantId)
+    .orderBy('position')
+    .execute();
+}
+
+describe('the event log', () => {
+  it('refuses an event whose details break its type’s schema, and with it the whole transaction', async () => {
+    const { projectId } = await server.enroll();
+    const before = await rows(projectId);
+    const wrong = {
+      tenantId: projectId,
+      type: 'screen.manifest_changed',
+      message: 'm',
+      screenId: 'scr_x',
+      details: { manifest_revision: '2', content_access_generation: 1, reason: 'playlist_assigned', extra: true },
+    } as unknown as NewEvent;
+    await expect(
+      server.services.store.transaction(async (work) => {
+        await server.services.events.append(work, sampleEvent(projectId, 'fine'), server.clock.now());
+        await server.services.events.append(work, wrong, server.clock.now());
+      }),
+    ).rejects.toThrow(
+      /screen\.manifest_changed does not match its contract: details\.manifest_revision: .*details: Unrecognized key/,
+    );
+    expect(await rows(projectId)).toEqual(before);
+  });
+
+  it('appends many events with one INSERT, numbered in the order given, marking runtime rows by their type', async () => {
+    const { projectId } = await server.enroll();
+    const log = new StatementLog();
+    const events = Array.from({ length: 500 }, (_, i) =>
+      sampleEvent(projectId, `#${i}`, { screenId: `scr_${i}`, type: i % 2 === 0 ? 'player.reload' : 'screen.updated' }),
+    );
+    const positions = await server.services.store.transaction((work) =>
+      server.services.events.appendMany({ ...work, db: work.db.withPlugin(log) }, events, server.clock.now()),
+    );
+    expect(log.statements).toEqual(['Insert events']);
+    const written = (await rows(projectId)).slice(1); // after account.enrolled
+    expect(written.map((r) => r.position)).toEqual(positions);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(written.map((r) => [r.screen_id, r.type, r.runtime])).toEqual(
+      events.map((e, i) => [`scr_${i}`, e.type, i % 2 === 0 ? 1 : 0]),
+    );
+  });
+
+  it('wakes each event’s tenant and screen streams only once the transaction committed', async () => {
+    const { projectId } = await server.enroll();
+    const notifier = server.services.notifier as InProcessNotifier;
+    const heard: string[] = [];
+    const offs = [tenantChannel(projectId), screenChannel('scr_w1'), screenChannel('scr_w2')].map((channel) =>
+      notifier.subscribe(channel, () => heard.push(channel)),
+    );
+    try {
+      await server.services.store.transaction(async (work) => {
+        await server.services.events.appendMany(
+          work,
+          [
+            sampleEvent(projectId, 'a', { screenId: 'scr_w1', type: 'player.reload' }),
+            sampleEvent(projectId, 'b', { screenId: 'scr_w2', type: 'player.reload' }),
+          ],
+          server.clock.now(),
+        );
+        expect(heard).toEqual([]);
+      });
+      expect(heard.sort()).toEqual(
+        [tenantChannel(projectId), tenantChannel(projectId), screenChannel('scr_w1'), screenChannel('scr_w2')].sort(),
+      );
+    } finally {
+      for (const off of offs) off();
+    }
+  });
+});

@@ -1,0 +1,54 @@
+// What the HTTP layer asks of the tenants feature, so that it imports none: who a control-plane
+// bearer is (with the capability areas its plan allows), and the credit meter. tenants/ implements
+// both; the composition root puts them in Services.
+import type { CapabilityArea } from '../../sdk/contract/tenants';
+import type { Generation } from '../problem';
+
+/** A stored control-plane credential and its tenant, as authentication needs them. */
+export interface BearerRecord {
+  /** The stored SHA-256 of the token, compared again in constant time. */
+  tokenHash: string;
+  credentialId: string;
+  /** The credential and its tenant are both active. */
+  active: boolean;
+  tenantId: string;
+  generation: Generation;
+  plan: string;
+  /** Effective areas: the credential's, as far as the plan allows (none for a plan not in the catalog). */
+  areas: ReadonlySet<CapabilityArea>;
+  /** Balance as stored, so routes exempt from the meter need no second read. */
+  credits: MeteredCredits;
+}
+
+export interface TenantBearers {
+  /** The credential whose token hashes to `tokenHash`, revoked or not; undefined when there is none. */
+  find(tokenHash: string): Promise<BearerRecord | undefined>;
+}
+
+export interface MeteredCredits {
+  millis: number;
+  /** UTC month (YYYY-MM) of the last monthly grant. */
+  grantMonth: string;
+}
+
+/** One Model P control-plane request as the meter sees it. */
+export interface MeteredRequest {
+  tenantId: string;
+  plan: string;
+  /** The balance read while authenticating. */
+  credits: MeteredCredits;
+  /** False for routes exempt from the meter: only the balance is read (after a due monthly grant). */
+  debits: boolean;
+  now: number;
+}
+
+export interface MeterAnswer {
+  /** Credit headers for the answer, whatever it is (a refusal's too). */
+  headers: Record<string, string>;
+  /** Why the request may not go on (payment_required, or a failure to meter it), when it may not. */
+  error?: unknown;
+}
+
+export interface Meter {
+  charge(request: MeteredRequest): Promise<MeterAnswer>;
+}

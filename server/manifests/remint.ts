@@ -1,0 +1,180 @@
+// The remint rule and its writes. When what a screen's player must show changes, the screen's
+// manifest revision moves and `screen.manifest_changed` tells the player to fetch it. Screens and
+// playlists report their changes here; nothing else writes manifest_revision or that event. Work
+// over many screens is set-based: one UPDATE of the screens and one INSERT of their events,
+// whatever their number, so a playlist edit that 500 screens show is a few statements.
+import type { ManifestChangeReason } from '../../sdk/contract/event-types';
+import type { EventLog, NewEvent } from '../events/event-log';
+import type { ScreenTable } from '../screens/screens.tables';
+import type { Db, Tx, Work } from '../store/store';
+import { resolveEffectivePlaylist } from './effective-playlist';
+
+/** Screen ids per UPDATE: the bound parameters stay far below SQLite's and PostgreSQL's ceilings. */
+export const SCREENS_PER_STATEMENT = 1000;
+
+/** What a screen's manifest depends on besides its playlist's content. */
+export type ScreenShowing = Pick<ScreenTable, 'state' | 'playlist_id' | 'timezone' | 'sync_group' | 'wall_region'>;
+
+/** The manifest numbers of a screen after a remint (what the event and the caller's view carry). */
+export interface RemintedScreen {
+  id: string;
+  tenant_id: string;
+  manifest_revision: number;
+  content_access_generation: number;
+}
+
+/**
+ * Why a change of the screen itself gives its player another manifest, or null when it does not.
+ * An archived screen shows dark glass whatever its settings: archiving and unarchiving remint, and
+ * settings changed meanwhile are picked up by the unarchive. A deleted screen has no player left.
+ * The label is not a reason: a rename leaves the manifests on glass alone.
+ */
+export function remintReason(before: ScreenShowing, after: ScreenShowing, now: number): ManifestChangeReason | null {
+  if (after.state === 'deleted') return null;
+  const dark = (s: ScreenShowing) => s.state === 'archived';
+  if (dark(before) !== dark(after)) return dark(after) ? 'archived' : 'unarchived';
+  if (dark(after)) return null;
+  const showing = (s: ScreenShowing) => resolveEffectivePlaylist(s, { now }).playlistId;
+  if (showing(before) !== showing(after)) return 'playlist_assigned';
+  if (before.timezone !== after.timezone) return 'timezone_changed';
+  // Lockstep: the manifest carries the group (its epoch) and the wall region.
+  if (before.sync_group !== after.sync_group || before.wall_region !== after.wall_region) return 'sync_changed';
+  return null;
+}
+
+/** The one writer of `screen.manifest_changed`. */
+export function manifestChanged(screen: RemintedScreen, reason: ManifestChangeReason, requestId?: string): NewEvent {
+  return {
+    tenantId: screen.tenant_id,
+    screenId: screen.id,
+    type: 'screen.manifest_changed',
+    message:
+      reason === 'content_access_regranted'
+        ? 'grants reissued at a new content-access generation'
+        : `the screen's manifest changed (${reason})`,
+    resource: { type: 'screen', id: screen.id },
+    details: {
+      manifest_revision: screen.manifest_revision,
+      content_access_generation: screen.content_access_generation,
+      reason,
+    },
+    requestId,
+  };
+}
+
+/**
+ * Moves the manifest revision of these screens of the tenant by one and signals each: one UPDATE
+ * per SCREENS_PER_STATEMENT screens and one INSERT of their events. Returns the reminted screens
+ * by id (ids of other tenants or unknown ids are not reminted).
+ */
+export async function remintScreens(
+  events: EventLog,
+  work: Work,
+  tenantId: string,
+  screenIds: readonly string[],
+  reason: ManifestChangeReason,
+  now: number,
+  requestId?: string,
+): Promise<Map<string, RemintedScreen>> {
+  const reminted = new Map<string, RemintedScreen>();
+  const ids = [...new Set(screenIds)];
+  for (let start = 0; start < ids.length; start += SCREENS_PER_STATEMENT) {
+    const rows = await work.db
+      .updateTable('screens')
+      .set((eb) => ({ manifest_revision: eb('manifest_revision', '+', 1) }))
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', ids.slice(start, start + SCREENS_PER_STATEMENT))
+      .returning(['id', 'tenant_id', 'manifest_revision', 'content_access_generation'])
+      .execute();
+    for (const row of rows) reminted.set(row.id, row);
+  }
+  // Events in the order the caller named the screens (the order its own events had).
+  const changed = ids.flatMap((id) => {
+    const screen = reminted.get(id);
+    return screen ? [manifestChanged(screen, reason, requestId)] : [];
+  });
+  await events.appendMany(work, changed, now);
+  return reminted;
+}
+
+/**
+ * A screen changed (screens report every change here, after writing it and its own events): when
+ * the change is a reason, its manifest is reminted. Returns the screen's manifest revision now.
+ */
+export async function screenChanged(
+  events: EventLog,
+  work: Work,
+  before: ScreenTable,
+  after: ScreenTable,
+  now: number,
+  requestId?: string,
+): Promise<number> {
+  const reason = remintReason(before, after, now);
+  if (reason === null) return after.manifest_revision;
+  const reminted = await remintScreens(events, work, after.tenant_id, [after.id], reason, now, requestId);
+  return reminted.get(after.id)!.manifest_revision;
+}
+
+/** Live (not archived, not deleted) screens of the tenant whose effective playlist is one of these, by id. */
+export async function screensShowing(
+  db: Db | Tx,
+  tenantId: string,
+  playlistIds: readonly string[],
+  now: number,
+): Promise<string[]> {
+  if (playlistIds.length === 0) return [];
+  const candidates = await db
+    .selectFrom('screens')
+    .select(['id', 'playlist_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('state', 'in', ['pairing_pending', 'active'])
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('screen_playlist_references')
+        .select('screen_id')
+        .where('playlist_id', 'in', [...playlistIds])
+        .where('tenant_id', '=', tenantId),
+    )
+    .orderBy('id')
+    .execute();
+  const showing = new Set(playlistIds);
+  return candidates
+    .filter((s) => {
+      const effective = resolveEffectivePlaylist(s, { now }).playlistId;
+      return effective !== null && showing.has(effective);
+    })
+    .map((s) => s.id);
+}
+
+/**
+ * What these playlists serve changed (playlists report updates and re-resolutions here): every live
+ * screen showing one of them gets a new manifest, in three statements whatever their number.
+ * Returns how many screens were reminted.
+ */
+export async function playlistsChanged(
+  events: EventLog,
+  work: Work,
+  tenantId: string,
+  playlistIds: readonly string[],
+  reason: 'playlist_updated' | 'playlist_rematerialized',
+  now: number,
+  requestId?: string,
+): Promise<number> {
+  const screens = await screensShowing(work.db, tenantId, playlistIds, now);
+  if (screens.length === 0) return 0;
+  return (await remintScreens(events, work, tenantId, screens, reason, now, requestId)).size;
+}
+
+/**
+ * spec: after a rotation "live grants are reissued at the new generation for the unchanged manifest
+ * revision": the manifest revision stays, and the player is told to fetch the manifest again.
+ */
+export async function contentAccessRegranted(
+  events: EventLog,
+  work: Work,
+  screen: RemintedScreen,
+  now: number,
+  requestId?: string,
+): Promise<void> {
+  await events.append(work, manifestChanged(screen, 'content_access_regranted', requestId), now);
+}

@@ -1,0 +1,102 @@
+// PostgreSQL: a pg connection pool under Kysely's PostgresDialect, for installations that outgrow
+// one machine. int8 comes back as a JS number (times and counters stay below 2^53), and the
+// catalog answers schema status.
+import { PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { MIGRATION_TABLES, type StoreDriver } from './driver';
+
+/** Connections per process; each replica holds its own pool. */
+const POOL_SIZE = 10;
+/** A query waits at most this long for a free connection, so readiness fails instead of hanging. */
+const CONNECT_TIMEOUT_MS = 5000;
+/** Collations that order text by code point, as SQLite does: KV listings and cursors rely on it. */
+const BYTEWISE_COLLATIONS = ['C', 'POSIX', 'C.UTF-8', 'C.utf8'];
+/** SQLSTATE unique_violation. */
+const UNIQUE_VIOLATION = '23505';
+
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new Error(`int8 value ${text} does not fit a JavaScript number`);
+  return value;
+}
+
+const int8AsNumber = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 && format !== 'binary'
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** Connects to the database the URL names and checks it can hold Marquee's data. */
+export async function openPostgres(url: string): Promise<StoreDriver> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: POOL_SIZE,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    types: int8AsNumber,
+  });
+  // An idle connection the server dropped is discarded by the pool; the next query opens another.
+  pool.on('error', () => {});
+  try {
+    const { rows } = await pool.query<{ datcollate: string }>(
+      'SELECT datcollate FROM pg_database WHERE datname = current_database()',
+    );
+    const collation = rows[0]?.datcollate ?? '';
+    if (!BYTEWISE_COLLATIONS.includes(collation)) {
+      throw new Error(
+        `the PostgreSQL database uses collation ${collation}; Marquee needs text ordered bytewise: ` +
+          `CREATE DATABASE … TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
+      );
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return {
+    engine: 'postgres',
+    // Kysely's destroy() ends the pool it was given; close() owns that here.
+    dialect: new PostgresDialect({ pool: { connect: () => pool.connect(), end: async () => {} } }),
+    async appliedMigrations() {
+      const { rows } = await pool.query<{ present: boolean }>(
+        `SELECT to_regclass('kysely_migration') IS NOT NULL AS present`,
+      );
+      if (!rows[0]?.present) return [];
+      const applied = await pool.query<{ name: string }>('SELECT name FROM kysely_migration ORDER BY name');
+      return applied.rows.map((r) => r.name);
+    },
+    async indexDefinitions() {
+      const { rows } = await pool.query<{ name: string; definition: string }>(
+        `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
+           FROM pg_index i
+           JOIN pg_class c ON c.oid = i.indexrelid
+           JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = current_schema()
+            AND NOT EXISTS (SELECT 1 FROM pg_constraint k
+                             WHERE k.conindid = i.indexrelid AND k.contype IN ('p', 'u', 'x'))`,
+      );
+      return new Map(rows.map((r) => [r.name, r.definition]));
+    },
+    async tableNames() {
+      const { rows } = await pool.query<{ name: string }>(
+        'SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()',
+      );
+      return rows.map((r) => r.name).filter((name) => !MIGRATION_TABLES.includes(name));
+    },
+    async ping() {
+      try {
+        await pool.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (!pool.ended) await pool.end();
+    },
+  };
+}
+
+/** True when the error is PostgreSQL's unique_violation (primary keys included). */
+export function isPostgresUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
+}

@@ -1,0 +1,373 @@
+// The store through its driver: every migration from empty on the engine MARQUEE_TEST_DATABASE_URL
+// names, values past 32 bits, the portable expressions, and SQLite databases made before the seam.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TenantTable } from '../tenants/tenants.tables';
+import { TEST_DATABASE_URL, testDatabase, type TestDatabase } from '../testing/test-database';
+import { migrationNames } from './migrations/index';
+import { greatest } from './portable-sql';
+import { isUniqueViolation, openStore, type Store } from './store';
+
+const TABLES = [
+  'applications',
+  'credentials',
+  'credit_ledger',
+  'egress_ledger',
+  'event_watermarks',
+  'events',
+  'idempotency_records',
+  'kv_entries',
+  'kv_revision_floors',
+  'launch_tickets',
+  'media',
+  'media_generations',
+  'media_uploads',
+  'operations',
+  'pairing_sessions',
+  'playback_daily',
+  'playlist_dependencies',
+  'playlists',
+  'release_files',
+  'release_grants',
+  'release_packages',
+  'releases',
+  'runtime_manifest_content',
+  'runtime_manifests',
+  'runtime_sessions',
+  'screen_devices',
+  'screen_playlist_references',
+  'screen_provisionings',
+  'screen_runtime_state',
+  'screen_tags',
+  'screens',
+  'tenants',
+];
+
+const INDEXES = [
+  'applications_tenant',
+  'credentials_tenant',
+  'events_at',
+  'events_screen_position',
+  'events_tenant_position',
+  'idempotency_records_body_erasure',
+  'idempotency_records_expiry',
+  'kv_entries_deleted',
+  'launch_tickets_expiry',
+  'media_generations_tenant_state',
+  'media_tenant',
+  'media_tenant_state',
+  'media_tenant_tag',
+  'media_uploads_expiry',
+  'operations_claimable',
+  'operations_leases',
+  'operations_tenant',
+  'pairing_sessions_expiry',
+  'pairing_sessions_pending_code',
+  'playback_daily_tenant',
+  'playlist_dependencies_ref',
+  'playlists_tenant',
+  'release_grants_screen',
+  'releases_application',
+  'releases_operation',
+  'releases_tenant',
+  'runtime_manifest_content_ref',
+  'runtime_manifests_superseded',
+  'runtime_sessions_expiry',
+  'runtime_sessions_screen',
+  'screen_devices_screen',
+  'screen_playlist_references_playlist',
+  'screen_provisionings_screen',
+  'screen_tags_tag',
+  'screens_tenant',
+  'tenants_account_email',
+  'tenants_client',
+];
+
+/** Past 2^31 (PostgreSQL's integer) and past 2^32: a time in 2026 and a 5 GiB byte count. */
+const NOW = Date.parse('2026-11-25T12:00:00Z');
+const FIVE_GIB = 5 * 2 ** 30;
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-store-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function insertTenant(store: Store, id: string, overrides: Partial<TenantTable> = {}): Promise<void> {
+  await store.db
+    .insertInto('tenants')
+    .values({
+      id,
+      generation: 'P',
+      name: 'store test',
+      email: `${id}@example.com`,
+      status: 'active',
+      plan: 'signage',
+      independent_advertiser: 0,
+      screens_enabled: 1,
+      capabilities_revision: 1,
+      revision: 1,
+      used_bytes: 0,
+      reserved_bytes: 0,
+      content_limit_bytes: FIVE_GIB,
+      screen_count: 0,
+      screen_limit: 10,
+      credit_millis: 0,
+      credit_grant_month: '2026-11',
+      client_id: null,
+      intent: null,
+      created_at: NOW,
+      updated_at: NOW,
+      ...overrides,
+    })
+    .execute();
+}
+
+function event(tenantId: string, message: string) {
+  return {
+    tenant_id: tenantId,
+    screen_id: null,
+    type: 'test.appended',
+    severity: 'info' as const,
+    message,
+    resource_type: null,
+    resource_id: null,
+    details: null,
+    runtime: 0,
+    request_id: null,
+    operation_id: null,
+    at: NOW,
+  };
+}
+
+describe('the store on the configured engine', () => {
+  let database: TestDatabase;
+  let store: Store;
+  beforeAll(async () => {
+    database = await testDatabase(tempDir());
+    store = await openStore(database.url);
+    await store.migrate();
+  });
+  afterAll(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  it('runs every migration from empty and creates exactly the expected tables and indexes', async () => {
+    expect(store.driver.engine).toBe(TEST_DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'sqlite');
+    expect(await store.driver.appliedMigrations()).toEqual([...migrationNames].sort());
+    expect((await store.driver.tableNames()).sort()).toEqual(TABLES);
+    expect([...(await store.driver.indexDefinitions()).keys()].sort()).toEqual(INDEXES);
+    expect(await store.schemaStatus(NOW)).toEqual({ state: 'ok' });
+    expect(await store.ping()).toBe(true);
+  });
+
+  it('migrates an up-to-date database again without change', async () => {
+    const before = await store.driver.indexDefinitions();
+    await store.migrate();
+    expect(await store.driver.indexDefinitions()).toEqual(before);
+    expect(await store.schemaStatus(NOW)).toEqual({ state: 'ok' });
+  });
+
+  it('stores millisecond times and byte counts past 32 bits and reads them back as numbers', async () => {
+    await insertTenant(store, 'prj_big', { used_bytes: FIVE_GIB - 1 });
+    const row = await store.db
+      .selectFrom('tenants')
+      .select(['created_at', 'used_bytes', 'content_limit_bytes'])
+      .where('id', '=', 'prj_big')
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ created_at: NOW, used_bytes: FIVE_GIB - 1, content_limit_bytes: FIVE_GIB });
+    const sum = await store.db
+      .selectFrom('tenants')
+      .select((eb) => eb('used_bytes', '+', eb.ref('content_limit_bytes')).as('total'))
+      .where('id', '=', 'prj_big')
+      .executeTakeFirstOrThrow();
+    expect(sum.total).toBe(2 * FIVE_GIB - 1);
+  });
+
+  it('numbers events in insertion order from an identity column', async () => {
+    const append = () =>
+      store.db.insertInto('events').values(event('prj_big', 'm')).returning('position').executeTakeFirstOrThrow();
+    const first = await append();
+    const second = await append();
+    expect(typeof first.position).toBe('number');
+    expect(second.position).toBeGreaterThan(first.position);
+  });
+
+  it('keeps binary values byte for byte', async () => {
+    const value = Buffer.from([0, 1, 2, 254, 255]);
+    await store.db
+      .insertInto('kv_entries')
+      .values({
+        application_id: 'app_1',
+        key: 'k',
+        tenant_id: 'prj_big',
+        value,
+        content_type: 'application/octet-stream',
+        bytes: value.length,
+        sha256: 'x',
+        revision: 1,
+        created_at: NOW,
+        updated_at: NOW,
+        deleted_at: null,
+      })
+      .execute();
+    const row = await store.db
+      .selectFrom('kv_entries')
+      .select('value')
+      .where('key', '=', 'k')
+      .executeTakeFirstOrThrow();
+    expect(Buffer.from(row.value!)).toEqual(value);
+  });
+
+  it('orders text bytewise, as KV listings require', async () => {
+    const { rows } = await sql<{ k: string }>`
+      SELECT k FROM (SELECT 'b' AS k UNION ALL SELECT 'B' UNION ALL SELECT '_' UNION ALL SELECT 'é' UNION ALL SELECT 'a') t
+      ORDER BY k`.execute(store.db);
+    expect(rows.map((r) => r.k)).toEqual(['B', '_', 'a', 'b', 'é']);
+  });
+
+  it('takes the greater of two values with greatest(), in an upsert as kv and retention use it', async () => {
+    const floor = (revision: number) =>
+      store.db
+        .insertInto('kv_revision_floors')
+        .values({ application_id: 'app_g', tenant_id: 'prj_big', revision })
+        .onConflict((oc) =>
+          oc.column('application_id').doUpdateSet({
+            revision: (eb) => greatest(eb.ref('kv_revision_floors.revision'), eb.ref('excluded.revision')),
+          }),
+        )
+        .execute();
+    const read = async () =>
+      (
+        await store.db
+          .selectFrom('kv_revision_floors')
+          .select('revision')
+          .where('application_id', '=', 'app_g')
+          .executeTakeFirstOrThrow()
+      ).revision;
+    await floor(2 ** 40);
+    await floor(7);
+    expect(await read()).toBe(2 ** 40);
+    await floor(2 ** 40 + 1);
+    expect(await read()).toBe(2 ** 40 + 1);
+  });
+
+  it('recognizes its engine’s unique violations', async () => {
+    const error = await insertTenant(store, 'prj_big').catch((e: unknown) => e);
+    expect(isUniqueViolation(error)).toBe(true);
+    expect(isUniqueViolation(new Error('something else'))).toBe(false);
+  });
+
+  it('reports a dropped index as drift', async () => {
+    await sql`DROP INDEX events_at`.execute(store.db);
+    expect(await store.schemaStatus(NOW)).toEqual({
+      state: 'drifting',
+      detail: 'indexes missing or different: events_at',
+    });
+    await store.db.schema.createIndex('events_at').on('events').column('at').execute();
+    expect(await store.schemaStatus(NOW)).toEqual({ state: 'ok' });
+  });
+});
+
+describe('SQLite databases made before the store seam (issue 13)', () => {
+  // The DDL main's migrations 0001-0010 wrote before their columns became bigint and the events
+  // position an identityColumn(), recorded from sqlite_master with the migration records.
+  const fixture = fs.readFileSync(new URL('./fixtures/schema-0010-sqlite.sql', import.meta.url), 'utf8');
+
+  function oldDatabase(): string {
+    const file = path.join(tempDir(), 'marquee.db');
+    const db = new SQLite(file);
+    db.exec(fixture);
+    db.prepare(
+      `INSERT INTO events (tenant_id, type, severity, message, at) VALUES ('prj_old', 't', 'info', 'old', ?)`,
+    ).run(NOW);
+    db.close();
+    return file;
+  }
+
+  async function freshDatabase(): Promise<Store> {
+    const store = await openStore(`sqlite:${path.join(tempDir(), 'marquee.db')}`);
+    await store.migrate();
+    return store;
+  }
+
+  it('opens and migrates one with nothing to do, its schema ok and its data intact', async () => {
+    const store = await openStore(`sqlite:${oldDatabase()}`);
+    try {
+      await store.migrate();
+      expect(await store.driver.appliedMigrations()).toEqual([...migrationNames].sort());
+      expect(await store.schemaStatus(NOW)).toEqual({ state: 'ok' });
+      const old = await store.db.selectFrom('events').select(['position', 'at']).executeTakeFirstOrThrow();
+      expect(old).toEqual({ position: 1, at: NOW });
+      await insertTenant(store, 'prj_old', { used_bytes: FIVE_GIB });
+      const { position } = await store.db
+        .insertInto('events')
+        .values(event('prj_old', 'new'))
+        .returning('position')
+        .executeTakeFirstOrThrow();
+      expect(position).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('has the same index definitions as a database the current migrations create (no drift)', async () => {
+    const old = await openStore(`sqlite:${oldDatabase()}`);
+    const fresh = await freshDatabase();
+    try {
+      expect(await fresh.driver.indexDefinitions()).toEqual(await old.driver.indexDefinitions());
+    } finally {
+      await old.close();
+      await fresh.close();
+    }
+  });
+
+  it('gives every column the same type affinity as a database the current migrations create', async () => {
+    const fresh = path.join(tempDir(), 'marquee.db');
+    const store = await openStore(`sqlite:${fresh}`);
+    await store.migrate();
+    await store.close();
+    expect(affinities(fresh)).toEqual(affinities(oldDatabase()));
+  });
+});
+
+/** Each table's columns as `name AFFINITY [pk]`. */
+function affinities(file: string): Record<string, string[]> {
+  const db = new SQLite(file, { readonly: true });
+  try {
+    const tables = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY name`)
+      .all() as { name: string }[];
+    return Object.fromEntries(
+      tables.map(({ name }) => {
+        const columns = db.prepare('SELECT name, type, pk FROM pragma_table_info(?)').all(name) as {
+          name: string;
+          type: string;
+          pk: number;
+        }[];
+        return [name, columns.map((c) => `${c.name} ${affinity(c.type)}${c.pk ? ' pk' : ''}`)];
+      }),
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** SQLite's rules for a declared type's affinity (https://sqlite.org/datatype3.html, 3.1). */
+function affinity(declared: string): string {
+  const type = declared.toUpperCase();
+  if (type.includes('INT')) return 'INTEGER';
+  if (/CHAR|CLOB|TEXT/.test(type)) return 'TEXT';
+  if (type.includes('BLOB') || type === '') return 'BLOB';
+  if (/REAL|FLOA|DOUB/.test(type)) return 'REAL';
+  return 'NUMERIC';
+}
