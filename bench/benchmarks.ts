@@ -3,6 +3,7 @@ import { archiveUpload } from './archive.bench';
 import { controlPlaneThroughput } from './control-plane.bench';
 import { creditMeterDebits } from './credit-meter.bench';
 import { eventFanOut } from './events.bench';
+import { lockstepPlayback } from './lockstep.bench';
 import { mediaRangedExport } from './media.bench';
 import { manifestNotModified } from './manifest.bench';
 import { playerPlayback } from './player.bench';
@@ -17,6 +18,7 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   manifest: manifestNotModified,
   'credit-meter': creditMeterDebits,
   player: playerPlayback,
+  lockstep: lockstepPlayback,
   remint: remintAtFleetScale,
   kiosk: kioskAgent,
 };

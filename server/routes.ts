@@ -22,6 +22,7 @@ import * as runtimeManifest from './runtime/manifest.routes';
 import * as runtimeReports from './runtime/reports.routes';
 import * as nativePairing from './pairing/native-pairing.routes';
 import * as recovery from './screens/recovery.routes';
+import * as runtimeTime from './runtime/time.routes';
 import { PLAYER_ORIGIN_PATH } from '../sdk/contract/archive-paths';
 import * as accessPages from './access-pages/access-pages.routes';
 import * as agents from './agents/agents.routes';
@@ -170,6 +171,7 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/manifest', route: runtimeManifest.getManifest },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/events', route: runtimeEvents.runtimeEvents },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/reports', route: runtimeReports.postReport },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/time', route: runtimeTime.getTime },
   {
     plane: 'runtime',
     method: 'POST',

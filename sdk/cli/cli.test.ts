@@ -309,6 +309,29 @@ describe('screens', () => {
     expect(quiet.stdout).toBe(`${screenId}\n`);
   });
 
+  it('puts a screen in a sync group with a wall region, and takes it out again', async () => {
+    const walled = await ok([
+      'screen',
+      'update',
+      screenId,
+      '--sync-group',
+      'wall',
+      '--wall-region',
+      '1920,0,1920,1080',
+    ]);
+    expect(walled).toMatchObject({ sync_group: 'wall', wall_region: { x: 1920, y: 0, width: 1920, height: 1080 } });
+    const human = await run(['screen', 'show', screenId]);
+    expect(human.stdout).toMatch(/sync group:\s+wall/);
+    expect(human.stdout).toMatch(/wall region:\s+1920,0,1920,1080/);
+    await fails(['screen', 'update', screenId, '--wall-region', '1920,0,1920'], 2, 'invalid_input');
+    const refused = await fails(['screen', 'update', screenId, '--wall-region', '0,0,0,1080'], 8, 'invalid_request');
+    expect(JSON.stringify(refused)).toContain('wall_region.width');
+    const left = await ok(['screen', 'update', screenId, '--sync-group', 'none']);
+    expect(left.sync_group).toBeUndefined();
+    expect(left.wall_region).toBeUndefined();
+    await fails(['screen', 'update', screenId, '--wall-region', '0,0,960,540'], 8, 'invalid_request');
+  });
+
   it('reloads an active screen, archives (quota freed), unarchives, rotates its public id', async () => {
     const [reload, before] = await Promise.all([ok(['screen', 'reload', screenId]), ok(['screen', 'show', screenId])]);
     expect(reload).toMatchObject({ screen_id: screenId, reload_id: expect.any(String) });

@@ -158,3 +158,14 @@ describe('what goes on the wire', () => {
     expect(dates[0]![1]).toBeLessThanOrEqual(Date.now());
   });
 });
+
+describe('the server clock', () => {
+  it('asks GET /runtime/v1/time uncached with the cookies and returns its stamps', async () => {
+    const { sent, fetch } = scripted(() => Response.json({ received_at_ms: 1000.5, sent_at_ms: 1001 }));
+    const client = new RuntimeClient({ runtimeOrigin: ORIGIN, fetch });
+    expect(await client.time()).toEqual({ received_at_ms: 1000.5, sent_at_ms: 1001 });
+    expect(sent).toMatchObject([
+      { method: 'GET', path: '/runtime/v1/time', credentials: 'include', cache: 'no-store' },
+    ]);
+  });
+});

@@ -6,7 +6,7 @@
 // all (or in time) is anything else but a stop, see isUnreachable.
 import { kvCollectionPath, kvKeyPath, PLACEMENT_CAPABILITY_HEADER } from '../contract/kv';
 import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../contract/manifest';
-import type { ReleaseLaunch, RuntimeReport } from '../contract/runtime';
+import type { ReleaseLaunch, RuntimeReport, RuntimeTime } from '../contract/runtime';
 import {
   NATIVE_PAIRING_SCHEME,
   type NativeIdentityChallenge,
@@ -295,6 +295,11 @@ export class RuntimeClient {
       signal: options.signal,
     });
     return answer.data;
+  }
+
+  /** One timed exchange with the server clock (lockstep): its stamps of arrival and answer. */
+  time(signal?: AbortSignal): Promise<RuntimeTime> {
+    return this.data('GET', '/runtime/v1/time', undefined, signal);
   }
 
   private follow(path: string, options: RuntimeStreamOptions, headers?: Record<string, string>): EventStream {

@@ -9,6 +9,7 @@ import { HostFacts } from './native';
 import { ASPECT_RATIOS, GENERATION_QUALITIES, MEDIA_CONTENT_TYPES, type AspectRatio } from './media';
 import { INVITATION_DELIVERIES, INVITATION_KINDS } from './people';
 import { CAPABILITY_AREAS } from './tenants';
+import { ScreenSyncGroup, WallRegion } from './screens';
 
 const prefixed = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]+$`));
 const Revision = z.number().int().min(1);
@@ -32,6 +33,8 @@ export const MANIFEST_CHANGE_REASONS = [
   'unarchived',
   'playlist_updated',
   'playlist_rematerialized',
+  /** The screen joined or left a sync group, or its wall region moved (issue 15, lockstep). */
+  'sync_changed',
   /** The manifest revision is unchanged; its grants were reissued at a new content-access generation. */
   'content_access_regranted',
 ] as const;
@@ -110,7 +113,14 @@ export const EVENT_TYPES = {
   'screen.player_bound': entry(false, ScreenLifecycle),
   'screen.updated': entry(
     false,
-    z.strictObject({ revision: Revision, changes: z.array(z.string().min(1)).min(1), tags: z.array(Tag).optional() }),
+    z.strictObject({
+      revision: Revision,
+      changes: z.array(z.string().min(1)).min(1),
+      tags: z.array(Tag).optional(),
+      /** Lockstep: the group or region after the change, present when it changed (null: left). */
+      sync_group: ScreenSyncGroup.nullable().optional(),
+      wall_region: WallRegion.nullable().optional(),
+    }),
   ),
   'screen.archived': entry(true, ScreenLifecycle),
   'screen.unarchived': entry(true, ScreenLifecycle),

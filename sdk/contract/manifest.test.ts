@@ -356,6 +356,31 @@ describe('soundtrackKey', () => {
   });
 });
 
+describe('lockstep in the manifest', () => {
+  it('carries the sync group, its epoch and a wall region', () => {
+    const m = manifest();
+    m.sync = {
+      group: 'wall1',
+      epoch: '2026-08-14T17:00:05.250Z',
+      wallRegion: { x: 1920, y: 0, width: 1920, height: 1080 },
+    };
+    const parsed = parseRuntimeManifest(m, ORIGIN);
+    expect(parsed.ok && parsed.manifest.sync).toEqual(m.sync);
+  });
+
+  it('names the field of a bad group or region', () => {
+    const m = manifest();
+    m.sync = { group: 'wall one', epoch: '2026-08-14T17:00:05Z', wallRegion: { x: -1, y: 0, width: 0, height: 10 } };
+    const parsed = parseRuntimeManifest(m, ORIGIN) as Extract<ManifestParseResult, { ok: false }>;
+    expect(parsed.ok).toBe(false);
+    expect(parsed.issues.map((i) => i.path).sort()).toEqual([
+      'sync.group',
+      'sync.wallRegion.width',
+      'sync.wallRegion.x',
+    ]);
+  });
+});
+
 describe('placements by content type', () => {
   const placements = () => {
     const parsed = parseRuntimeManifest(manifest(), ORIGIN);

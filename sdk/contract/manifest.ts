@@ -17,6 +17,7 @@ import {
   VIEWPORT_FITS,
 } from './canvas';
 import { LIMITS, MEDIA_MAX_BYTES, PROTOCOL_VERSION } from './limits';
+import { ScreenSyncGroup, WallRegion } from './screens';
 import { Visibility } from './visibility';
 
 export const MANIFEST_SCHEMA_VERSION = 2;
@@ -208,6 +209,20 @@ export const RuntimeSoundtrack = z.strictObject({
   tracks: z.array(RuntimeSoundtrackTrack).min(1).max(SOUNDTRACK_MAX_TRACKS),
 });
 
+/**
+ * Our addition: the screen plays in lockstep with the other screens of its sync group that show
+ * the same playlist. Every member computes its page at an instant from the pages, this epoch and
+ * the synchronized clock (sdk/lockstep/timeline.ts), with no messages per page.
+ */
+export const RuntimeSync = z.strictObject({
+  group: ScreenSyncGroup,
+  /** When the group's timeline begins, on its first page: the same for every member of the playlist revision. */
+  epoch: Instant,
+  /** A video wall's screen shows only this part of every page's canvas, scaled to its viewport. */
+  wallRegion: WallRegion.optional(),
+});
+export type RuntimeSync = z.infer<typeof RuntimeSync>;
+
 export const RuntimeManifest = z
   .strictObject({
     schemaVersion: z.literal(MANIFEST_SCHEMA_VERSION),
@@ -230,6 +245,7 @@ export const RuntimeManifest = z
     soundtrack: RuntimeSoundtrack.optional(),
     /** Our addition: the screen is archived; show dark glass (no pages, no content grants). */
     darkened: z.literal(true).optional(),
+    sync: RuntimeSync.optional(),
   })
   .superRefine((m, ctx) => {
     const seen = new Set<string>();

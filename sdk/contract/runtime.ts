@@ -46,3 +46,13 @@ export interface ReleaseLaunch {
   launch_url: string;
   expires_at: string;
 }
+
+/**
+ * 200 answer of GET /runtime/v1/time: the server clock (milliseconds since the Unix epoch) when the
+ * request arrived and when the answer left, for a timed exchange as NTP makes it. The caller stamps
+ * its own send and receive instants; sdk/lockstep/clock-estimator.ts turns exchanges into an offset.
+ */
+export interface RuntimeTime {
+  received_at_ms: number;
+  sent_at_ms: number;
+}

@@ -30,6 +30,26 @@ const OpaqueToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be 43 base64ur
 
 export const ScreenTag = z.string().regex(TAG_PATTERN, 'must be 1 to 32 letters or digits');
 
+/** A sync group: the same grammar as a tag. Screens of one project in one group play in lockstep. */
+export const ScreenSyncGroup = z.string().regex(TAG_PATTERN, 'must be 1 to 32 letters or digits');
+
+/** Our bound on wall-region coordinates: far past any canvas, and small enough to stay exact in arithmetic. */
+export const WALL_REGION_MAX = 100_000;
+const RegionCoordinate = z.number().finite().min(0).max(WALL_REGION_MAX);
+const RegionLength = z.number().finite().positive().max(WALL_REGION_MAX);
+
+/**
+ * The part of every page's canvas a screen of a video wall shows, in canvas coordinates; the
+ * screen scales it to its viewport (by the page's viewport fit).
+ */
+export const WallRegion = z.strictObject({
+  x: RegionCoordinate,
+  y: RegionCoordinate,
+  width: RegionLength,
+  height: RegionLength,
+});
+export type WallRegion = z.infer<typeof WallRegion>;
+
 export const PairScreen = z.strictObject({
   code: z.string().regex(PAIRING_CODE_PATTERN, `must be six characters of ${PAIRING_CODE_ALPHABET}`),
   label: Label.optional(),
@@ -53,8 +73,15 @@ export const ScreenPatch = z
       .max(TAGS_PER_SCREEN)
       .refine((tags) => new Set(tags).size === tags.length, 'tags must be unique')
       .optional(),
+    /** Lockstep with the project's other screens of this group that show the same playlist; null plays alone (and clears wall_region). */
+    sync_group: ScreenSyncGroup.nullable().optional(),
+    /** The part of every page's canvas this screen shows (a video wall); needs a sync group; null shows the whole canvas. */
+    wall_region: WallRegion.nullable().optional(),
   })
-  .refine((p) => Object.keys(p).length > 0, 'send at least one of name, playlist_id, timezone, tags');
+  .refine(
+    (p) => Object.keys(p).length > 0,
+    'send at least one of name, playlist_id, timezone, tags, sync_group, wall_region',
+  );
 export type ScreenPatch = z.infer<typeof ScreenPatch>;
 
 export const ScreenListQuery = z.strictObject({
@@ -93,6 +120,10 @@ export interface Screen {
   playlist_id?: string;
   timezone?: string;
   tags: string[];
+  /** Lockstep: the screen's sync group, when it has one. */
+  sync_group?: string;
+  /** Lockstep: the region of the canvas a video wall's screen shows, when it has one. */
+  wall_region?: WallRegion;
   /** A paired runtime event stream is connected (or was, within a few seconds). */
   online: boolean;
   /** Last time a paired runtime event stream was connected; absent until the first. */

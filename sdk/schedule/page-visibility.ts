@@ -107,8 +107,21 @@ export function selectPlayablePages<P extends { visibility?: Visibility }>(
   instant: number,
   timeZone: string | undefined,
 ): P[] {
-  const zone = timeZone !== undefined && IANAZone.isValidZone(timeZone) ? timeZone : undefined;
+  const zone = timeZone !== undefined && isKnownZone(timeZone) ? timeZone : undefined;
   return pages.filter(
     (p) => p.visibility === undefined || (zone !== undefined && isVisible(p.visibility, instant, zone)),
   );
+}
+
+/** Zone names already judged: asking Intl costs more than the rest of a visibility check. */
+const knownZones = new Map<string, boolean>();
+const KNOWN_ZONES_MAX = 64;
+
+function isKnownZone(name: string): boolean {
+  let known = knownZones.get(name);
+  if (known === undefined) {
+    if (knownZones.size >= KNOWN_ZONES_MAX) knownZones.clear();
+    knownZones.set(name, (known = IANAZone.isValidZone(name)));
+  }
+  return known;
 }

@@ -20,6 +20,7 @@ import {
   type RuntimePage,
   type RuntimePlacement,
   type RuntimeSoundtrackTrack,
+  type RuntimeSync,
   type RuntimeVideoContent,
   type RuntimeVideoPlacement,
 } from '../../sdk/contract/manifest';
@@ -61,7 +62,15 @@ export interface StoredManifest {
   pages: StoredPage[];
   soundtrack?: { tracks: RuntimeSoundtrackTrack[] };
   darkened?: true;
+  sync?: RuntimeSync;
 }
+
+/**
+ * A sync group's timeline starts this long after its playlist revision was written: every member
+ * hears of the change (its event stream), fetches the manifest and prepares the first page in
+ * that time, so all move onto the new playlist together, on its first page.
+ */
+export const SYNC_EPOCH_LEAD_MS = 5000;
 
 // ---- Inputs
 
@@ -69,6 +78,8 @@ export interface StoredManifest {
 export interface ServedPlaylist {
   id: string;
   revision: number;
+  /** When this revision was written: a sync group's timeline is anchored on it. */
+  updatedAt: number;
   pages: (Page | AdslotPage)[];
   audio?: PlaylistAudio;
 }
@@ -95,7 +106,15 @@ export interface PackageFacts {
 }
 
 export interface ComposeInputs {
-  screen: { id: string; label: string; timezone: string | null; state: string };
+  screen: {
+    id: string;
+    label: string;
+    timezone: string | null;
+    state: string;
+    /** Lockstep: the sync group and a video wall's region (JSON), when set. */
+    syncGroup?: string | null;
+    wallRegion?: string | null;
+  };
   revision: number;
   /** The effective playlist; null when none applies (unassigned). */
   playlist: ServedPlaylist | null;
@@ -281,9 +300,26 @@ export function composeManifest(inputs: ComposeInputs): Composition {
       playlistRevision: playlist.revision,
       pages,
       ...(tracks.length > 0 ? { soundtrack: { tracks } } : {}),
+      ...syncOf(screen, playlist),
     },
     content: [...content.values()],
     hasCapabilities,
+  };
+}
+
+/**
+ * Lockstep: members of one group showing one playlist revision share its epoch (its write time
+ * plus the lead), so their timelines are the same without any state of the group's own.
+ */
+function syncOf(screen: ComposeInputs['screen'], playlist: ServedPlaylist): { sync?: RuntimeSync } {
+  if (!screen.syncGroup) return {};
+  const region = screen.wallRegion ? (JSON.parse(screen.wallRegion) as RuntimeSync['wallRegion']) : undefined;
+  return {
+    sync: {
+      group: screen.syncGroup,
+      epoch: isoTime(playlist.updatedAt + SYNC_EPOCH_LEAD_MS),
+      ...(region ? { wallRegion: region } : {}),
+    },
   };
 }
 

@@ -22,6 +22,8 @@ export async function insertScreensShowing(
     state: 'active',
     playlist_id: playlistId,
     timezone: null,
+    sync_group: null,
+    wall_region: null,
     native_identity: 0,
     paired_at: now,
     created_at: now,

@@ -71,18 +71,19 @@ async function loadContent(db: Tx, screens: ScreenTable[], now: number): Promise
   if (playlistIds.length === 0) return content;
   const rows = await db
     .selectFrom('playlists')
-    .select(['id', 'tenant_id', 'revision', 'document'])
+    .select(['id', 'tenant_id', 'revision', 'document', 'updated_at'])
     .where('id', 'in', playlistIds)
     .where('deleted_at', 'is', null)
     .execute();
   const mediaIds = new Set<string>();
   const releaseIds = new Set<string>();
   for (const row of rows) {
-    const doc = json.read<Omit<ServedPlaylist, 'id' | 'revision'>>(row.document)!;
+    const doc = json.read<Omit<ServedPlaylist, 'id' | 'revision' | 'updatedAt'>>(row.document)!;
     const playlist = {
       id: row.id,
       tenant_id: row.tenant_id,
       revision: row.revision,
+      updatedAt: row.updated_at,
       pages: doc.pages,
       ...(doc.audio ? { audio: doc.audio } : {}),
     };
@@ -124,7 +125,16 @@ function owned<T extends { tenant_id: string }>(map: Map<string, T>, tenantId: s
 type Composed = { screen: ScreenTable; composition: Composition } | { screen: ScreenTable; unpackaged: ReleaseRef[] };
 
 function compose(services: Services, screen: ScreenTable, content: BatchContent, now: number): Composed {
-  const base = { screen: { id: screen.id, label: screen.label, timezone: screen.timezone, state: screen.state } };
+  const base = {
+    screen: {
+      id: screen.id,
+      label: screen.label,
+      timezone: screen.timezone,
+      state: screen.state,
+      syncGroup: screen.sync_group,
+      wallRegion: screen.wall_region,
+    },
+  };
   const effective = screen.state === 'archived' ? null : resolveEffectivePlaylist(screen, { now }).playlistId;
   const playlist = effective === null ? undefined : content.playlists.get(effective);
   const none = { media: new Map(), releases: new Map(), packages: new Map() };

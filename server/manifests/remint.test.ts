@@ -16,7 +16,13 @@ afterAll(async () => server.stop());
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 
 describe('the remint rule', () => {
-  const live: ScreenShowing = { state: 'active', playlist_id: 'pl_a', timezone: 'Europe/Berlin' };
+  const live: ScreenShowing = {
+    state: 'active',
+    playlist_id: 'pl_a',
+    timezone: 'Europe/Berlin',
+    sync_group: null,
+    wall_region: null,
+  };
 
   it('remints when the effective playlist or the timezone changes, assignment first', () => {
     expect(remintReason(live, { ...live, playlist_id: 'pl_b' }, NOW)).toBe('playlist_assigned');
@@ -25,6 +31,17 @@ describe('the remint rule', () => {
     expect(remintReason(live, { ...live, playlist_id: 'pl_b', timezone: 'Asia/Tokyo' }, NOW)).toBe('playlist_assigned');
     const pending: ScreenShowing = { ...live, state: 'pairing_pending' };
     expect(remintReason(pending, { ...pending, playlist_id: 'pl_b' }, NOW)).toBe('playlist_assigned');
+  });
+
+  it('remints when the screen joins or leaves a sync group or its wall region moves (the manifest carries them)', () => {
+    const grouped: ScreenShowing = { ...live, sync_group: 'wall' };
+    expect(remintReason(live, grouped, NOW)).toBe('sync_changed');
+    expect(remintReason(grouped, live, NOW)).toBe('sync_changed');
+    expect(remintReason(grouped, { ...grouped, sync_group: 'lobby' }, NOW)).toBe('sync_changed');
+    const region = { ...grouped, wall_region: '{"x":0,"y":0,"width":1920,"height":1080}' };
+    expect(remintReason(grouped, region, NOW)).toBe('sync_changed');
+    expect(remintReason(region, region, NOW)).toBeNull();
+    expect(remintReason({ ...live, state: 'archived' }, { ...grouped, state: 'archived' }, NOW)).toBeNull();
   });
 
   it('remints on archive and unarchive, and never for changes while the glass is dark', () => {

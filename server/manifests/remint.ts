@@ -13,7 +13,7 @@ import { resolveEffectivePlaylist } from './effective-playlist';
 export const SCREENS_PER_STATEMENT = 1000;
 
 /** What a screen's manifest depends on besides its playlist's content. */
-export type ScreenShowing = Pick<ScreenTable, 'state' | 'playlist_id' | 'timezone'>;
+export type ScreenShowing = Pick<ScreenTable, 'state' | 'playlist_id' | 'timezone' | 'sync_group' | 'wall_region'>;
 
 /** The manifest numbers of a screen after a remint (what the event and the caller's view carry). */
 export interface RemintedScreen {
@@ -37,6 +37,8 @@ export function remintReason(before: ScreenShowing, after: ScreenShowing, now: n
   const showing = (s: ScreenShowing) => resolveEffectivePlaylist(s, { now }).playlistId;
   if (showing(before) !== showing(after)) return 'playlist_assigned';
   if (before.timezone !== after.timezone) return 'timezone_changed';
+  // Lockstep: the manifest carries the group (its epoch) and the wall region.
+  if (before.sync_group !== after.sync_group || before.wall_region !== after.wall_region) return 'sync_changed';
   return null;
 }
 

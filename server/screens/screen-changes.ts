@@ -11,6 +11,7 @@ import { checkAssignable } from '../playlists/playlists';
 import { problem } from '../problem';
 import type { Work } from '../store/store';
 import { admitScreen, releaseScreen } from '../tenants/tenants';
+import { lockstepChanges } from './screen-sync';
 import { changeScreen, newPublicId, tagsOf, type ScreenChange } from './screens';
 import type { ScreenTable } from './screens.tables';
 import { isIanaZoneName } from './time-zones';
@@ -64,6 +65,7 @@ export async function patchScreen(r: ChangeRequest, before: ScreenTable, patch: 
         'playlist_id',
       );
   }
+  lockstepChanges(patch, before, change);
   if (patch.tags !== undefined) {
     const tags = [...patch.tags].sort();
     const current = (await tagsOf(r.work.db, [before.id])).get(before.id)!;

@@ -30,6 +30,10 @@ export interface ScreenTable {
   last_online_at: number | null;
   /** A pending recovery offer as the owner sees it (JSON of RecoveryPendingColumn; screens/recovery.ts). */
   recovery_pending: string | null;
+  /** Lockstep: the sync group (tag grammar), or null to play alone. */
+  sync_group: string | null;
+  /** Lockstep: the video-wall region of the canvas it shows, as JSON `{x, y, width, height}`; only with a group. */
+  wall_region: string | null;
 }
 
 export interface ScreenTagTable {

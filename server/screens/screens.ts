@@ -1,12 +1,12 @@
 // Screens: lookups, the public view, and the one way a screen changes (revision by exactly one,
 // its events, and a report to manifests/, which remints when what the player must show changed).
-import type { Screen, ScreenList, ScreenListQuery, ScreenState } from '../../sdk/contract/screens';
+import type { Screen, ScreenList, ScreenListQuery, ScreenState, WallRegion } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import type { EventLog, NewEvent } from '../events/event-log';
 import { problem } from '../problem';
 import { newId, randomToken } from '../keys';
 import type { Services } from '../services';
-import type { Db, Tx, Work } from '../store/store';
+import { json, type Db, type Tx, type Work } from '../store/store';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
 import { screenChanged } from '../manifests/remint';
@@ -69,6 +69,8 @@ export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet
     ...(row.playlist_id !== null ? { playlist_id: row.playlist_id } : {}),
     ...(row.timezone !== null ? { timezone: row.timezone } : {}),
     tags,
+    ...(row.sync_group !== null ? { sync_group: row.sync_group } : {}),
+    ...(row.wall_region !== null ? { wall_region: json.read<WallRegion>(row.wall_region)! } : {}),
     online: row.state !== 'deleted' && online.has(row.id),
     ...(row.last_online_at !== null ? { last_online_at: isoTime(row.last_online_at) } : {}),
     ...recoveryPendingView(row.recovery_pending, now),
@@ -114,6 +116,8 @@ export async function createScreen(
     deleted_at: null,
     last_online_at: null,
     recovery_pending: null,
+    sync_group: null,
+    wall_region: null,
   };
   await work.db.insertInto('screens').values(row).execute();
   await services.events.append(
@@ -148,7 +152,16 @@ export interface ScreenChange {
   set?: Partial<
     Pick<
       ScreenTable,
-      'label' | 'state' | 'playlist_id' | 'timezone' | 'public_id' | 'paired_at' | 'archived_at' | 'deleted_at'
+      | 'label'
+      | 'state'
+      | 'playlist_id'
+      | 'timezone'
+      | 'public_id'
+      | 'paired_at'
+      | 'archived_at'
+      | 'deleted_at'
+      | 'sync_group'
+      | 'wall_region'
     >
   >;
   /** Names of what changed, for `screen.updated` details. */
@@ -192,6 +205,8 @@ export async function changeScreen(
       paired_at: after.paired_at,
       archived_at: after.archived_at,
       deleted_at: after.deleted_at,
+      sync_group: after.sync_group,
+      wall_region: after.wall_region,
       revision: after.revision,
       content_access_generation: after.content_access_generation,
       updated_at: now,
@@ -249,7 +264,15 @@ export async function changeScreen(
       ...base,
       type: 'screen.updated',
       message: `screen ${change.changes.join(', ')} changed`,
-      details: { revision: after.revision, changes: change.changes, ...(change.tags ? { tags: change.tags } : {}) },
+      details: {
+        revision: after.revision,
+        changes: change.changes,
+        ...(change.tags ? { tags: change.tags } : {}),
+        ...(change.changes.includes('sync_group') ? { sync_group: after.sync_group } : {}),
+        ...(change.changes.includes('wall_region')
+          ? { wall_region: after.wall_region === null ? null : json.read<WallRegion>(after.wall_region) }
+          : {}),
+      },
     },
   ];
   if (change.lifecycle) {

@@ -39,6 +39,7 @@ export function Stage({
       log: (message) => console.info(message),
     });
     onEngine?.(engine);
+    const stopFollowingClock = controller.onClockStep(() => engine.clockChanged());
     const feed = (manifest: RuntimeManifest | null) => {
       if (manifest) engine.setManifest(manifest);
     };
@@ -48,6 +49,7 @@ export function Stage({
     });
     return () => {
       unsubscribe();
+      stopFollowingClock();
       onEngine?.(null);
       engine.destroy();
       soundtrack.destroy();

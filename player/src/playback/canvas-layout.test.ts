@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { backgroundCss, canvasTransform, paintOrder, transformCss } from './canvas-layout';
+import {
+  backgroundCss,
+  canvasTransform,
+  paintOrder,
+  regionClipCss,
+  regionTransform,
+  transformCss,
+} from './canvas-layout';
 
 const canvas = { width: 1920, height: 1080 };
 
@@ -50,5 +57,28 @@ describe('canvas layout', () => {
 
   it('orders paint by layer with ties in array order', () => {
     expect(paintOrder([5, 0, 5, 1])).toEqual([3, 1, 4, 2]);
+  });
+
+  it('puts a wall region of a 3840×2160 canvas on a 1920×1080 screen at scale 1', () => {
+    const region = { x: 1920, y: 1080, width: 1920, height: 1080 };
+    expect(regionTransform(region, { width: 1920, height: 1080 }, 'contain')).toEqual({
+      scaleX: 1,
+      scaleY: 1,
+      offsetX: -1920,
+      offsetY: -1080,
+    });
+    // On a smaller screen the region is scaled like a canvas, and still lands on the viewport.
+    const t = regionTransform(region, { width: 960, height: 540 }, 'fill');
+    expect([t.scaleX, t.scaleY, t.offsetX, t.offsetY]).toEqual([0.5, 0.5, -960, -540]);
+  });
+
+  it('fits a region of another aspect by the page fit, centred, and clips the canvas to it', () => {
+    const region = { x: 100, y: 0, width: 1000, height: 1000 };
+    const t = regionTransform(region, { width: 1920, height: 1080 }, 'contain');
+    expect(t.scaleX).toBeCloseTo(1.08);
+    // Centred: (1920 - 1080) / 2 of bar on the left, then the region's own offset.
+    expect(t.offsetX).toBeCloseTo(420 - 108);
+    expect(t.offsetY).toBeCloseTo(0);
+    expect(regionClipCss({ width: 3840, height: 2160 }, region)).toBe('inset(0px 2740px 1160px 100px)');
   });
 });

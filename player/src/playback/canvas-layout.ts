@@ -1,5 +1,6 @@
 // Geometry and paint of a page canvas: how the canvas is scaled into the viewport (contain, cover,
-// fill), its background as CSS, and where each placement sits and in which paint order.
+// fill), or only a region of it on a video wall's screen; its background as CSS, and where each
+// placement sits and in which paint order.
 import type { CanvasBackground, ViewportFit } from '../../../sdk/contract/canvas';
 
 export interface Size {
@@ -26,6 +27,33 @@ export function canvasTransform(canvas: Size, viewport: Size, fit: ViewportFit):
     offsetX: (viewport.width - canvas.width * s) / 2,
     offsetY: (viewport.height - canvas.height * s) / 2,
   };
+}
+
+/** A rectangle in canvas coordinates (a video wall's region). */
+export interface Region extends Size {
+  x: number;
+  y: number;
+}
+
+/**
+ * A video wall's screen shows only `region` of the canvas: the region is fitted into the viewport
+ * as a whole canvas would be (by the page's fit), and the canvas moved so the region lands there.
+ */
+export function regionTransform(region: Region, viewport: Size, fit: ViewportFit): CanvasTransform {
+  const t = canvasTransform(region, viewport, fit);
+  return { ...t, offsetX: t.offsetX - region.x * t.scaleX, offsetY: t.offsetY - region.y * t.scaleY };
+}
+
+/**
+ * The clip that hides the canvas outside `region` (in the canvas's own coordinates, before its
+ * transform), so bars left by a `contain` fit stay black instead of showing the neighbours' part.
+ */
+export function regionClipCss(canvas: Size, region: Region): string {
+  const top = round(region.y);
+  const right = round(canvas.width - region.x - region.width);
+  const bottom = round(canvas.height - region.y - region.height);
+  const left = round(region.x);
+  return `inset(${top}px ${right}px ${bottom}px ${left}px)`;
 }
 
 export function transformCss(t: CanvasTransform): string {

@@ -2,9 +2,24 @@
 // viewport), its canvas (scaled by the viewport fit, painted with its background) and the
 // placement views in paint order. A page is cold, warm (ready to show), or live.
 import type { RuntimePage, RuntimePlacement } from '../../../sdk/contract/manifest';
-import { backgroundCss, canvasTransform, paintOrder, transformCss, type Size } from './canvas-layout';
+import {
+  backgroundCss,
+  canvasTransform,
+  paintOrder,
+  regionClipCss,
+  regionTransform,
+  transformCss,
+  type Region,
+  type Size,
+} from './canvas-layout';
 import { ENTER_DELAY_MS, ENTER_DURATION_MS, ENTER_EASING, enterKeyframes } from './motion';
-import { createPlacementView, type PlacementHost, type PlacementView, type WarmResult } from './placement-views';
+import {
+  createPlacementView,
+  type PlacementHost,
+  type PlacementView,
+  type Turn,
+  type WarmResult,
+} from './placement-views';
 
 export type PageState = 'cold' | 'warming' | 'ready' | 'failed' | 'live';
 
@@ -55,10 +70,26 @@ export class PageView {
     return this.views.includes(view);
   }
 
-  layout(viewport: Size): void {
+  /** Scales the canvas into the viewport; on a video wall's screen, only `region` of it. */
+  layout(viewport: Size, region?: Region): void {
+    const { canvas } = this.page;
     this.canvas.style.transform = transformCss(
-      canvasTransform(this.page.canvas, viewport, this.page.canvas.viewportFit),
+      region
+        ? regionTransform(region, viewport, canvas.viewportFit)
+        : canvasTransform(canvas, viewport, canvas.viewportFit),
     );
+    this.canvas.style.clipPath = region ? regionClipCss(canvas, region) : '';
+  }
+
+  /**
+   * Lockstep: the group's timeline says which turn of this page comes next (every member counts
+   * turns alike); a page prepared for another turn is prepared again.
+   */
+  setTurn(turn: number): void {
+    if (this.turns === turn) return;
+    this.preparing?.abort.abort();
+    this.preparing = null;
+    this.turns = turn;
   }
 
   private setState(state: PageState): void {
@@ -112,17 +143,18 @@ export class PageView {
   }
 
   /**
-   * A turn of this page begins on glass (`fill`: when it fills the viewport). Placements show the
+   * A turn of this page begins on glass (`segment.fill`: when it fills the viewport). Placements show the
    * turn's items (media end reported through `onMediaEnd`). Enter animations run when the page comes
    * on glass, not when it merely comes round again: that is a cut, and an enter animation would
    * blank its placement until the animation's delay passed.
    */
-  goLive(fill: number, now: number, onMediaEnd: () => void): void {
+  goLive(segment: Turn, now: number, onMediaEnd: () => void): void {
+    const fill = segment.fill;
     const again = this.state === 'live';
     const turn = this.turns++;
     if (again) for (const view of this.views) view.stop();
     this.setState('live');
-    for (const view of this.views) view.start(turn, fill, onMediaEnd);
+    for (const view of this.views) view.start(turn, segment, onMediaEnd);
     if (again) return;
     for (const view of this.views) {
       const enter = view.placement.enter;

@@ -13,7 +13,7 @@ import {
   type RuntimePlacement,
   type RuntimeVideoPlacement,
 } from '../../../sdk/contract/manifest';
-import { rotationIndex } from './sequencer';
+import { rotationIndex } from '../../../sdk/lockstep/sequencer';
 import { waitFor, withTimeout } from './waits';
 
 /** An image must decode within this, a video buffer enough to play through. */
@@ -35,9 +35,28 @@ const HANDSHAKE_POLL_MS = 50;
 
 export type WarmResult = 'ready' | 'unavailable';
 
+/** A turn's instants on the playback clock: its transition starts at `start`, the page fills the viewport at `fill`. */
+export interface Turn {
+  start: number;
+  fill: number;
+}
+
+/** Lockstep videos are looked at this often, and their drift from the group's timeline corrected. */
+export const VIDEO_CORRECTION_INTERVAL_MS = 200;
+/** Drift below this is left alone: a quarter of a frame at 60 Hz, about what reading the position costs. */
+export const VIDEO_DRIFT_DEADBAND_S = 0.004;
+/** Drift beyond this is seeked away; below it the playback rate is nudged (5 % would need seconds). */
+export const VIDEO_SEEK_THRESHOLD_S = 0.25;
+/** A nudge moves the playback rate at most this far from 1: too little to see. */
+export const VIDEO_MAX_RATE_DELTA = 0.05;
+/** A nudge aims to absorb the drift over this long. */
+const VIDEO_CORRECTION_HORIZON_S = 1;
+
 export interface PlacementHost {
-  /** The playback clock (server-corrected). */
+  /** The playback clock (server-corrected; the group's clock in lockstep). */
   now(): number;
+  /** The page plays in lockstep with its sync group: videos follow the group's timeline. */
+  lockstep(): boolean;
   runtimeOrigin: string;
   paired: boolean;
   screenId: string;
@@ -61,10 +80,11 @@ export interface PlacementView {
    */
   prepare(turn: number, signal: AbortSignal): Promise<WarmResult>;
   /**
-   * The `turn`th turn begins: show its first item. `fill` is when the page fills the viewport on
-   * the playback clock (a sequence steps from there); `onEnd` marks the media end of a media_end page.
+   * The `turn`th turn begins: show its first item. `segment.fill` is when the page fills the
+   * viewport on the playback clock (an image sequence steps from there; a video plays from
+   * `segment.start`); `onEnd` marks the media end of a media_end page.
    */
-  start(turn: number, fill: number, onEnd: () => void): void;
+  start(turn: number, segment: Turn, onEnd: () => void): void;
   /** The turn ended (the page left glass, or a new turn of it begins). */
   stop(): void;
   /** Release what costs while off glass (decoders, third-party frames). */
@@ -144,8 +164,9 @@ class ImageView implements PlacementView {
     this.images.forEach((img, i) => (img.hidden = i !== index));
   }
 
-  start(turn: number, fill: number, onEnd: () => void): void {
+  start(turn: number, segment: Turn, onEnd: () => void): void {
     this.stop();
+    const fill = segment.fill;
     const shown = itemsOfTurn(turn, this.images.length, this.sequence);
     const dwell = this.placement.content.dwellMs;
     if (dwell === undefined) return this.show(shown[0]!);
@@ -185,6 +206,11 @@ class ImageView implements PlacementView {
  * Videos: muted, inline, buffered before the page shows; decoders are released when the page cools.
  * The clip playing is raised above the others, so a new clip (or the first clip of the next turn)
  * covers the one before it in the same frame; the one before is hidden a frame later.
+ *
+ * In lockstep each clip is due at an instant of the group's timeline (the first at the turn's
+ * start, each next one when the one before it is due to end), so its position at any instant is
+ * known: a member that joins late starts mid-clip, and drift from that position is corrected
+ * continuously, by nudging the playback rate when small and by seeking when large.
  */
 class VideoView implements PlacementView {
   readonly element: HTMLElement;
@@ -195,11 +221,15 @@ class VideoView implements PlacementView {
   private current: HTMLVideoElement | null = null;
   private onEnd: (() => void) | null = null;
   private live = false;
+  /** Lockstep: when the clip on glass is due at its first frame, on the playback clock. */
+  private clipDueAt = 0;
+  private correction: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     readonly placement: RuntimeVideoPlacement,
     zIndex: number,
     private readonly sequence: boolean,
+    private readonly host: PlacementHost,
   ) {
     this.element = wrapper(placement, zIndex);
     this.videos = placement.content.items.map((item) => {
@@ -250,18 +280,73 @@ class VideoView implements PlacementView {
     return 'ready';
   }
 
-  start(turn: number, _fill: number, onEnd: () => void): void {
+  start(turn: number, segment: Turn, onEnd: () => void): void {
     this.order = itemsOfTurn(turn, this.videos.length, this.sequence);
     this.onEnd = onEnd;
     this.live = true;
     this.step = 0;
-    this.play(this.order[0]!, true);
+    if (!this.host.lockstep()) return this.play(this.order[0]!, true);
+    // Joining a turn under way: skip the clips (of known length) that are over already.
+    this.clipDueAt = segment.start;
+    const now = this.host.now();
+    for (;;) {
+      const length = this.videos[this.order[this.step]!]!.duration * 1000;
+      const next = this.order[this.step + 1];
+      if (next === undefined || !Number.isFinite(length) || now < this.clipDueAt + length) break;
+      this.clipDueAt += length;
+      this.step++;
+    }
+    this.play(this.order[this.step]!, false);
+    clearInterval(this.correction);
+    this.correction = setInterval(() => this.correct(), VIDEO_CORRECTION_INTERVAL_MS);
+  }
+
+  /** Lockstep: where the clip on glass should be now (seconds), or null once it is due to have ended. */
+  private expectedTime(video: HTMLVideoElement): number | null {
+    const elapsed = Math.max(0, (this.host.now() - this.clipDueAt) / 1000);
+    const length = video.duration;
+    if (!Number.isFinite(length) || length <= 0) return elapsed;
+    if (video.loop) return elapsed % length;
+    return elapsed < length ? elapsed : null;
+  }
+
+  /** Lockstep: moves the clip on glass toward the group's position (a seek, or a playback-rate nudge). */
+  private correct(): void {
+    const video = this.current;
+    if (!this.live || !video || video.seeking || video.readyState < HTMLMediaElement.HAVE_METADATA) return;
+    const expected = this.expectedTime(video);
+    if (expected === null) {
+      video.playbackRate = 1;
+      return;
+    }
+    let drift = video.currentTime - expected;
+    // A looping clip wraps: 0.1 s after its end is 0.1 s into its start.
+    const length = video.duration;
+    if (video.loop && Number.isFinite(length) && length > 0) {
+      if (drift > length / 2) drift -= length;
+      else if (drift < -length / 2) drift += length;
+    }
+    if (Math.abs(drift) > VIDEO_SEEK_THRESHOLD_S) {
+      video.playbackRate = 1;
+      video.currentTime = expected;
+    } else if (Math.abs(drift) > VIDEO_DRIFT_DEADBAND_S) {
+      const nudge = Math.max(-VIDEO_MAX_RATE_DELTA, Math.min(VIDEO_MAX_RATE_DELTA, drift / VIDEO_CORRECTION_HORIZON_S));
+      video.playbackRate = 1 - nudge;
+    } else {
+      video.playbackRate = 1;
+    }
+    if (video.paused && !video.ended) void video.play().catch(() => undefined);
   }
 
   private play(i: number, rewind: boolean): void {
     const video = this.videos[i]!;
     const previous = this.current;
     if (rewind && video.currentTime !== 0) video.currentTime = 0;
+    if (this.host.lockstep()) {
+      const expected = this.expectedTime(video) ?? video.duration;
+      if (Math.abs(video.currentTime - expected) > VIDEO_DRIFT_DEADBAND_S) video.currentTime = expected;
+      video.playbackRate = 1;
+    }
     video.style.zIndex = '1';
     video.hidden = false;
     this.current = video;
@@ -283,13 +368,16 @@ class VideoView implements PlacementView {
   }
 
   private readonly onEnded = (event: Event) => {
-    if (!this.live || event.target !== this.videos[this.order[this.step]!]) return;
+    const ended = this.videos[this.order[this.step]!];
+    if (!this.live || event.target !== ended) return;
     this.step++;
     const next = this.order[this.step];
     if (next === undefined) {
       this.onEnd?.();
       return;
     }
+    // Lockstep: the next clip is due when this one was due to end, however late it really ended.
+    if (Number.isFinite(ended.duration)) this.clipDueAt += ended.duration * 1000;
     this.play(next, true);
   };
 
@@ -301,7 +389,11 @@ class VideoView implements PlacementView {
   stop(): void {
     this.live = false;
     this.onEnd = null;
-    for (const video of this.videos) video.pause();
+    clearInterval(this.correction);
+    for (const video of this.videos) {
+      video.pause();
+      video.playbackRate = 1;
+    }
   }
 
   cool(): void {
@@ -630,7 +722,7 @@ export function createPlacementView(
     case 'image':
       return new ImageView(p.placement, zIndex, sequence && !p.placement.content.oneAtATime, host);
     case 'video':
-      return new VideoView(p.placement, zIndex, sequence && !p.placement.content.oneAtATime);
+      return new VideoView(p.placement, zIndex, sequence && !p.placement.content.oneAtATime, host);
     case 'iframe':
       return new IframeView(p.placement, zIndex);
     case 'application':

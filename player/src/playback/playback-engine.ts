@@ -3,7 +3,22 @@
 // decoded and buffered before its transition starts), runs the transition, and swaps to a new
 // manifest at a page boundary once the new manifest's first page is ready. Page DOM is built once
 // per manifest and toggled; an old manifest's DOM is removed after the swap.
-import { isPlacementOf, type RuntimeManifest } from '../../../sdk/contract/manifest';
+//
+// A manifest of a sync group plays in lockstep: the page on glass is the group's timeline at the
+// instant (sdk/lockstep/timeline.ts, from the group's epoch on the synchronized clock), each page
+// change is scheduled at its absolute instant and shown on the first animation frame at or after
+// it, a member that starts late joins mid-turn, and a new manifest is moved onto at a boundary of
+// its own timeline. Nothing a member alone decides (a media end, an application's advance) ends a
+// page early there; an application's advance goes to the host, which may make it a group barrier.
+import { isPlacementOf, type RuntimeManifest, type RuntimeSync } from '../../../sdk/contract/manifest';
+import type { BarrierAnnouncement } from '../../../sdk/lockstep/group-protocol';
+import {
+  anchorAt,
+  epochAnchor,
+  joinInstant,
+  timelinePositionAt,
+  type TimelinePosition,
+} from '../../../sdk/lockstep/timeline';
 import type { Size } from './canvas-layout';
 import { TRANSITION_EASING, transitionKeyframes } from './motion';
 import { PageView } from './page-view';
@@ -12,24 +27,59 @@ import {
   endedEarly,
   firstSegment,
   followingSegment,
+  nextPageIndex,
   nextVisibilityBoundary,
   playableIndexes,
   segmentOf,
   sequencePages,
   type Segment,
   type SequencePage,
-} from './sequencer';
+} from '../../../sdk/lockstep/sequencer';
 
 /** A boundary timer firing later than this (a throttled or suspended tab) re-anchors at the current time. */
 export const LATE_TIMER_TOLERANCE_MS = 1000;
 /** How often a page that is due but not ready is looked at again. */
 const NOT_READY_RETRY_MS = 250;
+/** Lockstep: a member that learns of a new timeline after its epoch moves onto it at the first boundary this far ahead (time to prepare) ... */
+export const LOCKSTEP_JOIN_PREPARE_MS = 1500;
+/** ... unless that boundary is further than this (a long page): then it joins mid-turn, as a member that starts late does. */
+export const LOCKSTEP_JOIN_MAX_WAIT_MS = 10_000;
+/**
+ * Lockstep: a boundary's timer fires this early (a loaded machine fires timers late); animation
+ * frames then find the first one at or after the instant.
+ */
+const LOCKSTEP_WAKE_EARLY_MS = 150;
+/**
+ * Lockstep: a long wait is slept in pieces of at most this, each measured again on the playback
+ * clock: a clock slewing at 5 % moves an instant by well under the early margin within one piece.
+ */
+const LOCKSTEP_WAKE_PIECE_MS = 1000;
 
-export interface EngineHost extends Omit<PlacementHost, 'onApplicationAdvance' | 'viewport' | 'contentGeneration'> {
-  /** The playback clock (server-corrected). */
+export interface EngineHost
+  extends Omit<PlacementHost, 'onApplicationAdvance' | 'viewport' | 'contentGeneration' | 'lockstep'> {
+  /** The playback clock (server-corrected; the group's synchronized clock for a sync group). */
   now(): number;
   /** A manifest is on glass: its first page finished its transition (or it has no pages). */
   onActivated(manifest: RuntimeManifest): void;
+  /**
+   * Lockstep: the controlling application of the page on glass asked for the next page. The page
+   * is not ended here (every member shows the same application); a host with a group channel may
+   * announce a barrier and call applyBarrier. Without one the page plays to its max_ms.
+   */
+  onLockstepAdvance?(timeline: string, pageIndex: number): void;
+}
+
+interface Lockstep {
+  sync: RuntimeSync;
+  /** Names the timeline for barriers: members move together only on the same one. */
+  key: string;
+  anchor: TimelinePosition;
+  /** The timeline before the last barrier: it holds until the barrier's instant. */
+  before: TimelinePosition | null;
+  /** The last position computed: later questions walk on from it. */
+  cache: TimelinePosition | null;
+  /** A pending loop moves on glass at this instant (a boundary of its own timeline). */
+  joinAt: number | null;
 }
 
 interface Loop {
@@ -37,6 +87,13 @@ interface Loop {
   sequence: SequencePage[];
   views: PageView[];
   layer: HTMLElement;
+  lockstep: Lockstep | null;
+}
+
+/** The timeline key of a lockstep manifest: the playlist, its revision and the group's epoch. */
+export function timelineKey(manifest: RuntimeManifest): string | null {
+  const sync = manifest.sync;
+  return sync ? `${manifest.playlistId ?? ''}@${manifest.playlistRevision}@${sync.epoch}` : null;
 }
 
 export class PlaybackEngine {
@@ -49,6 +106,11 @@ export class PlaybackEngine {
   private boundaryTimer: ReturnType<typeof setTimeout> | undefined;
   private transitionEnd: ReturnType<typeof setTimeout> | undefined;
   private finishing: (() => void) | null = null;
+  /** Lockstep: the turn number of the page on glass. */
+  private turn = 0;
+  /** Lockstep: waits for the first frame at or after an instant (a boundary; a pending timeline's join). */
+  private frameWait: { cancel(): void } | null = null;
+  private joinWait: { cancel(): void } | null = null;
   private viewportSize: Size;
   private destroyed = false;
 
@@ -69,6 +131,53 @@ export class PlaybackEngine {
     return this.current?.manifest.manifestRevision ?? null;
   }
 
+  /** The lockstep timeline on glass (null when the manifest is not in a sync group). */
+  get timeline(): string | null {
+    return this.current?.lockstep?.key ?? null;
+  }
+
+  /**
+   * The playback clock stepped (its first synchronization, or an error too large to slew): in
+   * lockstep, whatever was armed on the old reading is judged again now, so the member joins the
+   * group where it really is.
+   */
+  clockChanged(): void {
+    if (this.destroyed) return;
+    const pending = this.pending;
+    if (pending?.lockstep) {
+      if (!this.current || !this.segment) return this.joinNow(pending);
+      this.armJoin(pending);
+    }
+    if (this.current?.lockstep && this.segment) {
+      this.frameWait?.cancel();
+      this.onLockstepBoundary(this.host.now());
+    }
+  }
+
+  /**
+   * Lockstep: the group's lead announced "page P at instant T" (an advance no member can compute):
+   * from T the timeline runs on from that page. Barriers of another timeline are ignored.
+   */
+  applyBarrier(barrier: BarrierAnnouncement): void {
+    const loop = this.current;
+    const lockstep = loop?.lockstep;
+    if (!loop || !lockstep || lockstep.key !== barrier.timeline || !loop.views[barrier.pageIndex]) return;
+    const replaced = this.positionAt(loop, barrier.at);
+    const again = replaced?.segment.index === barrier.pageIndex;
+    const segment = segmentOf(loop.sequence, barrier.pageIndex, barrier.at, again);
+    // The timeline so far holds until T: keep a position of it from which every instant up to T is reached.
+    lockstep.before = this.positionAt(loop, Math.min(this.host.now(), barrier.at - 1)) ?? lockstep.anchor;
+    lockstep.anchor = anchorAt(loop.sequence, segment);
+    lockstep.cache = null;
+    if (this.segment) {
+      if (this.segment.end > barrier.at)
+        this.segment = { ...this.segment, end: Math.max(barrier.at, this.segment.fill) };
+      this.armBoundary();
+      this.leaveNext();
+      this.warmNext();
+    }
+  }
+
   private measure(): Size {
     return { width: this.root.clientWidth || window.innerWidth, height: this.root.clientHeight || window.innerHeight };
   }
@@ -76,7 +185,7 @@ export class PlaybackEngine {
   private readonly onResize = () => {
     this.viewportSize = this.measure();
     for (const loop of [this.current, this.pending])
-      for (const view of loop?.views ?? []) view.layout(this.viewportSize);
+      for (const view of loop?.views ?? []) view.layout(this.viewportSize, loop?.manifest.sync?.wallRegion);
   };
 
   /**
@@ -99,6 +208,7 @@ export class PlaybackEngine {
     if (this.pending) this.dispose(this.pending);
     this.pending = this.build(manifest);
     if (!this.current || !this.segment) this.startPending();
+    else if (this.pending.lockstep) this.armJoin(this.pending);
     else this.warmPendingFirst();
   }
 
@@ -106,11 +216,13 @@ export class PlaybackEngine {
     const layer = document.createElement('div');
     layer.className = 'loop';
     layer.dataset.manifestRevision = manifest.manifestRevision;
-    const loop: Loop = { manifest, sequence: sequencePages(manifest.pages), views: [], layer };
+    const sequence = sequencePages(manifest.pages);
+    const loop: Loop = { manifest, sequence, views: [], layer, lockstep: lockstepOf(manifest, sequence) };
     const engine = this.host;
     // Delegates (not a copy): `paired` and `screenId` are read when used.
     const host: PlacementHost = {
       now: () => engine.now(),
+      lockstep: () => loop.lockstep !== null,
       runtimeOrigin: engine.runtimeOrigin,
       get paired() {
         return engine.paired;
@@ -127,7 +239,7 @@ export class PlaybackEngine {
     };
     loop.views = manifest.pages.map((page, i) => new PageView(page, i, host));
     for (const view of loop.views) {
-      view.layout(this.viewportSize);
+      view.layout(this.viewportSize, manifest.sync?.wallRegion);
       layer.append(view.element);
     }
     this.root.append(layer);
@@ -135,8 +247,130 @@ export class PlaybackEngine {
   }
 
   private dispose(loop: Loop): void {
+    if (loop === this.pending) {
+      this.joinWait?.cancel();
+      this.joinWait = null;
+    }
     for (const view of loop.views) view.destroy();
     loop.layer.remove();
+  }
+
+  /** Lockstep: the position of `loop`'s timeline at `t` (null before its anchor). */
+  private positionAt(loop: Loop, t: number): TimelinePosition | null {
+    const lockstep = loop.lockstep!;
+    const tz = loop.manifest.timezone;
+    if (lockstep.before && t < lockstep.anchor.segment.start) {
+      const p = timelinePositionAt(loop.sequence, lockstep.before, t, tz);
+      const cut = lockstep.anchor.segment.start;
+      return p && p.segment.end > cut ? { ...p, segment: { ...p.segment, end: Math.max(cut, p.segment.fill) } } : p;
+    }
+    const from = lockstep.cache && lockstep.cache.segment.start <= t ? lockstep.cache : lockstep.anchor;
+    const position = timelinePositionAt(loop.sequence, from, t, tz);
+    if (position) lockstep.cache = position;
+    return position;
+  }
+
+  /**
+   * Calls `fn` with the playback-clock time of the first animation frame at or after `instant`
+   * (a timer wakes a little before it; frames then decide). A hidden page paints no frames: there
+   * the timer alone decides.
+   */
+  private onFrameAt(instant: number, fn: (frameTime: number) => void): { cancel(): void } {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let frame = 0;
+    let cancelled = false;
+    const onFrame = (timestamp: number) => {
+      if (cancelled) return;
+      const frameTime = this.host.now() - (performance.now() - timestamp);
+      if (frameTime >= instant) fn(frameTime);
+      else frame = requestAnimationFrame(onFrame);
+    };
+    const wake = () => {
+      if (cancelled) return;
+      const now = this.host.now();
+      if (document.visibilityState === 'hidden') {
+        if (now >= instant) fn(now);
+        else timer = setTimeout(wake, instant - now);
+        return;
+      }
+      if (instant - now > LOCKSTEP_WAKE_EARLY_MS * 2)
+        timer = setTimeout(wake, Math.min(LOCKSTEP_WAKE_PIECE_MS, instant - now - LOCKSTEP_WAKE_EARLY_MS));
+      else frame = requestAnimationFrame(onFrame);
+    };
+    wake();
+    return {
+      cancel: () => {
+        cancelled = true;
+        clearTimeout(timer);
+        cancelAnimationFrame(frame);
+      },
+    };
+  }
+
+  /** Lockstep, nothing on glass: join the group's timeline where it is now, as soon as that page is ready. */
+  private joinNow(loop: Loop): void {
+    const lockstep = loop.lockstep!;
+    const position = this.positionAt(loop, this.host.now());
+    if (!position) {
+      // Before the epoch: prepare the first page and show it on the epoch's frame.
+      const first = lockstep.anchor;
+      loop.views[first.segment.index]!.setTurn(first.turn);
+      void loop.views[first.segment.index]!.warm(() => this.host.now());
+      this.joinWait?.cancel();
+      this.joinWait = this.onFrameAt(first.segment.start, () => {
+        this.joinWait = null;
+        if (!this.destroyed && this.pending === loop) this.joinNow(loop);
+      });
+      return;
+    }
+    const view = loop.views[position.segment.index]!;
+    view.setTurn(position.turn);
+    if (view.usable()) {
+      this.turn = position.turn;
+      return this.swapTo(loop, position.segment);
+    }
+    void view
+      .warm(() => this.host.now())
+      .then((ok) => {
+        if (this.destroyed || this.pending !== loop) return;
+        if (!ok) return this.schedule(NOT_READY_RETRY_MS, () => this.startPending());
+        const at = this.positionAt(loop, this.host.now())!;
+        // Preparing took time: the group may have moved on meanwhile; prepare where it is now.
+        if (at.segment.start !== position.segment.start || at.segment.index !== position.segment.index)
+          return this.startPending();
+        this.turn = at.turn;
+        this.swapTo(loop, at.segment);
+      });
+  }
+
+  /**
+   * Lockstep, another manifest on glass: move onto `loop`'s timeline at its epoch when that is still
+   * ahead, else at its first boundary after a short preparation (mid-turn when that boundary is far
+   * off), with that page warmed meanwhile.
+   */
+  private armJoin(loop: Loop, notBefore = this.host.now() + LOCKSTEP_JOIN_PREPARE_MS): void {
+    const lockstep = loop.lockstep!;
+    const boundary = joinInstant(loop.sequence, lockstep.anchor, notBefore, loop.manifest.timezone);
+    const joinAt =
+      boundary > lockstep.anchor.segment.start && boundary - notBefore > LOCKSTEP_JOIN_MAX_WAIT_MS
+        ? notBefore
+        : boundary;
+    lockstep.joinAt = joinAt;
+    const position = this.positionAt(loop, joinAt)!;
+    const view = loop.views[position.segment.index]!;
+    view.setTurn(position.turn);
+    void view.warm(() => this.host.now());
+    this.joinWait?.cancel();
+    this.joinWait = this.onFrameAt(joinAt, (frameTime) => {
+      this.joinWait = null;
+      if (this.destroyed || this.pending !== loop) return;
+      const at = this.positionAt(loop, frameTime)!;
+      const due = loop.views[at.segment.index]!;
+      if (due.turns !== at.turn || !due.usable()) return this.armJoin(loop, frameTime + NOT_READY_RETRY_MS);
+      this.leaveNext();
+      this.turn = at.turn;
+      this.swapTo(loop, at.segment);
+    });
   }
 
   private usable(loop: Loop) {
@@ -146,7 +380,7 @@ export class PlaybackEngine {
   /** The first page of the pending manifest that may play now and has not failed recently. */
   private pendingFirst(): PageView | null {
     const loop = this.pending;
-    if (!loop) return null;
+    if (!loop || loop.lockstep) return null;
     const now = this.host.now();
     const segment = firstSegment(loop.sequence, now, loop.manifest.timezone, (i) => loop.views[i]!.retryDue(now));
     return segment ? loop.views[segment.index]! : null;
@@ -165,6 +399,7 @@ export class PlaybackEngine {
       this.swapTo(loop, null);
       return;
     }
+    if (loop.lockstep) return this.joinNow(loop);
     const view = this.pendingFirst();
     if (!view) return this.schedule(NOT_READY_RETRY_MS * 4, () => this.startPending());
     void view
@@ -211,6 +446,7 @@ export class PlaybackEngine {
 
   /** Transitions to `segment`'s page (already warm), then arranges the next boundary. */
   private show(segment: Segment, onFilled?: () => void): void {
+    if (this.current?.lockstep) this.current.views[segment.index]!.setTurn(this.turn);
     this.finishTransition();
     const loop = this.current!;
     const incoming = loop.views[segment.index]!;
@@ -221,7 +457,7 @@ export class PlaybackEngine {
     if (outgoing === incoming) {
       // The page comes round again (a loop of one page, or the only page that may play or is
       // ready): a new turn without a transition, its items prepared while the last turn played.
-      incoming.goLive(segment.fill, now, () => this.onMediaEnd(incoming));
+      incoming.goLive(segment, now, () => this.onMediaEnd(incoming));
       this.armBoundary();
       this.warmNext();
       onFilled?.();
@@ -231,7 +467,7 @@ export class PlaybackEngine {
     const frames = transitionKeyframes(loop.manifest.pages[segment.index]!.transition.type);
     incoming.element.style.zIndex = '2';
     if (outgoing) outgoing.element.style.zIndex = '1';
-    incoming.goLive(segment.fill, now, () => this.onMediaEnd(incoming));
+    incoming.goLive(segment, now, () => this.onMediaEnd(incoming));
     if (duration > 0) {
       incoming.track(incoming.element.animate(frames.incoming, { duration, easing: TRANSITION_EASING }));
       if (outgoing && frames.outgoing)
@@ -264,6 +500,14 @@ export class PlaybackEngine {
   private predictNext(): PageView | null {
     const loop = this.current;
     if (!loop || !this.segment) return null;
+    if (loop.lockstep) {
+      // The group's next turn, whatever this member managed to prepare: count its turn alike.
+      const next = this.positionAt(loop, this.segment.end);
+      if (!next) return null;
+      const view = loop.views[next.segment.index]!;
+      if (view !== this.live) view.setTurn(next.turn);
+      return view;
+    }
     const now = this.host.now();
     const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, this.segment.end, (i) =>
       loop.views[i]!.retryDue(now),
@@ -276,12 +520,20 @@ export class PlaybackEngine {
     const next = this.predictNext();
     this.next = next;
     if (next) void next.warm(() => this.host.now());
-    if (this.pending) this.warmPendingFirst();
+    if (this.pending && !this.pending.lockstep) this.warmPendingFirst();
   }
 
   /** Arms the segment's end and the first visibility boundary after `from` (by default, now). */
   private armBoundary(from = this.host.now()): void {
     const segment = this.segment!;
+    if (this.current?.lockstep) {
+      // The timeline already ends a turn where a visibility rule does: only its end matters.
+      clearTimeout(this.timer);
+      clearTimeout(this.boundaryTimer);
+      this.frameWait?.cancel();
+      this.frameWait = this.onFrameAt(segment.end, (frameTime) => this.onLockstepBoundary(frameTime));
+      return;
+    }
     const now = this.host.now();
     this.schedule(segment.end - now, () => this.onBoundary());
     clearTimeout(this.boundaryTimer);
@@ -292,12 +544,47 @@ export class PlaybackEngine {
       this.boundaryTimer = setTimeout(() => this.onVisibilityBoundary(), Math.min(boundary - now, 2 ** 31 - 1));
   }
 
+  /**
+   * Lockstep: the first frame at or after the turn's end. The page the group shows now comes on
+   * glass in this frame when it is ready; otherwise the page on glass holds (never a blank frame)
+   * while the due one is prepared, and joins mid-turn once ready.
+   */
+  private onLockstepBoundary(frameTime: number): void {
+    this.frameWait = null;
+    const loop = this.current;
+    if (this.destroyed || !this.segment || !loop?.lockstep) return;
+    const pending = this.pending;
+    if (pending && !pending.lockstep) {
+      if (pending.manifest.pages.length === 0) return this.swapTo(pending, null);
+      const first = firstSegment(pending.sequence, frameTime, pending.manifest.timezone, this.usable(pending));
+      if (first) {
+        this.leaveNext();
+        return this.swapTo(pending, first);
+      }
+    }
+    const position = this.positionAt(loop, frameTime)!;
+    const view = loop.views[position.segment.index]!;
+    const same = position.segment.start === this.segment.start && view === this.live;
+    if (!same && view.turns === position.turn && view.usable()) {
+      this.turn = position.turn;
+      return this.show(position.segment);
+    }
+    if (same) this.segment = position.segment;
+    else {
+      if (view !== this.live) view.setTurn(position.turn);
+      // A page that failed is tried again only after its retry delay, not on every look.
+      if (view.retryDue(frameTime)) void view.warm(() => this.host.now());
+      this.segment = { ...this.segment, end: frameTime + NOT_READY_RETRY_MS };
+    }
+    this.armBoundary();
+  }
+
   /** The current page's time is up: the next page (or the pending manifest) comes on glass. */
   private onBoundary(): void {
     if (this.destroyed || !this.segment || !this.current) return;
     const now = this.host.now();
     const at = now - this.segment.end > LATE_TIMER_TOLERANCE_MS ? now : this.segment.end;
-    const pending = this.pending;
+    const pending = this.pending?.lockstep ? null : this.pending;
     if (pending) {
       if (pending.manifest.pages.length === 0) return this.swapTo(pending, null);
       const first = firstSegment(pending.sequence, at, pending.manifest.timezone, this.usable(pending));
@@ -344,7 +631,7 @@ export class PlaybackEngine {
   }
 
   private onMediaEnd(view: PageView): void {
-    if (view !== this.live || !this.segment || !this.current) return;
+    if (view !== this.live || !this.segment || !this.current || this.current.lockstep) return;
     if (this.current.manifest.pages[this.segment.index]?.advance.mode !== 'media_end') return;
     this.endEarly();
   }
@@ -360,6 +647,11 @@ export class PlaybackEngine {
     if (page.advance.mode !== 'application') return;
     const placement = view.placement;
     if (!isPlacementOf(placement, 'application') || placement.controller !== true) return;
+    if (loop.lockstep) {
+      const next = nextPageIndex(loop.sequence, this.segment.index, this.host.now(), loop.manifest.timezone);
+      if (next >= 0) this.host.onLockstepAdvance?.(loop.lockstep.key, next);
+      return;
+    }
     this.endEarly();
   }
 
@@ -373,10 +665,21 @@ export class PlaybackEngine {
     clearTimeout(this.timer);
     clearTimeout(this.boundaryTimer);
     clearTimeout(this.transitionEnd);
+    this.frameWait?.cancel();
+    this.joinWait?.cancel();
     this.finishing = null;
     window.removeEventListener('resize', this.onResize);
     for (const loop of [this.current, this.pending]) if (loop) this.dispose(loop);
     this.current = this.pending = null;
     this.live = this.next = null;
   }
+}
+
+/** The lockstep state of a manifest of a sync group (null otherwise, or when no page may ever start). */
+function lockstepOf(manifest: RuntimeManifest, sequence: SequencePage[]): Lockstep | null {
+  const sync = manifest.sync;
+  if (!sync) return null;
+  const anchor = epochAnchor(sequence, Date.parse(sync.epoch), manifest.timezone);
+  if (!anchor) return null;
+  return { sync, key: timelineKey(manifest)!, anchor, before: null, cache: null, joinAt: null };
 }

@@ -385,6 +385,57 @@ describe('the offline store and the screen it belongs to', () => {
   });
 });
 
+describe('the playback clock of a sync group', () => {
+  const lockstep = () => manifestFixture({ sync: { group: 'wall', epoch: '2026-03-02T11:00:00.000Z' } });
+
+  it('synchronizes to the server over GET /runtime/v1/time once a sync group plays, stepping only while it starts', async () => {
+    // The device is three hours and a bit behind; Date headers (one-second resolution) could not say by how much.
+    const skew = 3 * 3600_000 + 1234.5;
+    const runtime = fakeRuntime(skew, {
+      'GET /runtime/v1/manifest': () => Response.json(lockstep(), { headers: { etag: '"m1"' } }),
+      'GET /runtime/v1/time': () => {
+        const at = runtime.serverNow();
+        return Response.json({ received_at_ms: at, sent_at_ms: at });
+      },
+    });
+    const { controller } = controllerWith(runtime);
+    let steps = 0;
+    controller.onClockStep(() => steps++);
+    expect(controller.clock.synchronized).toBe(false);
+    await controller.fetchManifest();
+    await vi.waitFor(() => expect(controller.clock.synchronized).toBe(true), { timeout: 3000 });
+    await vi.waitFor(() => expect(runtime.calls.filter((c) => c === 'GET /runtime/v1/time').length).toBeGreaterThan(4));
+    expect(Math.abs(controller.now() - (Date.now() + skew))).toBeLessThan(20);
+    expect(controller.clock.uncertaintyMs).toBeLessThan(20);
+    // The starting burst steps (the engine judges its position again each time); later exchanges slew.
+    await vi.waitFor(
+      () => expect(runtime.calls.filter((c) => c === 'GET /runtime/v1/time').length).toBeGreaterThan(8),
+      {
+        timeout: 5000,
+      },
+    );
+    const burst = steps;
+    expect(burst).toBeGreaterThanOrEqual(1);
+    expect(burst).toBeLessThanOrEqual(40);
+    await new Promise((r) => setTimeout(r, 4500));
+    expect(runtime.calls.filter((c) => c === 'GET /runtime/v1/time').length).toBeGreaterThan(9);
+    expect(steps).toBe(burst);
+    controller.destroy();
+  });
+
+  it('asks nothing of the server clock for a manifest outside any sync group', async () => {
+    const runtime = fakeRuntime(0, {
+      'GET /runtime/v1/manifest': () => Response.json(manifestFixture(), { headers: { etag: '"m1"' } }),
+    });
+    const { controller } = controllerWith(runtime);
+    await controller.fetchManifest();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(runtime.calls).not.toContain('GET /runtime/v1/time');
+    expect(controller.clock.synchronized).toBe(false);
+    controller.destroy();
+  });
+});
+
 describe('the controller when the manifest changes while it is reading it', () => {
   it('reads it once more after the fetch in flight, so the change is not left for the next poll', async () => {
     let release: () => void = () => undefined;

@@ -1,7 +1,8 @@
 // The player's life: open a runtime session (paired device, provisioning link, anonymous public
 // URL, or pairing), fetch and validate the manifest, follow the runtime event stream, hand each new
 // manifest to the engine, report activation, persist what is on glass for offline starts, and keep
-// retrying with backoff and jitter while the runtime is unreachable.
+// retrying with backoff and jitter while the runtime is unreachable. A manifest of a sync group
+// also puts the playback clock on the server's (timed exchanges, slewed, never jumped on glass).
 import { backoffDelay, type EventStream } from '../../../sdk/sse/event-stream-client';
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import type { RuntimeSession } from '../../../sdk/contract/screens';
@@ -22,6 +23,8 @@ import { readActedReload, reloadRequestOf, shouldActOnReload, writeActedReload }
 import { MarqueeProblem } from '../../../sdk/client/problem';
 import { isUnreachable, ManifestRejected, RuntimeClient } from '../../../sdk/client/runtime';
 import { MANIFEST_ACTIVATED } from '../../../sdk/contract/runtime';
+import { ClockSync } from '../../../sdk/lockstep/clock-sync';
+import { GlassClock } from '../../../sdk/lockstep/glass-clock';
 
 /** Refetch the manifest this long before its placement capabilities expire (they live five minutes). */
 export const CAPABILITY_REFRESH_MARGIN_MS = 60_000;
@@ -77,6 +80,10 @@ export class PlayerController {
   private reported = new Set<string>();
   /** The screen whose manifest and media this device holds (from disk or played since). */
   private heldScreenId: string | undefined;
+  /** The server's clock on the device's monotonic one, kept by `clockSync` while a sync group plays. */
+  private readonly glass = new GlassClock(() => performance.now(), Date.now() - performance.now());
+  private clockSync: ClockSync | null = null;
+  private readonly clockListeners = new Set<() => void>();
 
   constructor(private readonly host: ControllerHost) {
     this.client = new RuntimeClient({
@@ -91,8 +98,42 @@ export class PlayerController {
     this.publicId = PUBLIC_PATH.exec(host.location.pathname)?.[1];
   }
 
+  /** The playback clock: the server's, synchronized when a sync group needed it, else from Date headers. */
   now(): number {
-    return playbackNow(this.host.store.getState());
+    return this.glass.synchronized ? this.glass.now() : playbackNow(this.host.store.getState());
+  }
+
+  /** Whether the playback clock is synchronized to the server's (lockstep), and within how many ms. */
+  get clock(): { synchronized: boolean; uncertaintyMs: number } {
+    return { synchronized: this.glass.synchronized, uncertaintyMs: this.glass.uncertainty };
+  }
+
+  /** Called whenever the playback clock steps (its first synchronization): lockstep re-judges where it is. */
+  onClockStep(listener: () => void): () => void {
+    this.clockListeners.add(listener);
+    return () => this.clockListeners.delete(listener);
+  }
+
+  /** Timed exchanges with the server run while the manifest to play is a sync group's, and stop after. */
+  private followClock(manifest: RuntimeManifest | null): void {
+    if (!manifest?.sync) {
+      this.clockSync?.stop();
+      this.clockSync = null;
+      return;
+    }
+    if (this.clockSync) return;
+    this.clockSync = new ClockSync({
+      exchange: async (signal) => {
+        const stamps = await this.client.time(signal);
+        return { receivedAt: stamps.received_at_ms, sentAt: stamps.sent_at_ms };
+      },
+      local: () => performance.now(),
+      clock: this.glass,
+      onSteer: (steering) => {
+        if (steering === 'stepped') for (const listener of this.clockListeners) listener();
+      },
+    });
+    this.clockSync.start();
   }
 
   async start(): Promise<void> {
@@ -113,6 +154,7 @@ export class PlayerController {
     if (!parsed.ok) return;
     this.heldScreenId = parsed.manifest.screenId;
     this.etag = stored.etag;
+    this.followClock(parsed.manifest);
     this.host.store.setState({ phase: 'playing', manifest: parsed.manifest });
   }
 
@@ -250,6 +292,7 @@ export class PlayerController {
         this.heldScreenId = result.manifest.screenId;
         this.etag = result.etag;
         askToCacheMedia(result.manifest);
+        this.followClock(result.manifest);
         this.host.store.setState({ phase: 'playing', manifest: result.manifest });
       } else if (state.phase !== 'playing') {
         this.host.store.setState({ phase: 'playing' });
@@ -404,6 +447,7 @@ export class PlayerController {
     this.stop.abort();
     clearTimeout(this.refreshTimer);
     this.events?.close();
+    this.clockSync?.stop();
   }
 }
 

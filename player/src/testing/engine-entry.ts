@@ -25,6 +25,8 @@ export class TestClock {
 export interface Sample {
   /** The playback clock at the frame. */
   t: number;
+  /** The playback clock at the frame's own timestamp (what "the first frame at or after T" is judged by). */
+  frame: number;
   /** The live page on top (the incoming one during a transition), or null. */
   page: string | null;
   /** The label (`labelOf`) of the topmost visible element of each placement, by placement id. */
@@ -33,6 +35,8 @@ export interface Sample {
   painted: boolean;
   /** The current time of each placement's topmost video. */
   videoTime: Record<string, number>;
+  /** The playback rate of each placement's topmost video. */
+  videoRate: Record<string, number>;
 }
 
 export interface Records {
@@ -40,6 +44,14 @@ export interface Records {
   launches: string[];
   advances: string[];
   logs: string[];
+  /** Lockstep advances the engine handed to its host: `<timeline> <page index>`. */
+  lockstepAdvances: string[];
+}
+
+/** A page came on glass: which, and the playback clock of the animation frame that showed it. */
+export interface PageChange {
+  page: string;
+  frame: number;
 }
 
 const byZ = (el: HTMLElement) => Number(el.style.zIndex || 0);
@@ -69,22 +81,29 @@ function labelOf(el: HTMLElement): string {
   return launch ? `launch:${launch}` : el.tagName.toLowerCase();
 }
 
-function sampleStage(stage: HTMLElement, t: number): Sample {
-  const live = [...stage.querySelectorAll<HTMLElement>('.page[data-state="live"]')]
-    .sort((a, b) => byZ(a) - byZ(b))
-    .at(-1);
+function livePage(stage: HTMLElement): HTMLElement | undefined {
+  return [...stage.querySelectorAll<HTMLElement>('.page[data-state="live"]')].sort((a, b) => byZ(a) - byZ(b)).at(-1);
+}
+
+function sampleStage(stage: HTMLElement, t: number, frame: number): Sample {
+  const live = livePage(stage);
   const sample: Sample = {
     t,
+    frame,
     page: live?.dataset.pageId ?? null,
     shown: {},
     painted: live !== undefined,
     videoTime: {},
+    videoRate: {},
   };
   for (const placement of live?.querySelectorAll<HTMLElement>('.placement') ?? []) {
     const top = topmostChild(placement);
     sample.shown[placement.dataset.placementId!] = top ? labelOf(top) : null;
     if (!top || !paints(top)) sample.painted = false;
-    if (top instanceof HTMLVideoElement) sample.videoTime[placement.dataset.placementId!] = top.currentTime;
+    if (top instanceof HTMLVideoElement) {
+      sample.videoTime[placement.dataset.placementId!] = top.currentTime;
+      sample.videoRate[placement.dataset.placementId!] = top.playbackRate;
+    }
   }
   return sample;
 }
@@ -95,16 +114,33 @@ export interface Mounted {
   stage: HTMLElement;
   records: Records;
   samples: Sample[];
+  /** Every page that came on glass, with its frame (seen as the DOM changed, within that frame). */
+  changes: PageChange[];
 }
 
-/** Mounts an engine on a fresh stage, playing on a clock that starts at `start`. */
-export function mountEngine(options: { start: number; releaseOrigin: string }): Mounted {
+/** The playback clock at the current animation frame's timestamp (inside a frame callback, or a microtask after one). */
+function frameTime(clock: TestClock, timestamp = Number(document.timeline.currentTime)): number {
+  return clock.now() - (performance.now() - timestamp);
+}
+
+/**
+ * Mounts an engine on a fresh stage, playing on a clock that starts at `start` (`'wall'`: the
+ * browser's own time, the same in every page of the test's browser: lockstep members).
+ */
+export function mountEngine(options: { start: number | 'wall'; releaseOrigin: string }): Mounted {
   const stage = document.createElement('div');
   stage.className = 'stage';
   document.body.append(stage);
-  const clock = new TestClock(options.start);
-  const records: Records = { activated: [], launches: [], advances: [], logs: [] };
+  const clock = new TestClock(options.start === 'wall' ? performance.timeOrigin + performance.now() : options.start);
+  const records: Records = { activated: [], launches: [], advances: [], logs: [], lockstepAdvances: [] };
   const samples: Sample[] = [];
+  const changes: PageChange[] = [];
+  let shown: string | undefined;
+  new MutationObserver(() => {
+    const page = livePage(stage)?.dataset.pageId;
+    if (page && page !== shown) changes.push({ page, frame: frameTime(clock) });
+    shown = page;
+  }).observe(stage, { subtree: true, attributes: true, attributeFilter: ['data-state', 'style'] });
   const engine = new PlaybackEngine(stage, {
     now: () => clock.now(),
     runtimeOrigin: location.origin,
@@ -117,14 +153,15 @@ export function mountEngine(options: { start: number; releaseOrigin: string }): 
     onActivated: (manifest: RuntimeManifest) => records.activated.push(manifest.manifestRevision),
     onApplicationEvent: (placementId, code) => records.logs.push(`event ${placementId} ${code}`),
     log: (message) => records.logs.push(message),
+    onLockstepAdvance: (timeline, pageIndex) => records.lockstepAdvances.push(`${timeline} ${pageIndex}`),
   });
-  const tick = () => {
+  const tick = (timestamp: number) => {
     if (!stage.isConnected) return;
-    samples.push(sampleStage(stage, clock.now()));
+    samples.push(sampleStage(stage, clock.now(), frameTime(clock, timestamp)));
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
-  return { clock, engine, stage, records, samples };
+  return { clock, engine, stage, records, samples, changes };
 }
 
 /** A soundtrack element on the page, with the retry timings the test chooses. */

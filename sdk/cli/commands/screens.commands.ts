@@ -2,7 +2,14 @@
 // playlist, archive, unarchive, delete, rotate the public id, reload the player. Fleet commands
 // (schedule, takeover, toast, display, reboot, actions, screenshot) join this table as one entry
 // each when the server serves them.
-import type { Screen, ScreenList, ScreenPatch, ScreenReloadAccepted, ScreenState } from '../../contract/screens';
+import type {
+  Screen,
+  ScreenList,
+  ScreenPatch,
+  ScreenReloadAccepted,
+  ScreenState,
+  WallRegion,
+} from '../../contract/screens';
 import { command, type CommandContext, type CommandSpec } from '../command';
 import { invalidInput, usage } from '../exit-codes';
 import { fields, lines, table, type Block } from '../output';
@@ -17,11 +24,31 @@ function screenFields(screen: Screen): Block {
     ['playlist', screen.playlist_id],
     ['timezone', screen.timezone],
     ['tags', screen.tags.length > 0 ? screen.tags.join(', ') : undefined],
+    ['sync group', screen.sync_group],
+    ['wall region', screen.wall_region ? regionText(screen.wall_region) : undefined],
     ['revision', screen.revision],
     ['manifest revision', screen.manifest_revision],
     ['public id', screen.public_id],
     ['created', screen.created_at],
   );
+}
+
+const regionText = (r: WallRegion) => `${r.x},${r.y},${r.width},${r.height}`;
+
+/**
+ * `--wall-region 1920,0,1920,1080` → the region (x, y, width, height in canvas pixels); `none`
+ * clears it. The server checks the ranges and that the screen has a sync group.
+ */
+export function parseWallRegion(input: string): WallRegion | null {
+  if (input === 'none') return null;
+  const parts = input.split(',').map((part) => part.trim());
+  const numbers = parts.map(Number);
+  if (parts.length !== 4 || parts.some((part) => part === '') || numbers.some((n) => !Number.isFinite(n)))
+    throw invalidInput(
+      `${JSON.stringify(input)} is not a wall region: four numbers x,y,width,height in canvas pixels, like 1920,0,1920,1080 (or none)`,
+    );
+  const [x, y, width, height] = numbers as [number, number, number, number];
+  return { x, y, width, height };
 }
 
 /** `K7Q-X2M`, `k7q x2m` → `K7QX2M`: the code as the player shows it, read by a person. */
@@ -132,24 +159,38 @@ export const screenCommands = [
   }),
   command({
     name: 'screen update',
-    summary: "change a screen's label, playlist, timezone or tags",
+    summary: "change a screen's label, playlist, timezone, tags, sync group or wall region",
     arguments: ['<screen-id>'],
     options: [
       { flags: '--label <label>', description: 'the new label' },
       { flags: '--playlist <playlist-id>', description: 'assign this playlist (none to unassign)' },
       { flags: '--timezone <zone>', description: 'IANA time zone, e.g. Europe/Berlin (page visibility needs one)' },
       { flags: '--tags <tags>', description: 'replace the tags: a,b,c (empty string clears)', parse: 'list' },
+      {
+        flags: '--sync-group <group>',
+        description: 'play in lockstep with the screens of this group showing the same playlist (none to leave)',
+      },
+      {
+        flags: '--wall-region <x,y,width,height>',
+        description: 'on a video wall, show only this part of the canvas (needs a sync group; none to clear)',
+      },
     ],
     ifMatch: true,
     idempotencyKeyOption: true,
     async run(ctx) {
       const patch: ScreenPatch = {};
-      const { label, playlist, timezone, tags } = ctx.options as Record<string, string | string[] | undefined>;
+      const { label, playlist, timezone, tags, syncGroup, wallRegion } = ctx.options as Record<
+        string,
+        string | string[] | undefined
+      >;
       if (label !== undefined) patch.name = label as string;
       if (playlist !== undefined) patch.playlist_id = playlist === 'none' ? null : (playlist as string);
       if (timezone !== undefined) patch.timezone = timezone as string;
       if (tags !== undefined) patch.tags = tags as string[];
-      if (Object.keys(patch).length === 0) throw usage('change something: --label, --playlist, --timezone or --tags');
+      if (syncGroup !== undefined) patch.sync_group = syncGroup === 'none' ? null : (syncGroup as string);
+      if (wallRegion !== undefined) patch.wall_region = parseWallRegion(wallRegion as string);
+      if (Object.keys(patch).length === 0)
+        throw usage('change something: --label, --playlist, --timezone, --tags, --sync-group or --wall-region');
       return (await (await ctx.client()).screens.update(ctx.args[0] as string, patch, ctx.guarded())).data;
     },
     human: (screen) => [screenFields(screen)],

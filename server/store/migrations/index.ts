@@ -20,6 +20,7 @@ import * as m0013 from './0013-invitations';
 import * as m0014 from './0014-agents';
 import * as m0015 from './0015-operators';
 import * as m0016 from './0016-native-identity';
+import * as m0017 from './0017-screen-sync-groups';
 
 /** A migration module: `up` may ask which engine it runs on (column types that differ per engine). */
 interface EngineMigration {
@@ -43,6 +44,7 @@ const modules: Record<string, EngineMigration> = {
   '0014-agents': m0014,
   '0015-operators': m0015,
   '0016-native-identity': m0016,
+  '0017-screen-sync-groups': m0017,
 };
 
 /** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */

@@ -10,7 +10,7 @@ import {
   sequencePages,
   type SequencePage,
 } from './sequencer';
-import { manifestFixture, pageFixture } from './manifest.fixtures';
+import type { RuntimePage } from '../contract/manifest';
 
 const loop: SequencePage[] = [
   { id: 'a', transitionMs: 200, dwellMs: 1000 },
@@ -20,18 +20,18 @@ const loop: SequencePage[] = [
 
 describe('sequencer', () => {
   it('derives dwell from after_ms or the max_ms backstop', () => {
-    const manifest = manifestFixture({
-      pages: [
-        pageFixture('d', {
-          advance: { mode: 'duration', afterMs: 5000 },
-          transition: { type: 'crossfade', durationMs: 200 },
-        }),
-        pageFixture('m', { advance: { mode: 'media_end', maxMs: 9000 } }),
-      ],
-    });
-    expect(sequencePages(manifest.pages)).toEqual([
+    const page = (id: string, advance: RuntimePage['advance']) =>
+      ({ id, transition: { type: 'crossfade', durationMs: 200 }, advance }) as RuntimePage;
+    expect(
+      sequencePages([
+        page('d', { mode: 'duration', afterMs: 5000 }),
+        page('m', { mode: 'media_end', maxMs: 9000 }),
+        page('a', { mode: 'application', maxMs: 7000 }),
+      ]),
+    ).toEqual([
       { id: 'd', transitionMs: 200, dwellMs: 5000 },
       { id: 'm', transitionMs: 200, dwellMs: 9000 },
+      { id: 'a', transitionMs: 200, dwellMs: 7000 },
     ]);
   });
 

@@ -1,12 +1,13 @@
-// The playback position as a function of the manifest and the clock. A segment is one page's turn
-// on glass: its incoming transition starts at `start`, the page fills the viewport at `fill`, and
-// the next page's transition starts at `end`. Segments follow each other exactly (each starts at the
-// previous end), so timers that fire late never make the loop drift, and the page on glass at any
-// instant can be recomputed from an anchor segment. Which page comes next is decided at the
-// boundary, with page visibility evaluated at that instant in the screen's time zone.
-import { nextBoundary, selectPlayablePages } from '../../../sdk/schedule/page-visibility';
-import type { RuntimePage } from '../../../sdk/contract/manifest';
-import type { Visibility } from '../../../sdk/contract/visibility';
+// The playback position as a function of the manifest and the clock, shared by the player and the
+// kiosk (sdk/, so both may import it). A segment is one page's turn on glass: its incoming
+// transition starts at `start`, the page fills the viewport at `fill`, and the next page's transition
+// starts at `end`. Segments follow each other exactly (each starts at the previous end), so timers
+// that fire late never make the loop drift, and the page on glass at any instant can be recomputed
+// from an anchor segment. Which page comes next is decided at the boundary, with page visibility
+// evaluated at that instant in the screen's time zone (sdk/lockstep/timeline.ts builds on this).
+import { nextBoundary, selectPlayablePages } from '../schedule/page-visibility';
+import type { RuntimePage } from '../contract/manifest';
+import type { Visibility } from '../contract/visibility';
 
 export interface SequencePage {
   id: string;
