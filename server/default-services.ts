@@ -21,6 +21,7 @@ import { Keys, loadSecret, newId } from './keys';
 import { Lifecycle } from './lifecycle';
 import { MemoryLocks } from './locks';
 import { createLogger } from './logger';
+import { BoundaryTimer } from './manifests/boundary-timer';
 import { GroupCommitMinter } from './manifests/manifest-minter';
 import { MINTS_PER_TRANSACTION, mintBatch } from './manifests/minting';
 import { openAiCompatibleVendor, type ImageVendor } from './media/image-vendor';
@@ -111,6 +112,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     housekeeping: new Housekeeping(logger),
     packageBuilds: new PackageBuildQueue(clock, logger, (release) => buildReleasePackage(services, release)),
     minter: new GroupCommitMinter(MINTS_PER_TRANSACTION, (screenIds) => mintBatch(services, screenIds)),
+    boundaries: new BoundaryTimer({ store, events, clock, notifier, logger }),
     events,
     bearers: new StoredTenantBearers(store),
     meter: new CreditMeter(store),

@@ -6,6 +6,7 @@ import { readPlayerConfig } from './config/player-config';
 import { isFramed } from './framing';
 import { PlayerDatabase } from './offline/player-database';
 import { registerServiceWorker } from './offline/register-service-worker';
+import { kioskHooks } from './runtime/kiosk-hooks';
 import { PlayerController } from './runtime/player-controller';
 import { createPlayerStore } from './state/player-store';
 
@@ -30,6 +31,7 @@ async function boot(): Promise<void> {
     history: window.history,
     storage: window.localStorage,
     reload: () => window.location.reload(),
+    kiosk: kioskHooks(window),
     log,
   });
   (window as unknown as { marqueePlayer: unknown }).marqueePlayer = { store, controller };

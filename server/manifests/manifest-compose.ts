@@ -61,6 +61,7 @@ export interface StoredManifest {
   pages: StoredPage[];
   soundtrack?: { tracks: RuntimeSoundtrackTrack[] };
   darkened?: true;
+  nextBoundaryAt?: string;
 }
 
 // ---- Inputs
@@ -95,7 +96,7 @@ export interface PackageFacts {
 }
 
 export interface ComposeInputs {
-  screen: { id: string; label: string; timezone: string | null; state: string };
+  screen: { id: string; label: string; timezone: string | null; state: string; nextBoundaryAt?: number | null };
   revision: number;
   /** The effective playlist; null when none applies (unassigned). */
   playlist: ServedPlaylist | null;
@@ -142,7 +143,7 @@ export function playlistNeeds(playlist: ServedPlaylist): { mediaIds: Set<string>
  */
 export function composeManifest(inputs: ComposeInputs): Composition {
   const { screen, playlist } = inputs;
-  const base = {
+  const base: Pick<StoredManifest, 'screenLabel' | 'generatedAt' | 'timezone' | 'nextBoundaryAt'> = {
     screenLabel: screen.label,
     generatedAt: isoTime(inputs.now),
     ...(screen.timezone !== null ? { timezone: screen.timezone } : {}),
@@ -150,6 +151,8 @@ export function composeManifest(inputs: ComposeInputs): Composition {
   if (screen.state === 'archived') {
     return { stored: { ...base, playlistRevision: 0, pages: [], darkened: true }, content: [], hasCapabilities: false };
   }
+  // A schedule boundary or a takeover end: the player fetches its manifest again then.
+  if (screen.nextBoundaryAt) base.nextBoundaryAt = isoTime(screen.nextBoundaryAt);
   if (playlist === null)
     return { stored: { ...base, playlistRevision: 0, pages: [] }, content: [], hasCapabilities: false };
 

@@ -21,6 +21,7 @@ export async function insertScreensShowing(
     content_access_generation: 1,
     state: 'active',
     playlist_id: playlistId,
+    effective_playlist_id: playlistId,
     timezone: null,
     native_identity: 0,
     paired_at: now,

@@ -13,31 +13,35 @@ beforeAll(async () => {
 });
 afterAll(async () => server.stop());
 
-const NOW = Date.parse('2026-11-21T12:00:00Z');
-
 describe('the remint rule', () => {
-  const live: ScreenShowing = { state: 'active', playlist_id: 'pl_a', timezone: 'Europe/Berlin' };
+  const live: ScreenShowing = { state: 'active', effective_playlist_id: 'pl_a', timezone: 'Europe/Berlin' };
 
   it('remints when the effective playlist or the timezone changes, assignment first', () => {
-    expect(remintReason(live, { ...live, playlist_id: 'pl_b' }, NOW)).toBe('playlist_assigned');
-    expect(remintReason(live, { ...live, playlist_id: null }, NOW)).toBe('playlist_assigned');
-    expect(remintReason(live, { ...live, timezone: 'Asia/Tokyo' }, NOW)).toBe('timezone_changed');
-    expect(remintReason(live, { ...live, playlist_id: 'pl_b', timezone: 'Asia/Tokyo' }, NOW)).toBe('playlist_assigned');
+    expect(remintReason(live, { ...live, effective_playlist_id: 'pl_b' }, null)).toBe('playlist_assigned');
+    expect(remintReason(live, { ...live, effective_playlist_id: null }, null)).toBe('playlist_assigned');
+    expect(remintReason(live, { ...live, timezone: 'Asia/Tokyo' }, null)).toBe('timezone_changed');
+    expect(remintReason(live, { ...live, effective_playlist_id: 'pl_b', timezone: 'Asia/Tokyo' }, null)).toBe(
+      'playlist_assigned',
+    );
+    expect(remintReason(live, { ...live, effective_playlist_id: 'pl_s' }, 'boundary')).toBe('playlist_switched');
+    expect(remintReason(live, { ...live, effective_playlist_id: 'pl_t' }, 'takeover')).toBe('playlist_switched');
     const pending: ScreenShowing = { ...live, state: 'pairing_pending' };
-    expect(remintReason(pending, { ...pending, playlist_id: 'pl_b' }, NOW)).toBe('playlist_assigned');
+    expect(remintReason(pending, { ...pending, effective_playlist_id: 'pl_b' }, null)).toBe('playlist_assigned');
   });
 
   it('remints on archive and unarchive, and never for changes while the glass is dark', () => {
     const archived: ScreenShowing = { ...live, state: 'archived' };
-    expect(remintReason(live, archived, NOW)).toBe('archived');
-    expect(remintReason(archived, live, NOW)).toBe('unarchived');
-    expect(remintReason(archived, { ...archived, playlist_id: 'pl_b', timezone: 'Asia/Tokyo' }, NOW)).toBeNull();
+    expect(remintReason(live, archived, null)).toBe('archived');
+    expect(remintReason(archived, live, null)).toBe('unarchived');
+    expect(
+      remintReason(archived, { ...archived, effective_playlist_id: 'pl_b', timezone: 'Asia/Tokyo' }, null),
+    ).toBeNull();
   });
 
   it('does not remint for activation, deletion or an unchanged screen', () => {
-    expect(remintReason({ ...live, state: 'pairing_pending' }, live, NOW)).toBeNull();
-    expect(remintReason(live, { ...live, state: 'deleted' }, NOW)).toBeNull();
-    expect(remintReason(live, live, NOW)).toBeNull();
+    expect(remintReason({ ...live, state: 'pairing_pending' }, live, null)).toBeNull();
+    expect(remintReason(live, { ...live, state: 'deleted' }, null)).toBeNull();
+    expect(remintReason(live, live, null)).toBeNull();
   });
 });
 

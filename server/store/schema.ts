@@ -11,6 +11,7 @@ import type { PairingTables } from '../pairing/pairing.tables';
 import type { ReleaseHostTables } from '../release-host/release-host.tables';
 import type { RuntimeTables } from '../runtime/runtime.tables';
 import type { KvTables } from '../kv/kv.tables';
+import type { FleetTables } from '../fleet/fleet.tables';
 
 export interface Database
   extends TenantTables,
@@ -24,4 +25,5 @@ export interface Database
     ScreenTables,
     PairingTables,
     RuntimeTables,
-    KvTables {}
+    KvTables,
+    FleetTables {}

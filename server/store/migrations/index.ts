@@ -15,6 +15,7 @@ import * as m0007 from './0007-runtime';
 import * as m0008 from './0008-operation-leases';
 import * as m0009 from './0009-idempotency-body-erasure';
 import * as m0010 from './0010-kv-revision-floors';
+import * as m0018 from './0018-fleet-control';
 
 /** A migration module: `up` may ask which engine it runs on (column types that differ per engine). */
 interface EngineMigration {
@@ -33,6 +34,8 @@ const modules: Record<string, EngineMigration> = {
   '0008-operation-leases': m0008,
   '0009-idempotency-body-erasure': m0009,
   '0010-kv-revision-floors': m0010,
+  // 0011-0017 are allotted to features landing from other branches (unordered migrations allowed).
+  '0018-fleet-control': m0018,
 };
 
 /** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */
