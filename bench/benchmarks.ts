@@ -3,6 +3,7 @@ import { archiveUpload } from './archive.bench';
 import { controlPlaneThroughput } from './control-plane.bench';
 import { creditMeterDebits } from './credit-meter.bench';
 import { eventFanOut } from './events.bench';
+import { fleetActions } from './fleet.bench';
 import { mediaRangedExport } from './media.bench';
 import { manifestNotModified } from './manifest.bench';
 import { playerPlayback } from './player.bench';
@@ -17,4 +18,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   'credit-meter': creditMeterDebits,
   player: playerPlayback,
   remint: remintAtFleetScale,
+  fleet: fleetActions,
 };
