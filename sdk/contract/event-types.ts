@@ -86,7 +86,7 @@ export const EVENT_TYPES = {
       from_playlist_id: z.string().min(1).nullable(),
       to_playlist_id: z.string().min(1).nullable(),
       source: z.enum(EFFECTIVE_SOURCES),
-      cause: z.enum(['schedule_write', 'boundary', 'takeover', 'assignment', 'unarchive', 'timezone']),
+      cause: z.enum(['schedule_write', 'boundary', 'takeover', 'assignment', 'unarchive', 'timezone', 'availability']),
     }),
   ),
   // spec: severity warning; details playlist_id, entry_ids, code

@@ -2,6 +2,7 @@
 // on time by the timer, and boundaries and takeover ends that passed while the server was down.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
+import { playlistsChanged } from '../manifests/remint';
 import { pairActiveScreen } from '../pairing/pairing.fixtures';
 import { imageDoc, insertMedia } from '../playlists/content.fixtures';
 import { pairedPlayer, getManifest } from '../runtime/runtime.fixtures';
@@ -172,6 +173,31 @@ describe('PUT playlist-schedule', () => {
       severity: 'warning',
       details: { playlist_id: gone, entry_ids: ['first'], code: 'playlist_unavailable' },
     });
+  });
+});
+
+describe('availability', () => {
+  it('re-resolves a scheduled screen when its playlist stops being showable, without waiting for a boundary', async () => {
+    server.clock.set(START);
+    const screen = await berlinScreen();
+    const allDay = await playlist();
+    await putSchedule(screen.id, [
+      { id: 'always', playlist_id: allDay, rule: { enabled: true, windows: [{ days: EVERY_DAY }] } },
+    ]);
+    expect((await screenRow(screen.id)).effective_playlist_id).toBe(allDay);
+    const { store, events: log } = server.services;
+    await store.db
+      .updateTable('playlists')
+      .set({ unavailable: JSON.stringify([{ field: 'pages[0]', code: 'unavailable', detail: 'media gone' }]) })
+      .where('id', '=', allDay)
+      .execute();
+    // What the playlists feature reports after a rematerialization.
+    await store.transaction((work) =>
+      playlistsChanged(log, work, projectId, [allDay], 'playlist_rematerialized', server.clock.now()),
+    );
+    expect((await screenRow(screen.id)).effective_playlist_id).toBe(screen.defaultPlaylist);
+    const switched = (await events(screen.id)).filter((e) => e.type === 'screen.playlist_switched').at(-1)!;
+    expect(switched.details).toMatchObject({ to_playlist_id: screen.defaultPlaylist, cause: 'availability' });
   });
 });
 

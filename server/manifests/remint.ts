@@ -100,7 +100,12 @@ export async function remintScreens(
 }
 
 /** Causes whose switch of the effective playlist is announced as `screen.playlist_switched`. */
-const ANNOUNCED_SWITCHES: ReadonlySet<SwitchCause> = new Set(['schedule_write', 'boundary', 'takeover']);
+const ANNOUNCED_SWITCHES: ReadonlySet<SwitchCause> = new Set([
+  'schedule_write',
+  'boundary',
+  'takeover',
+  'availability',
+]);
 
 /**
  * A screen changed (screens report every change here, after writing it and its own events; the
@@ -118,7 +123,8 @@ export async function screenChanged(
   let current = after;
   if (after.state !== 'deleted') {
     const resolution = await reresolveScreen(events, work, after, now, {
-      reportSkipped: options.cause === 'schedule_write' || options.cause === 'boundary',
+      reportSkipped:
+        options.cause === 'schedule_write' || options.cause === 'boundary' || options.cause === 'availability',
       requestId: options.requestId,
     });
     current = { ...after, effective_playlist_id: resolution.effective.playlistId };
@@ -187,9 +193,30 @@ export async function playlistsChanged(
   now: number,
   requestId?: string,
 ): Promise<number> {
-  const screens = await screensShowing(work.db, tenantId, playlistIds);
-  if (screens.length === 0) return 0;
-  return (await remintScreens(events, work, tenantId, screens, reason, now, requestId)).size;
+  // Whether a scheduled or takeover playlist can be shown may have changed: those screens are
+  // resolved again first (skipping it, or returning to it), as a boundary would.
+  const scheduling = await work.db
+    .selectFrom('screens')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('state', 'in', ['pairing_pending', 'active'])
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('screen_playlist_references')
+        .select('screen_id')
+        .where('tenant_id', '=', tenantId)
+        .where('playlist_id', 'in', [...playlistIds])
+        .where('role', 'in', ['schedule', 'takeover']),
+    )
+    .execute();
+  const switched = new Set<string>();
+  for (const screen of scheduling) {
+    const after = await screenChanged(events, work, screen, screen, now, { cause: 'availability', requestId });
+    if (after.manifest_revision !== screen.manifest_revision) switched.add(screen.id);
+  }
+  const screens = (await screensShowing(work.db, tenantId, playlistIds)).filter((id) => !switched.has(id));
+  if (screens.length === 0) return switched.size;
+  return switched.size + (await remintScreens(events, work, tenantId, screens, reason, now, requestId)).size;
 }
 
 /**

@@ -12,7 +12,15 @@ import { resolveSchedule, type ScheduleResolution } from './playlist-schedule';
 /** Notifier channel the boundary timer listens on: a write set a boundary (message: its due time). */
 export const BOUNDARY_CHANNEL = 'manifests:screen-boundaries';
 
-export type SwitchCause = 'schedule_write' | 'boundary' | 'takeover' | 'assignment' | 'unarchive' | 'timezone';
+export type SwitchCause =
+  | 'schedule_write'
+  | 'boundary'
+  | 'takeover'
+  | 'assignment'
+  | 'unarchive'
+  | 'timezone'
+  /** A scheduled or takeover playlist became showable or stopped being so. */
+  | 'availability';
 
 export interface ScreenSchedule {
   entries: PlaylistScheduleEntry[];
