@@ -62,6 +62,17 @@ describe('toast', () => {
     });
   });
 
+  it('does nothing twice on an exact retry with the same Idempotency-Key', async () => {
+    const { screen } = await pairActiveScreen(server, token);
+    const key = randomKey();
+    const send = () =>
+      server.request('POST', `/api/v1/screens/${screen.id}/toast`, { token, json: toast, idempotencyKey: key });
+    const first = await send();
+    const again = await send();
+    expect(again.json()).toEqual(first.json());
+    expect(await events(screen.id, 'screen.toast')).toHaveLength(1);
+  });
+
   it('refuses four lines, 121 characters, 1 s and an unknown level', async () => {
     const { screen } = await pairActiveScreen(server, token);
     for (const bad of [

@@ -15,7 +15,7 @@ import { projectBearer } from '../http/auth';
 import { clientIp } from '../http/client-ip';
 import { endpoint, mutation, query, reply, type AnyContext, type RequestContext } from '../http/route';
 import type { TenantPrincipal } from '../http/auth';
-import { displayOf } from '../screens/screen-commands';
+import { displayOf } from '../screens/display-state';
 import { findScreen } from '../screens/screens';
 import { runFleetAction, runScreenAction } from './fleet-actions';
 import { prepareAction, SCREEN_CONTROL_PER_IP_PER_MINUTE, scheduleView } from './screen-actions';

@@ -1,5 +1,5 @@
 // Pairing, device binding and runtime sessions: the records behind the player's cookies.
-import { displayOf } from '../screens/screen-commands';
+import { displayOf } from '../screens/display-state';
 import crypto from 'node:crypto';
 import { PAIRING_CODE_ALPHABET, PAIRING_CODE_LENGTH, type RuntimeSession } from '../../sdk/contract/screens';
 import { EventCursors, type StreamScope } from '../events/cursors';

@@ -14,7 +14,7 @@ import type {
 import { isoTime } from '../clock';
 import { newId } from '../keys';
 import { invalidField, problem } from '../problem';
-import { json, type Db, type Tx } from '../store/store';
+import { displayOf } from './display-state';
 import type { ChangeRequest } from './screen-changes';
 import type { ScreenTable } from './screens.tables';
 
@@ -84,19 +84,6 @@ export async function requestReboot(r: ChangeRequest, screen: ScreenTable): Prom
     r.now,
   );
   return accepted;
-}
-
-/** The screen's display state (an override beats the schedule; neither: on). */
-export async function displayOf(db: Db | Tx, screenId: string): Promise<DisplayState> {
-  const row = await db
-    .selectFrom('screen_displays')
-    .select(['power', 'schedule'])
-    .where('screen_id', '=', screenId)
-    .executeTakeFirst();
-  return {
-    power: (row?.power as DisplayPower | null | undefined) ?? null,
-    schedule: row ? json.read<DisplaySchedule>(row.schedule) : null,
-  };
 }
 
 /** Writes one part of the display state and tells the player the whole of it (the one writer). */
