@@ -4,6 +4,7 @@ import { controlPlaneThroughput } from './control-plane.bench';
 import { creditMeterDebits } from './credit-meter.bench';
 import { eventFanOut } from './events.bench';
 import { lockstepPlayback } from './lockstep.bench';
+import { fleetActions } from './fleet.bench';
 import { mediaRangedExport } from './media.bench';
 import { manifestNotModified } from './manifest.bench';
 import { playerPlayback } from './player.bench';
@@ -21,4 +22,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   lockstep: lockstepPlayback,
   remint: remintAtFleetScale,
   kiosk: kioskAgent,
+  fleet: fleetActions,
 };

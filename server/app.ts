@@ -156,6 +156,8 @@ async function listen(services: Services, app: express.Express): Promise<http.Se
   const { config, lifecycle } = services;
   await services.operations.start();
   services.housekeeping.start();
+  // Boundaries that passed while the server was down are applied before it takes requests.
+  await services.boundaries.start();
   const server = http.createServer(app);
   server.keepAliveTimeout = 5000;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
@@ -178,6 +180,7 @@ async function stop(services: Services, server: http.Server | undefined, drainTi
   await Promise.race([closed, new Promise((r) => setTimeout(r, drainTimeoutMs).unref())]);
   server?.closeAllConnections();
   services.housekeeping.stop();
+  services.boundaries.stop();
   await services.operations.stop();
   await services.store.close();
 }

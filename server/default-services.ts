@@ -24,6 +24,7 @@ import { createLogger, type Logger } from './logger';
 import type { Mailer } from './mail/mailer';
 import { OutboxMailer } from './mail/outbox-mailer';
 import { SmtpMailer } from './mail/smtp-mailer';
+import { BoundaryTimer } from './manifests/boundary-timer';
 import { GroupCommitMinter } from './manifests/manifest-minter';
 import { MINTS_PER_TRANSACTION, mintBatch } from './manifests/minting';
 import { PASSWORD_HASH_COST } from './members/passwords';
@@ -118,6 +119,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     housekeeping: new Housekeeping(logger),
     packageBuilds: new PackageBuildQueue(clock, logger, (release) => buildReleasePackage(services, release)),
     minter: new GroupCommitMinter(MINTS_PER_TRANSACTION, (screenIds) => mintBatch(services, screenIds)),
+    boundaries: new BoundaryTimer({ store, events, clock, notifier, logger }),
     events,
     bearers: new StoredTenantBearers(store),
     meter: new CreditMeter(store),

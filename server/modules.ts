@@ -2,6 +2,7 @@
 // the seams one feature offers another. Routes are not here: every route is in routes.ts.
 import { installApplications } from './applications/applications.module';
 import { installEvents } from './events/events.module';
+import { installFleet } from './fleet/fleet.module';
 import { installMedia } from './media/media.module';
 import { playlistReferences } from './playlists/content-references';
 import type { ContentReferences } from './references';
@@ -30,6 +31,7 @@ export const installers: Installer[] = [
   installRuntime,
   installPeople,
   installNative,
+  installFleet,
 ];
 
 /**

@@ -8,6 +8,7 @@ import * as operations from './operations/operations.routes';
 import * as pairing from './pairing/pairing.routes';
 import * as playlists from './playlists/playlists.routes';
 import * as screens from './screens/screens.routes';
+import * as fleet from './fleet/fleet.routes';
 import * as applications from './applications/applications.routes';
 import * as releaseHost from './release-host/release-host.routes';
 import * as problems from './status/problem-pages.routes';
@@ -93,6 +94,29 @@ export const routeTable: RouteEntry[] = [
     method: 'POST',
     path: '/api/v1/screens/:id/recovery/confirm',
     route: recovery.confirmScreenRecovery,
+  },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/actions', route: fleet.screenActions },
+  { plane: 'control', method: 'GET', path: '/api/v1/screens/:id/playlist-schedule', route: fleet.getPlaylistSchedule },
+  { plane: 'control', method: 'PUT', path: '/api/v1/screens/:id/playlist-schedule', route: fleet.putPlaylistSchedule },
+  {
+    plane: 'control',
+    method: 'DELETE',
+    path: '/api/v1/screens/:id/playlist-schedule',
+    route: fleet.deletePlaylistSchedule,
+  },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/takeover', route: fleet.startTakeover },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/takeover/clear', route: fleet.clearTakeover },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/toast', route: fleet.toastScreen },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/reboot', route: fleet.rebootScreen },
+  { plane: 'control', method: 'GET', path: '/api/v1/screens/:id/display', route: fleet.getDisplay },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/display', route: fleet.setDisplay },
+  { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/display/clear', route: fleet.clearDisplay },
+  { plane: 'control', method: 'PUT', path: '/api/v1/screens/:id/display-schedule', route: fleet.putDisplaySchedule },
+  {
+    plane: 'control',
+    method: 'DELETE',
+    path: '/api/v1/screens/:id/display-schedule',
+    route: fleet.deleteDisplaySchedule,
   },
 
   // Pairing and runtime sessions (spec: Endpoints / Runtime plane)

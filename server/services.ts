@@ -12,6 +12,7 @@ import type { Keys } from './keys';
 import type { Lifecycle } from './lifecycle';
 import type { Locks } from './locks';
 import type { Logger } from './logger';
+import type { BoundaryTimer } from './manifests/boundary-timer';
 import type { ManifestMinter } from './manifests/manifest-minter';
 import type { ImageVendor } from './media/image-vendor';
 import type { Mailer } from './mail/mailer';
@@ -63,6 +64,8 @@ export interface Services {
   packageBuilds: PackageBuilds;
   /** Mints the manifests players ask for first, group-committed (manifests/minting.ts). */
   minter: ManifestMinter;
+  /** Applies schedule boundaries and takeover ends when due (manifests/boundary-timer.ts). */
+  boundaries: BoundaryTimer;
   events: EventLog;
 
   // What the HTTP layer and the features ask of other features, composed in modules.ts.

@@ -20,6 +20,10 @@ export class PlayerPage {
   readonly statusMark: Locator;
   readonly startingCard: Locator;
   readonly idleCard: Locator;
+  /** The toast on glass (one at a time). */
+  readonly toast: Locator;
+  /** Black glass while the display is off. */
+  readonly displayOff: Locator;
   /** Whether this page was captured before (see screenshot). */
   private captured = false;
 
@@ -30,6 +34,8 @@ export class PlayerPage {
     this.statusMark = page.getByTestId('status-mark');
     this.startingCard = page.getByTestId('starting-card');
     this.idleCard = page.getByTestId('idle-card');
+    this.toast = page.getByTestId('toast');
+    this.displayOff = page.getByTestId('display-off');
   }
 
   async open(pathname = '/'): Promise<void> {

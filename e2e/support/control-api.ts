@@ -77,6 +77,13 @@ export class ControlApi {
     return res.body;
   }
 
+  /** A fleet action (POST /api/v1/screens/actions); fails the test unless it is a 200. */
+  async screenActions(selector: Record<string, unknown>, action: Record<string, unknown>) {
+    const res = await this.request('POST', '/api/v1/screens/actions', { json: { selector, action } });
+    if (res.status !== 200) throw new Error(`screen actions: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+
   async createPlaylist(document: Record<string, unknown>): Promise<{ id: string; revision: number }> {
     const res = await this.request('POST', '/api/v1/playlists', { json: document });
     expect(res.status, JSON.stringify(res.body)).toBe(201);

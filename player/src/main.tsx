@@ -7,6 +7,7 @@ import { isFramed } from './framing';
 import { startKioskLink } from './kiosk/kiosk-link';
 import { PlayerDatabase } from './offline/player-database';
 import { registerServiceWorker } from './offline/register-service-worker';
+import { kioskHooks } from './runtime/kiosk-hooks';
 import { PlayerController } from './runtime/player-controller';
 import { createPlayerStore } from './state/player-store';
 
@@ -31,6 +32,7 @@ async function boot(): Promise<void> {
     history: window.history,
     storage: window.localStorage,
     reload: () => window.location.reload(),
+    kiosk: kioskHooks(window),
     log,
   });
   (window as unknown as { marqueePlayer: unknown }).marqueePlayer = { store, controller };

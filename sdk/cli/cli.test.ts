@@ -349,6 +349,26 @@ describe('screens', () => {
     expect(rotated.public_id).not.toBe(before.public_id);
   });
 
+  it('tags, toasts, turns the display off and on, reboots, and acts on every screen with a tag', async () => {
+    const tagged = await ok(['screen', 'tag', screenId, '--add', 'fleetcli', '--remove', 'east']);
+    expect(tagged.results).toMatchObject([{ screen_id: screenId, ok: true }]);
+    expect((await direct.screens.get(screenId)).data.tags).toEqual(['fleetcli', 'lobby']);
+    const [toast, off, schedule] = await Promise.all([
+      ok(['screen', 'toast', screenId, 'Doors close at 18:00', '--level', 'alert', '--seconds', '5']),
+      ok(['screen', 'display', screenId, 'off']),
+      ok(['screen', 'schedule', screenId]),
+    ]);
+    expect(toast.toast_id).toMatch(/^tst_/);
+    expect(off).toEqual({ power: 'off', schedule: null });
+    expect(schedule).toMatchObject({ entries: [], takeover: null });
+    expect(await ok(['screen', 'display', screenId, 'auto'])).toEqual({ power: null, schedule: null });
+    const reboot = await ok(['screen', 'reboot', screenId]);
+    expect(reboot).toMatchObject({ screen_id: screenId, reboot_id: expect.stringMatching(/^rbt_/) });
+    const fanned = await ok(['screen', 'actions', 'reload', '--tag', 'fleetcli']);
+    expect(fanned).toMatchObject({ action: 'reload', succeeded: 1, failed: 0 });
+    await fails(['screen', 'actions', 'reload'], 2, 'usage');
+  });
+
   it('answers a conflict with exit 5: reloading a screen that is still pairing', async () => {
     const { code } = await startPairing(server);
     const pending = await ok(['screen', 'pair', code]);

@@ -14,11 +14,13 @@ import { operationCommands } from './commands/operations.commands';
 import { playlistCommands } from './commands/playlists.commands';
 import { projectCommands } from './commands/project.commands';
 import { screenCommands } from './commands/screens.commands';
+import { fleetCommands } from './commands/fleet.commands';
 
 export const COMMANDS = [
   doctorCommand,
   ...projectCommands,
   ...screenCommands,
+  ...fleetCommands,
   ...playlistCommands,
   ...mediaCommands,
   ...applicationCommands,

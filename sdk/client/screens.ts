@@ -11,6 +11,20 @@ import type {
   ScreenProvisioning,
   ScreenReloadAccepted,
 } from '../contract/screens';
+import type {
+  DisplayPower,
+  DisplaySchedule,
+  DisplayState,
+  FleetAction,
+  FleetSelector,
+  PlaylistScheduleEntryWrite,
+  RebootAccepted,
+  ScreenActionResult,
+  ScreenPlaylistScheduleView,
+  TakeoverRequest,
+  ToastAccepted,
+  ToastRequest,
+} from '../contract/fleet';
 import type { CallOptions, ClientTransport, GuardedCallOptions } from './transport';
 
 export function screenRoutes(t: ClientTransport) {
@@ -63,5 +77,64 @@ export function screenRoutes(t: ClientTransport) {
     /** Tells the players to reload within ten minutes (202; not metered). Model P. */
     reload: (id: string, options: GuardedCallOptions = {}) =>
       t.request<ScreenReloadAccepted>({ method: 'POST', path: `${path(id)}/reload`, idempotent: true, ...options }),
+
+    // Fleet control (Model P): schedules, takeovers, commands, and actions over many screens.
+    playlistSchedule: (id: string) =>
+      t.request<ScreenPlaylistScheduleView>({ method: 'GET', path: `${path(id)}/playlist-schedule` }),
+    /** Replaces the schedule (entries in priority order; an empty list clears it). */
+    setPlaylistSchedule: (id: string, entries: PlaylistScheduleEntryWrite[], options: GuardedCallOptions = {}) =>
+      t.request<ScreenPlaylistScheduleView>({
+        method: 'PUT',
+        path: `${path(id)}/playlist-schedule`,
+        json: { entries },
+        idempotent: true,
+        ...options,
+      }),
+    takeover: (id: string, body: TakeoverRequest, options: GuardedCallOptions = {}) =>
+      t.request<ScreenPlaylistScheduleView>({
+        method: 'POST',
+        path: `${path(id)}/takeover`,
+        json: body,
+        idempotent: true,
+        ...options,
+      }),
+    clearTakeover: (id: string, options: GuardedCallOptions = {}) =>
+      t.request<ScreenPlaylistScheduleView>({
+        method: 'POST',
+        path: `${path(id)}/takeover/clear`,
+        idempotent: true,
+        ...options,
+      }),
+    toast: (id: string, body: ToastRequest, options: GuardedCallOptions = {}) =>
+      t.request<ToastAccepted>({ method: 'POST', path: `${path(id)}/toast`, json: body, idempotent: true, ...options }),
+    /** Display power override (`on`/`off`), or null to clear it and follow the schedule. */
+    display: (id: string, power: DisplayPower | null, options: GuardedCallOptions = {}) =>
+      t.request<DisplayState>({
+        method: 'POST',
+        path: power === null ? `${path(id)}/display/clear` : `${path(id)}/display`,
+        ...(power === null ? {} : { json: { power } }),
+        idempotent: true,
+        ...options,
+      }),
+    /** Weekly on-windows in the screen's timezone; null clears the schedule. */
+    displaySchedule: (id: string, schedule: DisplaySchedule | null, options: GuardedCallOptions = {}) =>
+      t.request<DisplayState>({
+        method: schedule === null ? 'DELETE' : 'PUT',
+        path: `${path(id)}/display-schedule`,
+        ...(schedule === null ? {} : { json: schedule }),
+        idempotent: true,
+        ...options,
+      }),
+    reboot: (id: string, options: GuardedCallOptions = {}) =>
+      t.request<RebootAccepted>({ method: 'POST', path: `${path(id)}/reboot`, idempotent: true, ...options }),
+    /** One action over up to 500 screens (ids, or an exact tag over active screens). */
+    actions: (selector: FleetSelector, action: FleetAction, options: CallOptions = {}) =>
+      t.request<ScreenActionResult>({
+        method: 'POST',
+        path: '/api/v1/screens/actions',
+        json: { selector, action },
+        idempotent: true,
+        ...options,
+      }),
   };
 }

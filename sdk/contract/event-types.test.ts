@@ -19,11 +19,15 @@ describe('the event catalog', () => {
   it('sends exactly the screen-facing types to the runtime stream (spec Events)', () => {
     const runtime = (Object.keys(EVENT_TYPES) as EventType[]).filter(isRuntimeEventType).sort();
     expect(runtime).toEqual([
+      'player.reboot',
       'player.reload',
       'screen.archived',
       'screen.deleted',
+      'screen.display_changed',
       'screen.manifest_changed',
       'screen.public_id_rotated',
+      'screen.takeover_changed',
+      'screen.toast',
       'screen.unarchived',
     ]);
   });

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { EventRecord } from './events';
 import { HostFacts } from './native';
+import { DISPLAY_POWERS, DisplaySchedule, EFFECTIVE_SOURCES, PlaylistScheduleEntryWrite, TOAST_LEVELS } from './fleet';
 import { ASPECT_RATIOS, GENERATION_QUALITIES, MEDIA_CONTENT_TYPES, type AspectRatio } from './media';
 import { INVITATION_DELIVERIES, INVITATION_KINDS } from './people';
 import { CAPABILITY_AREAS } from './tenants';
@@ -35,6 +36,8 @@ export const MANIFEST_CHANGE_REASONS = [
   'playlist_rematerialized',
   /** The screen joined or left a sync group, or its wall region moved (issue 15, lockstep). */
   'sync_changed',
+  /** A schedule boundary, a schedule write or a takeover changed the effective playlist. */
+  'playlist_switched',
   /** The manifest revision is unchanged; its grants were reissued at a new content-access generation. */
   'content_access_regranted',
 ] as const;
@@ -120,8 +123,46 @@ export const EVENT_TYPES = {
       /** Lockstep: the group or region after the change, present when it changed (null: left). */
       sync_group: ScreenSyncGroup.nullable().optional(),
       wall_region: WallRegion.nullable().optional(),
+      playlist_schedule_entries: z.array(PlaylistScheduleEntryWrite.required()).optional(),
     }),
   ),
+  'screen.playlist_switched': entry(
+    false,
+    z.strictObject({
+      from_playlist_id: z.string().min(1).nullable(),
+      to_playlist_id: z.string().min(1).nullable(),
+      source: z.enum(EFFECTIVE_SOURCES),
+      cause: z.enum(['schedule_write', 'boundary', 'takeover', 'assignment', 'unarchive', 'timezone', 'availability']),
+    }),
+  ),
+  // spec: severity warning; details playlist_id, entry_ids, code
+  'screen.playlist_unavailable': entry(
+    false,
+    z.strictObject({ playlist_id: z.string().min(1), entry_ids: z.array(z.string().min(1)), code: z.string().min(1) }),
+  ),
+  'screen.takeover_changed': entry(
+    true,
+    z.strictObject({
+      playlist_id: z.string().min(1).nullable(),
+      until: Instant.nullable(),
+      reason: z.string().min(1).nullable(),
+    }),
+  ),
+  'screen.toast': entry(
+    true,
+    z.strictObject({
+      toast_id: prefixed('tst'),
+      level: z.enum(TOAST_LEVELS),
+      text: z.string().min(1),
+      duration_ms: Count,
+      expires_at: Instant,
+    }),
+  ),
+  'screen.display_changed': entry(
+    true,
+    z.strictObject({ power: z.enum(DISPLAY_POWERS).nullable(), schedule: DisplaySchedule.nullable() }),
+  ),
+  'player.reboot': entry(true, z.strictObject({ reboot_id: prefixed('rbt'), expires_at: Instant })),
   'screen.archived': entry(true, ScreenLifecycle),
   'screen.unarchived': entry(true, ScreenLifecycle),
   'screen.public_id_rotated': entry(true, ScreenLifecycle),

@@ -246,6 +246,11 @@ export const RuntimeManifest = z
     /** Our addition: the screen is archived; show dark glass (no pages, no content grants). */
     darkened: z.literal(true).optional(),
     sync: RuntimeSync.optional(),
+    /**
+     * Our addition: the next instant the server's playlist schedule (or a takeover's end) may switch
+     * what the screen shows; the player fetches its manifest again then, even if its stream is down.
+     */
+    nextBoundaryAt: Instant.optional(),
   })
   .superRefine((m, ctx) => {
     const seen = new Set<string>();

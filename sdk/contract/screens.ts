@@ -1,5 +1,6 @@
 // Screens, pairing and runtime sessions: request schemas and response types of both planes.
 import { z } from 'zod';
+import type { DisplayState } from './fleet';
 import { NAME_MAX, TAG_PATTERN, TAGS_PER_SCREEN, TIMEZONE_MAX } from './limits';
 
 /** The spec's pairing alphabet: no 0/1/I/L/O, so a code read off a TV cannot be misread. */
@@ -177,6 +178,8 @@ export interface RuntimeSession {
   capabilities: RuntimeCapability[];
   event_cursor: string;
   public_url: string;
+  /** Our addition: the screen's display state now (later changes arrive as screen.display_changed). */
+  display: DisplayState;
 }
 
 export interface ScreenReloadAccepted {

@@ -47,6 +47,14 @@ function checked(event: NewEvent): NewEvent {
 export class EventLog {
   constructor(private readonly notifier: Notifier) {}
 
+  /**
+   * Wakes a listener that is not an event stream (the manifests' boundary timer) once the work
+   * commits, through the same notifier, so replicas sharing a store hear it too.
+   */
+  announce(work: Work, channel: string, message?: unknown): void {
+    work.afterCommit(() => this.notifier.publish(channel, message));
+  }
+
   /** Appends one event in the caller's transaction and returns its position. */
   async append(work: Work, event: NewEvent, now: number): Promise<number> {
     return (await this.appendMany(work, [event], now))[0]!;

@@ -63,6 +63,7 @@ export interface StoredManifest {
   soundtrack?: { tracks: RuntimeSoundtrackTrack[] };
   darkened?: true;
   sync?: RuntimeSync;
+  nextBoundaryAt?: string;
 }
 
 /**
@@ -114,6 +115,7 @@ export interface ComposeInputs {
     /** Lockstep: the sync group and a video wall's region (JSON), when set. */
     syncGroup?: string | null;
     wallRegion?: string | null;
+    nextBoundaryAt?: number | null;
   };
   revision: number;
   /** The effective playlist; null when none applies (unassigned). */
@@ -161,7 +163,7 @@ export function playlistNeeds(playlist: ServedPlaylist): { mediaIds: Set<string>
  */
 export function composeManifest(inputs: ComposeInputs): Composition {
   const { screen, playlist } = inputs;
-  const base = {
+  const base: Pick<StoredManifest, 'screenLabel' | 'generatedAt' | 'timezone' | 'nextBoundaryAt'> = {
     screenLabel: screen.label,
     generatedAt: isoTime(inputs.now),
     ...(screen.timezone !== null ? { timezone: screen.timezone } : {}),
@@ -169,6 +171,8 @@ export function composeManifest(inputs: ComposeInputs): Composition {
   if (screen.state === 'archived') {
     return { stored: { ...base, playlistRevision: 0, pages: [], darkened: true }, content: [], hasCapabilities: false };
   }
+  // A schedule boundary or a takeover end: the player fetches its manifest again then.
+  if (screen.nextBoundaryAt) base.nextBoundaryAt = isoTime(screen.nextBoundaryAt);
   if (playlist === null)
     return { stored: { ...base, playlistRevision: 0, pages: [] }, content: [], hasCapabilities: false };
 

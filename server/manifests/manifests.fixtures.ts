@@ -21,6 +21,7 @@ export async function insertScreensShowing(
     content_access_generation: 1,
     state: 'active',
     playlist_id: playlistId,
+    effective_playlist_id: playlistId,
     timezone: null,
     sync_group: null,
     wall_region: null,

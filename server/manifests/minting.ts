@@ -15,7 +15,6 @@ import { releaseOriginOf } from '../release-host/host-label';
 import type { ScreenTable } from '../screens/screens.tables';
 import type { Services } from '../services';
 import { json, type Tx, type Work } from '../store/store';
-import { resolveEffectivePlaylist } from './effective-playlist';
 import {
   composeManifest,
   playlistNeeds,
@@ -61,13 +60,31 @@ interface BatchContent {
   media: Map<string, MediaFacts & { tenant_id: string }>;
   releases: Map<string, ReleaseFacts & { tenant_id: string }>;
   packages: Map<string, { bytes: number; sha256: string }>;
+  /** Each screen's next schedule boundary (the player refetches then, even with its stream down). */
+  boundaries: Map<string, number>;
 }
 
 /** The playlists the screens show and the ready content they name, read once for the batch. */
-async function loadContent(db: Tx, screens: ScreenTable[], now: number): Promise<BatchContent> {
-  const showing = (s: ScreenTable) => (s.state === 'archived' ? null : resolveEffectivePlaylist(s, { now }).playlistId);
+async function loadContent(db: Tx, screens: ScreenTable[]): Promise<BatchContent> {
+  const showing = (s: ScreenTable) => (s.state === 'archived' ? null : s.effective_playlist_id);
   const playlistIds = [...new Set(screens.map(showing).filter((id): id is string => id !== null))];
-  const content: BatchContent = { playlists: new Map(), media: new Map(), releases: new Map(), packages: new Map() };
+  const content: BatchContent = {
+    playlists: new Map(),
+    media: new Map(),
+    releases: new Map(),
+    packages: new Map(),
+    boundaries: new Map(),
+  };
+  const boundaries = await db
+    .selectFrom('screen_boundaries')
+    .select(['screen_id', 'due_at'])
+    .where(
+      'screen_id',
+      'in',
+      screens.map((s) => s.id),
+    )
+    .execute();
+  for (const b of boundaries) content.boundaries.set(b.screen_id, b.due_at);
   if (playlistIds.length === 0) return content;
   const rows = await db
     .selectFrom('playlists')
@@ -133,9 +150,10 @@ function compose(services: Services, screen: ScreenTable, content: BatchContent,
       state: screen.state,
       syncGroup: screen.sync_group,
       wallRegion: screen.wall_region,
+      nextBoundaryAt: content.boundaries.get(screen.id) ?? null,
     },
   };
-  const effective = screen.state === 'archived' ? null : resolveEffectivePlaylist(screen, { now }).playlistId;
+  const effective = screen.state === 'archived' ? null : screen.effective_playlist_id;
   const playlist = effective === null ? undefined : content.playlists.get(effective);
   const none = { media: new Map(), releases: new Map(), packages: new Map() };
   if (!playlist || playlist.tenant_id !== screen.tenant_id) {
@@ -264,7 +282,7 @@ export async function mintBatch(services: Services, screenIds: string[]): Promis
       .execute();
     const already = new Set(stored.map((row) => row.screen_id));
     const pending = screens.filter((s) => s.state !== 'deleted' && !already.has(s.id));
-    const content = await loadContent(work.db, pending, now);
+    const content = await loadContent(work.db, pending);
     const minted: { screen: ScreenTable; composition: Composition }[] = [];
     for (const screen of pending) {
       try {

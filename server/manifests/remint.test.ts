@@ -13,48 +13,52 @@ beforeAll(async () => {
 });
 afterAll(async () => server.stop());
 
-const NOW = Date.parse('2026-11-21T12:00:00Z');
-
 describe('the remint rule', () => {
   const live: ScreenShowing = {
     state: 'active',
-    playlist_id: 'pl_a',
+    effective_playlist_id: 'pl_a',
     timezone: 'Europe/Berlin',
     sync_group: null,
     wall_region: null,
   };
 
   it('remints when the effective playlist or the timezone changes, assignment first', () => {
-    expect(remintReason(live, { ...live, playlist_id: 'pl_b' }, NOW)).toBe('playlist_assigned');
-    expect(remintReason(live, { ...live, playlist_id: null }, NOW)).toBe('playlist_assigned');
-    expect(remintReason(live, { ...live, timezone: 'Asia/Tokyo' }, NOW)).toBe('timezone_changed');
-    expect(remintReason(live, { ...live, playlist_id: 'pl_b', timezone: 'Asia/Tokyo' }, NOW)).toBe('playlist_assigned');
+    expect(remintReason(live, { ...live, effective_playlist_id: 'pl_b' }, null)).toBe('playlist_assigned');
+    expect(remintReason(live, { ...live, effective_playlist_id: null }, null)).toBe('playlist_assigned');
+    expect(remintReason(live, { ...live, timezone: 'Asia/Tokyo' }, null)).toBe('timezone_changed');
+    expect(remintReason(live, { ...live, effective_playlist_id: 'pl_b', timezone: 'Asia/Tokyo' }, null)).toBe(
+      'playlist_assigned',
+    );
+    expect(remintReason(live, { ...live, effective_playlist_id: 'pl_s' }, 'boundary')).toBe('playlist_switched');
+    expect(remintReason(live, { ...live, effective_playlist_id: 'pl_t' }, 'takeover')).toBe('playlist_switched');
     const pending: ScreenShowing = { ...live, state: 'pairing_pending' };
-    expect(remintReason(pending, { ...pending, playlist_id: 'pl_b' }, NOW)).toBe('playlist_assigned');
+    expect(remintReason(pending, { ...pending, effective_playlist_id: 'pl_b' }, null)).toBe('playlist_assigned');
   });
 
   it('remints when the screen joins or leaves a sync group or its wall region moves (the manifest carries them)', () => {
     const grouped: ScreenShowing = { ...live, sync_group: 'wall' };
-    expect(remintReason(live, grouped, NOW)).toBe('sync_changed');
-    expect(remintReason(grouped, live, NOW)).toBe('sync_changed');
-    expect(remintReason(grouped, { ...grouped, sync_group: 'lobby' }, NOW)).toBe('sync_changed');
+    expect(remintReason(live, grouped, null)).toBe('sync_changed');
+    expect(remintReason(grouped, live, null)).toBe('sync_changed');
+    expect(remintReason(grouped, { ...grouped, sync_group: 'lobby' }, null)).toBe('sync_changed');
     const region = { ...grouped, wall_region: '{"x":0,"y":0,"width":1920,"height":1080}' };
-    expect(remintReason(grouped, region, NOW)).toBe('sync_changed');
-    expect(remintReason(region, region, NOW)).toBeNull();
-    expect(remintReason({ ...live, state: 'archived' }, { ...grouped, state: 'archived' }, NOW)).toBeNull();
+    expect(remintReason(grouped, region, null)).toBe('sync_changed');
+    expect(remintReason(region, region, null)).toBeNull();
+    expect(remintReason({ ...live, state: 'archived' }, { ...grouped, state: 'archived' }, null)).toBeNull();
   });
 
   it('remints on archive and unarchive, and never for changes while the glass is dark', () => {
     const archived: ScreenShowing = { ...live, state: 'archived' };
-    expect(remintReason(live, archived, NOW)).toBe('archived');
-    expect(remintReason(archived, live, NOW)).toBe('unarchived');
-    expect(remintReason(archived, { ...archived, playlist_id: 'pl_b', timezone: 'Asia/Tokyo' }, NOW)).toBeNull();
+    expect(remintReason(live, archived, null)).toBe('archived');
+    expect(remintReason(archived, live, null)).toBe('unarchived');
+    expect(
+      remintReason(archived, { ...archived, effective_playlist_id: 'pl_b', timezone: 'Asia/Tokyo' }, null),
+    ).toBeNull();
   });
 
   it('does not remint for activation, deletion or an unchanged screen', () => {
-    expect(remintReason({ ...live, state: 'pairing_pending' }, live, NOW)).toBeNull();
-    expect(remintReason(live, { ...live, state: 'deleted' }, NOW)).toBeNull();
-    expect(remintReason(live, live, NOW)).toBeNull();
+    expect(remintReason({ ...live, state: 'pairing_pending' }, live, null)).toBeNull();
+    expect(remintReason(live, { ...live, state: 'deleted' }, null)).toBeNull();
+    expect(remintReason(live, live, null)).toBeNull();
   });
 });
 
@@ -97,7 +101,8 @@ describe('set-based remint', () => {
     expect(forMany).toEqual(forOne);
     const counts = new StatementLog();
     counts.statements.push(...forMany);
-    expect(counts.counts()).toMatchObject({ 'Select screens': 1, 'Update screens': 1, 'Insert events': 2 });
+    // Two screen reads: the screens scheduling it (to re-resolve; none here) and those showing it.
+    expect(counts.counts()).toMatchObject({ 'Select screens': 2, 'Update screens': 1, 'Insert events': 2 });
 
     const { db } = server.services.store;
     const revisions = await db.selectFrom('screens').select('manifest_revision').where('id', 'in', screens).execute();

@@ -7,13 +7,16 @@ import type { ManifestChangeReason } from '../../sdk/contract/event-types';
 import type { EventLog, NewEvent } from '../events/event-log';
 import type { ScreenTable } from '../screens/screens.tables';
 import type { Db, Tx, Work } from '../store/store';
-import { resolveEffectivePlaylist } from './effective-playlist';
+import { reresolveScreen, type SwitchCause } from './screen-resolution';
 
 /** Screen ids per UPDATE: the bound parameters stay far below SQLite's and PostgreSQL's ceilings. */
 export const SCREENS_PER_STATEMENT = 1000;
 
 /** What a screen's manifest depends on besides its playlist's content. */
-export type ScreenShowing = Pick<ScreenTable, 'state' | 'playlist_id' | 'timezone' | 'sync_group' | 'wall_region'>;
+export type ScreenShowing = Pick<
+  ScreenTable,
+  'state' | 'effective_playlist_id' | 'timezone' | 'sync_group' | 'wall_region'
+>;
 
 /** The manifest numbers of a screen after a remint (what the event and the caller's view carry). */
 export interface RemintedScreen {
@@ -29,13 +32,17 @@ export interface RemintedScreen {
  * settings changed meanwhile are picked up by the unarchive. A deleted screen has no player left.
  * The label is not a reason: a rename leaves the manifests on glass alone.
  */
-export function remintReason(before: ScreenShowing, after: ScreenShowing, now: number): ManifestChangeReason | null {
+export function remintReason(
+  before: ScreenShowing,
+  after: ScreenShowing,
+  cause: SwitchCause | null,
+): ManifestChangeReason | null {
   if (after.state === 'deleted') return null;
   const dark = (s: ScreenShowing) => s.state === 'archived';
   if (dark(before) !== dark(after)) return dark(after) ? 'archived' : 'unarchived';
   if (dark(after)) return null;
-  const showing = (s: ScreenShowing) => resolveEffectivePlaylist(s, { now }).playlistId;
-  if (showing(before) !== showing(after)) return 'playlist_assigned';
+  if (before.effective_playlist_id !== after.effective_playlist_id)
+    return cause === 'assignment' || cause === null ? 'playlist_assigned' : 'playlist_switched';
   if (before.timezone !== after.timezone) return 'timezone_changed';
   // Lockstep: the manifest carries the group (its epoch) and the wall region.
   if (before.sync_group !== after.sync_group || before.wall_region !== after.wall_region) return 'sync_changed';
@@ -97,9 +104,18 @@ export async function remintScreens(
   return reminted;
 }
 
+/** Causes whose switch of the effective playlist is announced as `screen.playlist_switched`. */
+const ANNOUNCED_SWITCHES: ReadonlySet<SwitchCause> = new Set([
+  'schedule_write',
+  'boundary',
+  'takeover',
+  'availability',
+]);
+
 /**
- * A screen changed (screens report every change here, after writing it and its own events): when
- * the change is a reason, its manifest is reminted. Returns the screen's manifest revision now.
+ * A screen changed (screens report every change here, after writing it and its own events; the
+ * boundary timer reports a boundary): the screen is resolved again (schedule, takeover, assignment)
+ * and, when the change is a reason, its manifest is reminted. Returns the screen as it is now.
  */
 export async function screenChanged(
   events: EventLog,
@@ -107,25 +123,50 @@ export async function screenChanged(
   before: ScreenTable,
   after: ScreenTable,
   now: number,
-  requestId?: string,
-): Promise<number> {
-  const reason = remintReason(before, after, now);
-  if (reason === null) return after.manifest_revision;
-  const reminted = await remintScreens(events, work, after.tenant_id, [after.id], reason, now, requestId);
-  return reminted.get(after.id)!.manifest_revision;
+  options: { cause: SwitchCause | null; requestId?: string },
+): Promise<ScreenTable> {
+  let current = after;
+  if (after.state !== 'deleted') {
+    const resolution = await reresolveScreen(events, work, after, now, {
+      reportSkipped:
+        options.cause === 'schedule_write' || options.cause === 'boundary' || options.cause === 'availability',
+      requestId: options.requestId,
+    });
+    current = { ...after, effective_playlist_id: resolution.effective.playlistId };
+    const switched = before.effective_playlist_id !== current.effective_playlist_id;
+    if (switched && after.state !== 'archived' && options.cause !== null && ANNOUNCED_SWITCHES.has(options.cause)) {
+      await events.append(
+        work,
+        {
+          tenantId: after.tenant_id,
+          screenId: after.id,
+          type: 'screen.playlist_switched',
+          message: `the screen now shows ${current.effective_playlist_id ?? 'no playlist'} (${resolution.effective.source})`,
+          resource: { type: 'screen', id: after.id },
+          details: {
+            from_playlist_id: before.effective_playlist_id,
+            to_playlist_id: current.effective_playlist_id,
+            source: resolution.effective.source,
+            cause: options.cause,
+          },
+          requestId: options.requestId,
+        },
+        now,
+      );
+    }
+  }
+  const reason = remintReason(before, current, options.cause);
+  if (reason === null) return current;
+  const reminted = await remintScreens(events, work, after.tenant_id, [after.id], reason, now, options.requestId);
+  return { ...current, manifest_revision: reminted.get(after.id)!.manifest_revision };
 }
 
 /** Live (not archived, not deleted) screens of the tenant whose effective playlist is one of these, by id. */
-export async function screensShowing(
-  db: Db | Tx,
-  tenantId: string,
-  playlistIds: readonly string[],
-  now: number,
-): Promise<string[]> {
+export async function screensShowing(db: Db | Tx, tenantId: string, playlistIds: readonly string[]): Promise<string[]> {
   if (playlistIds.length === 0) return [];
   const candidates = await db
     .selectFrom('screens')
-    .select(['id', 'playlist_id'])
+    .select(['id', 'effective_playlist_id'])
     .where('tenant_id', '=', tenantId)
     .where('state', 'in', ['pairing_pending', 'active'])
     .where('id', 'in', (eb) =>
@@ -139,10 +180,7 @@ export async function screensShowing(
     .execute();
   const showing = new Set(playlistIds);
   return candidates
-    .filter((s) => {
-      const effective = resolveEffectivePlaylist(s, { now }).playlistId;
-      return effective !== null && showing.has(effective);
-    })
+    .filter((s) => s.effective_playlist_id !== null && showing.has(s.effective_playlist_id))
     .map((s) => s.id);
 }
 
@@ -160,9 +198,30 @@ export async function playlistsChanged(
   now: number,
   requestId?: string,
 ): Promise<number> {
-  const screens = await screensShowing(work.db, tenantId, playlistIds, now);
-  if (screens.length === 0) return 0;
-  return (await remintScreens(events, work, tenantId, screens, reason, now, requestId)).size;
+  // Whether a scheduled or takeover playlist can be shown may have changed: those screens are
+  // resolved again first (skipping it, or returning to it), as a boundary would.
+  const scheduling = await work.db
+    .selectFrom('screens')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('state', 'in', ['pairing_pending', 'active'])
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('screen_playlist_references')
+        .select('screen_id')
+        .where('tenant_id', '=', tenantId)
+        .where('playlist_id', 'in', [...playlistIds])
+        .where('role', 'in', ['schedule', 'takeover']),
+    )
+    .execute();
+  const switched = new Set<string>();
+  for (const screen of scheduling) {
+    const after = await screenChanged(events, work, screen, screen, now, { cause: 'availability', requestId });
+    if (after.manifest_revision !== screen.manifest_revision) switched.add(screen.id);
+  }
+  const screens = (await screensShowing(work.db, tenantId, playlistIds)).filter((id) => !switched.has(id));
+  if (screens.length === 0) return switched.size;
+  return switched.size + (await remintScreens(events, work, tenantId, screens, reason, now, requestId)).size;
 }
 
 /**

@@ -125,6 +125,7 @@ describe('pairing end to end', () => {
       ],
       event_cursor: expect.any(String),
       public_url,
+      display: { power: null, schedule: null },
     });
     expect(setCookieLine(session, RUNTIME_COOKIE)).toContain('Max-Age=86400');
 

@@ -1,4 +1,5 @@
 // Pairing, device binding and runtime sessions: the records behind the player's cookies.
+import { displayOf } from '../screens/display-state';
 import crypto from 'node:crypto';
 import { PAIRING_CODE_ALPHABET, PAIRING_CODE_LENGTH, type RuntimeSession } from '../../sdk/contract/screens';
 import { EventCursors, type StreamScope } from '../events/cursors';
@@ -235,6 +236,8 @@ export async function openRuntimeSession(
     capabilities: [...(device ? PAIRED_CAPABILITIES : READ_ONLY_CAPABILITIES)],
     event_cursor: await runtimeEventCursor(services, work.db, screen),
     public_url: publicUrl(services, screen.public_id),
+    // The display state now: a player coming online applies it without replaying old commands.
+    display: await displayOf(work.db, screen.id),
   };
   return {
     body,

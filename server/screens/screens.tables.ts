@@ -15,6 +15,11 @@ export interface ScreenTable {
   content_access_generation: number;
   state: ScreenState;
   playlist_id: string | null;
+  /**
+   * What the screen shows now: takeover, else the first matching schedule entry, else playlist_id.
+   * Written only by manifests/ (effective-playlist.ts resolves it; boundaries re-resolve it on time).
+   */
+  effective_playlist_id: string | null;
   /** IANA zone; absent until set, never cleared. */
   timezone: string | null;
   /** 1 for a native player bound by its key pair (pairing/native-pairing.ts): delete refuses. */
@@ -55,8 +60,47 @@ export interface ScreenPlaylistReferenceTable {
   entry_id: string;
 }
 
+/** The screen's playlist schedule: entries in priority order (JSON of PlaylistScheduleEntry[]). */
+export interface ScreenScheduleTable {
+  screen_id: string;
+  tenant_id: string;
+  entries: string;
+  updated_at: number;
+}
+
+/** A takeover beats every schedule entry until `until` (ms) or until it is cleared. */
+export interface ScreenTakeoverTable {
+  screen_id: string;
+  tenant_id: string;
+  playlist_id: string;
+  until: number;
+  reason: string;
+  started_at: number;
+}
+
+/** The next instant the screen's effective playlist may change (schedule rule edge or takeover end). */
+export interface ScreenBoundaryTable {
+  screen_id: string;
+  tenant_id: string;
+  due_at: number;
+}
+
+/** The display state the player and the kiosk apply: an override and a weekly schedule (JSON). */
+export interface ScreenDisplayTable {
+  screen_id: string;
+  tenant_id: string;
+  /** 'on' | 'off' override; null follows the schedule (or stays on without one). */
+  power: string | null;
+  schedule: string | null;
+  updated_at: number;
+}
+
 export interface ScreenTables {
   screens: ScreenTable;
+  screen_schedules: ScreenScheduleTable;
+  screen_takeovers: ScreenTakeoverTable;
+  screen_boundaries: ScreenBoundaryTable;
+  screen_displays: ScreenDisplayTable;
   screen_tags: ScreenTagTable;
   screen_playlist_references: ScreenPlaylistReferenceTable;
 }

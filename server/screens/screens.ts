@@ -1,5 +1,6 @@
 // Screens: lookups, the public view, and the one way a screen changes (revision by exactly one,
 // its events, and a report to manifests/, which remints when what the player must show changed).
+import type { PlaylistScheduleEntry } from '../../sdk/contract/fleet';
 import type { Screen, ScreenList, ScreenListQuery, ScreenState, WallRegion } from '../../sdk/contract/screens';
 import { isoTime } from '../clock';
 import type { EventLog, NewEvent } from '../events/event-log';
@@ -11,6 +12,7 @@ import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
 import { screenChanged } from '../manifests/remint';
 import { recoveryPendingView } from './recovery-view';
+import type { SwitchCause } from '../manifests/screen-resolution';
 import type { ScreenTable } from './screens.tables';
 
 /** spec: a deleted screen's tombstone is kept at least 90 days. */
@@ -107,6 +109,7 @@ export async function createScreen(
     content_access_generation: 1,
     state: 'pairing_pending',
     playlist_id: null,
+    effective_playlist_id: null,
     timezone: null,
     native_identity: 0,
     paired_at: null,
@@ -172,6 +175,19 @@ export interface ScreenChange {
   regrant?: boolean;
   /** The lifecycle event the screen table names (screen.archived, ...), appended after screen.updated. */
   lifecycle?: { type: ScreenLifecycleType; message: string };
+  /** The new playlist schedule entries, when they changed (`details.playlist_schedule_entries`). */
+  scheduleEntries?: PlaylistScheduleEntry[];
+  /** Why the effective playlist may have moved (default: from `changes`). */
+  cause?: SwitchCause;
+}
+
+/** Why a change may move the effective playlist, from what it changed. */
+function causeOf(change: ScreenChange): SwitchCause | null {
+  if (change.cause) return change.cause;
+  if (change.changes.includes('playlist_id')) return 'assignment';
+  if (change.set?.state === 'active') return 'unarchive';
+  if (change.changes.includes('timezone')) return 'timezone';
+  return null;
 }
 
 /**
@@ -272,6 +288,7 @@ export async function changeScreen(
         ...(change.changes.includes('wall_region')
           ? { wall_region: after.wall_region === null ? null : json.read<WallRegion>(after.wall_region) }
           : {}),
+        ...(change.scheduleEntries ? { playlist_schedule_entries: change.scheduleEntries } : {}),
       },
     },
   ];
@@ -284,7 +301,7 @@ export async function changeScreen(
     });
   }
   await events.appendMany(work, changed, now);
-  return { ...after, manifest_revision: await screenChanged(events, work, before, after, now, requestId) };
+  return screenChanged(events, work, before, after, now, { cause: causeOf(change), requestId });
 }
 
 /** A paired runtime stream of the screen was connected at `now` (the screen's last_online_at). */

@@ -17,6 +17,7 @@ import type { InvitationTables } from '../invitations/invitations.tables';
 import type { AgentTables } from '../agents/agents.tables';
 import type { OperatorTables } from '../operators/operators.tables';
 import type { NativeIdentityTables } from '../pairing/native-identity.tables';
+import type { FleetTables } from '../fleet/fleet.tables';
 
 export interface Database
   extends TenantTables,
@@ -36,4 +37,5 @@ export interface Database
     InvitationTables,
     AgentTables,
     OperatorTables,
-    NativeIdentityTables {}
+    NativeIdentityTables,
+    FleetTables {}

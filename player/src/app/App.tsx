@@ -19,6 +19,8 @@ export function App({
   const connectivity = useStore(store, (s) => s.connectivity);
   const activeRevision = useStore(store, (s) => s.activeRevision);
   const onGlass = useStore(store, (s) => s.onGlass);
+  const displayOn = useStore(store, (s) => s.displayOn);
+  const toast = useStore(store, (s) => s.toasts[0]);
   const onGlassEmpty = phase === 'playing' && onGlass !== null && onGlass.pages === 0;
   // An archived screen's manifest is darkened: dark glass, not the idle card.
   const darkened = onGlassEmpty && onGlass.darkened;
@@ -59,6 +61,19 @@ export function App({
           </div>
         </div>
       )}
+      {toast && phase === 'playing' && (
+        <div
+          key={toast.id}
+          className={`toast toast-${toast.level}`}
+          role={toast.level === 'info' ? 'status' : 'alert'}
+          data-testid="toast"
+          data-level={toast.level}
+        >
+          {toast.text}
+        </div>
+      )}
+      {/* Display off: black glass over everything (the kiosk also powers the panel down). */}
+      {!displayOn && <div className="display-off" data-testid="display-off" />}
       {connectivity === 'offline' && (
         <div className="status-mark" role="status" data-testid="status-mark" data-connectivity="offline">
           Offline

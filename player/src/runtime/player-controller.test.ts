@@ -16,6 +16,7 @@ import {
   CAPABILITY_REFRESH_MARGIN_MS,
   MANIFEST_POLL_MS,
   manifestRefreshDelay,
+  BOUNDARY_REFETCH_DELAY_MS,
   PlayerController,
   type ControllerHost,
 } from './player-controller';
@@ -82,6 +83,21 @@ describe('manifest refresh', () => {
       ],
     });
     expect(manifestRefreshDelay(manifest, now)).toBe(5_000);
+  });
+
+  it('refetches just after the next schedule boundary, so an offline-stream player switches on time', () => {
+    const manifest = manifestFixture({ nextBoundaryAt: '2026-03-02T11:05:00Z' });
+    expect(manifestRefreshDelay(manifest, now)).toBe(5 * 60_000 + BOUNDARY_REFETCH_DELAY_MS);
+    // A boundary two seconds away is not held to the five-second floor.
+    expect(manifestRefreshDelay(manifestFixture({ nextBoundaryAt: '2026-03-02T11:00:00.500Z' }), now)).toBe(
+      500 + BOUNDARY_REFETCH_DELAY_MS,
+    );
+  });
+
+  it('does not spin on a boundary already past', () => {
+    expect(manifestRefreshDelay(manifestFixture({ nextBoundaryAt: '2026-03-02T10:00:00Z' }), now)).toBe(
+      MANIFEST_POLL_MS,
+    );
   });
 });
 

@@ -20,6 +20,9 @@ import {
   type PlayerStore,
 } from '../state/player-store';
 import { readActedReload, reloadRequestOf, shouldActOnReload, writeActedReload } from './reload-rule';
+import { isDisplayOn, nextDisplaySwitch } from '../../../sdk/schedule/display-power';
+import type { KioskHooks } from './kiosk-hooks';
+import { ACTED_REBOOT_KEY, admitToast, dropExpiredWaiting, shouldReboot, toastOf } from './screen-commands';
 import { MarqueeProblem } from '../../../sdk/client/problem';
 import { isUnreachable, ManifestRejected, RuntimeClient } from '../../../sdk/client/runtime';
 import { MANIFEST_ACTIVATED } from '../../../sdk/contract/runtime';
@@ -49,7 +52,15 @@ export interface ControllerHost {
   fetch?: typeof fetch;
   /** Deadline of each runtime call (RUNTIME_CALL_TIMEOUT_MS). */
   callTimeoutMs?: number;
+  /** What a kiosk shell offers (display power, reboot); a browser has none. */
+  kiosk?: KioskHooks;
 }
+
+/**
+ * A schedule boundary in the manifest: fetch again this long after it, so the server (whose timer
+ * fires at the boundary) has reminted; the stream's manifest_changed usually comes first.
+ */
+export const BOUNDARY_REFETCH_DELAY_MS = 1500;
 
 /** When the manifest must be fetched again: before its first capability expires, or the poll interval. */
 export function manifestRefreshDelay(manifest: RuntimeManifest, now: number): number {
@@ -60,6 +71,12 @@ export function manifestRefreshDelay(manifest: RuntimeManifest, now: number): nu
       const expires = Date.parse(placement.capabilityExpiresAt);
       if (Number.isFinite(expires)) earliest = Math.min(earliest, expires - CAPABILITY_REFRESH_MARGIN_MS);
     }
+  }
+  if (manifest.nextBoundaryAt) {
+    const boundary = Date.parse(manifest.nextBoundaryAt) + BOUNDARY_REFETCH_DELAY_MS;
+    // A boundary is exact: it is not held to the 5 s floor that guards capability refreshes. One
+    // already past (the server has not applied it yet) waits for the stream or the usual refresh.
+    if (Number.isFinite(boundary) && boundary > now && boundary < earliest) return boundary - now;
   }
   return Math.max(5_000, earliest - now);
 }
@@ -84,6 +101,8 @@ export class PlayerController {
   private readonly glass = new GlassClock(() => performance.now(), Date.now() - performance.now());
   private clockSync: ClockSync | null = null;
   private readonly clockListeners = new Set<() => void>();
+  private displayTimer: ReturnType<typeof setTimeout> | undefined;
+  private toastTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly host: ControllerHost) {
     this.client = new RuntimeClient({
@@ -96,6 +115,10 @@ export class PlayerController {
       },
     });
     this.publicId = PUBLIC_PATH.exec(host.location.pathname)?.[1];
+    // The display is judged in the manifest's time zone: a new manifest may bring another.
+    host.store.subscribe((state, previous) => {
+      if (state.manifest?.timezone !== previous.manifest?.timezone) this.judgeDisplay();
+    });
   }
 
   /** The playback clock: the server's, synchronized when a sync group needed it, else from Date headers. */
@@ -248,10 +271,46 @@ export class PlayerController {
     const phase = this.host.store.getState().phase;
     this.host.store.setState({
       session: { paired: session.paired, publicUrl: session.public_url, capabilities: session.capabilities },
+      // The display state now: commands that expired while offline are not replayed, this is.
+      ...(session.display ? { display: session.display } : {}),
       // Paired or opened: the stage takes over (its starting card until the manifest is on glass).
       ...(phase === 'booting' || phase === 'pairing' ? { phase: 'playing' as const } : {}),
     });
+    this.judgeDisplay();
     return session;
+  }
+
+  /**
+   * Black glass (and panel power through the kiosk) while the display is off; judged again at the
+   * schedule's next switch, not on an interval.
+   */
+  judgeDisplay(): void {
+    clearTimeout(this.displayTimer);
+    const state = this.host.store.getState();
+    const now = this.now();
+    const zone = state.manifest?.timezone;
+    const on = isDisplayOn(state.display, now, zone);
+    if (on !== state.displayOn) {
+      this.host.store.setState({ displayOn: on });
+      this.host.kiosk?.setDisplayPower?.(on);
+    }
+    const next = nextDisplaySwitch(state.display, now, zone);
+    if (next !== null && !this.stop.signal.aborted)
+      this.displayTimer = setTimeout(() => this.judgeDisplay(), Math.min(next - now + 50, 2 ** 31 - 1));
+  }
+
+  /** Shows the next toast for its duration; expired waiting ones are skipped. */
+  private showToasts(): void {
+    if (this.toastTimer !== undefined) return;
+    const queue = dropExpiredWaiting(this.host.store.getState().toasts, this.now());
+    this.host.store.setState({ toasts: queue });
+    const current = queue[0];
+    if (!current) return;
+    this.toastTimer = setTimeout(() => {
+      this.toastTimer = undefined;
+      this.host.store.setState({ toasts: this.host.store.getState().toasts.slice(1) });
+      this.showToasts();
+    }, current.durationMs);
   }
 
   /**
@@ -374,6 +433,27 @@ export class PlayerController {
         this.host.reload();
         return;
       }
+      case 'screen.toast': {
+        const toasts = admitToast(this.host.store.getState().toasts, toastOf(event.details), this.now());
+        this.host.store.setState({ toasts });
+        this.showToasts();
+        return;
+      }
+      case 'screen.display_changed':
+        this.host.store.setState({ display: event.details });
+        this.judgeDisplay();
+        return;
+      case 'player.reboot': {
+        if (!shouldReboot(event.details, this.now(), this.host.storage.getItem(ACTED_REBOOT_KEY))) return;
+        this.host.storage.setItem(ACTED_REBOOT_KEY, event.details.reboot_id);
+        // A kiosk reboots the box; a browser player can only reload.
+        if (this.host.kiosk?.reboot) this.host.kiosk.reboot();
+        else this.host.reload();
+        return;
+      }
+      case 'screen.takeover_changed':
+        // What shows comes with the manifest (screen.manifest_changed follows a takeover that switched it).
+        return;
       case 'screen.deleted':
       case 'screen.public_id_rotated':
         // The session ends with these; the stream fails and the session is opened anew.
@@ -446,6 +526,8 @@ export class PlayerController {
   destroy(): void {
     this.stop.abort();
     clearTimeout(this.refreshTimer);
+    clearTimeout(this.displayTimer);
+    clearTimeout(this.toastTimer);
     this.events?.close();
     this.clockSync?.stop();
   }

@@ -2,7 +2,9 @@
 // glass, the playback clock and connectivity. The controller writes it; React reads it.
 import { createStore } from 'zustand/vanilla';
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
+import type { DisplayState } from '../../../sdk/contract/fleet';
 import type { RuntimeCapability } from '../../../sdk/contract/screens';
+import type { ToastView } from '../runtime/screen-commands';
 
 export type Phase =
   /** Starting: no session yet and nothing cached to show. */
@@ -44,6 +46,12 @@ export interface PlayerState {
   connectivity: Connectivity;
   /** Since when the runtime has been unreachable (null while reachable). */
   offlineSince: number | null;
+  /** The display state from the session and screen.display_changed (null: none set, display on). */
+  display: DisplayState | null;
+  /** Whether the display is on now (the controller re-judges it at each schedule switch). */
+  displayOn: boolean;
+  /** Toasts: the first is on glass, the rest wait their turn. */
+  toasts: ToastView[];
 }
 
 export const initialPlayerState: PlayerState = {
@@ -56,6 +64,9 @@ export const initialPlayerState: PlayerState = {
   clockOffsetMs: 0,
   connectivity: 'connecting',
   offlineSince: null,
+  display: null,
+  displayOn: true,
+  toasts: [],
 };
 
 /** Clock skew below this is the Date header's own resolution plus latency: ignore it. */

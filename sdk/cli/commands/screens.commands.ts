@@ -1,7 +1,6 @@
 // Screens: pair the code a player shows (or provision a link), list, show, update, assign a
-// playlist, archive, unarchive, delete, rotate the public id, reload the player. Fleet commands
-// (schedule, takeover, toast, display, reboot, actions, screenshot) join this table as one entry
-// each when the server serves them.
+// playlist, archive, unarchive, delete, rotate the public id, reload the player. Fleet control
+// (tags, schedule, takeover, toast, display, reboot, actions) is in fleet.commands.ts.
 import type {
   Screen,
   ScreenList,

@@ -21,6 +21,7 @@ import * as m0014 from './0014-agents';
 import * as m0015 from './0015-operators';
 import * as m0016 from './0016-native-identity';
 import * as m0017 from './0017-screen-sync-groups';
+import * as m0018 from './0018-fleet-control';
 
 /** A migration module: `up` may ask which engine it runs on (column types that differ per engine). */
 interface EngineMigration {
@@ -45,6 +46,8 @@ const modules: Record<string, EngineMigration> = {
   '0015-operators': m0015,
   '0016-native-identity': m0016,
   '0017-screen-sync-groups': m0017,
+  // 0011-0017 are allotted to features landing from other branches (unordered migrations allowed).
+  '0018-fleet-control': m0018,
 };
 
 /** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */

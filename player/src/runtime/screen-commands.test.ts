@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { admitToast, dropExpiredWaiting, shouldReboot, TOAST_QUEUE_MAX, type ToastView } from './screen-commands';
+
+const NOW = Date.parse('2026-11-23T10:00:00Z');
+const toast = (id: string, expiresIn = 10_000): ToastView => ({
+  id,
+  level: 'info',
+  text: `toast ${id}`,
+  durationMs: 10_000,
+  expiresAt: NOW + expiresIn,
+});
+
+describe('toast queue', () => {
+  it('queues toasts in arrival order and ignores a repeat of the same toast', () => {
+    let queue = admitToast([], toast('a'), NOW);
+    queue = admitToast(queue, toast('b'), NOW);
+    queue = admitToast(queue, toast('a'), NOW);
+    expect(queue.map((t) => t.id)).toEqual(['a', 'b']);
+  });
+
+  it('does not show a toast that expired while the screen was offline', () => {
+    expect(admitToast([], toast('late', -1), NOW)).toEqual([]);
+  });
+
+  it('drops waiting toasts that expired, never the one on glass', () => {
+    const queue = [toast('shown', -5000), toast('stale', -1), toast('fresh')];
+    expect(dropExpiredWaiting(queue, NOW).map((t) => t.id)).toEqual(['shown', 'fresh']);
+  });
+
+  it('keeps the queue bounded, keeping the toast on glass', () => {
+    let queue: ToastView[] = [];
+    for (let i = 0; i < TOAST_QUEUE_MAX + 5; i++) queue = admitToast(queue, toast(`t${i}`), NOW);
+    expect(queue).toHaveLength(TOAST_QUEUE_MAX);
+    expect(queue[0]!.id).toBe('t0');
+    expect(queue.at(-1)!.id).toBe(`t${TOAST_QUEUE_MAX + 4}`);
+  });
+});
+
+describe('reboot rule', () => {
+  const reboot = { reboot_id: 'rbt_1', expires_at: new Date(NOW + 60_000).toISOString() };
+  it('acts on a fresh reboot once', () => {
+    expect(shouldReboot(reboot, NOW, null)).toBe(true);
+    expect(shouldReboot(reboot, NOW, 'rbt_1')).toBe(false);
+  });
+  it('ignores a reboot that expired while the screen was offline', () => {
+    expect(shouldReboot(reboot, NOW + 60_000, null)).toBe(false);
+  });
+});

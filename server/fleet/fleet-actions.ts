@@ -1,0 +1,227 @@
+// Fleet actions (POST /api/v1/screens/actions): one action over up to 500 screens, each screen through
+// the entry its single-screen route runs (screen-actions.ts). The selection and the prepared action
+// are pinned under the Idempotency-Key before fan-out, and each screen's answer is recorded in the
+// transaction that did its work, so a retry after a crash fans out to the same screens, replays the
+// finished ones and does the rest. The whole answer is then recorded by the pipeline for 24 hours.
+import { FLEET_SELECTION_MAX } from '../../sdk/contract/limits';
+import type {
+  FleetSelector,
+  ScreenActionItem,
+  ScreenActionRequest,
+  ScreenActionResult,
+} from '../../sdk/contract/fleet';
+import { problemBody, toProblem } from '../http/problem-response';
+import { admit, type RateBudget } from '../http/rate-limit';
+import type { Generation } from '../problem';
+import { invalidField, problem } from '../problem';
+import { findScreen } from '../screens/screens';
+import type { ScreenTable } from '../screens/screens.tables';
+import type { Services } from '../services';
+import { json, type Db, type Work } from '../store/store';
+import {
+  ACTIONS,
+  prepareAction,
+  projectBudget,
+  screenBudget,
+  type ActionRequest,
+  type PreparedAction,
+  type ScreenAnswer,
+} from './screen-actions';
+
+/** spec: idempotency records of screen actions are kept 24 hours. */
+export const FLEET_RECORD_RETENTION_MS = 24 * 3600_000;
+
+/**
+ * One screen's action: the checks that need no budget, then its own budget (and the project's, for
+ * a single-screen route; a fan-out spends the project's once for all), then the work.
+ */
+export async function runScreenAction(
+  r: ActionRequest,
+  screen: ScreenTable,
+  action: PreparedAction,
+  spend: 'project-and-screen' | 'screen',
+): Promise<{ answer: ScreenAnswer; headers: Record<string, string> }> {
+  const entry = ACTIONS[action.type];
+  entry.precheck?.(screen);
+  let headers: Record<string, string> = {};
+  if (entry.family) {
+    const budgets: RateBudget[] = [screenBudget(entry.family, screen)];
+    if (spend === 'project-and-screen') budgets.unshift(projectBudget(entry.family, screen.tenant_id));
+    headers = await admit(r.services.rateLimiter, budgets, r.now);
+  }
+  return { answer: await entry.run(r, screen, action), headers };
+}
+
+/** The screens a selector names, in selector order: ids as given (any state), or a tag's active screens. */
+export async function resolveSelection(db: Db, tenantId: string, selector: FleetSelector): Promise<string[]> {
+  if ('ids' in selector) return selector.ids;
+  const rows = await db
+    .selectFrom('screens')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('state', '=', 'active')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('screen_tags')
+        .select('screen_id')
+        .where('tenant_id', '=', tenantId)
+        .where('tag', '=', selector.tag),
+    )
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(FLEET_SELECTION_MAX + 1)
+    .execute();
+  if (rows.length > FLEET_SELECTION_MAX)
+    throw invalidField('selector.tag', `more than ${FLEET_SELECTION_MAX} active screens have this tag; select by ids`);
+  return rows.map((r) => r.id);
+}
+
+export interface FleetRequest {
+  tenantId: string;
+  request: ScreenActionRequest;
+  now: number;
+  requestId: string;
+  generation: Generation;
+  /** The Idempotency-Key and the request's fingerprint, when the caller sent a key. */
+  record?: { key: string; fingerprint: string };
+}
+
+interface Pinned {
+  screenIds: string[];
+  action: PreparedAction;
+  done: Map<string, ScreenActionItem>;
+}
+
+/** The pinned selection and action of this key, pinning them now when the key is new. */
+async function pin(services: Services, f: FleetRequest): Promise<Pinned> {
+  const { db } = services.store;
+  const record = f.record;
+  if (record) {
+    const found = await db
+      .selectFrom('fleet_actions')
+      .selectAll()
+      .where('tenant_id', '=', f.tenantId)
+      .where('idempotency_key', '=', record.key)
+      .where('created_at', '>', f.now - FLEET_RECORD_RETENTION_MS)
+      .executeTakeFirst();
+    if (found) {
+      if (found.fingerprint !== record.fingerprint)
+        throw problem(
+          'idempotency_mismatch',
+          'this Idempotency-Key was used with a different request; use a new key for a new request',
+        );
+      const rows = await db
+        .selectFrom('fleet_action_results')
+        .select(['screen_id', 'result'])
+        .where('tenant_id', '=', f.tenantId)
+        .where('idempotency_key', '=', record.key)
+        .execute();
+      return {
+        screenIds: json.read<string[]>(found.screen_ids)!,
+        action: json.read<PreparedAction>(found.action)!,
+        done: new Map(rows.map((r) => [r.screen_id, json.read<ScreenActionItem>(r.result)!])),
+      };
+    }
+  }
+  // A new request: validated against the request clock and resolved once, before any screen.
+  const action = prepareAction(f.request.action, f.now);
+  const screenIds = await resolveSelection(db, f.tenantId, f.request.selector);
+  if (record) {
+    await services.store.transaction(async (work) => {
+      // An expired record of the same key gives way to the new request.
+      await work.db
+        .deleteFrom('fleet_action_results')
+        .where('tenant_id', '=', f.tenantId)
+        .where('idempotency_key', '=', record.key)
+        .execute();
+      await work.db
+        .deleteFrom('fleet_actions')
+        .where('tenant_id', '=', f.tenantId)
+        .where('idempotency_key', '=', record.key)
+        .execute();
+      await work.db
+        .insertInto('fleet_actions')
+        .values({
+          tenant_id: f.tenantId,
+          idempotency_key: record.key,
+          fingerprint: record.fingerprint,
+          screen_ids: JSON.stringify(screenIds),
+          action: JSON.stringify(action),
+          created_at: f.now,
+        })
+        .execute();
+    });
+  }
+  return { screenIds, action, done: new Map() };
+}
+
+async function recordResult(work: Work, f: FleetRequest, item: ScreenActionItem): Promise<void> {
+  if (!f.record) return;
+  await work.db
+    .insertInto('fleet_action_results')
+    .values({
+      tenant_id: f.tenantId,
+      idempotency_key: f.record.key,
+      screen_id: item.screen_id,
+      result: JSON.stringify(item),
+    })
+    .execute();
+}
+
+/** Runs the fleet action: whole-request checks first, then each screen in its own transaction. */
+export async function runFleetAction(services: Services, f: FleetRequest): Promise<ScreenActionResult> {
+  const pinned = await pin(services, f);
+  const remaining = pinned.screenIds.filter((id) => !pinned.done.has(id));
+  const family = ACTIONS[pinned.action.type].family;
+  // spec: a fan-out larger than the remaining project budget is refused whole before any screen is
+  // touched; finished screens of a retry spend nothing again.
+  if (family && remaining.length > 0)
+    await admit(services.rateLimiter, [projectBudget(family, f.tenantId, remaining.length)], f.now);
+
+  for (const screenId of remaining) {
+    let item: ScreenActionItem;
+    try {
+      item = await services.store.transaction(async (work) => {
+        const screen = await findScreen(work.db, f.tenantId, screenId);
+        const r: ActionRequest = { services, events: services.events, work, now: f.now, requestId: f.requestId };
+        const { answer } = await runScreenAction(r, screen, pinned.action, 'screen');
+        const done: ScreenActionItem = { screen_id: screenId, status: answer.status, ok: true, result: answer.body };
+        await recordResult(work, f, done);
+        return done;
+      });
+    } catch (error) {
+      const p = toProblem(error, services.logger, f.requestId);
+      const body = problemBody(p, {
+        controlOrigin: services.config.controlOrigin,
+        generation: f.generation,
+        instance: `/api/v1/screens/${screenId}`,
+      });
+      item = { screen_id: screenId, status: body.status as number, ok: false, problem: body };
+      const failed = item;
+      await services.store.transaction((work) => recordResult(work, f, failed));
+    }
+    pinned.done.set(screenId, item);
+  }
+  const results = pinned.screenIds.map((id) => pinned.done.get(id)!);
+  const succeeded = results.filter((r) => r.ok).length;
+  return { action: pinned.action.type, results, succeeded, failed: results.length - succeeded };
+}
+
+/** Pinned selections past their retention go (their pipeline records go with theirs). */
+export async function pruneFleetRecords(db: Db, now: number): Promise<void> {
+  const cutoff = now - FLEET_RECORD_RETENTION_MS;
+  await db
+    .deleteFrom('fleet_action_results')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('fleet_actions')
+          .select('fleet_actions.tenant_id')
+          .whereRef('fleet_actions.tenant_id', '=', 'fleet_action_results.tenant_id')
+          .whereRef('fleet_actions.idempotency_key', '=', 'fleet_action_results.idempotency_key')
+          .where('fleet_actions.created_at', '<=', cutoff),
+      ),
+    )
+    .execute();
+  await db.deleteFrom('fleet_actions').where('created_at', '<=', cutoff).execute();
+}

@@ -1,0 +1,174 @@
+// Resolving what a screen shows, with I/O: reads its schedule, takeover and the playlists they name,
+// runs the pure resolver (playlist-schedule.ts), and writes the outcome: screens.effective_playlist_id,
+// the screen's next boundary (screen_boundaries, one row a screen, the boundary timer's table) and the
+// end of an expired takeover. Screens report every change through remint.ts, which calls this.
+import type { PlaylistScheduleEntry } from '../../sdk/contract/fleet';
+import { isoTime } from '../clock';
+import type { EventLog, NewEvent } from '../events/event-log';
+import type { ScreenTable } from '../screens/screens.tables';
+import { json, type Db, type Tx, type Work } from '../store/store';
+import { resolveSchedule, type ScheduleResolution } from './playlist-schedule';
+
+/** Notifier channel the boundary timer listens on: a write set a boundary (message: its due time). */
+export const BOUNDARY_CHANNEL = 'manifests:screen-boundaries';
+
+export type SwitchCause =
+  | 'schedule_write'
+  | 'boundary'
+  | 'takeover'
+  | 'assignment'
+  | 'unarchive'
+  | 'timezone'
+  /** A scheduled or takeover playlist became showable or stopped being so. */
+  | 'availability';
+
+export interface ScreenSchedule {
+  entries: PlaylistScheduleEntry[];
+  updatedAt: number | null;
+  takeover: { playlistId: string; until: number; reason: string } | null;
+}
+
+export async function scheduleOf(db: Db | Tx, screenId: string): Promise<ScreenSchedule> {
+  const [schedule, takeover] = await Promise.all([
+    db
+      .selectFrom('screen_schedules')
+      .select(['entries', 'updated_at'])
+      .where('screen_id', '=', screenId)
+      .executeTakeFirst(),
+    db
+      .selectFrom('screen_takeovers')
+      .select(['playlist_id', 'until', 'reason'])
+      .where('screen_id', '=', screenId)
+      .executeTakeFirst(),
+  ]);
+  return {
+    entries: schedule ? json.read<PlaylistScheduleEntry[]>(schedule.entries)! : [],
+    updatedAt: schedule?.updated_at ?? null,
+    takeover: takeover ? { playlistId: takeover.playlist_id, until: takeover.until, reason: takeover.reason } : null,
+  };
+}
+
+/** Of these playlist ids, those the tenant cannot show now (gone, or content no longer ready). */
+export async function unavailablePlaylists(
+  db: Db | Tx,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('playlists')
+    .select(['id', 'unavailable'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', wanted)
+    .where('deleted_at', 'is', null)
+    .execute();
+  const showable = new Set(
+    rows.filter((r) => (json.read<unknown[]>(r.unavailable) ?? []).length === 0).map((r) => r.id),
+  );
+  return new Set(wanted.filter((id) => !showable.has(id)));
+}
+
+/** The one writer of `screen.takeover_changed`: the takeover the player must show now (null: none). */
+export function takeoverChanged(
+  screen: Pick<ScreenTable, 'id' | 'tenant_id'>,
+  takeover: { playlistId: string; until: number; reason: string } | null,
+  requestId?: string,
+): NewEvent {
+  return {
+    tenantId: screen.tenant_id,
+    screenId: screen.id,
+    type: 'screen.takeover_changed',
+    message: takeover ? `takeover until ${isoTime(takeover.until)}: ${takeover.reason}` : 'takeover ended',
+    resource: { type: 'screen', id: screen.id },
+    details: takeover
+      ? { playlist_id: takeover.playlistId, until: isoTime(takeover.until), reason: takeover.reason }
+      : { playlist_id: null, until: null, reason: null },
+    requestId,
+  };
+}
+
+/**
+ * Resolves the screen (as it is after a change) at `now` and writes the outcome. A takeover that has
+ * ended is removed and announced. Unavailable matching entries are reported when `reportSkipped`.
+ * Returns the resolution; the caller (remint.ts) decides whether the manifest moves.
+ */
+export async function reresolveScreen(
+  events: EventLog,
+  work: Work,
+  screen: ScreenTable,
+  now: number,
+  options: { reportSkipped: boolean; requestId?: string },
+): Promise<ScheduleResolution> {
+  const schedule = await scheduleOf(work.db, screen.id);
+  const pending: NewEvent[] = [];
+  if (schedule.takeover && schedule.takeover.until <= now) {
+    await work.db.deleteFrom('screen_takeovers').where('screen_id', '=', screen.id).execute();
+    await work.db
+      .deleteFrom('screen_playlist_references')
+      .where('screen_id', '=', screen.id)
+      .where('role', '=', 'takeover')
+      .execute();
+    pending.push(takeoverChanged(screen, null, options.requestId));
+    schedule.takeover = null;
+  }
+  const unavailable = await unavailablePlaylists(work.db, screen.tenant_id, [
+    ...schedule.entries.map((e) => e.playlist_id),
+    ...(schedule.takeover ? [schedule.takeover.playlistId] : []),
+  ]);
+  const resolution = resolveSchedule(
+    {
+      playlistId: screen.playlist_id,
+      timezone: screen.timezone,
+      entries: schedule.entries,
+      takeover: schedule.takeover,
+      unavailable,
+    },
+    now,
+  );
+  if (options.reportSkipped && screen.state !== 'archived') {
+    for (const skipped of resolution.skipped) {
+      pending.push({
+        tenantId: screen.tenant_id,
+        screenId: screen.id,
+        type: 'screen.playlist_unavailable',
+        severity: 'warning',
+        message: `scheduled playlist ${skipped.playlistId} cannot be shown; skipped`,
+        resource: { type: 'screen', id: screen.id },
+        details: { playlist_id: skipped.playlistId, entry_ids: skipped.entryIds, code: 'playlist_unavailable' },
+        requestId: options.requestId,
+      });
+    }
+  }
+  if (resolution.effective.playlistId !== screen.effective_playlist_id) {
+    await work.db
+      .updateTable('screens')
+      .set({ effective_playlist_id: resolution.effective.playlistId })
+      .where('id', '=', screen.id)
+      .execute();
+  }
+  await setBoundary(events, work, screen, resolution.nextBoundary);
+  if (pending.length > 0) await events.appendMany(work, pending, now);
+  return resolution;
+}
+
+/** Writes (or removes) the screen's next boundary and wakes the timer once it commits. */
+async function setBoundary(events: EventLog, work: Work, screen: ScreenTable, dueAt: number | null): Promise<void> {
+  await work.db.deleteFrom('screen_boundaries').where('screen_id', '=', screen.id).execute();
+  if (dueAt === null || screen.state === 'deleted') return;
+  await work.db
+    .insertInto('screen_boundaries')
+    .values({ screen_id: screen.id, tenant_id: screen.tenant_id, due_at: dueAt })
+    .execute();
+  events.announce(work, BOUNDARY_CHANNEL, dueAt);
+}
+
+/** The screen's next boundary, or null. */
+export async function boundaryOf(db: Db | Tx, screenId: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('screen_boundaries')
+    .select('due_at')
+    .where('screen_id', '=', screenId)
+    .executeTakeFirst();
+  return row?.due_at ?? null;
+}
