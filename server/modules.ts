@@ -2,6 +2,7 @@
 // the seams one feature offers another. Routes are not here: every route is in routes.ts.
 import { installApplications } from './applications/applications.module';
 import { installEvents } from './events/events.module';
+import { installFeedback } from './feedback/feedback.module';
 import { installFleet } from './fleet/fleet.module';
 import { installMedia } from './media/media.module';
 import { playlistReferences } from './playlists/content-references';
@@ -32,6 +33,7 @@ export const installers: Installer[] = [
   installPeople,
   installNative,
   installFleet,
+  installFeedback,
 ];
 
 /**

@@ -30,6 +30,7 @@ import * as agents from './agents/agents.routes';
 import * as billing from './billing/billing.routes';
 import * as invitations from './invitations/invitations.routes';
 import * as operators from './operators/operators.routes';
+import * as feedback from './feedback/feedback.routes';
 import * as resets from './sign-in/resets.routes';
 import * as signIn from './sign-in/sign-in.routes';
 
@@ -262,6 +263,11 @@ export const routeTable: RouteEntry[] = [
   { plane: 'control', method: 'GET', path: '/api/v1/agents/self', route: agents.getSelf },
   { plane: 'control', method: 'POST', path: '/api/v1/agents/self/disconnect', route: agents.disconnectSelf },
 
+  // Feedback (a project's bug reports and feature requests; the operators read them below)
+  { plane: 'control', method: 'POST', path: '/api/v1/feedback/bugs', route: feedback.submitBug },
+  { plane: 'control', method: 'GET', path: '/api/v1/feedback/bugs', route: feedback.listBugs },
+  { plane: 'control', method: 'POST', path: '/api/v1/feedback/features', route: feedback.submitFeature },
+  { plane: 'control', method: 'GET', path: '/api/v1/feedback/features', route: feedback.listFeatures },
   // Operators (the operator bearer only; docs/operations.md)
   { plane: 'control', method: 'GET', path: '/operator/v1/projects', route: operators.listAllProjects },
   { plane: 'control', method: 'GET', path: '/operator/v1/projects/:id', route: operators.getAnyProject },
@@ -269,6 +275,7 @@ export const routeTable: RouteEntry[] = [
   { plane: 'control', method: 'POST', path: '/operator/v1/projects/:id/resume', route: operators.resume },
   { plane: 'control', method: 'PUT', path: '/operator/v1/projects/:id/plan', route: operators.setPlan },
   { plane: 'control', method: 'POST', path: '/operator/v1/projects/:id/credit-grants', route: operators.grant },
+  { plane: 'control', method: 'GET', path: '/operator/v1/feedback', route: feedback.inbox },
 
   // Dashboard API (`/dashboard/v1/*`, the dashboard cookie only; docs/dashboard-api.md)
   { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/sign-in', route: signIn.signIn },

@@ -1,5 +1,5 @@
 // Operator routes (`/operator/v1/*` on the control origin; the operator bearer only). The feedback
-// inbox joins them with the feature that adds feedback.
+// inbox, `/operator/v1/feedback`, is beside its feature in feedback/feedback.routes.ts.
 import {
   OperatorCreditGrant,
   OperatorPlanChange,

@@ -18,6 +18,7 @@ import type { AgentTables } from '../agents/agents.tables';
 import type { OperatorTables } from '../operators/operators.tables';
 import type { NativeIdentityTables } from '../pairing/native-identity.tables';
 import type { FleetTables } from '../fleet/fleet.tables';
+import type { FeedbackTables } from '../feedback/feedback.tables';
 
 export interface Database
   extends TenantTables,
@@ -38,4 +39,5 @@ export interface Database
     AgentTables,
     OperatorTables,
     NativeIdentityTables,
+    FeedbackTables,
     FleetTables {}
