@@ -77,7 +77,7 @@ describe('page.advance', () => {
     await p.waitForFunction(
       () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'two'),
       undefined,
-      { timeout: 10_000 },
+      { timeout: 30_000 },
     );
     const outgoing = launchFrame(p, 1)!;
     await outgoing.evaluate(() =>
@@ -89,7 +89,7 @@ describe('page.advance', () => {
           (s, i, all) => s.page === 'one' && all.slice(0, i).some((e) => e.page === 'two'),
         ),
       undefined,
-      { timeout: 10_000 },
+      { timeout: 30_000 },
     );
     const all = await samples(p);
     const twoFrom = all.find((s) => s.page === 'two')!.t;
@@ -97,7 +97,8 @@ describe('page.advance', () => {
     // Two runs its whole turn: 1000 ms transition + 2500 ms backstop.
     expect(twoUntil - twoFrom).toBeGreaterThan(3400);
     await p.context().close();
-  });
+    // The waits above allow a slow first launch of each frame (a loaded machine); the turn's length is what is asserted.
+  }, 90_000);
 
   it('ends the page on glass when its controller asks', async () => {
     const p = await play(
