@@ -58,6 +58,8 @@ test('a kiosk plays through a server outage and an agent restart, and takes new 
     await renderer.page.context().close();
   });
 
+  // The server back for the specs after this one (it is the worker's).
+  await marquee.start();
   // Known failing since the kiosk branch met the seams (issue 14 stays open for it): after the server
   // restarts, the agent never takes the new assignment (a fresh renderer shows the old content too),
   // so the agent's upstream reconnection is at fault, not the renderer. Skipped, not weakened.
