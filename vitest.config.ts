@@ -1,10 +1,24 @@
 import { defineConfig } from 'vitest/config';
 
+// Two projects, run one after the other by `npm test`: the unit project spreads over the cores; the
+// browser project (every `*.browser.test.ts`, each driving Debian's Chromium) runs one file at a
+// time, so a page's frame timing never competes with another Chromium or a busy test worker.
+const shared = { testTimeout: 20_000, hookTimeout: 20_000, pool: 'forks' } as const;
+const roots = ['server', 'sdk', 'player', 'packaging'];
+const browser = roots.map((r) => `${r}/**/*.browser.test.{ts,tsx}`);
+
 export default defineConfig({
   test: {
-    include: ['server/**/*.test.ts', 'sdk/**/*.test.ts', 'player/**/*.test.{ts,tsx}', 'packaging/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
-    pool: 'forks',
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: 'unit',
+          include: roots.map((r) => `${r}/**/*.test.{ts,tsx}`),
+          exclude: ['**/node_modules/**', ...browser],
+        },
+      },
+      { test: { ...shared, name: 'browser', include: browser, fileParallelism: false } },
+    ],
   },
 });
