@@ -48,6 +48,18 @@ export const routeTable: RouteEntry[] = [
   {
     plane: 'control',
     method: 'POST',
+    path: '/api/v1/account/credential/revoke',
+    route: tenants.revokeCallingCredential,
+  },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/api/v1/account/dashboard-links',
+    route: invitations.createAccountDashboardLink,
+  },
+  {
+    plane: 'control',
+    method: 'POST',
     path: '/api/v1/account/credential-issuances/:id/ack',
     route: tenants.ackCredentialIssuance,
   },
@@ -310,6 +322,13 @@ export const routeTable: RouteEntry[] = [
     plane: 'dashboard',
     method: 'POST',
     path: '/dashboard/v1/invitations/claim',
+    route: invitations.claimDashboardInvitation,
+  },
+  // A dashboard link is a ten-minute member link invitation: its claim is the invitation's.
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/links/claim',
     route: invitations.claimDashboardInvitation,
   },
   { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/invitations/accept', route: invitations.acceptAsSignedIn },
