@@ -6,7 +6,15 @@ import { COMMANDS } from '../command-table';
 import { runCli } from '../run';
 import { envelopeOf, type CliEnvelope, type CliResult } from './cli-process';
 
-export async function runInProcess(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+export interface InProcessCli {
+  /** Output so far. */
+  readonly stdout: string;
+  readonly stderr: string;
+  done: Promise<CliResult>;
+}
+
+/** Starts a command line; `done` resolves with its exit code once it returned. */
+export function startInProcess(args: string[], env: Record<string, string | undefined>): InProcessCli {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const stdin = new PassThrough();
@@ -15,7 +23,7 @@ export async function runInProcess(args: string[], env: Record<string, string | 
   stdout.setEncoding('utf8').on('data', (chunk: string) => (out.stdout += chunk));
   stderr.setEncoding('utf8').on('data', (chunk: string) => (out.stderr += chunk));
   const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
-  const code = await runCli(
+  const done = runCli(
     args,
     COMMANDS,
     {
@@ -26,9 +34,23 @@ export async function runInProcess(args: string[], env: Record<string, string | 
     },
     new AbortController().signal,
     () => false,
-  );
-  await new Promise((resolve) => setImmediate(resolve));
-  return { code, ...out };
+  ).then(async (code) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return { code, ...out };
+  });
+  return {
+    get stdout() {
+      return out.stdout;
+    },
+    get stderr() {
+      return out.stderr;
+    },
+    done,
+  };
+}
+
+export function runInProcess(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  return startInProcess(args, env).done;
 }
 
 /** Runs with --json and answers the exit code and its one envelope. */

@@ -1,5 +1,6 @@
-// The CLI's account and comment commands against a real server, run in-process: `account show`,
-// `dashboard`, `auth revoke --yes`, and `comment show|set|delete` on screens, playlists and pages.
+// The CLI's account, agent and comment commands against a real server, run in-process: `account
+// show`, `dashboard`, `auth revoke --yes`, `agent connect` (a member approves by code), and
+// `comment show|set|delete` on screens, playlists and pages.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,17 +8,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairActiveScreen } from '../../server/pairing/pairing.fixtures';
 import { iframePlacement, page } from '../../server/playlists/content.fixtures';
 import { randomKey, TestServer } from '../../server/testing/harness';
-import { jsonInProcess, runInProcess } from './testing/cli-in-process';
+import { joinAsMember, TEST_PASSWORD_COST } from '../../server/invitations/invitations.fixtures';
+import { SmtpCapture } from '../../server/mail/mail.fixtures';
+import { envelopeOf } from './testing/cli-process';
+import { jsonInProcess, runInProcess, startInProcess } from './testing/cli-in-process';
 
 let server: TestServer;
+let smtp: SmtpCapture;
 let work: string;
 
 beforeAll(async () => {
-  server = await TestServer.start();
+  smtp = await SmtpCapture.start();
+  server = await TestServer.start({ config: { smtpUrl: smtp.url }, tuning: { passwordHash: TEST_PASSWORD_COST } });
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-cli-account-'));
 });
 afterAll(async () => {
   await server.stop();
+  await smtp.stop();
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -71,6 +78,56 @@ describe('account commands', () => {
     expect((await server.request('GET', '/api/v1/project', { token })).status).toBe(401);
     const config = JSON.parse(fs.readFileSync(env.MARQUEE_CONFIG!, 'utf8'));
     expect(Object.keys(config.servers)).toEqual([]);
+  });
+});
+
+describe('agent connect', () => {
+  it('prints the approval URL and code, waits for the member, and stores the activated credential', async () => {
+    const owner = await enrolled();
+    const member = await joinAsMember(server, smtp, owner.token, 'ada@example.com', { name: 'Ada' });
+    const env = newConfig();
+    const cli = startInProcess(
+      ['agent', 'connect', '--name', 'Build bot', '--areas', 'screens,playlists', '--json'],
+      env,
+    );
+    await expect
+      .poll(() => cli.stderr, { timeout: 10_000 })
+      .toMatch(/type the code [2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}/);
+    const url = /open (\S+)\n/.exec(cli.stderr)![1]!;
+    const code = /type the code (\S+)\./.exec(cli.stderr)![1]!;
+    expect(url).toMatch(new RegExp(`^${server.config.dashboardOrigin.replace(/[.]/g, '\\.')}/connect/agc_`));
+    const approved = await member.request(
+      'POST',
+      `/dashboard/v1/agent-connections/${url.split('/connect/')[1]}/approve`,
+      {
+        json: { user_code: code },
+      },
+    );
+    expect(approved.status, approved.text).toBe(200);
+    const result = await cli.done;
+    expect(result.code, result.stderr).toBe(0);
+    const envelope = envelopeOf(result);
+    expect(envelope.data).toMatchObject({
+      project_id: owner.projectId,
+      agent: { name: 'Build bot', agent_type: 'cli', state: 'active', capabilities: ['screens', 'playlists'] },
+    });
+    const config = JSON.parse(fs.readFileSync(env.MARQUEE_CONFIG!, 'utf8'));
+    const stored = config.servers[server.origin];
+    expect(stored.project_id).toBe(owner.projectId);
+    expect(result.stdout + result.stderr).not.toContain(stored.token);
+    // The stored credential works, within the areas asked for.
+    expect((await ok(['screen', 'list'], env)).items).toEqual([]);
+    const outside = await jsonInProcess(['billing', 'balance'], env);
+    expect(outside.code).toBe(3);
+  });
+
+  it('refuses to replace a credential the config already holds, and an unknown area', async () => {
+    const { env } = await enrolled();
+    const held = await jsonInProcess(['agent', 'connect'], env);
+    expect(held.code).toBe(12);
+    expect(held.envelope.error!.code).toBe('already_connected');
+    const wrong = await jsonInProcess(['agent', 'connect', '--areas', 'screens,everything'], newConfig());
+    expect(wrong.code).toBe(2);
   });
 });
 
