@@ -18,7 +18,11 @@ export default defineConfig({
           exclude: ['**/node_modules/**', ...browser],
         },
       },
-      { test: { ...shared, name: 'browser', include: browser, fileParallelism: false } },
+      {
+        // A page's first paint, a frame's first launch or a video's first frame can take seconds on a
+        // busy machine; waits inside these tests allow for it, and so does each test's own budget.
+        test: { ...shared, testTimeout: 90_000, name: 'browser', include: browser, fileParallelism: false },
+      },
     ],
   },
 });

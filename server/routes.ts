@@ -24,6 +24,8 @@ import * as runtimeReports from './runtime/reports.routes';
 import * as nativePairing from './pairing/native-pairing.routes';
 import * as recovery from './screens/recovery.routes';
 import * as runtimeTime from './runtime/time.routes';
+import * as runtimeChrome from './runtime/chrome.routes';
+import * as runtimeUnpair from './runtime/unpair.routes';
 import { PLAYER_ORIGIN_PATH } from '../sdk/contract/archive-paths';
 import * as accessPages from './access-pages/access-pages.routes';
 import * as agents from './agents/agents.routes';
@@ -31,6 +33,7 @@ import * as billing from './billing/billing.routes';
 import * as invitations from './invitations/invitations.routes';
 import * as operators from './operators/operators.routes';
 import * as feedback from './feedback/feedback.routes';
+import * as comments from './comments/comments.routes';
 import * as resets from './sign-in/resets.routes';
 import * as signIn from './sign-in/sign-in.routes';
 
@@ -45,6 +48,18 @@ export const routeTable: RouteEntry[] = [
   // Accounts (Model A)
   { plane: 'control', method: 'POST', path: '/api/v1/accounts', route: tenants.createAccount },
   { plane: 'control', method: 'GET', path: '/api/v1/account', route: tenants.getAccount },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/api/v1/account/credential/revoke',
+    route: tenants.revokeCallingCredential,
+  },
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/api/v1/account/dashboard-links',
+    route: invitations.createAccountDashboardLink,
+  },
   {
     plane: 'control',
     method: 'POST',
@@ -197,6 +212,8 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/events', route: runtimeEvents.runtimeEvents },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/reports', route: runtimeReports.postReport },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/time', route: runtimeTime.getTime },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/chrome', route: runtimeChrome.getChrome },
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/unpair', route: runtimeUnpair.unpair },
   {
     plane: 'runtime',
     method: 'POST',
@@ -268,6 +285,22 @@ export const routeTable: RouteEntry[] = [
   { plane: 'control', method: 'GET', path: '/api/v1/feedback/bugs', route: feedback.listBugs },
   { plane: 'control', method: 'POST', path: '/api/v1/feedback/features', route: feedback.submitFeature },
   { plane: 'control', method: 'GET', path: '/api/v1/feedback/features', route: feedback.listFeatures },
+  // Comments (an agent's opaque notes; no revision, no manifest)
+  { plane: 'control', method: 'GET', path: '/api/v1/comment/screen/:id', route: comments.screen.get },
+  { plane: 'control', method: 'PUT', path: '/api/v1/comment/screen/:id', route: comments.screen.put },
+  { plane: 'control', method: 'DELETE', path: '/api/v1/comment/screen/:id', route: comments.screen.remove },
+  { plane: 'control', method: 'GET', path: '/api/v1/comment/playlist/:id', route: comments.playlist.get },
+  { plane: 'control', method: 'PUT', path: '/api/v1/comment/playlist/:id', route: comments.playlist.put },
+  { plane: 'control', method: 'DELETE', path: '/api/v1/comment/playlist/:id', route: comments.playlist.remove },
+  { plane: 'control', method: 'GET', path: '/api/v1/comment/playlist/:id/page/:page_id', route: comments.page.get },
+  { plane: 'control', method: 'PUT', path: '/api/v1/comment/playlist/:id/page/:page_id', route: comments.page.put },
+  {
+    plane: 'control',
+    method: 'DELETE',
+    path: '/api/v1/comment/playlist/:id/page/:page_id',
+    route: comments.page.remove,
+  },
+
   // Operators (the operator bearer only; docs/operations.md)
   { plane: 'control', method: 'GET', path: '/operator/v1/projects', route: operators.listAllProjects },
   { plane: 'control', method: 'GET', path: '/operator/v1/projects/:id', route: operators.getAnyProject },
@@ -310,6 +343,13 @@ export const routeTable: RouteEntry[] = [
     plane: 'dashboard',
     method: 'POST',
     path: '/dashboard/v1/invitations/claim',
+    route: invitations.claimDashboardInvitation,
+  },
+  // A dashboard link is a ten-minute member link invitation: its claim is the invitation's.
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/links/claim',
     route: invitations.claimDashboardInvitation,
   },
   { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/invitations/accept', route: invitations.acceptAsSignedIn },

@@ -2,9 +2,11 @@
 // toast, display, reboot, screen actions, screenshot, comments, playback, connecting an agent
 // installation) is one entry in its feature's file; nothing else changes.
 import type { CommandSpec } from './command';
+import { accountCommands } from './commands/account.commands';
 import { agentCommands } from './commands/agents.commands';
 import { applicationCommands } from './commands/applications.commands';
 import { billingCommands } from './commands/billing.commands';
+import { commentCommands } from './commands/comments.commands';
 import { doctorCommand } from './commands/doctor.command';
 import { eventCommands } from './commands/events.commands';
 import { invitationCommands } from './commands/invitations.commands';
@@ -19,9 +21,11 @@ import { fleetCommands } from './commands/fleet.commands';
 export const COMMANDS = [
   doctorCommand,
   ...projectCommands,
+  ...accountCommands,
   ...screenCommands,
   ...fleetCommands,
   ...playlistCommands,
+  ...commentCommands,
   ...mediaCommands,
   ...applicationCommands,
   ...kvCommands,

@@ -79,6 +79,9 @@ export function command<T>(spec: CommandSpec<T>): CommandSpec<T> {
 /** The groups commands live under, with the plural alias each also answers to. */
 export const GROUPS: Record<string, { summary: string; alias?: string }> = {
   project: { summary: 'the project this credential belongs to' },
+  account: { summary: 'the project as GET /api/v1/account shows it' },
+  auth: { summary: "this CLI's credential: revoke it for good" },
+  comment: { summary: 'your own notes on screens, playlists and pages', alias: 'comments' },
   app: { summary: 'applications: pack, upload, releases', alias: 'apps' },
   media: { summary: 'media: upload (with optional ffmpeg transcode), tags, export' },
   playlist: { summary: 'playlists from JSON files, and folder bundles with their media', alias: 'playlists' },

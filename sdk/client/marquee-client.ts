@@ -4,6 +4,7 @@
 import { agentRoutes } from './agents';
 import { applicationRoutes } from './applications';
 import { billingRoutes } from './billing';
+import { commentRoutes } from './comments';
 import { eventRoutes } from './events';
 import { invitationRoutes } from './invitations';
 import { kvRoutes } from './kv';
@@ -36,6 +37,7 @@ export function createMarqueeClient(options: ClientOptions) {
     invitations: invitationRoutes(transport),
     billing: billingRoutes(transport),
     agents: agentRoutes(transport),
+    comments: commentRoutes(transport),
   };
 }
 

@@ -7,8 +7,10 @@ import type {
   CLIEnrollmentRequest,
   Project,
   ProjectCapabilities,
+  ProjectAccount,
   ProjectPatch,
 } from '../contract/tenants';
+import type { DashboardLink } from '../contract/people';
 import type { CallOptions, ClientTransport, GuardedCallOptions } from './transport';
 
 export function accountRoutes(t: ClientTransport) {
@@ -23,7 +25,19 @@ export function accountRoutes(t: ClientTransport) {
         authenticated: false,
         ...options,
       }),
-    get: () => t.request<Account>({ method: 'GET', path: '/api/v1/account' }),
+    /** The account; with a project bearer, the project seen through the account shape. */
+    get: <A extends Account | ProjectAccount = Account>() => t.request<A>({ method: 'GET', path: '/api/v1/account' }),
+    /** Revokes exactly this credential (no replacement); repeating it with the revoked token is safe. */
+    revokeCredential: (options: CallOptions = {}) =>
+      t.request<void>({ method: 'POST', path: '/api/v1/account/credential/revoke', ...options }),
+    /** A single-use, ten-minute dashboard sign-in link for the person beside the agent (a credential). */
+    dashboardLink: (options: CallOptions = {}) =>
+      t.request<DashboardLink>({
+        method: 'POST',
+        path: '/api/v1/account/dashboard-links',
+        idempotent: true,
+        ...options,
+      }),
     /** Confirms the one-time credential is stored: it will not be redelivered again. */
     acknowledgeIssuance: (issuanceId: string, options: CallOptions = {}) =>
       t.request<void>({

@@ -92,6 +92,16 @@ export interface InvitationCreated {
   link_url?: string;
 }
 
+/**
+ * POST /api/v1/account/dashboard-links: a single-use sign-in link for the person beside an agent,
+ * `<dashboard>/#link=<token>`, alive ten minutes. It is a credential; the dashboard strips the
+ * fragment before any request and claims it at POST /dashboard/v1/links/claim.
+ */
+export interface DashboardLink {
+  url: string;
+  expires_at: string;
+}
+
 export interface InvitationList {
   items: Invitation[];
   /** Pass as `cursor` for the next page; null on the last. */

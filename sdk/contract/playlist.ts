@@ -506,20 +506,26 @@ export interface PlaylistAudio {
   tracks: AudioTrack[];
 }
 
+/** The agent's opaque comments on a page (comments routes; a write document cannot set them). */
+type Commented = { comments?: Record<string, unknown> };
+
 export interface Playlist {
   id: string;
   name: string;
   revision: number;
-  pages: Page[];
+  pages: (Page & Commented)[];
   audio?: PlaylistAudio;
+  /** The agent's opaque comments (comments routes); absent when unset. */
+  comments?: Record<string, unknown>;
 }
 
 export interface PlaylistV2 {
   id: string;
   name: string;
   revision: number;
-  pages: (Page | AdslotPage)[];
+  pages: ((Page | AdslotPage) & Commented)[];
   audio?: PlaylistAudio;
+  comments?: Record<string, unknown>;
 }
 
 export interface PlaylistList {

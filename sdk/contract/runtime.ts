@@ -56,3 +56,9 @@ export interface RuntimeTime {
   received_at_ms: number;
   sent_at_ms: number;
 }
+
+/** GET /runtime/v1/chrome: stage chrome beside the manifest; version 1 has no banner. */
+export interface RuntimeChrome {
+  schema_version: 1;
+  banner: null;
+}

@@ -131,6 +131,8 @@ export interface Screen {
   last_online_at?: string;
   /** A native device offers to take this screen over (its key was lost); confirm with recovery/confirm. */
   recovery_pending?: RecoveryPending;
+  /** The agent's opaque comments (comments routes); absent when unset, never on a manifest. */
+  comments?: Record<string, unknown>;
   created_at: string;
   updated_at: string;
 }

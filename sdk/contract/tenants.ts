@@ -60,6 +60,20 @@ export interface Account {
   screen_limit: number;
 }
 
+/**
+ * GET /api/v1/account with a project bearer: the project seen through the account shape (the
+ * hosted peer's CLI reads it first to check its credential). `email` is the contact address, when
+ * the project has one; `name`, `plan` and the credit balance are the project's.
+ */
+export interface ProjectAccount extends Omit<Account, 'email'> {
+  email?: string;
+  name: string;
+  plan: string;
+  credit_remaining: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface AccountCreated {
   account: Account;
   /** The one-time credential: shown once, redelivered only to an exact retry until acknowledged. */

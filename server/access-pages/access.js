@@ -362,7 +362,8 @@ async function route() {
 async function start() {
   // A token rides the fragment: take it, then remove it before anything else reads the URL.
   const fragment = new URLSearchParams(location.hash.slice(1));
-  const invite = fragment.get('invite');
+  // A dashboard link (`#link=`, minted by an agent) is a short-lived member invitation link.
+  const invite = fragment.get('invite') ?? fragment.get('link');
   const reset = fragment.get('reset');
   if (invite || reset) history.replaceState(null, '', location.pathname);
   if (invite) return claimInvitation(invite);

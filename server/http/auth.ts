@@ -49,8 +49,7 @@ export function tenantBearer(generations: readonly Generation[]): Authenticator<
         throw unauthorized('the bearer token is unknown or revoked');
       }
       if (!generations.includes(bearer.generation)) {
-        const wanted = generations.map((g) => `${REALM_OF[g]} bearer (Model ${g})`).join(' or ');
-        throw problem('forbidden', `this route takes a ${wanted}`);
+        throw problem('forbidden', `this route takes ${wantedBearers(generations)}`);
       }
       return {
         realm: REALM_OF[bearer.generation],
@@ -66,10 +65,45 @@ export function tenantBearer(generations: readonly Generation[]): Authenticator<
   };
 }
 
+/** "an account bearer (Model A)", "a project bearer (Model P)", or both joined by "or". */
+export function wantedBearers(generations: readonly Generation[]): string {
+  return generations
+    .map((g) => `${REALM_OF[g] === 'account' ? 'an' : 'a'} ${REALM_OF[g]} bearer (Model ${g})`)
+    .join(' or ');
+}
+
 export const accountBearer = tenantBearer(['A']);
 export const projectBearer = tenantBearer(['P']);
 /** Routes marked "A or P". */
 export const anyBearer = tenantBearer(['A', 'P']);
+
+/**
+ * POST /api/v1/account/credential/revoke: the calling bearer of either generation, active or
+ * already revoked, so a client unsure whether its revocation landed may repeat it safely. A
+ * pending agent bearer (not yet activated) is not one: it authorizes only its activation.
+ */
+export const revocableBearer: Authenticator<TenantPrincipal & { revoked: boolean }> = {
+  realm: 'project',
+  async authenticate(ctx) {
+    const token = bearerToken(ctx);
+    if (!token) throw unauthorized('this route needs Authorization: Bearer <token>');
+    const hash = sha256Hex(token);
+    const bearer = await ctx.services.bearers.find(hash);
+    if (!bearer || !safeEqual(bearer.tokenHash, hash) || (!bearer.active && !bearer.revoked && !bearer.suspended))
+      throw unauthorized('the bearer token is unknown');
+    return {
+      realm: REALM_OF[bearer.generation],
+      scope: bearer.tenantId,
+      tenantId: bearer.tenantId,
+      credentialId: bearer.credentialId,
+      generation: bearer.generation,
+      plan: bearer.plan,
+      areas: bearer.areas,
+      credits: bearer.credits,
+      revoked: bearer.revoked === true,
+    };
+  },
+};
 
 export function isTenantPrincipal(p: Principal | undefined): p is TenantPrincipal {
   return p !== undefined && (p.realm === 'account' || p.realm === 'project') && 'tenantId' in p;

@@ -13,6 +13,8 @@ export interface BearerRecord {
   active: boolean;
   /** The credential is active but an operator suspended its tenant (refused as forbidden, not unknown). */
   suspended?: boolean;
+  /** The credential itself was revoked (only its own revocation's repeat still accepts it). */
+  revoked?: boolean;
   tenantId: string;
   generation: Generation;
   plan: string;

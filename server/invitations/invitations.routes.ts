@@ -17,7 +17,14 @@ import { dashboardAnonymous, dashboardSession, optionalSession, signupCookie } f
 import { sessionAnswer } from '../sign-in/dashboard-sessions';
 import { newPasswordHash } from '../sign-in/sign-in';
 import { acceptWithSession, claimInvitation, sendAddressCode, verifyAddressCode } from './acceptance';
-import { createInvitations, listInvitations, revokeInvitation } from './invitations';
+import {
+  createDashboardLink,
+  createInvitations,
+  DASHBOARD_LINK_TTL_MS,
+  listInvitations,
+  revokeInvitation,
+} from './invitations';
+import { problem } from '../problem';
 import { checkSignupReady, completeInvitationSignup } from './signup';
 
 /** Invitation requests per project per hour: each may send up to twenty mails. */
@@ -57,6 +64,59 @@ export const createProjectInvitations = mutation(
     return reply.created(created, {
       headers: { 'Cache-Control': 'private, no-store', 'Referrer-Policy': 'no-referrer' },
     });
+  },
+);
+
+/** Dashboard links per project, per calling credential and per client IP, per hour (the peer's budgets). */
+const DASHBOARD_LINKS_PER_PROJECT_PER_HOUR = 30;
+const DASHBOARD_LINKS_PER_CREDENTIAL_PER_HOUR = 20;
+const DASHBOARD_LINKS_PER_IP_PER_HOUR = 30;
+
+/**
+ * POST /api/v1/account/dashboard-links: a ten-minute, single-use link for the person beside the
+ * agent. An exact Idempotency-Key retry gets the same link while it can still be claimed; the
+ * recorded answer (a credential) is erased when the link expires, and a later retry is link_expired.
+ */
+export const createAccountDashboardLink = mutation(
+  {
+    auth: projectBearer,
+    area: 'project',
+    idempotency: {
+      mode: 'optional',
+      eraseBodyAfterMs: DASHBOARD_LINK_TTL_MS,
+      async onReplay(ctx, recorded) {
+        const expiresAt = Date.parse((recorded.body as { expires_at?: string } | undefined)?.expires_at ?? '');
+        if (!(ctx.now < expiresAt))
+          throw problem(
+            'link_expired',
+            'this dashboard link has expired; ask for a new one with a new Idempotency-Key',
+          );
+      },
+    },
+    rateLimits: (ctx) => [
+      {
+        name: 'dashboard-link-project',
+        limit: DASHBOARD_LINKS_PER_PROJECT_PER_HOUR,
+        windowSeconds: 3600,
+        key: ctx.principal.tenantId,
+      },
+      {
+        name: 'dashboard-link-credential',
+        limit: DASHBOARD_LINKS_PER_CREDENTIAL_PER_HOUR,
+        windowSeconds: 3600,
+        key: ctx.principal.credentialId,
+      },
+      { name: 'dashboard-link-ip', limit: DASHBOARD_LINKS_PER_IP_PER_HOUR, windowSeconds: 3600, key: clientIp(ctx) },
+    ],
+  },
+  async (ctx, work) => {
+    const link = await createDashboardLink(
+      ctx.services,
+      work,
+      { tenantId: ctx.principal.tenantId, requestId: ctx.requestId },
+      ctx.now,
+    );
+    return reply.created(link, { headers: { 'Cache-Control': 'private, no-store', 'Referrer-Policy': 'no-referrer' } });
   },
 );
 

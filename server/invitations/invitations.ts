@@ -3,6 +3,7 @@
 // the same kind, address and project is reused: sent again with a fresh link (the earlier link
 // stops working) and its expiry unchanged. Tokens are 256 random bits; only their hash is stored.
 import type {
+  DashboardLink,
   Invitation,
   InvitationAdvertising,
   InvitationCreated,
@@ -24,6 +25,17 @@ import type { InvitationTable } from './invitations.tables';
 export const INVITATION_EMAIL_TTL_MS = 7 * 24 * 3600_000;
 /** spec Limits: member link 24 hours. */
 export const INVITATION_LINK_TTL_MS = 24 * 3600_000;
+
+/**
+ * A dashboard link (POST /api/v1/account/dashboard-links): a member link invitation an agent hands
+ * to the person at its side, single use, alive ten minutes (the hosted peer's DashboardLinkTTL).
+ */
+export const DASHBOARD_LINK_TTL_MS = 10 * 60_000;
+
+/** The dashboard link's URL: exactly the dashboard origin's `/` and the token in the fragment. */
+export function dashboardLinkUrl(dashboardOrigin: string, token: string): string {
+  return `${dashboardOrigin}/#link=${token}`;
+}
 
 /** The link a person opens: the token rides the fragment, so no server log or Referer sees it. */
 export function invitationUrl(dashboardOrigin: string, token: string): string {
@@ -120,6 +132,8 @@ async function insertInvitation(
     email: string | null;
     advertising: string | null;
     token: string;
+    /** A lifetime shorter than the delivery's own (a dashboard link's ten minutes). */
+    ttlMs?: number;
   },
   now: number,
 ): Promise<InvitationTable> {
@@ -133,13 +147,47 @@ async function insertInvitation(
     state: 'outstanding',
     advertising: input.advertising,
     created_at: now,
-    expires_at: now + (input.delivery === 'email' ? INVITATION_EMAIL_TTL_MS : INVITATION_LINK_TTL_MS),
+    expires_at: now + (input.ttlMs ?? (input.delivery === 'email' ? INVITATION_EMAIL_TTL_MS : INVITATION_LINK_TTL_MS)),
     accepted_at: null,
     accepted_by: null,
     revoked_at: null,
   };
   await tx.insertInto('invitations').values(row).execute();
   return row;
+}
+
+/**
+ * Mints a dashboard link: a project_member link invitation of ten minutes. Claiming and accepting
+ * it is the link invitation's flow (the visitor signs in, or proves an address and makes a login).
+ */
+export async function createDashboardLink(
+  services: Services,
+  work: Work,
+  input: { tenantId: string; requestId: string },
+  now: number,
+): Promise<DashboardLink> {
+  const token = randomToken(32);
+  const row = await insertInvitation(
+    work.db,
+    {
+      tenantId: input.tenantId,
+      kind: 'project_member',
+      delivery: 'link',
+      email: null,
+      advertising: null,
+      token,
+      ttlMs: DASHBOARD_LINK_TTL_MS,
+    },
+    now,
+  );
+  await recordInvitationCreated(
+    services,
+    work,
+    row,
+    { reused: false, requestId: input.requestId, dashboardLink: true },
+    now,
+  );
+  return { url: dashboardLinkUrl(services.config.dashboardOrigin, token), expires_at: isoTime(row.expires_at) };
 }
 
 /**
@@ -184,15 +232,17 @@ export async function recordInvitationCreated(
   services: Services,
   work: Work,
   row: InvitationTable,
-  how: { reused: boolean; requestId?: string; contactAddress?: boolean },
+  how: { reused: boolean; requestId?: string; contactAddress?: boolean; dashboardLink?: boolean },
   now: number,
 ): Promise<void> {
   const sent = how.contactAddress ? 'member invitation sent' : `${row.kind} invitation`;
-  const message = how.contactAddress
-    ? `${sent}${how.reused ? ' again' : ''} to the contact address`
-    : how.reused
-      ? `${sent} sent again`
-      : `${sent} created`;
+  const message = how.dashboardLink
+    ? 'dashboard link created'
+    : how.contactAddress
+      ? `${sent}${how.reused ? ' again' : ''} to the contact address`
+      : how.reused
+        ? `${sent} sent again`
+        : `${sent} created`;
   await services.events.append(
     work,
     {

@@ -15,6 +15,10 @@ export interface PlaylistTable {
   document: string;
   /** JSON array of field errors: references that are no longer ready or owned; empty when showable. */
   unavailable: string;
+  /** JSON: the agent's opaque comments (comments/), or null; written only by the comments routes. */
+  comments?: string | null;
+  /** JSON: page id → that page's comments; pages leaving the document lose theirs on update. */
+  page_comments?: string | null;
   created_at: number;
   updated_at: number;
   /** Tombstone time; deleted playlists answer not_found. */

@@ -17,6 +17,7 @@ import {
   type Resolution,
   type WrittenDocument,
 } from './playlist-resolution';
+import { commentsMember, keptPageComments, withPageComments } from '../comments/comment-fields';
 import type { PlaylistTable } from './playlists.tables';
 
 /** The document as written: v1 documents are v2 documents without adslot pages. */
@@ -169,9 +170,15 @@ export function playlistView(row: PlaylistTable): PlaylistV2 {
     id: row.id,
     name: row.name,
     revision: row.revision,
-    pages: doc.pages,
+    pages: withPageComments(doc.pages, row.page_comments),
     ...(doc.audio ? { audio: doc.audio } : {}),
+    ...commentsMember(row.comments),
   };
+}
+
+/** Ids of the pages (ordinary and adslot) of the document as served now. */
+export function playlistPageIds(row: PlaylistTable): string[] {
+  return json.read<ServedDocument>(row.document)!.pages.map((p) => p.id);
 }
 
 /** v1 never shows an ad-bearing document: it refuses it rather than filtering it (spec Versioning 2). */
@@ -274,11 +281,17 @@ export async function replacePlaylist(
     write_document: json.write(normalize(doc)),
     document: served(resolution),
     unavailable: json.write([]),
+    // Page comments follow their pages by id; a page that left the document takes its comments along.
+    page_comments: keptPageComments(
+      before.page_comments,
+      resolution.pages.map((p) => p.id),
+    ),
     updated_at: now,
   };
   await work.db
     .updateTable('playlists')
     .set({
+      page_comments: after.page_comments,
       name: after.name,
       revision: after.revision,
       ad_bearing: after.ad_bearing,

@@ -22,6 +22,11 @@ export interface ScreenTable {
   effective_playlist_id: string | null;
   /** IANA zone; absent until set, never cleared. */
   timezone: string | null;
+  /**
+   * JSON: the agent's opaque comments (comments/), or null. Optional here because only the
+   * comments routes write it: every other insert and update leaves it as it is.
+   */
+  comments?: string | null;
   /** 1 for a native player bound by its key pair (pairing/native-pairing.ts): delete refuses. */
   native_identity: number;
   /** First time a player completed pairing (or a browser provisioning exchange). */

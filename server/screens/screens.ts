@@ -13,6 +13,7 @@ import { admitScreen } from '../tenants/tenants';
 import { screenChanged } from '../manifests/remint';
 import { recoveryPendingView } from './recovery-view';
 import type { SwitchCause } from '../manifests/screen-resolution';
+import { commentsMember } from '../comments/comment-fields';
 import type { ScreenTable } from './screens.tables';
 
 /** spec: a deleted screen's tombstone is kept at least 90 days. */
@@ -76,6 +77,7 @@ export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet
     online: row.state !== 'deleted' && online.has(row.id),
     ...(row.last_online_at !== null ? { last_online_at: isoTime(row.last_online_at) } : {}),
     ...recoveryPendingView(row.recovery_pending, now),
+    ...commentsMember(row.comments),
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
   };

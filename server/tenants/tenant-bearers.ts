@@ -31,6 +31,7 @@ export class StoredTenantBearers implements TenantBearers {
       credentialId: row.credential_id,
       active: row.credential_status === 'active' && row.tenant_status === 'active',
       suspended: row.credential_status === 'active' && row.tenant_status === 'suspended',
+      revoked: row.credential_status === 'revoked',
       tenantId: row.tenant_id,
       generation: row.generation,
       plan: row.plan,

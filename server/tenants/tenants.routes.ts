@@ -8,7 +8,9 @@ import {
   type CLIEnrollment,
 } from '../../sdk/contract/tenants';
 import { isoTime } from '../clock';
-import { accountBearer, projectBearer } from '../http/auth';
+import { accountBearer, anyBearer, projectBearer, revocableBearer } from '../http/auth';
+import { disconnectAgent } from '../agents/agents';
+import { credentialStreamsEndChannel } from '../events/event-log';
 import { clientIp } from '../http/client-ip';
 import { problem } from '../problem';
 import { mutation, query, reply, type AnyContext, type IdempotencyPolicy } from '../http/route';
@@ -21,7 +23,14 @@ import {
   projectCapabilities,
   renameProject,
 } from './enrollment';
-import { accountView, getTenant, ISSUANCE_WINDOW_MS, projectView } from './tenants';
+import {
+  accountView,
+  getTenant,
+  ISSUANCE_WINDOW_MS,
+  projectAccountView,
+  projectView,
+  revokeCredential,
+} from './tenants';
 
 const NO_STORE = { 'Cache-Control': 'private, no-store' };
 /** Enrollment budgets; exact replays are answered before these are consulted (spec Errors rule 3). */
@@ -103,9 +112,35 @@ export const createAccount = mutation(
   },
 );
 
-export const getAccount = query({ auth: accountBearer }, async (ctx) => {
+/** Model A's account; with a project bearer, the project through the account shape. Never metered. */
+export const getAccount = query({ auth: anyBearer, meter: false }, async (ctx) => {
   const tenant = await getTenant(ctx.services.store.db, ctx.principal.tenantId);
-  return reply.ok(accountView(tenant), { revision: tenant.revision });
+  const view = ctx.principal.generation === 'A' ? accountView(tenant) : projectAccountView(tenant);
+  return reply.ok(view, { revision: tenant.revision });
+});
+
+/**
+ * Revokes exactly the calling bearer and issues no replacement; the tenant and its content stay.
+ * A repeat with the same (now revoked) bearer answers 204 again, so an unsure client may retry.
+ * A project bearer goes as its agent installation's disconnection (the `agent.disconnected` event,
+ * its streams ended), the last one too: naming this route is the caller's explicit choice, where
+ * `/api/v1/agents/self/disconnect` guards the last agent (docs/decisions.md).
+ */
+export const revokeCallingCredential = mutation({ auth: revocableBearer, meter: false }, async (ctx, work) => {
+  if (!ctx.principal.revoked) {
+    if (ctx.principal.generation === 'P') {
+      await disconnectAgent(
+        ctx.services,
+        work,
+        { credentialId: ctx.principal.credentialId, allowLastAgent: true, requestId: ctx.requestId },
+        ctx.now,
+      );
+    } else if (await revokeCredential(work.db, ctx.principal.credentialId, ctx.now)) {
+      const channel = credentialStreamsEndChannel(ctx.principal.credentialId);
+      work.afterCommit(() => ctx.services.notifier.publish(channel));
+    }
+  }
+  return reply.noContent({ headers: NO_STORE });
 });
 
 export const ackCredentialIssuance = mutation({ auth: accountBearer }, async (ctx, work) => {

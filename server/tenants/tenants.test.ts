@@ -429,7 +429,10 @@ describe('credential realms', () => {
     const account = await server.createAccount();
     const project = await server.enroll();
     expect((await server.request('GET', '/api/v1/project', { token: account.token })).status).toBe(403);
-    expect((await server.request('GET', '/api/v1/account', { token: project.token })).status).toBe(403);
+    const ack = await server.request('POST', '/api/v1/account/credential-issuances/iss_x/ack', {
+      token: project.token,
+    });
+    expect(ack.status).toBe(403);
   });
 
   it('ignores cookies on the control plane, even a valid runtime cookie of a paired screen', async () => {

@@ -1,7 +1,7 @@
 // Tenants (a Model A account or a Model P project over one table), their bearer credentials,
 // and the quota counters every content feature reserves against.
 import { sql } from 'kysely';
-import type { Account, Project } from '../../sdk/contract/tenants';
+import type { Account, Project, ProjectAccount } from '../../sdk/contract/tenants';
 import { isoTime } from '../clock';
 import { problem, type Generation } from '../problem';
 import { CAPABILITY_AREAS, type CapabilityArea } from '../http/route';
@@ -111,6 +111,37 @@ export function accountView(t: TenantTable): Account {
     content_limit_bytes: t.content_limit_bytes,
     screen_limit: t.screen_limit,
   };
+}
+
+export function projectAccountView(t: TenantTable): ProjectAccount {
+  const project = projectView(t);
+  return {
+    id: project.id,
+    ...(project.contact_email ? { email: project.contact_email } : {}),
+    name: project.name,
+    plan: project.plan,
+    revision: project.revision,
+    status: project.status,
+    used_bytes: project.used_bytes,
+    reserved_bytes: project.reserved_bytes,
+    screen_count: project.screen_count,
+    content_limit_bytes: project.content_limit_bytes,
+    screen_limit: project.screen_limit,
+    credit_remaining: project.credit_remaining,
+    created_at: project.created_at,
+    updated_at: project.updated_at,
+  };
+}
+
+/** Revokes exactly this credential (a Model A account bearer's own revocation); a repeat changes nothing. */
+export async function revokeCredential(db: Db | Tx, credentialId: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('credentials')
+    .set({ status: 'revoked', revoked_at: now })
+    .where('id', '=', credentialId)
+    .where('status', '!=', 'revoked')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export function projectView(t: TenantTable): Project {

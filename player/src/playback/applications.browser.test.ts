@@ -113,7 +113,7 @@ describe('page.advance', () => {
           (s) => s.page === 'one' && s.shown.board?.startsWith('launch:'),
         ),
       undefined,
-      { timeout: 10_000 },
+      { timeout: 30_000 },
     );
     await launchFrame(p, 1)!.evaluate(() =>
       (window as unknown as { marquee: { page: { advance(): Promise<void> } } }).marquee.page.advance(),
@@ -140,7 +140,7 @@ describe('application relaunch', () => {
     await p.waitForFunction(
       () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'img'),
       undefined,
-      { timeout: 10_000 },
+      { timeout: 30_000 },
     );
     // A rotation: the same revision, a new grant and content generation.
     const second = manifest(
@@ -154,7 +154,7 @@ describe('application relaunch', () => {
     await p.waitForFunction(
       () => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:2'),
       undefined,
-      { timeout: 10_000 },
+      { timeout: 30_000 },
     );
     await p.waitForTimeout(1500);
     expect((await records(p)).launches).toHaveLength(2);
@@ -174,7 +174,7 @@ describe('application relaunch', () => {
     await p.waitForFunction(
       () => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:1'),
       undefined,
-      { timeout: 10_000 },
+      { timeout: 30_000 },
     );
     await p.waitForTimeout(1200);
     expect((await records(p)).launches).toHaveLength(1);
@@ -183,7 +183,7 @@ describe('application relaunch', () => {
     await p.waitForFunction(
       () => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:2'),
       undefined,
-      { timeout: 10_000 },
+      { timeout: 30_000 },
     );
     await p.waitForTimeout(1200);
     expect((await records(p)).launches).toHaveLength(2);

@@ -159,7 +159,7 @@ describe('image sequences on the playback clock', () => {
     await p.waitForFunction(
       () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'after'),
       undefined,
-      { timeout: 10_000 },
+      { timeout: 30_000 },
     );
     const all = onGlass(await samples(p));
     const start = all[0]!.t;
@@ -343,7 +343,7 @@ describe('swapping manifests', () => {
       return w.m.clock.now();
     }, second);
     await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'b1'), undefined, {
-      timeout: 10_000,
+      timeout: 30_000,
     });
     await p.waitForTimeout(300);
     const all = onGlass(await samples(p));

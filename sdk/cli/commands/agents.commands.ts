@@ -1,11 +1,82 @@
 // The agent installation this CLI's credential is: show it, or disconnect it. Disconnecting revokes
 // the stored token on the server; the project's last active installation is refused unless
 // --allow-last-agent (nothing could reach the project's API any more).
-import type { AgentSelfStatus } from '../../contract/agents';
+import os from 'node:os';
+import { CAPABILITY_AREAS, type CapabilityArea } from '../../contract/tenants';
+import type { Agent, AgentSelfStatus } from '../../contract/agents';
+import { connectAgent } from '../../client/agent-connection';
 import { command } from '../command';
+import { CliFailure, EXIT, usage } from '../exit-codes';
 import { fields, lines } from '../output';
+import { CLI_VERSION } from '../version';
 
 export const agentCommands = [
+  command({
+    name: 'agent connect',
+    summary: 'connect this CLI to an existing project: a member approves it in the dashboard',
+    description:
+      'Prints the approval URL and a code for a member of the project; the member opens the URL, signs in and types the code.\nThe sealed credential is then collected, opened with a key that never leaves this process, activated and stored in the\nconfig file (never printed). Use it instead of the enrollment a first command would make.',
+    options: [
+      {
+        flags: '--name <name>',
+        description: 'what the member sees this installation as (default: Marquee CLI on <host>)',
+      },
+      {
+        flags: '--areas <areas>',
+        description: `capability areas to ask for, comma-separated (${CAPABILITY_AREAS.join(', ')}; default all)`,
+        parse: 'list',
+      },
+    ],
+    async run(ctx) {
+      const stored = (await ctx.config.read()).servers[ctx.apiUrl];
+      if (stored?.token)
+        throw new CliFailure(
+          EXIT.config,
+          'already_connected',
+          `${ctx.config.path} already holds a credential for ${ctx.apiUrl}; use --config <file> for another, or \`marquee agent disconnect\``,
+        );
+      const areas = ctx.options.areas as string[] | undefined;
+      const unknown = areas?.find((a) => !(CAPABILITY_AREAS as readonly string[]).includes(a));
+      if (unknown !== undefined) throw usage(`--areas: unknown area "${unknown}" (${CAPABILITY_AREAS.join(', ')})`);
+      const { credential, agent } = await connectAgent(
+        { baseUrl: ctx.apiUrl },
+        {
+          name: (ctx.options.name as string | undefined) ?? `Marquee CLI on ${os.hostname()}`.slice(0, 80),
+          agent_type: 'cli',
+          platform: `${os.platform()}/${os.arch()}`.slice(0, 80),
+          version: CLI_VERSION,
+          ...(areas ? { capabilities: areas as CapabilityArea[] } : {}),
+        },
+        {
+          signal: ctx.signal,
+          onStart: (start) => {
+            ctx.note(`Ask a member of the project to open ${start.approval_url}`);
+            ctx.note(`and type the code ${start.user_code}. Waiting for their decision…`);
+          },
+          onChange: (c) => {
+            if (c.state !== 'pending') ctx.note(`connection ${c.state}`);
+          },
+        },
+      );
+      await ctx.config.update((c) => {
+        c.servers[ctx.apiUrl] = {
+          token: credential.token,
+          project_id: credential.project_id,
+          enrolled_at: new Date().toISOString(),
+        };
+      });
+      return { agent, project_id: credential.project_id, config_path: ctx.config.path } as {
+        agent: Agent;
+        project_id: string;
+        config_path: string;
+      };
+    },
+    human: (data) => [
+      lines(`connected as "${data.agent.name}" (${data.agent.id}) to project ${data.project_id}`),
+      fields(['areas', data.agent.capabilities.join(', ')], ['credential', `stored in ${data.config_path}`]),
+    ],
+    ids: (data) => [data.agent.id, data.project_id],
+  }),
   command({
     name: 'agent show',
     summary: 'show the agent installation this credential belongs to, and whether a member can sign in',

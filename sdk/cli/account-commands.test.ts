@@ -1,0 +1,178 @@
+// The CLI's account, agent and comment commands against a real server, run in-process: `account
+// show`, `dashboard`, `auth revoke --yes`, `agent connect` (a member approves by code), and
+// `comment show|set|delete` on screens, playlists and pages.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pairActiveScreen } from '../../server/pairing/pairing.fixtures';
+import { iframePlacement, page } from '../../server/playlists/content.fixtures';
+import { randomKey, TestServer } from '../../server/testing/harness';
+import { joinAsMember, TEST_PASSWORD_COST } from '../../server/invitations/invitations.fixtures';
+import { SmtpCapture } from '../../server/mail/mail.fixtures';
+import { envelopeOf } from './testing/cli-process';
+import { jsonInProcess, runInProcess, startInProcess } from './testing/cli-in-process';
+
+let server: TestServer;
+let smtp: SmtpCapture;
+let work: string;
+
+beforeAll(async () => {
+  smtp = await SmtpCapture.start();
+  server = await TestServer.start({ config: { smtpUrl: smtp.url }, tuning: { passwordHash: TEST_PASSWORD_COST } });
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-cli-account-'));
+});
+afterAll(async () => {
+  await server.stop();
+  await smtp.stop();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+function newConfig(): Record<string, string> {
+  const dir = fs.mkdtempSync(path.join(work, 'config-'));
+  return { MARQUEE_CONFIG: path.join(dir, 'config.json'), MARQUEE_API_URL: server.origin, HOME: dir };
+}
+
+async function ok(args: string[], env: Record<string, string>): Promise<any> {
+  const { envelope, code, stderr } = await jsonInProcess(args, env);
+  expect(envelope.ok, `${JSON.stringify(envelope)} ${stderr}`).toBe(true);
+  expect(code).toBe(0);
+  return envelope.data;
+}
+
+/** An enrolled config and the token it stored (read back from the owner-only file). */
+async function enrolled(): Promise<{ env: Record<string, string>; token: string; projectId: string }> {
+  const env = newConfig();
+  const data = await ok(['enroll', '--email', 'ops@example.com'], env);
+  const config = JSON.parse(fs.readFileSync(env.MARQUEE_CONFIG!, 'utf8'));
+  const entry = Object.values(config.servers)[0] as { token: string };
+  return { env, token: entry.token, projectId: data.project_id };
+}
+
+describe('account commands', () => {
+  it('account show reads the project through the account shape', async () => {
+    const { env, projectId } = await enrolled();
+    const account = await ok(['account', 'show'], env);
+    expect(account).toMatchObject({ id: projectId, email: 'ops@example.com', status: 'active' });
+    const human = await runInProcess(['account', 'show'], env);
+    expect(human.stdout).toContain(projectId);
+    expect(human.stdout).toMatch(/credits:\s+\d+/);
+  });
+
+  it('dashboard prints a single-use link to the dashboard origin', async () => {
+    const { env } = await enrolled();
+    const link = await ok(['dashboard'], env);
+    expect(link.url).toMatch(/\/#link=[A-Za-z0-9_-]{43}$/);
+    expect(link.url.startsWith(server.config.dashboardOrigin)).toBe(true);
+    const human = await runInProcess(['dashboard'], env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/#link=[A-Za-z0-9_-]{43}\n.*single use; expires/);
+  });
+
+  it('auth revoke needs --yes, then revokes the credential and forgets it', async () => {
+    const { env, token } = await enrolled();
+    const refused = await jsonInProcess(['auth', 'revoke'], env);
+    expect(refused.code).toBe(2);
+    expect((await server.request('GET', '/api/v1/project', { token })).status).toBe(200);
+    expect(await ok(['auth', 'revoke', '--yes'], env)).toEqual({ revoked: true });
+    expect((await server.request('GET', '/api/v1/project', { token })).status).toBe(401);
+    const config = JSON.parse(fs.readFileSync(env.MARQUEE_CONFIG!, 'utf8'));
+    expect(Object.keys(config.servers)).toEqual([]);
+  });
+});
+
+describe('agent connect', () => {
+  it('prints the approval URL and code, waits for the member, and stores the activated credential', async () => {
+    const owner = await enrolled();
+    const member = await joinAsMember(server, smtp, owner.token, 'ada@example.com', { name: 'Ada' });
+    const env = newConfig();
+    const cli = startInProcess(
+      ['agent', 'connect', '--name', 'Build bot', '--areas', 'screens,playlists', '--json'],
+      env,
+    );
+    await expect
+      .poll(() => cli.stderr, { timeout: 10_000 })
+      .toMatch(/type the code [2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}/);
+    const url = /open (\S+)\n/.exec(cli.stderr)![1]!;
+    const code = /type the code (\S+)\./.exec(cli.stderr)![1]!;
+    expect(url).toMatch(new RegExp(`^${server.config.dashboardOrigin.replace(/[.]/g, '\\.')}/connect/agc_`));
+    const approved = await member.request(
+      'POST',
+      `/dashboard/v1/agent-connections/${url.split('/connect/')[1]}/approve`,
+      {
+        json: { user_code: code },
+      },
+    );
+    expect(approved.status, approved.text).toBe(200);
+    const result = await cli.done;
+    expect(result.code, result.stderr).toBe(0);
+    const envelope = envelopeOf(result);
+    expect(envelope.data).toMatchObject({
+      project_id: owner.projectId,
+      agent: { name: 'Build bot', agent_type: 'cli', state: 'active', capabilities: ['screens', 'playlists'] },
+    });
+    const config = JSON.parse(fs.readFileSync(env.MARQUEE_CONFIG!, 'utf8'));
+    const stored = config.servers[server.origin];
+    expect(stored.project_id).toBe(owner.projectId);
+    expect(result.stdout + result.stderr).not.toContain(stored.token);
+    // The stored credential works, within the areas asked for.
+    expect((await ok(['screen', 'list'], env)).items).toEqual([]);
+    const outside = await jsonInProcess(['billing', 'balance'], env);
+    expect(outside.code).toBe(3);
+  });
+
+  it('refuses to replace a credential the config already holds, and an unknown area', async () => {
+    const { env } = await enrolled();
+    const held = await jsonInProcess(['agent', 'connect'], env);
+    expect(held.code).toBe(12);
+    expect(held.envelope.error!.code).toBe('already_connected');
+    const wrong = await jsonInProcess(['agent', 'connect', '--areas', 'screens,everything'], newConfig());
+    expect(wrong.code).toBe(2);
+  });
+});
+
+describe('comment commands', () => {
+  it('set, show and delete comments on a screen, a playlist and a page', async () => {
+    const { env, token } = await enrolled();
+    const { screen } = await pairActiveScreen(server, token);
+    const created = await server.request('POST', '/api/v1/playlists', {
+      token,
+      idempotencyKey: randomKey(),
+      json: { name: 'Foyer', pages: [page('welcome', [iframePlacement('ticker')])] },
+    });
+    const playlistId = created.json().id as string;
+    expect(await ok(['comment', 'show', 'screen', screen.id], env)).toEqual({ comments: null });
+    expect(await ok(['comment', 'set', 'screen', screen.id, '{"owner":"facilities"}'], env)).toEqual({
+      comments: { owner: 'facilities' },
+    });
+    const file = path.join(work, 'note.json');
+    fs.writeFileSync(file, JSON.stringify({ approved_by: 'Ana' }));
+    await ok(['comment', 'set', 'playlist', playlistId, '--page', 'welcome', '--file', file], env);
+    expect(await ok(['comment', 'show', 'playlist', playlistId, '--page', 'welcome'], env)).toEqual({
+      comments: { approved_by: 'Ana' },
+    });
+    expect(await ok(['comment', 'show', 'playlist', playlistId], env)).toEqual({ comments: null });
+    const human = await runInProcess(['comment', 'show', 'screen', screen.id], env);
+    expect(human.stdout).toContain('"owner": "facilities"');
+    await ok(['comment', 'delete', 'screen', screen.id], env);
+    expect((await runInProcess(['comment', 'show', 'screen', screen.id], env)).stdout).toContain('no comments');
+  });
+
+  it('refuses what is not a JSON object, a wrong target, and a page of a screen, before any request', async () => {
+    const { env } = await enrolled();
+    for (const args of [
+      ['comment', 'set', 'screen', 'scr_x', '[1,2]'],
+      ['comment', 'set', 'screen', 'scr_x', 'not json'],
+      ['comment', 'set', 'screen', 'scr_x'],
+      ['comment', 'show', 'media', 'med_x'],
+      ['comment', 'show', 'screen', 'scr_x', '--page', 'welcome'],
+    ]) {
+      const result = await jsonInProcess(args, env);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.envelope.ok).toBe(false);
+    }
+    const missing = await jsonInProcess(['comment', 'show', 'screen', 'scr_missing'], env);
+    expect(missing.code).toBe(4);
+    expect(missing.envelope.error!.code).toBe('not_found');
+  });
+});
