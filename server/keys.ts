@@ -14,7 +14,9 @@ export type KeyPurpose =
   | 'placement-capability'
   | 'release-grant'
   | 'upload-url'
-  | 'release-label';
+  | 'release-label'
+  | 'browser-link-cookie'
+  | 'browser-link-delivery';
 
 export class Keys {
   private readonly derived = new Map<KeyPurpose, Buffer>();

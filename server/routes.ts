@@ -26,6 +26,7 @@ import * as recovery from './screens/recovery.routes';
 import * as runtimeTime from './runtime/time.routes';
 import * as runtimeChrome from './runtime/chrome.routes';
 import * as runtimeUnpair from './runtime/unpair.routes';
+import * as browserLinks from './pairing/browser-links.routes';
 import { PLAYER_ORIGIN_PATH } from '../sdk/contract/archive-paths';
 import * as accessPages from './access-pages/access-pages.routes';
 import * as agents from './agents/agents.routes';
@@ -60,6 +61,7 @@ export const routeTable: RouteEntry[] = [
     path: '/api/v1/account/dashboard-links',
     route: invitations.createAccountDashboardLink,
   },
+  { plane: 'control', method: 'POST', path: '/api/v1/account/browser-links/claim', route: browserLinks.claimLink },
   {
     plane: 'control',
     method: 'POST',
@@ -214,6 +216,13 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/time', route: runtimeTime.getTime },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/chrome', route: runtimeChrome.getChrome },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/unpair', route: runtimeUnpair.unpair },
+
+  // Browser links: a TV's browser shows a setup code (no JavaScript needed); an agent claims it
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/browser-links', route: browserLinks.startLink },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/browser-links', route: browserLinks.linkStatus },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/browser-links/events', route: browserLinks.linkEvents },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/browser-links/continue', route: browserLinks.continueLink },
+  { plane: 'runtime', method: 'GET', path: '/setup', route: browserLinks.setupPage },
   {
     plane: 'runtime',
     method: 'POST',

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairActiveScreen } from '../../server/pairing/pairing.fixtures';
 import { iframePlacement, page } from '../../server/playlists/content.fixtures';
-import { randomKey, TestServer } from '../../server/testing/harness';
+import { CookieJar, randomKey, TestServer } from '../../server/testing/harness';
 import { joinAsMember, TEST_PASSWORD_COST } from '../../server/invitations/invitations.fixtures';
 import { SmtpCapture } from '../../server/mail/mail.fixtures';
 import { envelopeOf } from './testing/cli-process';
@@ -128,6 +128,23 @@ describe('agent connect', () => {
     expect(held.envelope.error!.code).toBe('already_connected');
     const wrong = await jsonInProcess(['agent', 'connect', '--areas', 'screens,everything'], newConfig());
     expect(wrong.code).toBe(2);
+  });
+});
+
+describe('screen link', () => {
+  it('claims the setup code a browser shows, dashed or not, and the browser continues to its player', async () => {
+    const { env } = await enrolled();
+    const jar = new CookieJar();
+    const code = (await server.request('POST', '/runtime/v1/browser-links', { cookies: jar })).json().code as string;
+    const claimed = await ok(['screen', 'link', code.replace('-', '').toLowerCase(), '--label', 'Reception TV'], env);
+    expect(claimed).toMatchObject({ status: 'claimed', screen: { state: 'pairing_pending' } });
+    const next = await server.request('GET', '/runtime/v1/browser-links/continue', { cookies: jar });
+    expect(next.status).toBe(303);
+    expect(next.headers.location).toContain(`${claimed.screen.public_url}#provision=`);
+    const shown = await ok(['screen', 'show', claimed.screen.id], env);
+    expect(shown.label).toBe('Reception TV');
+    const again = await jsonInProcess(['screen', 'link', code], env);
+    expect(again.code).toBe(5);
   });
 });
 

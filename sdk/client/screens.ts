@@ -1,5 +1,6 @@
 // Screens: pair a code or provision, list, read, patch (assign a playlist), the lifecycle
 // transitions, reload and delete.
+import type { BrowserLinkClaim, BrowserLinkClaimRequest } from '../contract/browser-links';
 import type {
   PairingClaim,
   PairScreen,
@@ -51,6 +52,15 @@ export function screenRoutes(t: ClientTransport) {
       t.request<ScreenProvisioning>({
         method: 'POST',
         path: '/api/v1/screens/provision',
+        json: body,
+        idempotent: true,
+        ...options,
+      }),
+    /** Claims the setup code a browser's /setup page shows: a pairing_pending screen it then provisions. */
+    claimBrowserLink: (body: BrowserLinkClaimRequest, options: CallOptions = {}) =>
+      t.request<BrowserLinkClaim>({
+        method: 'POST',
+        path: '/api/v1/account/browser-links/claim',
         json: body,
         idempotent: true,
         ...options,

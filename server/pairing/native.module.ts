@@ -2,6 +2,7 @@
 // keys whose recovery grace ended (their device credential and sessions go with them) and drops
 // spent or lapsed proof challenges.
 import type { Services } from '../services';
+import { sweepBrowserLinks } from './browser-links';
 
 const HOUSEKEEPING_EVERY_MS = 60_000;
 
@@ -9,6 +10,11 @@ export function installNative(services: Services): void {
   Object.assign(services.features, { native_pairing: true, screen_recovery: true });
   services.housekeeping.every('native-identities', HOUSEKEEPING_EVERY_MS, () =>
     retireKeys(services, services.clock.now()),
+  );
+  // Browser links share the module: setup codes nobody can use any more, deliveries past their window.
+  Object.assign(services.features, { browser_links: true });
+  services.housekeeping.every('browser-links', HOUSEKEEPING_EVERY_MS, () =>
+    sweepBrowserLinks(services.store.db, services.clock.now()),
   );
 }
 

@@ -125,6 +125,30 @@ export const screenCommands = [
     ids: (p) => [p.screen.id],
   }),
   command({
+    name: 'screen link',
+    summary: 'claim the setup code a browser shows at <play origin>/setup; it then provisions itself',
+    description:
+      'For a TV whose browser cannot run the pairing screen: open /setup on the player origin there, press the button,\nand give the code shown here. `ABC-234` and `abc234` are the same code.',
+    arguments: ['<code>'],
+    options: [{ flags: '--label <label>', description: 'what to call the screen' }],
+    idempotencyKeyOption: true,
+    async run(ctx) {
+      const client = await ctx.client();
+      const label = ctx.options.label as string | undefined;
+      const code = ctx.args[0] as string;
+      return (await client.screens.claimBrowserLink(label === undefined ? { code } : { code, label }, ctx.call())).data;
+    },
+    human: (c) => [
+      fields(
+        ['screen', c.screen.id],
+        ['state', c.screen.state],
+        ['public URL', c.screen.public_url],
+        ['next', 'the browser moves on to the player by itself'],
+      ),
+    ],
+    ids: (c) => [c.screen.id],
+  }),
+  command({
     name: 'screen list',
     summary: 'list screens (pairing and active; --archived for archived ones)',
     options: [

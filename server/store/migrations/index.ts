@@ -24,6 +24,7 @@ import * as m0017 from './0017-screen-sync-groups';
 import * as m0018 from './0018-fleet-control';
 import * as m0019 from './0019-feedback';
 import * as m0024 from './0024-comments';
+import * as m0025 from './0025-browser-links';
 
 /** A migration module: `up` may ask which engine it runs on (column types that differ per engine). */
 interface EngineMigration {
@@ -53,6 +54,7 @@ const modules: Record<string, EngineMigration> = {
   '0019-feedback': m0019,
   // 0020-0023 are allotted to proof of play, screenshots, the dashboard and the kiosk.
   '0024-comments': m0024,
+  '0025-browser-links': m0025,
 };
 
 /** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */
