@@ -2,6 +2,7 @@
 // a spec can kill (a power cut) and start again on the same data.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -28,7 +29,10 @@ export class MarqueeServer {
   }
 
   async start(): Promise<void> {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    // After a failed test Playwright starts a fresh worker, whose server takes the same port; the
+    // old worker's server may still be going away. Wait for the port rather than fail on it.
+    await waitForFreePort(this.port, 30_000);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -40,8 +44,11 @@ export class MarqueeServer {
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
+    this.child = child;
     const deadline = Date.now() + 30_000;
     for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`the server exited while starting (code ${child.exitCode}, signal ${child.signalCode})`);
       try {
         const res = await fetch(`http://127.0.0.1:${this.port}/.health`);
         if (res.ok) return;
@@ -66,5 +73,20 @@ export class MarqueeServer {
   async stop(): Promise<void> {
     await this.kill();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Resolves once nothing listens on 127.0.0.1:port (a listen there succeeds), or fails after `ms`. */
+async function waitForFreePort(port: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return;
+    if (Date.now() > deadline) throw new Error(`port ${port} is still in use after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
