@@ -9,6 +9,7 @@ import { invitationRoutes } from './invitations';
 import { kvRoutes } from './kv';
 import { mediaRoutes } from './media';
 import { operationRoutes } from './operations';
+import { playbackRoutes } from './playback';
 import { playlistRoutes } from './playlists';
 import { screenRoutes } from './screens';
 import { statusRoutes } from './status';
@@ -36,6 +37,7 @@ export function createMarqueeClient(options: ClientOptions) {
     invitations: invitationRoutes(transport),
     billing: billingRoutes(transport),
     agents: agentRoutes(transport),
+    playback: playbackRoutes(transport),
   };
 }
 
