@@ -8,6 +8,7 @@ import { fleetActions } from './fleet.bench';
 import { mediaRangedExport } from './media.bench';
 import { manifestNotModified } from './manifest.bench';
 import { playerPlayback } from './player.bench';
+import { playbackIngest } from './playback.bench';
 import { remintAtFleetScale } from './remint.bench';
 import { kioskAgent } from './kiosk.bench';
 
@@ -23,4 +24,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   remint: remintAtFleetScale,
   kiosk: kioskAgent,
   fleet: fleetActions,
+  playback: playbackIngest,
 };

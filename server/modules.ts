@@ -4,6 +4,7 @@ import { installApplications } from './applications/applications.module';
 import { installEvents } from './events/events.module';
 import { installFeedback } from './feedback/feedback.module';
 import { installFleet } from './fleet/fleet.module';
+import { installPlayback } from './playback/playback.module';
 import { installMedia } from './media/media.module';
 import { playlistReferences } from './playlists/content-references';
 import type { ContentReferences } from './references';
@@ -34,6 +35,7 @@ export const installers: Installer[] = [
   installNative,
   installFleet,
   installFeedback,
+  installPlayback,
 ];
 
 /**

@@ -35,6 +35,7 @@ import * as invitations from './invitations/invitations.routes';
 import * as operators from './operators/operators.routes';
 import * as feedback from './feedback/feedback.routes';
 import * as comments from './comments/comments.routes';
+import * as playback from './playback/playback.routes';
 import * as resets from './sign-in/resets.routes';
 import * as signIn from './sign-in/sign-in.routes';
 
@@ -250,6 +251,10 @@ export const routeTable: RouteEntry[] = [
     path: '/runtime/v1/apps/:application_id/kv/:key',
     route: runtimeKv.deleteRuntimeKv,
   },
+
+  // Proof of play (issue 17): players upload what went on glass; operators and advertisers read the days
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/playback', route: playback.postPlayback },
+  { plane: 'control', method: 'GET', path: '/api/v1/playback', route: playback.listPlaybackRoute },
 
   // ---- People and access (issue 18) ----
   // Invitations, sign-in resets, billing (spec Endpoints / Projects, invitations, sign-in, enrollment)

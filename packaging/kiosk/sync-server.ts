@@ -13,6 +13,7 @@ import type { KVEntry, KVList, KVWrite } from '../../sdk/contract/kv';
 import { PLACEMENT_CAPABILITY_HEADER, kvContentTypeProblem, kvKeyProblem, kvValueProblem } from '../../sdk/contract/kv';
 import type { RuntimeApplicationPlacement } from '../../sdk/contract/manifest';
 import { parseRuntimeManifest } from '../../sdk/contract/manifest';
+import { PlaybackReportBatch } from '../../sdk/contract/playback';
 import { RuntimeReport } from '../../sdk/contract/runtime';
 import { RUNTIME_CAPABILITIES, type RuntimeSession } from '../../sdk/contract/screens';
 import { MarqueeProblem } from '../../sdk/client/problem';
@@ -311,6 +312,28 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
     if (!parsed.success) return sendProblem(res, 400, 'invalid_request', 'not a runtime report');
     agent.report(parsed.data);
     res.status(202).end();
+  });
+
+  // Proof of play goes upstream as it is: the player's own IndexedDB queue holds it while the
+  // kiosk is offline (a 503 here keeps it queued) and deletes it only after upstream's answer.
+  player.post('/runtime/v1/playback', express.json({ limit: '512kb' }), async (req, res) => {
+    if (!agent.enrollment()) return sendProblem(res, 401, 'unauthorized', 'this kiosk is not paired yet');
+    const parsed = PlaybackReportBatch.safeParse(req.body);
+    if (!parsed.success) return sendProblem(res, 400, 'invalid_request', 'not a batch of playback reports');
+    if (!agent.isOnline)
+      return sendProblem(res, 503, 'dependency_unavailable', 'the kiosk is offline; keep the reports', {
+        'Retry-After': '30',
+      });
+    try {
+      const ack = await agent.upstream.withSession(() => agent.upstream.client.reportPlayback(parsed.data.reports));
+      res.set('Cache-Control', 'no-store').json(ack);
+    } catch (error) {
+      if (error instanceof MarqueeProblem)
+        return sendProblem(res, error.status, error.code, error.detail, {}, { errors: error.errors });
+      sendProblem(res, 503, 'dependency_unavailable', 'upstream did not answer; keep the reports', {
+        'Retry-After': '30',
+      });
+    }
   });
 
   // ---- Launches and protected content

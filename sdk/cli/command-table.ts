@@ -1,5 +1,5 @@
 // Every command the CLI has, in help order. A command the server gains later (schedule, takeover,
-// toast, display, reboot, screen actions, screenshot, comments, playback, connecting an agent
+// toast, display, reboot, screen actions, screenshot, comments, connecting an agent
 // installation) is one entry in its feature's file; nothing else changes.
 import type { CommandSpec } from './command';
 import { accountCommands } from './commands/account.commands';
@@ -13,6 +13,7 @@ import { invitationCommands } from './commands/invitations.commands';
 import { kvCommands } from './commands/kv.commands';
 import { mediaCommands } from './commands/media.commands';
 import { operationCommands } from './commands/operations.commands';
+import { playbackCommands } from './commands/playback.commands';
 import { playlistCommands } from './commands/playlists.commands';
 import { projectCommands } from './commands/project.commands';
 import { screenCommands } from './commands/screens.commands';
@@ -30,6 +31,7 @@ export const COMMANDS = [
   ...applicationCommands,
   ...kvCommands,
   ...eventCommands,
+  ...playbackCommands,
   ...operationCommands,
   ...invitationCommands,
   ...agentCommands,

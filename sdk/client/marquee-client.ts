@@ -10,6 +10,7 @@ import { invitationRoutes } from './invitations';
 import { kvRoutes } from './kv';
 import { mediaRoutes } from './media';
 import { operationRoutes } from './operations';
+import { playbackRoutes } from './playback';
 import { playlistRoutes } from './playlists';
 import { screenRoutes } from './screens';
 import { statusRoutes } from './status';
@@ -38,6 +39,7 @@ export function createMarqueeClient(options: ClientOptions) {
     billing: billingRoutes(transport),
     agents: agentRoutes(transport),
     comments: commentRoutes(transport),
+    playback: playbackRoutes(transport),
   };
 }
 

@@ -6,6 +6,7 @@
 // all (or in time) is anything else but a stop, see isUnreachable.
 import { kvCollectionPath, kvKeyPath, PLACEMENT_CAPABILITY_HEADER } from '../contract/kv';
 import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../contract/manifest';
+import type { PlaybackAck, PlaybackReport } from '../contract/playback';
 import type { ReleaseLaunch, RuntimeReport, RuntimeTime } from '../contract/runtime';
 import {
   NATIVE_PAIRING_SCHEME,
@@ -196,6 +197,14 @@ export class RuntimeClient {
 
   async report(report: RuntimeReport, signal?: AbortSignal): Promise<void> {
     await this.call('POST', '/runtime/v1/reports', { json: report, signal });
+  }
+
+  /**
+   * Uploads a batch of proof-of-play reports (each with its own id). The answer acknowledges every
+   * report in it, counted, duplicate or refused: the caller may forget them all then.
+   */
+  reportPlayback(reports: PlaybackReport[], signal?: AbortSignal): Promise<PlaybackAck> {
+    return this.data('POST', '/runtime/v1/playback', { reports }, signal);
   }
 
   // ---- Native players (a kiosk agent): key-based pairing and identity, no cookies.

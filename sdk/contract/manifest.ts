@@ -177,6 +177,8 @@ export const RuntimePage = z
     advance: RuntimeAdvance,
     /** Carried verbatim in its write shape; evaluated by the player in the manifest timezone. */
     visibility: Visibility.optional(),
+    /** Ours: the page is an adslot (its house fallback shows until bookings exist); proof of play counts impressions by it. */
+    slot: z.strictObject({ key: PageId }).optional(),
     placements: z.array(RuntimePlacement).min(1).max(LIMITS.playlist_max_items_per_page),
   })
   .superRefine((page, ctx) => {

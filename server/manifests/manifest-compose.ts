@@ -276,6 +276,7 @@ export function composeManifest(inputs: ComposeInputs): Composition {
         transition: { type: page.transition.type, durationMs: page.transition.duration_ms },
         advance: advanceOf(body.advance),
         ...(page.visibility ? { visibility: page.visibility } : {}),
+        ...(isAdslotPage(page) ? { slot: { key: page.slot.key } } : {}),
         placements,
       },
     ];

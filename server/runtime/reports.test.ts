@@ -144,13 +144,14 @@ describe('other reports', () => {
     clock.advance(1000);
     expect((await report(env.server, p, body)).status).toBe(202);
     const rows = await env.server.services.store.db
-      .selectFrom('playback_daily')
+      .selectFrom('playback_days')
       .selectAll()
       .where('screen_id', '=', p.screen.id)
       .execute();
     expect(rows).toEqual([
       expect.objectContaining({
-        media_id: mediaId,
+        content_id: mediaId,
+        content_kind: 'media',
         day: '2026-11-21',
         play_count: 2,
         last_page_id: 'welcome',

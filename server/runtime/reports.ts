@@ -1,6 +1,6 @@
 // What a player's reports record: the manifest it shows (the screen's active grant), the day's video
-// starts per media (proof of play), application events, and runtime conditions.
-import { sql } from 'kysely';
+// starts per media (the reference contract's proof of play; server/playback counts ours),
+// application events, and runtime conditions.
 import type { z } from 'zod';
 import {
   APPLICATION_EVENT,
@@ -16,7 +16,7 @@ import { invalidField, problem } from '../problem';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import type { Services } from '../services';
 import type { Work } from '../store/store';
-import { utcDay } from '../tenants/credits';
+import { recordVideoStarted } from '../playback/playback';
 
 /** The reporting player: its screen, and the manifest revision and generation its session holds. */
 export interface Reporter {
@@ -111,7 +111,7 @@ export async function activateManifest(
   );
 }
 
-/** playback.video_started: one more start of the media today (proof of play), for media of that revision. */
+/** playback.video_started: one more start of the media on the screen's day (proof of play), for media of that revision. */
 export async function recordVideoStart(
   services: Services,
   work: Work,
@@ -123,28 +123,12 @@ export async function recordVideoStart(
   if (!(await inManifest(work.db, reporter.screenId, record.revision, 'media', context.media_id))) {
     throw invalidField('context.media_id', 'is not a media of that manifest revision');
   }
-  await work.db
-    .insertInto('playback_daily')
-    .values({
-      tenant_id: reporter.tenantId,
-      screen_id: reporter.screenId,
-      media_id: context.media_id,
-      day: utcDay(now),
-      play_count: 1,
-      last_page_id: context.page_id,
-      last_manifest_revision: context.manifest_revision,
-      first_started_at: now,
-      last_started_at: now,
-    })
-    .onConflict((oc) =>
-      oc.columns(['screen_id', 'media_id', 'day']).doUpdateSet({
-        play_count: sql<number>`playback_daily.play_count + 1`,
-        last_page_id: context.page_id,
-        last_manifest_revision: context.manifest_revision,
-        last_started_at: now,
-      }),
-    )
-    .execute();
+  await recordVideoStarted(
+    work.db,
+    reporter,
+    { mediaId: context.media_id, pageId: context.page_id, manifestRevision: context.manifest_revision },
+    now,
+  );
 }
 
 /** application.event: a durable account event, naming the application the active manifest shows there. */

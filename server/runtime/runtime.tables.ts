@@ -45,23 +45,9 @@ export interface ReleasePackageTable {
   created_at: number;
 }
 
-/** Proof of play: video starts per screen, media and UTC day (reported by players). */
-export interface PlaybackDailyTable {
-  tenant_id: string;
-  screen_id: string;
-  media_id: string;
-  day: string;
-  play_count: number;
-  last_page_id: string;
-  last_manifest_revision: string;
-  first_started_at: number;
-  last_started_at: number;
-}
-
 export interface RuntimeTables {
   runtime_manifests: RuntimeManifestTable;
   runtime_manifest_content: RuntimeManifestContentTable;
   screen_runtime_state: ScreenRuntimeStateTable;
   release_packages: ReleasePackageTable;
-  playback_daily: PlaybackDailyTable;
 }

@@ -20,6 +20,7 @@ import type { NativeIdentityTables } from '../pairing/native-identity.tables';
 import type { FleetTables } from '../fleet/fleet.tables';
 import type { FeedbackTables } from '../feedback/feedback.tables';
 import type { BrowserLinkTables } from '../pairing/browser-links.tables';
+import type { PlaybackTables } from '../playback/playback.tables';
 
 export interface Database
   extends TenantTables,
@@ -41,5 +42,6 @@ export interface Database
     OperatorTables,
     NativeIdentityTables,
     FeedbackTables,
+    PlaybackTables,
     FleetTables,
     BrowserLinkTables {}

@@ -36,6 +36,7 @@ export function Stage({
       },
       onApplicationEvent: (placementId, code) =>
         void controller.report('info', 'application.event', { placement_id: placementId, code }),
+      showing: (facts) => controller.showing(facts),
       log: (message) => console.info(message),
     });
     onEngine?.(engine);

@@ -1,7 +1,9 @@
 // The player's IndexedDB (idb): the last manifest it activated (played when the server is down at
-// start) and when each media id was last referenced (for cache eviction).
+// start), when each media id was last referenced (for cache eviction), and the proof-of-play queue.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { isPlacementOf, type RuntimeManifest, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import type { ShowingOutcome } from '../../../sdk/contract/playback';
+import type { QueuedShowing, ShowingStore } from './playback-queue';
 
 export interface StoredManifest {
   manifest: RuntimeManifest;
@@ -12,19 +14,27 @@ export interface StoredManifest {
 interface PlayerSchema extends DBSchema {
   manifests: { key: 'active'; value: StoredManifest };
   'media-references': { key: string; value: { mediaId: string; lastReferencedAt: number } };
+  /** `open: 1` only while on glass: the sparse `open` index finds those without a walk. */
+  'playback-showings': { key: number; value: QueuedShowing & { open?: 1 }; indexes: { open: number } };
 }
 
 const DB_NAME = 'marquee-player';
-const DB_VERSION = 1;
+const DB_VERSION = 2;
 
 export class PlayerDatabase {
   private constructor(private readonly db: IDBPDatabase<PlayerSchema>) {}
 
   static async open(): Promise<PlayerDatabase> {
     const db = await openDB<PlayerSchema>(DB_NAME, DB_VERSION, {
-      upgrade(db) {
-        db.createObjectStore('manifests');
-        db.createObjectStore('media-references', { keyPath: 'mediaId' });
+      upgrade(db, oldVersion) {
+        if (oldVersion < 1) {
+          db.createObjectStore('manifests');
+          db.createObjectStore('media-references', { keyPath: 'mediaId' });
+        }
+        if (oldVersion < 2) {
+          const showings = db.createObjectStore('playback-showings', { keyPath: 'seq', autoIncrement: true });
+          showings.createIndex('open', 'open');
+        }
       },
     });
     return new PlayerDatabase(db);
@@ -62,6 +72,49 @@ export class PlayerDatabase {
     const tx = this.db.transaction('media-references', 'readwrite');
     for (const mediaId of mediaIds) void tx.store.delete(mediaId);
     await tx.done;
+  }
+
+  /** The proof-of-play queue's store. */
+  showings(): ShowingStore {
+    const db = this.db;
+    const plain = ({ open: _, ...s }: QueuedShowing & { open?: 1 }): QueuedShowing => s;
+    return {
+      async add(showing) {
+        const { seq: _, ...row } = showing;
+        return db.add('playback-showings', { ...row, ...(row.endedAt === null ? { open: 1 as const } : {}) });
+      },
+      async close(seq: number, endedAt: number, outcome: ShowingOutcome) {
+        const tx = db.transaction('playback-showings', 'readwrite');
+        const row = await tx.store.get(seq);
+        if (row) {
+          const { open: _, ...closed } = row;
+          await tx.store.put({ ...closed, endedAt, outcome });
+        }
+        await tx.done;
+      },
+      async oldest(limit) {
+        return (await db.getAll('playback-showings', undefined, limit)).map(plain);
+      },
+      async open() {
+        return (await db.getAllFromIndex('playback-showings', 'open')).map(plain);
+      },
+      async delete(seqs) {
+        const tx = db.transaction('playback-showings', 'readwrite');
+        for (const seq of seqs) void tx.store.delete(seq);
+        await tx.done;
+      },
+      count: () => db.count('playback-showings'),
+      async dropOldest(n) {
+        const tx = db.transaction('playback-showings', 'readwrite');
+        let dropped = 0;
+        for (let cursor = await tx.store.openCursor(); cursor && dropped < n; cursor = await cursor.continue()) {
+          await cursor.delete();
+          dropped++;
+        }
+        await tx.done;
+        return dropped;
+      },
+    };
   }
 }
 

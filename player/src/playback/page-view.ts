@@ -43,6 +43,8 @@ export class PageView {
   failedAt: number | null = null;
   private preparing: { turn: number; promise: Promise<boolean>; abort: AbortController } | null = null;
   private animations: Animation[] = [];
+  /** Set by the engine when a visibility rule ends the turn early: its items count as interrupted. */
+  cutShort = false;
 
   constructor(
     public page: RuntimePage,
@@ -152,7 +154,10 @@ export class PageView {
     const fill = segment.fill;
     const again = this.state === 'live';
     const turn = this.turns++;
-    if (again) for (const view of this.views) view.stop();
+    if (again) {
+      const outcome = this.outcome();
+      for (const view of this.views) view.stop(outcome);
+    }
     this.setState('live');
     for (const view of this.views) view.start(turn, segment, onMediaEnd);
     if (again) return;
@@ -175,11 +180,19 @@ export class PageView {
     this.animations.push(animation);
   }
 
+  /** How the turn that ends now ended, for proof of play. */
+  private outcome(): 'complete' | 'interrupted' {
+    const outcome = this.cutShort ? 'interrupted' : 'complete';
+    this.cutShort = false;
+    return outcome;
+  }
+
   /** Off glass: stop placements and animations, and release what costs (decoders, third-party frames). */
   leave(): void {
     for (const animation of this.animations) animation.cancel();
     this.animations = [];
-    for (const view of this.views) view.stop();
+    const outcome = this.outcome();
+    for (const view of this.views) view.stop(outcome);
     this.preparing?.abort.abort();
     this.preparing = null;
     this.preparedTurn = -1;

@@ -14,6 +14,8 @@ import {
   type RuntimeVideoPlacement,
 } from '../../../sdk/contract/manifest';
 import { rotationIndex } from '../../../sdk/lockstep/sequencer';
+import type { ShowingOutcome } from '../../../sdk/contract/playback';
+import type { ShowingFacts, ShowingHandle } from '../offline/playback-queue';
 import { waitFor, withTimeout } from './waits';
 
 /** An image must decode within this, a video buffer enough to play through. */
@@ -67,6 +69,8 @@ export interface PlacementHost {
   /** The controlling application of `view` asked for the next page (the engine checks that its page is on glass). */
   onApplicationAdvance(view: PlacementView): void;
   onApplicationEvent(placementId: string, code: string): void;
+  /** Proof of play: an item came on glass (the engine adds the manifest revision); end the handle when it leaves. */
+  showing?(facts: Omit<ShowingFacts, 'manifestRevision'>): ShowingHandle;
   log(message: string): void;
 }
 
@@ -85,8 +89,11 @@ export interface PlacementView {
    * `segment.start`); `onEnd` marks the media end of a media_end page.
    */
   start(turn: number, segment: Turn, onEnd: () => void): void;
-  /** The turn ended (the page left glass, or a new turn of it begins). */
-  stop(): void;
+  /**
+   * The turn ended (the page left glass, or a new turn of it begins): `interrupted` when the page
+   * was cut short (a visibility rule ended it, the player stopped), else `complete`.
+   */
+  stop(outcome?: ShowingOutcome): void;
   /** Release what costs while off glass (decoders, third-party frames). */
   cool(): void;
   /** A refreshed manifest of the same revision (capability handles renewed); true when the view must be prepared again. */
@@ -104,6 +111,39 @@ function wrapper(placement: RuntimePlacement, zIndex: number): HTMLElement {
   return el;
 }
 
+/** Proof of play for one placement: the item on glass now, begun and ended on the playback clock. */
+class OnGlass {
+  private handle: ShowingHandle | null = null;
+
+  constructor(
+    private readonly host: PlacementHost,
+    private readonly page: RuntimePage,
+    private readonly placementId: string,
+  ) {}
+
+  get showing(): boolean {
+    return this.handle !== null;
+  }
+
+  /** A new item comes on glass (ending the one before it, complete). */
+  begin(content: { mediaId: string } | { applicationId: string }): void {
+    this.end('complete');
+    this.handle =
+      this.host.showing?.({
+        pageId: this.page.id,
+        ...(this.page.slot ? { slotKey: this.page.slot.key } : {}),
+        placementId: this.placementId,
+        ...content,
+        startedAt: this.host.now(),
+      }) ?? null;
+  }
+
+  end(outcome: ShowingOutcome): void {
+    this.handle?.end(this.host.now(), outcome);
+    this.handle = null;
+  }
+}
+
 /** The items a turn shows: all of a sequence in order, or the one-at-a-time selector's `turn mod count`. */
 function itemsOfTurn(turn: number, count: number, sequence: boolean): number[] {
   return sequence ? Array.from({ length: count }, (_, i) => i) : [rotationIndex(turn, count)];
@@ -118,12 +158,15 @@ class ImageView implements PlacementView {
   readonly element: HTMLElement;
   private readonly images: HTMLImageElement[];
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The item counted as on glass this turn (null: none yet). */
+  private counted: number | null = null;
 
   constructor(
     readonly placement: RuntimeImagePlacement,
     zIndex: number,
     private readonly sequence: boolean,
     private readonly host: PlacementHost,
+    private readonly glass: OnGlass,
   ) {
     this.element = wrapper(placement, zIndex);
     this.images = placement.content.items.map((item) => {
@@ -162,6 +205,9 @@ class ImageView implements PlacementView {
   private show(index: number): void {
     // One task: the browser paints the swap in one frame, never an empty placement between.
     this.images.forEach((img, i) => (img.hidden = i !== index));
+    if (this.counted === index) return;
+    this.counted = index;
+    this.glass.begin({ mediaId: this.placement.content.items[index]!.mediaId });
   }
 
   start(turn: number, segment: Turn, onEnd: () => void): void {
@@ -184,9 +230,11 @@ class ImageView implements PlacementView {
     tick();
   }
 
-  stop(): void {
+  stop(outcome: ShowingOutcome = 'complete'): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.glass.end(outcome);
+    this.counted = null;
   }
 
   cool(): void {}
@@ -196,7 +244,7 @@ class ImageView implements PlacementView {
   }
 
   destroy(): void {
-    this.stop();
+    this.stop('interrupted');
     for (const img of this.images) img.removeAttribute('src');
     this.element.remove();
   }
@@ -230,6 +278,7 @@ class VideoView implements PlacementView {
     zIndex: number,
     private readonly sequence: boolean,
     private readonly host: PlacementHost,
+    private readonly glass: OnGlass,
   ) {
     this.element = wrapper(placement, zIndex);
     this.videos = placement.content.items.map((item) => {
@@ -350,6 +399,7 @@ class VideoView implements PlacementView {
     video.style.zIndex = '1';
     video.hidden = false;
     this.current = video;
+    this.glass.begin({ mediaId: this.placement.content.items[i]!.mediaId });
     void video.play().catch(() => undefined);
     if (previous && previous !== video) {
       previous.style.zIndex = '';
@@ -370,6 +420,7 @@ class VideoView implements PlacementView {
   private readonly onEnded = (event: Event) => {
     const ended = this.videos[this.order[this.step]!];
     if (!this.live || event.target !== ended) return;
+    this.glass.end('complete');
     this.step++;
     const next = this.order[this.step];
     if (next === undefined) {
@@ -383,10 +434,15 @@ class VideoView implements PlacementView {
 
   /** A clip that breaks while on glass counts as ended, so a media_end page moves on. */
   private readonly onError = (event: Event) => {
-    if (this.live && event.target === this.videos[this.order[this.step]!]) this.onEnded(event);
+    if (!this.live || event.target !== this.videos[this.order[this.step]!]) return;
+    this.glass.end('interrupted');
+    this.onEnded(event);
   };
 
-  stop(): void {
+  stop(outcome: ShowingOutcome = 'complete'): void {
+    // A clip cut off before its end (a page shorter than it) did not play whole; a looping one did its part.
+    const cut = this.glass.showing && !this.placement.content.loop;
+    this.glass.end(cut ? 'interrupted' : outcome);
     this.live = false;
     this.onEnd = null;
     clearInterval(this.correction);
@@ -412,7 +468,7 @@ class VideoView implements PlacementView {
   }
 
   destroy(): void {
-    this.stop();
+    this.stop('interrupted');
     this.cool();
     for (const video of this.videos) {
       video.removeEventListener('ended', this.onEnded);
@@ -551,6 +607,7 @@ class ApplicationView implements PlacementView {
     zIndex: number,
     private readonly page: RuntimePage,
     private readonly host: PlacementHost,
+    private readonly glass: OnGlass,
   ) {
     this.element = wrapper(placement, zIndex);
   }
@@ -682,9 +739,11 @@ class ApplicationView implements PlacementView {
     const bridge = this.current?.bridge;
     bridge?.setViewport(this.host.viewport(), { width: this.placement.rect.width, height: this.placement.rect.height });
     bridge?.activate();
+    if (this.current) this.glass.begin({ applicationId: this.placement.content.applicationId });
   }
 
-  stop(): void {
+  stop(outcome: ShowingOutcome = 'complete'): void {
+    this.glass.end(outcome);
     this.current?.bridge.deactivate();
   }
 
@@ -703,6 +762,7 @@ class ApplicationView implements PlacementView {
   }
 
   destroy(): void {
+    this.glass.end('interrupted');
     this.lifetime.abort();
     for (const launched of [this.current, this.replacement]) if (launched) this.discard(launched);
     this.current = this.replacement = null;
@@ -718,14 +778,15 @@ export function createPlacementView(
 ): PlacementView {
   const sequence = page.advance.mode === 'media_end';
   const p = kindOfPlacement(placement);
+  const glass = new OnGlass(host, page, placement.id);
   switch (p.kind) {
     case 'image':
-      return new ImageView(p.placement, zIndex, sequence && !p.placement.content.oneAtATime, host);
+      return new ImageView(p.placement, zIndex, sequence && !p.placement.content.oneAtATime, host, glass);
     case 'video':
-      return new VideoView(p.placement, zIndex, sequence && !p.placement.content.oneAtATime, host);
+      return new VideoView(p.placement, zIndex, sequence && !p.placement.content.oneAtATime, host, glass);
     case 'iframe':
       return new IframeView(p.placement, zIndex);
     case 'application':
-      return new ApplicationView(p.placement, zIndex, page, host);
+      return new ApplicationView(p.placement, zIndex, page, host, glass);
   }
 }

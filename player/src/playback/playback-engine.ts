@@ -23,6 +23,7 @@ import type { Size } from './canvas-layout';
 import { TRANSITION_EASING, transitionKeyframes } from './motion';
 import { PageView } from './page-view';
 import type { PlacementHost, PlacementView } from './placement-views';
+import type { ShowingFacts, ShowingHandle } from '../offline/playback-queue';
 import {
   endedEarly,
   firstSegment,
@@ -56,7 +57,9 @@ const LOCKSTEP_WAKE_EARLY_MS = 150;
 const LOCKSTEP_WAKE_PIECE_MS = 1000;
 
 export interface EngineHost
-  extends Omit<PlacementHost, 'onApplicationAdvance' | 'viewport' | 'contentGeneration' | 'lockstep'> {
+  extends Omit<PlacementHost, 'onApplicationAdvance' | 'viewport' | 'contentGeneration' | 'lockstep' | 'showing'> {
+  /** Proof of play: an item came on glass; the engine ends the handle when it leaves. */
+  showing?(facts: ShowingFacts): ShowingHandle;
   /** The playback clock (server-corrected; the group's synchronized clock for a sync group). */
   now(): number;
   /** A manifest is on glass: its first page finished its transition (or it has no pages). */
@@ -235,6 +238,12 @@ export class PlaybackEngine {
       contentGeneration: () => loop.manifest.contentGeneration,
       onApplicationAdvance: (view) => this.onApplicationAdvance(loop, view),
       onApplicationEvent: (placementId, code) => engine.onApplicationEvent(placementId, code),
+      ...(engine.showing
+        ? {
+            showing: (facts: Omit<ShowingFacts, 'manifestRevision'>) =>
+              engine.showing!({ ...facts, manifestRevision: loop.manifest.manifestRevision }),
+          }
+        : {}),
       log: (message) => engine.log(message),
     };
     loop.views = manifest.pages.map((page, i) => new PageView(page, i, host));
@@ -616,6 +625,7 @@ export class PlaybackEngine {
     const loop = this.current;
     const now = this.host.now();
     if (!playableIndexes(loop.sequence, now, loop.manifest.timezone).has(this.segment.index)) {
+      if (this.live) this.live.cutShort = true;
       this.segment = endedEarly(this.segment, now);
       this.onBoundary();
       return;

@@ -11,10 +11,12 @@ import {
 import { imagePlacement, manifestFixture, pageFixture, REVISION, RUNTIME_ORIGIN } from '../playback/manifest.fixtures';
 import { MEDIA_CACHE } from '../offline/media-cache-policy';
 import type { PlayerDatabase, StoredManifest } from '../offline/player-database';
+import { MemoryShowingStore } from '../offline/playback-queue';
 import { createPlayerStore } from '../state/player-store';
 import {
   CAPABILITY_REFRESH_MARGIN_MS,
   MANIFEST_POLL_MS,
+  PAIRED_DEVICE_KEY,
   manifestRefreshDelay,
   BOUNDARY_REFETCH_DELAY_MS,
   PlayerController,
@@ -288,6 +290,7 @@ function fakeDatabase(stored?: StoredManifest) {
     mediaReferences: async () => new Map<string, number>(),
     forgetMedia: async () => undefined,
     forgetAllMedia: async () => void calls.push('forgetAllMedia'),
+    showings: () => new MemoryShowingStore(),
   };
   return { db: db as unknown as PlayerDatabase, calls, saved };
 }
@@ -476,6 +479,48 @@ describe('the controller when the manifest changes while it is reading it', () =
     await Promise.all([first, second]);
     expect(manifestCalls).toBe(2);
     expect(store.getState().manifest?.screenLabel).toBe('Lobby (renamed)');
+    controller.destroy();
+  });
+});
+
+describe('proof of play in the controller', () => {
+  const facts = {
+    manifestRevision: REVISION,
+    pageId: 'a',
+    placementId: 'hero',
+    mediaId: 'med_1',
+    startedAt: Date.parse('2026-03-02T11:00:00Z'),
+  };
+
+  it('uploads what was on glass once it holds a paired session, and forgets it after the answer', async () => {
+    const bodies: { reports: { id: string; outcome: string }[] }[] = [];
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': () => Response.json(manifestFixture(), { headers: { etag: '"m1"' } }),
+      'GET /runtime/v1/events': hang,
+      'POST /runtime/v1/playback': (init) => {
+        bodies.push(JSON.parse(String(init?.body)));
+        return Response.json({ counted: 1, duplicates: 0, refused: [] });
+      },
+    });
+    const storage = memoryStorage();
+    storage.setItem(PAIRED_DEVICE_KEY, '1'); // paired before this start (which may be offline)
+    const { controller } = controllerWith(runtime, { storage });
+    controller.showing({ ...facts, startedAt: Date.now() - 2000 }).end(Date.now() - 1000, 'complete');
+    await controller.start();
+    await vi.waitFor(() => expect(bodies).toHaveLength(1), { timeout: 3000 });
+    expect(bodies[0]!.reports).toEqual([expect.objectContaining({ outcome: 'complete', media_id: 'med_1' })]);
+    await vi.waitFor(async () => expect(await controller.proofOfPlay.size()).toBe(0));
+    controller.destroy();
+  });
+
+  it('counts nothing on a device that is not paired (a public URL viewer)', async () => {
+    const runtime = fakeRuntime(0, {});
+    const storage = memoryStorage();
+    storage.setItem(PAIRED_DEVICE_KEY, '0');
+    const { controller } = controllerWith(runtime, { storage });
+    controller.showing(facts).end(facts.startedAt + 1000, 'complete');
+    expect(await controller.proofOfPlay.size()).toBe(0);
     controller.destroy();
   });
 });

@@ -3,6 +3,7 @@
 // manifest to the engine, report activation, persist what is on glass for offline starts, and keep
 // retrying with backoff and jitter while the runtime is unreachable. A manifest of a sync group
 // also puts the playback clock on the server's (timed exchanges, slewed, never jumped on glass).
+// Proof of play: what the engine puts on glass is queued (IndexedDB) and uploaded while paired.
 import { backoffDelay, type EventStream } from '../../../sdk/sse/event-stream-client';
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import type { RuntimeSession } from '../../../sdk/contract/screens';
@@ -11,6 +12,8 @@ import { isPlacementOf, parseRuntimeManifest } from '../../../sdk/contract/manif
 import type { PlayerConfig } from '../config/player-config';
 import { forgetAllMedia, recordAndEvict } from '../offline/media-cache';
 import { storableManifest, type PlayerDatabase } from '../offline/player-database';
+import { MemoryShowingStore, PlaybackQueue, type ShowingFacts, type ShowingHandle } from '../offline/playback-queue';
+import { PlaybackUploader } from './playback-uploader';
 import { pairScreen } from '../pairing/pairing-flow';
 import {
   estimateClockOffset,
@@ -38,6 +41,12 @@ export const RETRY_MAX_MS = 60_000;
 const PROVISION_FRAGMENT = /^#provision=([A-Za-z0-9_-]{43})$/;
 const PUBLIC_PATH = /^\/s\/([A-Za-z0-9_-]+)\/?$/;
 const EXCHANGE_ID_KEY = 'marquee.player.exchange-id';
+/**
+ * Whether this device last held a paired session ('1') or an anonymous one or none ('0'): a player
+ * started offline records proof of play only as a paired device (a viewer of a public URL never uploads).
+ */
+export const PAIRED_DEVICE_KEY = 'marquee.player.paired';
+const NOT_COUNTED: ShowingHandle = { end: () => undefined };
 
 export interface ControllerHost {
   config: PlayerConfig;
@@ -103,6 +112,9 @@ export class PlayerController {
   private readonly clockListeners = new Set<() => void>();
   private displayTimer: ReturnType<typeof setTimeout> | undefined;
   private toastTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Proof of play: showings written down as they start, uploaded while paired. */
+  readonly proofOfPlay: PlaybackQueue;
+  private readonly uploader: PlaybackUploader;
 
   constructor(private readonly host: ControllerHost) {
     this.client = new RuntimeClient({
@@ -115,6 +127,19 @@ export class PlayerController {
       },
     });
     this.publicId = PUBLIC_PATH.exec(host.location.pathname)?.[1];
+    this.proofOfPlay = new PlaybackQueue({
+      store: host.db?.showings() ?? new MemoryShowingStore(),
+      onError: (error) => host.log(`proof of play: ${String(error)}`),
+    });
+    this.uploader = new PlaybackUploader({
+      queue: this.proofOfPlay,
+      upload: (reports, signal) => this.client.reportPlayback(reports, signal),
+      now: () => this.now(),
+      canUpload: () => host.store.getState().session?.paired === true,
+      reportDropped: (count) =>
+        this.client.report({ severity: 'warning', code: 'playback.reports_dropped', context: { count } }),
+      log: (message) => host.log(message),
+    });
     // The display is judged in the manifest's time zone: a new manifest may bring another.
     host.store.subscribe((state, previous) => {
       if (state.manifest?.timezone !== previous.manifest?.timezone) this.judgeDisplay();
@@ -165,8 +190,17 @@ export class PlayerController {
       const manifest = this.host.store.getState().manifest;
       if (manifest) askToCacheMedia(manifest);
     });
+    // Showings a crash left on glass are closed before anything new starts.
+    await this.proofOfPlay.recover();
+    this.uploader.start();
     await this.playCachedManifest();
     void this.run();
+  }
+
+  /** An item came on glass (the engine's proof of play): queued on a paired device, else not counted. */
+  showing(facts: ShowingFacts): ShowingHandle {
+    if (this.host.storage.getItem(PAIRED_DEVICE_KEY) !== '1') return NOT_COUNTED;
+    return this.proofOfPlay.begin(facts);
   }
 
   /** Plays the last activated manifest at once (a reboot without a server still shows content). */
@@ -254,6 +288,7 @@ export class PlayerController {
   private async pair(): Promise<void> {
     // A device without a session forgets what an earlier pairing played.
     this.host.store.setState({ phase: 'pairing', manifest: null, session: null });
+    this.host.storage.setItem(PAIRED_DEVICE_KEY, '0');
     await this.forgetScreen();
     markReachable(this.host.store);
     await pairScreen({
@@ -265,6 +300,7 @@ export class PlayerController {
   }
 
   private adopt(session: RuntimeSession): RuntimeSession {
+    this.host.storage.setItem(PAIRED_DEVICE_KEY, session.paired ? '1' : '0');
     const path = new URL(session.public_url).pathname;
     if (this.publicId !== undefined && this.host.location.pathname !== path)
       this.host.history.replaceState(null, '', path);
@@ -277,6 +313,8 @@ export class PlayerController {
       ...(phase === 'booting' || phase === 'pairing' ? { phase: 'playing' as const } : {}),
     });
     this.judgeDisplay();
+    // Back with a session: what was queued meanwhile goes up now.
+    if (session.paired) this.uploader.nudge();
     return session;
   }
 
@@ -399,8 +437,9 @@ export class PlayerController {
       maxDelayMs: RETRY_MAX_MS,
       onOpen: () => {
         markReachable(this.host.store);
-        // Back after an outage: whatever changed meanwhile.
+        // Back after an outage: whatever changed meanwhile, and the proof of play queued meanwhile.
         void this.fetchManifest().catch(() => undefined);
+        this.uploader.nudge();
       },
       onRetry: () => markUnreachable(this.host.store),
       onEvent: (message) => {
@@ -525,6 +564,7 @@ export class PlayerController {
 
   destroy(): void {
     this.stop.abort();
+    this.uploader.destroy();
     clearTimeout(this.refreshTimer);
     clearTimeout(this.displayTimer);
     clearTimeout(this.toastTimer);

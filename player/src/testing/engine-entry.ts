@@ -2,6 +2,7 @@
 // stage, a playback clock the test can shift (so a rule boundary or a DST change is seconds away),
 // a fake launch route, and a sampler that records what is on glass every animation frame.
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
+import type { ShowingFacts } from '../offline/playback-queue';
 import { PlaybackEngine } from '../playback/playback-engine';
 import { SoundtrackPlayer, type SoundtrackRetry } from '../soundtrack/soundtrack-player';
 
@@ -46,6 +47,8 @@ export interface Records {
   logs: string[];
   /** Lockstep advances the engine handed to its host: `<timeline> <page index>`. */
   lockstepAdvances: string[];
+  /** Proof of play: each item the engine said came on glass, and how it ended (null while on glass). */
+  showings: (ShowingFacts & { endedAt: number | null; outcome: string | null })[];
 }
 
 /** A page came on glass: which, and the playback clock of the animation frame that showed it. */
@@ -132,7 +135,14 @@ export function mountEngine(options: { start: number | 'wall'; releaseOrigin: st
   stage.className = 'stage';
   document.body.append(stage);
   const clock = new TestClock(options.start === 'wall' ? performance.timeOrigin + performance.now() : options.start);
-  const records: Records = { activated: [], launches: [], advances: [], logs: [], lockstepAdvances: [] };
+  const records: Records = {
+    activated: [],
+    launches: [],
+    advances: [],
+    logs: [],
+    lockstepAdvances: [],
+    showings: [],
+  };
   const samples: Sample[] = [];
   const changes: PageChange[] = [];
   let shown: string | undefined;
@@ -154,6 +164,16 @@ export function mountEngine(options: { start: number | 'wall'; releaseOrigin: st
     onApplicationEvent: (placementId, code) => records.logs.push(`event ${placementId} ${code}`),
     log: (message) => records.logs.push(message),
     onLockstepAdvance: (timeline, pageIndex) => records.lockstepAdvances.push(`${timeline} ${pageIndex}`),
+    showing: (facts) => {
+      const record = { ...facts, endedAt: null as number | null, outcome: null as string | null };
+      records.showings.push(record);
+      return {
+        end: (at, outcome) => {
+          record.endedAt = at;
+          record.outcome = outcome;
+        },
+      };
+    },
   });
   const tick = (timestamp: number) => {
     if (!stage.isConnected) return;

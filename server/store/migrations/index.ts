@@ -25,6 +25,7 @@ import * as m0018 from './0018-fleet-control';
 import * as m0019 from './0019-feedback';
 import * as m0024 from './0024-comments';
 import * as m0025 from './0025-browser-links';
+import * as m0020 from './0020-proof-of-play';
 
 /** A migration module: `up` may ask which engine it runs on (column types that differ per engine). */
 interface EngineMigration {
@@ -52,7 +53,8 @@ const modules: Record<string, EngineMigration> = {
   // 0011-0017 are allotted to features landing from other branches (unordered migrations allowed).
   '0018-fleet-control': m0018,
   '0019-feedback': m0019,
-  // 0020-0023 are allotted to proof of play, screenshots, the dashboard and the kiosk.
+  '0020-proof-of-play': m0020,
+  // 0021-0023 are allotted to screenshots, the dashboard and the kiosk.
   '0024-comments': m0024,
   '0025-browser-links': m0025,
 };
