@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRuntimeEvent, type RuntimeEvent } from '../../sdk/contract/event-types';
 import { parseRuntimeManifest, type RuntimeImagePlacement } from '../../sdk/contract/manifest';
+import { RuntimeClient } from '../../sdk/client/runtime';
 import { imagePlacement, page } from '../../server/playlists/content.fixtures';
 import { createPlaylist, patchScreen, storedMedia } from '../../server/runtime/runtime.fixtures';
 import { TestServer } from '../../server/testing/harness';
@@ -145,6 +147,26 @@ describe('the kiosk agent', () => {
     expect(agent.events.after(cursor)).toHaveLength(1);
   });
 
+  it("announces a new manifest on the renderer's stream in the runtime contract's shape", async () => {
+    const agent = await agentAt(tempDataDir());
+    const renderer = new Renderer(agent);
+    const { screen } = await renderer.pair(server, token);
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(2000)));
+    // The player's own client and parser: an event it cannot parse, it ignores (and never refetches).
+    const heard: (RuntimeEvent | undefined)[] = [];
+    const stream = new RuntimeClient({ runtimeOrigin: agent.origin }).events({
+      cursor: agent.events.head(),
+      onEvent: (message) => void heard.push(parseRuntimeEvent(message.data)),
+    });
+    try {
+      await showImage(screen.id, crypto.randomBytes(2000));
+      await until(() => heard.length > 0);
+      expect(heard[0]).toMatchObject({ type: 'screen.manifest_changed', details: { reason: 'playlist_assigned' } });
+    } finally {
+      stream.close();
+    }
+  });
+
   it('boots with no upstream and plays the last-known-good manifest from disk', async () => {
     const dataDir = tempDataDir();
     const agent = await agentAt(dataDir);
@@ -232,5 +254,21 @@ describe('renderer recoveries', () => {
       { reason: 'hang', count: 1 },
       { reason: 'hang', count: 2 },
     ]);
+  });
+});
+
+describe('a refresh that fails', () => {
+  it('is tried again soon, not at the next poll (a transfer cut off mid-way)', async () => {
+    let cut = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes('/content/v1/') && cut++ === 0) throw new TypeError('fetch failed: the uplink dropped');
+      return fetch(input, init);
+    };
+    const agent = await startAgent(server.origin, tempDataDir(), { fetch: flaky });
+    agents.push(agent);
+    const { screen } = await new Renderer(agent).pair(server, token);
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(1500)));
+    expect(cut).toBeGreaterThan(1);
   });
 });

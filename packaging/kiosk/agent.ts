@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { MANIFEST_CHANGE_REASONS, type EventDetails, type ManifestChangeReason } from '../../sdk/contract/event-types';
 import type { RuntimeManifest } from '../../sdk/contract/manifest';
 import type { HostFacts } from '../../sdk/contract/native';
 import type { RuntimeReport } from '../../sdk/contract/runtime';
@@ -34,9 +35,17 @@ export const DEFAULT_BUDGET_BYTES = 8 * 1024 ** 3;
 export const RECONNECT_MAX_MS = 3_000;
 /** A missed event costs at most this: the manifest is asked for again on this period. */
 export const MANIFEST_POLL_MS = 10 * 60_000;
+/** A failed refresh is tried again after this, doubling up to the max (the player's manifest backoff). */
+const REFRESH_RETRY_INITIAL_MS = 1000;
+const REFRESH_RETRY_MAX_MS = 60_000;
 /** The mirror is re-hashed once the screen plays (not while it boots), then daily. */
 const VERIFY_AFTER_BOOT_MS = 60_000;
 const VERIFY_EVERY_MS = 24 * 3600_000;
+/**
+ * Local capabilities and launch tickets are the agent's own and never regranted by generation:
+ * the renderer's manifest changes carry this constant where upstream's carry its generation.
+ */
+const LOCAL_CONTENT_ACCESS_GENERATION = 1;
 /** Queued reports and key/value writes are offered upstream at least this often. */
 const QUEUE_REPLAY_MS = 30_000;
 
@@ -86,6 +95,10 @@ export class KioskAgent {
   private online = false;
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
+  private refreshFailures = 0;
+  private refreshRetry: ReturnType<typeof setTimeout> | undefined;
+  /** Why upstream last said the manifest changed, told on to the renderer with the mirrored one. */
+  private upstreamReason: ManifestChangeReason | undefined;
   /** The upstream session the held manifests' capabilities came with. */
   private capabilitiesOf = -1;
   private pairingWait: Promise<void> | undefined;
@@ -213,6 +226,7 @@ export class KioskAgent {
     this.stopped.abort();
     this.upstreamStream?.close();
     for (const t of this.timers) clearInterval(t);
+    clearTimeout(this.refreshRetry);
     await new Promise<void>((resolve) => {
       if (!this.server) return resolve();
       this.server.close(() => resolve());
@@ -298,7 +312,12 @@ export class KioskAgent {
 
   private onUpstreamEvent(type: string, record: Record<string, unknown>): void {
     switch (type) {
-      case 'screen.manifest_changed':
+      case 'screen.manifest_changed': {
+        const reason = (record.details as { reason?: unknown } | undefined)?.reason;
+        if (MANIFEST_CHANGE_REASONS.includes(reason as never)) this.upstreamReason = reason as ManifestChangeReason;
+        void this.refresh();
+        return;
+      }
       case 'screen.archived':
       case 'screen.unarchived':
         // The renderer hears of the change only once the new manifest is on disk (refresh).
@@ -330,24 +349,42 @@ export class KioskAgent {
 
   // ---- Manifests
 
-  /** Fetches the manifest; a new one is mirrored whole before it becomes active. One at a time. */
+  /**
+   * Fetches the manifest; a new one is mirrored whole before it becomes active. One at a time: asked
+   * again while one runs, it runs once more after it (the change that prompted the ask may have
+   * landed after the first read). A failed refresh is tried again with backoff, so a transfer cut
+   * off mid-way does not leave the new manifest waiting for the next event or poll.
+   */
   refresh(): Promise<void> {
     if (this.refreshing) {
       this.refreshAgain = true;
       return this.refreshing;
     }
+    clearTimeout(this.refreshRetry);
+    this.refreshRetry = undefined;
     this.refreshing = (async () => {
-      do {
-        this.refreshAgain = false;
-        await this.refreshOnce();
-      } while (this.refreshAgain && !this.stopped.signal.aborted);
-    })()
-      .catch((error) => {
+      try {
+        do {
+          this.refreshAgain = false;
+          await this.refreshOnce();
+        } while (this.refreshAgain && !this.stopped.signal.aborted);
+        this.refreshFailures = 0;
+      } catch (error) {
         if (isUnreachable(error)) this.setOnline(false);
         this.log('warn', 'manifest refresh failed', { error: String(error) });
-      })
-      .finally(() => (this.refreshing = undefined));
+        this.retryRefresh();
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
     return this.refreshing;
+  }
+
+  private retryRefresh(): void {
+    if (this.stopped.signal.aborted || !this.enrollment()) return;
+    const delay = backoffDelay(this.refreshFailures++, REFRESH_RETRY_INITIAL_MS, REFRESH_RETRY_MAX_MS);
+    this.refreshRetry = setTimeout(() => void this.refresh(), delay);
+    this.refreshRetry.unref();
   }
 
   private async refreshOnce(): Promise<void> {
@@ -390,9 +427,20 @@ export class KioskAgent {
     const promoted = this.book.promoteNext();
     if (!promoted) return;
     this.log('info', 'manifest on disk and active', { manifest: promoted.manifest.manifestRevision });
-    this.events.emit('screen.manifest_changed', {
-      details: { manifest_revision: promoted.manifest.manifestRevision, reason: 'mirrored' },
-    });
+    this.events.emit('screen.manifest_changed', { details: this.localManifestChange() });
+  }
+
+  /**
+   * The details of a local `screen.manifest_changed`, in the runtime contract's shape (the player
+   * ignores an event it cannot parse, so a change told any other way never reaches glass): the
+   * agent's own count of activations, which only grows, and upstream's reason when it gave one.
+   */
+  private localManifestChange(): EventDetails<'screen.manifest_changed'> {
+    const revision = (this.db.get<number>('local-manifest-revision') ?? 0) + 1;
+    this.db.set('local-manifest-revision', revision);
+    const reason = this.upstreamReason ?? 'playlist_updated';
+    this.upstreamReason = undefined;
+    return { manifest_revision: revision, content_access_generation: LOCAL_CONTENT_ACCESS_GENERATION, reason };
   }
 
   private async mirrorContent(manifest: RuntimeManifest): Promise<void> {
