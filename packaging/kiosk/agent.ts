@@ -6,7 +6,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { MANIFEST_CHANGE_REASONS, type EventDetails, type ManifestChangeReason } from '../../sdk/contract/event-types';
+import {
+  MANIFEST_CHANGE_REASONS,
+  parseRuntimeEvent,
+  type EventDetails,
+  type ManifestChangeReason,
+} from '../../sdk/contract/event-types';
+import type { DisplayState } from '../../sdk/contract/fleet';
 import type { RuntimeManifest } from '../../sdk/contract/manifest';
 import type { HostFacts } from '../../sdk/contract/native';
 import type { RuntimeReport } from '../../sdk/contract/runtime';
@@ -21,6 +27,7 @@ import { KvMirror } from './kv-mirror';
 import { localReleaseLabel, mirrorItemsOf, neededKeys, releasesOf } from './local-manifest';
 import { LocalEvents } from './local-events';
 import { ManifestBook } from './manifest-book';
+import { parsePageCall, runPageCall } from './page-hooks';
 import type { PlatformAdapter } from './platform';
 import { Mirror, type ContentFetch } from './mirror';
 import { ReleaseTrees } from './release-trees';
@@ -123,7 +130,10 @@ export class KioskAgent {
     this.trees = new ReleaseTrees(this.mirror);
     this.reports = new ReportQueue(this.db);
     this.kv = new KvMirror(this.db);
-    this.upstream = new Upstream(options.server, identity, { fetch: options.fetch });
+    this.upstream = new Upstream(options.server, identity, {
+      fetch: options.fetch,
+      onSession: (session) => this.mirrorDisplay(session.display),
+    });
     let secret = this.db.get<string>('local-key');
     if (!secret) this.db.set('local-key', (secret = crypto.randomBytes(32).toString('base64url')));
     this.localKey = Buffer.from(secret, 'base64url');
@@ -176,6 +186,25 @@ export class KioskAgent {
 
   pendingPairing(): PendingPairing | undefined {
     return this.db.get<PendingPairing>('pairing');
+  }
+
+  /** The screen's display state as upstream last told it: the renderer applies it offline too. */
+  display(): DisplayState {
+    return this.db.get<DisplayState>('display') ?? { power: null, schedule: null };
+  }
+
+  private mirrorDisplay(display: DisplayState | undefined): void {
+    if (display) this.db.set('display', { power: display.power, schedule: display.schedule });
+  }
+
+  /**
+   * A call of the page on glass (`marqueeKiosk.setDisplayPower/reboot`), handed over by the shell
+   * that installed the hooks; anything but a well-formed call is ignored.
+   */
+  pageCall(payload: unknown): Promise<void> {
+    const call = parsePageCall(payload);
+    if (!call) return Promise.resolve();
+    return runPageCall(call, this.options.platform, this.log);
   }
 
   status() {
@@ -294,8 +323,21 @@ export class KioskAgent {
       },
       onRetry: () => this.setOnline(false),
       onCursor: (cursor) => this.db.set('upstream-cursor', cursor),
-      onResync: () => this.refresh(),
-      onEvent: (message) => this.onUpstreamEvent(message.type, (message.data ?? {}) as Record<string, unknown>),
+      onResync: async () => {
+        // Events were missed: the manifest again, and a new session for the display state now.
+        this.upstream.dropSession();
+        await this.upstream.ensureSession();
+        await this.refresh();
+      },
+      onEvent: (message) => {
+        // An event the agent fails on is passed over, not delivered again and again (the stream
+        // would stall on it and every later event, reassignments included, would wait behind it).
+        try {
+          this.onUpstreamEvent(message.type, (message.data ?? {}) as Record<string, unknown>);
+        } catch (error) {
+          this.log('error', 'an upstream event could not be handled', { type: message.type, error: String(error) });
+        }
+      },
     });
     this.upstreamStream = stream;
     try {
@@ -326,6 +368,13 @@ export class KioskAgent {
       case 'player.reload':
         this.events.emit(type, record);
         return;
+      case 'screen.display_changed': {
+        // Kept, so a renderer that starts with no network still applies the power and the schedule.
+        const event = parseRuntimeEvent(record);
+        if (event?.type === 'screen.display_changed') this.mirrorDisplay(event.details);
+        this.events.emit(type, record);
+        return;
+      }
       case 'screen.deleted':
         this.unpair('the screen was deleted upstream');
         return;
@@ -341,6 +390,7 @@ export class KioskAgent {
     this.db.delete('enrollment');
     this.db.delete('pairing');
     this.db.delete('upstream-cursor');
+    this.db.delete('display');
     this.book.clear();
     this.upstream.dropSession();
     this.upstreamStream?.close();
