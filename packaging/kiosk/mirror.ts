@@ -7,7 +7,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AgentDb } from './agent-db';
 
@@ -59,6 +58,70 @@ interface EntryRow {
 const SHA256 = /^[a-f0-9]{64}$/;
 /** Last-use times are written at most this often per entry (serving a video is many range reads). */
 const TOUCH_EVERY_MS = 60_000;
+/**
+ * Downloaded chunks are gathered to this many bytes before one write: fetch hands over chunks of
+ * tens of KB, and a write (and a stream hop) per chunk cost more than the transfer on a fast link.
+ */
+const WRITE_BATCH_BYTES = 1024 * 1024;
+
+/**
+ * Streams a body to `file` (appending or from scratch), hashing as it goes: the web stream read
+ * directly and written in batches, without Node stream adapters between (the mirror's hot path).
+ */
+async function writeHashed(
+  body: ReadableStream<Uint8Array>,
+  file: string,
+  flags: 'a' | 'w',
+  hash: crypto.Hash,
+): Promise<void> {
+  const handle = await fs.promises.open(file, flags);
+  const reader = body.getReader();
+  let batch: Uint8Array[] = [];
+  let batched = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      hash.update(value);
+      batch.push(value);
+      batched += value.byteLength;
+      if (batched >= WRITE_BATCH_BYTES) {
+        await writeAll(handle, batch);
+        batch = [];
+        batched = 0;
+      }
+    }
+    if (batched > 0) await writeAll(handle, batch);
+  } catch (error) {
+    // What arrived before the break is kept, so the next attempt resumes after it.
+    if (batched > 0) await writeAll(handle, batch).catch(() => undefined);
+    await reader.cancel().catch(() => undefined);
+    throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** writev may write less than asked (a full disk, a signal): the rest goes again. */
+export async function writeAll(handle: fs.promises.FileHandle, chunks: Uint8Array[]): Promise<void> {
+  let pending = chunks;
+  for (;;) {
+    const total = pending.reduce((n, c) => n + c.byteLength, 0);
+    const { bytesWritten } = await handle.writev(pending);
+    if (bytesWritten >= total) return;
+    let skip = bytesWritten;
+    const rest: Uint8Array[] = [];
+    for (const chunk of pending) {
+      if (skip >= chunk.byteLength) {
+        skip -= chunk.byteLength;
+        continue;
+      }
+      rest.push(skip > 0 ? chunk.subarray(skip) : chunk);
+      skip = 0;
+    }
+    pending = rest;
+  }
+}
 
 export class Mirror {
   readonly blobDir: string;
@@ -231,14 +294,8 @@ export class Mirror {
     keep: ReadonlySet<string>,
   ): Promise<void> {
     if (response.body) {
-      const feed = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          done(null, chunk);
-        },
-      });
       try {
-        await pipeline(Readable.fromWeb(response.body as never), feed, fs.createWriteStream(part, { flags }));
+        await writeHashed(response.body, part, flags, hash);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
           // The disk filled before the budget did: free what is not needed; the next pass resumes.
