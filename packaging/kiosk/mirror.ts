@@ -234,23 +234,41 @@ export class Mirror {
   }
 
   /**
-   * Makes every item present and verified, one after the other (a kiosk's uplink is one pipe);
-   * `keep` names what must not be evicted meanwhile (the active and next manifests' needs).
+   * Makes every item present and verified, one download after the other (a kiosk's uplink is one
+   * pipe); `keep` names what must not be evicted meanwhile (the active and next manifests' needs).
+   * A downloaded file lands (flushed to disk, renamed, recorded) while the next one downloads: the
+   * flush is the disk's work, and waiting for it would leave the link idle.
    */
   async ensure(items: MirrorItem[], keep: ReadonlySet<string>, signal?: AbortSignal): Promise<void> {
     const unique = new Map(items.map((i) => [i.sha256, i]));
-    for (const item of unique.values()) {
-      signal?.throwIfAborted();
-      if (this.has(item.sha256, item.bytes)) {
-        this.touch(item.sha256);
-        continue;
+    let landing: Promise<void> | undefined;
+    try {
+      for (const item of unique.values()) {
+        signal?.throwIfAborted();
+        if (this.has(item.sha256, item.bytes)) {
+          this.touch(item.sha256);
+          continue;
+        }
+        const written = await this.fetchToPart(item, keep, signal);
+        await landing; // one flush at a time, in order
+        landing = this.land(item, written);
+        landing.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
       }
-      await this.download(item, keep, signal);
+    } catch (error) {
+      // The file already whole still lands before the failure is told.
+      await landing?.catch(() => undefined);
+      throw error;
     }
+    await landing;
   }
 
   /** One item: resumed from its partial file when there is one, verified, renamed into place. */
   async download(item: MirrorItem, keep: ReadonlySet<string>, signal?: AbortSignal): Promise<void> {
+    await this.land(item, await this.fetchToPart(item, keep, signal));
+  }
+
+  /** Fetches an item into its partial file (resuming what is there); returns the file's hash. */
+  private async fetchToPart(item: MirrorItem, keep: ReadonlySet<string>, signal?: AbortSignal): Promise<crypto.Hash> {
     const part = this.partPath(item.sha256);
     let offset = 0;
     try {
@@ -267,7 +285,7 @@ export class Mirror {
     if (offset > 0) {
       const hash = crypto.createHash('sha256');
       await pipeline(fs.createReadStream(part), hash, { end: false });
-      if (offset === item.bytes) return this.finish(item, part, hash);
+      if (offset === item.bytes) return hash;
       const response = await this.options.fetch(item.path, {
         range: `bytes=${offset}-`,
         ifRange: `"${item.sha256}"`,
@@ -292,7 +310,7 @@ export class Mirror {
     hash: crypto.Hash,
     flags: 'a' | 'w',
     keep: ReadonlySet<string>,
-  ): Promise<void> {
+  ): Promise<crypto.Hash> {
     if (response.body) {
       try {
         await writeHashed(response.body, part, flags, hash);
@@ -305,7 +323,7 @@ export class Mirror {
         throw error;
       }
     }
-    return this.finish(item, part, hash);
+    return hash;
   }
 
   /** Every entry and partial file outside `keep` goes. */
@@ -317,19 +335,23 @@ export class Mirror {
     }
   }
 
-  /** Verifies the complete partial file and renames it into place. */
-  private finish(item: MirrorItem, part: string, hash: crypto.Hash): void {
+  /** Verifies the complete partial file, flushes it to disk and renames it into place. */
+  private async land(item: MirrorItem, hash: crypto.Hash): Promise<void> {
+    const part = this.partPath(item.sha256);
     const size = fs.statSync(part).size;
     const digest = hash.digest('hex');
     if (size !== item.bytes || digest !== item.sha256) {
       fs.rmSync(part, { force: true });
       throw new IntegrityError(item.sha256);
     }
-    const file = this.filePath(item.sha256);
-    const fd = fs.openSync(part, 'r');
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fs.renameSync(part, file);
+    // On disk before it has its final name: after a power cut a named blob is whole.
+    const handle = await fs.promises.open(part, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    fs.renameSync(part, this.filePath(item.sha256));
     const now = this.now();
     this.db.sqlite
       .prepare(
