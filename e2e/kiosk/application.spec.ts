@@ -7,10 +7,7 @@ import { canvas, fullRect } from '../support/playlist-documents';
 
 test.use({ viewport: { width: 1920, height: 1080 } });
 
-// Intermittent since the kiosk branch met the seams (about half the runs; issue 14 stays open for it):
-// the kiosk sometimes never puts the newly assigned playlist on glass, as in offline.spec.ts's last
-// step, so the agent's pick-up of an assignment is suspect. Marked fixme until that is found.
-test.fixme('an application page plays offline from its package on the kiosk', async ({
+test('an application page plays offline from its package on the kiosk', async ({
   browser,
   player,
   kiosk,

@@ -55,7 +55,11 @@ export class MarqueeServer {
       } catch {
         // not up yet
       }
-      if (Date.now() > deadline) throw new Error('the server did not start');
+      if (Date.now() > deadline) {
+        // Not left running: a fixture whose setup throws never tears down, and the port stays taken.
+        await this.kill();
+        throw new Error('the server did not start');
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -3,15 +3,20 @@
 // lets the agent's watchdog reload or recreate the window; a crash of the main process relaunches
 // the app. Everything it calls besides Electron is the kiosk agent (packaging/kiosk/), tested there.
 import path from 'node:path';
-import { app, BrowserWindow, Menu, powerSaveBlocker, session } from 'electron';
+import { app, BrowserWindow, ipcMain, Menu, powerSaveBlocker, session } from 'electron';
 import { KioskAgent } from '../kiosk/agent';
+import { linuxHostFacts } from '../kiosk/host-facts';
 import { readSettings } from '../kiosk/main';
+import { PAGE_CALL_CHANNEL, runPageCall } from '../kiosk/page-hooks';
+import { linuxPlatform } from '../kiosk/platform';
 import { channelControl, watchRenderer } from '../kiosk/shell';
 import type { RendererControl } from '../kiosk/watchdog';
-import { HIDE_CURSOR_CSS, kioskWindowOptions, mayNavigate } from './window';
+import { acceptedPageCall, HIDE_CURSOR_CSS, kioskWindowOptions, mayNavigate } from './window';
 
 /** The player build ships beside the main bundle (electron-builder.yml `files`). */
 const PLAYER_DIR = path.join(app.getAppPath(), 'dist', 'player');
+/** The preload bundle beside this one (vite.preload.config.ts). */
+const PRELOAD = path.join(import.meta.dirname, 'preload.cjs');
 
 function relaunchOnCrash(error: unknown): void {
   console.error('marquee kiosk: fatal error, relaunching', error);
@@ -40,13 +45,16 @@ app.whenReady().then(async () => {
     port: settings.port,
     playerDir: PLAYER_DIR,
     budgetBytes: settings.budgetBytes,
+    // Display power and reboot through the Linux adapter; elsewhere the player falls back to black glass.
+    platform:
+      process.platform === 'linux' ? linuxPlatform(linuxHostFacts(), { commands: settings.commands }) : undefined,
     log: (level, message, fields) => console[level === 'info' ? 'log' : level](message, fields ?? ''),
   });
 
   let window: BrowserWindow;
   let watchdog: ReturnType<typeof watchRenderer> | undefined;
   const open = () => {
-    window = new BrowserWindow(kioskWindowOptions(app.isPackaged));
+    window = new BrowserWindow(kioskWindowOptions(app.isPackaged, PRELOAD));
     const contents = window.webContents;
     contents.setWindowOpenHandler(() => ({ action: 'deny' }));
     contents.on('will-navigate', (event, url) => {
@@ -58,6 +66,14 @@ app.whenReady().then(async () => {
     void window.loadURL(`${agent.origin}/`);
   };
   open();
+  ipcMain.on(PAGE_CALL_CHANNEL, (event, payload) => {
+    const frame = event.senderFrame;
+    const call =
+      frame && event.sender === window.webContents
+        ? acceptedPageCall({ url: frame.url, isMainFrame: frame === event.sender.mainFrame }, agent.origin, payload)
+        : undefined;
+    if (call) void runPageCall(call, agent.platform, agent.log);
+  });
 
   const control: RendererControl = {
     reload: async () => window.webContents.reload(),

@@ -2,12 +2,16 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRuntimeEvent, type RuntimeEvent } from '../../sdk/contract/event-types';
 import { parseRuntimeManifest, type RuntimeImagePlacement } from '../../sdk/contract/manifest';
+import { RuntimeClient } from '../../sdk/client/runtime';
 import { imagePlacement, page } from '../../server/playlists/content.fixtures';
 import { createPlaylist, patchScreen, storedMedia } from '../../server/runtime/runtime.fixtures';
 import { TestServer } from '../../server/testing/harness';
 import type { KioskAgent } from './agent';
-import { Renderer, startAgent, tempDataDir, until } from './agent.fixtures';
+import { HOST, Renderer, startAgent, tempDataDir, until } from './agent.fixtures';
+import { fixedHostFacts } from './host-facts';
+import { FakePlatform } from './platform';
 import { mediaOf } from './local-manifest';
 
 let server: TestServer;
@@ -145,6 +149,26 @@ describe('the kiosk agent', () => {
     expect(agent.events.after(cursor)).toHaveLength(1);
   });
 
+  it("announces a new manifest on the renderer's stream in the runtime contract's shape", async () => {
+    const agent = await agentAt(tempDataDir());
+    const renderer = new Renderer(agent);
+    const { screen } = await renderer.pair(server, token);
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(2000)));
+    // The player's own client and parser: an event it cannot parse, it ignores (and never refetches).
+    const heard: (RuntimeEvent | undefined)[] = [];
+    const stream = new RuntimeClient({ runtimeOrigin: agent.origin }).events({
+      cursor: agent.events.head(),
+      onEvent: (message) => void heard.push(parseRuntimeEvent(message.data)),
+    });
+    try {
+      await showImage(screen.id, crypto.randomBytes(2000));
+      await until(() => heard.length > 0);
+      expect(heard[0]).toMatchObject({ type: 'screen.manifest_changed', details: { reason: 'playlist_assigned' } });
+    } finally {
+      stream.close();
+    }
+  });
+
   it('boots with no upstream and plays the last-known-good manifest from disk', async () => {
     const dataDir = tempDataDir();
     const agent = await agentAt(dataDir);
@@ -232,5 +256,76 @@ describe('renderer recoveries', () => {
       { reason: 'hang', count: 1 },
       { reason: 'hang', count: 2 },
     ]);
+  });
+});
+
+describe('a refresh that fails', () => {
+  it('is tried again soon, not at the next poll (a transfer cut off mid-way)', async () => {
+    let cut = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes('/content/v1/') && cut++ === 0) throw new TypeError('fetch failed: the uplink dropped');
+      return fetch(input, init);
+    };
+    const agent = await startAgent(server.origin, tempDataDir(), { fetch: flaky });
+    agents.push(agent);
+    const { screen } = await new Renderer(agent).pair(server, token);
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(1500)));
+    expect(cut).toBeGreaterThan(1);
+  });
+});
+
+describe('an upstream event the agent fails on', () => {
+  it('is passed over once, not delivered again and again ahead of the events after it', async () => {
+    const agent = await agentAt(tempDataDir());
+    const { screen } = await new Renderer(agent).pair(server, token);
+    await until(() => agent.isOnline);
+    let failed = 0;
+    agent.events.subscribe((event) => {
+      if (event.type === 'screen.display_changed' && ++failed) throw new Error('a renderer channel that broke');
+    });
+    await server.request('POST', `/api/v1/screens/${screen.id}/display`, { token, json: { power: 'off' } });
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(800)));
+    await until(() => agent.display().power === 'off');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(failed).toBe(1);
+  });
+});
+
+describe('the display', () => {
+  it("mirrors the screen's display state, and hands it to a renderer that starts with no network", async () => {
+    const dataDir = tempDataDir();
+    const agent = await agentAt(dataDir);
+    const renderer = new Renderer(agent);
+    const { screen } = await renderer.pair(server, token);
+    await until(() => agent.isOnline);
+    expect(agent.display()).toEqual({ power: null, schedule: null });
+    const night = { on: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '07:00', end: '19:00' }] };
+    await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { timezone: 'Europe/Berlin' } });
+    const put = await server.request('PUT', `/api/v1/screens/${screen.id}/display-schedule`, { token, json: night });
+    expect(put.status, put.text).toBe(200);
+    const off = await server.request('POST', `/api/v1/screens/${screen.id}/display`, { token, json: { power: 'off' } });
+    expect(off.status, off.text).toBe(200);
+    await until(() => agent.display().power === 'off');
+    expect(agent.display()).toEqual({ power: 'off', schedule: night });
+    await agent.stop();
+
+    const offline = await agentAt(dataDir, 'http://127.0.0.1:9');
+    const session = await new Renderer(offline).post('/runtime/v1/device-sessions', {});
+    expect(session.status).toBe(201);
+    expect(((await session.json()) as { display: unknown }).display).toEqual({ power: 'off', schedule: night });
+  });
+
+  it("acts on the page's display power and reboot calls through the platform adapter, ignoring anything else", async () => {
+    const platform = new FakePlatform(fixedHostFacts(HOST));
+    const agent = await startAgent(server.origin, tempDataDir(), { platform });
+    agents.push(agent);
+    await agent.pageCall('{"op":"display_power","on":false}');
+    await agent.pageCall({ op: 'display_power', on: true });
+    await agent.pageCall({ op: 'display_power', on: 'yes' });
+    await agent.pageCall('{"op":"shutdown"}');
+    await agent.pageCall('not json');
+    await agent.pageCall({ op: 'reboot' });
+    expect(platform.calls).toEqual(['display off', 'display on', 'reboot']);
   });
 });

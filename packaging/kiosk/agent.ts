@@ -6,6 +6,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import {
+  MANIFEST_CHANGE_REASONS,
+  parseRuntimeEvent,
+  type EventDetails,
+  type ManifestChangeReason,
+} from '../../sdk/contract/event-types';
+import type { DisplayState } from '../../sdk/contract/fleet';
 import type { RuntimeManifest } from '../../sdk/contract/manifest';
 import type { HostFacts } from '../../sdk/contract/native';
 import type { RuntimeReport } from '../../sdk/contract/runtime';
@@ -20,6 +27,7 @@ import { KvMirror } from './kv-mirror';
 import { localReleaseLabel, mirrorItemsOf, neededKeys, releasesOf } from './local-manifest';
 import { LocalEvents } from './local-events';
 import { ManifestBook } from './manifest-book';
+import { parsePageCall, runPageCall } from './page-hooks';
 import type { PlatformAdapter } from './platform';
 import { Mirror, type ContentFetch } from './mirror';
 import { ReleaseTrees } from './release-trees';
@@ -34,9 +42,17 @@ export const DEFAULT_BUDGET_BYTES = 8 * 1024 ** 3;
 export const RECONNECT_MAX_MS = 3_000;
 /** A missed event costs at most this: the manifest is asked for again on this period. */
 export const MANIFEST_POLL_MS = 10 * 60_000;
+/** A failed refresh is tried again after this, doubling up to the max (the player's manifest backoff). */
+const REFRESH_RETRY_INITIAL_MS = 1000;
+const REFRESH_RETRY_MAX_MS = 60_000;
 /** The mirror is re-hashed once the screen plays (not while it boots), then daily. */
 const VERIFY_AFTER_BOOT_MS = 60_000;
 const VERIFY_EVERY_MS = 24 * 3600_000;
+/**
+ * Local capabilities and launch tickets are the agent's own and never regranted by generation:
+ * the renderer's manifest changes carry this constant where upstream's carry its generation.
+ */
+const LOCAL_CONTENT_ACCESS_GENERATION = 1;
 /** Queued reports and key/value writes are offered upstream at least this often. */
 const QUEUE_REPLAY_MS = 30_000;
 
@@ -86,6 +102,10 @@ export class KioskAgent {
   private online = false;
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
+  private refreshFailures = 0;
+  private refreshRetry: ReturnType<typeof setTimeout> | undefined;
+  /** Why upstream last said the manifest changed, told on to the renderer with the mirrored one. */
+  private upstreamReason: ManifestChangeReason | undefined;
   /** The upstream session the held manifests' capabilities came with. */
   private capabilitiesOf = -1;
   private pairingWait: Promise<void> | undefined;
@@ -110,7 +130,10 @@ export class KioskAgent {
     this.trees = new ReleaseTrees(this.mirror);
     this.reports = new ReportQueue(this.db);
     this.kv = new KvMirror(this.db);
-    this.upstream = new Upstream(options.server, identity, { fetch: options.fetch });
+    this.upstream = new Upstream(options.server, identity, {
+      fetch: options.fetch,
+      onSession: (session) => this.mirrorDisplay(session.display),
+    });
     let secret = this.db.get<string>('local-key');
     if (!secret) this.db.set('local-key', (secret = crypto.randomBytes(32).toString('base64url')));
     this.localKey = Buffer.from(secret, 'base64url');
@@ -165,6 +188,25 @@ export class KioskAgent {
     return this.db.get<PendingPairing>('pairing');
   }
 
+  /** The screen's display state as upstream last told it: the renderer applies it offline too. */
+  display(): DisplayState {
+    return this.db.get<DisplayState>('display') ?? { power: null, schedule: null };
+  }
+
+  private mirrorDisplay(display: DisplayState | undefined): void {
+    if (display) this.db.set('display', { power: display.power, schedule: display.schedule });
+  }
+
+  /**
+   * A call of the page on glass (`marqueeKiosk.setDisplayPower/reboot`), handed over by the shell
+   * that installed the hooks; anything but a well-formed call is ignored.
+   */
+  pageCall(payload: unknown): Promise<void> {
+    const call = parsePageCall(payload);
+    if (!call) return Promise.resolve();
+    return runPageCall(call, this.options.platform, this.log);
+  }
+
   status() {
     const active = this.book.active();
     return {
@@ -213,6 +255,7 @@ export class KioskAgent {
     this.stopped.abort();
     this.upstreamStream?.close();
     for (const t of this.timers) clearInterval(t);
+    clearTimeout(this.refreshRetry);
     await new Promise<void>((resolve) => {
       if (!this.server) return resolve();
       this.server.close(() => resolve());
@@ -280,8 +323,21 @@ export class KioskAgent {
       },
       onRetry: () => this.setOnline(false),
       onCursor: (cursor) => this.db.set('upstream-cursor', cursor),
-      onResync: () => this.refresh(),
-      onEvent: (message) => this.onUpstreamEvent(message.type, (message.data ?? {}) as Record<string, unknown>),
+      onResync: async () => {
+        // Events were missed: the manifest again, and a new session for the display state now.
+        this.upstream.dropSession();
+        await this.upstream.ensureSession();
+        await this.refresh();
+      },
+      onEvent: (message) => {
+        // An event the agent fails on is passed over, not delivered again and again (the stream
+        // would stall on it and every later event, reassignments included, would wait behind it).
+        try {
+          this.onUpstreamEvent(message.type, (message.data ?? {}) as Record<string, unknown>);
+        } catch (error) {
+          this.log('error', 'an upstream event could not be handled', { type: message.type, error: String(error) });
+        }
+      },
     });
     this.upstreamStream = stream;
     try {
@@ -298,7 +354,12 @@ export class KioskAgent {
 
   private onUpstreamEvent(type: string, record: Record<string, unknown>): void {
     switch (type) {
-      case 'screen.manifest_changed':
+      case 'screen.manifest_changed': {
+        const reason = (record.details as { reason?: unknown } | undefined)?.reason;
+        if (MANIFEST_CHANGE_REASONS.includes(reason as never)) this.upstreamReason = reason as ManifestChangeReason;
+        void this.refresh();
+        return;
+      }
       case 'screen.archived':
       case 'screen.unarchived':
         // The renderer hears of the change only once the new manifest is on disk (refresh).
@@ -307,6 +368,13 @@ export class KioskAgent {
       case 'player.reload':
         this.events.emit(type, record);
         return;
+      case 'screen.display_changed': {
+        // Kept, so a renderer that starts with no network still applies the power and the schedule.
+        const event = parseRuntimeEvent(record);
+        if (event?.type === 'screen.display_changed') this.mirrorDisplay(event.details);
+        this.events.emit(type, record);
+        return;
+      }
       case 'screen.deleted':
         this.unpair('the screen was deleted upstream');
         return;
@@ -322,6 +390,7 @@ export class KioskAgent {
     this.db.delete('enrollment');
     this.db.delete('pairing');
     this.db.delete('upstream-cursor');
+    this.db.delete('display');
     this.book.clear();
     this.upstream.dropSession();
     this.upstreamStream?.close();
@@ -330,24 +399,42 @@ export class KioskAgent {
 
   // ---- Manifests
 
-  /** Fetches the manifest; a new one is mirrored whole before it becomes active. One at a time. */
+  /**
+   * Fetches the manifest; a new one is mirrored whole before it becomes active. One at a time: asked
+   * again while one runs, it runs once more after it (the change that prompted the ask may have
+   * landed after the first read). A failed refresh is tried again with backoff, so a transfer cut
+   * off mid-way does not leave the new manifest waiting for the next event or poll.
+   */
   refresh(): Promise<void> {
     if (this.refreshing) {
       this.refreshAgain = true;
       return this.refreshing;
     }
+    clearTimeout(this.refreshRetry);
+    this.refreshRetry = undefined;
     this.refreshing = (async () => {
-      do {
-        this.refreshAgain = false;
-        await this.refreshOnce();
-      } while (this.refreshAgain && !this.stopped.signal.aborted);
-    })()
-      .catch((error) => {
+      try {
+        do {
+          this.refreshAgain = false;
+          await this.refreshOnce();
+        } while (this.refreshAgain && !this.stopped.signal.aborted);
+        this.refreshFailures = 0;
+      } catch (error) {
         if (isUnreachable(error)) this.setOnline(false);
         this.log('warn', 'manifest refresh failed', { error: String(error) });
-      })
-      .finally(() => (this.refreshing = undefined));
+        this.retryRefresh();
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
     return this.refreshing;
+  }
+
+  private retryRefresh(): void {
+    if (this.stopped.signal.aborted || !this.enrollment()) return;
+    const delay = backoffDelay(this.refreshFailures++, REFRESH_RETRY_INITIAL_MS, REFRESH_RETRY_MAX_MS);
+    this.refreshRetry = setTimeout(() => void this.refresh(), delay);
+    this.refreshRetry.unref();
   }
 
   private async refreshOnce(): Promise<void> {
@@ -390,9 +477,20 @@ export class KioskAgent {
     const promoted = this.book.promoteNext();
     if (!promoted) return;
     this.log('info', 'manifest on disk and active', { manifest: promoted.manifest.manifestRevision });
-    this.events.emit('screen.manifest_changed', {
-      details: { manifest_revision: promoted.manifest.manifestRevision, reason: 'mirrored' },
-    });
+    this.events.emit('screen.manifest_changed', { details: this.localManifestChange() });
+  }
+
+  /**
+   * The details of a local `screen.manifest_changed`, in the runtime contract's shape (the player
+   * ignores an event it cannot parse, so a change told any other way never reaches glass): the
+   * agent's own count of activations, which only grows, and upstream's reason when it gave one.
+   */
+  private localManifestChange(): EventDetails<'screen.manifest_changed'> {
+    const revision = (this.db.get<number>('local-manifest-revision') ?? 0) + 1;
+    this.db.set('local-manifest-revision', revision);
+    const reason = this.upstreamReason ?? 'playlist_updated';
+    this.upstreamReason = undefined;
+    return { manifest_revision: revision, content_access_generation: LOCAL_CONTENT_ACCESS_GENERATION, reason };
   }
 
   private async mirrorContent(manifest: RuntimeManifest): Promise<void> {

@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_PATH } from '../../sdk/testing/chromium';
 import { chromiumKioskArgs, ChromiumKiosk } from './chromium';
+import { PAGE_CALL_BINDING, parsePageCall } from './page-hooks';
 import { isBlank } from './watchdog';
 
 describe('the Chromium kiosk flags', () => {
@@ -69,6 +70,57 @@ describe('the Chromium kiosk shell', () => {
       await kiosk.restart();
       await expect.poll(() => loads, { timeout: 15_000 }).toBe(3);
       expect(exits).toBe(1); // a restart the watchdog asked for is no crash
+    } finally {
+      await kiosk.close();
+      fs.rmSync(profileDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe("the Chromium kiosk's page hooks", () => {
+  let server: http.Server;
+  let port: number;
+  beforeAll(async () => {
+    // The agent's page calls the hooks once its frames are in; each frame tries the raw binding.
+    const frameTries = `<script>
+      try { window.${PAGE_CALL_BINDING}('{"op":"reboot"}'); } catch {}
+      try { window.marqueeKiosk.reboot(); } catch {}
+    </script>`;
+    server = http.createServer((req, res) => {
+      res.setHeader('content-type', 'text/html');
+      if (req.url === '/frame') return void res.end(frameTries);
+      res.end(`<body>
+        <iframe src="/frame"></iframe>
+        <iframe src="http://localhost:${port}/frame"></iframe>
+        <script>
+          marqueeKiosk.setDisplayPower(false);
+          addEventListener('load', () => setTimeout(() => marqueeKiosk.setDisplayPower(true), 300));
+        </script>
+      </body>`);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it("reach the shell from the agent's top frame only, over the pipe", async () => {
+    const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-chromium-'));
+    const calls: unknown[] = [];
+    const origin = `http://127.0.0.1:${port}`;
+    const kiosk = await ChromiumKiosk.launch({
+      url: `${origin}/`,
+      profileDir,
+      executable: CHROMIUM_PATH,
+      headless: true,
+      hooks: { agentOrigin: origin, onCall: (payload) => calls.push(parsePageCall(payload)) },
+    });
+    try {
+      await expect.poll(() => calls.length, { timeout: 15_000 }).toBe(2);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(calls).toEqual([
+        { op: 'display_power', on: false },
+        { op: 'display_power', on: true },
+      ]);
     } finally {
       await kiosk.close();
       fs.rmSync(profileDir, { recursive: true, force: true });

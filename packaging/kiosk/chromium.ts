@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { PAGE_CALL_BINDING, pageHooksScript } from './page-hooks';
 import type { RendererControl } from './watchdog';
 
 export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
@@ -91,6 +92,12 @@ const HIDE_CURSOR = `addEventListener('DOMContentLoaded', () => {
   document.documentElement.appendChild(s);
 });`;
 
+interface ExecutionContext {
+  id: number;
+  origin: string;
+  auxData?: { frameId?: string; isDefault?: boolean };
+}
+
 export interface ChromiumKioskOptions {
   url: string;
   profileDir: string;
@@ -98,6 +105,11 @@ export interface ChromiumKioskOptions {
   headless?: boolean;
   /** Called when the browser exits on its own (a crash, an OOM kill). */
   onExit?: (code: number | null) => void;
+  /**
+   * `globalThis.marqueeKiosk` for the top frame of the agent's origin: each call reaches `onCall`
+   * over the pipe (a DevTools binding), with nothing listening on any port.
+   */
+  hooks?: { agentOrigin: string; onCall: (payload: string) => void };
 }
 
 export class ChromiumKiosk implements RendererControl {
@@ -149,11 +161,53 @@ export class ChromiumKiosk implements RendererControl {
         this.sessionId = sessionId;
         await connection.send('Page.enable', {}, sessionId);
         await connection.send('Page.addScriptToEvaluateOnNewDocument', { source: HIDE_CURSOR }, sessionId);
+        const hooks = this.options.hooks;
+        if (hooks) {
+          await this.installHooks(connection, sessionId, hooks);
+          // The first document loaded before the shell could attach: load it again with the hooks in.
+          await connection.send('Page.reload', {}, sessionId);
+        }
         return;
       }
       if (Date.now() > deadline) throw new Error('Chromium opened no page');
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+
+  /**
+   * The binding and the page script that wraps it. A call counts only from a default context of the
+   * page's main frame on the agent's origin (the script checks the same; this does not trust it).
+   */
+  private async installHooks(
+    connection: PipeConnection,
+    sessionId: string,
+    hooks: NonNullable<ChromiumKioskOptions['hooks']>,
+  ): Promise<void> {
+    const { frameTree } = await connection.send<{ frameTree: { frame: { id: string } } }>(
+      'Page.getFrameTree',
+      {},
+      sessionId,
+    );
+    const mainFrame = frameTree.frame.id;
+    const trusted = new Set<number>();
+    connection.on('Runtime.executionContextCreated', (params: { context: ExecutionContext }) => {
+      const { id, origin, auxData } = params.context;
+      if (origin === hooks.agentOrigin && auxData?.frameId === mainFrame && auxData.isDefault) trusted.add(id);
+    });
+    connection.on('Runtime.executionContextDestroyed', (params: { executionContextId: number }) =>
+      trusted.delete(params.executionContextId),
+    );
+    connection.on('Runtime.executionContextsCleared', () => trusted.clear());
+    connection.on('Runtime.bindingCalled', (params: { name: string; payload: string; executionContextId: number }) => {
+      if (params.name === PAGE_CALL_BINDING && trusted.has(params.executionContextId)) hooks.onCall(params.payload);
+    });
+    await connection.send('Runtime.enable', {}, sessionId);
+    await connection.send('Runtime.addBinding', { name: PAGE_CALL_BINDING }, sessionId);
+    await connection.send(
+      'Page.addScriptToEvaluateOnNewDocument',
+      { source: pageHooksScript(hooks.agentOrigin) },
+      sessionId,
+    );
   }
 
   async reload(): Promise<void> {

@@ -6,7 +6,7 @@ import { calculateJwkThumbprint, compactVerify, importJWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { linuxHostFacts } from './host-facts';
 import { DeviceIdentity, IDENTITY_FILE } from './identity';
-import { FakePlatform, firstOutput, linuxPlatform } from './platform';
+import { FakePlatform, firstOutput, linuxPlatform, splitCommand } from './platform';
 
 const temp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-device-'));
 
@@ -139,6 +139,38 @@ describe('the Linux platform adapter', () => {
     await platform.setDisplayPower(false);
     expect(calls).toEqual(['vcgencmd display_power 0']);
     await expect(platform.setRotation(90)).rejects.toThrow('display session');
+  });
+
+  it('runs the configured display power and reboot commands in place of the defaults', async () => {
+    const { calls, run } = recorder();
+    const platform = linuxPlatform(facts, {
+      env: { DISPLAY: ':0' },
+      run,
+      commands: {
+        displayOn: ['ddcutil', 'setvcp', 'd6', '1'],
+        displayOff: ['ddcutil', 'setvcp', 'd6', '5'],
+        reboot: ['/usr/bin/sudo', '-n', '/usr/sbin/reboot'],
+      },
+    });
+    await platform.setDisplayPower(false);
+    await platform.setDisplayPower(true);
+    await platform.reboot();
+    expect(calls).toEqual(['ddcutil setvcp d6 5', 'ddcutil setvcp d6 1', '/usr/bin/sudo -n /usr/sbin/reboot']);
+    // Only what is configured is replaced.
+    const some = recorder();
+    await linuxPlatform(facts, {
+      env: { DISPLAY: ':0' },
+      run: some.run,
+      commands: { reboot: ['true'] },
+    }).setDisplayPower(false);
+    expect(some.calls).toEqual(['xset dpms force off']);
+  });
+
+  it('splits a configured command into a program and its arguments, with no shell', () => {
+    expect(splitCommand('  xset   dpms force off ')).toEqual(['xset', 'dpms', 'force', 'off']);
+    expect(splitCommand('reboot; rm -rf /')).toEqual(['reboot;', 'rm', '-rf', '/']);
+    expect(splitCommand('   ')).toBeUndefined();
+    expect(splitCommand(undefined)).toBeUndefined();
   });
 
   it('finds no output when none is connected', () => {

@@ -16,6 +16,23 @@ describe('kiosk settings', () => {
       chromium: '/usr/bin/chromium',
       budgetBytes: undefined,
       resetIdentity: false,
+      commands: { displayOn: undefined, displayOff: undefined, reboot: undefined },
+    });
+  });
+
+  it('take display power and reboot commands, split into a program and its arguments', () => {
+    const settings = readSettings(
+      ['--server', 'http://x', '--data-dir', '/tmp/k', '--display-off-command', ' wlr-randr  --output HDMI-A-1 --off '],
+      {
+        MARQUEE_KIOSK_DISPLAY_ON_COMMAND: 'wlr-randr --output HDMI-A-1 --on',
+        MARQUEE_KIOSK_DISPLAY_OFF_COMMAND: 'ignored: the flag wins',
+        MARQUEE_KIOSK_REBOOT_COMMAND: '/usr/bin/sudo -n /usr/bin/systemctl reboot',
+      },
+    );
+    expect(settings.commands).toEqual({
+      displayOn: ['wlr-randr', '--output', 'HDMI-A-1', '--on'],
+      displayOff: ['wlr-randr', '--output', 'HDMI-A-1', '--off'],
+      reboot: ['/usr/bin/sudo', '-n', '/usr/bin/systemctl', 'reboot'],
     });
   });
 

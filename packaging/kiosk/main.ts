@@ -11,7 +11,7 @@ import { KioskAgent } from './agent';
 import { ChromiumKiosk, SYSTEM_CHROMIUM } from './chromium';
 import { linuxHostFacts } from './host-facts';
 import { DeviceIdentity } from './identity';
-import { linuxPlatform } from './platform';
+import { linuxPlatform, splitCommand, type PlatformCommands } from './platform';
 import { Upstream } from './upstream';
 import { ensurePlayerBuild, PLAYER_DIR } from './player-build';
 import { channelControl, watchRenderer } from './shell';
@@ -25,13 +25,17 @@ export interface KioskSettings {
   budgetBytes: number | undefined;
   /** Unbind this device from its screen (a signed reset; the screen is tombstoned) and forget everything. */
   resetIdentity: boolean;
+  /** Display power and reboot commands in place of the platform's defaults. */
+  commands: PlatformCommands;
 }
 
 const USAGE = `usage: marquee-kiosk --server <play origin> --data-dir <dir> [--port <n>] [--no-browser]
                      [--chromium <path>] [--budget-mb <n>] [--reset-identity]
+                     [--display-on-command <cmd>] [--display-off-command <cmd>] [--reboot-command <cmd>]
 Each flag may come from the environment instead: MARQUEE_KIOSK_SERVER, MARQUEE_KIOSK_DATA_DIR,
 MARQUEE_KIOSK_PORT (default 8090), MARQUEE_KIOSK_NO_BROWSER=1, MARQUEE_KIOSK_CHROMIUM,
-MARQUEE_KIOSK_BUDGET_MB.`;
+MARQUEE_KIOSK_BUDGET_MB, MARQUEE_KIOSK_DISPLAY_ON_COMMAND, MARQUEE_KIOSK_DISPLAY_OFF_COMMAND,
+MARQUEE_KIOSK_REBOOT_COMMAND. A command is a program and its arguments, run without a shell.`;
 
 /** Flags first, then the environment, then defaults; refuses anything it cannot use. */
 export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSettings {
@@ -45,6 +49,9 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
       chromium: { type: 'string' },
       'budget-mb': { type: 'string' },
       'reset-identity': { type: 'boolean' },
+      'display-on-command': { type: 'string' },
+      'display-off-command': { type: 'string' },
+      'reboot-command': { type: 'string' },
     },
     strict: true,
   });
@@ -73,6 +80,11 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
     chromium: values.chromium ?? env.MARQUEE_KIOSK_CHROMIUM ?? SYSTEM_CHROMIUM,
     budgetBytes,
     resetIdentity: values['reset-identity'] ?? false,
+    commands: {
+      displayOn: splitCommand(values['display-on-command'] ?? env.MARQUEE_KIOSK_DISPLAY_ON_COMMAND),
+      displayOff: splitCommand(values['display-off-command'] ?? env.MARQUEE_KIOSK_DISPLAY_OFF_COMMAND),
+      reboot: splitCommand(values['reboot-command'] ?? env.MARQUEE_KIOSK_REBOOT_COMMAND),
+    },
   };
 }
 
@@ -97,7 +109,7 @@ async function main(): Promise<void> {
     port: settings.port,
     playerDir: PLAYER_DIR,
     budgetBytes: settings.budgetBytes,
-    platform: linuxPlatform(linuxHostFacts()),
+    platform: linuxPlatform(linuxHostFacts(), { commands: settings.commands }),
     log: (level, message, fields) => logger[level](fields ?? {}, message),
   });
   // Outside checks wait for this line.
@@ -111,6 +123,7 @@ async function main(): Promise<void> {
       profileDir: path.join(settings.dataDir, 'chromium'),
       executable: settings.chromium,
       onExit: () => watchdog?.rendererExited(),
+      hooks: { agentOrigin: agent.origin, onCall: (payload) => void agent.pageCall(payload) },
     });
     watchdog = watchRenderer(agent, chromium);
   } else {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentDb } from './agent-db';
-import { IntegrityError, Mirror, MirrorFullError, type ContentFetch, type MirrorItem } from './mirror';
+import { IntegrityError, Mirror, MirrorFullError, writeAll, type ContentFetch, type MirrorItem } from './mirror';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -90,6 +90,40 @@ describe('the mirror', () => {
     // Present: nothing is fetched again.
     await mirror.ensure([a], new Set([a.sha256]));
     expect(origin.requests).toHaveLength(1);
+  });
+
+  it('writes a body of many small chunks whole, in batches (the hot path)', async () => {
+    const { dir } = setup();
+    const bytes = crypto.randomBytes(3 * 1024 * 1024 + 777);
+    const item: MirrorItem = { sha256: sha(bytes), bytes: bytes.length, path: '/content/v1/big', kind: 'media' };
+    const chunked: ContentFetch = async () => {
+      let at = 0;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (at >= bytes.length) return controller.close();
+          controller.enqueue(new Uint8Array(bytes.subarray(at, (at += 16 * 1024))));
+        },
+      });
+      return new Response(stream, { status: 200 });
+    };
+    const big = new Mirror(new AgentDb(dir), path.join(dir, 'mirror-big'), { budgetBytes: 10_000_000, fetch: chunked });
+    await big.ensure([item], new Set([item.sha256]));
+    expect(fs.readFileSync(big.filePath(item.sha256)).equals(bytes)).toBe(true);
+  });
+
+  it('writes again what a short write left', async () => {
+    const written: number[] = [];
+    const handle = {
+      // At most 5 bytes a call, like a disk that takes a little at a time.
+      async writev(chunks: Uint8Array[]) {
+        const all = Buffer.concat(chunks);
+        const n = Math.min(5, all.length);
+        written.push(...all.subarray(0, n));
+        return { bytesWritten: n, buffers: chunks };
+      },
+    };
+    await writeAll(handle as never, [Buffer.from([1, 2, 3]), Buffer.from([4, 5, 6, 7, 8, 9]), Buffer.from([10, 11])]);
+    expect(written).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
   it('resumes an interrupted download with a byte range and keeps the bytes it had', async () => {

@@ -7,7 +7,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AgentDb } from './agent-db';
 
@@ -59,6 +58,70 @@ interface EntryRow {
 const SHA256 = /^[a-f0-9]{64}$/;
 /** Last-use times are written at most this often per entry (serving a video is many range reads). */
 const TOUCH_EVERY_MS = 60_000;
+/**
+ * Downloaded chunks are gathered to this many bytes before one write: fetch hands over chunks of
+ * tens of KB, and a write (and a stream hop) per chunk cost more than the transfer on a fast link.
+ */
+const WRITE_BATCH_BYTES = 1024 * 1024;
+
+/**
+ * Streams a body to `file` (appending or from scratch), hashing as it goes: the web stream read
+ * directly and written in batches, without Node stream adapters between (the mirror's hot path).
+ */
+async function writeHashed(
+  body: ReadableStream<Uint8Array>,
+  file: string,
+  flags: 'a' | 'w',
+  hash: crypto.Hash,
+): Promise<void> {
+  const handle = await fs.promises.open(file, flags);
+  const reader = body.getReader();
+  let batch: Uint8Array[] = [];
+  let batched = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      hash.update(value);
+      batch.push(value);
+      batched += value.byteLength;
+      if (batched >= WRITE_BATCH_BYTES) {
+        await writeAll(handle, batch);
+        batch = [];
+        batched = 0;
+      }
+    }
+    if (batched > 0) await writeAll(handle, batch);
+  } catch (error) {
+    // What arrived before the break is kept, so the next attempt resumes after it.
+    if (batched > 0) await writeAll(handle, batch).catch(() => undefined);
+    await reader.cancel().catch(() => undefined);
+    throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** writev may write less than asked (a full disk, a signal): the rest goes again. */
+export async function writeAll(handle: fs.promises.FileHandle, chunks: Uint8Array[]): Promise<void> {
+  let pending = chunks;
+  for (;;) {
+    const total = pending.reduce((n, c) => n + c.byteLength, 0);
+    const { bytesWritten } = await handle.writev(pending);
+    if (bytesWritten >= total) return;
+    let skip = bytesWritten;
+    const rest: Uint8Array[] = [];
+    for (const chunk of pending) {
+      if (skip >= chunk.byteLength) {
+        skip -= chunk.byteLength;
+        continue;
+      }
+      rest.push(skip > 0 ? chunk.subarray(skip) : chunk);
+      skip = 0;
+    }
+    pending = rest;
+  }
+}
 
 export class Mirror {
   readonly blobDir: string;
@@ -171,23 +234,41 @@ export class Mirror {
   }
 
   /**
-   * Makes every item present and verified, one after the other (a kiosk's uplink is one pipe);
-   * `keep` names what must not be evicted meanwhile (the active and next manifests' needs).
+   * Makes every item present and verified, one download after the other (a kiosk's uplink is one
+   * pipe); `keep` names what must not be evicted meanwhile (the active and next manifests' needs).
+   * A downloaded file lands (flushed to disk, renamed, recorded) while the next one downloads: the
+   * flush is the disk's work, and waiting for it would leave the link idle.
    */
   async ensure(items: MirrorItem[], keep: ReadonlySet<string>, signal?: AbortSignal): Promise<void> {
     const unique = new Map(items.map((i) => [i.sha256, i]));
-    for (const item of unique.values()) {
-      signal?.throwIfAborted();
-      if (this.has(item.sha256, item.bytes)) {
-        this.touch(item.sha256);
-        continue;
+    let landing: Promise<void> | undefined;
+    try {
+      for (const item of unique.values()) {
+        signal?.throwIfAborted();
+        if (this.has(item.sha256, item.bytes)) {
+          this.touch(item.sha256);
+          continue;
+        }
+        const written = await this.fetchToPart(item, keep, signal);
+        await landing; // one flush at a time, in order
+        landing = this.land(item, written);
+        landing.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
       }
-      await this.download(item, keep, signal);
+    } catch (error) {
+      // The file already whole still lands before the failure is told.
+      await landing?.catch(() => undefined);
+      throw error;
     }
+    await landing;
   }
 
   /** One item: resumed from its partial file when there is one, verified, renamed into place. */
   async download(item: MirrorItem, keep: ReadonlySet<string>, signal?: AbortSignal): Promise<void> {
+    await this.land(item, await this.fetchToPart(item, keep, signal));
+  }
+
+  /** Fetches an item into its partial file (resuming what is there); returns the file's hash. */
+  private async fetchToPart(item: MirrorItem, keep: ReadonlySet<string>, signal?: AbortSignal): Promise<crypto.Hash> {
     const part = this.partPath(item.sha256);
     let offset = 0;
     try {
@@ -204,7 +285,7 @@ export class Mirror {
     if (offset > 0) {
       const hash = crypto.createHash('sha256');
       await pipeline(fs.createReadStream(part), hash, { end: false });
-      if (offset === item.bytes) return this.finish(item, part, hash);
+      if (offset === item.bytes) return hash;
       const response = await this.options.fetch(item.path, {
         range: `bytes=${offset}-`,
         ifRange: `"${item.sha256}"`,
@@ -229,16 +310,10 @@ export class Mirror {
     hash: crypto.Hash,
     flags: 'a' | 'w',
     keep: ReadonlySet<string>,
-  ): Promise<void> {
+  ): Promise<crypto.Hash> {
     if (response.body) {
-      const feed = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          done(null, chunk);
-        },
-      });
       try {
-        await pipeline(Readable.fromWeb(response.body as never), feed, fs.createWriteStream(part, { flags }));
+        await writeHashed(response.body, part, flags, hash);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
           // The disk filled before the budget did: free what is not needed; the next pass resumes.
@@ -248,7 +323,7 @@ export class Mirror {
         throw error;
       }
     }
-    return this.finish(item, part, hash);
+    return hash;
   }
 
   /** Every entry and partial file outside `keep` goes. */
@@ -260,19 +335,23 @@ export class Mirror {
     }
   }
 
-  /** Verifies the complete partial file and renames it into place. */
-  private finish(item: MirrorItem, part: string, hash: crypto.Hash): void {
+  /** Verifies the complete partial file, flushes it to disk and renames it into place. */
+  private async land(item: MirrorItem, hash: crypto.Hash): Promise<void> {
+    const part = this.partPath(item.sha256);
     const size = fs.statSync(part).size;
     const digest = hash.digest('hex');
     if (size !== item.bytes || digest !== item.sha256) {
       fs.rmSync(part, { force: true });
       throw new IntegrityError(item.sha256);
     }
-    const file = this.filePath(item.sha256);
-    const fd = fs.openSync(part, 'r');
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fs.renameSync(part, file);
+    // On disk before it has its final name: after a power cut a named blob is whole.
+    const handle = await fs.promises.open(part, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    fs.renameSync(part, this.filePath(item.sha256));
     const now = this.now();
     this.db.sqlite
       .prepare(

@@ -46,12 +46,31 @@ export function firstOutput(listing: string, session: 'x11' | 'wayland'): string
   return name;
 }
 
+/** Commands an operator configured in place of the defaults (a program and its arguments). */
+export interface PlatformCommands {
+  displayOn?: string[];
+  displayOff?: string[];
+  reboot?: string[];
+}
+
+/**
+ * A configured command line as a program and its arguments, split on white space and run without a
+ * shell (no quoting to get wrong, nothing expanded); undefined when empty.
+ */
+export function splitCommand(line: string | undefined): string[] | undefined {
+  const words = line?.trim().split(/\s+/).filter(Boolean) ?? [];
+  return words.length > 0 ? words : undefined;
+}
+
 export function linuxPlatform(
   hostFacts: HostFactsSource,
-  options: { env?: NodeJS.ProcessEnv; run?: CommandRunner } = {},
+  options: { env?: NodeJS.ProcessEnv; run?: CommandRunner; commands?: PlatformCommands } = {},
 ): PlatformAdapter {
   const env = options.env ?? process.env;
   const run = options.run ?? runCommand;
+  const commands = options.commands ?? {};
+  const configured = (command: string[] | undefined) =>
+    command ? run(command[0]!, command.slice(1)).then(() => true) : Promise.resolve(false);
   const session = displaySession(env);
   const output = async (): Promise<string> =>
     session === 'wayland'
@@ -61,6 +80,7 @@ export function linuxPlatform(
     name: `linux-${session}`,
     hostFacts,
     async setDisplayPower(on) {
+      if (await configured(on ? commands.displayOn : commands.displayOff)) return;
       if (session === 'x11') await run('xset', ['dpms', 'force', on ? 'on' : 'off']);
       else if (session === 'wayland') await run('wlr-randr', ['--output', await output(), on ? '--on' : '--off']);
       else await run('vcgencmd', ['display_power', on ? '1' : '0']);
@@ -77,6 +97,7 @@ export function linuxPlatform(
       else throw new Error('rotation needs a display session (X11 or Wayland)');
     },
     async reboot() {
+      if (await configured(commands.reboot)) return;
       await run('systemctl', ['reboot']);
     },
     async capture() {

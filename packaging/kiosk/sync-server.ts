@@ -233,9 +233,8 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
       capabilities: [...RUNTIME_CAPABILITIES],
       event_cursor: agent.events.head(),
       public_url: enrollment.completion.public_url,
-      // The agent does not mirror the screen's display state yet: the player starts with the
-      // display on and follows display commands from the stream (issue 16 notes the gap).
-      display: { power: null, schedule: null },
+      // Mirrored from upstream (its sessions and display events): the schedule holds offline.
+      display: agent.display(),
     };
     res.status(201).set('Cache-Control', 'no-store').json(body);
   });

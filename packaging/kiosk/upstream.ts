@@ -36,9 +36,16 @@ export class Upstream {
   constructor(
     readonly origin: string,
     private readonly identity: DeviceIdentity,
-    options: { fetch?: typeof fetch; now?: () => number; callTimeoutMs?: number } = {},
+    options: {
+      fetch?: typeof fetch;
+      now?: () => number;
+      callTimeoutMs?: number;
+      /** Each minted session (what it says of the screen now, such as its display state). */
+      onSession?: (session: NativeRuntimeSession) => void;
+    } = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.onSession = options.onSession;
     this.client = new RuntimeClient({
       runtimeOrigin: origin,
       fetch: options.fetch,
@@ -49,6 +56,7 @@ export class Upstream {
   }
 
   private readonly now: () => number;
+  private readonly onSession: ((session: NativeRuntimeSession) => void) | undefined;
 
   /** Which session is current (compared, never sent anywhere): capabilities belong to the session they came with. */
   get sessionMark(): number {
@@ -112,6 +120,7 @@ export class Upstream {
       });
       // A 24-hour credential; judged on the local clock from now (the device clock may be off).
       this.session = { credential: body.runtime_credential, expiresAt: this.now() + 24 * 3600_000, body };
+      this.onSession?.(body);
       return body;
     } catch (error) {
       if (error instanceof MarqueeProblem && (error.status === 404 || error.status === 401)) throw new EnrollmentLost();
