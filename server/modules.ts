@@ -12,6 +12,7 @@ import { withActiveGrants } from './runtime/active-references';
 import { installRuntime } from './runtime/runtime.module';
 import { installNative } from './pairing/native.module';
 import { installScreens } from './screens/screens.module';
+import { installScreenHealth } from './screens/screen-health.module';
 import type { Services } from './services';
 import { installTenants } from './tenants/tenants.module';
 import { installPeople } from './sign-in/sign-in.module';
@@ -34,6 +35,7 @@ export const installers: Installer[] = [
   installNative,
   installFleet,
   installFeedback,
+  installScreenHealth,
 ];
 
 /**

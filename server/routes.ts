@@ -24,6 +24,8 @@ import * as runtimeReports from './runtime/reports.routes';
 import * as nativePairing from './pairing/native-pairing.routes';
 import * as recovery from './screens/recovery.routes';
 import * as runtimeTime from './runtime/time.routes';
+import * as screenshots from './screens/screenshots.routes';
+import * as runtimeScreenReports from './runtime/screen-reports.routes';
 import { PLAYER_ORIGIN_PATH } from '../sdk/contract/archive-paths';
 import * as accessPages from './access-pages/access-pages.routes';
 import * as agents from './agents/agents.routes';
@@ -109,6 +111,20 @@ export const routeTable: RouteEntry[] = [
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/takeover/clear', route: fleet.clearTakeover },
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/toast', route: fleet.toastScreen },
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/reboot', route: fleet.rebootScreen },
+  // Screenshots and screen health (issue 17)
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/api/v1/screens/:id/screenshot',
+    route: screenshots.requestScreenScreenshot,
+  },
+  { plane: 'control', method: 'GET', path: '/api/v1/screens/:id/screenshot', route: screenshots.getScreenScreenshot },
+  {
+    plane: 'control',
+    method: 'GET',
+    path: '/api/v1/screens/:id/screenshot/status',
+    route: screenshots.getScreenScreenshotStatus,
+  },
   { plane: 'control', method: 'GET', path: '/api/v1/screens/:id/display', route: fleet.getDisplay },
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/display', route: fleet.setDisplay },
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/display/clear', route: fleet.clearDisplay },
@@ -197,6 +213,8 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/events', route: runtimeEvents.runtimeEvents },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/reports', route: runtimeReports.postReport },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/time', route: runtimeTime.getTime },
+  { plane: 'runtime', method: 'PUT', path: '/runtime/v1/screenshot', route: runtimeScreenReports.putScreenshot },
+  { plane: 'runtime', method: 'PUT', path: '/runtime/v1/observation', route: runtimeScreenReports.putObservation },
   {
     plane: 'runtime',
     method: 'POST',

@@ -14,6 +14,8 @@ import { screenChanged } from '../manifests/remint';
 import { recoveryPendingView } from './recovery-view';
 import type { SwitchCause } from '../manifests/screen-resolution';
 import type { ScreenTable } from './screens.tables';
+import type { ScreenHealth, ScreenObservation } from '../../sdk/contract/screen-health';
+import { healthOf } from './screen-health';
 
 /** spec: a deleted screen's tombstone is kept at least 90 days. */
 export const SCREEN_TOMBSTONE_RETENTION_MS = 90 * 24 * 3600_000;
@@ -58,7 +60,13 @@ export async function tagsOf(db: Db | Tx, screenIds: string[]): Promise<Map<stri
  * The public view; `online` holds the screens that services.presence reported online, and `now`
  * decides whether a recovery offer is still pending.
  */
-export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet<string>, now: number): Screen {
+export function screenView(
+  row: ScreenTable,
+  tags: string[],
+  online: ReadonlySet<string>,
+  now: number,
+  health?: { health: ScreenHealth; observation?: ScreenObservation },
+): Screen {
   return {
     id: row.id,
     public_id: row.public_id,
@@ -76,6 +84,8 @@ export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet
     online: row.state !== 'deleted' && online.has(row.id),
     ...(row.last_online_at !== null ? { last_online_at: isoTime(row.last_online_at) } : {}),
     ...recoveryPendingView(row.recovery_pending, now),
+    ...(health?.observation ? { observation: health.observation } : {}),
+    ...(health ? { health: health.health } : {}),
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
   };
@@ -83,7 +93,9 @@ export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet
 
 export async function viewOf(services: Services, db: Db | Tx, row: ScreenTable): Promise<Screen> {
   const online = await services.presence.online([row.id]);
-  return screenView(row, (await tagsOf(db, [row.id])).get(row.id)!, online, services.clock.now());
+  const now = services.clock.now();
+  const health = await healthOf(db, [row], online, now);
+  return screenView(row, (await tagsOf(db, [row.id])).get(row.id)!, online, now, health.get(row.id));
 }
 
 /** Creates a quota-counted pairing_pending screen (pair or provision) and its creation event. */
@@ -355,5 +367,6 @@ export async function screenList(
   );
   const online = await services.presence.online(rows.map((r) => r.id));
   const now = services.clock.now();
-  return { items: rows.map((r) => screenView(r, tags.get(r.id)!, online, now)) };
+  const health = await healthOf(db, rows, online, now);
+  return { items: rows.map((r) => screenView(r, tags.get(r.id)!, online, now, health.get(r.id))) };
 }

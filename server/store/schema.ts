@@ -19,6 +19,7 @@ import type { OperatorTables } from '../operators/operators.tables';
 import type { NativeIdentityTables } from '../pairing/native-identity.tables';
 import type { FleetTables } from '../fleet/fleet.tables';
 import type { FeedbackTables } from '../feedback/feedback.tables';
+import type { ScreenHealthTables } from '../screens/screen-health.tables';
 
 export interface Database
   extends TenantTables,
@@ -40,4 +41,5 @@ export interface Database
     OperatorTables,
     NativeIdentityTables,
     FeedbackTables,
+    ScreenHealthTables,
     FleetTables {}
