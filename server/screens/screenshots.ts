@@ -20,7 +20,7 @@ import { invalidField, problem } from '../problem';
 import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';
 import type { ScreenScreenshotTable } from './screen-health.tables';
-import type { ChangeRequest } from './screen-changes';
+import type { EventLog } from '../events/event-log';
 import type { ScreenTable } from './screens.tables';
 
 /**
@@ -108,10 +108,18 @@ async function currentSlot(
   return slot;
 }
 
+/** The request a screenshot is asked under (a subset of screen-changes' ChangeRequest, without its import). */
+interface ShotRequest {
+  events: EventLog;
+  work: Work;
+  now: number;
+  requestId: string;
+}
+
 /** Latest wins: a new request replaces any in-flight one (no 409); the ready image stays. */
 export async function requestScreenshot(
   services: Services,
-  r: ChangeRequest,
+  r: ShotRequest,
   screen: ScreenTable,
 ): Promise<ScreenshotAccepted> {
   checkCapturable(screen);
