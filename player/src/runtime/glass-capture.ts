@@ -55,9 +55,11 @@ function ownText(element: Element): string {
   return text.trim();
 }
 
+/** What a placeholder says: an application or a web page (the placement's kind), and its title. */
 function frameLabel(frame: HTMLIFrameElement): string {
+  const kind = frame.closest<HTMLElement>('[data-kind]')?.dataset.kind === 'application' ? 'application' : 'web page';
   const title = frame.title || frame.getAttribute('aria-label') || frame.name;
-  return title ? `application frame: ${title}` : 'application frame';
+  return title ? `${kind}: ${title}` : kind;
 }
 
 /** Draws `root`'s subtree in paint order (document order; stacking contexts are not reordered). */
