@@ -113,6 +113,8 @@ async function main(): Promise<void> {
       onExit: () => watchdog?.rendererExited(),
     });
     watchdog = watchRenderer(agent, chromium);
+    agent.screenshots.source = chromium; // screenshots are the window's real pixels
+    void agent.screenshots.reportSurface().catch(() => undefined);
   } else {
     watchRenderer(agent, channelControl(agent), { armOnFirstHeartbeat: true });
   }
