@@ -7,7 +7,7 @@ import { StreamReader } from '../events/stream-reader.testing';
 import { pairPendingScreen } from '../pairing/pairing.fixtures';
 import { anonymousPlayer, sha256, useEnrolledServer, type Player } from '../runtime/runtime.fixtures';
 import { randomKey } from '../testing/harness';
-import { expireScreenshots } from './screenshots';
+import { dropDeletedScreenshots, expireScreenshots } from './screenshots';
 
 const env = useEnrolledServer();
 const open: StreamReader[] = [];
@@ -305,5 +305,25 @@ describe('budgets', () => {
     for (let i = 0; i < 10; i++) expect((await request(p.screen.id)).status).toBe(202);
     const res = await request(p.screen.id);
     expect([res.status, res.json().code]).toEqual([429, 'rate_limited']);
+  });
+});
+
+describe('a deleted screen', () => {
+  it('loses its screenshot with the sweep', async () => {
+    const p = await env.player();
+    const { capture_id } = await requested(p.screen.id);
+    expect((await upload(p, capture_id, await still())).status).toBe(204);
+    const removed = await env.server.request('DELETE', `/api/v1/screens/${p.screen.id}`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
+    expect(removed.status, removed.text).toBeLessThan(300);
+    await dropDeletedScreenshots(env.server.services);
+    const rows = await env.server.services.store.db
+      .selectFrom('screen_screenshots')
+      .select('screen_id')
+      .where('screen_id', '=', p.screen.id)
+      .execute();
+    expect(rows).toEqual([]);
   });
 });

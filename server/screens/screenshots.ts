@@ -353,3 +353,12 @@ export async function expireScreenshots(services: Services, now: number): Promis
     await services.store.transaction((work) => currentSlot(services, work, screen_id, now));
   }
 }
+
+/** A deleted screen's image goes with it (its tombstone keeps no pixels). */
+export async function dropDeletedScreenshots(services: Services): Promise<void> {
+  const { db } = services.store;
+  await db
+    .deleteFrom('screen_screenshots')
+    .where('screen_id', 'in', db.selectFrom('screens').select('id').where('state', '=', 'deleted'))
+    .execute();
+}
