@@ -13,6 +13,7 @@ import { withActiveGrants } from './runtime/active-references';
 import { installRuntime } from './runtime/runtime.module';
 import { installNative } from './pairing/native.module';
 import { installScreens } from './screens/screens.module';
+import { installScreenHealth } from './screens/screen-health.module';
 import type { Services } from './services';
 import { installTenants } from './tenants/tenants.module';
 import { installPeople } from './sign-in/sign-in.module';
@@ -36,6 +37,7 @@ export const installers: Installer[] = [
   installFleet,
   installFeedback,
   installPlayback,
+  installScreenHealth,
 ];
 
 /**

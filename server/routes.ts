@@ -27,6 +27,8 @@ import * as runtimeTime from './runtime/time.routes';
 import * as runtimeChrome from './runtime/chrome.routes';
 import * as runtimeUnpair from './runtime/unpair.routes';
 import * as browserLinks from './pairing/browser-links.routes';
+import * as screenshots from './screens/screenshots.routes';
+import * as runtimeScreenReports from './runtime/screen-reports.routes';
 import { PLAYER_ORIGIN_PATH } from '../sdk/contract/archive-paths';
 import * as accessPages from './access-pages/access-pages.routes';
 import * as agents from './agents/agents.routes';
@@ -127,6 +129,20 @@ export const routeTable: RouteEntry[] = [
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/takeover/clear', route: fleet.clearTakeover },
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/toast', route: fleet.toastScreen },
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/reboot', route: fleet.rebootScreen },
+  // Screenshots and screen health (issue 17)
+  {
+    plane: 'control',
+    method: 'POST',
+    path: '/api/v1/screens/:id/screenshot',
+    route: screenshots.requestScreenScreenshot,
+  },
+  { plane: 'control', method: 'GET', path: '/api/v1/screens/:id/screenshot', route: screenshots.getScreenScreenshot },
+  {
+    plane: 'control',
+    method: 'GET',
+    path: '/api/v1/screens/:id/screenshot/status',
+    route: screenshots.getScreenScreenshotStatus,
+  },
   { plane: 'control', method: 'GET', path: '/api/v1/screens/:id/display', route: fleet.getDisplay },
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/display', route: fleet.setDisplay },
   { plane: 'control', method: 'POST', path: '/api/v1/screens/:id/display/clear', route: fleet.clearDisplay },
@@ -224,6 +240,8 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/browser-links/events', route: browserLinks.linkEvents },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/browser-links/continue', route: browserLinks.continueLink },
   { plane: 'runtime', method: 'GET', path: '/setup', route: browserLinks.setupPage },
+  { plane: 'runtime', method: 'PUT', path: '/runtime/v1/screenshot', route: runtimeScreenReports.putScreenshot },
+  { plane: 'runtime', method: 'PUT', path: '/runtime/v1/observation', route: runtimeScreenReports.putObservation },
   {
     plane: 'runtime',
     method: 'POST',

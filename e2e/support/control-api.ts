@@ -47,6 +47,14 @@ export class ControlApi {
     return { status: res.status, body, headers: res.headers };
   }
 
+  /** A GET whose answer is bytes (a screenshot, an export), with the bearer. */
+  async bytes(path: string, accept: string): Promise<{ status: number; headers: Headers; body: Buffer }> {
+    const res = await fetch(new URL(path, this.baseUrl), {
+      headers: { Authorization: `Bearer ${this.token}`, Accept: accept },
+    });
+    return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+  }
+
   /** Enrolls a fresh project and keeps its bearer. */
   async enroll(): Promise<void> {
     const res = await this.request('POST', '/api/v1/enrollments', {

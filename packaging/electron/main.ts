@@ -84,6 +84,7 @@ app.whenReady().then(async () => {
     capture: async () => (await window.webContents.capturePage()).toPNG(),
   };
   watchdog = watchRenderer(agent, settings.browser ? control : channelControl(agent));
+  agent.screenshots.source = { capture: control.capture! }; // screenshots are the window's real pixels
 
   app.on('before-quit', () => void agent.stop());
 });

@@ -33,6 +33,7 @@ import { Mirror, type ContentFetch } from './mirror';
 import { ReleaseTrees } from './release-trees';
 import type { RendererChannel } from './renderer-channel';
 import { ReportQueue } from './report-queue';
+import { KIOSK_VERSION, KioskScreenshots } from './screenshots';
 import { createSyncServer } from './sync-server';
 import { EnrollmentLost, Upstream, type PendingPairing } from './upstream';
 
@@ -93,6 +94,8 @@ export class KioskAgent {
   readonly reports: ReportQueue;
   readonly kv: KvMirror;
   readonly upstream: Upstream;
+  /** Answers screenshot requests with the window's pixels (the shell sets its source). */
+  readonly screenshots: KioskScreenshots;
   /** Signs local capabilities and release grants: the agent's own, never upstream's. */
   readonly localKey: Buffer;
   private server: http.Server | undefined;
@@ -134,6 +137,13 @@ export class KioskAgent {
       fetch: options.fetch,
       onSession: (session) => this.mirrorDisplay(session.display),
     });
+    this.screenshots = new KioskScreenshots(
+      {
+        upload: (c) => this.upstream.withSession(() => this.upstream.client.screenshot(c)),
+        observe: (o) => this.upstream.withSession(() => this.upstream.client.observation(o, `kiosk/${KIOSK_VERSION}`)),
+      },
+      (message) => this.log('warn', message),
+    );
     let secret = this.db.get<string>('local-key');
     if (!secret) this.db.set('local-key', (secret = crypto.randomBytes(32).toString('base64url')));
     this.localKey = Buffer.from(secret, 'base64url');
@@ -320,6 +330,7 @@ export class KioskAgent {
       onOpen: () => {
         this.setOnline(true);
         void this.refresh();
+        void this.screenshots.reportSurface().catch(() => undefined);
       },
       onRetry: () => this.setOnline(false),
       onCursor: (cursor) => this.db.set('upstream-cursor', cursor),
@@ -375,6 +386,10 @@ export class KioskAgent {
         this.events.emit(type, record);
         return;
       }
+      case 'screen.screenshot_requested':
+        // Real pixels from the shell's window; the renderer never hears it (it cannot reach upstream).
+        void this.screenshots.answer((record.details ?? {}) as Record<string, unknown>);
+        return;
       case 'screen.deleted':
         this.unpair('the screen was deleted upstream');
         return;

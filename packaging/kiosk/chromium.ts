@@ -3,6 +3,7 @@
 // on a pipe (`--remote-debugging-pipe`: file descriptors 3 and 4, reachable by this process only,
 // unlike a debugging port any local program could open). Through it the watchdog reloads the page,
 // captures the glass, and learns when the browser died.
+import type { ScreenSurface } from '../../sdk/contract/screen-health';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
@@ -223,6 +224,24 @@ export class ChromiumKiosk implements RendererControl {
       this.sessionId,
     );
     return Buffer.from(data, 'base64');
+  }
+
+  /** The surface the page lays out on: CSS pixels of the window and its device pixel ratio. */
+  async surface(): Promise<ScreenSurface> {
+    if (!this.connection || !this.sessionId) throw new Error('no page to measure');
+    const { result } = await this.connection.send<{ result: { value?: string } }>(
+      'Runtime.evaluate',
+      { expression: 'JSON.stringify([innerWidth, innerHeight, devicePixelRatio])', returnByValue: true },
+      this.sessionId,
+    );
+    const [width, height, ratio] = JSON.parse(result.value ?? '[]') as number[];
+    return {
+      id: 'primary',
+      width: Math.max(1, Math.round(width ?? 1)),
+      height: Math.max(1, Math.round(height ?? 1)),
+      pixel_ratio: ratio && ratio > 0 ? ratio : 1,
+      presentation: this.options.headless ? 'windowed' : 'output',
+    };
   }
 
   /** Whatever state it is in: killed, and started again. */

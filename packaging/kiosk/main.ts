@@ -126,6 +126,8 @@ async function main(): Promise<void> {
       hooks: { agentOrigin: agent.origin, onCall: (payload) => void agent.pageCall(payload) },
     });
     watchdog = watchRenderer(agent, chromium);
+    agent.screenshots.source = chromium; // screenshots are the window's real pixels
+    void agent.screenshots.reportSurface().catch(() => undefined);
   } else {
     watchRenderer(agent, channelControl(agent), { armOnFirstHeartbeat: true });
   }

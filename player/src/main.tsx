@@ -9,6 +9,10 @@ import { PlayerDatabase } from './offline/player-database';
 import { registerServiceWorker } from './offline/register-service-worker';
 import { kioskHooks } from './runtime/kiosk-hooks';
 import { PlayerController } from './runtime/player-controller';
+import { composeGlass, observeSurface } from './runtime/glass-capture';
+
+/** A resize is told once it settled (a window dragged to a new size sends dozens of events). */
+const RESIZE_SETTLE_MS = 1000;
 import { createPlayerStore } from './state/player-store';
 
 if (isFramed(window)) {
@@ -33,7 +37,13 @@ async function boot(): Promise<void> {
     storage: window.localStorage,
     reload: () => window.location.reload(),
     kiosk: kioskHooks(window),
+    glass: { capture: (request) => composeGlass(window, request), surface: () => observeSurface(window) },
     log,
+  });
+  let resized: number | undefined;
+  window.addEventListener('resize', () => {
+    window.clearTimeout(resized);
+    resized = window.setTimeout(() => void controller.observe(), RESIZE_SETTLE_MS);
   });
   (window as unknown as { marqueePlayer: unknown }).marqueePlayer = { store, controller };
   createRoot(document.getElementById('root')!).render(

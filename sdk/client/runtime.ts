@@ -4,6 +4,13 @@
 // header. Each call has a deadline and is tried once (the caller owns backoff: a player must keep
 // playing, not wait in a retry loop). A refusal is a MarqueeProblem; a failure to get an answer at
 // all (or in time) is anything else but a stop, see isUnreachable.
+import {
+  CAPTURE_ID_HEADER,
+  CAPTURE_METHOD_HEADER,
+  PLAYER_HEADER,
+  type CaptureMethod,
+  type ScreenObservation,
+} from '../contract/screen-health';
 import { kvCollectionPath, kvKeyPath, PLACEMENT_CAPABILITY_HEADER } from '../contract/kv';
 import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../contract/manifest';
 import type { PlaybackAck, PlaybackReport } from '../contract/playback';
@@ -205,6 +212,39 @@ export class RuntimeClient {
    */
   reportPlayback(reports: PlaybackReport[], signal?: AbortSignal): Promise<PlaybackAck> {
     return this.data('POST', '/runtime/v1/playback', { reports }, signal);
+  }
+
+  /** Answers a screenshot request (screen.screenshot_requested) with a still WebP; 409 once it is stale. */
+  async screenshot(
+    capture: { captureId: string; method: CaptureMethod; image: Uint8Array | Blob },
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const deadline = callDeadline(this.callTimeoutMs, signal);
+    try {
+      await this.transport.request({
+        method: 'PUT',
+        path: '/runtime/v1/screenshot',
+        body: capture.image,
+        headers: {
+          'content-type': 'image/webp',
+          [CAPTURE_ID_HEADER]: capture.captureId,
+          [CAPTURE_METHOD_HEADER]: capture.method,
+        },
+        signal: deadline.signal,
+        cache: 'no-store',
+      });
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** The surface the player lays its canvas out on, and its build (`<kind>/<version>`). */
+  async observation(observation: ScreenObservation, player: string, signal?: AbortSignal): Promise<void> {
+    await this.call('PUT', '/runtime/v1/observation', {
+      json: observation,
+      headers: { [PLAYER_HEADER]: player },
+      signal,
+    });
   }
 
   // ---- Native players (a kiosk agent): key-based pairing and identity, no cookies.

@@ -26,7 +26,18 @@ import type {
   ToastAccepted,
   ToastRequest,
 } from '../contract/fleet';
+import type { ScreenshotAccepted, ScreenshotStatus } from '../contract/screen-health';
 import type { CallOptions, ClientTransport, GuardedCallOptions } from './transport';
+
+/** reference CLI: the status is polled every 500 ms, for up to 35 s (the request lives 30 s). */
+export const SCREENSHOT_POLL_MS = 500;
+export const SCREENSHOT_WAIT_MS = 35_000;
+
+/** How waiting for a screenshot ended: its status then. */
+export type ScreenshotWait = {
+  outcome: 'ready' | 'timed_out' | 'replaced' | 'still_pending';
+  status: ScreenshotStatus;
+};
 
 export function screenRoutes(t: ClientTransport) {
   const path = (id: string) => `/api/v1/screens/${encodeURIComponent(id)}`;
@@ -137,6 +148,59 @@ export function screenRoutes(t: ClientTransport) {
       }),
     reboot: (id: string, options: GuardedCallOptions = {}) =>
       t.request<RebootAccepted>({ method: 'POST', path: `${path(id)}/reboot`, idempotent: true, ...options }),
+    /** Asks the screen's player for a still of its glass; latest wins (a new request replaces an in-flight one). */
+    requestScreenshot: (id: string, options: CallOptions = {}) =>
+      t.request<ScreenshotAccepted>({ method: 'POST', path: `${path(id)}/screenshot`, idempotent: true, ...options }),
+    /** idle, pending, ready (with size, bytes, sha256, method) or timed_out (with its reason). */
+    screenshotStatus: (id: string, options: CallOptions = {}) =>
+      t.request<ScreenshotStatus>({ method: 'GET', path: `${path(id)}/screenshot/status`, ...options }),
+    /** The ready still WebP (of `captureId`, when named) as a stream; its ETag is the quoted SHA-256. */
+    async screenshotImage(
+      id: string,
+      options: { captureId?: string; signal?: AbortSignal } = {},
+    ): Promise<{ body: ReadableStream<Uint8Array> | null; sha256: string | undefined; bytes: number | undefined }> {
+      const { response } = await t.send({
+        method: 'GET',
+        path: `${path(id)}/screenshot`,
+        query: { capture_id: options.captureId },
+        headers: { Accept: 'image/webp' },
+        signal: options.signal,
+      });
+      const etag = /^"([a-f0-9]{64})"$/.exec(response.headers.get('etag') ?? '')?.[1];
+      const length = Number(response.headers.get('content-length') ?? NaN);
+      return { body: response.body, sha256: etag, bytes: Number.isFinite(length) ? length : undefined };
+    },
+    /**
+     * Polls the status of `captureId` until it is ready, replaced by a later request, timed out, or
+     * `timeoutMs` passed (reference CLI: every 500 ms for up to 35 s).
+     */
+    async awaitScreenshot(
+      id: string,
+      captureId: string,
+      options: {
+        intervalMs?: number;
+        timeoutMs?: number;
+        sleep?: (ms: number) => Promise<void>;
+        signal?: AbortSignal;
+      } = {},
+    ): Promise<ScreenshotWait> {
+      const interval = options.intervalMs ?? SCREENSHOT_POLL_MS;
+      const deadline = Date.now() + (options.timeoutMs ?? SCREENSHOT_WAIT_MS);
+      const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+      for (;;) {
+        const status = (
+          await t.request<ScreenshotStatus>({
+            method: 'GET',
+            path: `${path(id)}/screenshot/status`,
+            signal: options.signal,
+          })
+        ).data;
+        if (status.capture_id !== captureId) return { outcome: 'replaced', status };
+        if (status.state === 'ready' || status.state === 'timed_out') return { outcome: status.state, status };
+        if (Date.now() >= deadline) return { outcome: 'still_pending', status };
+        await sleep(interval);
+      }
+    },
     /** One action over up to 500 screens (ids, or an exact tag over active screens). */
     actions: (selector: FleetSelector, action: FleetAction, options: CallOptions = {}) =>
       t.request<ScreenActionResult>({

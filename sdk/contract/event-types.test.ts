@@ -26,6 +26,7 @@ describe('the event catalog', () => {
       'screen.display_changed',
       'screen.manifest_changed',
       'screen.public_id_rotated',
+      'screen.screenshot_requested',
       'screen.takeover_changed',
       'screen.toast',
       'screen.unarchived',

@@ -11,6 +11,7 @@ import { ASPECT_RATIOS, GENERATION_QUALITIES, MEDIA_CONTENT_TYPES, type AspectRa
 import { INVITATION_DELIVERIES, INVITATION_KINDS } from './people';
 import { CAPABILITY_AREAS } from './tenants';
 import { ScreenSyncGroup, WallRegion } from './screens';
+import { CAPTURE_METHODS, CaptureId, ScreenObservation } from './screen-health';
 
 const prefixed = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]+$`));
 const Revision = z.number().int().min(1);
@@ -178,6 +179,37 @@ export const EVENT_TYPES = {
     }),
   ),
   'screen.recovered': entry(false, ScreenLifecycle),
+  // Screenshots and screen health (issue 17): the request is the player's; the rest are the owner's.
+  'screen.screenshot_requested': entry(
+    true,
+    z.strictObject({
+      capture_id: CaptureId,
+      expires_at: Instant,
+      max_width_divisor: z.number().int().min(1),
+      max_height_divisor: z.number().int().min(1),
+      format: z.literal('image/webp'),
+      quality: z.number().int().min(1).max(100),
+      max_bytes: z.number().int().min(1),
+    }),
+  ),
+  'screen.screenshot_ready': entry(
+    false,
+    z.strictObject({
+      capture_id: CaptureId,
+      bytes: z.number().int().min(1),
+      width: z.number().int().min(1),
+      height: z.number().int().min(1),
+      sha256: z.string().regex(/^[a-f0-9]{64}$/),
+      method: z.enum(CAPTURE_METHODS),
+    }),
+  ),
+  'screen.screenshot_failed': entry(
+    false,
+    z.strictObject({ capture_id: CaptureId, reason: z.enum(['expired']), detail: z.string().min(1) }),
+  ),
+  'screen.surface_changed': entry(false, ScreenObservation),
+  'screen.online': entry(false, z.strictObject({ last_seen_at: Instant, offline_since: Instant.nullable() })),
+  'screen.offline': entry(false, z.strictObject({ last_seen_at: Instant, offline_since: Instant })),
   'screen.manifest_changed': entry(
     true,
     z.strictObject({

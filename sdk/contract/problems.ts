@@ -20,6 +20,7 @@ export const PROBLEM_CODES = {
   payment_required: { title: 'Credits cannot cover this request', status: 402 },
   forbidden: { title: 'Not allowed', status: 403 },
   not_found: { title: 'Resource not found', status: 404 },
+  screenshot_unavailable: { title: 'No screenshot for that capture', status: 404 },
   method_not_allowed: { title: 'Method not allowed', status: 405 },
   idempotency_mismatch: { title: 'Idempotency key reused with a different request', status: 409 },
   idempotency_in_progress: {

@@ -1,6 +1,7 @@
 // Screens, pairing and runtime sessions: request schemas and response types of both planes.
 import { z } from 'zod';
 import type { DisplayState } from './fleet';
+import type { ScreenHealth, ScreenObservation } from './screen-health';
 import { NAME_MAX, TAG_PATTERN, TAGS_PER_SCREEN, TIMEZONE_MAX } from './limits';
 
 /** The spec's pairing alphabet: no 0/1/I/L/O, so a code read off a TV cannot be misread. */
@@ -133,6 +134,10 @@ export interface Screen {
   recovery_pending?: RecoveryPending;
   /** The agent's opaque comments (comments routes); absent when unset, never on a manifest. */
   comments?: Record<string, unknown>;
+  /** The surface the player last reported (PUT /runtime/v1/observation); absent until the first. */
+  observation?: ScreenObservation;
+  /** Is it alive, and what is on it (screen views of the control plane). */
+  health?: ScreenHealth;
   created_at: string;
   updated_at: string;
 }

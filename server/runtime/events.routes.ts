@@ -11,6 +11,9 @@ import type { SseStream } from '../http/sse';
 import { runtimeSessionAlive } from '../pairing/pairing';
 import { runtimeCookie } from '../pairing/pairing.auth';
 import { recordLastOnline } from '../screens/screens';
+import { recordPlayerKind } from '../screens/screen-health';
+import { isNativeRequest } from '../pairing/native.auth';
+import type { PlayerKind } from '../../sdk/contract/screen-health';
 import type { Services } from '../services';
 
 /** Events after which some runtime sessions of the screen are no longer valid. */
@@ -22,9 +25,14 @@ function mayEndSessions(row: EventRow): boolean {
 /** Longest delay setTimeout takes (about 24.8 days); sessions are far shorter. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-async function recordOnline(services: Services, screenId: string): Promise<void> {
+async function recordOnline(
+  services: Services,
+  screenId: string,
+  player?: { tenantId: string; kind: PlayerKind },
+): Promise<void> {
   try {
     await recordLastOnline(services.store.db, screenId, services.clock.now());
+    if (player) await recordPlayerKind(services.store.db, { screenId, tenantId: player.tenantId }, player.kind);
   } catch (error) {
     services.logger.warn({ err: error, screen_id: screenId }, 'last_online_at not recorded');
   }
@@ -40,6 +48,9 @@ export const runtimeEvents = eventStream({ auth: runtimeCookie, query: EventStre
       stream?.close();
       return false;
     }
+    // reference contract: a screenshot request is never delivered past its expiry.
+    const shot = detailsOf(row, 'screen.screenshot_requested');
+    if (shot && Date.parse(shot.expires_at) <= services.clock.now()) return false;
     if (mayEndSessions(row)) {
       // After this frame is written: end the stream if the event ended this very session.
       setImmediate(() => {
@@ -70,7 +81,10 @@ export const runtimeEvents = eventStream({ auth: runtimeCookie, query: EventStre
   // spec: online means a paired runtime stream is connected; anonymous viewers do not count.
   if (principal.paired && !stream.closed) {
     const connection = services.presence.connect(principal.screenId);
-    void recordOnline(services, principal.screenId);
+    void recordOnline(services, principal.screenId, {
+      tenantId: principal.tenantId,
+      kind: isNativeRequest(ctx) ? 'kiosk' : 'browser',
+    });
     stream.onClose(() => {
       void connection.then((disconnect) => disconnect());
       void recordOnline(services, principal.screenId);

@@ -10,6 +10,7 @@ import {
   type RuntimeReport,
 } from '../../sdk/contract/runtime';
 import { manifestRevisionId, manifestRevisionOf } from '../manifests/manifest-ids';
+import { recordRecovery, RENDERER_RECOVERED } from '../screens/screen-health';
 import { findManifest, inManifest, SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
 import type { ManifestRecord } from '../manifests/manifest-minter';
 import { invalidField, problem } from '../problem';
@@ -191,4 +192,9 @@ export async function recordCondition(
     },
     now,
   );
+  // A kiosk watchdog's recovery also counts in the screen's health (screens/screen-health.ts).
+  if (report.code === RENDERER_RECOVERED) {
+    const reason = typeof report.context?.reason === 'string' ? report.context.reason : 'unknown';
+    await recordRecovery(work, reporter, reason, now);
+  }
 }

@@ -66,6 +66,16 @@ describe('reading screens', () => {
       state: 'pairing_pending',
       tags: [],
       online: false,
+      health: {
+        presence: null,
+        last_seen_at: null,
+        offline_since: null,
+        player: null,
+        host: null,
+        now_playing: null,
+        watchdog: { recoveries: 0, last_recovery_at: null, last_reason: null },
+        screenshot: { state: 'idle' },
+      },
       created_at: '2026-11-21T12:01:01.000Z',
       updated_at: '2026-11-21T12:01:01.000Z',
     });

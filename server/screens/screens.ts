@@ -15,6 +15,8 @@ import { recoveryPendingView } from './recovery-view';
 import type { SwitchCause } from '../manifests/screen-resolution';
 import { commentsMember } from '../comments/comment-fields';
 import type { ScreenTable } from './screens.tables';
+import type { ScreenHealth, ScreenObservation } from '../../sdk/contract/screen-health';
+import { healthOf } from './screen-health';
 
 /** spec: a deleted screen's tombstone is kept at least 90 days. */
 export const SCREEN_TOMBSTONE_RETENTION_MS = 90 * 24 * 3600_000;
@@ -59,7 +61,13 @@ export async function tagsOf(db: Db | Tx, screenIds: string[]): Promise<Map<stri
  * The public view; `online` holds the screens that services.presence reported online, and `now`
  * decides whether a recovery offer is still pending.
  */
-export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet<string>, now: number): Screen {
+export function screenView(
+  row: ScreenTable,
+  tags: string[],
+  online: ReadonlySet<string>,
+  now: number,
+  health?: { health: ScreenHealth; observation?: ScreenObservation },
+): Screen {
   return {
     id: row.id,
     public_id: row.public_id,
@@ -78,6 +86,8 @@ export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet
     ...(row.last_online_at !== null ? { last_online_at: isoTime(row.last_online_at) } : {}),
     ...recoveryPendingView(row.recovery_pending, now),
     ...commentsMember(row.comments),
+    ...(health?.observation ? { observation: health.observation } : {}),
+    ...(health ? { health: health.health } : {}),
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
   };
@@ -85,7 +95,9 @@ export function screenView(row: ScreenTable, tags: string[], online: ReadonlySet
 
 export async function viewOf(services: Services, db: Db | Tx, row: ScreenTable): Promise<Screen> {
   const online = await services.presence.online([row.id]);
-  return screenView(row, (await tagsOf(db, [row.id])).get(row.id)!, online, services.clock.now());
+  const now = services.clock.now();
+  const health = await healthOf(db, [row], online, now);
+  return screenView(row, (await tagsOf(db, [row.id])).get(row.id)!, online, now, health.get(row.id));
 }
 
 /** Creates a quota-counted pairing_pending screen (pair or provision) and its creation event. */
@@ -357,5 +369,6 @@ export async function screenList(
   );
   const online = await services.presence.online(rows.map((r) => r.id));
   const now = services.clock.now();
-  return { items: rows.map((r) => screenView(r, tags.get(r.id)!, online, now)) };
+  const health = await healthOf(db, rows, online, now);
+  return { items: rows.map((r) => screenView(r, tags.get(r.id)!, online, now, health.get(r.id))) };
 }

@@ -21,6 +21,7 @@ import type { FleetTables } from '../fleet/fleet.tables';
 import type { FeedbackTables } from '../feedback/feedback.tables';
 import type { BrowserLinkTables } from '../pairing/browser-links.tables';
 import type { PlaybackTables } from '../playback/playback.tables';
+import type { ScreenHealthTables } from '../screens/screen-health.tables';
 
 export interface Database
   extends TenantTables,
@@ -43,5 +44,6 @@ export interface Database
     NativeIdentityTables,
     FeedbackTables,
     PlaybackTables,
+    ScreenHealthTables,
     FleetTables,
     BrowserLinkTables {}

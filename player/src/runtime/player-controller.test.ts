@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import packageJson from '../../../package.json';
 import {
   CAPABILITY_HANDLE_MIN_LENGTH,
   launchRoute,
@@ -20,6 +21,7 @@ import {
   manifestRefreshDelay,
   BOUNDARY_REFETCH_DELAY_MS,
   PlayerController,
+  PLAYER_VERSION,
   type ControllerHost,
 } from './player-controller';
 
@@ -522,5 +524,81 @@ describe('proof of play in the controller', () => {
     controller.showing(facts).end(facts.startedAt + 1000, 'complete');
     expect(await controller.proofOfPlay.size()).toBe(0);
     controller.destroy();
+  });
+});
+
+describe('the controller and what is on glass', () => {
+  const surface = { id: 'primary', width: 1280, height: 720, pixel_ratio: 1, presentation: 'output' as const };
+  const request = (captureId: string, expiresAt: string) => ({
+    type: 'screen.screenshot_requested',
+    details: {
+      capture_id: captureId,
+      expires_at: expiresAt,
+      max_width_divisor: 2,
+      max_height_divisor: 2,
+      format: 'image/webp',
+      quality: 80,
+      max_bytes: 2_097_152,
+    },
+  });
+
+  it('answers a live screenshot request with its composed still, ignores an expired one, and tells its surface', async () => {
+    const uploads: { captureId: string | null; method: string | null; bytes: number }[] = [];
+    const observations: { body: unknown; player: string | null }[] = [];
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': () => Response.json(manifestFixture(), { headers: { etag: '"m1"' } }),
+      'GET /runtime/v1/events': () => {
+        const past = new Date(runtime.serverNow() - 1000).toISOString();
+        const future = new Date(runtime.serverNow() + 30_000).toISOString();
+        const frames = [request('shot_expiredexpiredexp', past), request('shot_livelivelivelivel', future)]
+          .map((e, i) => `event: ${e.type}\nid: c${i}\ndata: ${JSON.stringify(e)}\n\n`)
+          .join('');
+        return new Response(frames, { headers: { 'content-type': 'text/event-stream' } });
+      },
+      'PUT /runtime/v1/screenshot': async (init) => {
+        const headers = new Headers(init?.headers);
+        uploads.push({
+          captureId: headers.get('marquee-capture-id'),
+          method: headers.get('marquee-capture-method'),
+          bytes: new Uint8Array(await new Response(init?.body as BodyInit).arrayBuffer()).length,
+        });
+        return new Response(null, { status: 204 });
+      },
+      'PUT /runtime/v1/observation': (init) => {
+        observations.push({
+          body: JSON.parse(String(init?.body)),
+          player: new Headers(init?.headers).get('marquee-player'),
+        });
+        return new Response(null, { status: 204 });
+      },
+    });
+    const captures: unknown[] = [];
+    const { controller } = controllerWith(runtime, {
+      glass: {
+        capture: async (req) => {
+          captures.push(req);
+          return new Blob([new Uint8Array(12)], { type: 'image/webp' });
+        },
+        surface: () => surface,
+      },
+    });
+    await controller.start();
+    await vi.waitFor(() => expect(uploads).toHaveLength(1), { timeout: 3000 });
+    expect(uploads[0]).toEqual({ captureId: 'shot_livelivelivelivel', method: 'composed', bytes: 12 });
+    expect(captures).toHaveLength(1);
+    await vi.waitFor(() => expect(observations.length).toBeGreaterThan(0), { timeout: 3000 });
+    expect(observations[0]).toEqual({
+      body: { observed_at: expect.any(String), surfaces: [surface] },
+      player: `browser/${PLAYER_VERSION}`,
+    });
+    // The same surface is not told twice.
+    await controller.observe();
+    expect(observations).toHaveLength(1);
+    controller.destroy();
+  });
+
+  it("reports the package's version", () => {
+    expect(PLAYER_VERSION).toBe(packageJson.version);
   });
 });

@@ -31,6 +31,8 @@ import { isUnreachable, ManifestRejected, RuntimeClient } from '../../../sdk/cli
 import { MANIFEST_ACTIVATED } from '../../../sdk/contract/runtime';
 import { ClockSync } from '../../../sdk/lockstep/clock-sync';
 import { GlassClock } from '../../../sdk/lockstep/glass-clock';
+import type { ScreenSurface } from '../../../sdk/contract/screen-health';
+import type { CaptureRequest } from './glass-capture';
 
 /** Refetch the manifest this long before its placement capabilities expire (they live five minutes). */
 export const CAPABILITY_REFRESH_MARGIN_MS = 60_000;
@@ -63,7 +65,15 @@ export interface ControllerHost {
   callTimeoutMs?: number;
   /** What a kiosk shell offers (display power, reboot); a browser has none. */
   kiosk?: KioskHooks;
+  /** What is on glass: a composed screenshot and the display surface (glass-capture.ts); tests may omit it. */
+  glass?: {
+    capture(request: CaptureRequest): Promise<Blob>;
+    surface(): ScreenSurface;
+  };
 }
+
+/** The player's build, told with its observation (kept equal to the package's version by a test). */
+export const PLAYER_VERSION = '0.1.0';
 
 /**
  * A schedule boundary in the manifest: fetch again this long after it, so the server (whose timer
@@ -315,7 +325,45 @@ export class PlayerController {
     this.judgeDisplay();
     // Back with a session: what was queued meanwhile goes up now.
     if (session.paired) this.uploader.nudge();
+    this.sentSurface = null; // a new session: tell the surface again
+    void this.observe();
     return session;
+  }
+
+  /** Answers a screenshot request with a composed still, unless it expired (a late delivery). */
+  private async answerScreenshot(request: CaptureRequest & { capture_id: string; expires_at: string }): Promise<void> {
+    const glass = this.host.glass;
+    if (!glass || !this.host.store.getState().session?.paired) return;
+    if (Date.parse(request.expires_at) <= this.now()) return;
+    try {
+      const image = await glass.capture(request);
+      await this.client.screenshot({ captureId: request.capture_id, method: 'composed', image }, this.stop.signal);
+    } catch (error) {
+      // A later request replaced this one (409), or the capture failed: the request times out upstream.
+      this.host.log(`screenshot ${request.capture_id} not sent: ${String(error)}`);
+    }
+  }
+
+  private sentSurface: string | null = null;
+
+  /** Tells the server the surface the player lays its canvas out on, when it changed (resize, session). */
+  async observe(): Promise<void> {
+    const glass = this.host.glass;
+    if (!glass || !this.host.store.getState().session?.paired) return;
+    const surface = glass.surface();
+    const key = JSON.stringify(surface);
+    if (key === this.sentSurface) return;
+    this.sentSurface = key;
+    try {
+      await this.client.observation(
+        { observed_at: new Date(this.now()).toISOString(), surfaces: [surface] },
+        `browser/${PLAYER_VERSION}`,
+        this.stop.signal,
+      );
+    } catch (error) {
+      this.sentSurface = null; // told again on the next session or resize
+      this.host.log(`observation not sent: ${String(error)}`);
+    }
   }
 
   /**
@@ -490,6 +538,9 @@ export class PlayerController {
         else this.host.reload();
         return;
       }
+      case 'screen.screenshot_requested':
+        void this.answerScreenshot(event.details);
+        return;
       case 'screen.takeover_changed':
         // What shows comes with the manifest (screen.manifest_changed follows a takeover that switched it).
         return;

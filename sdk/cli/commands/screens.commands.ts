@@ -10,8 +10,9 @@ import type {
   WallRegion,
 } from '../../contract/screens';
 import { command, type CommandContext, type CommandSpec } from '../command';
-import { invalidInput, usage } from '../exit-codes';
-import { fields, lines, table, type Block } from '../output';
+import { CliFailure, EXIT, invalidInput, usage } from '../exit-codes';
+import { writeVerified } from '../verified-file';
+import { fields, formatBytes, lines, table, type Block, type Value } from '../output';
 
 function screenFields(screen: Screen): Block {
   return fields(
@@ -29,7 +30,55 @@ function screenFields(screen: Screen): Block {
     ['manifest revision', screen.manifest_revision],
     ['public id', screen.public_id],
     ['created', screen.created_at],
+    ...healthFields(screen),
   );
+}
+
+/** Is it alive, and what is on it: the screen view's health, for `screen show`. */
+function healthFields(screen: Screen): [string, Value][] {
+  const h = screen.health;
+  if (!h) return [];
+  const surface = screen.observation?.surfaces[0];
+  const shot = h.screenshot;
+  return [
+    ['presence', presenceText(screen)],
+    ['last seen', h.last_seen_at],
+    ['offline since', h.offline_since],
+    ['player', h.player ? `${h.player.kind}${h.player.version ? ` ${h.player.version}` : ''}` : undefined],
+    [
+      'host',
+      h.host
+        ? [h.host.manufacturer, h.host.model, h.host.platform, h.host.firmware].filter(Boolean).join(' ')
+        : undefined,
+    ],
+    [
+      'surface',
+      surface ? `${surface.width}×${surface.height} @${surface.pixel_ratio}x ${surface.presentation}` : undefined,
+    ],
+    [
+      'now playing',
+      h.now_playing ? `${h.now_playing.playlist_id ?? '-'} (${h.now_playing.manifest_revision})` : undefined,
+    ],
+    ['last activation', h.now_playing?.activated_at],
+    [
+      'watchdog',
+      h.watchdog.recoveries > 0
+        ? `${h.watchdog.recoveries} recoveries, last ${h.watchdog.last_recovery_at} (${h.watchdog.last_reason})`
+        : undefined,
+    ],
+    [
+      'screenshot',
+      shot.state === 'idle'
+        ? undefined
+        : `${shot.state}${shot.captured_at ? `, last ${shot.width}×${shot.height} at ${shot.captured_at} (${shot.method})` : ''}`,
+    ],
+  ];
+}
+
+/** online/offline as the list shows it: live presence, with the announced state when it differs. */
+function presenceText(screen: Screen): string {
+  if (screen.online) return 'online';
+  return screen.health?.offline_since ? `offline since ${screen.health.offline_since}` : 'offline';
 }
 
 const regionText = (r: WallRegion) => `${r.x},${r.y},${r.width},${r.height}`;
@@ -163,8 +212,17 @@ export const screenCommands = [
     },
     human: (list) => [
       table(
-        ['id', 'state', 'online', 'playlist', 'revision', 'label'],
-        list.items.map((s) => [s.id, s.state, s.online, s.playlist_id, s.revision, s.label]),
+        ['id', 'state', 'online', 'last seen', 'player', 'playlist', 'revision', 'label'],
+        list.items.map((s) => [
+          s.id,
+          s.state,
+          s.online,
+          s.online ? 'now' : s.health?.last_seen_at,
+          s.health?.player?.kind,
+          s.playlist_id,
+          s.revision,
+          s.label,
+        ]),
         'no screens (pair one: marquee screen pair <code>)',
       ),
     ],
@@ -179,6 +237,71 @@ export const screenCommands = [
     },
     human: (screen) => [screenFields(screen)],
     ids: (screen) => [screen.id],
+  }),
+  command({
+    name: 'screen screenshot',
+    summary: "capture what a screen shows now, as a WebP still (waits for the player's answer)",
+    arguments: ['<screen-id>'],
+    options: [
+      { flags: '-o, --out <file>', description: 'where to write it (default: <screen-id>-<capture-id>.webp here)' },
+      {
+        flags: '--timeout <seconds>',
+        description: 'how long to wait for the player (default 35)',
+        parse: 'positive-int',
+      },
+    ],
+    idempotencyKeyOption: true,
+    async run(ctx) {
+      const id = ctx.args[0] as string;
+      const client = await ctx.client();
+      const { capture_id } = (await client.screens.requestScreenshot(id, ctx.call())).data;
+      const seconds = ctx.options.timeout as number | undefined;
+      const waited = await client.screens.awaitScreenshot(id, capture_id, {
+        signal: ctx.signal,
+        ...(seconds !== undefined ? { timeoutMs: seconds * 1000 } : {}),
+      });
+      if (waited.outcome === 'replaced')
+        throw new CliFailure(
+          EXIT.conflict,
+          'resource_conflict',
+          `a later request (${waited.status.capture_id}) replaced ${capture_id}`,
+        );
+      if (waited.outcome === 'timed_out')
+        throw new CliFailure(
+          EXIT.timeout,
+          'screenshot_timed_out',
+          waited.status.reason ?? 'no player answered in time',
+        );
+      if (waited.outcome === 'still_pending')
+        throw new CliFailure(EXIT.timeout, 'screenshot_pending', `the player has not answered ${capture_id} yet`);
+      const image = await client.screens.screenshotImage(id, { captureId: capture_id, signal: ctx.signal });
+      if (!image.body) throw new CliFailure(EXIT.unexpected, 'unexpected_response', 'the screenshot had no body');
+      const file = (ctx.options.out as string | undefined) ?? `${id}-${capture_id}.webp`;
+      // The bytes must be the ones the status named (reference CLI: length and SHA-256).
+      const written = await writeVerified(image.body, file, waited.status.sha256, ctx.signal);
+      const { width, height, method, captured_at } = waited.status;
+      return {
+        screen_id: id,
+        capture_id,
+        file,
+        bytes: written.bytes,
+        sha256: written.sha256,
+        width,
+        height,
+        method,
+        captured_at,
+      };
+    },
+    human: (r) => [
+      fields(
+        ['screenshot', r.capture_id],
+        ['file', r.file],
+        ['size', `${r.width}×${r.height}, ${formatBytes(r.bytes)}`],
+        ['method', r.method],
+        ['captured', r.captured_at],
+      ),
+    ],
+    ids: (r) => [r.file],
   }),
   command({
     name: 'screen update',
