@@ -59,7 +59,8 @@ describe('display power on a kiosk', () => {
       expect(platform.calls).not.toContain('display on');
     } finally {
       await kiosk.close();
-      fs.rmSync(profileDir, { recursive: true, force: true });
+      // Chromium's helpers may still be writing its profile a moment after the kill.
+      fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     }
     server = await TestServer.start({ dataDir: server.dataDir, config: { port: server.port } });
   }, 120_000);
