@@ -23,6 +23,7 @@ import * as m0016 from './0016-native-identity';
 import * as m0017 from './0017-screen-sync-groups';
 import * as m0018 from './0018-fleet-control';
 import * as m0019 from './0019-feedback';
+import * as m0022 from './0022-event-actors';
 
 /** A migration module: `up` may ask which engine it runs on (column types that differ per engine). */
 interface EngineMigration {
@@ -50,6 +51,7 @@ const modules: Record<string, EngineMigration> = {
   // 0011-0017 are allotted to features landing from other branches (unordered migrations allowed).
   '0018-fleet-control': m0018,
   '0019-feedback': m0019,
+  '0022-event-actors': m0022,
 };
 
 /** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */
