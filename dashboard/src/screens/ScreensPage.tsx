@@ -104,7 +104,9 @@ function PairForm() {
           />
         </label>
         <label>
-          Name <span className="optional">(optional)</span>
+          <span>
+            Name <span className="optional">(optional)</span>
+          </span>
           <input value={label} onChange={(e) => setLabel(e.currentTarget.value)} placeholder="Lobby" maxLength={120} />
         </label>
         <button type="submit" disabled={busy}>
