@@ -10,6 +10,7 @@ import { manifestNotModified } from './manifest.bench';
 import { playerPlayback } from './player.bench';
 import { remintAtFleetScale } from './remint.bench';
 import { kioskAgent } from './kiosk.bench';
+import { dashboardBundle } from './dashboard-bundle.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
@@ -23,4 +24,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   remint: remintAtFleetScale,
   kiosk: kioskAgent,
   fleet: fleetActions,
+  'dashboard-bundle': dashboardBundle,
 };

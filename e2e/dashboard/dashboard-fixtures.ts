@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { linkToken } from '../../server/mail/mail.fixtures';
 import { AccessPage } from '../pages/access-page';
 import { DashboardPage } from '../pages/dashboard-page';
-import { test as base } from '../support/fixtures';
+import { expect, test as base } from '../support/fixtures';
 
 export interface Member {
   email: string;
@@ -27,6 +27,8 @@ export const test = base.extend<{ member: Member; dashboard: DashboardPage }>({
     const access = new AccessPage(await context.newPage(), marquee.dashboardOrigin);
     await access.openLink(`${marquee.dashboardOrigin}/#invite=${linkToken(mail, 'invite')}`);
     await access.signUpWithPassword(member.name, member.password);
+    // Hashing a new password (scrypt, 64 MiB) takes seconds on a loaded machine: a wait, widened.
+    await expect(access.heading).toHaveText('Signed in', { timeout: 30_000 });
     await access.expectSignedIn(member.name);
     await context.close();
     await use(member);
@@ -34,4 +36,4 @@ export const test = base.extend<{ member: Member; dashboard: DashboardPage }>({
   dashboard: async ({ page, marquee }, use) => use(new DashboardPage(page, marquee.dashboardOrigin)),
 });
 
-export { expect } from '@playwright/test';
+export { expect };
