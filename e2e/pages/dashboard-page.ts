@@ -33,10 +33,14 @@ export class DashboardPage {
     await this.page.getByLabel('Email address').fill(email);
     await this.page.getByLabel('Password').fill(password);
     await this.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    // Signed in, or told why not. Checking a password is a memory-hard hash: seconds on a loaded
+    // machine (a wait, widened).
+    await expect(this.nav.or(this.page.locator('.notice-line:not(:empty)'))).toBeVisible({ timeout: 30_000 });
   }
 
   async expectSignedIn(name: string): Promise<void> {
-    await expect(this.nav).toBeVisible();
+    // Checking a password is a memory-hard hash: seconds on a loaded machine (a wait, widened).
+    await expect(this.nav).toBeVisible({ timeout: 30_000 });
     await expect(this.page.getByRole('banner')).toContainText(name);
   }
 
