@@ -1,6 +1,7 @@
 // Builds the player (player/) for the browser into dist/player, served by the runtime plane.
 // `--mode service-worker` builds the player's service worker on its own into dist/player/sw.js
-// (one classic script at the root, so its scope is the whole player).
+// (one classic script at the root, so its scope is the whole player). `--mode dashboard` builds the
+// dashboard (dashboard/) into dist/dashboard, served on the dashboard origin.
 import path from 'node:path';
 import { defineConfig } from 'vite';
 
@@ -19,6 +20,19 @@ export default defineConfig(({ mode }) => {
           name: 'marqueeServiceWorker',
           fileName: () => 'sw.js',
         },
+      },
+    };
+  }
+  if (mode === 'dashboard') {
+    return {
+      root: 'dashboard',
+      base: '/',
+      publicDir: false,
+      build: {
+        outDir: '../dist/dashboard',
+        emptyOutDir: true,
+        sourcemap: true,
+        target: 'es2022',
       },
     };
   }

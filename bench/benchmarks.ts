@@ -11,6 +11,7 @@ import { playerPlayback } from './player.bench';
 import { playbackIngest } from './playback.bench';
 import { remintAtFleetScale } from './remint.bench';
 import { kioskAgent } from './kiosk.bench';
+import { dashboardBundle } from './dashboard-bundle.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
@@ -25,4 +26,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   kiosk: kioskAgent,
   fleet: fleetActions,
   playback: playbackIngest,
+  'dashboard-bundle': dashboardBundle,
 };

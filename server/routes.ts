@@ -40,6 +40,9 @@ import * as comments from './comments/comments.routes';
 import * as playback from './playback/playback.routes';
 import * as resets from './sign-in/resets.routes';
 import * as signIn from './sign-in/sign-in.routes';
+import { DASHBOARD_PAGES, dashboardAsset, dashboardShell } from './dashboard/dashboard-app.routes';
+import { declareDashboardUpload } from './dashboard/dashboard-media';
+import { onDashboard } from './dashboard/dashboard-twin';
 
 export const routeTable: RouteEntry[] = [
   // Status (spec: Endpoints / Status)
@@ -424,10 +427,94 @@ export const routeTable: RouteEntry[] = [
     path: '/dashboard/v1/agent-connections/:id/deny',
     route: agents.denyAgentConnection,
   },
-  // The minimal access page (sign-in, invitations, resets, agent approval) until the dashboard replaces it
-  { plane: 'dashboard', method: 'GET', path: '/', route: accessPages.accessPage },
+
+  // ---- The dashboard (issue 19) ----
+  // Project routes: twins of /api/v1 routes (the same handlers behind the session cookie, unmetered,
+  // events naming the person as actor; server/dashboard/dashboard-twin.ts). Same shapes as /api/v1.
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/screens', route: onDashboard(screens.listScreens) },
+  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/screens/pair', route: onDashboard(pairing.pairScreen) },
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/screens/:id', route: onDashboard(screens.getScreen) },
+  { plane: 'dashboard', method: 'PATCH', path: '/dashboard/v1/screens/:id', route: onDashboard(screens.patchScreen) },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/screens/:id/archive',
+    route: onDashboard(screens.archiveScreen),
+  },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/screens/:id/unarchive',
+    route: onDashboard(screens.unarchiveScreen),
+  },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/screens/:id/reload',
+    route: onDashboard(screens.reloadScreen),
+  },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/screens/:id/toast',
+    route: onDashboard(fleet.toastScreen),
+  },
+  // Playlists: read only (spec: the dashboard does not author playlists; it assigns them to screens)
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/playlists', route: onDashboard(playlists.v1.list) },
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/playlists/:id', route: onDashboard(playlists.v1.get) },
+  // Media: the same upload flow as agents (declare, signed PUT, commit, wait on the operation)
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/media', route: onDashboard(media.listMedia) },
+  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/media/uploads', route: declareDashboardUpload },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/media/uploads/:id/commit',
+    route: onDashboard(mediaUpload.commitMediaUpload),
+  },
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/media/:id', route: onDashboard(media.getMedia) },
+  { plane: 'dashboard', method: 'DELETE', path: '/dashboard/v1/media/:id', route: onDashboard(media.deleteMedia) },
+  {
+    plane: 'dashboard',
+    method: 'GET',
+    path: '/dashboard/v1/media/:id/content',
+    route: onDashboard(media.exportMediaContent),
+  },
+  // The local blob store's signed-PUT door, also on the dashboard origin (dashboard-media.ts)
+  { plane: 'dashboard', method: 'PUT', path: '/private-storage/*key', route: mediaUpload.receiveSignedPut },
+  {
+    plane: 'dashboard',
+    method: 'GET',
+    path: '/dashboard/v1/operations/:id',
+    route: onDashboard(operations.getOperation),
+  },
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/events', route: onDashboard(events.listEvents) },
+  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/events/stream', route: onDashboard(events.streamEvents) },
+  {
+    plane: 'dashboard',
+    method: 'GET',
+    path: '/dashboard/v1/invitations',
+    route: onDashboard(invitations.listProjectInvitations),
+  },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/invitations',
+    route: onDashboard(invitations.createProjectInvitations),
+  },
+  {
+    plane: 'dashboard',
+    method: 'POST',
+    path: '/dashboard/v1/invitations/:id/revoke',
+    route: onDashboard(invitations.revokeProjectInvitation),
+  },
+
+  // The access page keeps the link flows (invitations, resets: the app sends `#invite=`/`#reset=` to
+  // /access) and agent approval; the dashboard app is every other page.
   { plane: 'dashboard', method: 'GET', path: '/connect/:id', route: accessPages.accessPage },
+  { plane: 'dashboard', method: 'GET', path: '/access', route: accessPages.accessPage },
   { plane: 'dashboard', method: 'GET', path: '/access/:file', route: accessPages.accessAsset },
+  { plane: 'dashboard', method: 'GET', path: '/assets/:file', route: dashboardAsset },
+  ...DASHBOARD_PAGES.map((path): RouteEntry => ({ plane: 'dashboard', method: 'GET', path, route: dashboardShell })),
 
   // Release hosts (GET also answers HEAD; any other method is refused with 403 in app.ts)
   { plane: 'release', method: 'GET', path: PLAYER_ORIGIN_PATH, route: releaseHost.releasePlayerOrigin },

@@ -35,7 +35,7 @@ export class AccessPage {
     return { cdp, authenticatorId };
   }
 
-  async open(pathOrUrl = '/'): Promise<void> {
+  async open(pathOrUrl = '/access'): Promise<void> {
     const response = await this.page.goto(new URL(pathOrUrl, this.origin).href);
     expect(response?.status()).toBe(200);
   }

@@ -14,7 +14,7 @@ test('a person joins with a passkey and signs in with it again', async ({ page, 
   const mail = await mailbox.waitFor('pavel@example.com');
 
   const access = new AccessPage(page, marquee.dashboardOrigin);
-  await access.open('/');
+  await access.open();
   const { cdp, authenticatorId } = await access.addVirtualAuthenticator();
   await access.openLink(`${marquee.dashboardOrigin}/#invite=${linkToken(mail, 'invite')}`);
   await access.signUpWithPasskey('Pavel');

@@ -18,7 +18,7 @@ test('a member resets their sign-in by email', async ({ browser, marquee, mailbo
   await first.expectSignedIn('Rosa');
 
   const other = new AccessPage(await browser.newPage(), marquee.dashboardOrigin);
-  await other.open('/');
+  await other.open();
   await other.askForSignInLink('rosa@example.com');
   const reset = await mailbox.waitFor('rosa@example.com', (m) => m.text.includes('#reset='));
   await other.openLink(`${marquee.dashboardOrigin}/#reset=${linkToken(reset, 'reset')}`);

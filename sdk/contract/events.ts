@@ -28,6 +28,15 @@ export interface EventRecord {
   operation_id?: string;
   resource?: { type: string; id: string };
   details?: Record<string, unknown>;
+  /** The signed-in person whose dashboard request caused the change; absent for agents, players, workers. */
+  actor?: EventActor;
+}
+
+/** Reference contract EventActor: descriptive attribution only, never authorization. */
+export interface EventActor {
+  user_id: string;
+  /** The name the person chose; not verified. */
+  display_name: string;
 }
 
 export interface EventList {

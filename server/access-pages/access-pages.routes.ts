@@ -1,7 +1,7 @@
 // The access page on the dashboard origin: one small static page (access.html, .js, .css) over the
-// /dashboard/v1 routes, for signing in, accepting invitations, finishing resets and approving agents
-// until the dashboard replaces it. It runs only its own script and may not be framed (approving an
-// agent must never be clickjacked).
+// /dashboard/v1 routes, for accepting invitations, finishing resets (the dashboard app sends links'
+// `#invite=` and `#reset=` here, at /access) and approving agents (/connect/{id}). It runs only its
+// own script and may not be framed (approving an agent must never be clickjacked).
 import fs from 'node:fs';
 import path from 'node:path';
 import { query } from '../http/route';

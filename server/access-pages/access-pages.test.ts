@@ -12,7 +12,7 @@ const dashboard = () => `dashboard.localhost:${server.port}`;
 
 describe('the access page', () => {
   it('is a small static page on the dashboard origin that no page may frame and that runs only its own script', async () => {
-    for (const path of ['/', '/connect/agc_anything']) {
+    for (const path of ['/access', '/connect/agc_anything']) {
       const res = await server.request('GET', path, { host: dashboard() });
       expect(res.status, path).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -29,7 +29,7 @@ describe('the access page', () => {
   });
 
   it('is refused when another site frames or fetches it (Fetch Metadata)', async () => {
-    const res = await server.request('GET', '/', {
+    const res = await server.request('GET', '/access', {
       host: dashboard(),
       headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'iframe' },
     });

@@ -3,7 +3,7 @@
 // Events are typed by the contract's catalog (sdk/contract/event-types.ts): a writer cannot put a
 // wrong details shape in, and the log checks each event against its schema before writing it.
 import { EVENT_TYPES, eventDetailsIssues, type TypedEvent } from '../../sdk/contract/event-types';
-import type { EventSeverity } from '../../sdk/contract/events';
+import type { EventActor, EventSeverity } from '../../sdk/contract/events';
 import type { Notifier } from '../notifier';
 import type { Work } from '../store/store';
 
@@ -18,6 +18,8 @@ interface EventEnvelope {
   resource?: { type: string; id: string };
   requestId?: string;
   operationId?: string;
+  /** The person whose dashboard request caused it (never set by agents, players or workers). */
+  actor?: EventActor;
 }
 
 /** An event to append: its envelope and one type of the catalog with that type's details. */
@@ -83,6 +85,8 @@ export class EventLog {
             runtime: EVENT_TYPES[event.type].runtime ? 1 : 0,
             request_id: event.requestId ?? null,
             operation_id: event.operationId ?? null,
+            actor_id: event.actor?.user_id ?? null,
+            actor_name: event.actor?.display_name ?? null,
             at: now,
           })),
         )

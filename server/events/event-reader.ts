@@ -82,6 +82,8 @@ export function eventRecord(cursors: EventCursors, scope: StreamScope, row: Even
   if (row.resource_type !== null && row.resource_id !== null)
     record.resource = { type: row.resource_type, id: row.resource_id };
   if (row.details !== null) record.details = JSON.parse(row.details) as Record<string, unknown>;
+  if (row.actor_id !== null && row.actor_name !== null)
+    record.actor = { user_id: row.actor_id, display_name: row.actor_name };
   return record;
 }
 

@@ -17,6 +17,9 @@ export interface EventTable {
   runtime: number;
   request_id: string | null;
   operation_id: string | null;
+  /** The signed-in person whose dashboard request caused it (issue 19); null otherwise. */
+  actor_id: string | null;
+  actor_name: string | null;
   at: number;
 }
 

@@ -13,6 +13,8 @@ import {
   type PasskeyRegistration,
 } from '../../sdk/contract/people';
 import { Email } from '../../sdk/contract/tenants';
+import { sessionStreamsKey } from '../dashboard/dashboard-twin';
+import { credentialStreamsEndChannel } from '../events/event-log';
 import { clientIp } from '../http/client-ip';
 import { endpoint, mutation, query, reply, type AnyContext } from '../http/route';
 import { membersOf, projectsOf } from '../members/people';
@@ -145,6 +147,11 @@ export const completePasskeyRegistration = endpoint(
   },
 );
 
+/** A revoked session's open event streams end at once (the dashboard then asks to sign in again). */
+function endSessionStreams(ctx: AnyContext, sessionId: string): void {
+  ctx.services.notifier.publish(credentialStreamsEndChannel(sessionStreamsKey(sessionId)));
+}
+
 export const getSession = query({ auth: dashboardSession }, async (ctx) => {
   const { session, person, project } = ctx.principal;
   return reply.ok(sessionView(session, person, project), { headers: PRIVATE });
@@ -152,6 +159,7 @@ export const getSession = query({ auth: dashboardSession }, async (ctx) => {
 
 export const logout = endpoint({ auth: dashboardSession }, async (ctx) => {
   await revokeSession(ctx.services.store.db, ctx.principal.session.id, ctx.now);
+  endSessionStreams(ctx, ctx.principal.session.id);
   setCookies(ctx, [clearDashboardCookie(SESSION_COOKIE)]);
   return reply.noContent({ headers: NO_STORE });
 });
@@ -166,6 +174,7 @@ export const listMySessions = query({ auth: dashboardSession }, async (ctx) => {
 
 export const revokeMySession = mutation({ auth: dashboardSession }, async (ctx, work) => {
   await revokeOwnSession(work.db, ctx.principal.person.id, ctx.params.id!, ctx.now);
+  work.afterCommit(() => endSessionStreams(ctx, ctx.params.id!));
   return reply.noContent({ headers: NO_STORE });
 });
 

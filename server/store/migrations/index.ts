@@ -27,6 +27,7 @@ import * as m0024 from './0024-comments';
 import * as m0025 from './0025-browser-links';
 import * as m0020 from './0020-proof-of-play';
 import * as m0021 from './0021-screen-health';
+import * as m0022 from './0022-event-actors';
 
 /** A migration module: `up` may ask which engine it runs on (column types that differ per engine). */
 interface EngineMigration {
@@ -55,10 +56,11 @@ const modules: Record<string, EngineMigration> = {
   '0018-fleet-control': m0018,
   '0019-feedback': m0019,
   '0020-proof-of-play': m0020,
-  // 0021-0023 are allotted to screenshots, the dashboard and the kiosk.
+  '0021-screen-health': m0021,
+  '0022-event-actors': m0022,
+  // 0023 was allotted to the kiosk, which needed none (unordered migrations are allowed).
   '0024-comments': m0024,
   '0025-browser-links': m0025,
-  '0021-screen-health': m0021,
 };
 
 /** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */

@@ -1,0 +1,201 @@
+// Media: drop files (or choose them) to upload each with its own progress bar, and the project's
+// ready media with what uses them. A delete says first which playlists still show the media.
+import { type DragEvent, useMemo, useRef, useState } from 'react';
+import { useStore } from 'zustand';
+import { MEDIA_LIST_MAX_LIMIT, type Media } from '../../../sdk/contract/media';
+import type { Playlist } from '../../../sdk/contract/playlist';
+import { useDashboard } from '../app/dashboard-context';
+import { byteSize, duration } from '../app/format';
+import { Notice, PageHeading } from '../app/PageHeading';
+import { useLoaded } from '../app/use-loaded';
+import { playlistsUsing } from '../playlists/playlist-summary';
+import { usePlaylists } from '../playlists/use-playlists';
+import { problemMessage } from '../state/problem-message';
+import { createUploadQueue, progressOf, type Upload } from './upload-queue';
+
+/** A project's list is read page by page up to this many items. */
+const MEDIA_LIST_CAP = 2000;
+
+export function MediaPage() {
+  const { client } = useDashboard();
+  const media = useLoaded(
+    async () => {
+      const items: Media[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = (await client.media.list({ limit: MEDIA_LIST_MAX_LIMIT, ...(cursor ? { cursor } : {}) })).data;
+        items.push(...page.items);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor && items.length < MEDIA_LIST_CAP);
+      return items;
+    },
+    [client],
+    'The media',
+  );
+  const playlists = usePlaylists();
+  const queue = useMemo(() => createUploadQueue(client, () => media.reload()), [client, media.reload]);
+  const [result, setResult] = useState<{ text: string; error: boolean } | null>(null);
+
+  return (
+    <section className="page">
+      <PageHeading>Media</PageHeading>
+      <DropZone onFiles={(files) => queue.getState().add(files)} />
+      <UploadList queue={queue} />
+      <Notice text={result?.text ?? media.error} error={result?.error ?? Boolean(media.error)} />
+      {media.value?.length === 0 && <p className="empty-state">No media yet. Drop images, videos or MP3s above.</p>}
+      <ul className="media-grid" aria-label="Media">
+        {media.value?.map((item) => (
+          <MediaCard
+            key={item.id}
+            media={item}
+            usedBy={playlistsUsing(playlists.value ?? [], item.id)}
+            onDeleted={(text) => {
+              setResult({ text, error: false });
+              media.reload();
+            }}
+            onFailed={(text) => setResult({ text, error: true })}
+          />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function DropZone({ onFiles }: { onFiles: (files: File[]) => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [over, setOver] = useState(false);
+  const drop = (e: DragEvent) => {
+    e.preventDefault();
+    setOver(false);
+    onFiles([...e.dataTransfer.files]);
+  };
+  return (
+    <section
+      aria-label="Upload media"
+      className={`drop-zone${over ? ' over' : ''}`}
+      onDragOver={(e) => {
+        e.preventDefault();
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={drop}
+      data-testid="drop-zone"
+    >
+      <p>Drop images (PNG, JPEG, WebP, GIF), videos (MP4, WebM) or MP3s here, or</p>
+      <label className="button">
+        Choose files
+        <input
+          ref={input}
+          type="file"
+          multiple
+          accept="image/png,image/jpeg,image/webp,image/gif,video/mp4,video/webm,audio/mpeg"
+          className="visually-hidden"
+          onChange={(e) => {
+            onFiles([...(e.currentTarget.files ?? [])]);
+            e.currentTarget.value = '';
+          }}
+        />
+      </label>
+    </section>
+  );
+}
+
+const STAGE_TEXT: Record<Upload['stage'], string> = {
+  queued: 'Waiting',
+  hashing: 'Reading the file',
+  uploading: 'Uploading',
+  verifying: 'Checking the file',
+  done: 'Ready',
+  failed: 'Failed',
+};
+
+function UploadList({ queue }: { queue: ReturnType<typeof createUploadQueue> }) {
+  const uploads = useStore(queue, (s) => s.uploads);
+  if (uploads.length === 0) return null;
+  return (
+    <section className="uploads" aria-labelledby="uploads-heading">
+      <h2 id="uploads-heading">Uploads</h2>
+      <ul>
+        {uploads.map((u) => (
+          <li key={u.id} className={`upload ${u.stage}`} data-testid="upload">
+            <span className="upload-name">{u.name}</span>
+            <progress max={1} value={progressOf(u)} aria-label={`${u.name}: ${STAGE_TEXT[u.stage]}`} />
+            <span className="upload-stage">
+              {STAGE_TEXT[u.stage]}
+              {u.stage === 'uploading' ? ` ${byteSize(u.sent)} of ${byteSize(u.bytes)}` : ''}
+              {u.error ? `: ${u.error}` : ''}
+            </span>
+          </li>
+        ))}
+      </ul>
+      <button type="button" className="quiet" onClick={() => queue.getState().clearFinished()}>
+        Clear finished
+      </button>
+    </section>
+  );
+}
+
+function MediaCard({
+  media,
+  usedBy,
+  onDeleted,
+  onFailed,
+}: {
+  media: Media;
+  usedBy: Playlist[];
+  onDeleted: (text: string) => void;
+  onFailed: (text: string) => void;
+}) {
+  const { client } = useDashboard();
+  const [confirming, setConfirming] = useState(false);
+  const content = `/dashboard/v1/media/${encodeURIComponent(media.id)}/content`;
+  const remove = async () => {
+    try {
+      await client.media.delete(media.id);
+      onDeleted(`Deleted ${media.filename}.`);
+    } catch (error) {
+      setConfirming(false);
+      onFailed(problemMessage(error, `${media.filename} could not be deleted`));
+    }
+  };
+  return (
+    <li className="media-card" data-testid="media-card">
+      <div className="thumb">
+        {media.kind === 'image' ? (
+          <img src={content} alt="" loading="lazy" decoding="async" />
+        ) : (
+          <span className="kind">{media.kind}</span>
+        )}
+      </div>
+      <h2 className="media-name">{media.filename}</h2>
+      <p className="media-facts">
+        {byteSize(media.bytes)}
+        {media.width ? ` · ${media.width}×${media.height}` : ''}
+        {media.duration_ms ? ` · ${duration(media.duration_ms)}` : ''}
+        {media.tag ? ` · tag ${media.tag}` : ''}
+      </p>
+      <p className="media-use">
+        {usedBy.length ? `In ${usedBy.map((p) => `“${p.name}”`).join(', ')}` : 'In no playlist'}
+      </p>
+      {!confirming ? (
+        <button type="button" className="quiet danger-text" onClick={() => setConfirming(true)}>
+          Delete…
+        </button>
+      ) : (
+        <fieldset className="confirm">
+          <legend>
+            {usedBy.length
+              ? `Still used by ${usedBy.map((p) => `“${p.name}”`).join(', ')}. While a screen shows one of them the media cannot be deleted; remove it from those playlists first (your agent or the CLI writes playlists).`
+              : 'No playlist uses it. Delete it for good?'}
+          </legend>
+          <button type="button" className="danger" onClick={() => void remove()}>
+            Delete {media.filename}
+          </button>
+          <button type="button" className="quiet" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </fieldset>
+      )}
+    </li>
+  );
+}

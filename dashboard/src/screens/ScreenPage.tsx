@@ -1,0 +1,257 @@
+// One screen: its live status, what it plays, and what a person may do to it (assign a playlist,
+// tags, a toast, a reload, archive). Each action is the /api/v1 route an agent would call.
+import { type FormEvent, useEffect, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { TOAST_LEVELS, TOAST_TEXT_MAX } from '../../../sdk/contract/fleet';
+import type { Screen } from '../../../sdk/contract/screens';
+import { useDashboard, useScreens } from '../app/dashboard-context';
+import { Notice, PageHeading } from '../app/PageHeading';
+import { PAGES, playlistPath } from '../app/routes';
+import { useNow } from '../app/use-now';
+import { timeAgo } from '../app/format';
+import { playlistName, usePlaylists } from '../playlists/use-playlists';
+import { problemMessage } from '../state/problem-message';
+import { ScreenStatus } from './ScreenStatus';
+import { parseTags } from './tags';
+
+type Result = { text: string; error: boolean } | null;
+
+export function ScreenPage({ id }: { id: string }) {
+  const { client, screens } = useDashboard();
+  const live = useScreens((s) => s.byId[id]);
+  const [fetched, setFetched] = useState<Screen | null>(null);
+  const [missing, setMissing] = useState<string | null>(null);
+  const now = useNow();
+  const playlists = usePlaylists();
+  const [result, setResult] = useState<Result>(null);
+
+  useEffect(() => {
+    if (live) return;
+    client.screens.get(id).then(
+      (r) => setFetched(r.data),
+      (e: unknown) => setMissing(problemMessage(e, 'This screen could not be loaded')),
+    );
+  }, [client, id, live]);
+  const screen = live ?? fetched;
+
+  /** Runs one change, shows its outcome, and keeps the list's copy of the screen current. */
+  const run = async (what: string, change: () => Promise<Screen | string>) => {
+    try {
+      const outcome = await change();
+      if (typeof outcome === 'string') setResult({ text: outcome, error: false });
+      else {
+        screens.getState().put(outcome);
+        setFetched(outcome);
+        setResult({ text: `${what}: done.`, error: false });
+      }
+    } catch (error) {
+      setResult({ text: problemMessage(error, what), error: true });
+    }
+  };
+
+  if (!screen)
+    return (
+      <section className="page">
+        <PageHeading>Screen</PageHeading>
+        <Notice text={missing} error />
+        {!missing && <p aria-busy="true">Loading…</p>}
+        <p>
+          <Link href={PAGES.screens}>Back to the screens</Link>
+        </p>
+      </section>
+    );
+
+  return (
+    <section className="page">
+      <p className="crumbs">
+        <Link href={PAGES.screens}>Screens</Link> /
+      </p>
+      <PageHeading>{screen.label}</PageHeading>
+      <ScreenStatus screen={screen} now={now} />
+      <Notice text={result?.text ?? null} error={result?.error} />
+      <dl className="facts">
+        <dt>Playing</dt>
+        <dd>
+          {screen.playlist_id ? (
+            <Link href={playlistPath(screen.playlist_id)}>{playlistName(playlists.value, screen.playlist_id)}</Link>
+          ) : (
+            'No playlist assigned'
+          )}
+        </dd>
+        <dt>State</dt>
+        <dd>{screen.state.replace('_', ' ')}</dd>
+        <dt>Last seen</dt>
+        <dd>{screen.last_online_at ? timeAgo(screen.last_online_at, now) : 'never'}</dd>
+        <dt>Time zone</dt>
+        <dd>{screen.timezone ?? 'the server’s (UTC)'}</dd>
+        <dt>Screen id</dt>
+        <dd>
+          <code>{screen.id}</code>
+        </dd>
+      </dl>
+      <div className="panels">
+        <AssignForm screen={screen} playlists={playlists.value ?? []} run={run} />
+        <TagsForm screen={screen} run={run} />
+        <ToastForm screen={screen} run={run} />
+        <Actions screen={screen} run={run} />
+      </div>
+    </section>
+  );
+}
+
+type Run = (what: string, change: () => Promise<Screen | string>) => Promise<void>;
+
+function AssignForm({
+  screen,
+  playlists,
+  run,
+}: {
+  screen: Screen;
+  playlists: { id: string; name: string }[];
+  run: Run;
+}) {
+  const { client } = useDashboard();
+  const [choice, setChoice] = useState(screen.playlist_id ?? '');
+  useEffect(() => setChoice(screen.playlist_id ?? ''), [screen.playlist_id]);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void run('Assign the playlist', async () => (await client.screens.assign(screen.id, choice || null)).data);
+  };
+  return (
+    <form className="panel" onSubmit={submit} aria-labelledby="assign-heading">
+      <h2 id="assign-heading">Playlist</h2>
+      <label>
+        Playlist to play
+        <select value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>
+          <option value="">None</option>
+          {playlists.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit">Assign</button>
+    </form>
+  );
+}
+
+function TagsForm({ screen, run }: { screen: Screen; run: Run }) {
+  const { client } = useDashboard();
+  const [text, setText] = useState(screen.tags.join(' '));
+  const [problem, setProblem] = useState<string | null>(null);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const parsed = parseTags(text);
+    setProblem(parsed.problem);
+    if (parsed.problem) return;
+    void run('Save the tags', async () => (await client.screens.update(screen.id, { tags: parsed.tags })).data);
+  };
+  return (
+    <form className="panel" onSubmit={submit} aria-labelledby="tags-heading">
+      <h2 id="tags-heading">Tags</h2>
+      <label>
+        Tags, separated by spaces
+        <input
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby="tags-problem"
+        />
+      </label>
+      <p id="tags-problem" className="field-problem">
+        {problem}
+      </p>
+      <button type="submit">Save tags</button>
+    </form>
+  );
+}
+
+function ToastForm({ screen, run }: { screen: Screen; run: Run }) {
+  const { client } = useDashboard();
+  const [text, setText] = useState('');
+  const [level, setLevel] = useState<(typeof TOAST_LEVELS)[number]>('info');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void run('Send the toast', async () => {
+      await client.screens.toast(screen.id, { level, text });
+      setText('');
+      return 'The toast is on its way to the screen.';
+    });
+  };
+  return (
+    <form className="panel" onSubmit={submit} aria-labelledby="toast-heading">
+      <h2 id="toast-heading">Toast</h2>
+      <label>
+        Message on the screen
+        <textarea
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+          maxLength={TOAST_TEXT_MAX}
+          rows={2}
+          required
+        />
+      </label>
+      <label>
+        Level
+        <select value={level} onChange={(e) => setLevel(e.currentTarget.value as typeof level)}>
+          {TOAST_LEVELS.map((l) => (
+            <option key={l} value={l}>
+              {l}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit">Send toast</button>
+    </form>
+  );
+}
+
+function Actions({ screen, run }: { screen: Screen; run: Run }) {
+  const { client, screens } = useDashboard();
+  const [, navigate] = useLocation();
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <section className="panel" aria-labelledby="actions-heading">
+      <h2 id="actions-heading">Actions</h2>
+      <button
+        type="button"
+        className="secondary"
+        onClick={() =>
+          void run('Reload', async () => {
+            await client.screens.reload(screen.id);
+            return 'The player reloads within a few seconds.';
+          })
+        }
+      >
+        Reload the player
+      </button>
+      {!confirming ? (
+        <button type="button" className="danger" onClick={() => setConfirming(true)}>
+          Archive…
+        </button>
+      ) : (
+        <fieldset className="confirm">
+          <legend>Archive “{screen.label}”? Its glass goes dark and it leaves the list; it stays paired.</legend>
+          <button
+            type="button"
+            className="danger"
+            onClick={() =>
+              void run('Archive', async () => {
+                await client.screens.archive(screen.id);
+                screens.getState().remove(screen.id);
+                navigate(PAGES.screens);
+                return `Archived “${screen.label}”.`;
+              })
+            }
+          >
+            Archive screen
+          </button>
+          <button type="button" className="quiet" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </fieldset>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,39 @@
+// The dashboard specs' fixtures: a member of the worker's project, made the way a person gets a
+// login on a fresh install (the project's agent invites an address, the mail's link is opened on
+// the access page, a password is chosen), in a browser context of its own; and the test's page as
+// the dashboard page object.
+import crypto from 'node:crypto';
+import { linkToken } from '../../server/mail/mail.fixtures';
+import { AccessPage } from '../pages/access-page';
+import { DashboardPage } from '../pages/dashboard-page';
+import { expect, test as base } from '../support/fixtures';
+
+export interface Member {
+  email: string;
+  password: string;
+  name: string;
+}
+
+export const test = base.extend<{ member: Member; dashboard: DashboardPage }>({
+  member: async ({ browser, project, mailbox, marquee }, use) => {
+    const tag = crypto.randomBytes(4).toString('hex');
+    const member = { email: `dana-${tag}@example.com`, password: `a passphrase ${tag}`, name: `Dana ${tag}` };
+    const invited = await project.request('POST', '/api/v1/invitations', {
+      json: { kind: 'project_member', emails: [member.email] },
+    });
+    if (invited.status !== 201) throw new Error(`invitation failed: ${JSON.stringify(invited.body)}`);
+    const mail = await mailbox.waitFor(member.email);
+    const context = await browser.newContext();
+    const access = new AccessPage(await context.newPage(), marquee.dashboardOrigin);
+    await access.openLink(`${marquee.dashboardOrigin}/#invite=${linkToken(mail, 'invite')}`);
+    await access.signUpWithPassword(member.name, member.password);
+    // Hashing a new password (scrypt, 64 MiB) takes seconds on a loaded machine: a wait, widened.
+    await expect(access.heading).toHaveText('Signed in', { timeout: 30_000 });
+    await access.expectSignedIn(member.name);
+    await context.close();
+    await use(member);
+  },
+  dashboard: async ({ page, marquee }, use) => use(new DashboardPage(page, marquee.dashboardOrigin)),
+});
+
+export { expect };

@@ -1,0 +1,104 @@
+// Page object for the dashboard app on the dashboard origin: signing in, moving between pages, and
+// what a person does on each, read and driven through roles and labels as a screen reader would.
+// It also checks a page with axe-core and saves screenshots at the two sizes the dashboard is
+// designed for.
+import fs from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Locator, type Page } from '@playwright/test';
+import { ARTIFACTS } from './player-page';
+
+export const DESKTOP = { width: 1440, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+export class DashboardPage {
+  readonly heading: Locator;
+  readonly nav: Locator;
+
+  constructor(
+    readonly page: Page,
+    readonly origin: string,
+  ) {
+    this.heading = page.getByRole('heading', { level: 1 });
+    this.nav = page.getByRole('navigation', { name: 'Sections' });
+  }
+
+  async open(pathname = '/'): Promise<void> {
+    const response = await this.page.goto(new URL(pathname, this.origin).href);
+    expect(response?.status()).toBe(200);
+  }
+
+  async signIn(email: string, password: string): Promise<void> {
+    await expect(this.heading).toHaveText('Sign in');
+    await this.page.getByLabel('Email address').fill(email);
+    await this.page.getByLabel('Password').fill(password);
+    await this.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    // Signed in, or told why not. Checking a password is a memory-hard hash: seconds on a loaded
+    // machine (a wait, widened).
+    await expect(this.nav.or(this.page.locator('.notice-line:not(:empty)'))).toBeVisible({ timeout: 30_000 });
+  }
+
+  async expectSignedIn(name: string): Promise<void> {
+    // Checking a password is a memory-hard hash: seconds on a loaded machine (a wait, widened).
+    await expect(this.nav).toBeVisible({ timeout: 30_000 });
+    await expect(this.page.getByRole('banner')).toContainText(name);
+  }
+
+  async go(section: 'Screens' | 'Playlists' | 'Media' | 'Events' | 'Members' | 'Billing'): Promise<void> {
+    await this.nav.getByRole('link', { name: section }).click();
+    await expect(this.heading).toHaveText(section);
+  }
+
+  // ---- Screens
+
+  async pair(code: string, name: string): Promise<void> {
+    await this.page.getByLabel('Pairing code').fill(code);
+    await this.page.getByLabel(/^Name/).fill(name);
+    await this.page.getByRole('button', { name: 'Pair screen' }).click();
+    await expect(this.page.getByRole('status').filter({ hasText: `Paired “${name}”` })).toBeVisible();
+  }
+
+  screenCard(name: string): Locator {
+    return this.page.getByTestId('screen-card').filter({ has: this.page.getByRole('heading', { name }) });
+  }
+
+  async openScreen(name: string): Promise<void> {
+    await this.screenCard(name).getByRole('link', { name }).click();
+    await expect(this.heading).toHaveText(name);
+  }
+
+  async assignPlaylist(playlist: string): Promise<void> {
+    await this.page.getByLabel('Playlist to play').selectOption({ label: playlist });
+    await this.page.getByRole('button', { name: 'Assign' }).click();
+    await expect(this.page.getByRole('status').filter({ hasText: 'Assign the playlist: done.' })).toBeVisible();
+  }
+
+  // ---- Media
+
+  async upload(files: { name: string; mimeType: string; buffer: Buffer }[]): Promise<void> {
+    await this.page.getByLabel('Choose files').setInputFiles(files);
+  }
+
+  uploadRow(name: string): Locator {
+    return this.page.getByTestId('upload').filter({ hasText: name });
+  }
+
+  // ---- Quality
+
+  /** axe-core over the page as it is: no serious or critical violation. */
+  async expectAccessible(): Promise<void> {
+    const results = await new AxeBuilder({ page: this.page }).analyze();
+    const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(
+      bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    ).toEqual([]);
+  }
+
+  async screenshot(name: string): Promise<string> {
+    const dir = path.join(ARTIFACTS, 'dashboard');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, name);
+    await this.page.screenshot({ path: file, fullPage: true });
+    return file;
+  }
+}

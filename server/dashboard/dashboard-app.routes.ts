@@ -1,0 +1,98 @@
+// Serves the built dashboard (dist/dashboard, `npm run build:web`) on the dashboard origin: its
+// hashed assets, and its one HTML shell for every page path (the app routes on the client). The
+// shell runs only its own scripts and may not be framed (a framed dashboard could be clickjacked into
+// archiving screens or approving agents).
+import fs from 'node:fs';
+import path from 'node:path';
+import { query } from '../http/route';
+import { problem } from '../problem';
+import { checkDashboardRequest } from '../sign-in/dashboard.auth';
+
+/** Where `npm run build:web` puts the dashboard (vite.config.ts, mode `dashboard`). */
+export const DASHBOARD_DIR = path.resolve(import.meta.dirname, '..', '..', 'dist', 'dashboard');
+
+export const DASHBOARD_HEADERS = {
+  // Media previews are same-origin bytes (/dashboard/v1/media/{id}/content) or local blob: URLs.
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+} as const;
+
+const MIME: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json',
+};
+
+/**
+ * The app's pages (dashboard/src/app/routes.tsx routes these on the client; a test holds the two
+ * lists equal). Listed rather than caught by a wildcard, so other paths keep their 404 and 405.
+ */
+export const DASHBOARD_PAGES = [
+  '/',
+  '/sign-in',
+  '/screens',
+  '/screens/:id',
+  '/playlists',
+  '/playlists/:id',
+  '/media',
+  '/events',
+  '/members',
+  '/billing',
+] as const;
+
+/** The file under `dir/assets` that a request names, or undefined (unknown type, outside the folder). */
+export function assetFile(dir: string, name: string): { file: string; type: string } | undefined {
+  const type = MIME[path.extname(name)];
+  if (!type || name.includes('/') || name.includes('\\') || name.startsWith('.')) return undefined;
+  const file = path.join(dir, 'assets', name);
+  return isFile(file) ? { file, type } : undefined;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function dashboardApp(dir: string) {
+  const shell = query({}, async (ctx) => {
+    checkDashboardRequest(ctx);
+    const index = path.join(dir, 'index.html');
+    ctx.res.set({ ...DASHBOARD_HEADERS, 'Cache-Control': 'no-cache' });
+    if (!isFile(index)) {
+      ctx.res
+        .status(503)
+        .type('text/plain')
+        .end('The dashboard is not built yet. Run `npm run build:web` (npm start does this for you).\n');
+      return;
+    }
+    ctx.res.status(200).set('Content-Type', 'text/html; charset=utf-8');
+    ctx.res.end(ctx.req.method === 'HEAD' ? undefined : fs.readFileSync(index));
+  });
+
+  const asset = query({}, async (ctx) => {
+    checkDashboardRequest(ctx);
+    const found = assetFile(dir, ctx.params.file!);
+    if (!found) throw problem('not_found', 'no such file');
+    ctx.res.status(200).set({
+      ...DASHBOARD_HEADERS,
+      'Content-Type': found.type,
+      // Names carry their content hash (Vite), so they never change.
+      'Cache-Control': 'public, max-age=31536000, immutable',
+    });
+    // Whole: the files are small, and the pipeline expects the answer sent when the handler returns.
+    ctx.res.end(ctx.req.method === 'HEAD' ? undefined : fs.readFileSync(found.file));
+  });
+
+  return { shell, asset };
+}
+
+export const { shell: dashboardShell, asset: dashboardAsset } = dashboardApp(DASHBOARD_DIR);

@@ -1,0 +1,66 @@
+// Serving the built dashboard: hashed assets from its folder only, with the page's headers; the
+// shell for the app's pages.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestServer } from '../testing/harness';
+import { assetFile, dashboardApp } from './dashboard-app.routes';
+
+let server: TestServer;
+let dir: string;
+const host = () => `dashboard.localhost:${server.port}`;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-dashboard-build-'));
+  fs.mkdirSync(path.join(dir, 'assets'));
+  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>fixture shell</title>');
+  fs.writeFileSync(path.join(dir, 'assets', 'index-abc123.js'), 'console.log("dashboard")');
+  fs.writeFileSync(path.join(dir, 'secret.key'), 'not served');
+  const app = dashboardApp(dir);
+  server = await TestServer.start({
+    extraRoutes: [
+      { plane: 'dashboard', method: 'GET', path: '/fixture-assets/:file', route: app.asset },
+      { plane: 'dashboard', method: 'GET', path: '/fixture-page', route: app.shell },
+    ],
+  });
+});
+afterAll(async () => {
+  await server.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the built dashboard', () => {
+  it('serves an asset whole, immutable, with the page’s headers', async () => {
+    const res = await server.request('GET', '/fixture-assets/index-abc123.js', { host: host() });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('console.log("dashboard")');
+    expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('serves nothing outside its assets folder and no unknown type', async () => {
+    for (const name of ['..%2Fsecret.key', '..%2F..%2Fpackage.json', 'missing.js', 'index-abc123.exe'])
+      expect((await server.request('GET', `/fixture-assets/${name}`, { host: host() })).status, name).toBe(404);
+    expect(assetFile(dir, '../secret.key')).toBeUndefined();
+    expect(assetFile(dir, '.hidden.js')).toBeUndefined();
+  });
+
+  it('answers a page with the shell, framed by no one, running only its own scripts', async () => {
+    const res = await server.request('GET', '/fixture-page', { host: host() });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('fixture shell');
+    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(res.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('refuses to be loaded by another site (Fetch Metadata)', async () => {
+    const res = await server.request('GET', '/fixture-page', {
+      host: host(),
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'iframe' },
+    });
+    expect(res.status).toBe(403);
+  });
+});

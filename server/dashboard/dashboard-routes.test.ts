@@ -1,0 +1,264 @@
+// The dashboard's project routes (/dashboard/v1/*): twins of /api/v1 routes behind the session cookie
+// only, with CSRF, the session's project as the tenant, no metering, and the person as actor.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { joinAsMember, TEST_PASSWORD_COST } from '../invitations/invitations.fixtures';
+import { SmtpCapture } from '../mail/mail.fixtures';
+import { image, sha256, uploadReady } from '../media/media.fixtures';
+import { pairActiveScreen, parseSse, startPairing } from '../pairing/pairing.fixtures';
+import { imageDoc } from '../playlists/content.fixtures';
+import type { DashboardBrowser } from '../sign-in/dashboard.fixtures';
+import { randomKey, TestServer } from '../testing/harness';
+
+let smtp: SmtpCapture;
+let server: TestServer;
+let token: string;
+let otherToken: string;
+let ada: DashboardBrowser;
+/** Ids of the other project's resources: each must be not_found through Ada's session. */
+const theirs = { screen: '', media: '', playlist: '', invitation: '', operation: '' };
+const ours = { screen: '', media: '', playlist: '' };
+
+beforeAll(async () => {
+  smtp = await SmtpCapture.start();
+  server = await TestServer.start({ config: { smtpUrl: smtp.url }, tuning: { passwordHash: TEST_PASSWORD_COST } });
+  ({ token } = await server.enroll({ project_name: 'Lobby screens' }));
+  ({ token: otherToken } = await server.enroll({ project_name: 'Someone else' }));
+  ada = await joinAsMember(server, smtp, token, 'ada@example.com', { name: 'Ada' });
+
+  for (const [which, bearer] of [
+    [ours, token],
+    [theirs, otherToken],
+  ] as const) {
+    which.screen = (await pairActiveScreen(server, bearer)).screen.id;
+    const media = await uploadReady(server, bearer, await image('png'), 'image/png');
+    which.media = media.id;
+    const playlist = await server.request('POST', '/api/v1/playlists', {
+      token: bearer,
+      json: imageDoc(media.id),
+      idempotencyKey: randomKey(),
+    });
+    expect(playlist.status, playlist.text).toBe(201);
+    which.playlist = playlist.json().id;
+  }
+  const invited = await server.request('POST', '/api/v1/invitations', {
+    token: otherToken,
+    idempotencyKey: randomKey(),
+    json: { kind: 'project_member', emails: ['eve@example.com'] },
+  });
+  theirs.invitation = invited.json().items[0].id;
+  const media = await server.request('GET', `/api/v1/media/${theirs.media}`, { token: otherToken });
+  theirs.operation = media.json().operation_id;
+});
+afterAll(async () => {
+  await server.stop();
+  await smtp.stop();
+});
+
+/** Every project route of the dashboard, with a body it accepts. */
+const twins = () =>
+  [
+    ['GET', '/dashboard/v1/screens'],
+    ['POST', '/dashboard/v1/screens/pair', { code: 'ABCDEF' }],
+    ['GET', `/dashboard/v1/screens/${ours.screen}`],
+    ['PATCH', `/dashboard/v1/screens/${ours.screen}`, { name: 'Lobby' }],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/archive`],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/unarchive`],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/reload`],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/toast`, { level: 'info', text: 'Hello' }],
+    ['GET', '/dashboard/v1/playlists'],
+    ['GET', `/dashboard/v1/playlists/${ours.playlist}`],
+    ['GET', '/dashboard/v1/media'],
+    [
+      'POST',
+      '/dashboard/v1/media/uploads',
+      { filename: 'a.png', content_type: 'image/png', bytes: 10, sha256: 'a'.repeat(64) },
+    ],
+    [
+      'POST',
+      '/dashboard/v1/media/uploads/upl_nothing/commit',
+      { content_type: 'image/png', bytes: 10, sha256: 'a'.repeat(64) },
+    ],
+    ['GET', `/dashboard/v1/media/${ours.media}`],
+    ['DELETE', `/dashboard/v1/media/${ours.media}`],
+    ['GET', `/dashboard/v1/media/${ours.media}/content`],
+    ['GET', '/dashboard/v1/operations/op_nothing'],
+    ['GET', '/dashboard/v1/events'],
+    ['GET', '/dashboard/v1/invitations'],
+    ['POST', '/dashboard/v1/invitations', { kind: 'project_member', emails: ['x@example.com'] }],
+    ['POST', '/dashboard/v1/invitations/inv_nothing/revoke'],
+  ] as [string, string, unknown?][];
+
+describe('the realm: the session cookie only', () => {
+  it('refuses every project route without a session, and with a bearer even beside the cookie', async () => {
+    for (const [method, path, json] of twins()) {
+      const bare = await server.request(method, path, {
+        host: ada.host,
+        json,
+        headers: { origin: ada.origin, 'sec-fetch-site': 'same-origin' },
+      });
+      expect(bare.status, `${method} ${path} without a cookie`).toBe(401);
+      const bearer = await ada.request(method, path, { json, headers: { authorization: `Bearer ${token}` } });
+      expect(bearer.status, `${method} ${path} with a bearer`).toBe(401);
+    }
+  });
+
+  it('refuses every change without the session’s CSRF token or from another origin', async () => {
+    for (const [method, path, json] of twins().filter(([m]) => m !== 'GET')) {
+      const noToken = await ada.request(method, path, { json, headers: { 'marquee-csrf-token': 'wrong' } });
+      expect(noToken.status, `${method} ${path} with a wrong token`).toBe(403);
+      const elsewhere = await ada.request(method, path, { json, headers: { origin: 'http://evil.localhost' } });
+      expect(elsewhere.status, `${method} ${path} from another origin`).toBe(403);
+    }
+  });
+
+  it('is not served on the control origin, and /api/v1 never takes the dashboard cookie', async () => {
+    expect((await server.request('GET', '/dashboard/v1/screens', { token })).status).toBe(404);
+    const cookie = `__Host-marquee-dashboard=${ada.sessionCookie}`;
+    const api = await server.request('GET', '/api/v1/screens', { headers: { cookie } });
+    expect(api.status).toBe(401);
+  });
+});
+
+describe('the tenant is the session’s project', () => {
+  it('answers not_found for another project’s screen, media, playlist, invitation and operation', async () => {
+    const cases: [string, string, unknown?][] = [
+      ['GET', `/dashboard/v1/screens/${theirs.screen}`],
+      ['PATCH', `/dashboard/v1/screens/${theirs.screen}`, { name: 'Mine now' }],
+      ['POST', `/dashboard/v1/screens/${theirs.screen}/archive`],
+      ['POST', `/dashboard/v1/screens/${theirs.screen}/reload`],
+      ['POST', `/dashboard/v1/screens/${theirs.screen}/toast`, { level: 'info', text: 'Hi' }],
+      ['GET', `/dashboard/v1/playlists/${theirs.playlist}`],
+      ['GET', `/dashboard/v1/media/${theirs.media}`],
+      ['GET', `/dashboard/v1/media/${theirs.media}/content`],
+      ['DELETE', `/dashboard/v1/media/${theirs.media}`],
+      ['POST', `/dashboard/v1/invitations/${theirs.invitation}/revoke`],
+      ['GET', `/dashboard/v1/operations/${theirs.operation}`],
+    ];
+    for (const [method, path, json] of cases) {
+      const res = await ada.request(method, path, { json, headers: { 'idempotency-key': randomKey() } });
+      expect(res.status, `${method} ${path}: ${res.text}`).toBe(404);
+      expect(res.json().type).toMatch(/not-found$/);
+    }
+    // Assigning another project's playlist to our screen is refused as well.
+    const assign = await ada.request('PATCH', `/dashboard/v1/screens/${ours.screen}`, {
+      json: { playlist_id: theirs.playlist },
+    });
+    expect(assign.status).toBeGreaterThanOrEqual(400);
+    expect(assign.status).toBeLessThan(500);
+  });
+
+  it('lists what /api/v1 lists for the project, in the same shape, without credit headers', async () => {
+    for (const path of ['/screens', '/playlists', '/media']) {
+      const mine = await ada.request('GET', `/dashboard/v1${path}`);
+      const agent = await server.request('GET', `/api/v1${path}`, { token });
+      expect(mine.status).toBe(200);
+      expect(mine.json().items, path).toEqual(agent.json().items);
+      expect(mine.headers['marquee-credits-remaining']).toBeUndefined();
+    }
+  });
+});
+
+describe('changes name the person as actor', () => {
+  it('pairs a code, assigns a playlist and records both with Ada as actor; agents’ events carry none', async () => {
+    const { code } = await startPairing(server);
+    const paired = await ada.request('POST', '/dashboard/v1/screens/pair', {
+      json: { code, label: 'Reception' },
+      headers: { 'idempotency-key': randomKey() },
+    });
+    expect(paired.status, paired.text).toBe(201);
+    const screen = paired.json().screen;
+    const assigned = await ada.request('PATCH', `/dashboard/v1/screens/${screen.id}`, {
+      json: { playlist_id: ours.playlist, tags: ['lobby'] },
+    });
+    expect(assigned.status, assigned.text).toBe(200);
+    expect(assigned.json()).toMatchObject({ playlist_id: ours.playlist, tags: ['lobby'] });
+
+    const events = (await server.request('GET', '/api/v1/events?limit=200', { token })).json().items as any[];
+    const person = (await ada.request('GET', '/dashboard/v1/session')).json();
+    const ofScreen = events.filter((e) => e.resource?.id === screen.id);
+    expect(ofScreen.map((e) => e.type)).toEqual(expect.arrayContaining(['screen.paired', 'screen.updated']));
+    for (const event of ofScreen)
+      expect(event.actor, event.type).toEqual({ user_id: person.person_id, display_name: 'Ada' });
+    const byAgent = events.find((e) => e.type === 'playlist.created');
+    expect(byAgent).toBeDefined();
+    expect(byAgent.actor).toBeUndefined();
+  });
+
+  it('streams the project’s events and ends the stream when the session signs out', async () => {
+    const browser = await joinAsMember(server, smtp, token, 'bo@example.com', { name: 'Bo' });
+    let text = '';
+    const ended = new Promise<number>((resolve, reject) => {
+      server
+        .rawRequest(
+          'GET',
+          '/dashboard/v1/events/stream',
+          { host: browser.host, cookies: browser.jar, headers: { 'sec-fetch-site': 'same-origin' } },
+          (res) => {
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve(res.statusCode!));
+          },
+        )
+        .on('error', reject);
+    });
+    const reload = await ada.request('POST', `/dashboard/v1/screens/${ours.screen}/reload`, {
+      headers: { 'idempotency-key': randomKey() },
+    });
+    expect(reload.status, reload.text).toBe(202);
+    await expect.poll(() => parseSse(text).some((f) => f.data?.type === 'player.reload')).toBe(true);
+    expect((await browser.request('POST', '/dashboard/v1/logout')).status).toBe(204);
+    expect(await ended).toBe(200);
+  });
+});
+
+describe('media from the dashboard', () => {
+  it('uploads through the same declare → signed PUT → commit flow, the PUT on the dashboard origin', async () => {
+    const bytes = await image('png', 32, 32);
+    const declared = await ada.request('POST', '/dashboard/v1/media/uploads', {
+      json: { filename: 'poster.png', content_type: 'image/png', bytes: bytes.length, sha256: sha256(bytes) },
+      headers: { 'idempotency-key': randomKey() },
+    });
+    expect(declared.status, declared.text).toBe(201);
+    const session = declared.json();
+    const url = new URL(session.upload_url);
+    expect(url.origin).toBe(ada.origin);
+    const put = await server.request('PUT', url.pathname + url.search, {
+      host: ada.host,
+      headers: session.headers,
+      body: bytes,
+    });
+    expect(put.status, put.text).toBe(200);
+    const committed = await ada.request('POST', `/dashboard/v1/media/uploads/${session.id}/commit`, {
+      json: { content_type: 'image/png', bytes: bytes.length, sha256: sha256(bytes) },
+      headers: { 'idempotency-key': randomKey() },
+    });
+    expect(committed.status, committed.text).toBe(202);
+    await server.services.operations.idle();
+    const op = (await ada.request('GET', `/dashboard/v1/operations/${session.operation.id}`)).json();
+    expect(op.state).toBe('succeeded');
+    const media = await ada.request('GET', `/dashboard/v1/media/${op.result.media_id}`);
+    expect(media.json()).toMatchObject({ filename: 'poster.png', state: 'ready' });
+    const content = await ada.request('GET', `/dashboard/v1/media/${op.result.media_id}/content`);
+    expect(content.body.equals(bytes)).toBe(true);
+  });
+});
+
+describe('the dashboard app', () => {
+  it('serves its shell for page paths, framed by no one, and keeps the access page for links and approvals', async () => {
+    for (const path of ['/', '/screens', '/screens/scr_x']) {
+      const res = await server.request('GET', path, { host: ada.host });
+      // 200 once `npm run build:web` ran, 503 with the way to build it before.
+      expect([200, 503], path).toContain(res.status);
+      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    }
+    for (const path of ['/access', '/connect/agc_x']) {
+      const res = await server.request('GET', path, { host: ada.host });
+      expect(res.status, path).toBe(200);
+      expect(res.text).toContain('/access/access.js');
+    }
+    expect((await server.request('GET', '/dashboard/v1/nothing', { host: ada.host })).status).toBe(404);
+    expect((await server.request('GET', '/assets/..%2F..%2Fpackage.json', { host: ada.host })).status).toBe(404);
+  });
+});
