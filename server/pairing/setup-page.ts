@@ -6,7 +6,7 @@ import { BROWSER_LINK_CONTINUE_PATH, type BrowserLinkStatus } from '../../sdk/co
 /** How often an unclaimed setup page looks again (a meta refresh: no script needed). */
 export const SETUP_REFRESH_SECONDS = 5;
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const STYLE = `
@@ -53,10 +53,10 @@ export function renderSetupPage(status: BrowserLinkStatus | undefined): string {
   return page(
     String(SETUP_REFRESH_SECONDS),
     `<h1>Set up this screen</h1>
-<div class="code" aria-label="setup code">${escape(status.code)}</div>
+<div class="code" aria-label="setup code">${escapeHtml(status.code)}</div>
 <p>Give this code to whoever manages your screens. With the Marquee CLI:
-<code>marquee screen link ${escape(status.code)}</code></p>
-<p>This page moves on by itself once the code is claimed. The code expires at ${escape(
+<code>marquee screen link ${escapeHtml(status.code)}</code></p>
+<p>This page moves on by itself once the code is claimed. The code expires at ${escapeHtml(
       new Date(status.expires_at).toUTCString(),
     )}.</p>`,
   );
