@@ -148,6 +148,29 @@ describe('screen link', () => {
   });
 });
 
+describe('feedback commands', () => {
+  it('send a bug report and a feature request with the CLI context, and list them newest first', async () => {
+    const { env } = await enrolled();
+    const bug = await ok(['feedback', 'send', 'bug', 'Toast cut off', '--body', 'The third line is missing.'], env);
+    expect(bug).toMatchObject({
+      kind: 'bug',
+      title: 'Toast cut off',
+      context: { platform: expect.stringContaining('/') },
+    });
+    expect(bug.context.cli_version).toMatch(/\d+\.\d+\.\d+/);
+    await ok(['feedback', 'send', 'feature', 'Weekly report', '--body', 'A PDF each Monday.'], env);
+    const list = await ok(['feedback', 'list'], env);
+    expect(list.items.map((f: any) => f.kind).sort()).toEqual(['bug', 'feature']);
+    const times = list.items.map((f: any) => f.created_at);
+    expect([...times].sort().reverse()).toEqual(times);
+    expect((await jsonInProcess(['feedback', 'send', 'praise', 'Nice'], env)).code).toBe(2);
+    expect((await jsonInProcess(['feedback', 'send', 'bug', 'No body'], env)).code).toBe(2);
+    const long = await jsonInProcess(['feedback', 'send', 'bug', 'x'.repeat(121), '--body', 'b'], env);
+    expect(long.code).toBe(8);
+    expect(long.envelope.error!.code).toBe('invalid_request');
+  });
+});
+
 describe('comment commands', () => {
   it('set, show and delete comments on a screen, a playlist and a page', async () => {
     const { env, token } = await enrolled();

@@ -9,6 +9,7 @@ import { billingCommands } from './commands/billing.commands';
 import { commentCommands } from './commands/comments.commands';
 import { doctorCommand } from './commands/doctor.command';
 import { eventCommands } from './commands/events.commands';
+import { feedbackCommands } from './commands/feedback.commands';
 import { invitationCommands } from './commands/invitations.commands';
 import { kvCommands } from './commands/kv.commands';
 import { mediaCommands } from './commands/media.commands';
@@ -36,4 +37,5 @@ export const COMMANDS = [
   ...invitationCommands,
   ...agentCommands,
   ...billingCommands,
+  ...feedbackCommands,
 ] as CommandSpec<unknown>[];

@@ -92,4 +92,5 @@ export const GROUPS: Record<string, { summary: string; alias?: string }> = {
   invitation: { summary: 'invite people into the project: by email or a link; list, revoke', alias: 'invitations' },
   agent: { summary: 'the agent installation this credential is: show, disconnect' },
   billing: { summary: 'credits: balance and statement' },
+  feedback: { summary: 'bug reports and feature requests to the operators of this server' },
 };

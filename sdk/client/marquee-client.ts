@@ -6,6 +6,7 @@ import { applicationRoutes } from './applications';
 import { billingRoutes } from './billing';
 import { commentRoutes } from './comments';
 import { eventRoutes } from './events';
+import { feedbackRoutes } from './feedback';
 import { invitationRoutes } from './invitations';
 import { kvRoutes } from './kv';
 import { mediaRoutes } from './media';
@@ -39,6 +40,7 @@ export function createMarqueeClient(options: ClientOptions) {
     billing: billingRoutes(transport),
     agents: agentRoutes(transport),
     comments: commentRoutes(transport),
+    feedback: feedbackRoutes(transport),
     playback: playbackRoutes(transport),
   };
 }

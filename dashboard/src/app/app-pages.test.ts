@@ -10,9 +10,10 @@ describe('the app’s pages', () => {
     expect(Object.values(PAGES).sort()).toEqual([...DASHBOARD_PAGES].sort());
   });
 
-  it('hand invitation and reset links to the access page, fragment and all', () => {
+  it('hand invitation, dashboard and reset links to the access page, fragment and all', () => {
     expect(accessPageFor({ pathname: '/', hash: '#invite=abc' })).toBe('/access#invite=abc');
     expect(accessPageFor({ pathname: '/', hash: '#reset=xyz' })).toBe('/access#reset=xyz');
+    expect(accessPageFor({ pathname: '/', hash: '#link=tok' })).toBe('/access#link=tok');
     expect(accessPageFor({ pathname: '/screens', hash: '' })).toBeUndefined();
   });
 });
