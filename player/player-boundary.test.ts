@@ -13,8 +13,8 @@ function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) return e.name === 'node_modules' ? [] : sources(full);
-    // Tests and their fixtures (test-only support, never bundled) may drive a real server.
-    return /\.tsx?$/.test(e.name) && !/\.(test|fixtures)\.tsx?$/.test(e.name) ? [full] : [];
+    // Tests may drive a real server; their fixtures go through sdk/ like the clients they stand for.
+    return /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) ? [full] : [];
   });
 }
 

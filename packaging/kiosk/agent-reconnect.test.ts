@@ -47,7 +47,7 @@ describe('after an outage of the server and a restart of the agent', () => {
     const dataDir = tempDataDir();
     let agent = await startAgent(server.origin, dataDir);
     agents.push(agent);
-    const { screen } = await new Renderer(agent).pair(server, token);
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
     await showing(agent, await showImage(screen.id, crypto.randomBytes(1000)));
     // The renderer follows the agent as the player does, with the player's client and parser.
     const heard: string[] = [];

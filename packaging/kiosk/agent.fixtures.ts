@@ -1,12 +1,11 @@
-// Test helpers: a kiosk agent against a real Marquee server (the server's test harness), and a
-// renderer stand-in that calls the agent as the player does.
+// Test helpers: a kiosk agent against a real Marquee server, and a renderer stand-in that calls the
+// agent as the player does. The owner's side goes through the SDK client, never the server's code.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { claimCode } from '../../server/pairing/pairing.fixtures';
-import type { TestServer } from '../../server/testing/harness';
+import { createMarqueeClient } from '../../sdk/client/marquee-client';
 import { KioskAgent, type AgentOptions } from './agent';
 import { fixedHostFacts } from './host-facts';
 
@@ -82,13 +81,12 @@ export class Renderer {
     return frames;
   }
 
-  /** Pairs through the agent as the player does, the owner claiming the code on glass. */
-  async pair(server: TestServer, token: string): Promise<{ screen: { id: string }; public_url: string }> {
+  /** Pairs through the agent as the player does, the owner (at `control`) claiming the code on glass. */
+  async pair(control: string, token: string): Promise<{ screen: { id: string }; public_url: string }> {
     const started = await this.post('/runtime/v1/pairing-sessions');
     expect(started.status, await started.clone().text()).toBe(201);
     const { code } = (await started.json()) as { code: string };
-    const claim = await claimCode(server, token, code, { label: 'Kiosk' });
-    expect(claim.status, claim.text).toBe(201);
+    await createMarqueeClient({ baseUrl: control, token }).screens.pair({ code, label: 'Kiosk' });
     const frames = await this.stream('/runtime/v1/pairing-events');
     expect(frames.map((f) => f.event)).toEqual(['pairing.claimed']);
     const done = await this.post('/runtime/v1/pairing-sessions/complete', {

@@ -101,7 +101,7 @@ describe('the kiosk agent', () => {
     const agent = await agentAt(tempDataDir());
     const renderer = new Renderer(agent);
     expect((await renderer.post('/runtime/v1/device-sessions', {})).status).toBe(401);
-    const completion = await renderer.pair(server, token);
+    const completion = await renderer.pair(server.origin, token);
     const session = await renderer.post('/runtime/v1/device-sessions', {});
     expect(session.status).toBe(201);
     const body = await session.text();
@@ -133,7 +133,7 @@ describe('the kiosk agent', () => {
   it('tells the renderer of a new manifest only once its content is on disk', async () => {
     const agent = await agentAt(tempDataDir());
     const renderer = new Renderer(agent);
-    const { screen } = await renderer.pair(server, token);
+    const { screen } = await renderer.pair(server.origin, token);
     await showing(agent, await showImage(screen.id, crypto.randomBytes(2000)));
     const cursor = agent.events.head();
     const second = crypto.randomBytes(2000);
@@ -152,7 +152,7 @@ describe('the kiosk agent', () => {
   it("announces a new manifest on the renderer's stream in the runtime contract's shape", async () => {
     const agent = await agentAt(tempDataDir());
     const renderer = new Renderer(agent);
-    const { screen } = await renderer.pair(server, token);
+    const { screen } = await renderer.pair(server.origin, token);
     await showing(agent, await showImage(screen.id, crypto.randomBytes(2000)));
     // The player's own client and parser: an event it cannot parse, it ignores (and never refetches).
     const heard: (RuntimeEvent | undefined)[] = [];
@@ -173,7 +173,7 @@ describe('the kiosk agent', () => {
     const dataDir = tempDataDir();
     const agent = await agentAt(dataDir);
     const renderer = new Renderer(agent);
-    const { screen } = await renderer.pair(server, token);
+    const { screen } = await renderer.pair(server.origin, token);
     const bytes = crypto.randomBytes(4000);
     const mediaId = await showImage(screen.id, bytes);
     const revision = await showing(agent, mediaId);
@@ -198,7 +198,7 @@ describe('identity reset', () => {
   it('tombstones the screen upstream and the agent asks its renderer to pair again', async () => {
     const agent = await agentAt(tempDataDir());
     const renderer = new Renderer(agent);
-    const { screen } = await renderer.pair(server, token);
+    const { screen } = await renderer.pair(server.origin, token);
     await until(() => agent.isOnline);
     await agent.upstream.reset();
     expect((await server.request('GET', `/api/v1/screens/${screen.id}`, { token })).status).toBe(404);
@@ -212,7 +212,7 @@ describe('the report queue', () => {
     const dataDir = tempDataDir();
     const agent = await agentAt(dataDir);
     const renderer = new Renderer(agent);
-    const { screen } = await renderer.pair(server, token);
+    const { screen } = await renderer.pair(server.origin, token);
     const revision = await showing(agent, await showImage(screen.id, crypto.randomBytes(1000)));
     await agent.stop();
 
@@ -244,7 +244,7 @@ describe('the report queue', () => {
 describe('renderer recoveries', () => {
   it('are counted and reported upstream like any runtime condition', async () => {
     const agent = await agentAt(tempDataDir());
-    await new Renderer(agent).pair(server, token);
+    await new Renderer(agent).pair(server.origin, token);
     agent.recordRecovery('hang');
     agent.recordRecovery('hang');
     expect(agent.status().recoveries).toEqual({ hang: 2 });
@@ -269,7 +269,7 @@ describe('a refresh that fails', () => {
     };
     const agent = await startAgent(server.origin, tempDataDir(), { fetch: flaky });
     agents.push(agent);
-    const { screen } = await new Renderer(agent).pair(server, token);
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
     await showing(agent, await showImage(screen.id, crypto.randomBytes(1500)));
     expect(cut).toBeGreaterThan(1);
   });
@@ -278,7 +278,7 @@ describe('a refresh that fails', () => {
 describe('an upstream event the agent fails on', () => {
   it('is passed over once, not delivered again and again ahead of the events after it', async () => {
     const agent = await agentAt(tempDataDir());
-    const { screen } = await new Renderer(agent).pair(server, token);
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
     await until(() => agent.isOnline);
     let failed = 0;
     agent.events.subscribe((event) => {
@@ -297,7 +297,7 @@ describe('the display', () => {
     const dataDir = tempDataDir();
     const agent = await agentAt(dataDir);
     const renderer = new Renderer(agent);
-    const { screen } = await renderer.pair(server, token);
+    const { screen } = await renderer.pair(server.origin, token);
     await until(() => agent.isOnline);
     expect(agent.display()).toEqual({ power: null, schedule: null });
     const night = { on: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '07:00', end: '19:00' }] };

@@ -53,7 +53,7 @@ async function kioskShowingApp(dataDir = tempDataDir()) {
   const agent = await startAgent(server.origin, dataDir);
   agents.push(agent);
   const renderer = new Renderer(agent);
-  const { screen } = await renderer.pair(server, token);
+  const { screen } = await renderer.pair(server.origin, token);
   const app = await publishApp(server, token, 'kiosk app');
   const playlistId = await createPlaylist(server, token, { name: 'App', pages: [appPage('board', app.releaseId)] });
   await patchScreen(server, token, screen.id, { playlist_id: playlistId });

@@ -70,12 +70,29 @@ describe('the Chromium kiosk shell', () => {
       await kiosk.restart();
       await expect.poll(() => loads, { timeout: 15_000 }).toBe(3);
       expect(exits).toBe(1); // a restart the watchdog asked for is no crash
+      // Closing takes Chromium's helpers too: none is left writing the profile or holding its lock.
+      await kiosk.close();
+      expect(processesUsing(profileDir)).toEqual([]);
     } finally {
       await kiosk.close();
       fs.rmSync(profileDir, { recursive: true, force: true });
     }
   }, 60_000);
 });
+
+/** Pids of live processes whose command line names `dir` (Chromium's helpers carry the profile path). */
+function processesUsing(dir: string): number[] {
+  return fs.readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const status = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (/\) Z /.test(status)) return []; // a zombie holds no files
+      return fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir) ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 
 describe("the Chromium kiosk's page hooks", () => {
   let server: http.Server;

@@ -34,7 +34,7 @@ describe('display power on a kiosk', () => {
     const dataDir = tempDataDir();
     const agent = await startAgent(server.origin, dataDir, { playerDir: PLAYER_DIR });
     agents.push(agent);
-    const { screen } = await new Renderer(agent).pair(server, token);
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
     await until(() => agent.isOnline);
     const off = await server.request('POST', `/api/v1/screens/${screen.id}/display`, { token, json: { power: 'off' } });
     expect(off.status, off.text).toBe(200);

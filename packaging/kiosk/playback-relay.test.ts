@@ -29,7 +29,7 @@ describe('proof of play through the kiosk', () => {
     const agent = await startAgent(server.origin, dataDir);
     agents.push(agent);
     const renderer = new Renderer(agent);
-    const { screen } = await renderer.pair(server, token);
+    const { screen } = await renderer.pair(server.origin, token);
     const mediaId = await storedMedia(server, tenantId, crypto.randomBytes(500));
     await patchScreen(server, token, screen.id, {
       playlist_id: await createPlaylist(server, token, {

@@ -34,7 +34,7 @@ describe('kiosk screenshots', () => {
       .toBuffer();
     agent.screenshots.source = { capture: async () => png, surface: async () => surface };
     const renderer = new Renderer(agent);
-    const { screen } = await renderer.pair(server, token);
+    const { screen } = await renderer.pair(server.origin, token);
     await until(() => agent.isOnline);
 
     const requested = await server.request('POST', `/api/v1/screens/${screen.id}/screenshot`, { token });
