@@ -136,7 +136,9 @@ export class ChromiumKiosk implements RendererControl {
     const child = spawn(
       this.options.executable ?? SYSTEM_CHROMIUM,
       chromiumKioskArgs(this.options.url, this.options.profileDir, { headless: this.options.headless }),
-      { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] },
+      // A process group of its own, so a kill takes Chromium's helpers (zygote, renderers, GPU) with
+      // it: left behind, they keep writing the profile and hold its lock against the relaunch.
+      { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], detached: true },
     );
     this.child = child;
     const connection = new PipeConnection(child.stdio[3] as Writable, child.stdio[4] as Readable);
@@ -256,7 +258,11 @@ export class ChromiumKiosk implements RendererControl {
     this.closing = true;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL'); // the group is gone already: the browser itself, if still there
+    }
     await exited;
   }
 
