@@ -10,9 +10,9 @@ import type {
 } from '../../sdk/contract/feedback';
 import { isoTime } from '../clock';
 import { newId } from '../keys';
-import { problem } from '../problem';
 import type { Db, Work } from '../store/store';
 import type { FeedbackTable } from './feedback.tables';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../keyset-cursor';
 
 export const OPERATOR_FEEDBACK_DEFAULT_LIMIT = 50;
 /** A project's own list is short by nature (the submit budget bounds it); it still has a ceiling. */
@@ -61,23 +61,6 @@ export async function listFeedback(db: Db, tenantId: string, kind: FeedbackKind)
   return { items: rows.map(view) };
 }
 
-function encodeCursor(row: Pick<FeedbackTable, 'created_at' | 'id'>): string {
-  return Buffer.from(JSON.stringify([Number(row.created_at), row.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string')
-      return { createdAt: value[0] as number, id: value[1] };
-  } catch {
-    // fall through to the problem
-  }
-  throw problem('invalid_request', 'cursor: not a cursor this server issued', {
-    errors: [{ field: 'cursor', code: 'invalid', detail: 'pass next_cursor unchanged' }],
-  });
-}
-
 /** Every project's submissions, newest first, a page at a time (the operators' inbox). */
 export async function operatorInbox(
   db: Db,
@@ -87,7 +70,7 @@ export async function operatorInbox(
   let q = db.selectFrom('feedback').selectAll();
   if (query.kind) q = q.where('kind', '=', query.kind);
   if (query.cursor) {
-    const after = decodeCursor(query.cursor);
+    const after = decodeKeysetCursor(query.cursor);
     q = q.where((eb) =>
       eb.or([
         eb('created_at', '<', after.createdAt),
@@ -102,5 +85,5 @@ export async function operatorInbox(
     .execute();
   const page = rows.slice(0, limit);
   const items: OperatorFeedback[] = page.map((row) => ({ ...view(row), project_id: row.tenant_id }));
-  return { items, next_cursor: rows.length > limit ? encodeCursor(page.at(-1)!) : null };
+  return { items, next_cursor: rows.length > limit ? encodeKeysetCursor(page.at(-1)!) : null };
 }

@@ -20,6 +20,7 @@ import { problem } from '../problem';
 import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';
 import type { InvitationTable } from './invitations.tables';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../keyset-cursor';
 
 /** spec Limits: email invitation seven days. */
 export const INVITATION_EMAIL_TTL_MS = 7 * 24 * 3600_000;
@@ -283,23 +284,6 @@ export function invitationMail(
 
 // ---- Listing: newest first by (created_at, id).
 
-function encodeCursor(row: Pick<InvitationTable, 'created_at' | 'id'>): string {
-  return Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string')
-      return { createdAt: value[0] as number, id: value[1] };
-  } catch {
-    // fall through to the problem
-  }
-  throw problem('invalid_request', 'cursor: not a cursor this server issued', {
-    errors: [{ field: 'cursor', code: 'invalid', detail: 'pass next_cursor unchanged' }],
-  });
-}
-
 export async function listInvitations(
   db: Db,
   tenantId: string,
@@ -321,7 +305,7 @@ export async function listInvitations(
       break;
   }
   if (query.cursor) {
-    const after = decodeCursor(query.cursor);
+    const after = decodeKeysetCursor(query.cursor);
     q = q.where((eb) =>
       eb.or([
         eb('created_at', '<', after.createdAt),
@@ -337,7 +321,7 @@ export async function listInvitations(
   const page = rows.slice(0, INVITATION_PAGE_SIZE);
   return {
     items: page.map((row) => invitationView(row, now)),
-    next_cursor: rows.length > INVITATION_PAGE_SIZE ? encodeCursor(page.at(-1)!) : null,
+    next_cursor: rows.length > INVITATION_PAGE_SIZE ? encodeKeysetCursor(page.at(-1)!) : null,
   };
 }
 

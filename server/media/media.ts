@@ -14,6 +14,7 @@ import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';
 import { releaseUsedBytes } from '../tenants/tenants';
 import type { MediaTable } from './media.tables';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../keyset-cursor';
 
 export const MEDIA_UPLOAD_KIND = 'media.upload';
 export const MEDIA_GENERATION_KIND = 'media.generation';
@@ -61,30 +62,6 @@ export async function readyMedia(db: Db | Tx, tenantId: string, id: string): Pro
 
 // ---- Paging: newest first by (created_at, id); the cursor is the last row's position.
 
-export function encodeCursor(row: Pick<MediaTable, 'created_at' | 'id'>): string {
-  return Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (
-      Array.isArray(value) &&
-      value.length === 2 &&
-      Number.isSafeInteger(value[0]) &&
-      typeof value[1] === 'string' &&
-      value[1].length <= 100
-    ) {
-      return { createdAt: value[0] as number, id: value[1] };
-    }
-  } catch {
-    // fall through to the problem
-  }
-  throw problem('invalid_request', 'cursor: not a cursor this server issued', {
-    errors: [{ field: 'cursor', code: 'invalid', detail: 'pass next_cursor unchanged' }],
-  });
-}
-
 /** The blob and identity of a ready media of the tenant, for protected delivery; undefined otherwise. */
 export async function deliverableMedia(
   db: Db | Tx,
@@ -109,7 +86,7 @@ export async function listReadyMedia(db: Db, tenantId: string, query: MediaListQ
   if (query.tag !== undefined) q = q.where('tag', '=', query.tag);
   if (query.kind !== undefined) q = q.where('kind', '=', query.kind);
   if (query.cursor !== undefined) {
-    const after = decodeCursor(query.cursor);
+    const after = decodeKeysetCursor(query.cursor);
     q = q.where((eb) =>
       eb.or([
         eb('created_at', '<', after.createdAt),
@@ -125,7 +102,7 @@ export async function listReadyMedia(db: Db, tenantId: string, query: MediaListQ
   const page = rows.slice(0, limit);
   return {
     items: page.map(mediaView),
-    next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+    next_cursor: rows.length > limit ? encodeKeysetCursor(page[page.length - 1]!) : null,
   };
 }
 

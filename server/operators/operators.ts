@@ -13,6 +13,7 @@ import type { Db, Store, Tx, Work } from '../store/store';
 import { MILLIS_PER_CREDIT, recordLedger } from '../tenants/credits';
 import { PLANS, planOf } from '../tenants/plans';
 import type { TenantTable } from '../tenants/tenants.tables';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../keyset-cursor';
 
 const OPERATOR_TOKEN_PREFIX = 'mq_op_';
 export const OPERATOR_PROJECTS_DEFAULT_LIMIT = 50;
@@ -103,23 +104,6 @@ export async function operatorProject(db: Db | Tx, id: string): Promise<Operator
   return operatorView(row as ProjectWithCounts);
 }
 
-function encodeCursor(row: Pick<TenantTable, 'created_at' | 'id'>): string {
-  return Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string')
-      return { createdAt: value[0] as number, id: value[1] };
-  } catch {
-    // fall through to the problem
-  }
-  throw problem('invalid_request', 'cursor: not a cursor this server issued', {
-    errors: [{ field: 'cursor', code: 'invalid', detail: 'pass next_cursor unchanged' }],
-  });
-}
-
 export async function listProjects(
   db: Db,
   query: { status?: 'active' | 'suspended'; cursor?: string; limit?: number },
@@ -128,7 +112,7 @@ export async function listProjects(
   let q = projectsWithCounts(db);
   if (query.status) q = q.where('tenants.status', '=', query.status);
   if (query.cursor) {
-    const after = decodeCursor(query.cursor);
+    const after = decodeKeysetCursor(query.cursor);
     q = q.where((eb) =>
       eb.or([
         eb('tenants.created_at', '<', after.createdAt),
@@ -142,7 +126,7 @@ export async function listProjects(
     .limit(limit + 1)
     .execute()) as ProjectWithCounts[];
   const page = rows.slice(0, limit);
-  return { items: page.map(operatorView), next_cursor: rows.length > limit ? encodeCursor(page.at(-1)!) : null };
+  return { items: page.map(operatorView), next_cursor: rows.length > limit ? encodeKeysetCursor(page.at(-1)!) : null };
 }
 
 /** Suspends the project (a suspended one stays so) and ends its open streams once committed. */
