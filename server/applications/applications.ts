@@ -4,7 +4,7 @@ import type { Application, ApplicationState, ApplicationUploadResult } from '../
 import { isoTime } from '../clock';
 import { problem } from '../problem';
 import type { Services } from '../services';
-import type { Db, Tx, Work } from '../store/store';
+import { expectUpdated, type Db, type Tx, type Work } from '../store/store';
 import { commitReservation, releaseUsedBytes } from '../tenants/tenants';
 import type { ApplicationTable, ReleaseTable } from './applications.tables';
 import type { ReleaseFile } from './archive-scan';
@@ -216,17 +216,21 @@ export async function deleteApplication(
     // Packages go with their files (a build still queued records none: it checks the release).
     await work.db.deleteFrom('release_packages').where('release_id', 'in', releaseIds).execute();
   }
-  await work.db
-    .updateTable('applications')
-    .set({
-      state: 'deleted',
-      deleted_at: now,
-      updated_at: now,
-      revision: app.revision + 1,
-      latest_ready_release_id: null,
-    })
-    .where('id', '=', app.id)
-    .execute();
+  expectUpdated(
+    await work.db
+      .updateTable('applications')
+      .set({
+        state: 'deleted',
+        deleted_at: now,
+        updated_at: now,
+        revision: app.revision + 1,
+        latest_ready_release_id: null,
+      })
+      .where('id', '=', app.id)
+      .where('revision', '=', app.revision)
+      .executeTakeFirst(),
+    'application',
+  );
   await releaseUsedBytes(work.db, app.tenant_id, usedBytes);
   await services.events.append(
     work,

@@ -12,7 +12,7 @@ import { newId } from '../keys';
 import { TERMINAL, type OperationRow } from '../operations/worker';
 import { releaseHostLabel } from '../release-host/host-label';
 import type { Services } from '../services';
-import type { Work } from '../store/store';
+import { expectUpdated, type Work } from '../store/store';
 import { reserveBytes } from '../tenants/tenants';
 import type { ApplicationTable } from './applications.tables';
 import {
@@ -201,11 +201,15 @@ async function acceptUpload(
     ctx.checkRevision(existing.revision);
     app = { ...existing, revision: existing.revision + 1, updated_at: now };
     // spec: a release upload increments the application revision on acceptance.
-    await work.db
-      .updateTable('applications')
-      .set({ revision: app.revision, updated_at: now })
-      .where('id', '=', app.id)
-      .execute();
+    expectUpdated(
+      await work.db
+        .updateTable('applications')
+        .set({ revision: app.revision, updated_at: now })
+        .where('id', '=', app.id)
+        .where('revision', '=', existing.revision)
+        .executeTakeFirst(),
+      'application',
+    );
   }
   await work.db
     .insertInto('releases')

@@ -42,6 +42,26 @@ describe('the event log', () => {
     expect(await rows(projectId)).toEqual(before);
   });
 
+  it('commits a project’s events in position order: once a later event is readable, every earlier one is', async () => {
+    const { projectId } = await server.enroll();
+    const { store, events } = server.services;
+    let appended!: () => void;
+    const firstAppended = new Promise<void>((resolve) => (appended = resolve));
+    const first = store.transaction(async (work) => {
+      await events.append(work, sampleEvent(projectId, 'first'), server.clock.now());
+      appended();
+      await new Promise((resolve) => setTimeout(resolve, 200)); // commits late
+    });
+    await firstAppended;
+    await store.transaction((work) => events.append(work, sampleEvent(projectId, 'second'), server.clock.now()));
+    // A stream reading now must not pass the first event's position before it is visible.
+    const visible = (await rows(projectId)).slice(1).map((r) => r.position);
+    await first;
+    const all = (await rows(projectId)).slice(1).map((r) => r.position);
+    expect(all).toHaveLength(2);
+    expect(visible).toEqual(all);
+  });
+
   it('appends many events with one INSERT, numbered in the order given, marking runtime rows by their type', async () => {
     const { projectId } = await server.enroll();
     const log = new StatementLog();

@@ -67,6 +67,11 @@ export class EventLog {
    * EVENTS_PER_STATEMENT events, and returns their positions in the same order.
    */
   async appendMany(work: Work, events: readonly NewEvent[], now: number): Promise<number[]> {
+    // Positions are taken at insert but seen at commit. Where transactions run side by side
+    // (PostgreSQL), a reader could pass position 11 before a concurrent 10 commits and never see
+    // it; one appending transaction per project at a time keeps every scope's commits in position
+    // order (every stream scope lies inside one project).
+    await work.lock(...events.map((event) => `events:${event.tenantId}`));
     const positions: number[] = [];
     for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
       const batch = events.slice(start, start + EVENTS_PER_STATEMENT).map(checked);

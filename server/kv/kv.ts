@@ -170,6 +170,9 @@ export async function writeEntry(
       'value_base64',
       'must be canonical standard base64 (padding and trailing bits as an encoder writes them)',
     );
+  // The key count, the revision floor and the quota delta are read, then written: one writer per
+  // application at a time where transactions run side by side.
+  await work.lock(`kv:${writer.applicationId}`);
   const existing = await findRow(work.db, writer.tenantId, writer.applicationId, key);
   const live = existing !== undefined && existing.deleted_at === null ? existing : undefined;
   if (live) {
@@ -256,6 +259,7 @@ export async function deleteEntry(
   ifMatch: number,
   now: number,
 ): Promise<void> {
+  await work.lock(`kv:${writer.applicationId}`);
   const existing = await findRow(work.db, writer.tenantId, writer.applicationId, key);
   if (!existing || existing.deleted_at !== null) throw problem('not_found', 'no such key');
   if (ifMatch !== existing.revision) {

@@ -198,6 +198,7 @@ export async function playlistsChanged(
   now: number,
   requestId?: string,
 ): Promise<number> {
+  if (playlistIds.length === 0) return 0; // and `IN ()` is not SQL everywhere (PostgreSQL refuses it)
   // Whether a scheduled or takeover playlist can be shown may have changed: those screens are
   // resolved again first (skipping it, or returning to it), as a boundary would.
   const scheduling = await work.db

@@ -285,19 +285,17 @@ export async function acceptCommit(
   now: number,
   requestId: string,
 ): Promise<OperationRow> {
-  const current = await work.db
-    .selectFrom('media_uploads')
-    .select('state')
+  // Claimed by compare-and-set: of concurrent commits exactly one moves the upload on (a second
+  // waits for the first's row lock where transactions run side by side, then finds it committed).
+  const claimed = await work.db
+    .updateTable('media_uploads')
+    .set({ state: 'committed', updated_at: now })
     .where('id', '=', upload.id)
-    .executeTakeFirstOrThrow();
-  if (current.state === 'declared') {
+    .where('state', '=', 'declared')
+    .executeTakeFirst();
+  if (claimed.numUpdatedRows > 0n) {
     const queued = await services.operations.enqueue(work, upload.operation_id, now);
     if (!queued) throw problem('resource_conflict', 'the upload operation is no longer receiving');
-    await work.db
-      .updateTable('media_uploads')
-      .set({ state: 'committed', updated_at: now })
-      .where('id', '=', upload.id)
-      .execute();
     await services.events.append(
       work,
       {
@@ -311,8 +309,14 @@ export async function acceptCommit(
       },
       now,
     );
-  } else if (current.state !== 'committed' && current.state !== 'ready') {
-    throw problem('resource_conflict', closedUploadDetail(current.state));
+  } else {
+    const current = await work.db
+      .selectFrom('media_uploads')
+      .select('state')
+      .where('id', '=', upload.id)
+      .executeTakeFirstOrThrow();
+    if (current.state !== 'committed' && current.state !== 'ready')
+      throw problem('resource_conflict', closedUploadDetail(current.state));
   }
   return services.operations.get(work.db, upload.tenant_id, upload.operation_id);
 }

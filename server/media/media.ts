@@ -11,7 +11,7 @@ import {
 import { isoTime } from '../clock';
 import { problem } from '../problem';
 import type { Services } from '../services';
-import type { Db, Tx, Work } from '../store/store';
+import { expectUpdated, type Db, type Tx, type Work } from '../store/store';
 import { releaseUsedBytes } from '../tenants/tenants';
 import type { MediaTable } from './media.tables';
 import { decodeKeysetCursor, encodeKeysetCursor } from '../keyset-cursor';
@@ -118,11 +118,15 @@ export async function retagMedia(
   // Writing the tag it already has changes nothing, so it bumps nothing.
   if (tag === row.tag) return row;
   const updated = { ...row, tag, revision: row.revision + 1, updated_at: now };
-  await work.db
-    .updateTable('media')
-    .set({ tag, revision: updated.revision, updated_at: now })
-    .where('id', '=', row.id)
-    .execute();
+  expectUpdated(
+    await work.db
+      .updateTable('media')
+      .set({ tag, revision: updated.revision, updated_at: now })
+      .where('id', '=', row.id)
+      .where('revision', '=', row.revision)
+      .executeTakeFirst(),
+    'media',
+  );
   await services.events.append(
     work,
     {
@@ -157,11 +161,15 @@ export async function tombstoneMedia(
       'a playlist that a screen shows (desired or active) references this media; remove it from those playlists first',
     );
   }
-  await work.db
-    .updateTable('media')
-    .set({ state: 'deleted', deleted_at: now, updated_at: now, revision: row.revision + 1 })
-    .where('id', '=', row.id)
-    .execute();
+  expectUpdated(
+    await work.db
+      .updateTable('media')
+      .set({ state: 'deleted', deleted_at: now, updated_at: now, revision: row.revision + 1 })
+      .where('id', '=', row.id)
+      .where('revision', '=', row.revision)
+      .executeTakeFirst(),
+    'media',
+  );
   await releaseUsedBytes(work.db, tenantId, row.bytes);
   await services.events.append(
     work,

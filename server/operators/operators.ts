@@ -9,7 +9,7 @@ import { tenantStreamsEndChannel } from '../events/event-log';
 import { newId, randomToken, sha256Hex } from '../keys';
 import { problem } from '../problem';
 import type { Services } from '../services';
-import type { Db, Store, Tx, Work } from '../store/store';
+import { expectUpdated, type Db, type Store, type Tx, type Work } from '../store/store';
 import { MILLIS_PER_CREDIT, recordLedger } from '../tenants/credits';
 import { PLANS, planOf } from '../tenants/plans';
 import type { TenantTable } from '../tenants/tenants.tables';
@@ -206,11 +206,15 @@ export async function changePlan(
   }
   const row = await projectRow(work.db, input.id);
   if (row.plan !== input.plan) {
-    await work.db
-      .updateTable('tenants')
-      .set({ plan: input.plan, capabilities_revision: row.capabilities_revision + 1, updated_at: now })
-      .where('id', '=', row.id)
-      .execute();
+    expectUpdated(
+      await work.db
+        .updateTable('tenants')
+        .set({ plan: input.plan, capabilities_revision: row.capabilities_revision + 1, updated_at: now })
+        .where('id', '=', row.id)
+        .where('capabilities_revision', '=', row.capabilities_revision)
+        .executeTakeFirst(),
+      'project plan',
+    );
     await services.events.append(
       work,
       {

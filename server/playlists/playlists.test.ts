@@ -919,7 +919,7 @@ describe('re-resolution when content changes', () => {
     await server.services.store.transaction(async (work) => {
       const db = work.db.withPlugin(counter as never);
       await server.services.references.mediaChanged(
-        { db, afterCommit: work.afterCommit },
+        { db, afterCommit: work.afterCommit, lock: work.lock },
         projectId,
         { mediaId: added, tags: [null, 'lobby'] },
         server.clock.now(),

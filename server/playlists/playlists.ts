@@ -7,7 +7,7 @@ import type { MediaChange } from '../references';
 import type { Services } from '../services';
 import { playlistsChanged } from '../manifests/remint';
 import { screenReferencesTo } from '../screens/screens';
-import { json, type Db, type Tx, type Work } from '../store/store';
+import { expectUpdated, json, type Db, type Tx, type Work } from '../store/store';
 import {
   contentNeeds,
   resolvePlaylist,
@@ -288,7 +288,7 @@ export async function replacePlaylist(
     ),
     updated_at: now,
   };
-  await work.db
+  const updated = await work.db
     .updateTable('playlists')
     .set({
       page_comments: after.page_comments,
@@ -302,7 +302,9 @@ export async function replacePlaylist(
       updated_at: now,
     })
     .where('id', '=', before.id)
-    .execute();
+    .where('revision', '=', before.revision)
+    .executeTakeFirst();
+  expectUpdated(updated, 'playlist');
   await writeDependencies(work, after, resolution);
   await services.events.append(
     work,
@@ -339,11 +341,15 @@ export async function tombstonePlaylist(
   now: number,
   requestId?: string,
 ): Promise<void> {
-  await work.db
-    .updateTable('playlists')
-    .set({ deleted_at: now, revision: before.revision + 1, updated_at: now })
-    .where('id', '=', before.id)
-    .execute();
+  expectUpdated(
+    await work.db
+      .updateTable('playlists')
+      .set({ deleted_at: now, revision: before.revision + 1, updated_at: now })
+      .where('id', '=', before.id)
+      .where('revision', '=', before.revision)
+      .executeTakeFirst(),
+    'playlist',
+  );
   await writeDependencies(work, before, undefined);
   await services.events.append(
     work,

@@ -1,7 +1,7 @@
 // The seam between Store and a database engine. Features see only Kysely and store.transaction;
 // everything that differs per engine (connections, pragmas, statement caching, the catalog that
 // schema status reads, error codes) lives behind this interface, one file per engine.
-import type { Dialect } from 'kysely';
+import type { Dialect, Transaction } from 'kysely';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -21,6 +21,17 @@ export interface StoreDriver {
   tableNames(): Promise<string[]>;
   /** True when the database answers a trivial query soon. */
   ping(): Promise<boolean>;
+  /**
+   * Holds the named locks until the transaction ends (commit or rollback), taking them in a
+   * stable order. A no-op where transactions already run one at a time (SQLite).
+   */
+  lockInTransaction(tx: Transaction<unknown>, names: readonly string[]): Promise<void>;
+  /**
+   * True when a failed transaction may simply be run again: the engine aborted it for a deadlock,
+   * a serialization failure, or a unique key another transaction committed meanwhile (a rerun
+   * reads that row and answers as if it had come second).
+   */
+  isRetryable(error: unknown): boolean;
   close(): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 // PostgreSQL: a pg connection pool under Kysely's PostgresDialect, for installations that outgrow
 // one machine. int8 comes back as a JS number (times and counters stay below 2^53), and the
 // catalog answers schema status.
-import { PostgresDialect } from 'kysely';
+import { PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { MIGRATION_TABLES, type StoreDriver } from './driver';
 
@@ -13,6 +13,8 @@ const CONNECT_TIMEOUT_MS = 5000;
 const BYTEWISE_COLLATIONS = ['C', 'POSIX', 'C.UTF-8', 'C.utf8'];
 /** SQLSTATE unique_violation. */
 const UNIQUE_VIOLATION = '23505';
+/** SQLSTATEs after which the whole transaction can run again: serialization_failure, deadlock_detected. */
+const RETRYABLE = new Set(['40001', '40P01', UNIQUE_VIOLATION]);
 
 function parseInt8(text: string): number {
   const value = Number(text);
@@ -82,6 +84,13 @@ export async function openPostgres(url: string): Promise<StoreDriver> {
       );
       return rows.map((r) => r.name).filter((name) => !MIGRATION_TABLES.includes(name));
     },
+    async lockInTransaction(tx, names) {
+      // Sorted and distinct: two transactions taking overlapping sets cannot wait on each other.
+      for (const name of [...new Set(names)].sort()) {
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(tx);
+      }
+    },
+    isRetryable: (error) => RETRYABLE.has(String((error as { code?: unknown } | null)?.code)),
     async ping() {
       try {
         await pool.query('SELECT 1');

@@ -19,6 +19,9 @@ export function openSqlite(file: string, options: StoreOptions = {}): StoreDrive
   return {
     engine: 'sqlite',
     dialect: new SqliteDialect({ database: cachingStatements(sqlite) }),
+    // One connection: transactions already run one after another.
+    async lockInTransaction() {},
+    isRetryable: () => false,
     async appliedMigrations() {
       const table = sqlite
         .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`)

@@ -10,7 +10,7 @@ import type { TenantTable } from '../tenants/tenants.tables';
 import { TEST_DATABASE_URL, testDatabase, type TestDatabase } from '../testing/test-database';
 import { migrationNames } from './migrations/index';
 import { greatest } from './portable-sql';
-import { isUniqueViolation, openStore, type Store } from './store';
+import { expectUpdated, isUniqueViolation, openStore, StaleWrite, type Store } from './store';
 
 const TABLES = [
   'agent_connections',
@@ -316,6 +316,93 @@ describe('the store on the configured engine', () => {
     const error = await insertTenant(store, 'prj_big').catch((e: unknown) => e);
     expect(isUniqueViolation(error)).toBe(true);
     expect(isUniqueViolation(new Error('something else'))).toBe(false);
+  });
+
+  it('runs a unit of work again after a StaleWrite: the failed attempt leaves no row and runs no hook', async () => {
+    await insertTenant(store, 'prj_retry');
+    const hooks: string[] = [];
+    let attempts = 0;
+    const result = await store.transaction(async (work) => {
+      attempts++;
+      await work.db
+        .insertInto('events')
+        .values(event('prj_retry', `attempt ${attempts}`))
+        .execute();
+      work.afterCommit(() => hooks.push(`attempt ${attempts}`));
+      if (attempts === 1) throw new StaleWrite('the test row');
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(hooks).toEqual(['attempt 2']);
+    const written = await store.db
+      .selectFrom('events')
+      .select('message')
+      .where('tenant_id', '=', 'prj_retry')
+      .execute();
+    expect(written).toEqual([{ message: 'attempt 2' }]);
+  });
+
+  it('gives a unit of work that stays stale up after five attempts, with the StaleWrite', async () => {
+    let attempts = 0;
+    const failing = store.transaction(async () => {
+      attempts++;
+      throw new StaleWrite('the test row');
+    });
+    await expect(failing).rejects.toThrow(/the test row changed while this transaction ran/);
+    expect(attempts).toBe(5);
+  });
+
+  it('loses no update when concurrent units of work read, then write, one row by compare-and-set', async () => {
+    await insertTenant(store, 'prj_cas');
+    const bump = () =>
+      store.transaction(async (work) => {
+        const row = await work.db
+          .selectFrom('tenants')
+          .select('revision')
+          .where('id', '=', 'prj_cas')
+          .executeTakeFirstOrThrow();
+        await new Promise((resolve) => setTimeout(resolve, 5)); // widen the window between read and write
+        expectUpdated(
+          await work.db
+            .updateTable('tenants')
+            .set({ revision: row.revision + 1 })
+            .where('id', '=', 'prj_cas')
+            .where('revision', '=', row.revision)
+            .executeTakeFirst(),
+          'the project',
+        );
+        return row.revision + 1;
+      });
+    // Four at a time: each loser reruns, so more than five at once could exhaust its attempts.
+    const revisions: number[] = [];
+    for (let round = 0; round < 3; round++) revisions.push(...(await Promise.all([bump(), bump(), bump(), bump()])));
+    expect(revisions.sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 2));
+  });
+
+  it('holds a named lock to the end of the transaction, so read-then-write under it loses no update', async () => {
+    await insertTenant(store, 'prj_locked', { used_bytes: 0 });
+    const add = () =>
+      store.transaction(async (work) => {
+        await work.lock('test:prj_locked');
+        const row = await work.db
+          .selectFrom('tenants')
+          .select('used_bytes')
+          .where('id', '=', 'prj_locked')
+          .executeTakeFirstOrThrow();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await work.db
+          .updateTable('tenants')
+          .set({ used_bytes: row.used_bytes + 1 })
+          .where('id', '=', 'prj_locked')
+          .execute();
+      });
+    await Promise.all(Array.from({ length: 10 }, add));
+    const row = await store.db
+      .selectFrom('tenants')
+      .select('used_bytes')
+      .where('id', '=', 'prj_locked')
+      .executeTakeFirstOrThrow();
+    expect(row.used_bytes).toBe(10);
   });
 
   it('reports a dropped index as drift', async () => {

@@ -18,7 +18,34 @@ export type Tx = Transaction<Database>;
 export interface Work {
   db: Tx;
   afterCommit(fn: () => void): void;
+  /**
+   * Holds the named locks until this transaction ends. Only where concurrent transactions would
+   * otherwise interleave wrongly on an engine that runs them side by side (event positions).
+   */
+  lock(...names: string[]): Promise<void>;
 }
+
+/**
+ * Thrown inside a transaction when a compare-and-set found the row changed since it was read in
+ * the same transaction (a concurrent writer on an engine that runs transactions side by side):
+ * Store.transaction runs the unit of work again, which reads the new row.
+ */
+export class StaleWrite extends Error {
+  constructor(what: string) {
+    super(`${what} changed while this transaction ran`);
+  }
+}
+
+/**
+ * For a compare-and-set update (`… WHERE revision = <the revision read>`): when it touched no row,
+ * another transaction changed the row since this one read it, and the unit of work runs again.
+ */
+export function expectUpdated(result: { numUpdatedRows: bigint }, what: string): void {
+  if (result.numUpdatedRows === 0n) throw new StaleWrite(what);
+}
+
+/** How many times one unit of work runs before a retryable failure is given up and thrown. */
+const TRANSACTION_ATTEMPTS = 5;
 
 /** Index definitions older than this may be missing before readiness reports schema_incompatible. */
 const SCHEMA_DRIFT_GRACE_MS = 2 * 60_000; // spec: "missing or different for more than two minutes"
@@ -91,12 +118,31 @@ export class Store {
     return this.unknownMigrations.length === 0;
   }
 
-  /** Runs fn in one transaction; after-commit hooks run once it committed, never on rollback. */
+  /**
+   * Runs fn in one transaction; after-commit hooks run once it committed, never on rollback. A
+   * transaction the engine aborted for a concurrent writer (or a StaleWrite) runs again from the
+   * start, so fn must keep its effects in the transaction (or in after-commit hooks).
+   */
   async transaction<T>(fn: (work: Work) => Promise<T>): Promise<T> {
-    const hooks: (() => void)[] = [];
-    const result = await this.db.transaction().execute((tx) => fn({ db: tx, afterCommit: (h) => hooks.push(h) }));
-    for (const hook of hooks) hook();
-    return result;
+    for (let attempt = 1; ; attempt++) {
+      const hooks: (() => void)[] = [];
+      let result: T;
+      try {
+        result = await this.db.transaction().execute((tx) =>
+          fn({
+            db: tx,
+            afterCommit: (h) => hooks.push(h),
+            lock: (...names) => this.driver.lockInTransaction(tx as Transaction<unknown>, names),
+          }),
+        );
+      } catch (error) {
+        const retryable = error instanceof StaleWrite || this.driver.isRetryable(error);
+        if (retryable && attempt < TRANSACTION_ATTEMPTS) continue;
+        throw error;
+      }
+      for (const hook of hooks) hook();
+      return result;
+    }
   }
 
   /** A cheap liveness probe of the database for readiness. */

@@ -4,7 +4,7 @@ import type { CLIEnrollmentRequest, ProjectCapabilities } from '../../sdk/contra
 import { recordEnrolledAgent } from '../agents/agents';
 import type { EventLog } from '../events/event-log';
 import { problem } from '../problem';
-import { isUniqueViolation, type Db, type Tx, type Work } from '../store/store';
+import { expectUpdated, isUniqueViolation, type Db, type Tx, type Work } from '../store/store';
 import { effectiveAreas, planOf, PLANS } from './plans';
 import { createTenant, getTenant, issueCredential, type IssuedCredential } from './tenants';
 import type { TenantTable } from './tenants.tables';
@@ -141,11 +141,15 @@ export async function renameProject(
   requestId: string,
 ): Promise<TenantTable> {
   if (name === before.name) return before;
-  await work.db
-    .updateTable('tenants')
-    .set({ name, revision: before.revision + 1, updated_at: now })
-    .where('id', '=', before.id)
-    .execute();
+  expectUpdated(
+    await work.db
+      .updateTable('tenants')
+      .set({ name, revision: before.revision + 1, updated_at: now })
+      .where('id', '=', before.id)
+      .where('revision', '=', before.revision)
+      .executeTakeFirst(),
+    'project',
+  );
   await events.append(
     work,
     {
