@@ -29,7 +29,8 @@ export function newWindow(): WindowDraft {
 }
 
 export function windowOf(draft: WindowDraft): VisibilityWindow {
-  return draft.start || draft.end ? { days: draft.days, start: draft.start, end: draft.end } : { days: draft.days };
+  // One time without the other is left for the contract to name ("give both start and end").
+  return { days: draft.days, ...(draft.start ? { start: draft.start } : {}), ...(draft.end ? { end: draft.end } : {}) };
 }
 
 export function windowDraft(window: VisibilityWindow): WindowDraft {

@@ -44,10 +44,7 @@ export function ScreenPage({ id }: { id: string }) {
   }, [client, id, live]);
   // The list's copy is live; a screen off the list (archived) is the one read or changed here.
   const screen = live ?? fetched;
-  const setView = (view: ScreenPlaylistScheduleView) => {
-    schedule.reload();
-    setResult({ text: view.takeover ? 'Takeover on.' : 'Schedule saved.', error: false });
-  };
+  const reread = (_: ScreenPlaylistScheduleView) => schedule.reload();
 
   /** Runs one change, shows its outcome, and keeps the list's copy of the screen current. */
   const run = async (what: string, change: () => Promise<Screen | string>) => {
@@ -112,7 +109,7 @@ export function ScreenPage({ id }: { id: string }) {
           screen={screen}
           view={schedule.value}
           playlists={playlists.value ?? []}
-          onChanged={() => schedule.reload()}
+          onChanged={reread}
           run={run}
         />
         <TagsForm screen={screen} run={run} />
@@ -122,7 +119,7 @@ export function ScreenPage({ id }: { id: string }) {
         <ScreenshotPanel screen={screen} now={now} run={run} />
         <LifecyclePanel key={screen.state} screen={screen} run={run} />
       </div>
-      <ScheduleEditor screen={screen} view={schedule.value} playlists={playlists.value ?? []} onSaved={setView} />
+      <ScheduleEditor screen={screen} view={schedule.value} playlists={playlists.value ?? []} onSaved={reread} />
     </section>
   );
 }
