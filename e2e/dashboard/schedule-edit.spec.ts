@@ -1,6 +1,6 @@
 // A schedule edit: a member adds an entry on the screen's week calendar, is told on the field itself
 // what is wrong with it, fixes it, saves, and the player plays the entry's playlist while it holds.
-import { DashboardPage } from '../pages/dashboard-page';
+import { DashboardPage, DESKTOP } from '../pages/dashboard-page';
 import { imagePage } from '../support/playlist-documents';
 import { expect, test } from './dashboard-fixtures';
 
@@ -22,7 +22,7 @@ test('a schedule entry saved on the week calendar plays on the player; a bad win
   await project.patchScreen(pairedScreen.id, { playlist_id: lobby.id, timezone: 'UTC' });
   await player.waitForLivePage('lobby', 30_000);
 
-  const tab = await browser.newContext();
+  const tab = await browser.newContext({ viewport: DESKTOP });
   const dashboard = new DashboardPage(await tab.newPage(), marquee.dashboardOrigin);
   await dashboard.open(`/screens/${pairedScreen.id}`);
   await dashboard.signIn(member.email, member.password);
@@ -44,6 +44,8 @@ test('a schedule entry saved on the week calendar plays on the player; a bad win
   await expect(dashboard.said('Schedule saved.')).toBeVisible();
   await expect(windowProblem).toBeEmpty();
   await expect(dashboard.page.getByTestId('week-calendar').locator('.week-block')).toHaveCount(7);
+  await dashboard.expectAccessible();
+  await dashboard.screenshot('schedule-1440.png');
   await player.waitForLivePage('menu', 20_000);
 
   const saved = await project.request('GET', `/api/v1/screens/${pairedScreen.id}/playlist-schedule`);

@@ -1,6 +1,6 @@
 // A takeover by tag from the screens grid: every active screen with the tag plays the playlist until
 // the end time, and the result list names each screen with its outcome.
-import { DashboardPage } from '../pages/dashboard-page';
+import { DashboardPage, DESKTOP } from '../pages/dashboard-page';
 import { imagePage } from '../support/playlist-documents';
 import { expect, test } from './dashboard-fixtures';
 
@@ -22,7 +22,7 @@ test('a takeover by tag from the grid reaches the tagged player and lists each s
   await project.patchScreen(pairedScreen.id, { playlist_id: lobby.id, tags: ['foyer'] });
   await player.waitForLivePage('lobby', 30_000);
 
-  const tab = await browser.newContext();
+  const tab = await browser.newContext({ viewport: DESKTOP });
   const dashboard = new DashboardPage(await tab.newPage(), marquee.dashboardOrigin);
   await dashboard.open('/screens');
   await dashboard.signIn(member.email, member.password);
@@ -31,6 +31,8 @@ test('a takeover by tag from the grid reaches the tagged player and lists each s
   await dashboard.takeoverByTag('foyer', 'Evacuation', 'Drill');
   await expect(dashboard.fleetPanel.getByRole('heading', { name: '1 done, 0 failed' })).toBeVisible();
   await expect(dashboard.fleetResults).toHaveText(['Lobby: done']);
+  await dashboard.expectAccessible();
+  await dashboard.screenshot('fleet-action-1440.png');
   await player.waitForLivePage('evacuate', 20_000);
   await tab.close();
 });

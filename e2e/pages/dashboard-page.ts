@@ -116,16 +116,24 @@ export class DashboardPage {
     return this.page.getByRole('form', { name: 'Fleet action' });
   }
 
+  /** Opens the fleet action form without ticking a screen (to act by tag). */
+  async openFleetAction(): Promise<void> {
+    await this.page.getByRole('button', { name: 'Act on many screens…' }).click();
+    await expect(this.fleetPanel).toBeVisible();
+  }
+
   /** Each screen's outcome of the last fleet action. */
   get fleetResults(): Locator {
     return this.fleetPanel.getByTestId('fleet-result');
   }
 
   async takeoverByTag(tag: string, playlist: string, reason: string): Promise<void> {
+    await this.openFleetAction();
     const panel = this.fleetPanel;
     await panel.getByLabel('Tag', { exact: true }).fill(tag);
-    await panel.getByLabel('Action').selectOption({ label: 'Take over with a playlist' });
-    await panel.getByLabel('Playlist').selectOption({ label: playlist });
+    // A wrapping label's name includes the chosen option's text: match its start.
+    await panel.getByRole('combobox', { name: /^Action/ }).selectOption({ label: 'Take over with a playlist' });
+    await panel.getByRole('combobox', { name: /^Playlist/ }).selectOption({ label: playlist });
     await panel.getByLabel('Reason').fill(reason);
     await panel.getByRole('button', { name: 'Run on the screens' }).click();
   }

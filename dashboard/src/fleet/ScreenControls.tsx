@@ -217,7 +217,9 @@ export function DisplayPanel({ screen, run }: { screen: Screen; run: Run }) {
         problems={problems.fields}
         legend="On during (off outside these windows)"
       />
-      <button type="submit">{windows.length === 0 ? 'Clear display schedule' : 'Save display schedule'}</button>
+      {(windows.length > 0 || display?.schedule) && (
+        <button type="submit">{windows.length === 0 ? 'Clear display schedule' : 'Save display schedule'}</button>
+      )}
     </form>
   );
 }

@@ -27,6 +27,8 @@ export function ScreensPage() {
   const now = useNow();
   const screens = sortedScreens(byId);
   const [selected, setSelected] = useState<string[]>([]);
+  /** The fleet action form is open (it opens by itself when a screen is ticked). */
+  const [acting, setActing] = useState(false);
   const chosen = selected.filter((id) => byId[id]);
   const toggle = (id: string, on: boolean) =>
     setSelected(on ? [...chosen.filter((s) => s !== id), id] : chosen.filter((s) => s !== id));
@@ -43,7 +45,15 @@ export function ScreensPage() {
           shows above.
         </p>
       )}
-      {screens.length > 0 && (
+      {screens.length > 0 && !acting && chosen.length === 0 && (
+        <p>
+          <button type="button" className="secondary" onClick={() => setActing(true)}>
+            Act on many screens…
+          </button>{' '}
+          <span className="hint">or tick screens below.</span>
+        </p>
+      )}
+      {screens.length > 0 && (acting || chosen.length > 0) && (
         <FleetActionPanel
           selected={chosen}
           labels={labels}
@@ -96,7 +106,9 @@ function ScreenCard({
           height={shot.height}
         />
       ) : (
-        <div className="card-shot empty" aria-hidden="true" />
+        <div className="card-shot empty" aria-hidden="true">
+          <span>No screenshot yet</span>
+        </div>
       )}
       <div className="card-title">
         <h2>
@@ -133,11 +145,10 @@ function ScreenCard({
   );
 }
 
-/** Seen when, offline since when, which player: one short line. */
+/** Which player, since when offline (the status says when it was last seen), its recoveries: one short line. */
 export function healthLine(health: ScreenHealth, now: number): string {
   const parts: string[] = [];
   if (health.offline_since) parts.push(`offline since ${timeAgo(health.offline_since, now)}`);
-  else if (health.last_seen_at) parts.push(`seen ${timeAgo(health.last_seen_at, now)}`);
   if (health.player) parts.push(`${health.player.kind}${health.player.version ? ` ${health.player.version}` : ''}`);
   if (health.watchdog.recoveries > 0) parts.push(`${health.watchdog.recoveries} recoveries`);
   return parts.join(' · ');
