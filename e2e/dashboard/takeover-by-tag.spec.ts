@@ -1,6 +1,6 @@
 // A takeover by tag from the screens grid: every active screen with the tag plays the playlist until
 // the end time, and the result list names each screen with its outcome.
-import { DashboardPage, DESKTOP } from '../pages/dashboard-page';
+import { DashboardPage, DESKTOP, PHONE } from '../pages/dashboard-page';
 import { imagePage } from '../support/playlist-documents';
 import { expect, test } from './dashboard-fixtures';
 
@@ -33,6 +33,8 @@ test('a takeover by tag from the grid reaches the tagged player and lists each s
   await expect(dashboard.fleetResults).toHaveText(['Lobby: done']);
   await dashboard.expectAccessible();
   await dashboard.screenshot('fleet-action-1440.png');
+  await dashboard.page.setViewportSize(PHONE);
+  await dashboard.screenshot('fleet-action-390.png');
   await player.waitForLivePage('evacuate', 20_000);
   await tab.close();
 });

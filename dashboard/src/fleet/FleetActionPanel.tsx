@@ -69,16 +69,17 @@ export function FleetActionPanel({
       <h2 id="fleet-heading">Fleet action</h2>
       <fieldset className="row target">
         <legend>Screens</legend>
-        <label className="inline">
-          <input
-            type="radio"
-            name="fleet-target"
-            checked={target === 'selected'}
-            disabled={selected.length === 0}
-            onChange={() => set({ target: 'selected' })}
-          />
-          The {selected.length} selected
-        </label>
+        {selected.length > 0 && (
+          <label className="inline">
+            <input
+              type="radio"
+              name="fleet-target"
+              checked={target === 'selected'}
+              onChange={() => set({ target: 'selected' })}
+            />
+            The {selected.length} selected
+          </label>
+        )}
         <label className="inline">
           <input type="radio" name="fleet-target" checked={target === 'tag'} onChange={() => set({ target: 'tag' })} />
           Every active screen tagged

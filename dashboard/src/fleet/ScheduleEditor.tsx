@@ -167,7 +167,7 @@ export function ScheduleEditor({
                   </button>
                   <button
                     type="button"
-                    className="danger-text"
+                    className="quiet danger-text"
                     onClick={() => setEntries(entries.filter((_, j) => j !== i))}
                   >
                     Remove entry {i + 1}

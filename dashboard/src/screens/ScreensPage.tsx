@@ -3,10 +3,8 @@
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import type { Playlist } from '../../../sdk/contract/playlist';
-import type { ScreenHealth } from '../../../sdk/contract/screen-health';
 import type { Screen } from '../../../sdk/contract/screens';
 import { useDashboard, useScreens } from '../app/dashboard-context';
-import { timeAgo } from '../app/format';
 import { FleetActionPanel } from '../fleet/FleetActionPanel';
 import { screenshotUrl } from '../fleet/ScreenControls';
 import { Notice, PageHeading } from '../app/PageHeading';
@@ -15,6 +13,7 @@ import { useNow } from '../app/use-now';
 import { playlistName, usePlaylists } from '../playlists/use-playlists';
 import { problemMessage } from '../state/problem-message';
 import { sortedScreens } from '../state/screens-store';
+import { healthLine } from './health-line';
 import { isPairingCode, normalizePairingCode } from './pairing-code';
 import { ScreenStatus } from './ScreenStatus';
 
@@ -94,6 +93,7 @@ function ScreenCard({
   const health = screen.health;
   const shot = health?.screenshot;
   const playing = health?.now_playing ? health.now_playing.playlist_id : screen.playlist_id;
+  const line = health ? healthLine(health, now) : '';
   return (
     <li className={`screen-card${selected ? ' selected' : ''}`} data-testid="screen-card">
       {shot?.state === 'ready' && shot.capture_id ? (
@@ -129,9 +129,9 @@ function ScreenCard({
           'No playlist assigned'
         )}
       </p>
-      {health && (
+      {line && (
         <p className="health" data-testid="screen-health">
-          {healthLine(health, now)}
+          {line}
         </p>
       )}
       {screen.tags.length > 0 && (
@@ -143,15 +143,6 @@ function ScreenCard({
       )}
     </li>
   );
-}
-
-/** Which player, since when offline (the status says when it was last seen), its recoveries: one short line. */
-export function healthLine(health: ScreenHealth, now: number): string {
-  const parts: string[] = [];
-  if (health.offline_since) parts.push(`offline since ${timeAgo(health.offline_since, now)}`);
-  if (health.player) parts.push(`${health.player.kind}${health.player.version ? ` ${health.player.version}` : ''}`);
-  if (health.watchdog.recoveries > 0) parts.push(`${health.watchdog.recoveries} recoveries`);
-  return parts.join(' · ');
 }
 
 function PairForm() {
