@@ -459,6 +459,35 @@ export const routeTable: RouteEntry[] = [
     path: '/dashboard/v1/screens/:id/toast',
     route: onDashboard(fleet.toastScreen),
   },
+  // Fleet control and screenshots (the same routes an agent calls; fleet internals stay server/fleet/)
+  ...(
+    [
+      ['DELETE', '/screens/:id', screens.deleteScreen],
+      ['POST', '/screens/:id/recovery/confirm', recovery.confirmScreenRecovery],
+      ['POST', '/screens/actions', fleet.screenActions],
+      ['GET', '/screens/:id/playlist-schedule', fleet.getPlaylistSchedule],
+      ['PUT', '/screens/:id/playlist-schedule', fleet.putPlaylistSchedule],
+      ['DELETE', '/screens/:id/playlist-schedule', fleet.deletePlaylistSchedule],
+      ['POST', '/screens/:id/takeover', fleet.startTakeover],
+      ['POST', '/screens/:id/takeover/clear', fleet.clearTakeover],
+      ['POST', '/screens/:id/reboot', fleet.rebootScreen],
+      ['GET', '/screens/:id/display', fleet.getDisplay],
+      ['POST', '/screens/:id/display', fleet.setDisplay],
+      ['POST', '/screens/:id/display/clear', fleet.clearDisplay],
+      ['PUT', '/screens/:id/display-schedule', fleet.putDisplaySchedule],
+      ['DELETE', '/screens/:id/display-schedule', fleet.deleteDisplaySchedule],
+      ['POST', '/screens/:id/screenshot', screenshots.requestScreenScreenshot],
+      ['GET', '/screens/:id/screenshot', screenshots.getScreenScreenshot],
+      ['GET', '/screens/:id/screenshot/status', screenshots.getScreenScreenshotStatus],
+    ] as const
+  ).map(
+    ([method, path, route]): RouteEntry => ({
+      plane: 'dashboard',
+      method,
+      path: `/dashboard/v1${path}`,
+      route: onDashboard(route as RouteEntry['route']),
+    }),
+  ),
   // Playlists: read only (spec: the dashboard does not author playlists; it assigns them to screens)
   { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/playlists', route: onDashboard(playlists.v1.list) },
   { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/playlists/:id', route: onDashboard(playlists.v1.get) },

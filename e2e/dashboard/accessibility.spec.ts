@@ -26,7 +26,27 @@ for (const size of [DESKTOP, PHONE]) {
       name: 'Accessibility tour',
       pages: [imagePage('tour-1', poster, 8000), imagePage('tour-2', poster, 8000)],
     });
-    await project.patchScreen(pairedScreen.id, { playlist_id: playlist.id, tags: ['lobby', 'floor1'] });
+    await project.patchScreen(pairedScreen.id, {
+      playlist_id: playlist.id,
+      tags: ['lobby', 'floor1'],
+      timezone: 'Europe/Paris',
+    });
+    // A schedule of two entries, one past midnight, so the screen page shows its week calendar.
+    const scheduled = await project.request('PUT', `/api/v1/screens/${pairedScreen.id}/playlist-schedule`, {
+      json: {
+        entries: [
+          {
+            playlist_id: playlist.id,
+            rule: { enabled: true, windows: [{ days: ['fri', 'sat'], start: '20:00', end: '02:00' }] },
+          },
+          {
+            playlist_id: playlist.id,
+            rule: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed'], start: '08:00', end: '12:00' }] },
+          },
+        ],
+      },
+    });
+    expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(200);
 
     // The pairedScreen fixture drove this page as the player; the dashboard takes it over now.
     await page.setViewportSize(size);

@@ -73,6 +73,71 @@ export class DashboardPage {
     await expect(this.page.getByRole('status').filter({ hasText: 'Assign the playlist: done.' })).toBeVisible();
   }
 
+  /** The page's status line (role status or alert) saying `text`. */
+  said(text: string | RegExp): Locator {
+    return this.page.locator('[role=status], [role=alert]').filter({ hasText: text });
+  }
+
+  // ---- A screen's fleet controls
+
+  async startTakeover(playlist: string, reason: string): Promise<void> {
+    const panel = this.page.getByRole('form', { name: 'Takeover' });
+    await panel.getByLabel('Takeover playlist').selectOption({ label: playlist });
+    await panel.getByLabel('Reason').fill(reason);
+    await panel.getByRole('button', { name: 'Start takeover' }).click();
+    await expect(this.said('The takeover is on.')).toBeVisible();
+  }
+
+  async endTakeover(): Promise<void> {
+    await this.page.getByRole('button', { name: 'End takeover now' }).click();
+    await expect(this.said('The takeover ended')).toBeVisible();
+  }
+
+  /** The schedule editor's form. */
+  get schedule(): Locator {
+    return this.page.getByRole('form', { name: 'Schedule' });
+  }
+
+  scheduleEntry(n: number): Locator {
+    return this.schedule.getByTestId('schedule-entry').nth(n - 1);
+  }
+
+  async saveSchedule(): Promise<void> {
+    await this.schedule.getByRole('button', { name: 'Save schedule' }).click();
+  }
+
+  // ---- Fleet actions from the grid
+
+  async selectScreen(name: string): Promise<void> {
+    await this.screenCard(name).getByLabel(`Select ${name}`).check();
+  }
+
+  get fleetPanel(): Locator {
+    return this.page.getByRole('form', { name: 'Fleet action' });
+  }
+
+  /** Opens the fleet action form without ticking a screen (to act by tag). */
+  async openFleetAction(): Promise<void> {
+    await this.page.getByRole('button', { name: 'Act on many screens…' }).click();
+    await expect(this.fleetPanel).toBeVisible();
+  }
+
+  /** Each screen's outcome of the last fleet action. */
+  get fleetResults(): Locator {
+    return this.fleetPanel.getByTestId('fleet-result');
+  }
+
+  async takeoverByTag(tag: string, playlist: string, reason: string): Promise<void> {
+    await this.openFleetAction();
+    const panel = this.fleetPanel;
+    await panel.getByLabel('Tag', { exact: true }).fill(tag);
+    // A wrapping label's name includes the chosen option's text: match its start.
+    await panel.getByRole('combobox', { name: /^Action/ }).selectOption({ label: 'Take over with a playlist' });
+    await panel.getByRole('combobox', { name: /^Playlist/ }).selectOption({ label: playlist });
+    await panel.getByLabel('Reason').fill(reason);
+    await panel.getByRole('button', { name: 'Run on the screens' }).click();
+  }
+
   // ---- Media
 
   async upload(files: { name: string; mimeType: string; buffer: Buffer }[]): Promise<void> {

@@ -128,6 +128,11 @@ export function screenRoutes(t: ClientTransport) {
       }),
     toast: (id: string, body: ToastRequest, options: GuardedCallOptions = {}) =>
       t.request<ToastAccepted>({ method: 'POST', path: `${path(id)}/toast`, json: body, idempotent: true, ...options }),
+    /** The screen's display state: its power override and weekly schedule. */
+    getDisplay: (id: string) => t.request<DisplayState>({ method: 'GET', path: `${path(id)}/display` }),
+    /** Moves the screen to the native device that offered to take it over (`recovery_pending`). */
+    confirmRecovery: (id: string, options: GuardedCallOptions = {}) =>
+      t.request<Screen>({ method: 'POST', path: `${path(id)}/recovery/confirm`, idempotent: true, ...options }),
     /** Display power override (`on`/`off`), or null to clear it and follow the schedule. */
     display: (id: string, power: DisplayPower | null, options: GuardedCallOptions = {}) =>
       t.request<DisplayState>({

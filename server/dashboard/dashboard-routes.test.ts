@@ -54,6 +54,13 @@ afterAll(async () => {
   await smtp.stop();
 });
 
+/** A takeover of our playlist for an hour from now. */
+const takeover = () => ({
+  playlist_id: ours.playlist,
+  until: new Date(Date.now() + 3_600_000).toISOString(),
+  reason: 'Fire drill',
+});
+
 /** Every project route of the dashboard, with a body it accepts. */
 const twins = () =>
   [
@@ -65,6 +72,23 @@ const twins = () =>
     ['POST', `/dashboard/v1/screens/${ours.screen}/unarchive`],
     ['POST', `/dashboard/v1/screens/${ours.screen}/reload`],
     ['POST', `/dashboard/v1/screens/${ours.screen}/toast`, { level: 'info', text: 'Hello' }],
+    ['DELETE', '/dashboard/v1/screens/scr_nothing'],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/recovery/confirm`],
+    ['POST', '/dashboard/v1/screens/actions', { selector: { tag: 'lobby' }, action: { type: 'reload' } }],
+    ['GET', `/dashboard/v1/screens/${ours.screen}/playlist-schedule`],
+    ['PUT', `/dashboard/v1/screens/${ours.screen}/playlist-schedule`, { entries: [] }],
+    ['DELETE', `/dashboard/v1/screens/${ours.screen}/playlist-schedule`],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/takeover`, takeover()],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/takeover/clear`],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/reboot`],
+    ['GET', `/dashboard/v1/screens/${ours.screen}/display`],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/display`, { power: 'off' }],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/display/clear`],
+    ['PUT', `/dashboard/v1/screens/${ours.screen}/display-schedule`, { on: [{ days: ['mon'] }] }],
+    ['DELETE', `/dashboard/v1/screens/${ours.screen}/display-schedule`],
+    ['POST', `/dashboard/v1/screens/${ours.screen}/screenshot`],
+    ['GET', `/dashboard/v1/screens/${ours.screen}/screenshot`],
+    ['GET', `/dashboard/v1/screens/${ours.screen}/screenshot/status`],
     ['GET', '/dashboard/v1/playlists'],
     ['GET', `/dashboard/v1/playlists/${ours.playlist}`],
     ['GET', '/dashboard/v1/media'],
@@ -127,6 +151,12 @@ describe('the tenant is the session’s project', () => {
       ['POST', `/dashboard/v1/screens/${theirs.screen}/archive`],
       ['POST', `/dashboard/v1/screens/${theirs.screen}/reload`],
       ['POST', `/dashboard/v1/screens/${theirs.screen}/toast`, { level: 'info', text: 'Hi' }],
+      ['DELETE', `/dashboard/v1/screens/${theirs.screen}`],
+      ['POST', `/dashboard/v1/screens/${theirs.screen}/takeover`, { ...takeover(), playlist_id: theirs.playlist }],
+      ['POST', `/dashboard/v1/screens/${theirs.screen}/display`, { power: 'off' }],
+      ['GET', `/dashboard/v1/screens/${theirs.screen}/playlist-schedule`],
+      ['POST', `/dashboard/v1/screens/${theirs.screen}/screenshot`],
+      ['GET', `/dashboard/v1/screens/${theirs.screen}/screenshot/status`],
       ['GET', `/dashboard/v1/playlists/${theirs.playlist}`],
       ['GET', `/dashboard/v1/media/${theirs.media}`],
       ['GET', `/dashboard/v1/media/${theirs.media}/content`],
@@ -208,6 +238,67 @@ describe('changes name the person as actor', () => {
     await expect.poll(() => parseSse(text).some((f) => f.data?.type === 'player.reload')).toBe(true);
     expect((await browser.request('POST', '/dashboard/v1/logout')).status).toBe(204);
     expect(await ended).toBe(200);
+  });
+});
+
+describe('fleet control from the dashboard', () => {
+  it('runs a fleet action by tag with the answer /api/v1 gives, each screen’s event naming the person', async () => {
+    const tagged = await ada.request('PATCH', `/dashboard/v1/screens/${ours.screen}`, { json: { tags: ['foyer'] } });
+    expect(tagged.status, tagged.text).toBe(200);
+    const action = { selector: { tag: 'foyer' }, action: { type: 'takeover', ...takeover() } };
+    const mine = await ada.request('POST', '/dashboard/v1/screens/actions', {
+      json: action,
+      headers: { 'idempotency-key': randomKey() },
+    });
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.json()).toMatchObject({ action: 'takeover', succeeded: 1, failed: 0 });
+    expect(mine.json().results).toEqual([expect.objectContaining({ screen_id: ours.screen, ok: true })]);
+    const agent = await server.request('POST', '/api/v1/screens/actions', {
+      token,
+      json: { ...action, action: { type: 'takeover_clear' } },
+      idempotencyKey: randomKey(),
+    });
+    expect(agent.json()).toMatchObject({ action: 'takeover_clear', succeeded: 1, failed: 0 });
+
+    const events = (await server.request('GET', '/api/v1/events?limit=200', { token })).json().items as any[];
+    const takeovers = events.filter((e) => e.resource?.id === ours.screen && e.type === 'screen.takeover_changed');
+    const started = takeovers.find((e) => e.details.reason === 'Fire drill');
+    expect(started?.actor?.display_name).toBe('Ada');
+    const cleared = takeovers.find((e) => e.details.playlist_id === null);
+    expect(cleared).toBeDefined();
+    expect(cleared.actor).toBeUndefined();
+  });
+
+  it('sets and reads a display state and a playlist schedule through the twins', async () => {
+    const off = await ada.request('POST', `/dashboard/v1/screens/${ours.screen}/display`, {
+      json: { power: 'off' },
+    });
+    expect(off.status, off.text).toBe(200);
+    // Schedules are evaluated in the screen's time zone: one is set first (else invalid_request on timezone).
+    const zone = await ada.request('PATCH', `/dashboard/v1/screens/${ours.screen}`, {
+      json: { timezone: 'Europe/Paris' },
+    });
+    expect(zone.status, zone.text).toBe(200);
+    const schedule = { on: [{ days: ['mon', 'tue'], start: '08:00', end: '18:00' }] };
+    const put = await ada.request('PUT', `/dashboard/v1/screens/${ours.screen}/display-schedule`, { json: schedule });
+    expect(put.status, put.text).toBe(200);
+    const display = await ada.request('GET', `/dashboard/v1/screens/${ours.screen}/display`);
+    expect(display.json()).toEqual({ power: 'off', schedule });
+    const agent = await server.request('GET', `/api/v1/screens/${ours.screen}/display`, { token });
+    expect(agent.json()).toEqual(display.json());
+
+    const bad = await ada.request('PUT', `/dashboard/v1/screens/${ours.screen}/playlist-schedule`, {
+      json: {
+        entries: [
+          {
+            playlist_id: ours.playlist,
+            rule: { enabled: true, windows: [{ days: ['mon'], start: '25:00', end: '26:00' }] },
+          },
+        ],
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json().errors.map((e: { field: string }) => e.field)).toContain('entries.0.rule.windows.0.start');
   });
 });
 

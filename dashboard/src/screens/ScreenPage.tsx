@@ -1,10 +1,15 @@
-// One screen: its live status, what it plays, and what a person may do to it (assign a playlist,
-// tags, a toast, a reload, archive). Each action is the /api/v1 route an agent would call.
+// One screen: its live status, what it plays, and what a person may do to it (assign a playlist, its
+// schedule, a takeover, tags, a toast, display power and schedule, settings, a screenshot, reload,
+// reboot, archive, delete). Each action is the /api/v1 route an agent would call.
 import { type FormEvent, useEffect, useState } from 'react';
-import { Link, useLocation } from 'wouter';
+import { Link } from 'wouter';
 import { TOAST_LEVELS, TOAST_TEXT_MAX } from '../../../sdk/contract/fleet';
 import type { Screen } from '../../../sdk/contract/screens';
+import type { ScreenPlaylistScheduleView } from '../../../sdk/contract/fleet';
 import { useDashboard, useScreens } from '../app/dashboard-context';
+import { useLoaded } from '../app/use-loaded';
+import { ScheduleEditor } from '../fleet/ScheduleEditor';
+import { DisplayPanel, LifecyclePanel, ScreenshotPanel, SettingsForm, TakeoverPanel } from '../fleet/ScreenControls';
 import { Notice, PageHeading } from '../app/PageHeading';
 import { PAGES, playlistPath } from '../app/routes';
 import { useNow } from '../app/use-now';
@@ -25,6 +30,11 @@ export function ScreenPage({ id }: { id: string }) {
   const playlists = usePlaylists();
   const [result, setResult] = useState<Result>(null);
 
+  const schedule = useLoaded(
+    async () => (await client.screens.playlistSchedule(id)).data,
+    [client, id],
+    'The schedule',
+  );
   useEffect(() => {
     if (live) return;
     client.screens.get(id).then(
@@ -32,7 +42,9 @@ export function ScreenPage({ id }: { id: string }) {
       (e: unknown) => setMissing(problemMessage(e, 'This screen could not be loaded')),
     );
   }, [client, id, live]);
+  // The list's copy is live; a screen off the list (archived) is the one read or changed here.
   const screen = live ?? fetched;
+  const reread = (_: ScreenPlaylistScheduleView) => schedule.reload();
 
   /** Runs one change, shows its outcome, and keeps the list's copy of the screen current. */
   const run = async (what: string, change: () => Promise<Screen | string>) => {
@@ -40,7 +52,9 @@ export function ScreenPage({ id }: { id: string }) {
       const outcome = await change();
       if (typeof outcome === 'string') setResult({ text: outcome, error: false });
       else {
-        screens.getState().put(outcome);
+        // The list holds active and pairing screens only; an archived one stays on this page.
+        if (outcome.state === 'archived') screens.getState().remove(outcome.id);
+        else screens.getState().put(outcome);
         setFetched(outcome);
         setResult({ text: `${what}: done.`, error: false });
       }
@@ -91,10 +105,21 @@ export function ScreenPage({ id }: { id: string }) {
       </dl>
       <div className="panels">
         <AssignForm screen={screen} playlists={playlists.value ?? []} run={run} />
+        <TakeoverPanel
+          screen={screen}
+          view={schedule.value}
+          playlists={playlists.value ?? []}
+          onChanged={reread}
+          run={run}
+        />
         <TagsForm screen={screen} run={run} />
         <ToastForm screen={screen} run={run} />
-        <Actions screen={screen} run={run} />
+        <DisplayPanel screen={screen} run={run} />
+        <SettingsForm key={screen.revision} screen={screen} run={run} />
+        <ScreenshotPanel screen={screen} now={now} run={run} />
+        <LifecyclePanel key={screen.state} screen={screen} run={run} />
       </div>
+      <ScheduleEditor screen={screen} view={schedule.value} playlists={playlists.value ?? []} onSaved={reread} />
     </section>
   );
 }
@@ -204,54 +229,5 @@ function ToastForm({ screen, run }: { screen: Screen; run: Run }) {
       </label>
       <button type="submit">Send toast</button>
     </form>
-  );
-}
-
-function Actions({ screen, run }: { screen: Screen; run: Run }) {
-  const { client, screens } = useDashboard();
-  const [, navigate] = useLocation();
-  const [confirming, setConfirming] = useState(false);
-  return (
-    <section className="panel" aria-labelledby="actions-heading">
-      <h2 id="actions-heading">Actions</h2>
-      <button
-        type="button"
-        className="secondary"
-        onClick={() =>
-          void run('Reload', async () => {
-            await client.screens.reload(screen.id);
-            return 'The player reloads within a few seconds.';
-          })
-        }
-      >
-        Reload the player
-      </button>
-      {!confirming ? (
-        <button type="button" className="danger" onClick={() => setConfirming(true)}>
-          Archive…
-        </button>
-      ) : (
-        <fieldset className="confirm">
-          <legend>Archive “{screen.label}”? Its glass goes dark and it leaves the list; it stays paired.</legend>
-          <button
-            type="button"
-            className="danger"
-            onClick={() =>
-              void run('Archive', async () => {
-                await client.screens.archive(screen.id);
-                screens.getState().remove(screen.id);
-                navigate(PAGES.screens);
-                return `Archived “${screen.label}”.`;
-              })
-            }
-          >
-            Archive screen
-          </button>
-          <button type="button" className="quiet" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </fieldset>
-      )}
-    </section>
   );
 }

@@ -1,14 +1,19 @@
-// Screens: pair a new one by the code its player shows, and every screen with its live status and
-// what it plays.
+// Screens: pair a new one by the code its player shows, every screen with its live status, health,
+// what it plays and its last screenshot, and one action over the selected (or tagged) screens.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
+import type { Playlist } from '../../../sdk/contract/playlist';
+import type { Screen } from '../../../sdk/contract/screens';
 import { useDashboard, useScreens } from '../app/dashboard-context';
+import { FleetActionPanel } from '../fleet/FleetActionPanel';
+import { screenshotUrl } from '../fleet/ScreenControls';
 import { Notice, PageHeading } from '../app/PageHeading';
 import { screenPath } from '../app/routes';
 import { useNow } from '../app/use-now';
 import { playlistName, usePlaylists } from '../playlists/use-playlists';
 import { problemMessage } from '../state/problem-message';
 import { sortedScreens } from '../state/screens-store';
+import { healthLine } from './health-line';
 import { isPairingCode, normalizePairingCode } from './pairing-code';
 import { ScreenStatus } from './ScreenStatus';
 
@@ -16,9 +21,18 @@ export function ScreensPage() {
   const byId = useScreens((s) => s.byId);
   const loaded = useScreens((s) => s.loaded);
   const error = useScreens((s) => s.error);
+  const { screens: store } = useDashboard();
   const playlists = usePlaylists();
   const now = useNow();
   const screens = sortedScreens(byId);
+  const [selected, setSelected] = useState<string[]>([]);
+  /** The fleet action form is open (it opens by itself when a screen is ticked). */
+  const [acting, setActing] = useState(false);
+  const chosen = selected.filter((id) => byId[id]);
+  const toggle = (id: string, on: boolean) =>
+    setSelected(on ? [...chosen.filter((s) => s !== id), id] : chosen.filter((s) => s !== id));
+  const labels = Object.fromEntries(screens.map((s) => [s.id, s.label]));
+  const tags = [...new Set(screens.flatMap((s) => s.tags))].sort();
   return (
     <section className="page">
       <PageHeading>Screens</PageHeading>
@@ -30,33 +44,104 @@ export function ScreensPage() {
           shows above.
         </p>
       )}
+      {screens.length > 0 && !acting && chosen.length === 0 && (
+        <p>
+          <button type="button" className="secondary" onClick={() => setActing(true)}>
+            Act on many screens…
+          </button>{' '}
+          <span className="hint">or tick screens below.</span>
+        </p>
+      )}
+      {screens.length > 0 && (acting || chosen.length > 0) && (
+        <FleetActionPanel
+          selected={chosen}
+          labels={labels}
+          tags={tags}
+          playlists={playlists.value ?? []}
+          onDone={() => void store.getState().load()}
+        />
+      )}
       <ul className="screen-grid" aria-label="Screens">
         {screens.map((screen) => (
-          <li key={screen.id} className="screen-card" data-testid="screen-card">
-            <h2>
-              <Link href={screenPath(screen.id)}>{screen.label}</Link>
-            </h2>
-            <ScreenStatus screen={screen} now={now} />
-            <p className="playing">
-              {screen.playlist_id ? (
-                <>
-                  Playing <strong>{playlistName(playlists.value, screen.playlist_id)}</strong>
-                </>
-              ) : (
-                'No playlist assigned'
-              )}
-            </p>
-            {screen.tags.length > 0 && (
-              <ul className="tags" aria-label="Tags">
-                {screen.tags.map((tag) => (
-                  <li key={tag}>{tag}</li>
-                ))}
-              </ul>
-            )}
-          </li>
+          <ScreenCard
+            key={screen.id}
+            screen={screen}
+            now={now}
+            playlists={playlists.value}
+            selected={chosen.includes(screen.id)}
+            onSelect={(on) => toggle(screen.id, on)}
+          />
         ))}
       </ul>
     </section>
+  );
+}
+
+function ScreenCard({
+  screen,
+  now,
+  playlists,
+  selected,
+  onSelect,
+}: {
+  screen: Screen;
+  now: number;
+  playlists: Playlist[] | undefined;
+  selected: boolean;
+  onSelect: (on: boolean) => void;
+}) {
+  const health = screen.health;
+  const shot = health?.screenshot;
+  const playing = health?.now_playing ? health.now_playing.playlist_id : screen.playlist_id;
+  const line = health ? healthLine(health, now) : '';
+  return (
+    <li className={`screen-card${selected ? ' selected' : ''}`} data-testid="screen-card">
+      {shot?.state === 'ready' && shot.capture_id ? (
+        <img
+          className="card-shot"
+          src={screenshotUrl(screen.id, shot.capture_id)}
+          alt={`Last screenshot of ${screen.label}`}
+          loading="lazy"
+          width={shot.width}
+          height={shot.height}
+        />
+      ) : (
+        <div className="card-shot empty" aria-hidden="true">
+          <span>No screenshot yet</span>
+        </div>
+      )}
+      <div className="card-title">
+        <h2>
+          <Link href={screenPath(screen.id)}>{screen.label}</Link>
+        </h2>
+        <label className="select-screen">
+          <input type="checkbox" checked={selected} onChange={(e) => onSelect(e.currentTarget.checked)} />
+          <span className="visually-hidden">Select {screen.label}</span>
+        </label>
+      </div>
+      <ScreenStatus screen={screen} now={now} />
+      <p className="playing">
+        {playing ? (
+          <>
+            {health?.now_playing ? 'Now playing' : 'Assigned'} <strong>{playlistName(playlists, playing)}</strong>
+          </>
+        ) : (
+          'No playlist assigned'
+        )}
+      </p>
+      {line && (
+        <p className="health" data-testid="screen-health">
+          {line}
+        </p>
+      )}
+      {screen.tags.length > 0 && (
+        <ul className="tags" aria-label="Tags">
+          {screen.tags.map((tag) => (
+            <li key={tag}>{tag}</li>
+          ))}
+        </ul>
+      )}
+    </li>
   );
 }
 
