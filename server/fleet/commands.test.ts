@@ -282,6 +282,39 @@ describe('POST /api/v1/screens/actions', () => {
     expect(await events(a.id, 'screen.toast')).toEqual([]);
   });
 
+  it('spends one screen-control-ip request per screen-control fan-out, shared with the takeover routes; the 61st is refused whole', async () => {
+    nextWindow();
+    const a = (await pairActiveScreen(server, token)).screen;
+    const b = (await pairActiveScreen(server, token)).screen;
+    const single = await server.request('POST', `/api/v1/screens/${a.id}/takeover/clear`, { token });
+    expect(single.status, single.text).toBe(200);
+    expect(single.headers.ratelimit).toContain('"screen-control-ip";r=59');
+    // A fan-out over two screens is one request of this address, not two.
+    const fanned = await actions({ selector: { ids: [a.id, b.id] }, action: { type: 'takeover_clear' } });
+    expect(fanned.status, fanned.text).toBe(200);
+    expect(fanned.headers.ratelimit).toContain('"screen-control-ip";r=58');
+    expect(fanned.headers.ratelimit).toContain('"screen-control-project";r=597');
+    // The other 58 of this minute are spent by other requests from the same address.
+    await server.services.rateLimiter.take(
+      { name: 'screen-control-ip', limit: 60, windowSeconds: 60, key: '127.0.0.1', cost: 58 },
+      server.clock.now(),
+    );
+    const before = await events(b.id);
+    const refused = await actions({ selector: { ids: [a.id, b.id] }, action: { type: 'takeover_clear' } });
+    expect(refused.status).toBe(429);
+    expect(refused.json().code).toBe('rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.headers['ratelimit-policy']).toBe('"screen-control-ip";q=60;w=60');
+    expect(await events(b.id)).toEqual(before);
+    // Nothing of the project's budget went with the refusal; other families do not spend this one.
+    const tagged = await actions({ selector: { ids: [b.id] }, action: { type: 'add_tags', tags: ['ipbudget'] } });
+    expect(tagged.status).toBe(200);
+    expect((await server.request('POST', `/api/v1/screens/${a.id}/takeover/clear`, { token })).status).toBe(429);
+    server.clock.advance(60_000);
+    const next = await actions({ selector: { ids: [a.id, b.id] }, action: { type: 'takeover_clear' } });
+    expect(next.status).toBe(200);
+  });
+
   it('pins the selection under the key: a retry after a crash replays finished screens and does the rest', async () => {
     nextWindow();
     const a = (await pairActiveScreen(server, token)).screen;

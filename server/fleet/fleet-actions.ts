@@ -20,9 +20,11 @@ import type { Services } from '../services';
 import { json, type Db, type Work } from '../store/store';
 import {
   ACTIONS,
+  BUDGETS,
   prepareAction,
   projectBudget,
   screenBudget,
+  screenControlIpBudget,
   type ActionRequest,
   type PreparedAction,
   type ScreenAnswer,
@@ -82,6 +84,8 @@ export interface FleetRequest {
   now: number;
   requestId: string;
   generation: Generation;
+  /** The caller's address (the screen-control family's per-IP budget). */
+  clientIp: string;
   /** The Idempotency-Key and the request's fingerprint, when the caller sent a key. */
   record?: { key: string; fingerprint: string };
 }
@@ -168,15 +172,26 @@ async function recordResult(work: Work, f: FleetRequest, item: ScreenActionItem)
     .execute();
 }
 
-/** Runs the fleet action: whole-request checks first, then each screen in its own transaction. */
-export async function runFleetAction(services: Services, f: FleetRequest): Promise<ScreenActionResult> {
+/**
+ * Runs the fleet action: whole-request checks first, then each screen in its own transaction.
+ * Answers the result and the rate headers of the request's own budgets (none when nothing was spent).
+ */
+export async function runFleetAction(
+  services: Services,
+  f: FleetRequest,
+): Promise<{ result: ScreenActionResult; headers: Record<string, string> }> {
   const pinned = await pin(services, f);
   const remaining = pinned.screenIds.filter((id) => !pinned.done.has(id));
   const family = ACTIONS[pinned.action.type].family;
   // spec: a fan-out larger than the remaining project budget is refused whole before any screen is
-  // touched; finished screens of a retry spend nothing again.
-  if (family && remaining.length > 0)
-    await admit(services.rateLimiter, [projectBudget(family, f.tenantId, remaining.length)], f.now);
+  // touched; finished screens of a retry spend nothing again. A screen-control fan-out is also one
+  // request of the caller's address (screen-control-ip); both are spent or neither.
+  let headers: Record<string, string> = {};
+  if (family && remaining.length > 0) {
+    const budgets = [projectBudget(family, f.tenantId, remaining.length)];
+    if (family === BUDGETS.screenControl) budgets.unshift(screenControlIpBudget(f.clientIp));
+    headers = await admit(services.rateLimiter, budgets, f.now);
+  }
 
   for (const screenId of remaining) {
     let item: ScreenActionItem;
@@ -204,7 +219,7 @@ export async function runFleetAction(services: Services, f: FleetRequest): Promi
   }
   const results = pinned.screenIds.map((id) => pinned.done.get(id)!);
   const succeeded = results.filter((r) => r.ok).length;
-  return { action: pinned.action.type, results, succeeded, failed: results.length - succeeded };
+  return { result: { action: pinned.action.type, results, succeeded, failed: results.length - succeeded }, headers };
 }
 
 /** Pinned selections past their retention go (their pipeline records go with theirs). */
