@@ -208,6 +208,52 @@ describe('POST /api/v1/screens/actions', () => {
     expect(updated.details).toMatchObject({ changes: ['tags'], tags: ['b'] });
   });
 
+  it('sets a sync group over screens as their PATCH would: screen.updated, a remint, per-screen results', async () => {
+    const a = (await pairActiveScreen(server, token)).screen;
+    const b = (await pairActiveScreen(server, token)).screen;
+    const archived = (await pairActiveScreen(server, token)).screen;
+    expect((await server.request('POST', `/api/v1/screens/${archived.id}/archive`, { token })).status).toBe(200);
+    const before = (await server.request('GET', `/api/v1/screens/${a.id}`, { token })).json();
+    const res = await actions({
+      selector: { ids: [a.id, b.id, archived.id] },
+      action: { type: 'set_sync_group', sync_group: 'wall7' },
+    });
+    expect(res.status, res.text).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ action: 'set_sync_group', succeeded: 3, failed: 0 });
+    expect(body.results[0]).toMatchObject({
+      screen_id: a.id,
+      ok: true,
+      status: 200,
+      result: { sync_group: 'wall7', revision: before.revision + 1, manifest_revision: before.manifest_revision + 1 },
+    });
+    expect((await events(a.id, 'screen.updated')).at(-1)!.details).toMatchObject({
+      changes: ['sync_group'],
+      sync_group: 'wall7',
+    });
+    expect((await events(b.id, 'screen.manifest_changed')).at(-1)!.details).toMatchObject({ reason: 'sync_changed' });
+
+    // A region set on one screen stays while it is in a group and goes when the group is left.
+    const region = { x: 0, y: 0, width: 1920, height: 1080 };
+    expect(
+      (await server.request('PATCH', `/api/v1/screens/${a.id}`, { token, json: { wall_region: region } })).status,
+    ).toBe(200);
+    const left = await actions({ selector: { ids: [a.id] }, action: { type: 'set_sync_group', sync_group: null } });
+    const alone = left.json().results[0].result;
+    expect(alone.revision).toBeGreaterThan(before.revision + 1);
+    expect(alone.sync_group).toBeUndefined(); // the view leaves out what is not set
+    expect(alone.wall_region).toBeUndefined();
+
+    // Validated like the PATCH, whole, before any screen.
+    for (const bad of ['wall 7', '', 'x'.repeat(33)]) {
+      const refused = await actions({ selector: { ids: [b.id] }, action: { type: 'set_sync_group', sync_group: bad } });
+      expect(refused.status, bad).toBe(400);
+    }
+    expect((await actions({ selector: { ids: [b.id] }, action: { type: 'set_sync_group' } })).status).toBe(400);
+    const read = (await server.request('GET', `/api/v1/screens/${b.id}`, { token })).json();
+    expect(read.sync_group).toBe('wall7');
+  });
+
   it("answers each screen as its own route would: another tenant's id is not_found, the rest succeed", async () => {
     nextWindow();
     const mine = (await pairActiveScreen(server, token)).screen;

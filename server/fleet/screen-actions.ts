@@ -212,6 +212,12 @@ export const ACTIONS: Record<FleetActionType, ActionEntry> = {
       revision: screen.revision,
     }),
   },
+  /** A PATCH of sync_group: leaving the group leaves its wall too; a region is kept while in a group. */
+  set_sync_group: {
+    family: null,
+    run: async (r, screen, action) =>
+      screenAnswer(r, await changes.patchScreen(r, screen, { sync_group: of(action, 'set_sync_group').sync_group })),
+  },
   clear_display_schedule: {
     family: BUDGETS.display,
     run: async (r, screen) => ({
