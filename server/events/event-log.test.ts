@@ -96,15 +96,17 @@ describe('the event log', () => {
     await store.transaction(async (outer) => {
       const work = { ...outer, db: outer.db.withPlugin(log) };
       const group: HeldEvent[] = [];
-      await inSavepoint(work, async (unit) => {
-        const held = events.hold(unit);
+      await inSavepoint(work, async (savepoint) => {
+        const unit = events.hold(savepoint);
+        const held = unit.heldEvents;
         expect(await events.append(unit, sampleEvent(projectId, 'kept 1'), server.clock.now())).toBeUndefined();
         await events.append(unit, sampleEvent(projectId, 'kept 2'), server.clock.now());
         group.push(...held);
       });
       await expect(
-        inSavepoint(work, async (unit) => {
-          const held = events.hold(unit);
+        inSavepoint(work, async (savepoint) => {
+          const unit = events.hold(savepoint);
+          const held = unit.heldEvents;
           await events.append(unit, sampleEvent(projectId, 'dropped'), server.clock.now());
           await unit.db
             .insertInto('fleet_actions')
@@ -124,9 +126,8 @@ describe('the event log', () => {
       // A bad event fails its unit when appended, not the group when written.
       const wrong = { ...sampleEvent(projectId, 'bad'), details: { nonsense: 1 } } as unknown as NewEvent;
       await expect(
-        inSavepoint(work, async (unit) => {
-          events.hold(unit);
-          await events.append(unit, wrong, server.clock.now());
+        inSavepoint(work, async (savepoint) => {
+          await events.append(events.hold(savepoint), wrong, server.clock.now());
         }),
       ).rejects.toThrow(/does not match its contract/);
       expect(log.statements.filter((s) => s.startsWith('Insert events'))).toEqual([]);

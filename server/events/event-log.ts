@@ -52,9 +52,12 @@ export interface HeldEvent {
   now: number;
 }
 
-export class EventLog {
-  private readonly held = new WeakMap<Work, HeldEvent[]>();
+/** A unit of work whose events wait to be written with its group's (EventLog.hold). */
+export interface HoldingWork extends Work {
+  heldEvents: HeldEvent[];
+}
 
+export class EventLog {
   constructor(private readonly notifier: Notifier) {}
 
   /**
@@ -77,22 +80,20 @@ export class EventLog {
    */
   async appendMany(work: Work, events: readonly NewEvent[], now: number): Promise<number[] | undefined> {
     const entries = events.map((event) => ({ event: checked(event), now }));
-    const held = this.held.get(work);
+    const held = (work as Partial<HoldingWork>).heldEvents;
     if (!held) return this.write(work, entries);
     held.push(...entries);
     return undefined;
   }
 
   /**
-   * Holds the events appended through `work` (one unit of a group sharing a transaction: a fleet
+   * A unit of `work` that holds the events appended through it (one unit of a group sharing a transaction: a fleet
    * action's screen) instead of inserting each; the caller writes a group's held events with
    * `writeHeld` in the same transaction, one INSERT for all. Checked when appended, so a unit
    * with a bad event still fails; a unit rolled back never passes its held events on.
    */
-  hold(work: Work): HeldEvent[] {
-    const held: HeldEvent[] = [];
-    this.held.set(work, held);
-    return held;
+  hold(work: Work): HoldingWork {
+    return { ...work, heldEvents: [] };
   }
 
   /** Writes held events, in the order they were appended. */

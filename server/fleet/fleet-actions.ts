@@ -189,15 +189,15 @@ async function runOne(
   events: HeldEvent[],
 ): Promise<ScreenActionItem> {
   try {
-    return await inSavepoint(work, async (unit) => {
+    return await inSavepoint(work, async (savepoint) => {
       // The group's events are one INSERT at its end; a screen that fails passes none on.
-      const held = services.events.hold(unit);
+      const unit = services.events.hold(savepoint);
       const screen = await findScreen(unit.db, f.tenantId, screenId);
       const r: ActionRequest = { services, events: services.events, work: unit, now: f.now, requestId: f.requestId };
       const { answer } = await runScreenAction(r, screen, action, 'screen');
       const done: ScreenActionItem = { screen_id: screenId, status: answer.status, ok: true, result: answer.body };
       await recordResult(unit, f, done);
-      events.push(...held);
+      events.push(...unit.heldEvents);
       return done;
     });
   } catch (error) {
