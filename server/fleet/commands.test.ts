@@ -314,6 +314,42 @@ describe('POST /api/v1/screens/actions', () => {
     expect(res.json().errors[0].field).toBe('selector.tag');
   });
 
+  it('fans out over several transactions of screens: a failed screen in a group rolls back alone', async () => {
+    const { token: t, projectId: tenant } = await server.enroll();
+    const media = await insertMedia(server, tenant);
+    const pl = (
+      await server.request('POST', '/api/v1/playlists', {
+        token: t,
+        json: imageDoc(media),
+        idempotencyKey: randomKey(),
+      })
+    ).json().id;
+    const ids = await insertScreensShowing(server.services, tenant, pl, 120);
+    const foreign = (await pairActiveScreen(server, token)).screen.id;
+    const selected = [...ids.slice(0, 60), foreign, ...ids.slice(60)];
+    const res = await actions({ selector: { ids: selected }, action: { type: 'add_tags', tags: ['bulk'] } }, { t });
+    expect(res.status, res.text).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ succeeded: 120, failed: 1 });
+    expect(body.results.map((r: { screen_id: string }) => r.screen_id)).toEqual(selected);
+    expect(body.results[60]).toMatchObject({ ok: false, status: 404 });
+    const tagged = await server.services.store.db
+      .selectFrom('screen_tags')
+      .select('screen_id')
+      .where('tenant_id', '=', tenant)
+      .where('tag', '=', 'bulk')
+      .execute();
+    expect(tagged).toHaveLength(120);
+    const updated = await server.services.store.db
+      .selectFrom('events')
+      .select('screen_id')
+      .where('tenant_id', '=', tenant)
+      .where('type', '=', 'screen.updated')
+      .orderBy('position')
+      .execute();
+    expect(updated.map((e) => e.screen_id)).toEqual(ids); // one each, in selector order
+  });
+
   it('refuses a fan-out larger than the remaining project budget whole, with 429', async () => {
     nextWindow();
     const a = (await pairActiveScreen(server, token)).screen;

@@ -214,7 +214,7 @@ async function runOne(
 }
 
 /**
- * Runs the fleet action: whole-request checks first, then each screen in its own transaction.
+ * Runs the fleet action: whole-request checks first, then the screens, SCREENS_PER_TRANSACTION a commit.
  * Answers the result and the rate headers of the request's own budgets (none when nothing was spent).
  */
 export async function runFleetAction(
