@@ -48,6 +48,7 @@ export async function fleetActions(): Promise<void> {
         now: server.clock.now(),
         requestId: 'req_bench',
         generation: 'P',
+        clientIp: '127.0.0.1',
       });
 
     // The raw loop: the rows one assignment writes, per screen in its own transaction.

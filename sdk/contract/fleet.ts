@@ -3,7 +3,7 @@
 // reference contract where it has them (toast) and are ours otherwise (docs/decisions.md, issue 16).
 import { z } from 'zod';
 import { FLEET_SELECTION_MAX, TAGS_PER_SCREEN } from './limits';
-import { ScreenTag } from './screens';
+import { ScreenSyncGroup, ScreenTag } from './screens';
 import { Visibility, VisibilityWindow, VISIBILITY_MAX_WINDOWS } from './visibility';
 
 /** Entries of one screen's playlist schedule: a day of dayparts with room to spare. */
@@ -153,6 +153,8 @@ export const FleetAction = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('display_clear') }),
   z.strictObject({ type: z.literal('set_display_schedule'), ...DisplaySchedule.shape }),
   z.strictObject({ type: z.literal('clear_display_schedule') }),
+  /** Our addition (spec: new action types are additive): the screens join a sync group, or leave it (null). */
+  z.strictObject({ type: z.literal('set_sync_group'), sync_group: ScreenSyncGroup.nullable() }),
 ]);
 export type FleetAction = z.infer<typeof FleetAction>;
 export type FleetActionType = FleetAction['type'];

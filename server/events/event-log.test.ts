@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../testing/harness';
 import { StatementLog } from '../testing/statement-log';
 import type { InProcessNotifier } from '../notifier';
-import { screenChannel, tenantChannel, type NewEvent } from './event-log';
+import { inSavepoint } from '../store/store';
+import { screenChannel, tenantChannel, type HeldEvent, type NewEvent } from './event-log';
 import { sampleEvent } from './event-samples.testing';
 
 let server: TestServer;
@@ -68,9 +69,9 @@ describe('the event log', () => {
     const events = Array.from({ length: 500 }, (_, i) =>
       sampleEvent(projectId, `#${i}`, { screenId: `scr_${i}`, type: i % 2 === 0 ? 'player.reload' : 'screen.updated' }),
     );
-    const positions = await server.services.store.transaction((work) =>
+    const positions = (await server.services.store.transaction((work) =>
       server.services.events.appendMany({ ...work, db: work.db.withPlugin(log) }, events, server.clock.now()),
-    );
+    ))!;
     expect(log.statements).toEqual(['Insert events']);
     const written = (await rows(projectId)).slice(1); // after account.enrolled
     expect(written.map((r) => r.position)).toEqual(positions);
@@ -105,5 +106,67 @@ describe('the event log', () => {
     } finally {
       for (const off of offs) off();
     }
+  });
+
+  it('holds a unit’s events until the group writes them in one INSERT; a unit rolled back in its savepoint passes none on', async () => {
+    const { projectId } = await server.enroll();
+    const { events, store } = server.services;
+    const log = new StatementLog();
+    const before = await rows(projectId);
+    await store.transaction(async (outer) => {
+      const work = { ...outer, db: outer.db.withPlugin(log) };
+      const group: HeldEvent[] = [];
+      await inSavepoint(work, async (savepoint) => {
+        const unit = events.hold(savepoint);
+        const held = unit.heldEvents;
+        expect(await events.append(unit, sampleEvent(projectId, 'kept 1'), server.clock.now())).toBeUndefined();
+        await events.append(unit, sampleEvent(projectId, 'kept 2'), server.clock.now());
+        group.push(...held);
+      });
+      await expect(
+        inSavepoint(work, async (savepoint) => {
+          const unit = events.hold(savepoint);
+          const held = unit.heldEvents;
+          await events.append(unit, sampleEvent(projectId, 'dropped'), server.clock.now());
+          await unit.db
+            .insertInto('fleet_actions')
+            .values({
+              tenant_id: projectId,
+              idempotency_key: 'k',
+              fingerprint: 'f',
+              screen_ids: '[]',
+              action: '{}',
+              created_at: 0,
+            })
+            .execute();
+          if (held.length > 0) throw new Error('this unit fails');
+          group.push(...held); // as a fleet screen does: only once its work is done
+        }),
+      ).rejects.toThrow('this unit fails');
+      // A bad event fails its unit when appended, not the group when written.
+      const wrong = { ...sampleEvent(projectId, 'bad'), details: { nonsense: 1 } } as unknown as NewEvent;
+      await expect(
+        inSavepoint(work, async (savepoint) => {
+          await events.append(events.hold(savepoint), wrong, server.clock.now());
+        }),
+      ).rejects.toThrow(/does not match its contract/);
+      expect(log.statements.filter((s) => s.startsWith('Insert events'))).toEqual([]);
+      await events.writeHeld(work, group);
+      expect(log.statements.filter((s) => s.startsWith('Insert events'))).toEqual(['Insert events']);
+    });
+    const written = await store.db
+      .selectFrom('events')
+      .select('message')
+      .where('tenant_id', '=', projectId)
+      .where('position', '>', before.at(-1)!.position)
+      .orderBy('position')
+      .execute();
+    expect(written.map((r) => r.message)).toEqual(['kept 1', 'kept 2']);
+    const rolledBack = await store.db
+      .selectFrom('fleet_actions')
+      .selectAll()
+      .where('tenant_id', '=', projectId)
+      .execute();
+    expect(rolledBack).toEqual([]);
   });
 });

@@ -46,6 +46,17 @@ function checked(event: NewEvent): NewEvent {
   return event;
 }
 
+/** An event a unit of work holds back, with the instant it was appended at. */
+export interface HeldEvent {
+  event: NewEvent;
+  now: number;
+}
+
+/** A unit of work whose events wait to be written with its group's (EventLog.hold). */
+export interface HoldingWork extends Work {
+  heldEvents: HeldEvent[];
+}
+
 export class EventLog {
   constructor(private readonly notifier: Notifier) {}
 
@@ -57,28 +68,53 @@ export class EventLog {
     work.afterCommit(() => this.notifier.publish(channel, message));
   }
 
-  /** Appends one event in the caller's transaction and returns its position. */
-  async append(work: Work, event: NewEvent, now: number): Promise<number> {
-    return (await this.appendMany(work, [event], now))[0]!;
+  /** Appends one event in the caller's transaction; answers its position (none while held: `hold`). */
+  async append(work: Work, event: NewEvent, now: number): Promise<number | undefined> {
+    return (await this.appendMany(work, [event], now))?.[0];
   }
 
   /**
    * Appends events in the caller's transaction, in this order, with one INSERT per
-   * EVENTS_PER_STATEMENT events, and returns their positions in the same order.
+   * EVENTS_PER_STATEMENT events, and answers their positions in the same order. A unit of work
+   * that holds its events (`hold`) keeps them instead, and no position is known yet.
    */
-  async appendMany(work: Work, events: readonly NewEvent[], now: number): Promise<number[]> {
+  async appendMany(work: Work, events: readonly NewEvent[], now: number): Promise<number[] | undefined> {
+    const entries = events.map((event) => ({ event: checked(event), now }));
+    const held = (work as Partial<HoldingWork>).heldEvents;
+    if (!held) return this.write(work, entries);
+    held.push(...entries);
+    return undefined;
+  }
+
+  /**
+   * A unit of `work` that holds the events appended through it (one unit of a group sharing a transaction: a fleet
+   * action's screen) instead of inserting each; the caller writes a group's held events with
+   * `writeHeld` in the same transaction, one INSERT for all. Checked when appended, so a unit
+   * with a bad event still fails; a unit rolled back never passes its held events on.
+   */
+  hold(work: Work): HoldingWork {
+    return { ...work, heldEvents: [] };
+  }
+
+  /** Writes held events, in the order they were appended. */
+  async writeHeld(work: Work, held: readonly HeldEvent[]): Promise<void> {
+    await this.write(work, held);
+  }
+
+  private async write(work: Work, entries: readonly HeldEvent[]): Promise<number[]> {
+    if (entries.length === 0) return [];
     // Positions are taken at insert but seen at commit. Where transactions run side by side
     // (PostgreSQL), a reader could pass position 11 before a concurrent 10 commits and never see
     // it; one appending transaction per project at a time keeps every scope's commits in position
     // order (every stream scope lies inside one project).
-    await work.lock(...events.map((event) => `events:${event.tenantId}`));
+    await work.lock(...entries.map((entry) => `events:${entry.event.tenantId}`));
     const positions: number[] = [];
-    for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
-      const batch = events.slice(start, start + EVENTS_PER_STATEMENT).map(checked);
+    for (let start = 0; start < entries.length; start += EVENTS_PER_STATEMENT) {
+      const batch = entries.slice(start, start + EVENTS_PER_STATEMENT);
       const inserted = await work.db
         .insertInto('events')
         .values(
-          batch.map((event) => ({
+          batch.map(({ event, now }) => ({
             tenant_id: event.tenantId,
             screen_id: event.screenId ?? null,
             type: event.type,
@@ -98,11 +134,10 @@ export class EventLog {
         .returning('position')
         .execute();
       // Rows are numbered in the order they are inserted; RETURNING's order is not promised.
-      const numbered = inserted.map((row) => row.position).sort((a, b) => a - b);
-      positions.push(...numbered);
+      positions.push(...inserted.map((row) => row.position).sort((a, b) => a - b));
     }
     work.afterCommit(() => {
-      events.forEach((event, i) => {
+      entries.forEach(({ event }, i) => {
         this.notifier.publish(tenantChannel(event.tenantId), positions[i]!);
         if (event.screenId) this.notifier.publish(screenChannel(event.screenId), positions[i]!);
       });

@@ -62,7 +62,7 @@ async function append(tenantId: string, count = 1, extra: SampleEvent = {}): Pro
   await server.services.store.transaction(async (work) => {
     for (let i = 0; i < count; i++) {
       positions.push(
-        await server.services.events.append(work, sampleEvent(tenantId, `event ${i}`, extra), server.clock.now()),
+        (await server.services.events.append(work, sampleEvent(tenantId, `event ${i}`, extra), server.clock.now()))!,
       );
     }
   });

@@ -42,9 +42,9 @@ beforeAll(async () => {
 afterAll(async () => server.stop());
 
 async function append(tenantId: string, extra: SampleEvent = {}): Promise<number> {
-  return server.services.store.transaction((work) =>
+  return (await server.services.store.transaction((work) =>
     server.services.events.append(work, sampleEvent(tenantId, 'm', extra), server.clock.now()),
-  );
+  ))!;
 }
 
 async function firstFrame(path: string, token: string) {

@@ -50,7 +50,7 @@ async function append(tenantId: string, count: number, extra: SampleEvent = {}):
   await server.services.store.transaction(async (work) => {
     for (let i = 0; i < count; i++)
       positions.push(
-        await server.services.events.append(work, sampleEvent(tenantId, `${i}`, extra), server.clock.now()),
+        (await server.services.events.append(work, sampleEvent(tenantId, `${i}`, extra), server.clock.now()))!,
       );
   });
   return positions;

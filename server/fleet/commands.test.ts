@@ -208,6 +208,52 @@ describe('POST /api/v1/screens/actions', () => {
     expect(updated.details).toMatchObject({ changes: ['tags'], tags: ['b'] });
   });
 
+  it('sets a sync group over screens as their PATCH would: screen.updated, a remint, per-screen results', async () => {
+    const a = (await pairActiveScreen(server, token)).screen;
+    const b = (await pairActiveScreen(server, token)).screen;
+    const archived = (await pairActiveScreen(server, token)).screen;
+    expect((await server.request('POST', `/api/v1/screens/${archived.id}/archive`, { token })).status).toBe(200);
+    const before = (await server.request('GET', `/api/v1/screens/${a.id}`, { token })).json();
+    const res = await actions({
+      selector: { ids: [a.id, b.id, archived.id] },
+      action: { type: 'set_sync_group', sync_group: 'wall7' },
+    });
+    expect(res.status, res.text).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ action: 'set_sync_group', succeeded: 3, failed: 0 });
+    expect(body.results[0]).toMatchObject({
+      screen_id: a.id,
+      ok: true,
+      status: 200,
+      result: { sync_group: 'wall7', revision: before.revision + 1, manifest_revision: before.manifest_revision + 1 },
+    });
+    expect((await events(a.id, 'screen.updated')).at(-1)!.details).toMatchObject({
+      changes: ['sync_group'],
+      sync_group: 'wall7',
+    });
+    expect((await events(b.id, 'screen.manifest_changed')).at(-1)!.details).toMatchObject({ reason: 'sync_changed' });
+
+    // A region set on one screen stays while it is in a group and goes when the group is left.
+    const region = { x: 0, y: 0, width: 1920, height: 1080 };
+    expect(
+      (await server.request('PATCH', `/api/v1/screens/${a.id}`, { token, json: { wall_region: region } })).status,
+    ).toBe(200);
+    const left = await actions({ selector: { ids: [a.id] }, action: { type: 'set_sync_group', sync_group: null } });
+    const alone = left.json().results[0].result;
+    expect(alone.revision).toBeGreaterThan(before.revision + 1);
+    expect(alone.sync_group).toBeUndefined(); // the view leaves out what is not set
+    expect(alone.wall_region).toBeUndefined();
+
+    // Validated like the PATCH, whole, before any screen.
+    for (const bad of ['wall 7', '', 'x'.repeat(33)]) {
+      const refused = await actions({ selector: { ids: [b.id] }, action: { type: 'set_sync_group', sync_group: bad } });
+      expect(refused.status, bad).toBe(400);
+    }
+    expect((await actions({ selector: { ids: [b.id] }, action: { type: 'set_sync_group' } })).status).toBe(400);
+    const read = (await server.request('GET', `/api/v1/screens/${b.id}`, { token })).json();
+    expect(read.sync_group).toBe('wall7');
+  });
+
   it("answers each screen as its own route would: another tenant's id is not_found, the rest succeed", async () => {
     nextWindow();
     const mine = (await pairActiveScreen(server, token)).screen;
@@ -268,6 +314,42 @@ describe('POST /api/v1/screens/actions', () => {
     expect(res.json().errors[0].field).toBe('selector.tag');
   });
 
+  it('fans out over several transactions of screens: a failed screen in a group rolls back alone', async () => {
+    const { token: t, projectId: tenant } = await server.enroll();
+    const media = await insertMedia(server, tenant);
+    const pl = (
+      await server.request('POST', '/api/v1/playlists', {
+        token: t,
+        json: imageDoc(media),
+        idempotencyKey: randomKey(),
+      })
+    ).json().id;
+    const ids = await insertScreensShowing(server.services, tenant, pl, 120);
+    const foreign = (await pairActiveScreen(server, token)).screen.id;
+    const selected = [...ids.slice(0, 60), foreign, ...ids.slice(60)];
+    const res = await actions({ selector: { ids: selected }, action: { type: 'add_tags', tags: ['bulk'] } }, { t });
+    expect(res.status, res.text).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ succeeded: 120, failed: 1 });
+    expect(body.results.map((r: { screen_id: string }) => r.screen_id)).toEqual(selected);
+    expect(body.results[60]).toMatchObject({ ok: false, status: 404 });
+    const tagged = await server.services.store.db
+      .selectFrom('screen_tags')
+      .select('screen_id')
+      .where('tenant_id', '=', tenant)
+      .where('tag', '=', 'bulk')
+      .execute();
+    expect(tagged).toHaveLength(120);
+    const updated = await server.services.store.db
+      .selectFrom('events')
+      .select('screen_id')
+      .where('tenant_id', '=', tenant)
+      .where('type', '=', 'screen.updated')
+      .orderBy('position')
+      .execute();
+    expect(updated.map((e) => e.screen_id)).toEqual(ids); // one each, in selector order
+  });
+
   it('refuses a fan-out larger than the remaining project budget whole, with 429', async () => {
     nextWindow();
     const a = (await pairActiveScreen(server, token)).screen;
@@ -280,6 +362,39 @@ describe('POST /api/v1/screens/actions', () => {
     const res = await actions({ selector: { ids: [a.id, b.id] }, action: { type: 'toast', ...toast } });
     expect(res.status).toBe(429);
     expect(await events(a.id, 'screen.toast')).toEqual([]);
+  });
+
+  it('spends one screen-control-ip request per screen-control fan-out, shared with the takeover routes; the 61st is refused whole', async () => {
+    nextWindow();
+    const a = (await pairActiveScreen(server, token)).screen;
+    const b = (await pairActiveScreen(server, token)).screen;
+    const single = await server.request('POST', `/api/v1/screens/${a.id}/takeover/clear`, { token });
+    expect(single.status, single.text).toBe(200);
+    expect(single.headers.ratelimit).toContain('"screen-control-ip";r=59');
+    // A fan-out over two screens is one request of this address, not two.
+    const fanned = await actions({ selector: { ids: [a.id, b.id] }, action: { type: 'takeover_clear' } });
+    expect(fanned.status, fanned.text).toBe(200);
+    expect(fanned.headers.ratelimit).toContain('"screen-control-ip";r=58');
+    expect(fanned.headers.ratelimit).toContain('"screen-control-project";r=597');
+    // The other 58 of this minute are spent by other requests from the same address.
+    await server.services.rateLimiter.take(
+      { name: 'screen-control-ip', limit: 60, windowSeconds: 60, key: '127.0.0.1', cost: 58 },
+      server.clock.now(),
+    );
+    const before = await events(b.id);
+    const refused = await actions({ selector: { ids: [a.id, b.id] }, action: { type: 'takeover_clear' } });
+    expect(refused.status).toBe(429);
+    expect(refused.json().code).toBe('rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.headers['ratelimit-policy']).toBe('"screen-control-ip";q=60;w=60');
+    expect(await events(b.id)).toEqual(before);
+    // Nothing of the project's budget went with the refusal; other families do not spend this one.
+    const tagged = await actions({ selector: { ids: [b.id] }, action: { type: 'add_tags', tags: ['ipbudget'] } });
+    expect(tagged.status).toBe(200);
+    expect((await server.request('POST', `/api/v1/screens/${a.id}/takeover/clear`, { token })).status).toBe(429);
+    server.clock.advance(60_000);
+    const next = await actions({ selector: { ids: [a.id, b.id] }, action: { type: 'takeover_clear' } });
+    expect(next.status).toBe(200);
   });
 
   it('pins the selection under the key: a retry after a crash replays finished screens and does the rest', async () => {

@@ -18,13 +18,17 @@ import type { TenantPrincipal } from '../http/auth';
 import { displayOf } from '../screens/display-state';
 import { findScreen } from '../screens/screens';
 import { runFleetAction, runScreenAction } from './fleet-actions';
-import { prepareAction, SCREEN_CONTROL_PER_IP_PER_MINUTE, scheduleView } from './screen-actions';
+import { prepareAction, scheduleView, screenControlIpBudget } from './screen-actions';
 
 const PRIVATE_NO_STORE = { 'Cache-Control': 'private, no-store' };
 
-const screenControlIp = (ctx: AnyContext) => [
-  { name: 'screen-control-ip', limit: SCREEN_CONTROL_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) },
-];
+const screenControlIp = (ctx: AnyContext) => [screenControlIpBudget(clientIp(ctx))];
+
+/** Adds a handler's rate headers to those the pipeline set (the per-IP budget's): both are disclosed. */
+function addRateHeaders(answer: Record<string, string>, headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers))
+    answer[name] = answer[name] ? `${answer[name]}, ${value}` : value;
+}
 
 type Ctx<B> = RequestContext<B, Record<string, never>, TenantPrincipal>;
 
@@ -60,7 +64,7 @@ function screenAction<B>(options: {
         prepared,
         'project-and-screen',
       );
-      Object.assign(ctx.answerHeaders, headers);
+      addRateHeaders(ctx.answerHeaders, headers);
       return { status: answer.status, body: answer.body, revision: answer.revision, headers: PRIVATE_NO_STORE };
     },
   );
@@ -134,14 +138,16 @@ export const screenActions = endpoint(
   },
   async (ctx) => {
     // Screens commit one by one (a crash keeps what finished); the whole answer is recorded last.
-    const result = await runFleetAction(ctx.services, {
+    const { result, headers } = await runFleetAction(ctx.services, {
       tenantId: ctx.principal.tenantId,
       request: ctx.body,
       now: ctx.now,
       requestId: ctx.requestId,
       generation: ctx.generation,
+      clientIp: clientIp(ctx),
       ...(ctx.idempotencyKey ? { record: { key: ctx.idempotencyKey, fingerprint: fingerprintOf(ctx) } } : {}),
     });
+    addRateHeaders(ctx.answerHeaders, headers);
     return ctx.commitReply(async () => reply.ok(result, { headers: PRIVATE_NO_STORE }));
   },
 );

@@ -46,8 +46,16 @@ export const BUDGETS = {
   display: { project: perMinute('display-project', 600), screen: perMinute('display-screen', 10) },
 } as const satisfies Record<string, BudgetFamily>;
 
-/** spec: screen-control-ip 60 per minute, shared with single-screen DELETE and the takeover routes. */
+/**
+ * spec: screen-control-ip 60 per minute, shared with single-screen DELETE and the takeover routes.
+ * A fleet action of the screen-control family spends one: it is one request from that address,
+ * whatever its fan-out (counting screens would refuse every takeover over more than 60 screens).
+ */
 export const SCREEN_CONTROL_PER_IP_PER_MINUTE = 60;
+
+export function screenControlIpBudget(ip: string): RateBudget {
+  return { name: 'screen-control-ip', limit: SCREEN_CONTROL_PER_IP_PER_MINUTE, windowSeconds: 60, key: ip };
+}
 
 export function projectBudget(family: BudgetFamily, tenantId: string, cost = 1): RateBudget {
   return { ...family.project, key: tenantId, cost };
@@ -203,6 +211,12 @@ export const ACTIONS: Record<FleetActionType, ActionEntry> = {
       body: await commands.setDisplaySchedule(r, screen, { on: of(action, 'set_display_schedule').on }),
       revision: screen.revision,
     }),
+  },
+  /** A PATCH of sync_group: leaving the group leaves its wall too; a region is kept while in a group. */
+  set_sync_group: {
+    family: null,
+    run: async (r, screen, action) =>
+      screenAnswer(r, await changes.patchScreen(r, screen, { sync_group: of(action, 'set_sync_group').sync_group })),
   },
   clear_display_schedule: {
     family: BUDGETS.display,

@@ -2,6 +2,7 @@
 // (archive, unarchive, delete, public-id rotate, credential revoke) plus reload.
 import { ScreenListQuery, ScreenPatch } from '../../sdk/contract/screens';
 import { accountBearer, anyBearer, projectBearer, type TenantPrincipal } from '../http/auth';
+import { BUDGETS, projectBudget, screenBudget, screenControlIpBudget } from '../fleet/screen-actions';
 import { clientIp } from '../http/client-ip';
 import { admit } from '../http/rate-limit';
 import { mutation, query, reply, type AnyContext, type Authenticator, type Mode } from '../http/route';
@@ -9,10 +10,6 @@ import type { Work } from '../store/store';
 import * as changes from './screen-changes';
 import { findScreen, screenList, viewOf } from './screens';
 import type { ScreenTable } from './screens.tables';
-
-const RELOADS_PER_PROJECT_PER_MINUTE = 600; // spec fleet budgets: reload-project 600 ...
-const RELOADS_PER_SCREEN_PER_MINUTE = 6; // ... with reload-screen 6
-const SCREEN_CONTROL_PER_IP_PER_MINUTE = 60; // spec: screen-control-ip, shared with single-screen DELETE
 
 const PRIVATE_NO_STORE = { 'Cache-Control': 'private, no-store' };
 
@@ -68,9 +65,7 @@ export const deleteScreen = mutation(
     area: 'screens',
     ifMatch: 'required-in-A',
     idempotency: 'required-in-A',
-    rateLimits: (ctx) => [
-      { name: 'screen-control-ip', limit: SCREEN_CONTROL_PER_IP_PER_MINUTE, windowSeconds: 60, key: clientIp(ctx) },
-    ],
+    rateLimits: (ctx) => [screenControlIpBudget(clientIp(ctx))],
   },
   async (ctx, work) => {
     const before = await findScreen(work.db, ctx.principal.tenantId, ctx.params.id!);
@@ -98,15 +93,7 @@ export const reloadScreen = mutation(
       ctx.answerHeaders,
       await admit(
         ctx.services.rateLimiter,
-        [
-          { name: 'reload-project', limit: RELOADS_PER_PROJECT_PER_MINUTE, windowSeconds: 60, key: screen.tenant_id },
-          {
-            name: 'reload-screen',
-            limit: RELOADS_PER_SCREEN_PER_MINUTE,
-            windowSeconds: 60,
-            key: `${screen.tenant_id}:${screen.id}`,
-          },
-        ],
+        [projectBudget(BUDGETS.reload, screen.tenant_id), screenBudget(BUDGETS.reload, screen)],
         ctx.now,
       ),
     );

@@ -1,7 +1,7 @@
 // The relational store: Kysely over the StoreDriver the database URL names (SQLite by default),
 // numbered migrations, transactions with after-commit hooks. Features see only Kysely and
 // store.transaction, so which engine runs underneath is decided once, in openStore.
-import { Kysely, Migrator, type Transaction } from 'kysely';
+import { Kysely, Migrator, sql, type Transaction } from 'kysely';
 import type { Database } from './schema';
 import type { StoreDriver, StoreOptions } from './driver';
 import { migrationsFor } from './migrations/index';
@@ -155,6 +155,27 @@ export class Store {
     this.closed = true;
     await this.db.destroy();
     await this.driver.close();
+  }
+}
+
+/**
+ * Runs fn inside `work` as a unit of its own: a savepoint that is rolled back, with the hooks fn
+ * registered, when fn throws (and the error rethrown), so the rest of the transaction stays and
+ * commits. Lets many small units share one commit (a fleet action's screens) without one's failure
+ * undoing the others. Not reentrant with itself on the same transaction.
+ */
+export async function inSavepoint<T>(work: Work, fn: (work: Work) => Promise<T>): Promise<T> {
+  const hooks: (() => void)[] = [];
+  await sql`SAVEPOINT unit`.execute(work.db);
+  try {
+    const result = await fn({ db: work.db, afterCommit: (h) => hooks.push(h), lock: work.lock });
+    await sql`RELEASE SAVEPOINT unit`.execute(work.db);
+    for (const hook of hooks) work.afterCommit(hook);
+    return result;
+  } catch (error) {
+    await sql`ROLLBACK TO SAVEPOINT unit`.execute(work.db);
+    await sql`RELEASE SAVEPOINT unit`.execute(work.db);
+    throw error;
   }
 }
 
