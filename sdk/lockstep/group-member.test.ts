@@ -89,7 +89,7 @@ function join(lan: FakeLan, id: string, extra: Partial<GroupMemberOptions> & { o
     transport: lan.transport(id),
     local: () => performance.now(),
     now: () => performance.now() + (extra.offset ?? 0),
-    onLead: (lead) => leads.push(lead),
+    onLead: (lead) => leads.push(lead ?? ''),
     onBarrier: (b) => barriers.push(b),
     ...extra,
   });

@@ -37,10 +37,12 @@ export function Stage({
       onApplicationEvent: (placementId, code) =>
         void controller.report('info', 'application.event', { placement_id: placementId, code }),
       showing: (facts) => controller.showing(facts),
+      onLockstepAdvance: (timeline, pageIndex) => void controller.advanceGroup(timeline, pageIndex),
       log: (message) => console.info(message),
     });
     onEngine?.(engine);
     const stopFollowingClock = controller.onClockStep(() => engine.clockChanged());
+    const stopFollowingBarriers = controller.onBarrier((barrier) => engine.applyBarrier(barrier));
     const feed = (manifest: RuntimeManifest | null) => {
       if (manifest) engine.setManifest(manifest);
     };
@@ -51,6 +53,7 @@ export function Stage({
     return () => {
       unsubscribe();
       stopFollowingClock();
+      stopFollowingBarriers();
       onEngine?.(null);
       engine.destroy();
       soundtrack.destroy();
