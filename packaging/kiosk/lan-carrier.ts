@@ -1,9 +1,9 @@
 // The LAN carrier of a sync group's lockstep channel (sdk/lockstep/group-member.ts): ws links
 // between the kiosk agents of one group, so a wall keeps its lead, its clock and its barriers with
 // the internet down. Opt-in and apart from the renderer's loopback listener: the agent listens on
-// the LAN only where told (`--lan-listen`), dials the peers it was given (`--lan-peers`), and
-// learns the others from them (each member tells the addresses it knows), so one configured peer
-// is enough to find a whole wall.
+// the LAN only where told (`--lan-listen`), dials the peers it was given (`--lan-peers`) or heard
+// announce themselves (`--lan-discover`, lan-discovery.ts), and learns the others from them (each
+// member tells the addresses it knows), so one configured peer is enough to find a whole wall.
 //
 // Every frame is authenticated with the group's key (HMAC-SHA-256; the key is derived by the server
 // per project and group and handed to kiosk sessions only) and bound to its link: each side opens
@@ -16,6 +16,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { GroupMessage, GroupTransport } from '../../sdk/lockstep/group-protocol';
+import { LanDiscovery, type DiscoverySettings } from './lan-discovery';
 
 export const LAN_PATH = '/marquee/lockstep/v1';
 /** Group messages are a few hundred bytes; a frame past this is not one. */
@@ -45,6 +46,8 @@ export interface LanCarrierOptions {
   peers: string[];
   /** The URL other members reach this one at, told to them (defaults to the listen address when it names a host). */
   advertise?: string;
+  /** Find members by UDP multicast too (opt-in; needs a listener). */
+  discovery?: DiscoverySettings;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -164,6 +167,7 @@ export class LanCarrier implements GroupTransport {
   private advertised: string | undefined;
   /** Addresses that turned out to reach this member itself. */
   private readonly ownUrls = new Set<string>();
+  private discovery: LanDiscovery | undefined;
   private closed = false;
 
   constructor(private readonly options: LanCarrierOptions) {
@@ -206,10 +210,23 @@ export class LanCarrier implements GroupTransport {
         );
     }
     for (const peer of this.options.peers) this.addPeer(peer);
+    if (this.options.discovery && this.server) {
+      this.discovery = new LanDiscovery(this.options.discovery, {
+        secret: () => this.secret,
+        listenPort: () => this.address?.port,
+        found: (url) => this.addPeer(url),
+      });
+      await this.discovery.start().catch((error: unknown) => {
+        // A network without multicast: the configured peers still work.
+        this.options.log?.('LAN discovery is off', { error: String(error) });
+        this.discovery = undefined;
+      });
+    }
   }
 
   async stop(): Promise<void> {
     this.closed = true;
+    this.discovery?.stop();
     for (const peer of this.peers.values()) clearTimeout(peer.timer);
     for (const link of this.links) link.ws.terminate();
     this.wss?.close();

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { BarrierAnnouncement } from '../../sdk/lockstep/group-protocol';
 import { LAN_PATH, LanCarrier } from './lan-carrier';
+import type { DiscoverySettings } from './lan-discovery';
 import { AgentLockstep } from './lan-lockstep';
 import { until } from './agent.fixtures';
 
@@ -33,10 +34,16 @@ interface Kiosk {
   url: string;
 }
 
-async function kiosk(id: string, skewMs: number, peers: string[], key = KEY): Promise<Kiosk> {
+async function kiosk(
+  id: string,
+  skewMs: number,
+  peers: string[],
+  key = KEY,
+  discovery?: DiscoverySettings,
+): Promise<Kiosk> {
   const k: Kiosk = { id, lockstep: undefined as never, barriers: [], referenceChanges: 0, url: '' };
   k.lockstep = new AgentLockstep({
-    lan: { listen: { host: '127.0.0.1', port: 0 }, peers },
+    lan: { listen: { host: '127.0.0.1', port: 0 }, peers, ...(discovery ? { discovery } : {}) },
     clockSkewMs: skewMs,
     // Upstream is down: only the LAN can synchronize anyone.
     upstreamTime: () => Promise.reject(new Error('upstream is unreachable')),
@@ -101,6 +108,21 @@ describe('lockstep over the LAN', () => {
     expect(a.lockstep.status()).toMatchObject({ lead: 'scr_b', linked: [] });
     expect(rogue.lockstep.status()).toMatchObject({ lead: 'scr_a', linked: [] });
   }, 15_000);
+});
+
+describe('discovery on the LAN', () => {
+  it('finds the members of the group by multicast, with no peer configured, and ignores another key’s', async () => {
+    // A port of this test's own, on loopback: other runs on the machine announce elsewhere.
+    const discovery = { port: 40_000 + Math.floor(Math.random() * 20_000), interface: '127.0.0.1' };
+    const a = await kiosk('scr_a', 0, [], KEY, discovery);
+    const b = await kiosk('scr_b', 2_000, [], KEY, discovery);
+    const stranger = await kiosk('scr_s', 0, [], crypto.randomBytes(32), discovery);
+    await until(() => a.lockstep.status().linked.includes('scr_b') && b.lockstep.status().lead === 'scr_a', 15_000);
+    await until(() => b.lockstep.status().may_lead, 10_000);
+    expect(apart(b, a)).toBeLessThan(CONVERGED_MS);
+    expect(stranger.lockstep.status().linked).toEqual([]);
+    expect(a.lockstep.status().linked).toEqual(['scr_b']);
+  }, 30_000);
 });
 
 describe('the LAN link protocol', () => {

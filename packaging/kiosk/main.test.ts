@@ -42,6 +42,13 @@ describe('kiosk settings', () => {
     expect(() => readSettings([...base, '--lan-listen', '127.0.0.1:8090'], {})).toThrow('port of its own');
     expect(() => readSettings([...base, '--lan-peers', 'http://10.0.0.5:8091'], {})).toThrow('ws://');
     expect(() => readSettings([...base, '--lan-lead'], {})).toThrow('need --lan-listen');
+    expect(readSettings([...base, '--lan-listen', '0.0.0.0:8091', '--lan-discover'], {}).lan).toEqual({
+      listen: { host: '0.0.0.0', port: 8091 },
+      peers: [],
+      discovery: {},
+      lead: false,
+    });
+    expect(() => readSettings([...base, '--lan-discover'], {})).toThrow('needs --lan-listen');
   });
 
   it('take display power and reboot commands, split into a program and its arguments', () => {

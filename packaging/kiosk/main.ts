@@ -37,12 +37,12 @@ const USAGE = `usage: marquee-kiosk --server <play origin> --data-dir <dir> [--p
                      [--chromium <path>] [--budget-mb <n>] [--reset-identity]
                      [--display-on-command <cmd>] [--display-off-command <cmd>] [--reboot-command <cmd>]
                      [--lan-listen <host:port>] [--lan-peers <ws://host:port,...>] [--lan-advertise <ws://host:port>]
-                     [--lan-lead]
+                     [--lan-lead] [--lan-discover]
 Each flag may come from the environment instead: MARQUEE_KIOSK_SERVER, MARQUEE_KIOSK_DATA_DIR,
 MARQUEE_KIOSK_PORT (default 8090), MARQUEE_KIOSK_NO_BROWSER=1, MARQUEE_KIOSK_CHROMIUM,
 MARQUEE_KIOSK_BUDGET_MB, MARQUEE_KIOSK_DISPLAY_ON_COMMAND, MARQUEE_KIOSK_DISPLAY_OFF_COMMAND,
 MARQUEE_KIOSK_REBOOT_COMMAND, MARQUEE_KIOSK_LAN_LISTEN, MARQUEE_KIOSK_LAN_PEERS,
-MARQUEE_KIOSK_LAN_ADVERTISE, MARQUEE_KIOSK_LAN_LEAD=1. A command is a program and its arguments,
+MARQUEE_KIOSK_LAN_ADVERTISE, MARQUEE_KIOSK_LAN_LEAD=1, MARQUEE_KIOSK_LAN_DISCOVER=1. A command is a program and its arguments,
 run without a shell. The LAN flags put the screen's sync group in lockstep over the LAN (a wall
 that holds with the internet down); the renderer's listener stays on 127.0.0.1 whatever they say.`;
 
@@ -65,6 +65,7 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
       'lan-peers': { type: 'string' },
       'lan-advertise': { type: 'string' },
       'lan-lead': { type: 'boolean' },
+      'lan-discover': { type: 'boolean' },
     },
     strict: true,
   });
@@ -91,6 +92,7 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
       peers: values['lan-peers'] ?? env.MARQUEE_KIOSK_LAN_PEERS,
       advertise: values['lan-advertise'] ?? env.MARQUEE_KIOSK_LAN_ADVERTISE,
       lead: values['lan-lead'] ?? env.MARQUEE_KIOSK_LAN_LEAD === '1',
+      discover: values['lan-discover'] ?? env.MARQUEE_KIOSK_LAN_DISCOVER === '1',
     },
     port,
   );
@@ -113,9 +115,10 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
 
 /** The LAN carrier's settings, or undefined when none is asked for; refuses what it cannot use. */
 function readLanSettings(
-  raw: { listen?: string; peers?: string; advertise?: string; lead: boolean },
+  raw: { listen?: string; peers?: string; advertise?: string; lead: boolean; discover: boolean },
   loopbackPort: number,
 ): LanSettings | undefined {
+  if (raw.discover && !raw.listen) throw new Error(`--lan-discover needs --lan-listen\n${USAGE}`);
   if (!raw.listen && !raw.peers) {
     if (raw.advertise || raw.lead)
       throw new Error(`--lan-advertise and --lan-lead need --lan-listen or --lan-peers\n${USAGE}`);
@@ -142,6 +145,7 @@ function readLanSettings(
     ...(listen ? { listen } : {}),
     peers,
     ...(raw.advertise ? { advertise: raw.advertise } : {}),
+    ...(raw.discover ? { discovery: {} } : {}),
     lead: raw.lead,
   };
 }
