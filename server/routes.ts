@@ -237,6 +237,7 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/time', route: runtimeTime.getTime },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/sync/advance', route: runtimeSync.postAdvance },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/sync/lan-key', route: runtimeSync.getLanKey },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/sync/barrier', route: runtimeSync.getBarrier },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/chrome', route: runtimeChrome.getChrome },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/unpair', route: runtimeUnpair.unpair },
 

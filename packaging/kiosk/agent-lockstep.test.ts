@@ -131,6 +131,9 @@ describe('a wall of kiosks', () => {
         expect(s.heard.filter((e) => e.type === 'screen.sync_barrier')).toEqual([
           { type: 'screen.sync_barrier', details: { group: 'wall', ...barrier } },
         ]);
+      // A renderer that reloads asks its agent for the last one.
+      const last = await second.renderer.fetch('/runtime/v1/sync/barrier');
+      expect(await last.json()).toEqual({ barrier });
     } finally {
       for (const s of streams) s.close();
     }

@@ -132,6 +132,8 @@ export class KioskAgent {
   /** The clock the renderer plays a sync group by, and the group on the LAN. */
   readonly lockstep: AgentLockstep;
   private lanKeyAskedAt = 0;
+  /** The group's last barrier told to the renderer (one that reloads asks for it). */
+  lastBarrier: { timeline: string; page_index: number; at: string } | null = null;
 
   private constructor(
     readonly options: AgentOptions,
@@ -170,14 +172,12 @@ export class KioskAgent {
       onBarrier: (barrier) => {
         const group = this.book.active()?.manifest.sync?.group;
         if (!group) return;
-        this.events.emit('screen.sync_barrier', {
-          details: {
-            group,
-            timeline: barrier.timeline,
-            page_index: barrier.pageIndex,
-            at: new Date(barrier.at).toISOString(),
-          },
-        });
+        this.lastBarrier = {
+          timeline: barrier.timeline,
+          page_index: barrier.pageIndex,
+          at: new Date(barrier.at).toISOString(),
+        };
+        this.events.emit('screen.sync_barrier', { details: { group, ...this.lastBarrier } });
       },
       onReferenceChanged: () => this.channel?.send({ type: 'lockstep.reference_changed' }),
       log: (message, fields) => this.log('info', message, fields),
@@ -427,6 +427,15 @@ export class KioskAgent {
         // Kept, so a renderer that starts with no network still applies the power and the schedule.
         const event = parseRuntimeEvent(record);
         if (event?.type === 'screen.display_changed') this.mirrorDisplay(event.details);
+        this.events.emit(type, record);
+        return;
+      }
+      case 'screen.sync_barrier': {
+        // The server's barrier (a kiosk with no LAN carrier): told on, and kept for a renderer that reloads.
+        const event = parseRuntimeEvent(record);
+        if (event?.type !== 'screen.sync_barrier') return;
+        const { timeline, page_index, at } = event.details;
+        this.lastBarrier = { timeline, page_index, at };
         this.events.emit(type, record);
         return;
       }

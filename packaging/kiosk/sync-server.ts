@@ -531,6 +531,11 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
     res.set('Cache-Control', 'no-store').json(agent.lockstep.stamps(arrived));
   });
 
+  player.get('/runtime/v1/sync/barrier', (_req, res) => {
+    if (!agent.enrollment()) return sendProblem(res, 401, 'unauthorized', 'this kiosk is not paired yet');
+    res.set('Cache-Control', 'no-store').json({ barrier: agent.lastBarrier });
+  });
+
   player.post('/runtime/v1/sync/advance', express.json({ limit: '4kb' }), async (req, res) => {
     if (!agent.enrollment()) return sendProblem(res, 401, 'unauthorized', 'this kiosk is not paired yet');
     const parsed = SyncAdvance.safeParse(req.body);

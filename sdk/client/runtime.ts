@@ -20,6 +20,7 @@ import type {
   RuntimeTime,
   SyncAdvance,
   SyncAdvanceAccepted,
+  SyncBarrier,
   SyncLanKey,
 } from '../contract/runtime';
 import {
@@ -361,6 +362,11 @@ export class RuntimeClient {
   /** Lockstep: the page's controlling application asked for the next page; the group's barrier comes back (and on the stream). */
   syncAdvance(advance: SyncAdvance, signal?: AbortSignal): Promise<SyncAdvanceAccepted> {
     return this.data('POST', '/runtime/v1/sync/advance', advance, signal);
+  }
+
+  /** Lockstep: the group's last barrier, for a member that (re)starts after it. */
+  syncBarrier(signal?: AbortSignal): Promise<SyncBarrier> {
+    return this.data('GET', '/runtime/v1/sync/barrier', undefined, signal);
   }
 
   /** Lockstep, kiosks: the key of the sync group's LAN messages. */

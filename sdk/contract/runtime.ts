@@ -65,6 +65,9 @@ export interface SyncAdvanceAccepted {
   barrier: { timeline: string; page_index: number; at: string } | null;
 }
 
+/** GET /runtime/v1/sync/barrier: the group's last barrier on this screen's stream, or null. */
+export type SyncBarrier = SyncAdvanceAccepted;
+
 /** GET /runtime/v1/sync/lan-key (native sessions): the key that authenticates the group's LAN messages. */
 export interface SyncLanKey {
   group: string;

@@ -5,12 +5,12 @@
 // same advance asked by the other members (each shows the same application) gets that barrier
 // back. Kiosks on a LAN do the same among themselves (packaging/kiosk/lan-lockstep.ts), with the
 // key answered here: derived per project and group, handed only to native (kiosk) sessions.
-import type { SyncAdvanceAccepted, SyncLanKey } from '../../sdk/contract/runtime';
+import type { SyncAdvanceAccepted, SyncBarrier, SyncLanKey } from '../../sdk/contract/runtime';
 import { SyncAdvance } from '../../sdk/contract/runtime';
 import { isoTime } from '../clock';
 import { mutation, query, reply, type Reply } from '../http/route';
 import { isNativeRequest } from '../pairing/native.auth';
-import { pairedRuntimeCookie, type RuntimePrincipal } from '../pairing/pairing.auth';
+import { pairedRuntimeCookie, runtimeCookie, type RuntimePrincipal } from '../pairing/pairing.auth';
 import { problem } from '../problem';
 
 /**
@@ -102,6 +102,32 @@ export const postAdvance = mutation(
     return reply.accepted(body, { headers: { 'Cache-Control': 'no-store' } });
   },
 );
+
+/** A member that starts looks this far back for the group's last barrier (an application page lasts minutes at most). */
+const LAST_BARRIER_LOOKBACK_MS = 3600_000;
+
+/**
+ * GET /runtime/v1/sync/barrier: the group's last barrier as this screen's stream carried it, for a
+ * member that (re)starts after it: it joins the timeline that barrier began, not the epoch's.
+ */
+export const getBarrier = query({ auth: runtimeCookie }, async (ctx): Promise<Reply> => {
+  const row = await ctx.services.store.db
+    .selectFrom('events')
+    .select('details')
+    .where('screen_id', '=', ctx.principal.screenId)
+    .where('type', '=', 'screen.sync_barrier')
+    .where('at', '>', ctx.now - LAST_BARRIER_LOOKBACK_MS)
+    .orderBy('position', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const details = row?.details
+    ? (JSON.parse(row.details) as { timeline: string; page_index: number; at: string })
+    : null;
+  const body: SyncBarrier = {
+    barrier: details ? { timeline: details.timeline, page_index: details.page_index, at: details.at } : null,
+  };
+  return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
+});
 
 export const getLanKey = query({ auth: pairedRuntimeCookie }, async (ctx): Promise<Reply> => {
   // Browser players have no LAN carrier: the key stays with the kiosks (and off public viewers).

@@ -22,7 +22,7 @@ async function barriers(): Promise<{ screen_id: string; details: Record<string, 
     }));
 }
 
-describe('POST /runtime/v1/sync/advance', () => {
+describe('POST /runtime/v1/sync/advance and GET /runtime/v1/sync/barrier', () => {
   it('makes the first advance of a turn the group’s barrier, on every member’s stream; the others get the same', async () => {
     const [a, b, other] = [await env.player(), await env.player(), await env.player()];
     await patchScreen(env.server, env.token, a.screen.id, { sync_group: 'wall' });
@@ -51,6 +51,11 @@ describe('POST /runtime/v1/sync/advance', () => {
     const third = await advance(b, { timeline: barrier.timeline, page_index: 3 });
     expect(third.json().barrier).toMatchObject({ page_index: 3 });
     expect((await barriers()).length).toBe(before + 4);
+    // A member that starts now asks for the last one: it joins the timeline that barrier began.
+    const last = await env.server.request('GET', '/runtime/v1/sync/barrier', { cookies: a.cookies });
+    expect([last.status, last.json()]).toEqual([200, { barrier: third.json().barrier }]);
+    const none = await env.server.request('GET', '/runtime/v1/sync/barrier', { cookies: other.cookies });
+    expect(none.json()).toEqual({ barrier: null });
   });
 
   it('refuses a screen in no group, a malformed advance, and an anonymous viewer', async () => {

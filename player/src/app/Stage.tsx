@@ -32,6 +32,9 @@ export function Stage({
       launch: (launchUrl) => controller.client.launch(launchUrl),
       onActivated: (manifest: RuntimeManifest) => {
         soundtrack.set(manifest.soundtrack);
+        // A new loop of the group's timeline starts from its epoch: the last barrier moves it on.
+        const barrier = controller.latestBarrier;
+        if (barrier) engine.applyBarrier(barrier);
         void controller.activated(manifest);
       },
       onApplicationEvent: (placementId, code) =>

@@ -199,6 +199,21 @@ export class PlayerController {
     }
   }
 
+  /** The group's last barrier the player heard of (the stage applies it to each new loop of its timeline). */
+  get latestBarrier(): BarrierAnnouncement | null {
+    return this.lastBarrier;
+  }
+
+  /** A member that starts (or reloads) after a barrier joins the timeline that barrier began. */
+  private async catchUpBarrier(): Promise<void> {
+    try {
+      const { barrier } = await this.client.syncBarrier(this.stop.signal);
+      if (barrier) this.barrier(barrier);
+    } catch {
+      // Unreachable: the stream brings the next one.
+    }
+  }
+
   private barrier(details: { timeline: string; page_index: number; at: string }): void {
     const at = Date.parse(details.at);
     if (!Number.isFinite(at)) return;
@@ -483,6 +498,7 @@ export class PlayerController {
         this.etag = result.etag;
         askToCacheMedia(result.manifest);
         this.followClock(result.manifest);
+        if (result.manifest.sync && !this.lastBarrier) void this.catchUpBarrier();
         this.host.store.setState({ phase: 'playing', manifest: result.manifest });
       } else if (state.phase !== 'playing') {
         this.host.store.setState({ phase: 'playing' });
