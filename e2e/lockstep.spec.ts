@@ -1,15 +1,16 @@
 // Lockstep across real players: four browser players paired to one project and put in one sync
 // group, each on a device clock that is seconds off and behind 20 ms of network jitter on its
 // server-clock exchanges, change pages together (the true time of the frame each change painted
-// in is recorded on every member); a reloaded member comes back in step; and a 2×2 video wall
-// shows each screen its quarter of one composition, checked by pixel colour.
+// in is recorded on every member); a reloaded member comes back in step; an application page that
+// advances on its own moves the group by a barrier, on the same frame everywhere; and a 2×2 video
+// wall shows each screen its quarter of one composition, checked by pixel colour.
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { expect, test } from './support/fixtures';
 import { changeSkews, changesOf, memberContext, pairMember, percentile, trueNowOf } from './support/lockstep-members';
 import { ARTIFACTS } from './pages/player-page';
-import { canvas, image } from './support/playlist-documents';
+import { canvas, fullRect, image } from './support/playlist-documents';
 
 /** The issue's goal for page changes under 20 ms of jitter: p95 within 50 ms across members. */
 const SKEW_P95_UNDER_JITTER_MS = 50;
@@ -86,6 +87,67 @@ test('four players of one sync group change pages together, whatever their clock
       ),
     ).toBeLessThanOrEqual(SKEW_P95_UNDER_JITTER_MS);
   });
+  await Promise.all(contexts.map((c) => c.close()));
+});
+
+test('an application that advances on its own moves the whole group on one frame, through the barrier', async ({
+  browser,
+  marquee,
+  project,
+  library,
+}) => {
+  test.setTimeout(180_000);
+  const contexts = await Promise.all(
+    [2_500, -4_000].map((clockShiftMs) => memberContext(browser, { clockShiftMs, jitterMs: 20 })),
+  );
+  const members: Array<Awaited<ReturnType<typeof pairMember>>> = [];
+  for (const [i, context] of contexts.entries())
+    members.push(await pairMember(context, marquee.origin, project, `Board ${i + 1}`));
+  // The counter asks for the next page 4 s after it comes on glass; its backstop is 30 s.
+  const BACKSTOP_MS = 30_000;
+  const playlist = await project.createPlaylist({
+    name: 'Board in lockstep',
+    pages: [
+      {
+        id: 'counter',
+        canvas: canvas('#10161DFF'),
+        transition: { type: 'crossfade', duration_ms: 200 },
+        advance: { mode: 'application', max_ms: BACKSTOP_MS },
+        placements: [
+          {
+            id: 'board',
+            content: { type: 'application', release_id: library.releaseId },
+            rect: fullRect,
+            layer: 0,
+            content_fit: 'fill',
+            controller: true,
+          },
+        ],
+      },
+      {
+        id: 'menu',
+        canvas: canvas('#000000FF'),
+        transition: { type: 'crossfade', duration_ms: 200 },
+        advance: { mode: 'duration', after_ms: 2000 },
+        placements: [image('hero', library.media.menu)],
+      },
+    ],
+  });
+  for (const m of members) await project.patchScreen(m.screenId, { playlist_id: playlist.id, sync_group: 'board' });
+  const menuShown = async () =>
+    (await Promise.all(members.map((m) => changesOf(m.page)))).every((c) => c.some((x) => x.page === 'menu'));
+  await expect.poll(menuShown, { timeout: 90_000, intervals: [500] }).toBe(true);
+  const all = await Promise.all(members.map((m) => changesOf(m.page)));
+  const counterAt = all.map((c) => c.find((x) => x.page === 'counter')!.at);
+  const menuAt = all.map((c) => c.find((x) => x.page === 'menu')!.at);
+  test.info().annotations.push({
+    type: 'barrier skew',
+    description: `${Math.abs(menuAt[0]! - menuAt[1]!).toFixed(1)} ms; the counter held ${(menuAt[0]! - Math.min(...counterAt)).toFixed(0)} ms`,
+  });
+  // The application moved the page (a group page never ends early on a member's own word) ...
+  for (const [i, at] of menuAt.entries()) expect(at - counterAt[i]!).toBeLessThan(BACKSTOP_MS / 2);
+  // ... on every member at the barrier's instant.
+  expect(Math.abs(menuAt[0]! - menuAt[1]!)).toBeLessThanOrEqual(SKEW_P95_UNDER_JITTER_MS);
   await Promise.all(contexts.map((c) => c.close()));
 });
 

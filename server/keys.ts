@@ -16,7 +16,8 @@ export type KeyPurpose =
   | 'upload-url'
   | 'release-label'
   | 'browser-link-cookie'
-  | 'browser-link-delivery';
+  | 'browser-link-delivery'
+  | 'lockstep-lan';
 
 export class Keys {
   private readonly derived = new Map<KeyPurpose, Buffer>();

@@ -24,6 +24,7 @@ import * as runtimeReports from './runtime/reports.routes';
 import * as nativePairing from './pairing/native-pairing.routes';
 import * as recovery from './screens/recovery.routes';
 import * as runtimeTime from './runtime/time.routes';
+import * as runtimeSync from './runtime/sync.routes';
 import * as runtimeChrome from './runtime/chrome.routes';
 import * as runtimeUnpair from './runtime/unpair.routes';
 import * as browserLinks from './pairing/browser-links.routes';
@@ -234,6 +235,9 @@ export const routeTable: RouteEntry[] = [
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/events', route: runtimeEvents.runtimeEvents },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/reports', route: runtimeReports.postReport },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/time', route: runtimeTime.getTime },
+  { plane: 'runtime', method: 'POST', path: '/runtime/v1/sync/advance', route: runtimeSync.postAdvance },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/sync/lan-key', route: runtimeSync.getLanKey },
+  { plane: 'runtime', method: 'GET', path: '/runtime/v1/sync/barrier', route: runtimeSync.getBarrier },
   { plane: 'runtime', method: 'GET', path: '/runtime/v1/chrome', route: runtimeChrome.getChrome },
   { plane: 'runtime', method: 'POST', path: '/runtime/v1/unpair', route: runtimeUnpair.unpair },
 

@@ -24,6 +24,8 @@ import { AgentDb } from './agent-db';
 import { linuxHostFacts, type HostFactsSource } from './host-facts';
 import { DeviceIdentity } from './identity';
 import { KvMirror } from './kv-mirror';
+import { AgentLockstep, type LanSettings } from './lan-lockstep';
+import { timelineKey } from '../../sdk/lockstep/timeline';
 import { localReleaseLabel, mirrorItemsOf, neededKeys, releasesOf } from './local-manifest';
 import { LocalEvents } from './local-events';
 import { ManifestBook } from './manifest-book';
@@ -77,6 +79,16 @@ export interface AgentOptions {
   log?: AgentLog;
   /** Upper bound of the wait between reconnection attempts (RECONNECT_MAX_MS). */
   reconnectMaxMs?: number;
+  /** The LAN carrier of the screen's sync group (opt-in): listener, peers, preferred lead. */
+  lan?: LanSettings;
+  /** Tests: how far this kiosk's clock reads off before lockstep synchronizes it. */
+  clockSkewMs?: number;
+}
+
+/** The group's LAN key as the runtime plane handed it (kept, so a wall starts with the internet down). */
+interface StoredLanKey {
+  group: string;
+  key: string;
 }
 
 export interface Enrollment {
@@ -117,6 +129,11 @@ export class KioskAgent {
   readonly recoveries = new Map<string, number>();
   /** The ws channel to the renderer (set by the sync server). */
   channel: RendererChannel | undefined;
+  /** The clock the renderer plays a sync group by, and the group on the LAN. */
+  readonly lockstep: AgentLockstep;
+  private lanKeyAskedAt = 0;
+  /** The group's last barrier told to the renderer (one that reloads asks for it). */
+  lastBarrier: { timeline: string; page_index: number; at: string } | null = null;
 
   private constructor(
     readonly options: AgentOptions,
@@ -144,6 +161,27 @@ export class KioskAgent {
       },
       (message) => this.log('warn', message),
     );
+    this.lockstep = new AgentLockstep({
+      lan: options.lan,
+      clockSkewMs: options.clockSkewMs,
+      upstreamTime: async (signal) => {
+        if (!this.online || !this.enrollment()) throw new Error('upstream is unreachable');
+        const t = await this.upstream.withSession(() => this.upstream.client.time(signal));
+        return { receivedAt: t.received_at_ms, sentAt: t.sent_at_ms };
+      },
+      onBarrier: (barrier) => {
+        const group = this.book.active()?.manifest.sync?.group;
+        if (!group) return;
+        this.lastBarrier = {
+          timeline: barrier.timeline,
+          page_index: barrier.pageIndex,
+          at: new Date(barrier.at).toISOString(),
+        };
+        this.events.emit('screen.sync_barrier', { details: { group, ...this.lastBarrier } });
+      },
+      onReferenceChanged: () => this.channel?.send({ type: 'lockstep.reference_changed' }),
+      log: (message, fields) => this.log('info', message, fields),
+    });
     let secret = this.db.get<string>('local-key');
     if (!secret) this.db.set('local-key', (secret = crypto.randomBytes(32).toString('base64url')));
     this.localKey = Buffer.from(secret, 'base64url');
@@ -154,6 +192,7 @@ export class KioskAgent {
     const identity = await DeviceIdentity.load(path.join(options.dataDir, 'identity'));
     const agent = new KioskAgent(options, identity, options.log ?? (() => undefined));
     await agent.listen();
+    await agent.lockstep.start();
     agent.begin();
     return agent;
   }
@@ -230,6 +269,7 @@ export class KioskAgent {
       queued_reports: this.reports.size(),
       queued_kv_writes: this.kv.pending(),
       recoveries: Object.fromEntries(this.recoveries),
+      lockstep: this.lockstep.status(),
       memory: { rss_bytes: process.memoryUsage.rss(), heap_used_bytes: process.memoryUsage().heapUsed },
     };
   }
@@ -258,6 +298,7 @@ export class KioskAgent {
       setInterval(verify, VERIFY_EVERY_MS),
     );
     for (const t of this.timers) t.unref();
+    this.followGroup();
     void this.run();
   }
 
@@ -272,6 +313,7 @@ export class KioskAgent {
       this.server.closeAllConnections();
     });
     await this.refreshing?.catch(() => undefined);
+    await this.lockstep.stop();
     this.db.close();
   }
 
@@ -373,7 +415,9 @@ export class KioskAgent {
       }
       case 'screen.archived':
       case 'screen.unarchived':
-        // The renderer hears of the change only once the new manifest is on disk (refresh).
+        // Told on as the web player hears it (archived: dark glass at once); the manifest that
+        // goes with it reaches the renderer once it is on disk (refresh).
+        this.events.emit(type, record);
         void this.refresh();
         return;
       case 'player.reload':
@@ -383,6 +427,15 @@ export class KioskAgent {
         // Kept, so a renderer that starts with no network still applies the power and the schedule.
         const event = parseRuntimeEvent(record);
         if (event?.type === 'screen.display_changed') this.mirrorDisplay(event.details);
+        this.events.emit(type, record);
+        return;
+      }
+      case 'screen.sync_barrier': {
+        // The server's barrier (a kiosk with no LAN carrier): told on, and kept for a renderer that reloads.
+        const event = parseRuntimeEvent(record);
+        if (event?.type !== 'screen.sync_barrier') return;
+        const { timeline, page_index, at } = event.details;
+        this.lastBarrier = { timeline, page_index, at };
         this.events.emit(type, record);
         return;
       }
@@ -406,7 +459,9 @@ export class KioskAgent {
     this.db.delete('pairing');
     this.db.delete('upstream-cursor');
     this.db.delete('display');
+    this.db.delete('lan-key');
     this.book.clear();
+    this.followGroup();
     this.upstream.dropSession();
     this.upstreamStream?.close();
     this.events.emit('screen.deleted', {});
@@ -475,8 +530,42 @@ export class KioskAgent {
       const known = this.book.byRevision(fetched.manifestRevision);
       if (known && known.role !== 'old') this.book.refresh(fetched, fetchedTag);
       else this.book.setNext(fetched, fetchedTag);
+      if (fetched.sync) await this.fetchLanKey();
     }
     await this.completeNext();
+    this.followGroup();
+  }
+
+  /** The sync group's LAN key, asked for with each new manifest of a group (a group change brings another). */
+  private async fetchLanKey(): Promise<void> {
+    if (!this.options.lan) return;
+    try {
+      const answer = await this.upstream.withSession(() => this.upstream.client.syncLanKey());
+      const stored: StoredLanKey = { group: answer.group, key: answer.key };
+      this.db.set('lan-key', stored);
+    } catch (error) {
+      this.log('warn', 'the sync group’s LAN key could not be fetched', { error: String(error) });
+    }
+  }
+
+  /** Lockstep follows what is on glass: its group, the group's key, its timeline. */
+  private followGroup(): void {
+    const enrollment = this.enrollment();
+    const manifest = this.book.active()?.manifest;
+    const sync = manifest?.sync;
+    if (!enrollment || !manifest || !sync) return this.lockstep.configure(null);
+    const stored = this.db.get<StoredLanKey>('lan-key');
+    // A kiosk given a LAN carrier after its manifest came (a restart with new settings) asks now.
+    if (this.options.lan && stored?.group !== sync.group && this.online && Date.now() - this.lanKeyAskedAt > 60_000) {
+      this.lanKeyAskedAt = Date.now();
+      void this.fetchLanKey().then(() => this.followGroup());
+    }
+    this.lockstep.configure({
+      self: enrollment.completion.screen.id,
+      group: sync.group,
+      key: stored?.group === sync.group ? Buffer.from(stored.key, 'base64url') : null,
+      timeline: timelineKey(manifest),
+    });
   }
 
   /** Mirrors what the next manifest needs, then puts it on glass and tells the renderer. */

@@ -17,7 +17,38 @@ describe('kiosk settings', () => {
       budgetBytes: undefined,
       resetIdentity: false,
       commands: { displayOn: undefined, displayOff: undefined, reboot: undefined },
+      lan: undefined,
     });
+  });
+
+  it('take the LAN carrier of a sync group: a listener, peers, an advertised address, a preferred lead', () => {
+    const base = ['--server', 'http://x', '--data-dir', '/tmp/k', '--port', '8090'];
+    expect(
+      readSettings([...base, '--lan-listen', '0.0.0.0:8091', '--lan-peers', 'ws://10.0.0.5:8091, ws://10.0.0.6:8091'], {
+        MARQUEE_KIOSK_LAN_ADVERTISE: 'ws://10.0.0.4:8091',
+        MARQUEE_KIOSK_LAN_LEAD: '1',
+      }).lan,
+    ).toEqual({
+      listen: { host: '0.0.0.0', port: 8091 },
+      peers: ['ws://10.0.0.5:8091', 'ws://10.0.0.6:8091'],
+      advertise: 'ws://10.0.0.4:8091',
+      lead: true,
+    });
+    expect(readSettings([...base, '--lan-peers', 'ws://10.0.0.5:8091'], {}).lan).toEqual({
+      peers: ['ws://10.0.0.5:8091'],
+      lead: false,
+    });
+    expect(() => readSettings([...base, '--lan-listen', '8091'], {})).toThrow('host:port');
+    expect(() => readSettings([...base, '--lan-listen', '127.0.0.1:8090'], {})).toThrow('port of its own');
+    expect(() => readSettings([...base, '--lan-peers', 'http://10.0.0.5:8091'], {})).toThrow('ws://');
+    expect(() => readSettings([...base, '--lan-lead'], {})).toThrow('need --lan-listen');
+    expect(readSettings([...base, '--lan-listen', '0.0.0.0:8091', '--lan-discover'], {}).lan).toEqual({
+      listen: { host: '0.0.0.0', port: 8091 },
+      peers: [],
+      discovery: {},
+      lead: false,
+    });
+    expect(() => readSettings([...base, '--lan-discover'], {})).toThrow('needs --lan-listen');
   });
 
   it('take display power and reboot commands, split into a program and its arguments', () => {

@@ -11,6 +11,8 @@ import { KioskAgent } from './agent';
 import { ChromiumKiosk, SYSTEM_CHROMIUM } from './chromium';
 import { linuxHostFacts } from './host-facts';
 import { DeviceIdentity } from './identity';
+import { lanPeerUrl } from './lan-carrier';
+import type { LanSettings } from './lan-lockstep';
 import { linuxPlatform, splitCommand, type PlatformCommands } from './platform';
 import { Upstream } from './upstream';
 import { ensurePlayerBuild, PLAYER_DIR } from './player-build';
@@ -27,15 +29,22 @@ export interface KioskSettings {
   resetIdentity: boolean;
   /** Display power and reboot commands in place of the platform's defaults. */
   commands: PlatformCommands;
+  /** The sync group's LAN carrier (opt-in: without --lan-listen or --lan-peers there is none). */
+  lan: LanSettings | undefined;
 }
 
 const USAGE = `usage: marquee-kiosk --server <play origin> --data-dir <dir> [--port <n>] [--no-browser]
                      [--chromium <path>] [--budget-mb <n>] [--reset-identity]
                      [--display-on-command <cmd>] [--display-off-command <cmd>] [--reboot-command <cmd>]
+                     [--lan-listen <host:port>] [--lan-peers <ws://host:port,...>] [--lan-advertise <ws://host:port>]
+                     [--lan-lead] [--lan-discover]
 Each flag may come from the environment instead: MARQUEE_KIOSK_SERVER, MARQUEE_KIOSK_DATA_DIR,
 MARQUEE_KIOSK_PORT (default 8090), MARQUEE_KIOSK_NO_BROWSER=1, MARQUEE_KIOSK_CHROMIUM,
 MARQUEE_KIOSK_BUDGET_MB, MARQUEE_KIOSK_DISPLAY_ON_COMMAND, MARQUEE_KIOSK_DISPLAY_OFF_COMMAND,
-MARQUEE_KIOSK_REBOOT_COMMAND. A command is a program and its arguments, run without a shell.`;
+MARQUEE_KIOSK_REBOOT_COMMAND, MARQUEE_KIOSK_LAN_LISTEN, MARQUEE_KIOSK_LAN_PEERS,
+MARQUEE_KIOSK_LAN_ADVERTISE, MARQUEE_KIOSK_LAN_LEAD=1, MARQUEE_KIOSK_LAN_DISCOVER=1. A command is a program and its arguments,
+run without a shell. The LAN flags put the screen's sync group in lockstep over the LAN (a wall
+that holds with the internet down); the renderer's listener stays on 127.0.0.1 whatever they say.`;
 
 /** Flags first, then the environment, then defaults; refuses anything it cannot use. */
 export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSettings {
@@ -52,6 +61,11 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
       'display-on-command': { type: 'string' },
       'display-off-command': { type: 'string' },
       'reboot-command': { type: 'string' },
+      'lan-listen': { type: 'string' },
+      'lan-peers': { type: 'string' },
+      'lan-advertise': { type: 'string' },
+      'lan-lead': { type: 'boolean' },
+      'lan-discover': { type: 'boolean' },
     },
     strict: true,
   });
@@ -72,7 +86,18 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
   const budgetBytes = budget === undefined ? undefined : Number(budget) * 1024 * 1024;
   if (budgetBytes !== undefined && !(budgetBytes > 0))
     throw new Error(`--budget-mb must be a positive number\n${USAGE}`);
+  const lan = readLanSettings(
+    {
+      listen: values['lan-listen'] ?? env.MARQUEE_KIOSK_LAN_LISTEN,
+      peers: values['lan-peers'] ?? env.MARQUEE_KIOSK_LAN_PEERS,
+      advertise: values['lan-advertise'] ?? env.MARQUEE_KIOSK_LAN_ADVERTISE,
+      lead: values['lan-lead'] ?? env.MARQUEE_KIOSK_LAN_LEAD === '1',
+      discover: values['lan-discover'] ?? env.MARQUEE_KIOSK_LAN_DISCOVER === '1',
+    },
+    port,
+  );
   return {
+    lan,
     server: origin,
     dataDir: path.resolve(dataDir),
     port,
@@ -85,6 +110,43 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
       displayOff: splitCommand(values['display-off-command'] ?? env.MARQUEE_KIOSK_DISPLAY_OFF_COMMAND),
       reboot: splitCommand(values['reboot-command'] ?? env.MARQUEE_KIOSK_REBOOT_COMMAND),
     },
+  };
+}
+
+/** The LAN carrier's settings, or undefined when none is asked for; refuses what it cannot use. */
+function readLanSettings(
+  raw: { listen?: string; peers?: string; advertise?: string; lead: boolean; discover: boolean },
+  loopbackPort: number,
+): LanSettings | undefined {
+  if (raw.discover && !raw.listen) throw new Error(`--lan-discover needs --lan-listen\n${USAGE}`);
+  if (!raw.listen && !raw.peers) {
+    if (raw.advertise || raw.lead)
+      throw new Error(`--lan-advertise and --lan-lead need --lan-listen or --lan-peers\n${USAGE}`);
+    return undefined;
+  }
+  let listen: LanSettings['listen'];
+  if (raw.listen) {
+    const m = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(raw.listen.trim());
+    const port = Number(m?.[2]);
+    if (!m || !(port > 0 && port <= 65535))
+      throw new Error(`--lan-listen must be host:port, such as 0.0.0.0:8091\n${USAGE}`);
+    if (port === loopbackPort) throw new Error(`--lan-listen needs a port of its own (not --port)\n${USAGE}`);
+    listen = { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+  }
+  const peers = (raw.peers ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const peer of peers)
+    if (!lanPeerUrl(peer)) throw new Error(`--lan-peers takes ws://host:port addresses; ${peer} is not one\n${USAGE}`);
+  if (raw.advertise && !lanPeerUrl(raw.advertise))
+    throw new Error(`--lan-advertise must be a ws://host:port address\n${USAGE}`);
+  return {
+    ...(listen ? { listen } : {}),
+    peers,
+    ...(raw.advertise ? { advertise: raw.advertise } : {}),
+    ...(raw.discover ? { discovery: {} } : {}),
+    lead: raw.lead,
   };
 }
 
@@ -109,6 +171,7 @@ async function main(): Promise<void> {
     port: settings.port,
     playerDir: PLAYER_DIR,
     budgetBytes: settings.budgetBytes,
+    lan: settings.lan,
     platform: linuxPlatform(linuxHostFacts(), { commands: settings.commands }),
     log: (level, message, fields) => logger[level](fields ?? {}, message),
   });

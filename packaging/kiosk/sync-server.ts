@@ -14,7 +14,7 @@ import { PLACEMENT_CAPABILITY_HEADER, kvContentTypeProblem, kvKeyProblem, kvValu
 import type { RuntimeApplicationPlacement } from '../../sdk/contract/manifest';
 import { parseRuntimeManifest } from '../../sdk/contract/manifest';
 import { PlaybackReportBatch } from '../../sdk/contract/playback';
-import { RuntimeReport } from '../../sdk/contract/runtime';
+import { RuntimeReport, SyncAdvance } from '../../sdk/contract/runtime';
 import { RUNTIME_CAPABILITIES, type RuntimeSession } from '../../sdk/contract/screens';
 import { MarqueeProblem } from '../../sdk/client/problem';
 import { isUnreachable } from '../../sdk/client/runtime';
@@ -522,6 +522,42 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
   };
   player.put('/runtime/v1/apps/:applicationId/kv/:key', express.json({ limit: '2mb' }), write('PUT'));
   player.delete('/runtime/v1/apps/:applicationId/kv/:key', write('DELETE'));
+
+  // ---- Lockstep: the agent's clock (the LAN lead's, or the server's) and the group's barriers
+
+  player.get('/runtime/v1/time', (_req, res) => {
+    const arrived = performance.now();
+    if (!agent.enrollment()) return sendProblem(res, 401, 'unauthorized', 'this kiosk is not paired yet');
+    res.set('Cache-Control', 'no-store').json(agent.lockstep.stamps(arrived));
+  });
+
+  player.get('/runtime/v1/sync/barrier', (_req, res) => {
+    if (!agent.enrollment()) return sendProblem(res, 401, 'unauthorized', 'this kiosk is not paired yet');
+    res.set('Cache-Control', 'no-store').json({ barrier: agent.lastBarrier });
+  });
+
+  player.post('/runtime/v1/sync/advance', express.json({ limit: '4kb' }), async (req, res) => {
+    if (!agent.enrollment()) return sendProblem(res, 401, 'unauthorized', 'this kiosk is not paired yet');
+    const parsed = SyncAdvance.safeParse(req.body);
+    if (!parsed.success) return sendProblem(res, 400, 'invalid_request', 'not a lockstep advance');
+    const { timeline, page_index } = parsed.data;
+    const decided = agent.lockstep.advance(timeline, page_index);
+    if (decided !== 'not-on-lan') {
+      // On the LAN the lead decides; its barrier reaches this renderer as a runtime event too.
+      const barrier = decided && { timeline, page_index, at: new Date(decided.at).toISOString() };
+      return void res
+        .status(202)
+        .set('Cache-Control', 'no-store')
+        .json({ barrier: barrier ?? null });
+    }
+    if (!agent.isOnline) return void res.status(202).set('Cache-Control', 'no-store').json({ barrier: null });
+    try {
+      const answer = await agent.upstream.withSession(() => agent.upstream.client.syncAdvance(parsed.data));
+      res.status(202).set('Cache-Control', 'no-store').json(answer);
+    } catch (error) {
+      upstreamFailure(res, error);
+    }
+  });
 
   player.get('/kiosk/v1/status', (req, res) => {
     // Diagnostics: an agent started with --expose-gc collects first, so memory figures compare.

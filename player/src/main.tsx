@@ -59,6 +59,7 @@ async function boot(): Promise<void> {
     setInterval: (fn, ms) => window.setInterval(fn, ms),
     setTimeout: (fn, ms) => window.setTimeout(fn, ms),
     reload: () => window.location.reload(),
+    clockReferenceChanged: () => controller.clockReferenceChanged(),
     livePage: () =>
       [...document.querySelectorAll<HTMLElement>('.stage .page[data-state="live"]')].at(-1)?.dataset.pageId,
   });

@@ -14,7 +14,15 @@ import {
 import { kvCollectionPath, kvKeyPath, PLACEMENT_CAPABILITY_HEADER } from '../contract/kv';
 import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../contract/manifest';
 import type { PlaybackAck, PlaybackReport } from '../contract/playback';
-import type { ReleaseLaunch, RuntimeReport, RuntimeTime } from '../contract/runtime';
+import type {
+  ReleaseLaunch,
+  RuntimeReport,
+  RuntimeTime,
+  SyncAdvance,
+  SyncAdvanceAccepted,
+  SyncBarrier,
+  SyncLanKey,
+} from '../contract/runtime';
 import {
   NATIVE_PAIRING_SCHEME,
   type NativeIdentityChallenge,
@@ -349,6 +357,21 @@ export class RuntimeClient {
   /** One timed exchange with the server clock (lockstep): its stamps of arrival and answer. */
   time(signal?: AbortSignal): Promise<RuntimeTime> {
     return this.data('GET', '/runtime/v1/time', undefined, signal);
+  }
+
+  /** Lockstep: the page's controlling application asked for the next page; the group's barrier comes back (and on the stream). */
+  syncAdvance(advance: SyncAdvance, signal?: AbortSignal): Promise<SyncAdvanceAccepted> {
+    return this.data('POST', '/runtime/v1/sync/advance', advance, signal);
+  }
+
+  /** Lockstep: the group's last barrier, for a member that (re)starts after it. */
+  syncBarrier(signal?: AbortSignal): Promise<SyncBarrier> {
+    return this.data('GET', '/runtime/v1/sync/barrier', undefined, signal);
+  }
+
+  /** Lockstep, kiosks: the key of the sync group's LAN messages. */
+  syncLanKey(signal?: AbortSignal): Promise<SyncLanKey> {
+    return this.data('GET', '/runtime/v1/sync/lan-key', undefined, signal);
   }
 
   private follow(path: string, options: RuntimeStreamOptions, headers?: Record<string, string>): EventStream {

@@ -27,6 +27,8 @@ describe('the event catalog', () => {
       'screen.manifest_changed',
       'screen.public_id_rotated',
       'screen.screenshot_requested',
+      // Our addition (lockstep): the group's barrier for an application page's advance.
+      'screen.sync_barrier',
       'screen.takeover_changed',
       'screen.toast',
       'screen.unarchived',

@@ -179,6 +179,17 @@ export const EVENT_TYPES = {
     }),
   ),
   'screen.recovered': entry(false, ScreenLifecycle),
+  // Lockstep (issue 15): the group's barrier, "page P of timeline at instant T", decided by the
+  // server (the lead of browser players) for an advance no member can compute alone.
+  'screen.sync_barrier': entry(
+    true,
+    z.strictObject({
+      group: ScreenSyncGroup,
+      timeline: z.string().min(1).max(256),
+      page_index: Count,
+      at: Instant,
+    }),
+  ),
   // Screenshots and screen health (issue 17): the request is the player's; the rest are the owner's.
   'screen.screenshot_requested': entry(
     true,

@@ -52,6 +52,29 @@ export interface ReleaseLaunch {
  * request arrived and when the answer left, for a timed exchange as NTP makes it. The caller stamps
  * its own send and receive instants; sdk/lockstep/clock-estimator.ts turns exchanges into an offset.
  */
+/** POST /runtime/v1/sync/advance: the controlling application of a lockstep page asked for page `page_index`. */
+export const SyncAdvance = z.strictObject({
+  /** The timeline the member plays (playlist, revision and epoch): barriers name it. */
+  timeline: z.string().min(1).max(256),
+  page_index: z.number().int().min(0).max(10_000),
+});
+export type SyncAdvance = z.infer<typeof SyncAdvance>;
+
+/** The barrier an advance became (the group's, which may be one another member asked for first), or null (none). */
+export interface SyncAdvanceAccepted {
+  barrier: { timeline: string; page_index: number; at: string } | null;
+}
+
+/** GET /runtime/v1/sync/barrier: the group's last barrier on this screen's stream, or null. */
+export type SyncBarrier = SyncAdvanceAccepted;
+
+/** GET /runtime/v1/sync/lan-key (native sessions): the key that authenticates the group's LAN messages. */
+export interface SyncLanKey {
+  group: string;
+  /** 32 bytes, base64url: HMAC key of the LAN frames of this project's group. */
+  key: string;
+}
+
 export interface RuntimeTime {
   received_at_ms: number;
   sent_at_ms: number;

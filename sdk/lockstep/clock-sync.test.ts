@@ -72,6 +72,36 @@ describe('clock sync', () => {
     sync.stop();
   });
 
+  it('on a change of reference, forgets the old one and bursts again, slewing the clock when asked not to step', async () => {
+    const ref = reference(1000);
+    const clock = new GlassClock(() => performance.now(), 0);
+    let settled = 0;
+    const sync = new ClockSync({
+      exchange: ref.exchange,
+      local: () => performance.now(),
+      clock,
+      onSettled: () => settled++,
+    });
+    sync.start();
+    await vi.advanceTimersByTimeAsync(CONVERGE_INTERVAL_MS);
+    expect([sync.settled, settled]).toEqual([true, 1]);
+    // A new lead whose clock is 200 ms ahead of the old one: under the step threshold.
+    ref.setOffset(1200);
+    const calls = ref.calls.length;
+    sync.referenceChanged({ step: false });
+    expect(sync.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(BURST_SAMPLES * 100 + 50);
+    expect(ref.calls.length - calls).toBeGreaterThanOrEqual(BURST_SAMPLES);
+    expect([sync.settled, settled]).toEqual([true, 2]);
+    // Slewed, not stepped: part of the way there after the burst (5 % of ~0.8 s), all of it after 4 s.
+    const reading = clock.now() - performance.now();
+    expect(reading).toBeGreaterThan(1000);
+    expect(reading).toBeLessThan(1100);
+    await vi.advanceTimersByTimeAsync(4000);
+    expect(clock.now() - performance.now()).toBeCloseTo(1200, 3);
+    sync.stop();
+  });
+
   it('starts over when the reference moves by more than it can slew (a new lead, a device that slept)', async () => {
     const ref = reference(5000);
     const clock = new GlassClock(() => performance.now(), 0);

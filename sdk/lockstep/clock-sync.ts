@@ -36,6 +36,8 @@ export interface ClockSyncOptions {
   local(): number;
   clock: GlassClock;
   onSteer?(steering: Steering, estimate: ClockEstimate): void;
+  /** The starting burst (or the one after a change of reference) is over: the clock is on the reference. */
+  onSettled?(): void;
 }
 
 export class ClockSync {
@@ -48,6 +50,10 @@ export class ClockSync {
   private running = false;
   /** The starting burst ended: later exchanges slew the clock. */
   private burstOver = false;
+  /** Whether the burst steps the clock (the first one does; one after a change of reference may not). */
+  private burstSteps = true;
+  /** Bumped when the reference changes: an exchange in flight with the old one is dropped. */
+  private generation = 0;
 
   constructor(private readonly options: ClockSyncOptions) {}
 
@@ -63,6 +69,29 @@ export class ClockSync {
     clearTimeout(this.timer);
   }
 
+  /** Whether the clock is on the reference (the burst after the start or the last change of reference is over). */
+  get settled(): boolean {
+    return this.burstOver;
+  }
+
+  /**
+   * The reference is another clock now (a new LAN lead; the kiosk agent's own reference moved):
+   * what was learnt goes, and a new burst starts at once. `step: false` keeps the glass clock
+   * slewing through it (a member already on glass never jumps).
+   */
+  referenceChanged(options: { step?: boolean } = {}): void {
+    this.generation++;
+    this.estimator.reset();
+    this.exchanges = 0;
+    this.failures = 0;
+    this.burstOver = false;
+    this.burstSteps = options.step ?? true;
+    if (!this.running || this.stopped.signal.aborted) return;
+    this.startedAt = this.options.local();
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), 0);
+  }
+
   /** Whether the starting burst goes on: too few exchanges yet, or none quick enough, within the cap. */
   private bursting(): boolean {
     if (this.exchanges < BURST_SAMPLES) return true;
@@ -73,18 +102,24 @@ export class ClockSync {
   private nextDelay(): number {
     if (this.failures > 0) return Math.min(RETRY_MAX_MS, BURST_SPACING_MS * 2 ** Math.min(this.failures, 10));
     if (this.bursting()) return BURST_SPACING_MS;
-    this.burstOver = true;
+    if (!this.burstOver) {
+      this.burstOver = true;
+      this.options.onSettled?.();
+    }
     return this.options.local() - this.startedAt < CONVERGE_PERIOD_MS ? CONVERGE_INTERVAL_MS : STEADY_INTERVAL_MS;
   }
 
   private async tick(): Promise<void> {
     const { local, clock } = this.options;
     const signal = this.stopped.signal;
+    const generation = this.generation;
     try {
       const sentAt = local();
       const stamps = await this.options.exchange(signal);
       const receivedAt = local();
       if (signal.aborted) return;
+      // The reference changed meanwhile: its successor's burst is already scheduled.
+      if (generation !== this.generation) return;
       const sample = { sentAt, receivedAt, referenceReceivedAt: stamps.receivedAt, referenceSentAt: stamps.sentAt };
       // An exchange far off the running estimate means a clock moved (a device that slept, a new
       // lead): what was learnt before no longer holds.
@@ -97,12 +132,13 @@ export class ClockSync {
       this.failures = 0;
       const estimate = this.estimator.estimate()!;
       // The starting burst steps: the member joins on its best estimate at once, not after slewing.
-      const steering = clock.steer(estimate, !this.burstOver);
+      const steering = clock.steer(estimate, !this.burstOver && this.burstSteps);
       this.options.onSteer?.(steering, estimate);
     } catch {
-      if (signal.aborted) return;
+      if (signal.aborted || generation !== this.generation) return;
       this.failures++;
     }
-    if (!signal.aborted) this.timer = setTimeout(() => void this.tick(), this.nextDelay());
+    if (!signal.aborted && generation === this.generation)
+      this.timer = setTimeout(() => void this.tick(), this.nextDelay());
   }
 }

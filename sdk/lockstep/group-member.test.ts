@@ -5,6 +5,7 @@ import {
   BARRIER_LEAD_MS,
   GroupMember,
   HEARTBEAT_MS,
+  JOIN_MS,
   LEASE_MS,
   LeadElection,
   type GroupMemberOptions,
@@ -12,6 +13,9 @@ import {
 import type { BarrierAnnouncement, GroupMessage, GroupTransport } from './group-protocol';
 
 beforeEach(() => vi.useFakeTimers());
+
+/** A group that starts together has elected its lead after this: the join period, then a heartbeat. */
+const SETTLE_MS = JOIN_MS + HEARTBEAT_MS + 10;
 afterEach(() => vi.useRealTimers());
 
 /** A LAN in memory: broadcast with a one-way delay, members that can be cut off or silenced. */
@@ -85,7 +89,7 @@ function join(lan: FakeLan, id: string, extra: Partial<GroupMemberOptions> & { o
     transport: lan.transport(id),
     local: () => performance.now(),
     now: () => performance.now() + (extra.offset ?? 0),
-    onLead: (lead) => leads.push(lead),
+    onLead: (lead) => leads.push(lead ?? ''),
     onBarrier: (b) => barriers.push(b),
     ...extra,
   });
@@ -117,7 +121,7 @@ describe('lead election', () => {
   it('agrees on one lead across the group within a heartbeat', async () => {
     const lan = new FakeLan();
     const members = ['scr_c', 'scr_a', 'scr_d', 'scr_b'].map((id) => join(lan, id));
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS + 10);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     expect(members.map((m) => m.member.lead)).toEqual(['scr_a', 'scr_a', 'scr_a', 'scr_a']);
     expect(members.filter((m) => m.member.leads).map((m) => m.id)).toEqual(['scr_a']);
   });
@@ -125,7 +129,8 @@ describe('lead election', () => {
   it('re-elects when the lead dies, within the lease and a heartbeat, and the group agrees', async () => {
     const lan = new FakeLan();
     const members = ['scr_a', 'scr_b', 'scr_c'].map((id) => join(lan, id));
-    await vi.advanceTimersByTimeAsync(2 * HEARTBEAT_MS);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    expect(members.map((m) => m.member.lead)).toEqual(['scr_a', 'scr_a', 'scr_a']);
     lan.kill('scr_a');
     await vi.advanceTimersByTimeAsync(LEASE_MS + HEARTBEAT_MS);
     expect(members.slice(1).map((m) => m.member.lead)).toEqual(['scr_b', 'scr_b']);
@@ -139,14 +144,14 @@ describe('lead election', () => {
   it('lets a configured lead (rank 0) lead whatever its id', async () => {
     const lan = new FakeLan();
     const members = [join(lan, 'scr_a'), join(lan, 'scr_z', { rank: 0 })];
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS + 10);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     expect(members.map((m) => m.member.lead)).toEqual(['scr_z', 'scr_z']);
   });
 
   it('heals a split: each side leads itself, then one lead again', async () => {
     const lan = new FakeLan();
     const members = ['scr_a', 'scr_b', 'scr_c', 'scr_d'].map((id) => join(lan, id));
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     lan.split(['scr_a', 'scr_b'], ['scr_c', 'scr_d']);
     await vi.advanceTimersByTimeAsync(LEASE_MS + 2 * HEARTBEAT_MS);
     expect(members.map((m) => m.member.lead)).toEqual(['scr_a', 'scr_a', 'scr_c', 'scr_c']);
@@ -156,11 +161,51 @@ describe('lead election', () => {
   });
 });
 
+describe('joining a running group', () => {
+  it('never elects a member that may not lead yet, whatever its rank or id', () => {
+    const election = new LeadElection({ member: 'scr_b', rank: 100 });
+    election.heard('scr_a', 0, 0, false);
+    expect(election.lead(10)).toBe('scr_b');
+    expect(election.lead(10, false)).toBeNull();
+    election.heard('scr_c', 100, 10, true);
+    expect(election.lead(20, false)).toBe('scr_c');
+  });
+
+  it('a late joiner with the smallest id follows the lead until its clock is the group’s, then leads', async () => {
+    const lan = new FakeLan();
+    const members = ['scr_b', 'scr_c'].map((id) => join(lan, id));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    const late = join(lan, 'scr_a');
+    // Long past its join period: it heard a member able to lead, so it follows it.
+    await vi.advanceTimersByTimeAsync(3 * JOIN_MS);
+    expect([late, ...members].map((m) => m.member.lead)).toEqual(['scr_b', 'scr_b', 'scr_b']);
+    expect(late.member.mayLead).toBe(false);
+    late.member.markSynchronized();
+    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS + 10);
+    expect([late, ...members].map((m) => m.member.lead)).toEqual(['scr_a', 'scr_a', 'scr_a']);
+  });
+
+  it('a lead that reboots comes back as a follower; the group keeps the lead it re-elected', async () => {
+    const lan = new FakeLan();
+    const members = ['scr_a', 'scr_b', 'scr_c'].map((id) => join(lan, id));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    lan.kill('scr_a');
+    members[0]!.member.stop();
+    await vi.advanceTimersByTimeAsync(LEASE_MS + HEARTBEAT_MS);
+    expect(members.slice(1).map((m) => m.member.lead)).toEqual(['scr_b', 'scr_b']);
+    // The same screen starts again (a new process: it knows nothing of the group yet).
+    lan.revive('scr_a');
+    const rebooted = join(lan, 'scr_a');
+    await vi.advanceTimersByTimeAsync(3 * JOIN_MS);
+    expect([rebooted, ...members.slice(1)].map((m) => m.member.lead)).toEqual(['scr_b', 'scr_b', 'scr_b']);
+  });
+});
+
 describe('barrier', () => {
   it('announces page P at an instant ahead; every member gets the same barrier before it', async () => {
     const lan = new FakeLan(5);
     const members = ['scr_a', 'scr_b', 'scr_c'].map((id) => join(lan, id));
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS + 10);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     const announced = members[0]!.member.advance(3)!;
     expect(announced.at).toBe(performance.now() + BARRIER_LEAD_MS);
     await vi.advanceTimersByTimeAsync(10);
@@ -172,7 +217,7 @@ describe('barrier', () => {
   it('ignores an advance asked of a member that does not lead', async () => {
     const lan = new FakeLan();
     const members = ['scr_a', 'scr_b'].map((id) => join(lan, id));
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS + 10);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     expect(members[1]!.member.advance(2)).toBeNull();
     await vi.advanceTimersByTimeAsync(10);
     expect(members.flatMap((m) => m.barriers)).toEqual([]);
@@ -182,7 +227,7 @@ describe('barrier', () => {
     const lan = new FakeLan();
     const follower = join(lan, 'scr_b');
     join(lan, 'scr_a');
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS + 10);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     const rogue = lan.transport('scr_c');
     const barrier = (member: string, timeline: string, at: number): GroupMessage => ({
       type: 'barrier',
@@ -204,11 +249,11 @@ describe('barrier', () => {
   it('gives a member that joins late the last barrier, from the lead’s heartbeat', async () => {
     const lan = new FakeLan();
     const lead = join(lan, 'scr_a');
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     const announced = lead.member.advance(4)!;
     await vi.advanceTimersByTimeAsync(5 * HEARTBEAT_MS);
     const late = join(lan, 'scr_b');
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS + 10);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     expect(late.member.lead).toBe('scr_a');
     expect(late.barriers).toEqual([announced]);
   });
@@ -216,7 +261,7 @@ describe('barrier', () => {
   it('forgets barriers of a timeline it no longer plays', async () => {
     const lan = new FakeLan();
     const lead = join(lan, 'scr_a');
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     lead.member.advance(1);
     expect(lead.member.barrier).not.toBeNull();
     lead.member.setTimeline('pl_lobby@2000');
@@ -229,7 +274,7 @@ describe('the lead’s clock over the LAN', () => {
     const lan = new FakeLan(3);
     join(lan, 'scr_a', { offset: 1_700_000_000_000 });
     const follower = join(lan, 'scr_b');
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS + 10);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     const clock = new GlassClock(() => performance.now(), 0);
     const sync = new ClockSync({
       exchange: (signal) => follower.member.timeExchange(signal),
@@ -247,7 +292,7 @@ describe('the lead’s clock over the LAN', () => {
     const lan = new FakeLan();
     join(lan, 'scr_a');
     const follower = join(lan, 'scr_b');
-    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS + 10);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
     lan.kill('scr_a');
     const exchange = follower.member.timeExchange(new AbortController().signal);
     const outcome = expect(exchange).rejects.toThrow('did not answer');

@@ -1,6 +1,7 @@
 // One member of a sync group on a LAN, over any broadcast transport: it heartbeats, elects the
 // lead (deterministically: every member that hears the same members picks the same one, and the
-// lead is re-elected when its heartbeats stop), follows the lead's barrier announcements ("page P
+// lead is re-elected when its heartbeats stop; a member that joins a running group follows it
+// until its clock is the group's, so a reboot never hands the lead to a clock that is off), follows the lead's barrier announcements ("page P
 // at instant T") for advances no member can compute alone, and answers or asks timed exchanges so
 // followers play by the lead's clock. Pure of any carrier: the kiosk agent puts it on ws, the tests
 // on an in-memory network.
@@ -17,6 +18,12 @@ export const BARRIER_LEAD_MS = 500;
 export const TIME_EXCHANGE_TIMEOUT_MS = 2000;
 /** Rank of a member started without a configured lead: all equal, so the smallest id leads. */
 export const DEFAULT_RANK = 100;
+/**
+ * A member that hears no member able to lead within this of its start may lead itself (it is
+ * alone, or the whole group starts together); one that hears such a member follows it and may
+ * lead only once its clock is on the lead's (`markSynchronized`).
+ */
+export const JOIN_MS = LEASE_MS;
 
 interface Candidate {
   member: string;
@@ -25,27 +32,32 @@ interface Candidate {
 
 const before = (a: Candidate, b: Candidate) => a.rank < b.rank || (a.rank === b.rank && a.member < b.member);
 
-/** Who leads: among the members heard from within the lease (and this one), the lowest rank, then the smallest id. */
+/**
+ * Who leads: among the members able to lead (eligible) heard from within the lease, and this one
+ * when it is able, the lowest rank, then the smallest id; null when none is.
+ */
 export class LeadElection {
-  private readonly heardAt = new Map<string, { rank: number; at: number }>();
+  private readonly heardAt = new Map<string, { rank: number; at: number; eligible: boolean }>();
 
   constructor(private readonly self: Candidate) {}
 
-  heard(member: string, rank: number, at: number): void {
-    this.heardAt.set(member, { rank, at });
+  heard(member: string, rank: number, at: number, eligible = true): void {
+    this.heardAt.set(member, { rank, at, eligible });
   }
 
-  alive(at: number): Candidate[] {
-    const alive: Candidate[] = [this.self];
+  /** The living members able to lead (this one among them when `selfEligible`). */
+  alive(at: number, selfEligible = true): Candidate[] {
+    const alive: Candidate[] = selfEligible ? [this.self] : [];
     for (const [member, h] of this.heardAt) {
-      if (at - h.at <= LEASE_MS) alive.push({ member, rank: h.rank });
-      else this.heardAt.delete(member);
+      if (at - h.at > LEASE_MS) this.heardAt.delete(member);
+      else if (h.eligible) alive.push({ member, rank: h.rank });
     }
     return alive;
   }
 
-  lead(at: number): string {
-    return this.alive(at).reduce((best, c) => (before(c, best) ? c : best)).member;
+  lead(at: number, selfEligible = true): string | null {
+    const alive = this.alive(at, selfEligible);
+    return alive.length === 0 ? null : alive.reduce((best, c) => (before(c, best) ? c : best)).member;
   }
 }
 
@@ -59,8 +71,8 @@ export interface GroupMemberOptions {
   local(): number;
   /** The member's glass clock: the instants of barriers and the lead's answers to time exchanges. */
   now(): number;
-  /** The lead changed (`self`: this member leads now). */
-  onLead?(lead: string, self: boolean): void;
+  /** The lead changed (`self`: this member leads now; null: no member able to lead is heard yet). */
+  onLead?(lead: string | null, self: boolean): void;
   /** A barrier of this member's timeline, from its lead (its own included): show page P at T. */
   onBarrier?(barrier: BarrierAnnouncement): void;
 }
@@ -70,7 +82,10 @@ export class GroupMember {
   private readonly rank: number;
   private unsubscribe: (() => void) | null = null;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
-  private currentLead: string;
+  private currentLead: string | null = null;
+  /** Whether this member may lead: its clock is the group's (see JOIN_MS). */
+  private eligible = false;
+  private startedAt = 0;
   private timeline: string | null = null;
   private latest: BarrierAnnouncement | null = null;
   private nextExchangeId = 1;
@@ -79,11 +94,22 @@ export class GroupMember {
   constructor(private readonly options: GroupMemberOptions) {
     this.rank = options.rank ?? DEFAULT_RANK;
     this.election = new LeadElection({ member: options.self, rank: this.rank });
-    this.currentLead = options.self;
   }
 
-  get lead(): string {
+  get lead(): string | null {
     return this.currentLead;
+  }
+
+  /** Whether this member may lead (it could be elected). */
+  get mayLead(): boolean {
+    return this.eligible;
+  }
+
+  /** This member's clock is on its lead's now: it may be elected from here on. */
+  markSynchronized(): void {
+    if (this.eligible) return;
+    this.eligible = true;
+    this.reelect();
   }
 
   get leads(): boolean {
@@ -98,6 +124,7 @@ export class GroupMember {
   start(): void {
     if (this.unsubscribe) return;
     this.unsubscribe = this.options.transport.onMessage((raw) => this.receive(raw));
+    this.startedAt = this.options.local();
     this.beat();
     this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
   }
@@ -131,6 +158,7 @@ export class GroupMember {
   /** One timed exchange with the lead, for a ClockSync that puts this member on the lead's clock. */
   timeExchange(signal: AbortSignal): Promise<ReferenceStamps> {
     if (this.leads) return Promise.reject(new Error('the lead keeps its own clock'));
+    if (this.currentLead === null) return Promise.reject(new Error('no lead is heard yet'));
     const id = this.nextExchangeId++;
     return new Promise<ReferenceStamps>((resolve, reject) => {
       const fail = (reason: string) => {
@@ -154,19 +182,24 @@ export class GroupMember {
   }
 
   private beat(): void {
+    // Nobody able to lead was heard since the start: this member's clock is as good as any.
+    const local = this.options.local();
+    if (!this.eligible && local - this.startedAt >= JOIN_MS && this.election.lead(local, false) === null)
+      this.eligible = true;
     this.reelect();
     this.send({
       type: 'heartbeat',
       group: this.options.group,
       member: this.options.self,
       rank: this.rank,
+      eligible: this.eligible,
       timeline: this.timeline,
       barrier: this.leads ? this.latest : null,
     });
   }
 
   private reelect(): void {
-    const lead = this.election.lead(this.options.local());
+    const lead = this.election.lead(this.options.local(), this.eligible);
     if (lead === this.currentLead) return;
     this.currentLead = lead;
     this.options.onLead?.(lead, lead === this.options.self);
@@ -187,7 +220,7 @@ export class GroupMember {
     if (message.group !== this.options.group || message.member === this.options.self) return;
     switch (message.type) {
       case 'heartbeat':
-        this.election.heard(message.member, message.rank, this.options.local());
+        this.election.heard(message.member, message.rank, this.options.local(), message.eligible);
         this.reelect();
         if (message.member === this.currentLead && message.barrier) this.accept(message.barrier);
         return;

@@ -26,6 +26,8 @@ export const GroupMessage = z.discriminatedUnion('type', [
     member: MemberId,
     /** Lower leads first (a configured lead is 0); ties go to the smaller member id. */
     rank: z.number().int().min(0).max(1000),
+    /** Whether the sender may lead: its clock is the group's (a member just started is not, once a group runs). */
+    eligible: z.boolean(),
     timeline: TimelineKey.nullable(),
     /** The lead repeats its last barrier, so a member that joins late starts from it. */
     barrier: BarrierAnnouncement.nullable(),

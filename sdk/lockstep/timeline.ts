@@ -1,6 +1,7 @@
 // The lockstep timeline: the segment a sync group shows at an instant, a pure function of the
 // manifest's pages, the group's anchor (the segment that starts at its epoch, or the last barrier's)
 // and the synchronized clock. It makes exactly the sequencer's walk, boundary by boundary, plus the
+import type { RuntimeManifest } from '../contract/manifest';
 // one rule the engine applies between boundaries (a page whose visibility ends during its turn ends
 // then, never before its fill), so every member that walks from the same anchor shows the same page
 // at the same instant, with no messages per page. Between visibility boundaries the loop is
@@ -145,4 +146,12 @@ export function joinInstant(
   if (anchor.segment.start >= notBefore) return anchor.segment.start;
   const segment = timelineSegmentAt(pages, anchor, notBefore, timeZone)!;
   return segment.start === notBefore ? segment.start : segment.end;
+}
+
+/** The timeline key of a lockstep manifest (barriers name it): the playlist, its revision and the group's epoch. */
+export function timelineKey(
+  manifest: Pick<RuntimeManifest, 'playlistId' | 'playlistRevision' | 'sync'>,
+): string | null {
+  const sync = manifest.sync;
+  return sync ? `${manifest.playlistId ?? ''}@${manifest.playlistRevision}@${sync.epoch}` : null;
 }

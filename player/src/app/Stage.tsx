@@ -32,15 +32,20 @@ export function Stage({
       launch: (launchUrl) => controller.client.launch(launchUrl),
       onActivated: (manifest: RuntimeManifest) => {
         soundtrack.set(manifest.soundtrack);
+        // A new loop of the group's timeline starts from its epoch: the last barrier moves it on.
+        const barrier = controller.latestBarrier;
+        if (barrier) engine.applyBarrier(barrier);
         void controller.activated(manifest);
       },
       onApplicationEvent: (placementId, code) =>
         void controller.report('info', 'application.event', { placement_id: placementId, code }),
       showing: (facts) => controller.showing(facts),
+      onLockstepAdvance: (timeline, pageIndex) => void controller.advanceGroup(timeline, pageIndex),
       log: (message) => console.info(message),
     });
     onEngine?.(engine);
     const stopFollowingClock = controller.onClockStep(() => engine.clockChanged());
+    const stopFollowingBarriers = controller.onBarrier((barrier) => engine.applyBarrier(barrier));
     const feed = (manifest: RuntimeManifest | null) => {
       if (manifest) engine.setManifest(manifest);
     };
@@ -51,6 +56,7 @@ export function Stage({
     return () => {
       unsubscribe();
       stopFollowingClock();
+      stopFollowingBarriers();
       onEngine?.(null);
       engine.destroy();
       soundtrack.destroy();

@@ -1,7 +1,8 @@
 // In a kiosk the page is served by the kiosk agent, which says so in the shell
 // (`<meta name="marquee-kiosk-channel">`). The player then keeps a channel to the agent: a
 // heartbeat every second with the count of frames drawn (the watchdog's evidence that glass is
-// alive: it stops when rendering hangs), and the agent's commands (reload). Elsewhere nothing runs.
+// alive: it stops when rendering hangs), and the agent's commands (reload; a change of the clock
+// reference when its LAN lockstep lead changed). Elsewhere nothing runs.
 export const KIOSK_CHANNEL_META = 'marquee-kiosk-channel';
 export const HEARTBEAT_MS = 1000;
 const RECONNECT_MAX_MS = 10_000;
@@ -14,6 +15,8 @@ export interface KioskLinkHost {
   setInterval(fn: () => void, ms: number): number;
   setTimeout(fn: () => void, ms: number): number;
   reload(): void;
+  /** The agent's clock moved onto another reference (its LAN lead changed): the player's estimate starts over. */
+  clockReferenceChanged?(): void;
   /** The page on glass, sent along with heartbeats. */
   livePage(): string | undefined;
 }
@@ -51,6 +54,7 @@ export function startKioskLink(host: KioskLinkHost): boolean {
         return;
       }
       if (message.type === 'reload') host.reload();
+      else if (message.type === 'lockstep.reference_changed') host.clockReferenceChanged?.();
     };
     ws.onclose = () => {
       socket = undefined;

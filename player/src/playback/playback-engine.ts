@@ -16,6 +16,7 @@ import {
   anchorAt,
   epochAnchor,
   joinInstant,
+  timelineKey,
   timelinePositionAt,
   type TimelinePosition,
 } from '../../../sdk/lockstep/timeline';
@@ -93,11 +94,7 @@ interface Loop {
   lockstep: Lockstep | null;
 }
 
-/** The timeline key of a lockstep manifest: the playlist, its revision and the group's epoch. */
-export function timelineKey(manifest: RuntimeManifest): string | null {
-  const sync = manifest.sync;
-  return sync ? `${manifest.playlistId ?? ''}@${manifest.playlistRevision}@${sync.epoch}` : null;
-}
+export { timelineKey };
 
 export class PlaybackEngine {
   private current: Loop | null = null;

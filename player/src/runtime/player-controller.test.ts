@@ -457,6 +457,42 @@ describe('the playback clock of a sync group', () => {
   });
 });
 
+describe('the barriers of a sync group', () => {
+  const lockstep = () => manifestFixture({ sync: { group: 'wall', epoch: '2026-03-02T11:00:00.000Z' } });
+  const barrier = { timeline: 'pl_1@1@2026-03-02T11:00:00.000Z', page_index: 1, at: '2026-03-02T11:05:00.500Z' };
+
+  it('joins the timeline of the group’s last barrier when it starts, and sends its application’s advance', async () => {
+    const advances: unknown[] = [];
+    const runtime = fakeRuntime(0, {
+      'GET /runtime/v1/manifest': () => Response.json(lockstep(), { headers: { etag: '"m1"' } }),
+      'GET /runtime/v1/time': () => Response.json({ received_at_ms: Date.now(), sent_at_ms: Date.now() }),
+      'GET /runtime/v1/sync/barrier': () => Response.json({ barrier }),
+      'POST /runtime/v1/sync/advance': (init) => {
+        advances.push(JSON.parse(String(init?.body)));
+        return Response.json(
+          { barrier: { ...barrier, page_index: 2, at: '2026-03-02T11:05:09.000Z' } },
+          { status: 202 },
+        );
+      },
+    });
+    const { controller } = controllerWith(runtime);
+    const heard: unknown[] = [];
+    controller.onBarrier((b) => heard.push(b));
+    await controller.fetchManifest();
+    await vi.waitFor(() => expect(heard).toHaveLength(1));
+    expect(heard[0]).toEqual({ timeline: barrier.timeline, pageIndex: 1, at: Date.parse(barrier.at) });
+    expect(controller.latestBarrier).toEqual(heard[0]);
+    await controller.advanceGroup(barrier.timeline, 2);
+    expect(advances).toEqual([{ timeline: barrier.timeline, page_index: 2 }]);
+    expect(heard).toHaveLength(2);
+    expect(heard[1]).toEqual({ timeline: barrier.timeline, pageIndex: 2, at: Date.parse('2026-03-02T11:05:09.000Z') });
+    // The same barrier again (the stream after the answer) is not handed on twice.
+    await controller.advanceGroup(barrier.timeline, 2);
+    expect(heard).toHaveLength(2);
+    controller.destroy();
+  });
+});
+
 describe('the controller when the manifest changes while it is reading it', () => {
   it('reads it once more after the fetch in flight, so the change is not left for the next poll', async () => {
     let release: () => void = () => undefined;

@@ -2,7 +2,9 @@
 // URL, or pairing), fetch and validate the manifest, follow the runtime event stream, hand each new
 // manifest to the engine, report activation, persist what is on glass for offline starts, and keep
 // retrying with backoff and jitter while the runtime is unreachable. A manifest of a sync group
-// also puts the playback clock on the server's (timed exchanges, slewed, never jumped on glass).
+// also puts the playback clock on the server's (timed exchanges, slewed, never jumped on glass;
+// in a kiosk, on its agent's, which follows the LAN lead), and carries the group's barriers: an
+// application's advance goes to the runtime plane, the barrier comes back on the stream.
 // Proof of play: what the engine puts on glass is queued (IndexedDB) and uploaded while paired.
 import { backoffDelay, type EventStream } from '../../../sdk/sse/event-stream-client';
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
@@ -31,6 +33,7 @@ import { isUnreachable, ManifestRejected, RuntimeClient } from '../../../sdk/cli
 import { MANIFEST_ACTIVATED } from '../../../sdk/contract/runtime';
 import { ClockSync } from '../../../sdk/lockstep/clock-sync';
 import { GlassClock } from '../../../sdk/lockstep/glass-clock';
+import type { BarrierAnnouncement } from '../../../sdk/lockstep/group-protocol';
 import type { ScreenSurface } from '../../../sdk/contract/screen-health';
 import type { CaptureRequest } from './glass-capture';
 
@@ -120,6 +123,9 @@ export class PlayerController {
   private readonly glass = new GlassClock(() => performance.now(), Date.now() - performance.now());
   private clockSync: ClockSync | null = null;
   private readonly clockListeners = new Set<() => void>();
+  private readonly barrierListeners = new Set<(barrier: BarrierAnnouncement) => void>();
+  /** The last barrier handed on: the same one heard again (the answer, then the stream) is not applied twice. */
+  private lastBarrier: BarrierAnnouncement | null = null;
   private displayTimer: ReturnType<typeof setTimeout> | undefined;
   private toastTimer: ReturnType<typeof setTimeout> | undefined;
   /** Proof of play: showings written down as they start, uploaded while paired. */
@@ -170,6 +176,60 @@ export class PlayerController {
   onClockStep(listener: () => void): () => void {
     this.clockListeners.add(listener);
     return () => this.clockListeners.delete(listener);
+  }
+
+  /** The group's barriers ("page P at instant T"), from the runtime stream or the answer to an advance. */
+  onBarrier(listener: (barrier: BarrierAnnouncement) => void): () => void {
+    this.barrierListeners.add(listener);
+    return () => this.barrierListeners.delete(listener);
+  }
+
+  /**
+   * Lockstep: the controlling application of the page on glass asked for page `pageIndex`. The
+   * group's lead (the server, or a kiosk's LAN lead through its agent) makes it a barrier; the
+   * page changes only when that barrier comes back, on every member alike.
+   */
+  async advanceGroup(timeline: string, pageIndex: number): Promise<void> {
+    try {
+      const { barrier } = await this.client.syncAdvance({ timeline, page_index: pageIndex }, this.stop.signal);
+      if (barrier) this.barrier(barrier);
+    } catch (error) {
+      // Unreachable or refused: the page plays to its max_ms, as every member's does.
+      this.host.log(`lockstep advance not sent: ${String(error)}`);
+    }
+  }
+
+  /** The group's last barrier the player heard of (the stage applies it to each new loop of its timeline). */
+  get latestBarrier(): BarrierAnnouncement | null {
+    return this.lastBarrier;
+  }
+
+  /** A member that starts (or reloads) after a barrier joins the timeline that barrier began. */
+  private async catchUpBarrier(): Promise<void> {
+    try {
+      const { barrier } = await this.client.syncBarrier(this.stop.signal);
+      if (barrier) this.barrier(barrier);
+    } catch {
+      // Unreachable: the stream brings the next one.
+    }
+  }
+
+  private barrier(details: { timeline: string; page_index: number; at: string }): void {
+    const at = Date.parse(details.at);
+    if (!Number.isFinite(at)) return;
+    const barrier: BarrierAnnouncement = { timeline: details.timeline, pageIndex: details.page_index, at };
+    const last = this.lastBarrier;
+    if (last && last.timeline === barrier.timeline && last.at >= barrier.at) return;
+    this.lastBarrier = barrier;
+    for (const listener of this.barrierListeners) listener(barrier);
+  }
+
+  /**
+   * In a kiosk: the agent's clock moved onto another reference (it joined its LAN group, or the
+   * group's lead changed). What the estimator learnt goes; the glass clock slews onto the new one.
+   */
+  clockReferenceChanged(): void {
+    this.clockSync?.referenceChanged({ step: false });
   }
 
   /** Timed exchanges with the server run while the manifest to play is a sync group's, and stop after. */
@@ -438,6 +498,7 @@ export class PlayerController {
         this.etag = result.etag;
         askToCacheMedia(result.manifest);
         this.followClock(result.manifest);
+        if (result.manifest.sync && !this.lastBarrier) void this.catchUpBarrier();
         this.host.store.setState({ phase: 'playing', manifest: result.manifest });
       } else if (state.phase !== 'playing') {
         this.host.store.setState({ phase: 'playing' });
@@ -540,6 +601,9 @@ export class PlayerController {
       }
       case 'screen.screenshot_requested':
         void this.answerScreenshot(event.details);
+        return;
+      case 'screen.sync_barrier':
+        this.barrier(event.details);
         return;
       case 'screen.takeover_changed':
         // What shows comes with the manifest (screen.manifest_changed follows a takeover that switched it).
