@@ -14,6 +14,9 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'unit',
+          // Builds dist/cli/marquee.mjs when a file it is made from changed: the CLI's subprocess
+          // tests run the built command, as a published package would.
+          globalSetup: ['sdk/cli/testing/cli-bundle.global-setup.ts'],
           include: roots.map((r) => `${r}/**/*.test.{ts,tsx}`),
           exclude: ['**/node_modules/**', ...browser],
         },

@@ -1,5 +1,6 @@
-// The README's quick start as it is written: after `npm start`, four `marquee` commands check the
-// server, upload an image, make a playlist of it and pair the screen on glass, which then shows it.
+// The README's quick start as it is written: after `npm start`, five `marquee` commands check the
+// server, upload an image, make a playlist of it, pair the screen on glass, which then shows it,
+// and list the screen as active and online. The commands run the built CLI (npm run build:cli).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,6 +46,11 @@ test('the quick start: the CLI pairs the screen on glass and puts an image on it
   await expect(player.pairingScreen).toBeHidden({ timeout: 10_000 });
   await player.waitForLivePage('images');
   await expect(player.livePage().locator('img')).toBeVisible();
+  const listed = await marqueeCli('screen', 'list');
+  // id, state, online, last seen, player, playlist, revision, label
+  expect(listed.stdout).toMatch(
+    new RegExp(`scr_\\S+\\s+active\\s+yes\\s+now\\s+browser\\s+${playlist}\\s+\\d+\\s+Lobby`),
+  );
   await player.screenshot('cli-quick-start.png');
   fs.rmSync(home, { recursive: true, force: true });
 });

@@ -1,21 +1,41 @@
-// The CLI's account, agent and comment commands against a real server, run in-process: `account
-// show`, `dashboard`, `auth revoke --yes`, `agent connect` (a member approves by code), and
-// `comment show|set|delete` on screens, playlists and pages.
+// The CLI's account, agent, link, feedback and comment commands as subprocesses of the built command
+// against a real server: `account show`, `dashboard`, `auth revoke --yes`, `agent connect` (a member
+// approves by code, denies, or the CLI is stopped while it waits), `screen link`, `feedback
+// send|list`, and `comment show|set|delete` on screens, playlists and pages. No run prints a token.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pairActiveScreen } from '../../server/pairing/pairing.fixtures';
 import { iframePlacement, page } from '../../server/playlists/content.fixtures';
 import { CookieJar, randomKey, TestServer } from '../../server/testing/harness';
 import { joinAsMember, TEST_PASSWORD_COST } from '../../server/invitations/invitations.fixtures';
 import { SmtpCapture } from '../../server/mail/mail.fixtures';
-import { envelopeOf } from './testing/cli-process';
-import { jsonInProcess, runInProcess, startInProcess } from './testing/cli-in-process';
+import { envelopeOf, runCli, startCli, type CliEnvelope, type CliResult } from './testing/cli-process';
+
+// A Node process per run: a second or more apiece on a busy machine.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let server: TestServer;
 let smtp: SmtpCapture;
 let work: string;
+/** Everything every run printed, checked for the tokens at the end. */
+const printed: string[] = [];
+const tokens: string[] = [];
+
+function remember(result: CliResult): CliResult {
+  printed.push(result.stdout, result.stderr);
+  return result;
+}
+
+async function run(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return remember(await runCli(args, { env }));
+}
+
+async function json(args: string[], env: Record<string, string>): Promise<CliResult & { envelope: CliEnvelope }> {
+  const result = await run([...args, '--json'], env);
+  return { ...result, envelope: envelopeOf(result) };
+}
 
 beforeAll(async () => {
   smtp = await SmtpCapture.start();
@@ -34,9 +54,10 @@ function newConfig(): Record<string, string> {
 }
 
 async function ok(args: string[], env: Record<string, string>): Promise<any> {
-  const { envelope, code, stderr } = await jsonInProcess(args, env);
+  const { envelope, code, stderr } = await json(args, env);
   expect(envelope.ok, `${JSON.stringify(envelope)} ${stderr}`).toBe(true);
   expect(code).toBe(0);
+  expect(envelope.request_id).toMatch(/^req_/);
   return envelope.data;
 }
 
@@ -46,6 +67,7 @@ async function enrolled(): Promise<{ env: Record<string, string>; token: string;
   const data = await ok(['enroll', '--email', 'ops@example.com'], env);
   const config = JSON.parse(fs.readFileSync(env.MARQUEE_CONFIG!, 'utf8'));
   const entry = Object.values(config.servers)[0] as { token: string };
+  tokens.push(entry.token);
   return { env, token: entry.token, projectId: data.project_id };
 }
 
@@ -54,7 +76,7 @@ describe('account commands', () => {
     const { env, projectId } = await enrolled();
     const account = await ok(['account', 'show'], env);
     expect(account).toMatchObject({ id: projectId, email: 'ops@example.com', status: 'active' });
-    const human = await runInProcess(['account', 'show'], env);
+    const human = await run(['account', 'show'], env);
     expect(human.stdout).toContain(projectId);
     expect(human.stdout).toMatch(/credits:\s+\d+/);
   });
@@ -64,14 +86,14 @@ describe('account commands', () => {
     const link = await ok(['dashboard'], env);
     expect(link.url).toMatch(/\/#link=[A-Za-z0-9_-]{43}$/);
     expect(link.url.startsWith(server.config.dashboardOrigin)).toBe(true);
-    const human = await runInProcess(['dashboard'], env);
+    const human = await run(['dashboard'], env);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/#link=[A-Za-z0-9_-]{43}\n.*single use; expires/);
   });
 
   it('auth revoke needs --yes, then revokes the credential and forgets it', async () => {
     const { env, token } = await enrolled();
-    const refused = await jsonInProcess(['auth', 'revoke'], env);
+    const refused = await json(['auth', 'revoke'], env);
     expect(refused.code).toBe(2);
     expect((await server.request('GET', '/api/v1/project', { token })).status).toBe(200);
     expect(await ok(['auth', 'revoke', '--yes'], env)).toEqual({ revoked: true });
@@ -82,31 +104,37 @@ describe('account commands', () => {
 });
 
 describe('agent connect', () => {
-  it('prints the approval URL and code, waits for the member, and stores the activated credential', async () => {
-    const owner = await enrolled();
-    const member = await joinAsMember(server, smtp, owner.token, 'ada@example.com', { name: 'Ada' });
-    const env = newConfig();
-    const cli = startInProcess(
-      ['agent', 'connect', '--name', 'Build bot', '--areas', 'screens,playlists', '--json'],
-      env,
-    );
+  let owner: Awaited<ReturnType<typeof enrolled>>;
+  let member: Awaited<ReturnType<typeof joinAsMember>>;
+
+  beforeAll(async () => {
+    owner = await enrolled();
+    member = await joinAsMember(server, smtp, owner.token, 'ada@example.com', { name: 'Ada' });
+  });
+
+  /** Starts `agent connect --json` and answers the approval URL's connection id and the code, once printed. */
+  async function connecting(env: Record<string, string>, args: string[] = []) {
+    const cli = startCli(['agent', 'connect', ...args, '--json'], { env });
     await expect
-      .poll(() => cli.stderr, { timeout: 10_000 })
+      .poll(() => cli.stderr, { timeout: 20_000 })
       .toMatch(/type the code [2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}/);
     const url = /open (\S+)\n/.exec(cli.stderr)![1]!;
     const code = /type the code (\S+)\./.exec(cli.stderr)![1]!;
     expect(url).toMatch(new RegExp(`^${server.config.dashboardOrigin.replace(/[.]/g, '\\.')}/connect/agc_`));
-    const approved = await member.request(
-      'POST',
-      `/dashboard/v1/agent-connections/${url.split('/connect/')[1]}/approve`,
-      {
-        json: { user_code: code },
-      },
-    );
+    return { cli, id: url.split('/connect/')[1]!, code };
+  }
+
+  it('prints the approval URL and code, waits for the member, and stores the activated credential', async () => {
+    const env = newConfig();
+    const { cli, id, code } = await connecting(env, ['--name', 'Build bot', '--areas', 'screens,playlists']);
+    const approved = await member.request('POST', `/dashboard/v1/agent-connections/${id}/approve`, {
+      json: { user_code: code },
+    });
     expect(approved.status, approved.text).toBe(200);
-    const result = await cli.done;
+    const result = remember(await cli.done);
     expect(result.code, result.stderr).toBe(0);
     const envelope = envelopeOf(result);
+    expect(envelope.request_id).toMatch(/^req_/);
     expect(envelope.data).toMatchObject({
       project_id: owner.projectId,
       agent: { name: 'Build bot', agent_type: 'cli', state: 'active', capabilities: ['screens', 'playlists'] },
@@ -114,19 +142,44 @@ describe('agent connect', () => {
     const config = JSON.parse(fs.readFileSync(env.MARQUEE_CONFIG!, 'utf8'));
     const stored = config.servers[server.origin];
     expect(stored.project_id).toBe(owner.projectId);
-    expect(result.stdout + result.stderr).not.toContain(stored.token);
+    tokens.push(stored.token);
+    expect(fs.statSync(env.MARQUEE_CONFIG!).mode & 0o777).toBe(0o600);
     // The stored credential works, within the areas asked for.
     expect((await ok(['screen', 'list'], env)).items).toEqual([]);
-    const outside = await jsonInProcess(['billing', 'balance'], env);
+    const outside = await json(['billing', 'balance'], env);
     expect(outside.code).toBe(3);
+  });
+
+  it('ends with exit 3 (connection_denied) and stores nothing when the member denies', async () => {
+    const env = newConfig();
+    const { cli, id } = await connecting(env);
+    const denied = await member.request('POST', `/dashboard/v1/agent-connections/${id}/deny`);
+    expect(denied.status, denied.text).toBe(200);
+    const result = remember(await cli.done);
+    expect(result.code, result.stderr).toBe(3);
+    expect(envelopeOf(result).error).toMatchObject({ code: 'connection_denied' });
+    expect(
+      fs.existsSync(env.MARQUEE_CONFIG!) ? JSON.parse(fs.readFileSync(env.MARQUEE_CONFIG!, 'utf8')).servers : {},
+    ).toEqual({});
+  });
+
+  it('withdraws the request when stopped with Ctrl-C while waiting (exit 130)', async () => {
+    const env = newConfig();
+    const { cli, id } = await connecting(env);
+    cli.child.kill('SIGINT');
+    const result = remember(await cli.done);
+    expect(result.code, result.stderr).toBe(130);
+    expect(envelopeOf(result).error).toMatchObject({ code: 'interrupted' });
+    const shown = await member.request('GET', `/dashboard/v1/agent-connections/${id}`);
+    expect(shown.json().state, shown.text).toBe('cancelled');
   });
 
   it('refuses to replace a credential the config already holds, and an unknown area', async () => {
     const { env } = await enrolled();
-    const held = await jsonInProcess(['agent', 'connect'], env);
+    const held = await json(['agent', 'connect'], env);
     expect(held.code).toBe(12);
     expect(held.envelope.error!.code).toBe('already_connected');
-    const wrong = await jsonInProcess(['agent', 'connect', '--areas', 'screens,everything'], newConfig());
+    const wrong = await json(['agent', 'connect', '--areas', 'screens,everything'], newConfig());
     expect(wrong.code).toBe(2);
   });
 });
@@ -143,7 +196,7 @@ describe('screen link', () => {
     expect(next.headers.location).toContain(`${claimed.screen.public_url}#provision=`);
     const shown = await ok(['screen', 'show', claimed.screen.id], env);
     expect(shown.label).toBe('Reception TV');
-    const again = await jsonInProcess(['screen', 'link', code], env);
+    const again = await json(['screen', 'link', code], env);
     expect(again.code).toBe(5);
   });
 });
@@ -163,9 +216,9 @@ describe('feedback commands', () => {
     expect(list.items.map((f: any) => f.kind).sort()).toEqual(['bug', 'feature']);
     const times = list.items.map((f: any) => f.created_at);
     expect([...times].sort().reverse()).toEqual(times);
-    expect((await jsonInProcess(['feedback', 'send', 'praise', 'Nice'], env)).code).toBe(2);
-    expect((await jsonInProcess(['feedback', 'send', 'bug', 'No body'], env)).code).toBe(2);
-    const long = await jsonInProcess(['feedback', 'send', 'bug', 'x'.repeat(121), '--body', 'b'], env);
+    expect((await json(['feedback', 'send', 'praise', 'Nice'], env)).code).toBe(2);
+    expect((await json(['feedback', 'send', 'bug', 'No body'], env)).code).toBe(2);
+    const long = await json(['feedback', 'send', 'bug', 'x'.repeat(121), '--body', 'b'], env);
     expect(long.code).toBe(8);
     expect(long.envelope.error!.code).toBe('invalid_request');
   });
@@ -192,10 +245,10 @@ describe('comment commands', () => {
       comments: { approved_by: 'Ana' },
     });
     expect(await ok(['comment', 'show', 'playlist', playlistId], env)).toEqual({ comments: null });
-    const human = await runInProcess(['comment', 'show', 'screen', screen.id], env);
+    const human = await run(['comment', 'show', 'screen', screen.id], env);
     expect(human.stdout).toContain('"owner": "facilities"');
     await ok(['comment', 'delete', 'screen', screen.id], env);
-    expect((await runInProcess(['comment', 'show', 'screen', screen.id], env)).stdout).toContain('no comments');
+    expect((await run(['comment', 'show', 'screen', screen.id], env)).stdout).toContain('no comments');
   });
 
   it('refuses what is not a JSON object, a wrong target, and a page of a screen, before any request', async () => {
@@ -207,12 +260,19 @@ describe('comment commands', () => {
       ['comment', 'show', 'media', 'med_x'],
       ['comment', 'show', 'screen', 'scr_x', '--page', 'welcome'],
     ]) {
-      const result = await jsonInProcess(args, env);
+      const result = await json(args, env);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.envelope.ok).toBe(false);
     }
-    const missing = await jsonInProcess(['comment', 'show', 'screen', 'scr_missing'], env);
+    const missing = await json(['comment', 'show', 'screen', 'scr_missing'], env);
     expect(missing.code).toBe(4);
     expect(missing.envelope.error!.code).toBe('not_found');
+  });
+});
+
+describe('secrets', () => {
+  it('never printed a token, in any run', () => {
+    expect(tokens.length).toBeGreaterThan(5);
+    for (const output of printed) for (const token of tokens) expect(output).not.toContain(token);
   });
 });

@@ -56,7 +56,7 @@ async function json(args: string[], env: Env = {}): Promise<CliResult & { envelo
 /** Runs with --json, expecting success; answers the envelope's data. */
 async function ok(args: string[], env: Env = {}, local = false): Promise<any> {
   const result = await json(args, env);
-  expect(result.envelope, result.stderr).toMatchObject({ ok: true });
+  expect(result.envelope, `${result.stdout}${result.stderr}`).toMatchObject({ ok: true });
   expect(result.code).toBe(0);
   if (local) expect(result.envelope.request_id).toBeNull();
   else expect(result.envelope.request_id).toMatch(/^req_/);
@@ -189,6 +189,29 @@ describe('enrollment on first use and the config file', () => {
       .where('client_id', '=', pending.request.client_id)
       .execute();
     expect(projects.map((p) => p.id)).toEqual([done.project_id]);
+  });
+
+  it('keeps the config under $XDG_CONFIG_HOME by default, remembers the server, and takes --api-url and --config over the environment', async () => {
+    const home = fs.mkdtempSync(path.join(work, 'xdg-'));
+    const env = { MARQUEE_CONFIG: undefined, MARQUEE_API_URL: undefined, XDG_CONFIG_HOME: home };
+    const enrolled = await ok(['enroll', '--email', 'xdg@example.com', '--api-url', proxy.origin], env);
+    const file = path.join(home, 'marquee', 'config.json');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).api_url).toBe(proxy.origin);
+    const closed = `http://127.0.0.1:${await closedPort()}`;
+    const [remembered, flagged] = await Promise.all([
+      // Neither flag nor variable: the server the config file remembers.
+      ok(['project', 'show'], env),
+      // --api-url over MARQUEE_API_URL.
+      ok(['project', 'show', '--api-url', proxy.origin], { ...env, MARQUEE_API_URL: closed }),
+      // --config over MARQUEE_CONFIG: that file holds no credential.
+      fails(['project', 'show', '--config', freshConfig()], 12, 'enrollment_required', {
+        ...env,
+        MARQUEE_CONFIG: file,
+      }),
+    ]);
+    expect(remembered.id).toBe(enrolled.project_id);
+    expect(flagged.id).toBe(enrolled.project_id);
   });
 
   it('refuses a config file that is not JSON with exit 12', async () => {
@@ -562,6 +585,62 @@ describe('playlists', () => {
     const screen = await ok(['screen', 'assign', shared.screenId!, shared.playlistId!]);
     expect(screen.playlist_id).toBe(shared.playlistId);
     await fails(['playlist', 'delete', shared.playlistId!], 5, 'resource_conflict');
+  });
+
+  it('replaces the schedule from a file, takes the screen over until a time, and clears both; sets a display schedule', async () => {
+    const screen = shared.screenId!;
+    const playlist = shared.playlistId!;
+    const entries = path.join(work, 'entries.json');
+    fs.writeFileSync(
+      entries,
+      JSON.stringify([
+        {
+          id: 'always',
+          playlist_id: playlist,
+          rule: { enabled: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] }] },
+        },
+      ]),
+    );
+    const scheduled = await ok(['screen', 'schedule', screen, '--file', entries]);
+    expect(scheduled.entries).toMatchObject([{ id: 'always', playlist_id: playlist }]);
+    expect(scheduled.effective_playlist).toEqual({ playlist_id: playlist, source: 'schedule' });
+
+    const [taken, , , notArray] = await Promise.all([
+      ok(['screen', 'takeover', screen, playlist, '--until', '90m', '--reason', 'Fire drill']),
+      fails(['screen', 'takeover', screen, playlist, '--reason', 'no end'], 2, 'usage'),
+      fails(['screen', 'takeover', screen, playlist, '--until', 'someday', '--reason', 'x'], 2, 'invalid_input'),
+      (async () => {
+        const object = path.join(work, 'not-entries.json');
+        fs.writeFileSync(object, '{"entries": []}');
+        return fails(['screen', 'schedule', screen, '--file', object], 2, 'invalid_input');
+      })(),
+    ]);
+    expect(notArray.detail).toMatch(/JSON array/);
+    expect(taken.takeover).toMatchObject({ playlist_id: playlist, reason: 'Fire drill' });
+    expect(taken.effective_playlist.source).toBe('takeover');
+    // 90 minutes from the server's clock, give or take the run.
+    const minutes = (Date.parse(taken.takeover.until) - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(80);
+    expect(minutes).toBeLessThanOrEqual(90);
+    const human = await run(['screen', 'schedule', screen]);
+    expect(human.stdout).toMatch(/because of:\s+takeover/);
+    expect(human.stdout).toMatch(/takeover reason:\s+Fire drill/);
+
+    expect((await ok(['screen', 'takeover', screen, '--clear'])).takeover).toBeNull();
+    const cleared = await ok(['screen', 'schedule', screen, '--clear']);
+    expect(cleared).toMatchObject({ entries: [], effective_playlist: { playlist_id: playlist, source: 'assignment' } });
+
+    const weekly = path.join(work, 'display.json');
+    fs.writeFileSync(weekly, JSON.stringify({ on: [{ days: ['mon', 'tue'], start: '07:00', end: '19:00' }] }));
+    const display = await ok(['screen', 'display', screen, 'auto', '--schedule', weekly]);
+    expect(display).toEqual({
+      power: null,
+      schedule: { on: [{ days: ['mon', 'tue'], start: '07:00', end: '19:00' }] },
+    });
+    expect(await ok(['screen', 'display', screen, 'auto', '--schedule', 'none'])).toEqual({
+      power: null,
+      schedule: null,
+    });
   });
 
   it('exports a playlist with its media to a folder and imports it into another project, reusing media on a rerun', async () => {

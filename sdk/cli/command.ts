@@ -33,6 +33,8 @@ export interface CommandContext {
   client(): Promise<MarqueeClient>;
   /** A client without a credential (status routes). */
   publicClient(): MarqueeClient;
+  /** The fetch the clients use (it notes each answer's request id for the envelope), for SDK helpers that take one. */
+  readonly fetch: typeof fetch;
   /** The command's idempotency key and signal: pass to its one write, whose retries reuse the key. */
   call(): CallOptions;
   /** As call(), plus --if-match when given. */

@@ -265,6 +265,7 @@ export async function runCli(
       signal,
       serverDates,
       publicClient: () => makeClient(),
+      fetch: recordingFetch,
       async client() {
         if (authorized) return authorized;
         const { entry } = await ensureEnrolled({

@@ -3,8 +3,8 @@
 // --allow-last-agent (nothing could reach the project's API any more).
 import os from 'node:os';
 import { CAPABILITY_AREAS, type CapabilityArea } from '../../contract/tenants';
-import type { Agent, AgentSelfStatus } from '../../contract/agents';
-import { connectAgent } from '../../client/agent-connection';
+import type { Agent, AgentConnectionStart, AgentConnectionState, AgentSelfStatus } from '../../contract/agents';
+import { cancelConnection, connectAgent } from '../../client/agent-connection';
 import { command } from '../command';
 import { CliFailure, EXIT, usage } from '../exit-codes';
 import { fields, lines } from '../output';
@@ -38,8 +38,11 @@ export const agentCommands = [
       const areas = ctx.options.areas as string[] | undefined;
       const unknown = areas?.find((a) => !(CAPABILITY_AREAS as readonly string[]).includes(a));
       if (unknown !== undefined) throw usage(`--areas: unknown area "${unknown}" (${CAPABILITY_AREAS.join(', ')})`);
-      const { credential, agent } = await connectAgent(
-        { baseUrl: ctx.apiUrl },
+      let decision: AgentConnectionState = 'pending';
+      let started: AgentConnectionStart | undefined;
+      const options = { baseUrl: ctx.apiUrl, fetch: ctx.fetch };
+      const connected = connectAgent(
+        options,
         {
           name: (ctx.options.name as string | undefined) ?? `Marquee CLI on ${os.hostname()}`.slice(0, 80),
           agent_type: 'cli',
@@ -50,14 +53,27 @@ export const agentCommands = [
         {
           signal: ctx.signal,
           onStart: (start) => {
+            started = start;
             ctx.note(`Ask a member of the project to open ${start.approval_url}`);
             ctx.note(`and type the code ${start.user_code}. Waiting for their decision…`);
           },
           onChange: (c) => {
+            decision = c.state;
             if (c.state !== 'pending') ctx.note(`connection ${c.state}`);
           },
         },
       );
+      const { credential, agent } = await connected.catch(async (error: unknown) => {
+        // Stopped while waiting: withdraw the request, so the member is not asked about it any more.
+        if (ctx.signal.aborted && started && decision === 'pending')
+          await cancelConnection(options, started).catch(() => undefined);
+        // The member's refusal, or no decision in time, is an outcome with its own class, not a bug.
+        if (decision === 'denied' || decision === 'cancelled')
+          throw new CliFailure(EXIT.auth, `connection_${decision}`, `the connection was ${decision}: no credential`);
+        if (decision === 'expired')
+          throw new CliFailure(EXIT.timeout, 'connection_expired', 'nobody decided in time: run agent connect again');
+        throw error;
+      });
       await ctx.config.update((c) => {
         c.servers[ctx.apiUrl] = {
           token: credential.token,

@@ -1,10 +1,9 @@
-// Test support: the `marquee` command run as a real subprocess (`node --import tsx sdk/cli/main.ts`),
-// with its environment reduced to what a test names, and its output, exit code and envelope.
+// Test support: the `marquee` command run as a real subprocess of the built bundle
+// (`node dist/cli/marquee.mjs`, see cli-bundle.ts), with its environment reduced to what a test
+// names, and its output, exit code and envelope.
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-
-const REPOSITORY = path.resolve(import.meta.dirname, '../../..');
-const MAIN = path.join(REPOSITORY, 'sdk/cli/main.ts');
+import { REPOSITORY } from '../bin/cli-bundle.js';
+import { freshBundle } from './cli-bundle';
 
 export interface CliResult {
   code: number | null;
@@ -42,7 +41,7 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
     TMPDIR: process.env.TMPDIR ?? '/tmp',
   };
   for (const [name, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[name] = value;
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, [freshBundle(), ...args], {
     cwd: options.cwd ?? REPOSITORY,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
