@@ -47,11 +47,6 @@ export interface ReleaseLaunch {
   expires_at: string;
 }
 
-/**
- * 200 answer of GET /runtime/v1/time: the server clock (milliseconds since the Unix epoch) when the
- * request arrived and when the answer left, for a timed exchange as NTP makes it. The caller stamps
- * its own send and receive instants; sdk/lockstep/clock-estimator.ts turns exchanges into an offset.
- */
 /** POST /runtime/v1/sync/advance: the controlling application of a lockstep page asked for page `page_index`. */
 export const SyncAdvance = z.strictObject({
   /** The timeline the member plays (playlist, revision and epoch): barriers name it. */
@@ -62,7 +57,14 @@ export type SyncAdvance = z.infer<typeof SyncAdvance>;
 
 /** The barrier an advance became (the group's, which may be one another member asked for first), or null (none). */
 export interface SyncAdvanceAccepted {
-  barrier: { timeline: string; page_index: number; at: string } | null;
+  barrier: SyncBarrierView | null;
+}
+
+/** A lockstep barrier: the group shows page `page_index` of `timeline` at instant `at`. */
+export interface SyncBarrierView {
+  timeline: string;
+  page_index: number;
+  at: string;
 }
 
 /** GET /runtime/v1/sync/barrier: the group's last barrier on this screen's stream, or null. */
@@ -75,6 +77,11 @@ export interface SyncLanKey {
   key: string;
 }
 
+/**
+ * 200 answer of GET /runtime/v1/time: the server clock (milliseconds since the Unix epoch) when the
+ * request arrived and when the answer left, for a timed exchange as NTP makes it. The caller stamps
+ * its own send and receive instants; sdk/lockstep/clock-estimator.ts turns exchanges into an offset.
+ */
 export interface RuntimeTime {
   received_at_ms: number;
   sent_at_ms: number;

@@ -12,6 +12,7 @@ import { mutation, query, reply, type Reply } from '../http/route';
 import { isNativeRequest } from '../pairing/native.auth';
 import { pairedRuntimeCookie, runtimeCookie, type RuntimePrincipal } from '../pairing/pairing.auth';
 import { problem } from '../problem';
+import { announceBarrier, lastBarrier, lockGroupBarrier, screenSyncGroup } from './sync-barriers';
 
 /**
  * The barrier's instant is this far ahead: the event crosses the runtime stream (SSE, the internet)
@@ -47,30 +48,14 @@ export const postAdvance = mutation(
   },
   async (ctx, work): Promise<Reply> => {
     const { principal, now, services } = ctx;
-    const screen = await work.db
-      .selectFrom('screens')
-      .select(['sync_group', 'state'])
-      .where('id', '=', principal.screenId)
-      .executeTakeFirstOrThrow();
+    const screen = await screenSyncGroup(work.db, principal.screenId);
     if (!screen.sync_group || screen.state !== 'active')
       throw problem('resource_conflict', 'this screen plays in no sync group; it ends its pages itself');
     const group = screen.sync_group;
-    const last = await work.db
-      .selectFrom('events')
-      .select('details')
-      .where('screen_id', '=', principal.screenId)
-      .where('type', '=', 'screen.sync_barrier')
-      .where('at', '>', now - BARRIER_LOOKBACK_MS)
-      .orderBy('position', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    const previous = last?.details
-      ? (JSON.parse(last.details) as { timeline: string; page_index: number; at: string })
-      : undefined;
+    await lockGroupBarrier(work, principal.tenantId, group);
+    const previous = await lastBarrier(work.db, principal.screenId, now - BARRIER_LOOKBACK_MS);
     if (previous && previous.timeline === ctx.body.timeline && now < Date.parse(previous.at) + ADVANCE_QUIET_MS) {
-      const body: SyncAdvanceAccepted = {
-        barrier: { timeline: previous.timeline, page_index: previous.page_index, at: previous.at },
-      };
+      const body: SyncAdvanceAccepted = { barrier: previous };
       return reply.accepted(body, { headers: { 'Cache-Control': 'no-store' } });
     }
     const barrier = {
@@ -78,24 +63,10 @@ export const postAdvance = mutation(
       page_index: ctx.body.page_index,
       at: isoTime(now + RUNTIME_BARRIER_LEAD_MS),
     };
-    const members = await work.db
-      .selectFrom('screens')
-      .select('id')
-      .where('tenant_id', '=', principal.tenantId)
-      .where('sync_group', '=', group)
-      .where('state', '=', 'active')
-      .execute();
-    await services.events.appendMany(
+    await announceBarrier(
+      services.events,
       work,
-      members.map((m) => ({
-        tenantId: principal.tenantId,
-        screenId: m.id,
-        type: 'screen.sync_barrier' as const,
-        message: `sync group ${group}: page ${barrier.page_index} at ${barrier.at}`,
-        resource: { type: 'screen', id: m.id },
-        details: { group, ...barrier },
-        requestId: ctx.requestId,
-      })),
+      { tenantId: principal.tenantId, group, barrier, requestId: ctx.requestId },
       now,
     );
     const body: SyncAdvanceAccepted = { barrier };
@@ -111,32 +82,15 @@ const LAST_BARRIER_LOOKBACK_MS = 3600_000;
  * member that (re)starts after it: it joins the timeline that barrier began, not the epoch's.
  */
 export const getBarrier = query({ auth: runtimeCookie }, async (ctx): Promise<Reply> => {
-  const row = await ctx.services.store.db
-    .selectFrom('events')
-    .select('details')
-    .where('screen_id', '=', ctx.principal.screenId)
-    .where('type', '=', 'screen.sync_barrier')
-    .where('at', '>', ctx.now - LAST_BARRIER_LOOKBACK_MS)
-    .orderBy('position', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  const details = row?.details
-    ? (JSON.parse(row.details) as { timeline: string; page_index: number; at: string })
-    : null;
-  const body: SyncBarrier = {
-    barrier: details ? { timeline: details.timeline, page_index: details.page_index, at: details.at } : null,
-  };
+  const last = await lastBarrier(ctx.services.store.db, ctx.principal.screenId, ctx.now - LAST_BARRIER_LOOKBACK_MS);
+  const body: SyncBarrier = { barrier: last ?? null };
   return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
 });
 
 export const getLanKey = query({ auth: pairedRuntimeCookie }, async (ctx): Promise<Reply> => {
   // Browser players have no LAN carrier: the key stays with the kiosks (and off public viewers).
   if (!isNativeRequest(ctx)) throw problem('forbidden', 'the LAN key is handed to kiosk (native) sessions only');
-  const screen = await ctx.services.store.db
-    .selectFrom('screens')
-    .select('sync_group')
-    .where('id', '=', ctx.principal.screenId)
-    .executeTakeFirstOrThrow();
+  const screen = await screenSyncGroup(ctx.services.store.db, ctx.principal.screenId);
   if (!screen.sync_group) throw problem('resource_conflict', 'this screen plays in no sync group');
   const key = ctx.services.keys.sign('lockstep-lan', `${ctx.principal.tenantId}\u0000${screen.sync_group}`);
   const body: SyncLanKey = { group: screen.sync_group, key };
