@@ -11,8 +11,8 @@
 // hours; what is measured here is the browser, which reads the same API either way.
 // Goal (issue 19, "stays smooth"): the big project's first card within 2x the baseline's time, its
 // DOM within 1.5x (virtualized: the drawn cards do not grow with the list), its p95 frame during
-// the scroll within 1.5x the baseline's and at most 1% of its frames over 50 ms (a dropped-frame
-// threshold a person notices as a stutter).
+// the scroll within 1.5x the static list's, and its frames over 50 ms (a stutter a person notices)
+// no more than the static list's plus 1% of the frames: the machine's own hiccups count for both.
 import type { Page } from 'playwright-core';
 import { seedProject, SEEDED_PASSWORD_COST, signedIn } from '../dashboard/testing/seeded-dashboard';
 import { SmtpCapture } from '../server/mail/mail.fixtures';
@@ -26,7 +26,7 @@ const LOADS = 3;
 const SCROLL_FRAMES = 300;
 const LONG_FRAME_MS = 50;
 
-const GOAL = { firstCard: 2, dom: 1.5, p95Frame: 1.5, longFrameShare: 0.01 };
+const GOAL = { firstCard: 2, dom: 1.5, p95Frame: 1.5, extraLongFrameShare: 0.01 };
 
 /** Installed before the app's scripts: when the first card of each kind was drawn (the frame after it appeared). */
 const PROBE = () => {
@@ -150,7 +150,7 @@ export async function dashboardLists(): Promise<void> {
       const firstCard = r(m.firstCardMs, b.firstCardMs);
       const dom = r(m.domElements, b.domElements);
       const p95 = r(m.p95FrameMs, m.static.p95FrameMs);
-      const longShare = m.longFrames / m.frames;
+      const extraLong = (m.longFrames - m.static.longFrames) / m.frames;
       const n = BIG[key];
       console.log(`-- ${name} page, ${n} items, ${VIEWPORT.width}×${VIEWPORT.height}`);
       console.log(
@@ -163,9 +163,9 @@ export async function dashboardLists(): Promise<void> {
         `scroll p95 frame: ${m.p95FrameMs.toFixed(1)} ms vs ${m.static.p95FrameMs.toFixed(1)} ms for the static list: ratio ${p95.toFixed(2)} (goal ≤ ${GOAL.p95Frame})`,
       );
       console.log(
-        `frames over ${LONG_FRAME_MS} ms: ${m.longFrames} of ${m.frames} vs ${m.static.longFrames} of ${m.static.frames} for the static list (goal ≤ ${GOAL.longFrameShare * 100}%)`,
+        `frames over ${LONG_FRAME_MS} ms: ${m.longFrames} of ${m.frames} vs ${m.static.longFrames} of ${m.static.frames} for the static list (goal: at most ${GOAL.extraLongFrameShare * 100}% of the frames more)`,
       );
-      if (firstCard > GOAL.firstCard || dom > GOAL.dom || p95 > GOAL.p95Frame || longShare > GOAL.longFrameShare)
+      if (firstCard > GOAL.firstCard || dom > GOAL.dom || p95 > GOAL.p95Frame || extraLong > GOAL.extraLongFrameShare)
         missed = true;
     }
   } finally {
