@@ -12,6 +12,7 @@ import { playbackIngest } from './playback.bench';
 import { remintAtFleetScale } from './remint.bench';
 import { kioskAgent } from './kiosk.bench';
 import { dashboardBundle } from './dashboard-bundle.bench';
+import { dashboardLists } from './dashboard-lists.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
@@ -27,4 +28,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   fleet: fleetActions,
   playback: playbackIngest,
   'dashboard-bundle': dashboardBundle,
+  'dashboard-lists': dashboardLists,
 };

@@ -9,7 +9,12 @@ export interface Loaded<T> {
   reload(): void;
 }
 
-export function useLoaded<T>(load: () => Promise<T>, deps: readonly unknown[], what: string): Loaded<T> {
+/** `load` may show a part of its value before it has the whole (`partial`), e.g. a list page by page. */
+export function useLoaded<T>(
+  load: (partial: (value: T) => void) => Promise<T>,
+  deps: readonly unknown[],
+  what: string,
+): Loaded<T> {
   const [value, setValue] = useState<T>();
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -18,7 +23,9 @@ export function useLoaded<T>(load: () => Promise<T>, deps: readonly unknown[], w
   useEffect(() => {
     let current = true;
     setLoading(true);
-    load().then(
+    load((v) => {
+      if (current) setValue(v);
+    }).then(
       (v) => {
         if (!current) return;
         setValue(v);

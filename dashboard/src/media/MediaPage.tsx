@@ -8,6 +8,7 @@ import { useDashboard } from '../app/dashboard-context';
 import { byteSize, duration } from '../app/format';
 import { Notice, PageHeading } from '../app/PageHeading';
 import { useLoaded } from '../app/use-loaded';
+import { GRID_GAP_REM, GRID_MIN_COLUMN_REM, type Cell, VirtualGrid } from '../app/VirtualGrid';
 import { playlistsUsing } from '../playlists/playlist-summary';
 import { usePlaylists } from '../playlists/use-playlists';
 import { problemMessage } from '../state/problem-message';
@@ -15,17 +16,21 @@ import { createUploadQueue, progressOf, type Upload } from './upload-queue';
 
 /** A project's list is read page by page up to this many items. */
 const MEDIA_LIST_CAP = 2000;
+/** A card with its thumbnail, facts, use and delete button, before it is measured. */
+const MEDIA_ROW_ESTIMATE_PX = 308;
 
 export function MediaPage() {
   const { client } = useDashboard();
-  const media = useLoaded(
-    async () => {
+  const media = useLoaded<Media[]>(
+    async (partial) => {
       const items: Media[] = [];
       let cursor: string | undefined;
       do {
         const page = (await client.media.list({ limit: MEDIA_LIST_MAX_LIMIT, ...(cursor ? { cursor } : {}) })).data;
         items.push(...page.items);
         cursor = page.next_cursor ?? undefined;
+        // The first cards show while the rest of a long list is still being read.
+        if (cursor) partial([...items]);
       } while (cursor && items.length < MEDIA_LIST_CAP);
       return items;
     },
@@ -35,6 +40,14 @@ export function MediaPage() {
   const playlists = usePlaylists();
   const queue = useMemo(() => createUploadQueue(client, () => media.reload()), [client, media.reload]);
   const [result, setResult] = useState<{ text: string; error: boolean } | null>(null);
+  /** The media whose delete is being confirmed: here, not in its card, so it survives the card scrolling away. */
+  const [confirming, setConfirming] = useState<string | null>(null);
+  // Which playlists use each media, once per playlist list rather than once per card drawn.
+  const usedBy = useMemo(() => {
+    const map = new Map<string, Playlist[]>();
+    for (const item of media.value ?? []) map.set(item.id, playlistsUsing(playlists.value ?? [], item.id));
+    return map;
+  }, [media.value, playlists.value]);
 
   return (
     <section className="page">
@@ -43,20 +56,33 @@ export function MediaPage() {
       <UploadList queue={queue} />
       <Notice text={result?.text ?? media.error} error={result?.error ?? Boolean(media.error)} />
       {media.value?.length === 0 && <p className="empty-state">No media yet. Drop images, videos or MP3s above.</p>}
-      <ul className="media-grid" aria-label="Media">
-        {media.value?.map((item) => (
+      <VirtualGrid
+        items={media.value ?? []}
+        itemKey={(item) => item.id}
+        label="Media"
+        className="media-grid"
+        minColumnRem={GRID_MIN_COLUMN_REM}
+        gapRem={GRID_GAP_REM}
+        estimateRowPx={MEDIA_ROW_ESTIMATE_PX}
+        renderItem={(item, cell) => (
           <MediaCard
-            key={item.id}
+            cell={cell}
             media={item}
-            usedBy={playlistsUsing(playlists.value ?? [], item.id)}
+            usedBy={usedBy.get(item.id) ?? []}
+            confirming={confirming === item.id}
+            onConfirm={(on) => setConfirming(on ? item.id : null)}
             onDeleted={(text) => {
               setResult({ text, error: false });
+              setConfirming(null);
               media.reload();
             }}
-            onFailed={(text) => setResult({ text, error: true })}
+            onFailed={(text) => {
+              setConfirming(null);
+              setResult({ text, error: true });
+            }}
           />
-        ))}
-      </ul>
+        )}
+      />
     </section>
   );
 }
@@ -136,30 +162,34 @@ function UploadList({ queue }: { queue: ReturnType<typeof createUploadQueue> }) 
 }
 
 function MediaCard({
+  cell,
   media,
   usedBy,
+  confirming,
+  onConfirm,
   onDeleted,
   onFailed,
 }: {
+  cell: Cell;
   media: Media;
   usedBy: Playlist[];
+  confirming: boolean;
+  onConfirm: (on: boolean) => void;
   onDeleted: (text: string) => void;
   onFailed: (text: string) => void;
 }) {
   const { client } = useDashboard();
-  const [confirming, setConfirming] = useState(false);
   const content = `/dashboard/v1/media/${encodeURIComponent(media.id)}/content`;
   const remove = async () => {
     try {
       await client.media.delete(media.id);
       onDeleted(`Deleted ${media.filename}.`);
     } catch (error) {
-      setConfirming(false);
       onFailed(problemMessage(error, `${media.filename} could not be deleted`));
     }
   };
   return (
-    <li className="media-card" data-testid="media-card">
+    <li {...cell} className="media-card" data-testid="media-card">
       <div className="thumb">
         {media.kind === 'image' ? (
           <img src={content} alt="" loading="lazy" decoding="async" />
@@ -178,7 +208,7 @@ function MediaCard({
         {usedBy.length ? `In ${usedBy.map((p) => `“${p.name}”`).join(', ')}` : 'In no playlist'}
       </p>
       {!confirming ? (
-        <button type="button" className="quiet danger-text" onClick={() => setConfirming(true)}>
+        <button type="button" className="quiet danger-text" onClick={() => onConfirm(true)}>
           Delete…
         </button>
       ) : (
@@ -191,7 +221,7 @@ function MediaCard({
           <button type="button" className="danger" onClick={() => void remove()}>
             Delete {media.filename}
           </button>
-          <button type="button" className="quiet" onClick={() => setConfirming(false)}>
+          <button type="button" className="quiet" onClick={() => onConfirm(false)}>
             Cancel
           </button>
         </fieldset>

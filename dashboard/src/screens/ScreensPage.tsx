@@ -10,12 +10,16 @@ import { screenshotUrl } from '../fleet/ScreenControls';
 import { Notice, PageHeading } from '../app/PageHeading';
 import { screenPath } from '../app/routes';
 import { useNow } from '../app/use-now';
+import { GRID_GAP_REM, GRID_MIN_COLUMN_REM, type Cell, VirtualGrid } from '../app/VirtualGrid';
 import { playlistName, usePlaylists } from '../playlists/use-playlists';
 import { problemMessage } from '../state/problem-message';
 import { sortedScreens } from '../state/screens-store';
 import { healthLine } from './health-line';
 import { isPairingCode, normalizePairingCode } from './pairing-code';
 import { ScreenStatus } from './ScreenStatus';
+
+/** A card with a screenshot, status, what plays and a line of tags, before it is measured. */
+const SCREEN_ROW_ESTIMATE_PX = 264;
 
 export function ScreensPage() {
   const byId = useScreens((s) => s.byId);
@@ -61,29 +65,38 @@ export function ScreensPage() {
           onDone={() => void store.getState().load()}
         />
       )}
-      <ul className="screen-grid" aria-label="Screens">
-        {screens.map((screen) => (
+      <VirtualGrid
+        items={screens}
+        itemKey={(screen) => screen.id}
+        label="Screens"
+        className="screen-grid"
+        minColumnRem={GRID_MIN_COLUMN_REM}
+        gapRem={GRID_GAP_REM}
+        estimateRowPx={SCREEN_ROW_ESTIMATE_PX}
+        renderItem={(screen, cell) => (
           <ScreenCard
-            key={screen.id}
+            cell={cell}
             screen={screen}
             now={now}
             playlists={playlists.value}
             selected={chosen.includes(screen.id)}
             onSelect={(on) => toggle(screen.id, on)}
           />
-        ))}
-      </ul>
+        )}
+      />
     </section>
   );
 }
 
 function ScreenCard({
+  cell,
   screen,
   now,
   playlists,
   selected,
   onSelect,
 }: {
+  cell: Cell;
   screen: Screen;
   now: number;
   playlists: Playlist[] | undefined;
@@ -95,7 +108,7 @@ function ScreenCard({
   const playing = health?.now_playing ? health.now_playing.playlist_id : screen.playlist_id;
   const line = health ? healthLine(health, now) : '';
   return (
-    <li className={`screen-card${selected ? ' selected' : ''}`} data-testid="screen-card">
+    <li {...cell} className={`screen-card${selected ? ' selected' : ''}`} data-testid="screen-card">
       {shot?.state === 'ready' && shot.capture_id ? (
         <img
           className="card-shot"
