@@ -14,7 +14,7 @@
 // the scroll within 1.5x the static list's, and its frames over 50 ms (a stutter a person notices)
 // no more than the static list's plus 1% of the frames: the machine's own hiccups count for both.
 import type { Page } from 'playwright-core';
-import { seedProject, SEEDED_PASSWORD_COST, signedIn } from '../dashboard/testing/seeded-dashboard';
+import { seedProject, SEEDED_PASSWORD_COST, signedIn } from '../server/dashboard/seeded-dashboard.fixtures';
 import { SmtpCapture } from '../server/mail/mail.fixtures';
 import { TestServer } from '../server/testing/harness';
 import { launchChromium } from '../sdk/testing/chromium';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SmtpCapture } from '../../../server/mail/mail.fixtures';
 import { TestServer } from '../../../server/testing/harness';
 import { launchChromium } from '../../../sdk/testing/chromium';
-import { seedProject, SEEDED_PASSWORD_COST, signedIn } from '../../testing/seeded-dashboard';
+import { seedProject, SEEDED_PASSWORD_COST, signedIn } from '../../../server/dashboard/seeded-dashboard.fixtures';
 
 const SCREENS = 120;
 const DESKTOP = { width: 1440, height: 900 };

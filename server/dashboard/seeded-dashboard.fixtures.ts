@@ -3,11 +3,11 @@
 // limits and plan), a member invited and signed up through the API, and a Chromium context signed
 // in through the app's own form.
 import type { Browser, Page } from 'playwright-core';
-import { linkToken, type SmtpCapture } from '../../server/mail/mail.fixtures';
-import { insertScreensShowing } from '../../server/manifests/manifests.fixtures';
-import { imageDoc, insertMedia } from '../../server/playlists/content.fixtures';
-import { DashboardBrowser } from '../../server/sign-in/dashboard.fixtures';
-import { randomKey, type TestServer } from '../../server/testing/harness';
+import { linkToken, type SmtpCapture } from '../mail/mail.fixtures';
+import { insertScreensShowing } from '../manifests/manifests.fixtures';
+import { imageDoc, insertMedia } from '../playlists/content.fixtures';
+import { DashboardBrowser } from '../sign-in/dashboard.fixtures';
+import { randomKey, type TestServer } from '../testing/harness';
 
 export const SEEDED_PASSWORD = 'a seeded passphrase of some length';
 /** A cheap scrypt cost: the callers measure the browser, not the hash. */
