@@ -425,7 +425,7 @@ describe('upcoming (the pages from the next boundary)', () => {
   it('accepts pages bound to this revision, at the next boundary', () => {
     const result = parseRuntimeManifest(withUpcoming(), ORIGIN);
     expect(result.ok).toBe(true);
-    expect((result as { manifest: RuntimeManifest }).manifest.upcoming?.pages[0]!.id).toBe('welcome');
+    expect((result as { manifest: RuntimeManifest }).manifest.upcoming!.pages[0]!.id).toBe('welcome');
   });
 
   it('rejects an upcoming at another instant than nextBoundaryAt, or without one', () => {
