@@ -102,6 +102,38 @@ describe('upcoming', () => {
     expect(manifest.upcoming).toMatchObject({ at: '2026-11-23T08:05:00.000Z', playlistId: defaultPlaylist });
   });
 
+  it('remints a minted manifest whose upcoming a schedule write changed, and only then (upcoming_changed)', async () => {
+    const { player, id } = await berlinPlayer();
+    const [first, second] = [await playlist(), await playlist()];
+    await putSchedule(id, [lunch(first)]);
+    const minted = (await validManifest(server, player)).manifest;
+    expect(minted.upcoming?.playlistId).toBe(first);
+    const revision = async () =>
+      (
+        await server.services.store.db
+          .selectFrom('screens')
+          .select('manifest_revision')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).manifest_revision;
+    const before = await revision();
+    // The effective playlist stays; what the screen shows from 11:30 does not.
+    await putSchedule(id, [lunch(second)]);
+    expect(await revision()).toBe(before + 1);
+    const changed = await server.services.store.db
+      .selectFrom('events')
+      .select('details')
+      .where('screen_id', '=', id)
+      .where('type', '=', 'screen.manifest_changed')
+      .orderBy('position', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(changed.details!)).toMatchObject({ reason: 'upcoming_changed' });
+    expect((await validManifest(server, player)).manifest.upcoming?.playlistId).toBe(second);
+    // The same plan written again changes nothing the manifest says.
+    await putSchedule(id, [lunch(second)]);
+    expect(await revision()).toBe(before + 1);
+  });
+
   it('leaves application placements out (their capabilities need the server), and a page left empty', async () => {
     const { player, id } = await berlinPlayer();
     const { releaseId } = await packagedRelease(server, projectId);
