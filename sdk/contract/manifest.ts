@@ -233,6 +233,13 @@ export type RuntimeSync = z.infer<typeof RuntimeSync>;
  * their capabilities and launches need the server. Played by the player as a derived loop until
  * the reminted revision arrives (docs/decisions.md, "Offline switch at a boundary").
  */
+/**
+ * A client names the optional manifest members it understands in this request header; the server
+ * leaves out those it does not name, so an older player (closed objects) keeps accepting manifests.
+ */
+export const MANIFEST_FEATURES_HEADER = 'Marquee-Manifest-Features';
+export const MANIFEST_FEATURE_UPCOMING = 'upcoming';
+
 export const RuntimeUpcoming = z.strictObject({
   at: Instant,
   playlistId: z.string().min(1).max(128),

@@ -9,6 +9,7 @@ import { imageDoc, imagePlacement, insertMedia, page } from '../playlists/conten
 import {
   applicationPlacement,
   createPlaylist,
+  getManifest,
   packagedRelease,
   pairedPlayer,
   patchScreen,
@@ -78,6 +79,26 @@ describe('upcoming', () => {
     const after = (await validManifest(server, player)).manifest;
     expect(after.playlistId).toBe(lunchPlaylist);
     expect(after.upcoming).toMatchObject({ at: '2026-11-23T13:00:00.000Z', playlistId: defaultPlaylist });
+  });
+
+  it('is left out for a client that does not name it (an older player), with its own validator', async () => {
+    const { player, id } = await berlinPlayer();
+    await putSchedule(id, [lunch(await playlist())]);
+    const asked = await getManifest(server, player);
+    expect(asked.json().upcoming).toBeDefined();
+    const older = await server.request('GET', '/runtime/v1/manifest', { cookies: player.cookies });
+    expect(older.status).toBe(200);
+    expect(older.json().upcoming).toBeUndefined();
+    expect(older.json().nextBoundaryAt).toBe('2026-11-23T10:30:00.000Z');
+    // The tag of one is not a 304 for the other.
+    const crossed = await server.request('GET', '/runtime/v1/manifest', {
+      cookies: player.cookies,
+      headers: { 'if-none-match': asked.headers.etag as string },
+    });
+    expect(crossed.status).toBe(200);
+    expect(
+      (await getManifest(server, player, { headers: { 'if-none-match': asked.headers.etag as string } })).status,
+    ).toBe(304);
   });
 
   it('is absent when the next boundary does not change the effective playlist', async () => {
