@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import { titledPng, webmClip } from '../../../e2e/support/media-fixtures';
 import type { Sample } from '../testing/engine-entry';
+import { UPCOMING_GRACE_MS } from './upcoming';
 import { images, manifest, page, PlayerFixture, videos, type EngineTestWindow } from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
@@ -381,8 +382,8 @@ describe('swapping manifests', () => {
     const all = onGlass(await samples(p));
     const u1 = all.find((s) => s.page === 'u1')!;
     // Not before the boundary, and at the first page boundary after it (a1 turns every 500 ms).
-    expect(u1.t).toBeGreaterThanOrEqual(start + 1500);
-    expect(u1.t).toBeLessThan(start + 1500 + 1200);
+    expect(u1.t).toBeGreaterThanOrEqual(start + 1500 + UPCOMING_GRACE_MS);
+    expect(u1.t).toBeLessThan(start + 1500 + UPCOMING_GRACE_MS + 1200);
     expect(all.filter((s) => s.t >= u1.t).every((s) => s.page === 'u1')).toBe(true);
     // The same revision again (a capability refresh, a restart from disk) stays on the derived loop.
     await p.evaluate((m) => (window as unknown as TestWindow).m.engine.setManifest(m), served);

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseRuntimeManifest, type RuntimeManifest } from '../../../sdk/contract/manifest';
 import { manifestFixture, pageFixture, RUNTIME_ORIGIN } from './manifest.fixtures';
-import { playableAt, switchAt } from './upcoming';
+import { playableAt, switchAt, UPCOMING_GRACE_MS } from './upcoming';
 
 const AT = '2026-03-02T12:00:00.000Z';
-const at = Date.parse(AT);
+/** When the derived loop starts: the boundary plus the grace. */
+const at = Date.parse(AT) + UPCOMING_GRACE_MS;
 
 function served(overrides: Partial<RuntimeManifest> = {}): RuntimeManifest {
   return manifestFixture({

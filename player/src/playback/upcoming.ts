@@ -6,6 +6,13 @@
 // a boundary").
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 
+/**
+ * The derived loop starts this long after `upcoming.at`: the playback clock of a player outside a
+ * sync group comes from Date headers (second resolution), and an online player's remint (fetched
+ * at the boundary's manifest_changed, or 1.5 s after it) replaces the old revision first.
+ */
+export const UPCOMING_GRACE_MS = 2000;
+
 export interface Playable {
   manifest: RuntimeManifest;
   /** The upcoming pages of `served`, not a revision the server minted. */
@@ -15,7 +22,7 @@ export interface Playable {
 /** What to play of `served` at `now`: its own pages, or past its upcoming's instant, the derived loop. */
 export function playableAt(served: RuntimeManifest, now: number): Playable {
   const upcoming = served.upcoming;
-  if (!upcoming || now < Date.parse(upcoming.at)) return { manifest: served, derived: false };
+  if (!upcoming || now < Date.parse(upcoming.at) + UPCOMING_GRACE_MS) return { manifest: served, derived: false };
   const { upcoming: _upcoming, nextBoundaryAt: _next, soundtrack: _soundtrack, sync, ...rest } = served;
   return {
     manifest: {
@@ -33,5 +40,5 @@ export function playableAt(served: RuntimeManifest, now: number): Playable {
 /** When `served` turns into its derived loop (ms on the playback clock), or null when it never does. */
 export function switchAt(served: RuntimeManifest): number | null {
   const at = served.upcoming ? Date.parse(served.upcoming.at) : Number.NaN;
-  return Number.isFinite(at) ? at : null;
+  return Number.isFinite(at) ? at + UPCOMING_GRACE_MS : null;
 }
