@@ -1,7 +1,9 @@
 // Schedule boundaries on a real player in real time: a schedule entry that begins at the next whole
 // minute (rules have minute resolution) switches the screen by the server's boundary timer at that
 // instant, not before; a takeover ends by itself at its until. The server's clock is the real one:
-// nothing about it can be set from outside, so this runs the production path unchanged.
+// nothing about it can be set from outside, so this runs the production path unchanged. A player
+// whose network is cut before a takeover ends switches at the end all the same, from its manifest's
+// upcoming pages (docs/decisions.md, "Offline switch at a boundary").
 import { expect, test } from './support/fixtures';
 import { imagePage } from './support/playlist-documents';
 import type { PlayerPage } from './pages/player-page';
@@ -95,4 +97,50 @@ test('a player switches at a schedule boundary, not before, and a takeover ends 
   });
 
   if (!takeoverFirst) await test.step('a takeover ends on time by itself', () => takeoverStep('menu'));
+});
+
+test('a player cut off from the network switches at the takeover end from its manifest, then takes the remint', async ({
+  player,
+  pairedScreen: screen,
+  project,
+  library,
+  context,
+}) => {
+  test.setTimeout(90_000);
+  const { media } = library;
+  const [lobby, alert] = await Promise.all([
+    project.createPlaylist({ name: 'Lobby', pages: [imagePage('welcome', media.welcome, PAGE_MS)] }),
+    project.createPlaylist({ name: 'Drill', pages: [imagePage('quiet', media.quiet, PAGE_MS)] }),
+  ]);
+  await project.patchScreen(screen.id, { playlist_id: lobby.id, timezone: 'UTC' });
+  await player.waitForLivePage('welcome', 30_000);
+
+  const until = Date.now() + 9000;
+  const res = await project.screenActions(
+    { ids: [screen.id] },
+    { type: 'takeover', playlist_id: alert.id, until: new Date(until).toISOString(), reason: 'drill' },
+  );
+  expect(res.results[0]).toMatchObject({ ok: true });
+  await player.waitForLivePage('quiet', 8000);
+  // The takeover's manifest names what follows its end, and its media are held for offline play.
+  expect(await player.upcomingAt()).toBe(new Date(until).toISOString());
+  await expect
+    .poll(() => player.holdsForOffline([media.welcome, media.quiet]), { timeout: until - Date.now() - 1500 })
+    .toBe(true);
+  // On glass once its first page's transition has finished: activated then.
+  await expect.poll(() => player.activeRevision(), { timeout: 3000 }).toMatch(/^man_/);
+  const takeoverRevision = await player.heldRevision();
+  await expect.poll(() => player.activeRevision(), { timeout: 3000 }).toBe(takeoverRevision);
+
+  // Every request of the page fails as on a cut network (media come from the service worker's cache).
+  await context.setOffline(true);
+  const back = await seenAt(player, 'welcome', until - Date.now() + ON_GLASS_WITHIN_MS);
+  expect(back).toBeGreaterThanOrEqual(until);
+  expect(back - until).toBeLessThan(ON_GLASS_WITHIN_MS);
+  // Nothing reached the server: the player still holds the takeover's revision, and plays its upcoming pages.
+  expect(await player.activeRevision()).toBe(takeoverRevision);
+
+  await context.setOffline(false);
+  await expect.poll(() => player.activeRevision(), { timeout: 30_000 }).not.toBe(takeoverRevision);
+  expect(await player.livePageId()).toBe('welcome');
 });

@@ -9,7 +9,13 @@ export const ARTIFACTS = path.resolve(import.meta.dirname, '..', 'artifacts');
 /** What the player exposes on window for tests and operators. */
 interface PlayerWindow {
   marqueePlayer: {
-    store: { getState(): { session: { paired: boolean; publicUrl: string } | null; activeRevision: string | null } };
+    store: {
+      getState(): {
+        session: { paired: boolean; publicUrl: string } | null;
+        activeRevision: string | null;
+        manifest: { manifestRevision: string; upcoming?: { at: string } } | null;
+      };
+    };
   };
 }
 
@@ -123,6 +129,20 @@ export class PlayerPage {
   /** The manifest revision on glass. */
   activeRevision(): Promise<string | null> {
     return this.page.evaluate(() => (window as unknown as PlayerWindow).marqueePlayer.store.getState().activeRevision);
+  }
+
+  /** The revision of the manifest the player holds (fetched; on glass once activated). */
+  heldRevision(): Promise<string | null> {
+    return this.page.evaluate(
+      () => (window as unknown as PlayerWindow).marqueePlayer.store.getState().manifest?.manifestRevision ?? null,
+    );
+  }
+
+  /** When the manifest the player holds switches to its upcoming pages by itself (null: it does not). */
+  upcomingAt(): Promise<string | null> {
+    return this.page.evaluate(
+      () => (window as unknown as PlayerWindow).marqueePlayer.store.getState().manifest?.upcoming?.at ?? null,
+    );
   }
 
   /** Whether the service worker controls the page and holds every one of these media (offline-ready). */

@@ -4,7 +4,12 @@
 // root-relative (the agent answers them), an application's origin becomes the release's local
 // origin, and placement capabilities are the agent's own (the upstream ones stay in the agent).
 import crypto from 'node:crypto';
-import type { RuntimeApplicationPlacement, RuntimeManifest } from '../../sdk/contract/manifest';
+import {
+  grantedPages,
+  type RuntimeApplicationPlacement,
+  type RuntimeManifest,
+  type RuntimePage,
+} from '../../sdk/contract/manifest';
 import type { MirrorItem } from './mirror';
 import { treeKey } from './release-trees';
 
@@ -18,10 +23,10 @@ function pathOf(url: string): string {
   return new URL(url, 'http://manifest.invalid').pathname;
 }
 
-/** Every media item, soundtrack track and application package of the manifest, once each. */
+/** Every media item (its upcoming pages' too), soundtrack track and application package of the manifest, once each. */
 export function mirrorItemsOf(manifest: RuntimeManifest): MirrorItem[] {
   const items = new Map<string, MirrorItem>();
-  for (const page of manifest.pages) {
+  for (const page of grantedPages(manifest)) {
     for (const placement of page.placements) {
       const content = placement.content;
       if (content.type === 'image' || content.type === 'video') {
@@ -69,7 +74,7 @@ export function mediaOf(
   manifest: RuntimeManifest,
   mediaId: string,
 ): { sha256: string; bytes: number; contentType: string } | undefined {
-  for (const page of manifest.pages)
+  for (const page of grantedPages(manifest))
     for (const placement of page.placements) {
       const content = placement.content;
       if (content.type === 'image' || content.type === 'video') {
@@ -94,35 +99,37 @@ export interface LocalRendering {
 
 /** The manifest as the renderer gets it from the agent's origin. */
 export function renderLocalManifest(manifest: RuntimeManifest, local: LocalRendering): RuntimeManifest {
+  const localPage = (page: RuntimePage): RuntimePage => ({
+    ...page,
+    placements: page.placements.map((placement) => {
+      const content = placement.content;
+      if (content.type === 'image' || content.type === 'video') {
+        return {
+          ...placement,
+          content: { ...content, items: content.items.map((i) => ({ ...i, src: pathOf(i.src) })) },
+        } as typeof placement;
+      }
+      if (content.type === 'application') {
+        const capability = local.capability(placement as RuntimeApplicationPlacement, page.id);
+        return {
+          ...placement,
+          content: {
+            ...content,
+            launchUrl: pathOf(content.launchUrl),
+            origin: local.releaseOrigin(content.releaseId),
+            package: { ...content.package, url: pathOf(content.package.url) },
+          },
+          capabilityHandle: capability.handle,
+          capabilityExpiresAt: capability.expiresAt,
+        } as typeof placement;
+      }
+      return placement;
+    }),
+  });
   return {
     ...manifest,
-    pages: manifest.pages.map((page) => ({
-      ...page,
-      placements: page.placements.map((placement) => {
-        const content = placement.content;
-        if (content.type === 'image' || content.type === 'video') {
-          return {
-            ...placement,
-            content: { ...content, items: content.items.map((i) => ({ ...i, src: pathOf(i.src) })) },
-          } as typeof placement;
-        }
-        if (content.type === 'application') {
-          const capability = local.capability(placement as RuntimeApplicationPlacement, page.id);
-          return {
-            ...placement,
-            content: {
-              ...content,
-              launchUrl: pathOf(content.launchUrl),
-              origin: local.releaseOrigin(content.releaseId),
-              package: { ...content.package, url: pathOf(content.package.url) },
-            },
-            capabilityHandle: capability.handle,
-            capabilityExpiresAt: capability.expiresAt,
-          } as typeof placement;
-        }
-        return placement;
-      }),
-    })),
+    pages: manifest.pages.map(localPage),
+    ...(manifest.upcoming ? { upcoming: { ...manifest.upcoming, pages: manifest.upcoming.pages.map(localPage) } } : {}),
     ...(manifest.soundtrack
       ? {
           soundtrack: {

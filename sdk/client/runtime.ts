@@ -12,7 +12,13 @@ import {
   type ScreenObservation,
 } from '../contract/screen-health';
 import { kvCollectionPath, kvKeyPath, PLACEMENT_CAPABILITY_HEADER } from '../contract/kv';
-import { parseRuntimeManifest, type ManifestIssue, type RuntimeManifest } from '../contract/manifest';
+import {
+  MANIFEST_FEATURE_UPCOMING,
+  MANIFEST_FEATURES_HEADER,
+  parseRuntimeManifest,
+  type ManifestIssue,
+  type RuntimeManifest,
+} from '../contract/manifest';
 import type { PlaybackAck, PlaybackReport } from '../contract/playback';
 import type {
   ReleaseLaunch,
@@ -191,7 +197,11 @@ export class RuntimeClient {
    */
   async manifest(etag: string | null, contentOrigin: string, signal?: AbortSignal): Promise<ManifestFetch> {
     const answer = await this.call<unknown>('GET', '/runtime/v1/manifest', {
-      headers: etag ? { 'If-None-Match': etag } : {},
+      // This build plays `upcoming` (an offline switch at a boundary).
+      headers: {
+        [MANIFEST_FEATURES_HEADER]: MANIFEST_FEATURE_UPCOMING,
+        ...(etag ? { 'If-None-Match': etag } : {}),
+      },
       signal,
     });
     if (answer.status === 304) return { status: 'unchanged' };

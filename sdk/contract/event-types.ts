@@ -39,6 +39,11 @@ export const MANIFEST_CHANGE_REASONS = [
   'sync_changed',
   /** A schedule boundary, a schedule write or a takeover changed the effective playlist. */
   'playlist_switched',
+  /**
+   * The effective playlist is unchanged, but the next boundary or what the screen shows from it is
+   * not what the manifest says (its nextBoundaryAt and upcoming): a schedule write, a takeover, a boundary.
+   */
+  'upcoming_changed',
   /** The manifest revision is unchanged; its grants were reissued at a new content-access generation. */
   'content_access_regranted',
 ] as const;

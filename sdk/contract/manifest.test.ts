@@ -413,3 +413,39 @@ describe('placements by content type', () => {
     expect(() => placementOf(image, 'application')).toThrow('placement shows image, not application');
   });
 });
+
+describe('upcoming (the pages from the next boundary)', () => {
+  const withUpcoming = () => {
+    const m = manifest();
+    m.nextBoundaryAt = '2026-08-14T18:00:00Z';
+    m.upcoming = { at: '2026-08-14T18:00:00.000Z', playlistId: 'pl_b', playlistRevision: 4, pages: [m.pages[0]] };
+    return m;
+  };
+
+  it('accepts pages bound to this revision, at the next boundary', () => {
+    const result = parseRuntimeManifest(withUpcoming(), ORIGIN);
+    expect(result.ok).toBe(true);
+    expect((result as { manifest: RuntimeManifest }).manifest.upcoming!.pages[0]!.id).toBe('welcome');
+  });
+
+  it('rejects an upcoming at another instant than nextBoundaryAt, or without one', () => {
+    const m = withUpcoming();
+    m.upcoming.at = '2026-08-14T18:00:01Z';
+    expect(rejected(parseRuntimeManifest(m, ORIGIN)).join()).toContain('upcoming.at: must equal nextBoundaryAt');
+    const none = withUpcoming();
+    delete none.nextBoundaryAt;
+    expect(rejected(parseRuntimeManifest(none, ORIGIN)).join()).toContain('upcoming.at');
+  });
+
+  it('rejects application placements and media not bound to this revision', () => {
+    const m = withUpcoming();
+    m.upcoming.pages = [m.pages[2]];
+    expect(rejected(parseRuntimeManifest(m, ORIGIN)).join()).toContain(
+      'upcoming.pages.0.placements.0: upcoming pages carry no application placements',
+    );
+    const foreign = withUpcoming();
+    foreign.upcoming.pages[0] = structuredClone(foreign.pages[0]);
+    foreign.upcoming.pages[0].placements[0].content.items[0].src = '/content/v1/manifests/man_other/media/med_a';
+    expect(rejected(parseRuntimeManifest(foreign, ORIGIN)).join()).toContain('upcoming.pages.0.placements.0.content');
+  });
+});

@@ -225,6 +225,29 @@ export const RuntimeSync = z.strictObject({
 });
 export type RuntimeSync = z.infer<typeof RuntimeSync>;
 
+/**
+ * Our addition: what the screen shows from its next boundary (`at`, equal to `nextBoundaryAt`), so
+ * a player cut off from the server at that instant still switches on time. The server composes it
+ * from the resolution at `at`; its media are granted under this manifest's revision (their `src`
+ * are this revision's routes) and cached with the rest. Application placements are never here:
+ * their capabilities and launches need the server. Played by the player as a derived loop until
+ * the reminted revision arrives (docs/decisions.md, "Offline switch at a boundary").
+ */
+/**
+ * A client names the optional manifest members it understands in this request header; the server
+ * leaves out those it does not name, so an older player (closed objects) keeps accepting manifests.
+ */
+export const MANIFEST_FEATURES_HEADER = 'Marquee-Manifest-Features';
+export const MANIFEST_FEATURE_UPCOMING = 'upcoming';
+
+export const RuntimeUpcoming = z.strictObject({
+  at: Instant,
+  playlistId: z.string().min(1).max(128),
+  playlistRevision: z.number().int().min(0),
+  pages: z.array(RuntimePage).min(1).max(LIMITS.playlist_max_pages),
+});
+export type RuntimeUpcoming = z.infer<typeof RuntimeUpcoming>;
+
 export const RuntimeManifest = z
   .strictObject({
     schemaVersion: z.literal(MANIFEST_SCHEMA_VERSION),
@@ -253,22 +276,40 @@ export const RuntimeManifest = z
      * what the screen shows; the player fetches its manifest again then, even if its stream is down.
      */
     nextBoundaryAt: Instant.optional(),
+    upcoming: RuntimeUpcoming.optional(),
   })
   .superRefine((m, ctx) => {
-    const seen = new Set<string>();
-    m.pages.forEach((page, i) => {
-      if (seen.has(page.id))
-        ctx.addIssue({ code: 'custom', path: ['pages', i, 'id'], message: `page id "${page.id}" is not unique` });
-      seen.add(page.id);
-      if (m.darkened) ctx.addIssue({ code: 'custom', path: ['pages', i], message: 'a darkened manifest has no pages' });
-      if (page.visibility && m.timezone === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['pages', i, 'visibility'],
-          message: 'a page with visibility needs the manifest timezone',
-        });
-      }
-    });
+    const checkPages = (pages: readonly RuntimePage[], at: (string | number)[]) => {
+      const seen = new Set<string>();
+      pages.forEach((page, i) => {
+        if (seen.has(page.id))
+          ctx.addIssue({ code: 'custom', path: [...at, i, 'id'], message: `page id "${page.id}" is not unique` });
+        seen.add(page.id);
+        if (m.darkened) ctx.addIssue({ code: 'custom', path: [...at, i], message: 'a darkened manifest has no pages' });
+        if (page.visibility && m.timezone === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [...at, i, 'visibility'],
+            message: 'a page with visibility needs the manifest timezone',
+          });
+        }
+      });
+    };
+    checkPages(m.pages, ['pages']);
+    if (!m.upcoming) return;
+    checkPages(m.upcoming.pages, ['upcoming', 'pages']);
+    if (m.nextBoundaryAt === undefined || Date.parse(m.upcoming.at) !== Date.parse(m.nextBoundaryAt))
+      ctx.addIssue({ code: 'custom', path: ['upcoming', 'at'], message: 'must equal nextBoundaryAt' });
+    m.upcoming.pages.forEach((page, i) =>
+      page.placements.forEach((p, j) => {
+        if (p.content.type === 'application')
+          ctx.addIssue({
+            code: 'custom',
+            path: ['upcoming', 'pages', i, 'placements', j],
+            message: 'upcoming pages carry no application placements',
+          });
+      }),
+    );
   });
 
 export type RuntimeManifest = z.infer<typeof RuntimeManifest>;
@@ -318,6 +359,11 @@ export function placementOf<P extends WithContent, K extends P['content']['type'
 ): PlacementOf<P, K> {
   if (!isPlacementOf(placement, kind)) throw new TypeError(`placement shows ${placement.content.type}, not ${kind}`);
   return placement;
+}
+
+/** The pages whose content a manifest grants: its own and its upcoming ones (to cache and mirror). */
+export function grantedPages(manifest: RuntimeManifest): RuntimePage[] {
+  return manifest.upcoming ? [...manifest.pages, ...manifest.upcoming.pages] : manifest.pages;
 }
 
 // ---- URL binding ----
@@ -379,9 +425,13 @@ export function manifestUrlViolations(manifest: RuntimeManifest, runtimeOrigin: 
     const violation = boundUrlViolation(raw, runtimeOrigin, expected);
     if (violation) issues.push({ path, message: violation });
   };
-  manifest.pages.forEach((page, p) => {
+  const pages = [
+    ...manifest.pages.map((page, p) => ({ page, path: `pages.${p}` })),
+    ...(manifest.upcoming?.pages ?? []).map((page, p) => ({ page, path: `upcoming.pages.${p}` })),
+  ];
+  pages.forEach(({ page, path }) => {
     page.placements.forEach((placement, i) => {
-      const at = `pages.${p}.placements.${i}.content`;
+      const at = `${path}.placements.${i}.content`;
       const content = placement.content;
       if (content.type === 'image' || content.type === 'video') {
         content.items.forEach((item, j) => check(`${at}.items.${j}.src`, item.src, mediaRoute(rev, item.mediaId)));

@@ -64,6 +64,15 @@ export interface StoredManifest {
   darkened?: true;
   sync?: RuntimeSync;
   nextBoundaryAt?: string;
+  /** What the screen shows from its next boundary, for a player offline then (RuntimeUpcoming). */
+  upcoming?: StoredUpcoming;
+}
+
+export interface StoredUpcoming {
+  at: string;
+  playlistId: string;
+  playlistRevision: number;
+  pages: StoredPage[];
 }
 
 /**
@@ -120,6 +129,11 @@ export interface ComposeInputs {
   revision: number;
   /** The effective playlist; null when none applies (unassigned). */
   playlist: ServedPlaylist | null;
+  /**
+   * The playlist the schedule resolves to at the screen's next boundary, when that differs from
+   * `playlist`: its pages go into the manifest as `upcoming` (media, ready and owned, in `media`).
+   */
+  upcoming?: ServedPlaylist | null;
   /** Ready media of the tenant that the playlist names. */
   media: ReadonlyMap<string, MediaFacts>;
   /** Ready releases (of live applications) that the playlist names. */
@@ -163,7 +177,7 @@ export function playlistNeeds(playlist: ServedPlaylist): { mediaIds: Set<string>
  */
 export function composeManifest(inputs: ComposeInputs): Composition {
   const { screen, playlist } = inputs;
-  const base: Pick<StoredManifest, 'screenLabel' | 'generatedAt' | 'timezone' | 'nextBoundaryAt'> = {
+  const base: Pick<StoredManifest, 'screenLabel' | 'generatedAt' | 'timezone' | 'nextBoundaryAt' | 'upcoming'> = {
     screenLabel: screen.label,
     generatedAt: isoTime(inputs.now),
     ...(screen.timezone !== null ? { timezone: screen.timezone } : {}),
@@ -173,20 +187,21 @@ export function composeManifest(inputs: ComposeInputs): Composition {
   }
   // A schedule boundary or a takeover end: the player fetches its manifest again then.
   if (screen.nextBoundaryAt) base.nextBoundaryAt = isoTime(screen.nextBoundaryAt);
-  if (playlist === null)
-    return { stored: { ...base, playlistRevision: 0, pages: [] }, content: [], hasCapabilities: false };
 
   const manifestRevision = manifestRevisionId(screen.id, inputs.revision);
   const content = new Map<string, ContentRef>();
   const grant = (kind: ManifestContentKind, ref: string) => content.set(`${kind}\u0000${ref}`, { kind, ref });
   let hasCapabilities = false;
 
-  const placement = (p: Placement): StoredPlacement | null => {
+  // Upcoming pages leave applications out: their capabilities and launches need the server, and a
+  // player that can reach it gets the reminted revision within seconds of the boundary anyway.
+  const placement = (p: Placement, applications: boolean): StoredPlacement | null => {
     const common = { id: p.id, rect: p.rect, layer: p.layer, ...(p.enter ? { enter: p.enter } : {}) };
     const c = p.content;
     if (c.type === 'iframe')
       return { ...common, content: { type: 'iframe', src: c.src, title: c.title }, contentFit: 'fill' };
     if (c.type === 'application') {
+      if (!applications) return null;
       const release = inputs.releases.get(c.release_id);
       const pkg = inputs.packages.get(c.release_id);
       if (!release || !pkg) return null;
@@ -257,30 +272,52 @@ export function composeManifest(inputs: ComposeInputs): Composition {
     };
   };
 
-  const pages = playlist.pages.flatMap((page): StoredPage[] => {
-    const body = isAdslotPage(page) ? page.fallback : page;
-    // Pages with visibility are evaluated in the screen's zone; without one they cannot be (assignment prevents it).
-    if (page.visibility && screen.timezone === null) return [];
-    const placements = body.placements.map(placement).filter((p): p is StoredPlacement => p !== null);
-    if (placements.length === 0) return [];
-    return [
-      {
-        contractVersion: CANVAS_CONTRACT_VERSION,
-        id: page.id,
-        canvas: {
-          width: body.canvas.width,
-          height: body.canvas.height,
-          viewportFit: body.canvas.viewport_fit,
-          background: body.canvas.background,
+  const pagesOf = (playlist: ServedPlaylist, applications: boolean) =>
+    playlist.pages.flatMap((page): StoredPage[] => {
+      const body = isAdslotPage(page) ? page.fallback : page;
+      // Pages with visibility are evaluated in the screen's zone; without one they cannot be (assignment prevents it).
+      if (page.visibility && screen.timezone === null) return [];
+      const placements = body.placements
+        .map((p) => placement(p, applications))
+        .filter((p): p is StoredPlacement => p !== null);
+      if (placements.length === 0) return [];
+      return [
+        {
+          contractVersion: CANVAS_CONTRACT_VERSION,
+          id: page.id,
+          canvas: {
+            width: body.canvas.width,
+            height: body.canvas.height,
+            viewportFit: body.canvas.viewport_fit,
+            background: body.canvas.background,
+          },
+          transition: { type: page.transition.type, durationMs: page.transition.duration_ms },
+          advance: advanceOf(body.advance),
+          ...(page.visibility ? { visibility: page.visibility } : {}),
+          ...(isAdslotPage(page) ? { slot: { key: page.slot.key } } : {}),
+          placements,
         },
-        transition: { type: page.transition.type, durationMs: page.transition.duration_ms },
-        advance: advanceOf(body.advance),
-        ...(page.visibility ? { visibility: page.visibility } : {}),
-        ...(isAdslotPage(page) ? { slot: { key: page.slot.key } } : {}),
-        placements,
-      },
-    ];
-  });
+      ];
+    });
+
+  const upcoming = inputs.upcoming;
+  if (screen.nextBoundaryAt && upcoming && upcoming.id !== playlist?.id) {
+    const pages = pagesOf(upcoming, false);
+    if (pages.length > 0)
+      base.upcoming = {
+        at: isoTime(screen.nextBoundaryAt),
+        playlistId: upcoming.id,
+        playlistRevision: upcoming.revision,
+        pages,
+      };
+  }
+  if (playlist === null)
+    return {
+      stored: { ...base, playlistRevision: 0, pages: [] },
+      content: [...content.values()],
+      hasCapabilities: false,
+    };
+  const pages = pagesOf(playlist, true);
 
   const tracks = (playlist.audio?.tracks ?? []).flatMap((track): RuntimeSoundtrackTrack[] => {
     const media = inputs.media.get(track.media_id);
@@ -359,38 +396,37 @@ export interface RenderInputs {
 /** The wire manifest: the stored document with its grant, generation, origins and capabilities. */
 export function renderManifest(stored: StoredManifest, inputs: RenderInputs): RuntimeManifest {
   const grantId = manifestGrantId(inputs.screenId, inputs.revision, inputs.generation);
-  const pages = stored.pages.map(
-    (page): RuntimePage => ({
-      ...page,
-      placements: page.placements.map((stored): RuntimePlacement => {
-        const p = kindOfPlacement(stored);
-        switch (p.kind) {
-          case 'image':
-            return { ...p.placement, content: { ...p.placement.content, grantId } };
-          case 'video':
-            return { ...p.placement, content: { ...p.placement.content, grantId } };
-          case 'iframe':
-            return p.placement;
-          case 'application': {
-            const { hostLabel, ...content } = p.placement.content;
-            const granted = inputs.capability({
-              pageId: page.id,
-              placementId: p.placement.id,
-              applicationId: content.applicationId,
-              releaseId: content.releaseId,
-            });
-            return {
-              ...p.placement,
-              content: { ...content, origin: inputs.releaseOrigin(hostLabel), grantId },
-              capabilityHandle: granted.handle,
-              capabilityExpiresAt: isoTime(granted.expiresAt),
-            };
-          }
+  const renderPage = (page: StoredPage): RuntimePage => ({
+    ...page,
+    placements: page.placements.map((stored): RuntimePlacement => {
+      const p = kindOfPlacement(stored);
+      switch (p.kind) {
+        case 'image':
+          return { ...p.placement, content: { ...p.placement.content, grantId } };
+        case 'video':
+          return { ...p.placement, content: { ...p.placement.content, grantId } };
+        case 'iframe':
+          return p.placement;
+        case 'application': {
+          const { hostLabel, ...content } = p.placement.content;
+          const granted = inputs.capability({
+            pageId: page.id,
+            placementId: p.placement.id,
+            applicationId: content.applicationId,
+            releaseId: content.releaseId,
+          });
+          return {
+            ...p.placement,
+            content: { ...content, origin: inputs.releaseOrigin(hostLabel), grantId },
+            capabilityHandle: granted.handle,
+            capabilityExpiresAt: isoTime(granted.expiresAt),
+          };
         }
-      }),
+      }
     }),
-  );
-  const { soundtrack, pages: _stored, ...rest } = stored;
+  });
+  const { soundtrack, pages: _stored, upcoming, ...rest } = stored;
+  const pages = stored.pages.map(renderPage);
   return {
     schemaVersion: MANIFEST_SCHEMA_VERSION,
     manifestRevision: manifestRevisionId(inputs.screenId, inputs.revision),
@@ -400,6 +436,7 @@ export function renderManifest(stored: StoredManifest, inputs: RenderInputs): Ru
     ...rest,
     pages,
     ...(soundtrack ? { soundtrack: { grantId, tracks: soundtrack.tracks } } : {}),
+    ...(upcoming ? { upcoming: { ...upcoming, pages: upcoming.pages.map(renderPage) } } : {}),
   };
 }
 

@@ -27,6 +27,7 @@ import {
 } from './manifest-compose';
 import type { ManifestRecord, MintOutcome } from './manifest-minter';
 import { findManifest } from './manifest-store';
+import { playlistAt } from './screen-resolution';
 
 /**
  * Screens one transaction mints at most (services.minter's batch size). A transaction holds the
@@ -62,6 +63,8 @@ interface BatchContent {
   packages: Map<string, { bytes: number; sha256: string }>;
   /** Each screen's next schedule boundary (the player refetches then, even with its stream down). */
   boundaries: Map<string, number>;
+  /** The playlist a screen shows from its next boundary, when that differs from what it shows now. */
+  upcoming: Map<string, string>;
 }
 
 /** The playlists the screens show and the ready content they name, read once for the batch. */
@@ -74,6 +77,7 @@ async function loadContent(db: Tx, screens: ScreenTable[]): Promise<BatchContent
     releases: new Map(),
     packages: new Map(),
     boundaries: new Map(),
+    upcoming: new Map(),
   };
   const boundaries = await db
     .selectFrom('screen_boundaries')
@@ -85,6 +89,15 @@ async function loadContent(db: Tx, screens: ScreenTable[]): Promise<BatchContent
     )
     .execute();
   for (const b of boundaries) content.boundaries.set(b.screen_id, b.due_at);
+  for (const screen of screens) {
+    const at = content.boundaries.get(screen.id);
+    if (at === undefined || screen.state === 'archived') continue;
+    const next = await playlistAt(db, screen, at);
+    if (next !== null && next !== screen.effective_playlist_id) {
+      content.upcoming.set(screen.id, next);
+      if (!playlistIds.includes(next)) playlistIds.push(next);
+    }
+  }
   if (playlistIds.length === 0) return content;
   const rows = await db
     .selectFrom('playlists')
@@ -155,9 +168,21 @@ function compose(services: Services, screen: ScreenTable, content: BatchContent,
   };
   const effective = screen.state === 'archived' ? null : screen.effective_playlist_id;
   const playlist = effective === null ? undefined : content.playlists.get(effective);
+  const nextId = content.upcoming.get(screen.id);
+  const next = nextId === undefined ? undefined : content.playlists.get(nextId);
+  const upcoming = next && next.tenant_id === screen.tenant_id ? next : null;
   const none = { media: new Map(), releases: new Map(), packages: new Map() };
   if (!playlist || playlist.tenant_id !== screen.tenant_id) {
-    const composition = composeManifest({ ...base, ...none, playlist: null, revision: screen.manifest_revision, now });
+    const composition = composeManifest({
+      ...base,
+      playlist: null,
+      upcoming,
+      ...(upcoming ? { media: owned(content.media, screen.tenant_id) } : none),
+      releases: none.releases,
+      packages: none.packages,
+      revision: screen.manifest_revision,
+      now,
+    });
     checkRenderable(services, screen, composition.stored);
     return { screen, composition };
   }
@@ -170,6 +195,7 @@ function compose(services: Services, screen: ScreenTable, content: BatchContent,
   const composition = composeManifest({
     ...base,
     playlist,
+    upcoming,
     media: owned(content.media, screen.tenant_id),
     releases,
     packages: content.packages,

@@ -6,8 +6,9 @@
 import type { ManifestChangeReason } from '../../sdk/contract/event-types';
 import type { EventLog, NewEvent } from '../events/event-log';
 import type { ScreenTable } from '../screens/screens.tables';
-import type { Db, Tx, Work } from '../store/store';
-import { reresolveScreen, type SwitchCause } from './screen-resolution';
+import { json, type Db, type Tx, type Work } from '../store/store';
+import type { StoredManifest } from './manifest-compose';
+import { playlistAt, reresolveScreen, type SwitchCause } from './screen-resolution';
 
 /** Screen ids per UPDATE: the bound parameters stay far below SQLite's and PostgreSQL's ceilings. */
 export const SCREENS_PER_STATEMENT = 1000;
@@ -126,6 +127,7 @@ export async function screenChanged(
   options: { cause: SwitchCause | null; requestId?: string },
 ): Promise<ScreenTable> {
   let current = after;
+  let nextBoundary: number | null = null;
   if (after.state !== 'deleted') {
     const resolution = await reresolveScreen(events, work, after, now, {
       reportSkipped:
@@ -133,6 +135,7 @@ export async function screenChanged(
       requestId: options.requestId,
     });
     current = { ...after, effective_playlist_id: resolution.effective.playlistId };
+    nextBoundary = resolution.nextBoundary;
     const switched = before.effective_playlist_id !== current.effective_playlist_id;
     if (switched && after.state !== 'archived' && options.cause !== null && ANNOUNCED_SWITCHES.has(options.cause)) {
       await events.append(
@@ -155,10 +158,42 @@ export async function screenChanged(
       );
     }
   }
-  const reason = remintReason(before, current, options.cause);
+  let reason = remintReason(before, current, options.cause);
+  if (
+    reason === null &&
+    current.state !== 'archived' &&
+    current.state !== 'deleted' &&
+    options.cause !== null &&
+    ANNOUNCED_SWITCHES.has(options.cause) &&
+    (await upcomingStale(work.db, current, nextBoundary))
+  )
+    reason = 'upcoming_changed';
   if (reason === null) return current;
   const reminted = await remintScreens(events, work, after.tenant_id, [after.id], reason, now, options.requestId);
   return { ...current, manifest_revision: reminted.get(after.id)!.manifest_revision };
+}
+
+/**
+ * Whether the document of the screen's current revision names another next boundary, or another
+ * playlist from it, than holds now. A player switches to a manifest's upcoming pages at its
+ * boundary by itself, so a stale one would show what the server no longer plans. A revision not
+ * minted yet is composed from what holds when it is.
+ */
+async function upcomingStale(db: Db | Tx, screen: ScreenTable, nextBoundary: number | null): Promise<boolean> {
+  const row = await db
+    .selectFrom('runtime_manifests')
+    .select('document')
+    .where('screen_id', '=', screen.id)
+    .where('manifest_revision', '=', screen.manifest_revision)
+    .executeTakeFirst();
+  if (!row) return false;
+  const stored = json.read<StoredManifest>(row.document)!;
+  const storedAt = stored.nextBoundaryAt === undefined ? null : Date.parse(stored.nextBoundaryAt);
+  if (storedAt !== nextBoundary) return true;
+  if (nextBoundary === null) return false;
+  const next = await playlistAt(db, screen, nextBoundary);
+  const expected = next !== null && next !== screen.effective_playlist_id ? next : undefined;
+  return stored.upcoming?.playlistId !== expected;
 }
 
 /** Live (not archived, not deleted) screens of the tenant whose effective playlist is one of these, by id. */

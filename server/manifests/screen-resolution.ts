@@ -152,6 +152,27 @@ export async function reresolveScreen(
   return resolution;
 }
 
+/**
+ * The playlist the screen will show at `at` (its next boundary) as things stand now: a takeover
+ * ending then has ended, a rule edge then has passed. Nothing is written; the manifest carries the
+ * answer as `upcoming` for a player that is offline at `at`.
+ */
+export async function playlistAt(db: Db | Tx, screen: ScreenTable, at: number): Promise<string | null> {
+  const schedule = await scheduleOf(db, screen.id);
+  const unavailable = await unavailablePlaylists(db, screen.tenant_id, [
+    ...schedule.entries.map((e) => e.playlist_id),
+    ...(schedule.takeover ? [schedule.takeover.playlistId] : []),
+  ]);
+  const inputs = {
+    playlistId: screen.playlist_id,
+    timezone: screen.timezone,
+    entries: schedule.entries,
+    takeover: schedule.takeover,
+    unavailable,
+  };
+  return resolveSchedule(inputs, at).effective.playlistId;
+}
+
 /** Writes (or removes) the screen's next boundary and wakes the timer once it commits. */
 async function setBoundary(events: EventLog, work: Work, screen: ScreenTable, dueAt: number | null): Promise<void> {
   await work.db.deleteFrom('screen_boundaries').where('screen_id', '=', screen.id).execute();

@@ -8,6 +8,7 @@ import { query, type Reply } from '../http/route';
 import { runtimeCookie, type RuntimePrincipal } from '../pairing/pairing.auth';
 import { releaseOriginOf } from '../release-host/host-label';
 import { renderManifest } from '../manifests/manifest-compose';
+import { MANIFEST_FEATURE_UPCOMING, MANIFEST_FEATURES_HEADER } from '../../sdk/contract/manifest';
 import { currentManifest } from '../manifests/minting';
 import { PLACEMENT_CAPABILITY_TTL_MS, sealPlacementCapability } from './placement-capability';
 
@@ -27,16 +28,21 @@ function sessionTag(sessionId: string): string {
   return tag;
 }
 
-function entityTag(principal: RuntimePrincipal, revision: number, capabilityWindow: number | undefined): string {
+function entityTag(
+  principal: RuntimePrincipal,
+  revision: number,
+  capabilityWindow: number | undefined,
+  upcoming: boolean,
+): string {
   const session = sessionTag(principal.runtimeSessionId);
-  const base = `m${revision}.g${principal.contentAccessGeneration}.s${session}`;
+  const base = `m${revision}.g${principal.contentAccessGeneration}.s${session}${upcoming ? '.u' : ''}`;
   return `"${capabilityWindow === undefined ? base : `${base}.c${capabilityWindow}`}"`;
 }
 
 /** The client's tag when it names what it would get now; manifests without capabilities carry no window. */
-function unchanged(header: string, principal: RuntimePrincipal, window: number): string | undefined {
-  const plain = entityTag(principal, principal.manifestRevision, undefined);
-  const windowed = entityTag(principal, principal.manifestRevision, window);
+function unchanged(header: string, principal: RuntimePrincipal, window: number, upcoming: boolean): string | undefined {
+  const plain = entityTag(principal, principal.manifestRevision, undefined, upcoming);
+  const windowed = entityTag(principal, principal.manifestRevision, window, upcoming);
   for (const raw of header.split(',')) {
     const tag = raw.trim();
     if (tag === plain || tag === windowed) return tag;
@@ -47,16 +53,20 @@ function unchanged(header: string, principal: RuntimePrincipal, window: number):
 export const getManifest = query({ auth: runtimeCookie }, async (ctx): Promise<Reply> => {
   const principal = ctx.principal;
   const window = Math.floor(ctx.now / CAPABILITY_REFRESH_WINDOW_MS);
+  // Optional members only for a client that names them (the tag differs, so a 304 never mixes them).
+  const features = String(ctx.req.headers[MANIFEST_FEATURES_HEADER.toLowerCase()] ?? '').split(',');
+  const upcoming = features.some((f) => f.trim() === MANIFEST_FEATURE_UPCOMING);
   const ifNoneMatch = ctx.req.headers['if-none-match'];
   if (ifNoneMatch !== undefined) {
-    const tag = unchanged(ifNoneMatch, principal, window);
+    const tag = unchanged(ifNoneMatch, principal, window, upcoming);
     if (tag !== undefined) return { status: 304, headers: { ETag: tag, 'Cache-Control': NO_STORE } };
   }
 
   const { services } = ctx;
   const record = await currentManifest(services, principal.screenId);
   const expiresAt = ctx.now + PLACEMENT_CAPABILITY_TTL_MS;
-  const manifest = renderManifest(record.stored, {
+  const stored = upcoming ? record.stored : { ...record.stored, upcoming: undefined };
+  const manifest = renderManifest(stored, {
     screenId: principal.screenId,
     revision: record.revision,
     generation: principal.contentAccessGeneration,
@@ -79,6 +89,6 @@ export const getManifest = query({ auth: runtimeCookie }, async (ctx): Promise<R
       expiresAt,
     }),
   });
-  const etag = entityTag(principal, record.revision, record.hasCapabilities ? window : undefined);
+  const etag = entityTag(principal, record.revision, record.hasCapabilities ? window : undefined, upcoming);
   return { status: 200, body: manifest, headers: { ETag: etag, 'Cache-Control': NO_STORE } };
 });

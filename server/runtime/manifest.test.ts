@@ -50,7 +50,8 @@ describe('the manifest of an unassigned screen', () => {
       pages: [],
     });
     expect(manifest.manifestRevision).toMatch(/^man_1_[0-9a-f]{12}$/);
-    expect(etag).toMatch(/^"m1\.g1\.s[0-9a-f]{10}"$/);
+    // `.u`: the player names `upcoming` among the members it understands.
+    expect(etag).toMatch(/^"m1\.g1\.s[0-9a-f]{10}\.u"$/);
   });
 
   it('answers 304 to If-None-Match with the current tag, and says private, no-store', async () => {
@@ -187,7 +188,7 @@ describe('a manifest with every kind of content', () => {
       ],
     });
     const window = Math.floor(clock.now() / CAPABILITY_REFRESH_WINDOW_MS);
-    expect(etag).toMatch(new RegExp(`^"m${row.manifest_revision}\\.g1\\.s[0-9a-f]{10}\\.c${window}"$`));
+    expect(etag).toMatch(new RegExp(`^"m${row.manifest_revision}\\.g1\\.s[0-9a-f]{10}\\.u\\.c${window}"$`));
   });
 
   it('keeps a 304 only within the capability window, so handles are never about to expire', async () => {

@@ -2,7 +2,12 @@
 // with real bytes in the blob store, playlists assigned to screens, and manifests as players get them.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { parseRuntimeManifest, type RuntimeManifest } from '../../sdk/contract/manifest';
+import {
+  MANIFEST_FEATURE_UPCOMING,
+  MANIFEST_FEATURES_HEADER,
+  parseRuntimeManifest,
+  type RuntimeManifest,
+} from '../../sdk/contract/manifest';
 import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-fixtures';
 import { TestClock } from '../clock';
 import { pairActiveScreen } from '../pairing/pairing.fixtures';
@@ -179,7 +184,12 @@ export async function patchScreen(
 
 /** GET /runtime/v1/manifest with the player's cookies. */
 export function getManifest(server: TestServer, player: Player, options: RequestOptions = {}): Promise<TestResponse> {
-  return server.request('GET', '/runtime/v1/manifest', { cookies: player.cookies, ...options });
+  return server.request('GET', '/runtime/v1/manifest', {
+    cookies: player.cookies,
+    ...options,
+    // As this build's player asks (it plays `upcoming`).
+    headers: { [MANIFEST_FEATURES_HEADER]: MANIFEST_FEATURE_UPCOMING, ...options.headers },
+  });
 }
 
 /** The manifest as the player validates it; fails the test when the player would reject it. */

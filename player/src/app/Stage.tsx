@@ -30,12 +30,12 @@ export function Stage({
       },
       now: () => controller.now(),
       launch: (launchUrl) => controller.client.launch(launchUrl),
-      onActivated: (manifest: RuntimeManifest) => {
+      onActivated: (manifest: RuntimeManifest, derived: boolean) => {
         soundtrack.set(manifest.soundtrack);
         // A new loop of the group's timeline starts from its epoch: the last barrier moves it on.
         const barrier = controller.latestBarrier;
         if (barrier) engine.applyBarrier(barrier);
-        void controller.activated(manifest);
+        void controller.activated(manifest, derived);
       },
       onApplicationEvent: (placementId, code) =>
         void controller.report('info', 'application.event', { placement_id: placementId, code }),

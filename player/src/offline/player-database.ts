@@ -1,7 +1,12 @@
 // The player's IndexedDB (idb): the last manifest it activated (played when the server is down at
 // start), when each media id was last referenced (for cache eviction), and the proof-of-play queue.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import { isPlacementOf, type RuntimeManifest, type RuntimePlacement } from '../../../sdk/contract/manifest';
+import {
+  grantedPages,
+  isPlacementOf,
+  type RuntimeManifest,
+  type RuntimePlacement,
+} from '../../../sdk/contract/manifest';
 import type { ShowingOutcome } from '../../../sdk/contract/playback';
 import type { QueuedShowing, ShowingStore } from './playback-queue';
 
@@ -140,10 +145,10 @@ export function storableManifest(manifest: RuntimeManifest): { manifest: Runtime
   return { manifest: { ...manifest, pages }, stripped };
 }
 
-/** Every media id a manifest references: page items and soundtrack tracks. */
+/** Every media id a manifest references: page items (its upcoming pages too) and soundtrack tracks. */
 export function referencedMedia(manifest: RuntimeManifest): Set<string> {
   const ids = new Set<string>();
-  for (const page of manifest.pages) {
+  for (const page of grantedPages(manifest)) {
     for (const placement of page.placements) {
       const content = placement.content;
       if (content.type === 'image' || content.type === 'video') for (const item of content.items) ids.add(item.mediaId);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import { titledPng, webmClip } from '../../../e2e/support/media-fixtures';
 import type { Sample } from '../testing/engine-entry';
+import { UPCOMING_GRACE_MS } from './upcoming';
 import { images, manifest, page, PlayerFixture, videos, type EngineTestWindow } from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
@@ -357,6 +358,53 @@ describe('swapping manifests', () => {
     expect(all.filter((s) => !s.painted)).toEqual([]);
     expect((await records(p)).activated).toEqual(['man_a', 'man_b']);
     expect(await p.locator('.loop').count()).toBe(1);
+    await p.context().close();
+  });
+
+  it("plays the upcoming pages from the manifest's boundary, until the reminted revision replaces them", async () => {
+    const start = Date.parse('2026-03-02T11:00:00Z');
+    const at = new Date(start + 1500).toISOString();
+    const short = { advance: { mode: 'duration' as const, afterMs: 300 } };
+    const served = manifest([page('a1', [images('hero', ['med_imga'])], short)], {
+      manifestRevision: 'man_a',
+      nextBoundaryAt: at,
+      upcoming: {
+        at,
+        playlistId: 'pl_next',
+        playlistRevision: 3,
+        pages: [page('u1', [images('hero', ['med_imgb'], { revision: 'man_a' })], short)],
+      },
+    });
+    const p = await play(served, start);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'u1'), undefined, {
+      timeout: 15_000,
+    });
+    const all = onGlass(await samples(p));
+    const u1 = all.find((s) => s.page === 'u1')!;
+    // Not before the boundary, and at the first page boundary after it (a1 turns every 500 ms).
+    expect(u1.t).toBeGreaterThanOrEqual(start + 1500 + UPCOMING_GRACE_MS);
+    expect(u1.t).toBeLessThan(start + 1500 + UPCOMING_GRACE_MS + 1200);
+    expect(all.filter((s) => s.t >= u1.t).every((s) => s.page === 'u1')).toBe(true);
+    // The same revision again (a capability refresh, a restart from disk) stays on the derived loop.
+    await p.evaluate((m) => (window as unknown as TestWindow).m.engine.setManifest(m), served);
+    // The reminted revision replaces it at a page boundary.
+    const reminted = manifest([page('b1', [images('hero', ['med_imgc'], { revision: 'man_b' })], short)], {
+      manifestRevision: 'man_b',
+    });
+    await p.evaluate((m) => (window as unknown as TestWindow).m.engine.setManifest(m), reminted);
+    // Activated once its first page's transition finished.
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.records.activated.includes('man_b'), undefined, {
+      timeout: 15_000,
+    });
+    const recorded = await records(p);
+    // The derived loop is told apart (the host reports no activation for it) ...
+    expect(recorded.activated).toEqual(['man_a', 'man_a derived', 'man_b']);
+    // ... and its proof of play names the real revision whose grant covers its media.
+    expect(recorded.showings.find((s) => s.pageId === 'u1')).toMatchObject({
+      manifestRevision: 'man_a',
+      mediaId: 'med_imgb',
+    });
+    expect(all.filter((s) => !s.painted)).toEqual([]);
     await p.context().close();
   });
 

@@ -25,6 +25,7 @@ import { TRANSITION_EASING, transitionKeyframes } from './motion';
 import { PageView } from './page-view';
 import type { PlacementHost, PlacementView } from './placement-views';
 import type { ShowingFacts, ShowingHandle } from '../offline/playback-queue';
+import { playableAt, switchAt } from './upcoming';
 import {
   endedEarly,
   firstSegment,
@@ -56,6 +57,11 @@ const LOCKSTEP_WAKE_EARLY_MS = 150;
  * clock: a clock slewing at 5 % moves an instant by well under the early margin within one piece.
  */
 const LOCKSTEP_WAKE_PIECE_MS = 1000;
+/**
+ * The wait for a manifest's upcoming switch is slept in pieces of at most this, each measured
+ * again on the playback clock (a corrected or jumping clock; setTimeout's range).
+ */
+const UPCOMING_WAKE_PIECE_MS = 60_000;
 
 export interface EngineHost
   extends Omit<PlacementHost, 'onApplicationAdvance' | 'viewport' | 'contentGeneration' | 'lockstep' | 'showing'> {
@@ -63,8 +69,11 @@ export interface EngineHost
   showing?(facts: ShowingFacts): ShowingHandle;
   /** The playback clock (server-corrected; the group's synchronized clock for a sync group). */
   now(): number;
-  /** A manifest is on glass: its first page finished its transition (or it has no pages). */
-  onActivated(manifest: RuntimeManifest): void;
+  /**
+   * A manifest is on glass: its first page finished its transition (or it has no pages). `derived`:
+   * the upcoming pages of a manifest past its boundary (upcoming.ts), not a revision the server minted.
+   */
+  onActivated(manifest: RuntimeManifest, derived: boolean): void;
   /**
    * Lockstep: the controlling application of the page on glass asked for the next page. The page
    * is not ended here (every member shows the same application); a host with a group channel may
@@ -92,6 +101,8 @@ interface Loop {
   views: PageView[];
   layer: HTMLElement;
   lockstep: Lockstep | null;
+  /** The derived loop of the manifest's upcoming pages (same revision, other pages). */
+  derived: boolean;
 }
 
 export { timelineKey };
@@ -113,6 +124,9 @@ export class PlaybackEngine {
   private joinWait: { cancel(): void } | null = null;
   private viewportSize: Size;
   private destroyed = false;
+  /** The manifest last handed in (what the server served), and the wait for its upcoming switch. */
+  private served: RuntimeManifest | null = null;
+  private upcomingTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly root: HTMLElement,
@@ -192,10 +206,14 @@ export class PlaybackEngine {
    * Plays `manifest`. The same revision refreshes capability handles in place; a new revision is
    * prepared off glass and swapped in at the next page boundary once its first page is ready.
    */
-  setManifest(manifest: RuntimeManifest): void {
+  setManifest(served: RuntimeManifest): void {
     if (this.destroyed) return;
+    this.served = served;
+    this.armUpcoming(served);
+    // Past the manifest's boundary (the reminted revision has not come: offline), its upcoming pages.
+    const { manifest, derived } = playableAt(served, this.host.now());
     for (const loop of [this.current, this.pending]) {
-      if (loop?.manifest.manifestRevision === manifest.manifestRevision) {
+      if (loop?.manifest.manifestRevision === manifest.manifestRevision && loop.derived === derived) {
         loop.manifest = manifest;
         manifest.pages.forEach((page, i) => loop.views[i]?.refresh(page));
         // A page that must be prepared again (an application to relaunch) is, for its next turn
@@ -206,18 +224,33 @@ export class PlaybackEngine {
       }
     }
     if (this.pending) this.dispose(this.pending);
-    this.pending = this.build(manifest);
+    this.pending = this.build(manifest, derived);
     if (!this.current || !this.segment) this.startPending();
     else if (this.pending.lockstep) this.armJoin(this.pending);
     else this.warmPendingFirst();
   }
 
-  private build(manifest: RuntimeManifest): Loop {
+  /** At the served manifest's upcoming instant, it is played again: as its derived loop then. */
+  private armUpcoming(served: RuntimeManifest): void {
+    clearTimeout(this.upcomingTimer);
+    const at = switchAt(served);
+    if (at === null) return;
+    const wake = () => {
+      if (this.destroyed || this.served !== served) return;
+      const wait = at - this.host.now();
+      if (wait <= 0) return this.setManifest(served);
+      this.upcomingTimer = setTimeout(wake, Math.min(wait, UPCOMING_WAKE_PIECE_MS));
+    };
+    const wait = at - this.host.now();
+    if (wait > 0) this.upcomingTimer = setTimeout(wake, Math.min(wait, UPCOMING_WAKE_PIECE_MS));
+  }
+
+  private build(manifest: RuntimeManifest, derived: boolean): Loop {
     const layer = document.createElement('div');
     layer.className = 'loop';
     layer.dataset.manifestRevision = manifest.manifestRevision;
     const sequence = sequencePages(manifest.pages);
-    const loop: Loop = { manifest, sequence, views: [], layer, lockstep: lockstepOf(manifest, sequence) };
+    const loop: Loop = { manifest, sequence, views: [], layer, lockstep: lockstepOf(manifest, sequence), derived };
     const engine = this.host;
     // Delegates (not a copy): `paired` and `screenId` are read when used.
     const host: PlacementHost = {
@@ -434,12 +467,12 @@ export class PlaybackEngine {
       this.leaveLive();
       if (previous && previous !== loop) this.dispose(previous);
       this.segment = null;
-      this.host.onActivated(loop.manifest);
+      this.host.onActivated(loop.manifest, loop.derived);
       return;
     }
     this.show(segment, () => {
       if (previous && previous !== loop) this.dispose(previous);
-      this.host.onActivated(loop.manifest);
+      this.host.onActivated(loop.manifest, loop.derived);
     });
   }
 
@@ -670,6 +703,7 @@ export class PlaybackEngine {
   destroy(): void {
     this.destroyed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.upcomingTimer);
     clearTimeout(this.boundaryTimer);
     clearTimeout(this.transitionEnd);
     this.frameWait?.cancel();

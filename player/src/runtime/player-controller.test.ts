@@ -389,6 +389,24 @@ describe('the offline store and the screen it belongs to', () => {
     controller.destroy();
   });
 
+  it('neither stores nor reports a derived loop (the upcoming pages past a boundary) as activated', async () => {
+    fakeCaches();
+    const { db, saved } = fakeDatabase();
+    const runtime = fakeRuntime(0, { 'POST /runtime/v1/reports': () => new Response(null, { status: 202 }) });
+    const { controller, store } = controllerWith(runtime, { db });
+    store.setState({ session: { paired: true, publicUrl: 'u', capabilities: [] } });
+    const derived = manifestFixture({ pages: [pageFixture('lunch')], playlistId: 'pl_next' });
+    await controller.activated(derived, true);
+    expect(store.getState().onGlass?.pages).toBe(1);
+    expect(saved).toEqual([]);
+    expect(runtime.calls).not.toContain('POST /runtime/v1/reports');
+    // The real one is, as before.
+    await controller.activated(manifestFixture(), false);
+    expect(saved).toHaveLength(1);
+    expect(runtime.calls).toContain('POST /runtime/v1/reports');
+    controller.destroy();
+  });
+
   it('never writes a placement capability to disk; the stored manifest still plays', async () => {
     fakeCaches();
     const { db, saved } = fakeDatabase();

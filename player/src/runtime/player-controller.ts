@@ -10,7 +10,7 @@ import { backoffDelay, type EventStream } from '../../../sdk/sse/event-stream-cl
 import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import type { RuntimeSession } from '../../../sdk/contract/screens';
 import { parseRuntimeEvent, type RuntimeEvent } from '../../../sdk/contract/event-types';
-import { isPlacementOf, parseRuntimeManifest } from '../../../sdk/contract/manifest';
+import { grantedPages, isPlacementOf, parseRuntimeManifest } from '../../../sdk/contract/manifest';
 import type { PlayerConfig } from '../config/player-config';
 import { forgetAllMedia, recordAndEvict } from '../offline/media-cache';
 import { storableManifest, type PlayerDatabase } from '../offline/player-database';
@@ -618,8 +618,12 @@ export class PlayerController {
     }
   }
 
-  /** The engine put `manifest` on glass. */
-  async activated(manifest: RuntimeManifest): Promise<void> {
+  /**
+   * The engine put `manifest` on glass. A derived loop (the upcoming pages of a manifest past its
+   * boundary, player offline) is not a revision the server minted: it is neither stored as the
+   * active manifest (the served one is, and derives again after a restart) nor reported.
+   */
+  async activated(manifest: RuntimeManifest, derived = false): Promise<void> {
     this.host.store.setState({
       activeRevision: manifest.manifestRevision,
       onGlass: {
@@ -628,6 +632,7 @@ export class PlayerController {
         screenLabel: manifest.screenLabel,
       },
     });
+    if (derived) return;
     this.heldScreenId = manifest.screenId;
     const db = this.host.db;
     if (db) {
@@ -698,7 +703,8 @@ function askToCacheMedia(manifest: RuntimeManifest): void {
   const worker = typeof navigator !== 'undefined' ? navigator.serviceWorker?.controller : null;
   if (!worker) return;
   const items = new Map<string, string>();
-  for (const page of manifest.pages) {
+  // The upcoming pages' media too: an offline player switches to them at the boundary.
+  for (const page of grantedPages(manifest)) {
     for (const placement of page.placements) {
       const content = placement.content;
       if (content.type === 'image' || content.type === 'video')

@@ -160,7 +160,8 @@ export function mountEngine(options: { start: number | 'wall'; releaseOrigin: st
       records.launches.push(launchUrl);
       return { launch_url: `${options.releaseOrigin}/app.html?launch=${records.launches.length}` };
     },
-    onActivated: (manifest: RuntimeManifest) => records.activated.push(manifest.manifestRevision),
+    onActivated: (manifest: RuntimeManifest, derived: boolean) =>
+      records.activated.push(derived ? `${manifest.manifestRevision} derived` : manifest.manifestRevision),
     onApplicationEvent: (placementId, code) => records.logs.push(`event ${placementId} ${code}`),
     log: (message) => records.logs.push(message),
     onLockstepAdvance: (timeline, pageIndex) => records.lockstepAdvances.push(`${timeline} ${pageIndex}`),
