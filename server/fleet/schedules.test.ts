@@ -7,15 +7,9 @@ import { pairActiveScreen } from '../pairing/pairing.fixtures';
 import { imageDoc, insertMedia } from '../playlists/content.fixtures';
 import { pairedPlayer, getManifest } from '../runtime/runtime.fixtures';
 import { randomKey, TestServer } from '../testing/harness';
+import { EVERY_DAY, lunch, MONDAY_MORNING_BERLIN } from './schedules.fixtures';
 
-// Monday 2026-11-23, 09:00 in Berlin.
-const START = '2026-11-23T08:00:00Z';
-const EVERY_DAY = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
-const lunch = (playlistId: string) => ({
-  id: 'lunch',
-  playlist_id: playlistId,
-  rule: { enabled: true, windows: [{ days: EVERY_DAY, start: '11:30', end: '14:00' }] },
-});
+const START = MONDAY_MORNING_BERLIN;
 
 let server: TestServer;
 let token: string;

@@ -17,15 +17,9 @@ import {
   validManifest,
 } from '../runtime/runtime.fixtures';
 import { TestServer } from '../testing/harness';
+import { lunch, MONDAY_MORNING_BERLIN } from '../fleet/schedules.fixtures';
 
-// Monday 2026-11-23, 09:00 in Berlin.
-const START = '2026-11-23T08:00:00Z';
-const EVERY_DAY = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
-const lunch = (playlistId: string) => ({
-  id: 'lunch',
-  playlist_id: playlistId,
-  rule: { enabled: true, windows: [{ days: EVERY_DAY, start: '11:30', end: '14:00' }] },
-});
+const START = MONDAY_MORNING_BERLIN;
 
 let server: TestServer;
 let token: string;
