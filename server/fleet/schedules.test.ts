@@ -293,6 +293,42 @@ describe('takeover', () => {
     expect(cleared.json().effective_playlist).toEqual({ playlist_id: allDay, source: 'schedule' });
   });
 
+  it('answers each write with the schedule view a GET reads right after (single screen and fleet)', async () => {
+    server.clock.set(START);
+    const screen = await berlinScreen();
+    const lunchMenu = await playlist();
+    const alert = await playlist();
+    const same = async (res: Awaited<ReturnType<typeof getSchedule>>) => {
+      expect(res.status, res.text).toBe(200);
+      expect(res.json()).toEqual((await getSchedule(screen.id)).json());
+      return res.json();
+    };
+    const written = await same(await putSchedule(screen.id, [lunch(lunchMenu)]));
+    expect(written.next_boundary_at).not.toBeNull();
+    const taken = await same(
+      await server.request('POST', `/api/v1/screens/${screen.id}/takeover`, {
+        token,
+        json: { playlist_id: alert, until: '2026-11-23T09:30:00Z', reason: 'drill' },
+      }),
+    );
+    expect(taken.next_boundary_at).toBe('2026-11-23T09:30:00.000Z');
+    const fleet = await server.request('POST', '/api/v1/screens/actions', {
+      token,
+      json: {
+        selector: { ids: [screen.id] },
+        action: { type: 'takeover', playlist_id: lunchMenu, until: '2026-11-23T09:45:00Z', reason: 'menu' },
+      },
+      idempotencyKey: randomKey(),
+    });
+    expect(fleet.status, fleet.text).toBe(200);
+    expect(fleet.json().results[0].result).toEqual((await getSchedule(screen.id)).json());
+    expect(fleet.json().results[0].result.takeover.reason).toBe('menu');
+    // Past the takeover's end: the clear finds it expired, removes it, and answers what holds now.
+    server.clock.set(Date.parse('2026-11-23T10:00:00Z'));
+    const cleared = await same(await server.request('POST', `/api/v1/screens/${screen.id}/takeover/clear`, { token }));
+    expect(cleared.takeover).toBeNull();
+  });
+
   it("answers not_found for another tenant's screen", async () => {
     const other = await server.enroll();
     const { screen } = await pairActiveScreen(server, other.token);

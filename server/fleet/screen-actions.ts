@@ -10,7 +10,7 @@ import type {
 } from '../../sdk/contract/fleet';
 import { isoTime } from '../clock';
 import { resolveSchedule } from '../manifests/playlist-schedule';
-import { boundaryOf, scheduleOf, unavailablePlaylists } from '../manifests/screen-resolution';
+import { boundaryOf, resolvedOf, scheduleOf, unavailablePlaylists } from '../manifests/screen-resolution';
 import * as changes from '../screens/screen-changes';
 import * as commands from '../screens/screen-commands';
 import * as schedules from '../screens/schedule-changes';
@@ -230,17 +230,27 @@ export const ACTIONS: Record<FleetActionType, ActionEntry> = {
 
 /** The schedule view: entries, the effective playlist and why, the next boundary, the takeover. */
 export async function scheduleView(db: Db | Tx, screen: ScreenTable, now: number): Promise<ScreenPlaylistScheduleView> {
-  const schedule = await scheduleOf(db, screen.id);
+  // A screen a change of this request returned was resolved and its boundary written at `now`.
+  const known = resolvedOf(screen);
+  const fresh = known?.at === now && screen.state !== 'deleted' ? known : undefined;
+  const schedule = fresh?.schedule ?? (await scheduleOf(db, screen.id));
   const takeover = schedule.takeover && schedule.takeover.until > now ? schedule.takeover : null;
-  const unavailable = await unavailablePlaylists(db, screen.tenant_id, [
-    ...schedule.entries.map((e) => e.playlist_id),
-    ...(takeover ? [takeover.playlistId] : []),
-  ]);
-  const resolution = resolveSchedule(
-    { playlistId: screen.playlist_id, timezone: screen.timezone, entries: schedule.entries, takeover, unavailable },
-    now,
-  );
-  const boundary = await boundaryOf(db, screen.id);
+  const resolution =
+    fresh?.resolution ??
+    resolveSchedule(
+      {
+        playlistId: screen.playlist_id,
+        timezone: screen.timezone,
+        entries: schedule.entries,
+        takeover,
+        unavailable: await unavailablePlaylists(db, screen.tenant_id, [
+          ...schedule.entries.map((e) => e.playlist_id),
+          ...(takeover ? [takeover.playlistId] : []),
+        ]),
+      },
+      now,
+    );
+  const boundary = fresh ? fresh.resolution.nextBoundary : await boundaryOf(db, screen.id);
   return {
     entries: schedule.entries,
     updated_at: schedule.updatedAt === null ? null : isoTime(schedule.updatedAt),

@@ -8,7 +8,13 @@ import type { EventLog, NewEvent } from '../events/event-log';
 import type { ScreenTable } from '../screens/screens.tables';
 import { json, type Db, type Tx, type Work } from '../store/store';
 import type { StoredManifest } from './manifest-compose';
-import { playlistAt, reresolveScreen, type SwitchCause } from './screen-resolution';
+import {
+  playlistAt,
+  rememberResolved,
+  reresolveScreen,
+  type ResolvedSchedule,
+  type SwitchCause,
+} from './screen-resolution';
 
 /** Screen ids per UPDATE: the bound parameters stay far below SQLite's and PostgreSQL's ceilings. */
 export const SCREENS_PER_STATEMENT = 1000;
@@ -128,12 +134,14 @@ export async function screenChanged(
 ): Promise<ScreenTable> {
   let current = after;
   let nextBoundary: number | null = null;
+  let resolved: ResolvedSchedule | undefined;
   if (after.state !== 'deleted') {
-    const resolution = await reresolveScreen(events, work, after, now, {
+    resolved = await reresolveScreen(events, work, after, now, {
       reportSkipped:
         options.cause === 'schedule_write' || options.cause === 'boundary' || options.cause === 'availability',
       requestId: options.requestId,
     });
+    const { resolution } = resolved;
     current = { ...after, effective_playlist_id: resolution.effective.playlistId };
     nextBoundary = resolution.nextBoundary;
     const switched = before.effective_playlist_id !== current.effective_playlist_id;
@@ -168,9 +176,12 @@ export async function screenChanged(
     (await upcomingStale(work.db, current, nextBoundary))
   )
     reason = 'upcoming_changed';
-  if (reason === null) return current;
-  const reminted = await remintScreens(events, work, after.tenant_id, [after.id], reason, now, options.requestId);
-  return { ...current, manifest_revision: reminted.get(after.id)!.manifest_revision };
+  if (reason !== null) {
+    const reminted = await remintScreens(events, work, after.tenant_id, [after.id], reason, now, options.requestId);
+    current = { ...current, manifest_revision: reminted.get(after.id)!.manifest_revision };
+  }
+  if (resolved) rememberResolved(current, resolved);
+  return current;
 }
 
 /**

@@ -93,13 +93,33 @@ export function takeoverChanged(
  * ended is removed and announced. Unavailable matching entries are reported when `reportSkipped`.
  * Returns the resolution; the caller (remint.ts) decides whether the manifest moves.
  */
+/** What reresolveScreen read and decided for a screen, as of the change that returned it. */
+export interface ResolvedSchedule {
+  at: number;
+  schedule: ScreenSchedule;
+  resolution: ScheduleResolution;
+}
+
+// Keyed by the screen object a change returns (screenChanged), so the answer of the same request
+// (the schedule view) reuses what was just read and written instead of reading it all again: four
+// reads a screen, 2,000 over a 500-screen takeover. A new object per change: never stale.
+const resolvedScreens = new WeakMap<ScreenTable, ResolvedSchedule>();
+
+export function rememberResolved(screen: ScreenTable, resolved: ResolvedSchedule): void {
+  resolvedScreens.set(screen, resolved);
+}
+
+export function resolvedOf(screen: ScreenTable): ResolvedSchedule | undefined {
+  return resolvedScreens.get(screen);
+}
+
 export async function reresolveScreen(
   events: EventLog,
   work: Work,
   screen: ScreenTable,
   now: number,
   options: { reportSkipped: boolean; requestId?: string },
-): Promise<ScheduleResolution> {
+): Promise<ResolvedSchedule> {
   const schedule = await scheduleOf(work.db, screen.id);
   const pending: NewEvent[] = [];
   if (schedule.takeover && schedule.takeover.until <= now) {
@@ -149,7 +169,7 @@ export async function reresolveScreen(
   }
   await setBoundary(events, work, screen, resolution.nextBoundary);
   if (pending.length > 0) await events.appendMany(work, pending, now);
-  return resolution;
+  return { at: now, schedule, resolution };
 }
 
 /**
@@ -175,11 +195,15 @@ export async function playlistAt(db: Db | Tx, screen: ScreenTable, at: number): 
 
 /** Writes (or removes) the screen's next boundary and wakes the timer once it commits. */
 async function setBoundary(events: EventLog, work: Work, screen: ScreenTable, dueAt: number | null): Promise<void> {
-  await work.db.deleteFrom('screen_boundaries').where('screen_id', '=', screen.id).execute();
-  if (dueAt === null || screen.state === 'deleted') return;
+  if (dueAt === null || screen.state === 'deleted') {
+    await work.db.deleteFrom('screen_boundaries').where('screen_id', '=', screen.id).execute();
+    return;
+  }
+  // One statement, not a delete and an insert: a fleet fan-out sets 500 of these.
   await work.db
     .insertInto('screen_boundaries')
     .values({ screen_id: screen.id, tenant_id: screen.tenant_id, due_at: dueAt })
+    .onConflict((oc) => oc.column('screen_id').doUpdateSet({ tenant_id: screen.tenant_id, due_at: dueAt }))
     .execute();
   events.announce(work, BOUNDARY_CHANNEL, dueAt);
 }

@@ -103,22 +103,12 @@ export async function startTakeover(
   refuseArchived(before, 'takeover');
   await checkAssignable(r.work.db, before.tenant_id, takeover.playlist_id, before.timezone, 'playlist_id');
   const { db } = r.work;
-  await db.deleteFrom('screen_takeovers').where('screen_id', '=', before.id).execute();
-  await db
-    .deleteFrom('screen_playlist_references')
-    .where('screen_id', '=', before.id)
-    .where('role', '=', 'takeover')
-    .execute();
+  // Upserts (a takeover replaces the one before): a fleet fan-out writes these 500 times.
+  const row = { playlist_id: takeover.playlist_id, until: untilMs, reason: takeover.reason, started_at: r.now };
   await db
     .insertInto('screen_takeovers')
-    .values({
-      screen_id: before.id,
-      tenant_id: before.tenant_id,
-      playlist_id: takeover.playlist_id,
-      until: untilMs,
-      reason: takeover.reason,
-      started_at: r.now,
-    })
+    .values({ screen_id: before.id, tenant_id: before.tenant_id, ...row })
+    .onConflict((oc) => oc.column('screen_id').doUpdateSet(row))
     .execute();
   await db
     .insertInto('screen_playlist_references')
@@ -129,6 +119,9 @@ export async function startTakeover(
       role: 'takeover',
       entry_id: '',
     })
+    .onConflict((oc) =>
+      oc.columns(['screen_id', 'role', 'entry_id']).doUpdateSet({ playlist_id: takeover.playlist_id }),
+    )
     .execute();
   await r.events.append(
     r.work,

@@ -264,21 +264,25 @@ export async function changeScreen(
     }
   }
   if (change.set && 'playlist_id' in change.set) {
-    await work.db
-      .deleteFrom('screen_playlist_references')
-      .where('screen_id', '=', before.id)
-      .where('role', '=', 'assignment')
-      .execute();
-    if (after.playlist_id !== null) {
+    if (after.playlist_id === null) {
+      await work.db
+        .deleteFrom('screen_playlist_references')
+        .where('screen_id', '=', before.id)
+        .where('role', '=', 'assignment')
+        .execute();
+    } else {
+      // One upsert, not a delete and an insert: a fleet assign writes this for 500 screens.
+      const playlistId = after.playlist_id;
       await work.db
         .insertInto('screen_playlist_references')
         .values({
           screen_id: before.id,
           tenant_id: before.tenant_id,
-          playlist_id: after.playlist_id,
+          playlist_id: playlistId,
           role: 'assignment',
           entry_id: '',
         })
+        .onConflict((oc) => oc.columns(['screen_id', 'role', 'entry_id']).doUpdateSet({ playlist_id: playlistId }))
         .execute();
     }
   }
