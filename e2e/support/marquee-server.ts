@@ -17,6 +17,8 @@ export class MarqueeServer {
     readonly port: number,
     /** Settings besides the defaults (MARQUEE_SMTP_URL for the specs that read mail). */
     private readonly env: Record<string, string> = {},
+    /** The entry to run: `npm start`'s, or a test entry (server/testing/clocked-main.ts). */
+    private readonly entry = 'server/main.ts',
   ) {}
 
   /** The dashboard origin of this server (Chromium resolves *.localhost by itself). */
@@ -32,7 +34,7 @@ export class MarqueeServer {
     // After a failed test Playwright starts a fresh worker, whose server takes the same port; the
     // old worker's server may still be going away. Wait for the port rather than fail on it.
     await waitForFreePort(this.port, 30_000);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', this.entry], {
       cwd: ROOT,
       env: {
         ...process.env,

@@ -92,6 +92,14 @@ export class BoundaryTimer {
     });
   }
 
+  /**
+   * The clock moved other than by time passing (a test's injected clock jumped): applies what is
+   * due now and arms for the next boundary as the clock now reads it.
+   */
+  wake(): Promise<void> {
+    return this.tick();
+  }
+
   /** Runs the due boundaries (one pass at a time) and arms for the next. */
   private async tick(): Promise<void> {
     if (this.running) return this.running;

@@ -1,0 +1,52 @@
+// What `npm start` does, given its environment and arguments: load configuration, serve every plane,
+// print where, drain on signals. server/main.ts calls it; a test entry may pass services of its own.
+import path from 'node:path';
+import { createServer, type MarqueeServer } from './app';
+import { ConfigError, describeConfig, loadConfig } from './config';
+import type { ServiceOptions } from './default-services';
+
+export async function serve(
+  env: NodeJS.ProcessEnv,
+  argv: string[],
+  replaced: Omit<ServiceOptions, 'config'> = {},
+): Promise<MarqueeServer> {
+  let config;
+  try {
+    config = loadConfig(env, argv);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`marquee: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const server = await createServer({ ...replaced, config });
+  const port = await server.listen();
+  const origin = (o: string) => o.replace(`:${config.port}`, `:${port}`);
+  console.log(
+    [
+      `Marquee is running (data in ${path.resolve(config.dataDir)})`,
+      `  control plane + player  ${origin(config.controlOrigin)}`,
+      `  runtime plane           ${origin(config.playOrigin)}/runtime/v1`,
+      `  release hosts           ${origin(config.releaseOrigin)}`,
+      `  dashboard               ${origin(config.dashboardOrigin)}`,
+      `  settings: ${describeConfig(config).join(' ')}`,
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`marquee: ${signal} received; draining`);
+    server.stop().then(
+      () => process.exit(0),
+      (error) => {
+        console.error('marquee: shutdown failed', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  return server;
+}
