@@ -235,3 +235,37 @@ describe('connections per client address', () => {
     expect(openConnectionsByAddress(server.server.httpServer!).get('127.0.0.1')).toBeUndefined();
   });
 });
+
+describe('connections from a trusted proxy', () => {
+  it('are not capped: the proxy carries many clients', async () => {
+    const behindProxy = await TestServer.start({ config: { maxConnectionsPerIp: 2, trustedProxies: ['127.0.0.1'] } });
+    const held: net.Socket[] = [];
+    try {
+      for (let i = 0; i < 4; i++) {
+        const s = net.connect(behindProxy.port, '127.0.0.1');
+        s.on('error', () => {});
+        await new Promise((r) => s.once('connect', r));
+        held.push(s);
+      }
+      const answers = await Promise.all(
+        held.map(
+          (s) =>
+            new Promise<string>((resolve) => {
+              let raw = '';
+              s.setEncoding('latin1');
+              s.on('data', (d: string) => {
+                raw += d;
+                if (raw.includes('\r\n\r\n')) resolve(raw);
+              });
+              s.write(`GET /.health HTTP/1.1\r\nHost: ${behindProxy.host}\r\n\r\n`);
+            }),
+        ),
+      );
+      expect(answers.map((raw) => parse(raw).status)).toEqual([200, 200, 200, 200]);
+      expect(openConnectionsByAddress(behindProxy.server.httpServer!).size).toBe(0);
+    } finally {
+      for (const s of held) s.destroy();
+      await behindProxy.stop();
+    }
+  });
+});
