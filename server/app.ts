@@ -4,6 +4,7 @@ import http from 'node:http';
 import express, { type Request, type Response } from 'express';
 import { buildServices, type ServiceOptions } from './default-services';
 import { Dispatcher, type RouteEntry } from './http/dispatch';
+import { closeIfBodyLingers, edgeServerOptions, installEdge, wasRefused } from './http/edge';
 import { runRoute } from './http/pipeline';
 import { problem } from './problem';
 import { sendProblem } from './http/problem-response';
@@ -32,8 +33,6 @@ export interface MarqueeServer {
 }
 
 const REQUEST_ID = /^req_[A-Za-z0-9_-]{16,128}$/;
-/** Node's default: a client has a minute to send its request line and headers. */
-const HEADERS_TIMEOUT_MS = 60_000;
 
 export async function createServer(options: ServerOptions): Promise<MarqueeServer> {
   const services = await buildServices(options);
@@ -72,6 +71,7 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     lifecycle.requestStarted();
+    res.once('finish', () => closeIfBodyLingers(req, services));
     res.once('close', () => {
       lifecycle.requestFinished();
       logger.info(
@@ -99,6 +99,11 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
         instance: req.path,
         logger,
       });
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without Host.
+      res.setHeader('Connection', 'close');
+      return fail(problem('invalid_request', 'an HTTP/1.1 request needs a Host header'));
+    }
     if (lifecycle.state === 'draining' && req.path !== '/.health' && req.path !== '/.ready') {
       res.setHeader('Connection', 'close');
       return fail(problem('server_draining', 'this host is draining; retry on another host'));
@@ -158,12 +163,11 @@ async function listen(services: Services, app: express.Express): Promise<http.Se
   services.housekeeping.start();
   // Boundaries that passed while the server was down are applied before it takes requests.
   await services.boundaries.start();
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 5000;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  // No whole-request deadline (Node's default cuts every body at 300 s, a bare 408): uploads of
-  // up to 1 GiB may take hours on a slow uplink. Bodies must keep moving instead (body-progress.ts).
-  server.requestTimeout = 0;
+  const server = http.createServer(edgeServerOptions(services), (req, res) => {
+    // A connection over the per-address cap was already answered and is closing.
+    if (!wasRefused(req.socket)) app(req, res);
+  });
+  installEdge(server, services);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.bind, () => resolve());

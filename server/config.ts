@@ -154,6 +154,13 @@ export const SETTINGS = {
     ),
     fallback: () => [] as string[],
   }),
+  maxConnectionsPerIp: setting({
+    env: 'MARQUEE_MAX_CONNECTIONS_PER_IP',
+    flag: '--max-connections-per-ip',
+    doc: 'Open connections one client address may hold at once; one more is answered 429 rate_limited and closed. Trusted proxies are exempt. 0 turns the cap off (raise it when many screens share one NAT address).',
+    schema: z.coerce.number().int().min(0),
+    fallback: () => 256,
+  }),
   eventRetentionDays: setting({
     env: 'MARQUEE_EVENT_RETENTION_DAYS',
     flag: '--event-retention-days',

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_STREAM_TUNING } from './events/event-stream';
 import { BODY_IDLE_TIMEOUT_MS } from './http/body-progress';
+import { DEFAULT_EDGE_TUNING } from './http/edge';
 import { MemoryRateLimiter, type RateLimiter } from './http/rate-limit';
 import { MemoryLocks } from './locks';
 import { installers } from './modules';
@@ -34,6 +35,7 @@ describe('default services', () => {
         bodyIdleTimeoutMs: BODY_IDLE_TIMEOUT_MS,
         jsonBodyDeadlineMs: undefined,
         eventStreams: DEFAULT_STREAM_TUNING,
+        edge: DEFAULT_EDGE_TUNING,
         egressLimits: EGRESS_LIMITS,
         passwordHash: PASSWORD_HASH_COST,
       });

@@ -15,6 +15,7 @@ import { DEFAULT_STREAM_TUNING } from './events/event-stream';
 import { EventLog } from './events/event-log';
 import { Housekeeping } from './housekeeping';
 import { BODY_IDLE_TIMEOUT_MS } from './http/body-progress';
+import { DEFAULT_EDGE_TUNING } from './http/edge';
 import { IdempotencyRecords } from './http/idempotency';
 import { MemoryRateLimiter } from './http/rate-limit';
 import { Keys, loadSecret, newId } from './keys';
@@ -66,6 +67,7 @@ export interface TuningOptions {
   bodyIdleTimeoutMs?: number;
   jsonBodyDeadlineMs?: number;
   eventStreams?: Partial<Tuning['eventStreams']>;
+  edge?: Partial<Tuning['edge']>;
   egressLimits?: Partial<Tuning['egressLimits']>;
   passwordHash?: Tuning['passwordHash'];
 }
@@ -148,6 +150,7 @@ export function tuningOf(options: TuningOptions = {}): Tuning {
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS,
     jsonBodyDeadlineMs: options.jsonBodyDeadlineMs,
     eventStreams: { ...DEFAULT_STREAM_TUNING, ...options.eventStreams },
+    edge: { ...DEFAULT_EDGE_TUNING, ...options.edge },
     egressLimits: { ...EGRESS_LIMITS, ...options.egressLimits },
     passwordHash: options.passwordHash ?? PASSWORD_HASH_COST,
   };

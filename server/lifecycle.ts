@@ -34,6 +34,11 @@ export class Lifecycle {
     ]);
   }
 
+  /** Long-lived responses registered with onDrain now (tests: none outlives its client). */
+  get openStreams(): number {
+    return this.closers.size;
+  }
+
   get activeRequests(): number {
     return this.inFlight;
   }

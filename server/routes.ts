@@ -1,5 +1,6 @@
 // Every route Marquee serves, by plane. Policies (auth, area, idempotency, ...) live with handlers.
 import type { RouteEntry } from './http/dispatch';
+import { withOwnership } from './ownership';
 import * as events from './events/events.routes';
 import * as media from './media/media.routes';
 import * as mediaGeneration from './media/media-generation.routes';
@@ -45,7 +46,7 @@ import { DASHBOARD_PAGES, dashboardAsset, dashboardShell } from './dashboard/das
 import { declareDashboardUpload } from './dashboard/dashboard-media';
 import { onDashboard } from './dashboard/dashboard-twin';
 
-export const routeTable: RouteEntry[] = [
+export const routeTable: RouteEntry[] = withOwnership([
   // Status (spec: Endpoints / Status)
   { plane: 'control', method: 'GET', path: '/.health', route: status.health },
   { plane: 'control', method: 'GET', path: '/.ready', route: status.ready },
@@ -552,4 +553,4 @@ export const routeTable: RouteEntry[] = [
   // Release hosts (GET also answers HEAD; any other method is refused with 403 in app.ts)
   { plane: 'release', method: 'GET', path: PLAYER_ORIGIN_PATH, route: releaseHost.releasePlayerOrigin },
   { plane: 'release', method: 'GET', path: '/{*asset_path}', route: releaseHost.releaseAsset },
-];
+]);

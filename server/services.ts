@@ -94,6 +94,14 @@ export interface Tuning {
     lowWaterBytes: number;
     maxBufferedBytes: number;
   };
+  /** Connection timeouts of the HTTP edge (http/edge.ts, DEFAULT_EDGE_TUNING). */
+  edge: {
+    headersTimeoutMs: number;
+    headersCheckIntervalMs: number;
+    keepAliveTimeoutMs: number;
+    socketIdleTimeoutMs: number;
+    unreadBodyLingerMs: number;
+  };
   /** Byte budgets of protected content (EGRESS_LIMITS). */
   egressLimits: EgressLimits;
   /** scrypt cost of new password hashes (PASSWORD_HASH_COST); stored hashes carry their own. */

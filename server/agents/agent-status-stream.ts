@@ -21,6 +21,9 @@ export function serveConnectionStatus(services: Services, res: SseResponse, conn
       .selectAll()
       .where('id', '=', connectionId)
       .executeTakeFirst();
+    // The client may have left during the read: arming the deadline timer now would hold this
+    // closed stream (and its response) until the approval window ends.
+    if (stream.closed) return;
     const now = services.clock.now();
     if (!row) return stream.close();
     const state = connectionState(row, now);

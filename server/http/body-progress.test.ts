@@ -10,6 +10,7 @@ import {
   JSON_BODY_MIN_DEADLINE_MS,
   jsonBodyDeadlineMs,
 } from './body-progress';
+import { HEADERS_TIMEOUT_MS } from './edge';
 
 const IDLE_MS = 300;
 const DEADLINE_MS = 900;
@@ -70,7 +71,7 @@ describe('HTTP server timeouts', () => {
   it('has no whole-request deadline, keeps the headers deadline, and a named idle-body limit', () => {
     const http = server.server.httpServer!;
     expect(http.requestTimeout).toBe(0);
-    expect(http.headersTimeout).toBe(60_000);
+    expect(http.headersTimeout).toBe(HEADERS_TIMEOUT_MS);
     expect(BODY_IDLE_TIMEOUT_MS).toBe(60_000);
   });
 });

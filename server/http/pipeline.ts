@@ -1,6 +1,8 @@
 // Runs one route: the cross-cutting steps in their one order, then the handler, then the answer.
 // Order: authenticate → capability area → credit meter → query → body read → If-Match →
-// idempotency (replay or mismatch) → rate budgets → body validation → handler → answer.
+// idempotency (replay or mismatch) → rate budgets → body validation → handler → answer. A refusal
+// of the request itself (query, body, If-Match, Idempotency-Key) first runs the route's `resource`
+// check, so a caller who does not own what the path names gets not_found, never a 400 (D-322).
 import type { Request, Response } from 'express';
 import type { Services } from '../services';
 import type { Work } from '../store/store';
@@ -13,7 +15,7 @@ import {
   type RecordedAnswer,
   type RecordId,
 } from './idempotency';
-import { problem, type Generation } from '../problem';
+import { problem, ProblemError, type Generation } from '../problem';
 import { sendProblem } from './problem-response';
 import { admit } from './rate-limit';
 import type { IdempotencyPolicy, Mode, Principal, Reply, RequestContext, RouteHandler } from './route';
@@ -126,56 +128,65 @@ export async function runRoute(
       if ('error' in metered) throw metered.error;
     }
 
-    ctx.query = policy.query ? validate(policy.query, queryObject(url), 'query') : {};
+    // Refusals of the request itself wait until the caller is known to own what the path names.
+    const ownedFirst = async (error: unknown): Promise<never> => {
+      if (policy.resource && isRequestRefusal(error)) await policy.resource(ctx);
+      throw error;
+    };
+    try {
+      ctx.query = policy.query ? validate(policy.query, queryObject(url), 'query') : {};
 
-    let rawBody: Buffer | undefined;
-    if (policy.body !== 'raw') {
-      rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, {
-        idleMs: bodyIdleTimeoutMs(services),
-        deadlineMs: (bytes) => jsonBodyDeadlineMs(services, bytes),
-      });
-      ctx.body = parseJson(req, rawBody);
-    }
+      let rawBody: Buffer | undefined;
+      if (policy.body !== 'raw') {
+        rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, {
+          idleMs: bodyIdleTimeoutMs(services),
+          deadlineMs: (bytes) => jsonBodyDeadlineMs(services, bytes),
+        });
+        ctx.body = parseJson(req, rawBody);
+      }
 
-    const ifMatchMode = resolveMode(policy.ifMatch, ctx.generation);
-    ctx.ifMatch = ifMatchMode === 'none' ? undefined : parseIfMatch(req.headers['if-match']);
-    if (ifMatchMode === 'required' && ctx.ifMatch === undefined) {
-      throw problem('invalid_request', 'this request needs If-Match with the current revision', {
-        errors: [{ field: 'If-Match', code: 'required', detail: 'is required' }],
-      });
-    }
+      const ifMatchMode = resolveMode(policy.ifMatch, ctx.generation);
+      ctx.ifMatch = ifMatchMode === 'none' ? undefined : parseIfMatch(req.headers['if-match']);
+      if (ifMatchMode === 'required' && ctx.ifMatch === undefined) {
+        throw problem('invalid_request', 'this request needs If-Match with the current revision', {
+          errors: [{ field: 'If-Match', code: 'required', detail: 'is required' }],
+        });
+      }
 
-    const idem: IdempotencyPolicy | undefined =
-      typeof policy.idempotency === 'string' ? { mode: policy.idempotency } : policy.idempotency;
-    const idemMode = resolveMode(idem?.mode, ctx.generation);
-    const key = req.headers['idempotency-key'];
-    if (idem && idemMode !== 'none' && typeof key === 'string') {
-      IdempotencyRecords.validateKey(key);
-      ctx.idempotencyKey = key;
-      const headers = (idem.fingerprintHeaders ?? []).map((h) => [
-        h.toLowerCase(),
-        req.headers[h.toLowerCase()] ?? null,
-      ]);
-      ctx.record = {
-        id: {
-          scope: ctx.principal?.scope ?? idem.anonymousScope?.(ctx) ?? 'anon',
-          route: `${req.method} ${url.pathname}`,
-          key,
-        },
-        fingerprint: IdempotencyRecords.fingerprint([
-          req.method,
-          url.pathname,
-          url.search,
-          ctx.body ?? null,
-          ctx.ifMatch ?? null,
-          headers,
-        ]),
-        policy: idem,
-      };
-    } else if (idemMode === 'required') {
-      throw problem('invalid_request', 'this request needs an Idempotency-Key header (8 to 200 characters)', {
-        errors: [{ field: 'Idempotency-Key', code: 'required', detail: 'is required' }],
-      });
+      const idem: IdempotencyPolicy | undefined =
+        typeof policy.idempotency === 'string' ? { mode: policy.idempotency } : policy.idempotency;
+      const idemMode = resolveMode(idem?.mode, ctx.generation);
+      const key = req.headers['idempotency-key'];
+      if (idem && idemMode !== 'none' && typeof key === 'string') {
+        IdempotencyRecords.validateKey(key);
+        ctx.idempotencyKey = key;
+        const headers = (idem.fingerprintHeaders ?? []).map((h) => [
+          h.toLowerCase(),
+          req.headers[h.toLowerCase()] ?? null,
+        ]);
+        ctx.record = {
+          id: {
+            scope: ctx.principal?.scope ?? idem.anonymousScope?.(ctx) ?? 'anon',
+            route: `${req.method} ${url.pathname}`,
+            key,
+          },
+          fingerprint: IdempotencyRecords.fingerprint([
+            req.method,
+            url.pathname,
+            url.search,
+            ctx.body ?? null,
+            ctx.ifMatch ?? null,
+            headers,
+          ]),
+          policy: idem,
+        };
+      } else if (idemMode === 'required') {
+        throw problem('invalid_request', 'this request needs an Idempotency-Key header (8 to 200 characters)', {
+          errors: [{ field: 'Idempotency-Key', code: 'required', detail: 'is required' }],
+        });
+      }
+    } catch (error) {
+      await ownedFirst(error);
     }
 
     const run = async () => {
@@ -185,11 +196,15 @@ export async function runRoute(
       }
       if (policy.rateLimits)
         Object.assign(ctx.answerHeaders, await admit(services.rateLimiter, policy.rateLimits(ctx as never), ctx.now));
-      if (policy.body !== undefined && policy.body !== 'raw') ctx.body = validate(policy.body, ctx.body, 'body');
-      else if (policy.body === undefined && ctx.body !== undefined && !isEmptyObject(ctx.body)) {
-        throw problem('invalid_request', 'this route takes no request body', {
-          errors: [{ field: 'body', code: 'unexpected', detail: 'send no body' }],
-        });
+      try {
+        if (policy.body !== undefined && policy.body !== 'raw') ctx.body = validate(policy.body, ctx.body, 'body');
+        else if (policy.body === undefined && ctx.body !== undefined && !isEmptyObject(ctx.body)) {
+          throw problem('invalid_request', 'this route takes no request body', {
+            errors: [{ field: 'body', code: 'unexpected', detail: 'send no body' }],
+          });
+        }
+      } catch (error) {
+        await ownedFirst(error);
       }
       let answer: Reply | void;
       try {
@@ -258,6 +273,12 @@ function checkArea(
       extensions: { missing_capability: area },
     },
   );
+}
+
+/** A refusal of the request's own content (body, query, headers), as opposed to of its caller. */
+function isRequestRefusal(error: unknown): boolean {
+  if (!(error instanceof ProblemError)) return (error as { status?: number } | null)?.status === 400;
+  return error.code === 'invalid_request' || error.code === 'revision_conflict' || error.code === 'quota_exceeded';
 }
 
 function isEmptyObject(value: unknown): boolean {

@@ -66,6 +66,12 @@ export interface IdempotencyPolicy {
 export interface RoutePolicy<B, Q, P extends Principal | undefined> {
   /** Omit for unauthenticated routes. */
   auth?: Authenticator<Exclude<P, undefined>>;
+  /**
+   * Throws not_found when what the path names is not the caller's. Run only before a refusal of the
+   * request itself (400 and 412 before the handler), so those never tell another tenant anything;
+   * the handler still resolves the resource itself. Set from the route table (server/ownership.ts).
+   */
+  resource?: (ctx: RequestContext<B, Q, P>) => Promise<void>;
   /** Capability area a project credential needs for this route. */
   area?: CapabilityArea;
   /** Whether the credit meter debits this request (Model P, /api/v1). Default true. */

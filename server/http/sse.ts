@@ -70,6 +70,10 @@ export function openSse(res: Response, options: SseOptions): SseStream {
     answerSseHead(res, options.headers);
     return CLOSED;
   }
+  // The client left while the route was still working (authenticating, reading): its 'close' has
+  // already fired and would never end this stream, leaving a heartbeat timer and a drain closer
+  // holding the response (and its socket) for the life of the process.
+  if (res.destroyed || res.writableEnded || res.socket === null || res.socket.destroyed) return CLOSED;
   const maxBuffered = options.maxBufferedBytes ?? SSE_MAX_BUFFERED_BYTES;
   const closers: (() => void)[] = [];
   let closed = false;

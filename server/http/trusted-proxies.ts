@@ -13,7 +13,7 @@ export function isAddressOrRange(text: string): boolean {
 }
 
 /** `::ffff:192.0.2.1` (IPv4 on a dual-stack socket) is 192.0.2.1: one client, one budget key. */
-function normalized(address: string): string {
+export function normalizedAddress(address: string): string {
   return /^::ffff:[0-9.]+$/i.test(address) && net.isIPv4(address.slice(7)) ? address.slice(7) : address;
 }
 
@@ -37,7 +37,7 @@ export class TrustedProxies {
     }
   }
 
-  private trusts(address: string): boolean {
+  trusts(address: string): boolean {
     const family = net.isIP(address);
     return family !== 0 && this.list.check(address, family === 4 ? 'ipv4' : 'ipv6');
   }
@@ -48,7 +48,7 @@ export class TrustedProxies {
    * the walk at the trusted proxy that passed it on, so garbage can never mint new budget keys.
    */
   clientIp(req: ForwardedRequest): string {
-    let client = normalized(req.socket.remoteAddress ?? 'unknown');
+    let client = normalizedAddress(req.socket.remoteAddress ?? 'unknown');
     if (this.empty || !this.trusts(client)) return client;
     const header = req.headers['x-forwarded-for'];
     const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
@@ -56,7 +56,7 @@ export class TrustedProxies {
       .map((h) => h.trim())
       .filter((h) => h !== '');
     for (let i = hops.length - 1; i >= 0; i--) {
-      const hop = normalized(hops[i]!);
+      const hop = normalizedAddress(hops[i]!);
       if (net.isIP(hop) === 0) return client;
       client = hop;
       if (!this.trusts(hop)) return client;

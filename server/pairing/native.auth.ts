@@ -88,11 +88,12 @@ export const nativePairing: Authenticator<NativePairingPrincipal> = {
   realm: 'pairing',
   async authenticate(ctx) {
     refuseCookies(ctx);
-    refuseQuery(ctx);
     refuseCrossSite(ctx);
     const credential = schemeCredential(ctx, NATIVE_PAIRING_SCHEME);
     if (credential === undefined || !NATIVE_PAIRING_CREDENTIAL.test(credential))
       throw refused(`this route needs Authorization: ${NATIVE_PAIRING_SCHEME} <pairing_credential>`);
+    // After the credential's presence: a caller without one hears 401 first, not about its query (D-322).
+    refuseQuery(ctx);
     const db = ctx.services.store.db;
     const native = await db
       .selectFrom('native_pairing_sessions')
