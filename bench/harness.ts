@@ -89,6 +89,8 @@ export async function startMarquee(
       MARQUEE_DATA_DIR: dataDir,
       MARQUEE_LOG_LEVEL: 'silent',
       MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '100000',
+      // One loopback client stands for thousands of screens (the events bench opens 5,000 streams).
+      MARQUEE_MAX_CONNECTIONS_PER_IP: '0',
       ...env,
     },
     'Marquee is running',
