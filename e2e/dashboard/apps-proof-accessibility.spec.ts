@@ -7,7 +7,7 @@ import { DESKTOP, PHONE } from '../pages/dashboard-page';
 import { expect, test } from './dashboard-fixtures';
 
 for (const size of [DESKTOP, PHONE]) {
-  test(`applications pages pass axe-core at ${size.width}×${size.height}`, async ({
+  test(`applications and proof-of-play pages pass axe-core at ${size.width}×${size.height}`, async ({
     dashboard,
     member,
     project,
@@ -52,5 +52,11 @@ for (const size of [DESKTOP, PHONE]) {
     await expect(page.getByTestId('kv-value').getByLabel('Value')).toHaveValue('Hello, lobby');
     await dashboard.expectAccessible();
     await dashboard.screenshot(`application-${size.width}.png`);
+
+    await apps.go('Proof of play');
+    await expect(apps.chart('By day')).toBeVisible();
+    await apps.chart('By day').getByText('Figures').click();
+    await dashboard.expectAccessible();
+    await dashboard.screenshot(`proof-of-play-${size.width}.png`);
   });
 }

@@ -19,6 +19,7 @@ import { Shell } from './Shell';
 // Pages the screens page does not need, loaded when first opened (the first load stays small).
 const ApplicationsPage = lazy(() => import('../applications/ApplicationsPage'));
 const ApplicationPage = lazy(() => import('../applications/ApplicationPage'));
+const ProofOfPlayPage = lazy(() => import('../proof/ProofOfPlayPage'));
 
 export function App() {
   const { session } = useDashboard();
@@ -81,6 +82,11 @@ function SignedIn() {
               <ApplicationPage id={params.id} />
             </Lazy>
           )}
+        </Route>
+        <Route path={PAGES.proofOfPlay}>
+          <Lazy>
+            <ProofOfPlayPage />
+          </Lazy>
         </Route>
         <Route>
           <Redirect to={PAGES.screens} replace />

@@ -10,6 +10,7 @@ const NAV: { href: string; label: string }[] = [
   { href: PAGES.playlists, label: 'Playlists' },
   { href: PAGES.media, label: 'Media' },
   { href: PAGES.applications, label: 'Applications' },
+  { href: PAGES.proofOfPlay, label: 'Proof of play' },
   { href: PAGES.events, label: 'Events' },
   { href: PAGES.members, label: 'Members' },
   { href: PAGES.billing, label: 'Billing' },
