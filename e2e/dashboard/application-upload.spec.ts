@@ -1,6 +1,6 @@
 // Uploading an application from the dashboard: a build folder is packed in the browser and
-// published as the application's first release; an archive uploaded on its page becomes the next
-// release, and the page names it current. Each step is the route an agent's upload uses.
+// published as the application's first release; archives uploaded on its page (a tar.gz, then a
+// zip repacked in the browser) become the next releases, and the page names the newest current. Each step is the route an agent's upload uses.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +21,10 @@ function buildFolder(marker: string): string {
   return build;
 }
 
-test('a folder uploads as an application and an archive as its next release', async ({ dashboard, member }) => {
+test('a folder uploads as an application, and a tar.gz and a zip as its next releases', async ({
+  dashboard,
+  member,
+}) => {
   const apps = new DashboardAppsPage(dashboard);
   await dashboard.open('/applications');
   await dashboard.signIn(member.email, member.password);
@@ -42,6 +45,14 @@ test('a folder uploads as an application and an archive as its next release', as
   await expect(apps.currentRelease).not.toHaveText(first);
   await expect(apps.currentRelease).toHaveText(/^rel_/);
   await expect(apps.releases).toHaveCount(1);
+
+  // A .zip of the build folder (as zip tools write it) is repacked in the browser as the next release.
+  const third = buildFolder('third');
+  const zipped = path.join(path.dirname(third), 'board.zip');
+  execFileSync('zip', ['-qr', zipped, 'build'], { cwd: path.dirname(third) });
+  await apps.uploadArchive(zipped);
+  await expect(apps.progress).toContainText('Published board.zip as release rel_', { timeout: 30_000 });
+  await expect(apps.releases).toHaveCount(2);
 
   await apps.go('Applications');
   await expect(dashboard.page.getByRole('row', { name: /Lobby board/ })).toContainText('Ready');

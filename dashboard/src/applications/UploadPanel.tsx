@@ -28,8 +28,9 @@ export function UploadPanel({
     <section className="panel app-upload" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>{applicationId ? 'Upload a new release' : 'Upload an application'}</h2>
       <p className="hint">
-        A built static web app with an <code>index.html</code> at its root: a <code>.tar.gz</code> or <code>.tar</code>{' '}
-        archive, or the build folder itself (packed here the way <code>marquee app pack</code> packs it).
+        A built static web app with an <code>index.html</code> at its root: a <code>.tar.gz</code>, <code>.tar</code> or{' '}
+        <code>.zip</code> archive, or the build folder itself (packed here the way <code>marquee app pack</code> packs
+        it).
       </p>
       {!applicationId && (
         <label>
@@ -42,7 +43,7 @@ export function UploadPanel({
           Choose an archive
           <input
             type="file"
-            accept=".tar.gz,.tgz,.tar,application/gzip,application/x-tar"
+            accept=".tar.gz,.tgz,.tar,.zip,application/gzip,application/x-tar,application/zip"
             className="visually-hidden"
             disabled={busy}
             data-testid="archive-input"

@@ -11,6 +11,7 @@ import {
   packFolder,
   splitName,
   tarFacts,
+  zipFiles,
 } from './browser-pack';
 
 const file = (path: string, text: string): FolderFile => ({ path, blob: new Blob([text]) });
@@ -128,5 +129,72 @@ describe('an archive someone made', () => {
       },
     });
     expect(await tarFacts(stream)).toEqual({ fileCount: 2, expandedBytes: 2000 });
+  });
+});
+
+/** A minimal zip (stored or deflated entries, optional unix modes), as zip tools write them. */
+function zipOf(
+  entries: { name: string; data: string; deflate?: boolean; mode?: number; flags?: number }[],
+): Uint8Array<ArrayBuffer> {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const raw = Buffer.from(e.data);
+    const data = e.deflate ? zlib.deflateRawSync(raw) : raw;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(e.flags ?? 0x800, 6);
+    local.writeUInt16LE(e.deflate ? 8 : 0, 8);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(raw.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(e.flags ?? 0x800, 8);
+    central.writeUInt16LE(e.deflate ? 8 : 0, 10);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(raw.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(((e.mode ?? 0o100644) << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, data);
+    centrals.push(central, name);
+    offset += local.length + name.length + data.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...locals, directory, end]));
+}
+
+describe('a .zip archive', () => {
+  it('is repacked as a tar.gz from its stored and deflated files, a wrapping folder taken as the root', async () => {
+    const zip = zipOf([
+      { name: 'build/', data: '' },
+      { name: 'build/index.html', data: '<!doctype html><p>zipped</p>', deflate: true },
+      { name: 'build/css/site.css', data: 'p { color: red }' },
+      { name: '__MACOSX/build/._index.html', data: 'fork' },
+    ]);
+    const facts = await archiveFile(new File([zip], 'site.zip'), 'Zipped');
+    expect(facts).toMatchObject({ fileCount: 2, expandedBytes: 28 + 16, name: 'Zipped' });
+    const entries = await entriesOf(facts.archive as Blob);
+    expect(entries.map((e) => e.name)).toEqual(['css/', 'css/site.css', 'index.html']);
+    expect(entries[2]!.text).toBe('<!doctype html><p>zipped</p>');
+  });
+
+  it('refuses symbolic links and encrypted entries by name', async () => {
+    const link = zipOf([
+      { name: 'index.html', data: 'x' },
+      { name: 'secret', data: '/etc/passwd', mode: 0o120777 },
+    ]);
+    await expect(zipFiles(new Blob([link]))).rejects.toThrow(/secret: is a symbolic link/);
+    const locked = zipOf([{ name: 'index.html', data: 'x', flags: 0x801 }]);
+    await expect(zipFiles(new Blob([locked]))).rejects.toThrow(/index.html: is encrypted/);
   });
 });

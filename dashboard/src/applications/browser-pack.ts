@@ -280,8 +280,9 @@ export async function tarFacts(tar: ReadableStream<Uint8Array>): Promise<{ fileC
   return { fileCount, expandedBytes };
 }
 
-/** An archive someone made: a .tar.gz (sent as it is) or a .tar (gzipped here), with its figures. */
+/** An archive someone made: a .tar.gz (sent as it is), a .tar (gzipped here) or a .zip (repacked), with its figures. */
 export async function archiveFile(file: File, name?: string): Promise<ArchiveFacts> {
+  if (/\.zip$/i.test(file.name) || (await isZip(file))) return packFolder(await zipFiles(file), name);
   const gzipped = /\.(tar\.gz|tgz)$/i.test(file.name) || (await isGzip(file));
   const archive = gzipped ? file : await gzip(file);
   const tar = gzipped ? file.stream().pipeThrough(new DecompressionStream('gzip')) : file.stream();
@@ -301,4 +302,80 @@ export async function archiveFile(file: File, name?: string): Promise<ArchiveFac
 async function isGzip(file: Blob): Promise<boolean> {
   const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
   return head[0] === 0x1f && head[1] === 0x8b;
+}
+
+async function isZip(file: Blob): Promise<boolean> {
+  const head = new Uint8Array(await file.slice(0, 4).arrayBuffer());
+  return head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
+}
+
+const ZIP_END = 0x06054b50;
+const ZIP_CENTRAL = 0x02014b50;
+const ZIP_LOCAL = 0x04034b50;
+const UNIX_TYPE_MASK = 0o170000;
+const UNIX_SYMLINK = 0o120000;
+
+/**
+ * The files of a .zip, to pack as a folder (the server takes tar.gz only). Stored and deflated
+ * entries; directories are implied by the files; a zip of one folder (`build/index.html`) is that
+ * folder's content; macOS resource forks (`__MACOSX/`) are left out. Refused: encrypted entries,
+ * symbolic links, other methods and ZIP64 archives, each named.
+ */
+export async function zipFiles(zip: Blob): Promise<FolderFile[]> {
+  const bytes = new Uint8Array(await zip.arrayBuffer());
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const refuse = (code: string, detail: string, path?: string): never => {
+    throw new BrowserPackError([path === undefined ? { code, detail } : { code, path, detail }]);
+  };
+  let end = -1;
+  for (let at = bytes.length - 22; at >= Math.max(0, bytes.length - 22 - 0xffff); at--)
+    if (view.getUint32(at, true) === ZIP_END) {
+      end = at;
+      break;
+    }
+  if (end === -1) refuse('not_zip', 'the file is not a zip archive');
+  const count = view.getUint16(end + 10, true);
+  let at = view.getUint32(end + 16, true);
+  if (count === 0xffff || at === 0xffffffff)
+    refuse('unsupported_entry', 'ZIP64 archives are not supported; use a .tar.gz');
+  const decoder = new TextDecoder();
+  const files: FolderFile[] = [];
+  for (let i = 0; i < count; i++) {
+    if (at + 46 > bytes.length || view.getUint32(at, true) !== ZIP_CENTRAL)
+      refuse('corrupt_zip', 'the zip directory is damaged');
+    const flags = view.getUint16(at + 8, true);
+    const method = view.getUint16(at + 10, true);
+    const compressed = view.getUint32(at + 20, true);
+    const nameLength = view.getUint16(at + 28, true);
+    const extraLength = view.getUint16(at + 30, true);
+    const commentLength = view.getUint16(at + 32, true);
+    const mode = view.getUint32(at + 38, true) >>> 16;
+    const local = view.getUint32(at + 42, true);
+    const path = decoder.decode(bytes.subarray(at + 46, at + 46 + nameLength));
+    at += 46 + nameLength + extraLength + commentLength;
+    if (path.endsWith('/') || path.startsWith('__MACOSX/')) continue;
+    if (flags & 1) refuse('unsupported_entry', 'is encrypted', path);
+    if ((mode & UNIX_TYPE_MASK) === UNIX_SYMLINK)
+      refuse('symlink', 'is a symbolic link; zip the file it points to', path);
+    if (view.getUint32(local, true) !== ZIP_LOCAL) refuse('corrupt_zip', 'the zip entry is damaged', path);
+    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    const data = bytes.slice(start, start + compressed);
+    if (method === 0) files.push({ path, blob: new Blob([data]) });
+    else if (method === 8)
+      files.push({
+        path,
+        blob: await new Response(new Blob([data]).stream().pipeThrough(new DecompressionStream('deflate-raw'))).blob(),
+      });
+    else
+      refuse('unsupported_entry', `uses compression method ${method}; only stored and deflated entries are read`, path);
+  }
+  return withoutWrapper(files);
+}
+
+/** A zip of one folder holds `folder/index.html`: that folder is the application's root. */
+function withoutWrapper(files: FolderFile[]): FolderFile[] {
+  if (files.length === 0 || files.some((f) => f.path === 'index.html')) return files;
+  const first = files[0]!.path.split('/', 1)[0]!;
+  const inside = files.every((f) => f.path.startsWith(`${first}/`));
+  return inside ? files.map((f) => ({ ...f, path: f.path.slice(first.length + 1) })) : files;
 }
