@@ -53,6 +53,8 @@ test('a key added and edited on the dashboard is what the API reads; a stale edi
   expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
   await value.fill('Pea');
   await page.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByRole('alert').filter({ hasText: /soup could not be saved|revision/i })).toBeVisible();
+  await expect(page.getByRole('alert').filter({ hasText: 'soup was changed since you opened it' })).toBeVisible();
   expect(await read()).toBe('Minestrone');
+  await page.getByRole('button', { name: 'Discard my edit' }).click();
+  await expect(value).toHaveValue('Minestrone');
 });

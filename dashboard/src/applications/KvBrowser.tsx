@@ -7,6 +7,7 @@ import { useDashboard } from '../app/dashboard-context';
 import { byteSize } from '../app/format';
 import { Notice } from '../app/PageHeading';
 import { useLoaded } from '../app/use-loaded';
+import { MarqueeProblem } from '../../../sdk/client/problem';
 import { problemMessage } from '../state/problem-message';
 import {
   currentCursor,
@@ -148,6 +149,14 @@ function KvValue({
       entry.reload();
       onChanged(`Saved ${entryKey}.`);
     } catch (error) {
+      if (error instanceof MarqueeProblem && error.status === 412) {
+        // Someone (a screen, an agent) wrote it since: read theirs, keep this edit to save over it or discard.
+        entry.reload();
+        onFailed(
+          `${entryKey} was changed since you opened it. Save again to replace it with your edit, or discard your edit to see theirs.`,
+        );
+        return;
+      }
       onFailed(problemMessage(error, `${entryKey} could not be saved`));
     }
   };
@@ -191,6 +200,11 @@ function KvValue({
             {text !== null && (
               <button type="button" disabled={draft === null || draft === text} onClick={() => void save()}>
                 Save
+              </button>
+            )}
+            {draft !== null && (
+              <button type="button" className="secondary" onClick={() => setDraft(null)}>
+                Discard my edit
               </button>
             )}
             {!confirming ? (
