@@ -541,6 +541,28 @@ export const routeTable: RouteEntry[] = withOwnership([
     path: '/dashboard/v1/invitations/:id/revoke',
     route: onDashboard(invitations.revokeProjectInvitation),
   },
+  // Applications, their key/value stores and proof of play (the same routes an agent calls)
+  ...(
+    [
+      ['GET', '/applications', applications.listApplications],
+      ['POST', '/applications', applications.uploadApplication],
+      ['GET', '/applications/:id', applications.getApplication],
+      ['DELETE', '/applications/:id', applications.deleteApplication],
+      ['POST', '/applications/:id/releases', applications.uploadRelease],
+      ['GET', '/applications/:id/kv', ownerKv.listKv],
+      ['GET', '/applications/:id/kv/:key', ownerKv.getKv],
+      ['PUT', '/applications/:id/kv/:key', ownerKv.putKv],
+      ['DELETE', '/applications/:id/kv/:key', ownerKv.deleteKv],
+      ['GET', '/playback', playback.listPlaybackRoute],
+    ] as const
+  ).map(
+    ([method, path, route]): RouteEntry => ({
+      plane: 'dashboard',
+      method,
+      path: `/dashboard/v1${path}`,
+      route: onDashboard(route as RouteEntry['route']),
+    }),
+  ),
 
   // The access page keeps the link flows (invitations, resets: the app sends `#invite=`/`#reset=` to
   // /access) and agent approval; the dashboard app is every other page.

@@ -44,6 +44,9 @@ export const DASHBOARD_PAGES = [
   '/events',
   '/members',
   '/billing',
+  '/applications',
+  '/applications/:id',
+  '/proof-of-play',
 ] as const;
 
 /** The file under `dir/assets` that a request names, or undefined (unknown type, outside the folder). */

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinAsMember, TEST_PASSWORD_COST } from '../invitations/invitations.fixtures';
 import { SmtpCapture } from '../mail/mail.fixtures';
+import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-fixtures';
 import { image, sha256, uploadReady } from '../media/media.fixtures';
 import { pairActiveScreen, parseSse, startPairing } from '../pairing/pairing.fixtures';
 import { imageDoc } from '../playlists/content.fixtures';
@@ -15,8 +16,8 @@ let token: string;
 let otherToken: string;
 let ada: DashboardBrowser;
 /** Ids of the other project's resources: each must be not_found through Ada's session. */
-const theirs = { screen: '', media: '', playlist: '', invitation: '', operation: '' };
-const ours = { screen: '', media: '', playlist: '' };
+const theirs = { screen: '', media: '', playlist: '', invitation: '', operation: '', application: '' };
+const ours = { screen: '', media: '', playlist: '', application: '' };
 
 beforeAll(async () => {
   smtp = await SmtpCapture.start();
@@ -48,6 +49,21 @@ beforeAll(async () => {
   theirs.invitation = invited.json().items[0].id;
   const media = await server.request('GET', `/api/v1/media/${theirs.media}`, { token: otherToken });
   theirs.operation = media.json().operation_id;
+  for (const [which, bearer] of [
+    [ours, token],
+    [theirs, otherToken],
+  ] as const) {
+    const app = archiveOf(sampleApp());
+    const uploaded = await server.request('POST', '/api/v1/applications', {
+      token: bearer,
+      headers: uploadHeadersOf(app.declaration),
+      body: app.body,
+      idempotencyKey: randomKey(),
+    });
+    expect(uploaded.status, uploaded.text).toBe(202);
+    which.application = uploaded.json().id;
+  }
+  await server.services.operations.idle();
 });
 afterAll(async () => {
   await server.stop();
@@ -110,6 +126,20 @@ const twins = () =>
     ['GET', '/dashboard/v1/invitations'],
     ['POST', '/dashboard/v1/invitations', { kind: 'project_member', emails: ['x@example.com'] }],
     ['POST', '/dashboard/v1/invitations/inv_nothing/revoke'],
+    ['GET', '/dashboard/v1/applications'],
+    ['POST', '/dashboard/v1/applications'],
+    ['GET', `/dashboard/v1/applications/${ours.application}`],
+    ['DELETE', '/dashboard/v1/applications/app_nothing'],
+    ['POST', `/dashboard/v1/applications/${ours.application}/releases`],
+    ['GET', `/dashboard/v1/applications/${ours.application}/kv`],
+    ['GET', `/dashboard/v1/applications/${ours.application}/kv/greeting`],
+    [
+      'PUT',
+      `/dashboard/v1/applications/${ours.application}/kv/greeting`,
+      { value_base64: 'aGk=', content_type: 'text/plain' },
+    ],
+    ['DELETE', `/dashboard/v1/applications/${ours.application}/kv/greeting`],
+    ['GET', '/dashboard/v1/playback'],
   ] as [string, string, unknown?][];
 
 describe('the realm: the session cookie only', () => {
@@ -163,6 +193,15 @@ describe('the tenant is the session’s project', () => {
       ['DELETE', `/dashboard/v1/media/${theirs.media}`],
       ['POST', `/dashboard/v1/invitations/${theirs.invitation}/revoke`],
       ['GET', `/dashboard/v1/operations/${theirs.operation}`],
+      ['GET', `/dashboard/v1/applications/${theirs.application}`],
+      ['GET', `/dashboard/v1/applications/${theirs.application}/kv`],
+      [
+        'PUT',
+        `/dashboard/v1/applications/${theirs.application}/kv/k`,
+        { value_base64: 'aGk=', content_type: 'text/plain' },
+      ],
+      ['DELETE', `/dashboard/v1/applications/${theirs.application}`],
+      ['GET', `/dashboard/v1/playback?application_id=${theirs.application}`],
     ];
     for (const [method, path, json] of cases) {
       const res = await ada.request(method, path, { json, headers: { 'idempotency-key': randomKey() } });
@@ -331,6 +370,64 @@ describe('media from the dashboard', () => {
     expect(media.json()).toMatchObject({ filename: 'poster.png', state: 'ready' });
     const content = await ada.request('GET', `/dashboard/v1/media/${op.result.media_id}/content`);
     expect(content.body.equals(bytes)).toBe(true);
+  });
+});
+
+describe('applications, key/value and proof of play from the dashboard', () => {
+  it('uploads an archive and a release, reads and writes its key/value store, and reads proof of play', async () => {
+    const archive = archiveOf(sampleApp('from the dashboard'));
+    const send = (path: string) =>
+      server.request('POST', path, {
+        host: ada.host,
+        cookies: ada.jar,
+        headers: {
+          origin: ada.origin,
+          'sec-fetch-site': 'same-origin',
+          'marquee-csrf-token': ada.csrf,
+          'idempotency-key': randomKey(),
+          ...uploadHeadersOf(archive.declaration, { 'marquee-application-name': 'Lobby board' }),
+        },
+        body: archive.body,
+      });
+    const uploaded = await send('/dashboard/v1/applications');
+    expect(uploaded.status, uploaded.text).toBe(202);
+    await server.services.operations.idle();
+    const { id, release_id, operation_id } = uploaded.json();
+    expect((await ada.request('GET', `/dashboard/v1/operations/${operation_id}`)).json().state).toBe('succeeded');
+    const app = await ada.request('GET', `/dashboard/v1/applications/${id}`);
+    expect(app.json()).toMatchObject({ name: 'Lobby board', state: 'ready', latest_ready_release: release_id });
+    const list = (await ada.request('GET', '/dashboard/v1/applications')).json();
+    expect(list.items.map((a: { id: string }) => a.id)).toContain(id);
+
+    const release = await send(`/dashboard/v1/applications/${id}/releases`);
+    expect(release.status, release.text).toBe(202);
+    await server.services.operations.idle();
+    const again = (await ada.request('GET', `/dashboard/v1/applications/${id}`)).json();
+    expect(again.latest_ready_release).toBe(release.json().release_id);
+
+    const kv = `/dashboard/v1/applications/${id}/kv`;
+    const put = await ada.request('PUT', `${kv}/greeting`, {
+      json: { value_base64: Buffer.from('hello').toString('base64'), content_type: 'text/plain' },
+      headers: { 'idempotency-key': randomKey() },
+    });
+    expect(put.status, put.text).toBe(200);
+    expect((await ada.request('GET', kv)).json().items.map((e: { key: string }) => e.key)).toEqual(['greeting']);
+    const read = await ada.request('GET', `${kv}/greeting`);
+    expect(Buffer.from(read.json().value_base64, 'base64').toString()).toBe('hello');
+    const removed = await ada.request('DELETE', `${kv}/greeting`, {
+      headers: { 'idempotency-key': randomKey(), 'if-match': '"1"' },
+    });
+    expect(removed.status, removed.text).toBe(204);
+    const events = (await ada.request('GET', '/dashboard/v1/events?limit=200')).json().items;
+    const deleted = events.find((e: { type: string }) => e.type === 'kv.deleted');
+    expect(deleted?.actor).toMatchObject({ display_name: 'Ada' });
+
+    const plays = await ada.request('GET', `/dashboard/v1/playback?application_id=${id}`);
+    expect(plays.status, plays.text).toBe(200);
+    expect(plays.json()).toEqual({ items: [], next_cursor: null });
+    const csv = await ada.request('GET', '/dashboard/v1/playback?format=csv');
+    expect(csv.headers['content-type']).toContain('text/csv');
+    expect(csv.text.split('\r\n')[0]).toMatch(/^day,screen_id,/);
   });
 });
 

@@ -7,10 +7,13 @@ import type {
   DashboardSession,
   PasskeyAssertion,
 } from '../../../sdk/contract/people';
+import { applicationRoutes } from '../../../sdk/client/applications';
 import { eventRoutes } from '../../../sdk/client/events';
 import { invitationRoutes } from '../../../sdk/client/invitations';
+import { kvRoutes } from '../../../sdk/client/kv';
 import { mediaRoutes } from '../../../sdk/client/media';
 import { operationRoutes } from '../../../sdk/client/operations';
+import { playbackRoutes } from '../../../sdk/client/playback';
 import { playlistRoutes } from '../../../sdk/client/playlists';
 import { screenRoutes } from '../../../sdk/client/screens';
 import { ClientTransport } from '../../../sdk/client/transport';
@@ -79,6 +82,20 @@ export function createDashboardClient(origin: string, options: { onUnauthorized:
   };
   return {
     transport: t,
+    /**
+     * A transport like the app's whose requests go through `base` (the application upload's
+     * XMLHttpRequest fetch, which reports bytes sent), with the same path, cookie and CSRF rules.
+     */
+    transportOver: (base: typeof fetch) =>
+      new ClientTransport({
+        baseUrl: origin,
+        fetch: createDashboardFetch(origin, {
+          csrfToken: () => csrf,
+          onUnauthorized: options.onUnauthorized,
+          fetch: base,
+        }),
+        maxAttempts: 2,
+      }),
     session,
     operations,
     screens: screenRoutes(t),
@@ -86,6 +103,9 @@ export function createDashboardClient(origin: string, options: { onUnauthorized:
     media: mediaRoutes(t, operations),
     events: eventRoutes(t),
     invitations: invitationRoutes(t),
+    applications: applicationRoutes(t, operations),
+    kv: kvRoutes(t),
+    playback: playbackRoutes(t),
   };
 }
 

@@ -1,6 +1,6 @@
 // The app: the sign-in page until a session exists, then the shell (header, navigation) around
 // the page the address names. Every page is reachable by keyboard; each moves focus to its heading.
-import { useEffect } from 'react';
+import { lazy, type ReactNode, Suspense, useEffect } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { BillingPage } from '../people/BillingPage';
 import { EventsPage } from '../events/EventsPage';
@@ -15,6 +15,11 @@ import { followProject } from '../state/live-events';
 import { useDashboard, useSession } from './dashboard-context';
 import { PAGES } from './routes';
 import { Shell } from './Shell';
+
+// Pages the screens page does not need, loaded when first opened (the first load stays small).
+const ApplicationsPage = lazy(() => import('../applications/ApplicationsPage'));
+const ApplicationPage = lazy(() => import('../applications/ApplicationPage'));
+const ProofOfPlayPage = lazy(() => import('../proof/ProofOfPlayPage'));
 
 export function App() {
   const { session } = useDashboard();
@@ -66,10 +71,41 @@ function SignedIn() {
         <Route path={PAGES.events} component={EventsPage} />
         <Route path={PAGES.members} component={MembersPage} />
         <Route path={PAGES.billing} component={BillingPage} />
+        <Route path={PAGES.applications}>
+          <Lazy>
+            <ApplicationsPage />
+          </Lazy>
+        </Route>
+        <Route path={PAGES.application}>
+          {(params) => (
+            <Lazy>
+              <ApplicationPage id={params.id} />
+            </Lazy>
+          )}
+        </Route>
+        <Route path={PAGES.proofOfPlay}>
+          <Lazy>
+            <ProofOfPlayPage />
+          </Lazy>
+        </Route>
         <Route>
           <Redirect to={PAGES.screens} replace />
         </Route>
       </Switch>
     </Shell>
+  );
+}
+
+function Lazy({ children }: { children: ReactNode }) {
+  return (
+    <Suspense
+      fallback={
+        <section className="page" aria-busy="true">
+          <p>Loading…</p>
+        </section>
+      }
+    >
+      {children}
+    </Suspense>
   );
 }

@@ -9,6 +9,8 @@ const NAV: { href: string; label: string }[] = [
   { href: PAGES.screens, label: 'Screens' },
   { href: PAGES.playlists, label: 'Playlists' },
   { href: PAGES.media, label: 'Media' },
+  { href: PAGES.applications, label: 'Applications' },
+  { href: PAGES.proofOfPlay, label: 'Proof of play' },
   { href: PAGES.events, label: 'Events' },
   { href: PAGES.members, label: 'Members' },
   { href: PAGES.billing, label: 'Billing' },

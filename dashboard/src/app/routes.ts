@@ -11,7 +11,11 @@ export const PAGES = {
   events: '/events',
   members: '/members',
   billing: '/billing',
+  applications: '/applications',
+  application: '/applications/:id',
+  proofOfPlay: '/proof-of-play',
 } as const;
 
 export const screenPath = (id: string) => `/screens/${encodeURIComponent(id)}`;
 export const playlistPath = (id: string) => `/playlists/${encodeURIComponent(id)}`;
+export const applicationPath = (id: string) => `/applications/${encodeURIComponent(id)}`;

@@ -15,6 +15,7 @@ import { playlistName, usePlaylists } from '../playlists/use-playlists';
 import { problemMessage } from '../state/problem-message';
 import { sortedScreens } from '../state/screens-store';
 import { healthLine } from './health-line';
+import { liveLine } from './live-line';
 import { isPairingCode, normalizePairingCode } from './pairing-code';
 import { ScreenStatus } from './ScreenStatus';
 
@@ -106,7 +107,8 @@ function ScreenCard({
   const health = screen.health;
   const shot = health?.screenshot;
   const playing = health?.now_playing ? health.now_playing.playlist_id : screen.playlist_id;
-  const line = health ? healthLine(health, now) : '';
+  const live = useScreens((s) => s.live[screen.id]);
+  const line = [liveLine(live, screen.online, now), health ? healthLine(health, now) : ''].filter(Boolean).join(' · ');
   return (
     <li {...cell} className={`screen-card${selected ? ' selected' : ''}`} data-testid="screen-card">
       {shot?.state === 'ready' && shot.capture_id ? (

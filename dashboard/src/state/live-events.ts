@@ -1,6 +1,7 @@
 // Follows the project's event stream while someone is signed in: each event goes to the log and to
-// the screens, checked against the typed catalog. Presence (online/offline) has no event yet, so
-// the screens are also re-read every PRESENCE_POLL_MS while the page is visible.
+// the screens, checked against the typed catalog. Presence events (screen.online/offline) come a
+// minute after the change (D-245's debounce), so the list is also re-read every PRESENCE_POLL_MS
+// while the page is visible: one request for the whole grid, which keeps the dot within seconds.
 import type { EventRecord } from '../../../sdk/contract/events';
 import { isEventType, parseEventRecord } from '../../../sdk/contract/event-types';
 import type { DashboardClient } from '../api/dashboard-client';

@@ -75,6 +75,39 @@ describe('the screens store', () => {
     expect(gets).toEqual([]);
   });
 
+  it('applies presence and display events to the screens in hand without a request each', async () => {
+    const server = new Map([
+      ['scr_a', screen('scr_a', 'A')],
+      ['scr_b', screen('scr_b', 'B', { online: true })],
+    ]);
+    const { client, gets } = fakeClient(server);
+    const store = createScreensStore(client, 5);
+    await store.getState().load();
+    const at = '2026-11-27T14:02:00Z';
+    store.getState().apply({
+      ...event('screen.online', 'scr_a'),
+      at,
+      details: { last_seen_at: at, offline_since: '2026-11-27T13:00:00Z' },
+    });
+    store.getState().apply({
+      ...event('screen.offline', 'scr_b'),
+      details: { last_seen_at: at, offline_since: at },
+    });
+    store.getState().apply({ ...event('screen.display_changed', 'scr_a'), details: { power: 'off', schedule: null } });
+    await settle();
+    expect(gets).toEqual([]);
+    const { byId, live } = store.getState();
+    expect(byId.scr_a).toMatchObject({ online: true, last_online_at: at });
+    expect(byId.scr_b!.online).toBe(false);
+    expect(live.scr_a).toEqual({ onlineSince: at, display: 'off' });
+    expect(live.scr_b?.onlineSince).toBeUndefined();
+    // A screen not in hand yet (paired in another tab) is read instead.
+    server.set('scr_c', screen('scr_c', 'C', { online: true }));
+    store.getState().apply({ ...event('screen.online', 'scr_c'), details: { last_seen_at: at, offline_since: null } });
+    await settle();
+    expect(gets).toEqual(['scr_c']);
+  });
+
   it('sorts by label, then id', () => {
     const sorted = sortedScreens({
       b: screen('b', 'Lobby'),

@@ -1,0 +1,60 @@
+// The key/value browser on an application's page: a key added and edited there is what the owner
+// API reads, and an edit made over a value someone else changed since is refused (If-Match), not
+// written over theirs.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { packApplication } from '../../sdk/pack/pack';
+import { DashboardAppsPage } from '../pages/dashboard-apps-page';
+import { expect, test } from './dashboard-fixtures';
+
+test('a key added and edited on the dashboard is what the API reads; a stale edit is refused', async ({
+  dashboard,
+  member,
+  project,
+  page,
+}) => {
+  const build = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-kv-'));
+  fs.writeFileSync(path.join(build, 'index.html'), '<!doctype html><title>Menu board</title>');
+  const packed = await packApplication(build, { name: 'Menu board' });
+  const uploaded = await project.request('POST', '/api/v1/applications', {
+    body: packed.archive,
+    headers: packed.headers,
+  });
+  expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(202);
+  await project.waitForOperation(uploaded.body.operation_id);
+  const kv = `/api/v1/applications/${uploaded.body.id}/kv`;
+  const read = async () => {
+    const res = await project.request('GET', `${kv}/soup`);
+    return Buffer.from(res.body.value_base64, 'base64').toString();
+  };
+
+  const apps = new DashboardAppsPage(dashboard);
+  await dashboard.open(`/applications/${uploaded.body.id}`);
+  await dashboard.signIn(member.email, member.password);
+  await expect(dashboard.heading).toHaveText('Menu board');
+
+  await apps.addKey('soup', 'Tomato');
+  await expect(dashboard.said('Created soup.')).toBeVisible();
+  expect(await read()).toBe('Tomato');
+
+  const value = page.getByTestId('kv-value').getByLabel('Value');
+  await expect(value).toHaveValue('Tomato');
+  await value.fill('Lentil');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(dashboard.said('Saved soup.')).toBeVisible();
+  expect(await read()).toBe('Lentil');
+
+  // A screen (here, the owner API) changes it while the page still shows revision 2.
+  const theirs = await project.request('PUT', `${kv}/soup`, {
+    json: { value_base64: Buffer.from('Minestrone').toString('base64'), content_type: 'text/plain; charset=utf-8' },
+    headers: { 'If-Match': '"2"' },
+  });
+  expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
+  await value.fill('Pea');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'soup was changed since you opened it' })).toBeVisible();
+  expect(await read()).toBe('Minestrone');
+  await page.getByRole('button', { name: 'Discard my edit' }).click();
+  await expect(value).toHaveValue('Minestrone');
+});
