@@ -1,0 +1,84 @@
+// The playlist page: a member reorders a playlist's pages (from the keyboard, then by dragging), the
+// to-scale drawing of each position shows the page now there, a problem appears under the field it
+// names, and the live preview plays the playlist in the player's engine in the new order, page
+// after page. Checked with axe-core and saved as screenshots at both sizes.
+import { DESKTOP, PHONE } from '../pages/dashboard-page';
+import { silentMp3, titledPng } from '../support/media-fixtures';
+import { imagePage } from '../support/playlist-documents';
+import { expect, test } from './dashboard-fixtures';
+
+test('reordering a playlist redraws its pages and the live preview plays the new order', async ({
+  dashboard,
+  member,
+  project,
+  page,
+}) => {
+  // Three uploads, a sign-in (a memory-hard hash) and axe twice on a loaded machine.
+  test.setTimeout(240_000);
+  const sunrise = await project.uploadMedia(
+    await titledPng(1920, 1080, '#b0641b', 'Sunrise', 'first page'),
+    'image/png',
+    'sunrise.png',
+  );
+  const harbour = await project.uploadMedia(
+    await titledPng(1920, 1080, '#1b5fb0', 'Harbour', 'second page'),
+    'image/png',
+    'harbour.png',
+  );
+  const song = await project.uploadMedia(silentMp3(30), 'audio/mpeg', 'quiet-song.mp3');
+  const playlist = await project.createPlaylist({
+    name: 'Editor tour',
+    pages: [imagePage('sunrise', sunrise, 2000), imagePage('harbour', harbour, 2000)],
+    audio: { tracks: [{ media_id: song }] },
+  });
+
+  await page.setViewportSize(DESKTOP);
+  await dashboard.open(`/playlists/${playlist.id}`);
+  await dashboard.signIn(member.email, member.password);
+  await expect(dashboard.heading).toHaveText('Editor tour');
+  expect(await dashboard.playlistPageIds()).toEqual(['sunrise', 'harbour']);
+  await expect.poll(() => dashboard.drawnMedia(1)).toEqual([sunrise]);
+  await expect(dashboard.page.getByRole('region', { name: 'Soundtrack' }).getByRole('listitem')).toHaveText(
+    /quiet-song.mp3/,
+  );
+
+  // From the keyboard: page 2 moves up; the drawing in first place is now the harbour, and focus
+  // stays with the moved page (its Move up is disabled at the top, so its Move down).
+  await dashboard.movePageWithKeyboard(2, 'up');
+  expect(await dashboard.playlistPageIds()).toEqual(['harbour', 'sunrise']);
+  await expect.poll(() => dashboard.drawnMedia(1)).toEqual([harbour]);
+  await expect(dashboard.said('Page “harbour” moved to position 1 of 2.')).toBeVisible();
+  await expect(dashboard.page.getByRole('button', { name: 'Move down: page 1, harbour' })).toBeFocused();
+
+  // A problem shows under the field it names, and the apply panel waits for it.
+  const seconds = dashboard.playlistPage(2).getByLabel('Seconds on glass');
+  await seconds.fill('0.5');
+  await expect(seconds).toHaveAttribute('aria-invalid', 'true');
+  await expect(dashboard.playlistPage(2).locator('#playlist-pages-1-advance-after_ms-problem')).not.toBeEmpty();
+  await expect(dashboard.page.getByRole('alert').filter({ hasText: '1 problem to fix first' })).toBeVisible();
+  await seconds.fill('2');
+  await expect(seconds).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(dashboard.page.getByRole('link', { name: `Download ${playlist.id}.json` })).toBeVisible();
+
+  // The live preview plays the new order in the player's engine: the harbour first, then the sunrise.
+  await dashboard.page.getByRole('button', { name: 'Play the preview' }).click();
+  await expect(dashboard.livePreviewPage).toHaveAttribute('data-page-id', 'harbour', { timeout: 20_000 });
+  await expect(dashboard.page.getByTestId('live-stage').locator('section.page[data-state="live"] img')).toHaveAttribute(
+    'data-media-id',
+    harbour,
+  );
+  await expect(dashboard.livePreviewPage).toHaveAttribute('data-page-id', 'sunrise', { timeout: 15_000 });
+  await expect(dashboard.livePreviewPage).toHaveAttribute('data-page-id', 'harbour', { timeout: 15_000 });
+  await dashboard.expectAccessible();
+  await dashboard.screenshot('playlist-editor-1440.png');
+
+  // By dragging: the sunrise's grip onto the first row puts it back in first place.
+  await dashboard.dragPage(2, 1);
+  expect(await dashboard.playlistPageIds()).toEqual(['sunrise', 'harbour']);
+  await expect.poll(() => dashboard.drawnMedia(1)).toEqual([sunrise]);
+  await expect(dashboard.livePreviewPage).toHaveAttribute('data-page-id', 'sunrise', { timeout: 20_000 });
+
+  await page.setViewportSize(PHONE);
+  await dashboard.expectAccessible();
+  await dashboard.screenshot('playlist-editor-390.png');
+});
