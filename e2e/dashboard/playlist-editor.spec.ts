@@ -78,6 +78,18 @@ test('reordering a playlist redraws its pages and the live preview plays the new
   await expect.poll(() => dashboard.drawnMedia(1)).toEqual([sunrise]);
   await expect(dashboard.livePreviewPage).toHaveAttribute('data-page-id', 'sunrise', { timeout: 20_000 });
 
+  // A visibility rule on page 2: its editor opens; "from" after "until" is named on the rule.
+  await dashboard.playlistPage(2).getByLabel('Shown only at some times').check();
+  const rule = dashboard.page.getByRole('group', { name: 'When page 2 is shown' });
+  await expect(rule.getByRole('group', { name: 'Window 1' })).toBeVisible();
+  await rule.getByLabel(/^From date/).fill('2030-05-02T10:00');
+  await rule.getByLabel(/^Until date/).fill('2030-05-01T10:00');
+  await expect(rule.locator('#playlist-pages-1-visibility-problem')).toHaveText('from must be before until');
+  await rule.getByLabel(/^Until date/).fill('2030-05-03T10:00');
+  await expect(rule.locator('#playlist-pages-1-visibility-problem')).toBeEmpty();
+  await dashboard.expectAccessible();
+  await dashboard.screenshot('playlist-editor-rule-1440.png');
+
   await page.setViewportSize(PHONE);
   await dashboard.expectAccessible();
   await dashboard.screenshot('playlist-editor-390.png');

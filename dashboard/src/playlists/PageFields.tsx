@@ -184,7 +184,9 @@ export function PageFields({
           </label>
           <div className="row">
             <label>
-              From <span className="optional">(optional)</span>
+              <span>
+                From date <span className="optional">(optional)</span>
+              </span>
               <input
                 type="datetime-local"
                 value={visibility.from ?? ''}
@@ -193,7 +195,9 @@ export function PageFields({
               />
             </label>
             <label>
-              Until <span className="optional">(optional)</span>
+              <span>
+                Until date <span className="optional">(optional)</span>
+              </span>
               <input
                 type="datetime-local"
                 value={visibility.until ?? ''}

@@ -43,7 +43,7 @@ function playerClosure(): Set<string> {
   const queue = sources(dashboard).flatMap((file) =>
     runtimeImports(file)
       .map((i) => resolve(file, i.spec))
-      .filter((f): f is string => f !== null && f.startsWith(player)),
+      .filter((f): f is string => f?.startsWith(player) === true),
   );
   while (queue.length > 0) {
     const file = queue.pop()!;
