@@ -4,7 +4,7 @@
 // after page. Checked with axe-core and saved as screenshots at both sizes.
 import { DESKTOP, PHONE } from '../pages/dashboard-page';
 import { silentMp3, titledPng } from '../support/media-fixtures';
-import { imagePage } from '../support/playlist-documents';
+import { image, imagePage } from '../support/playlist-documents';
 import { expect, test } from './dashboard-fixtures';
 
 test('reordering a playlist redraws its pages and the live preview plays the new order', async ({
@@ -28,7 +28,17 @@ test('reordering a playlist redraws its pages and the live preview plays the new
   const song = await project.uploadMedia(silentMp3(30), 'audio/mpeg', 'quiet-song.mp3');
   const playlist = await project.createPlaylist({
     name: 'Editor tour',
-    pages: [imagePage('sunrise', sunrise, 2000), imagePage('harbour', harbour, 2000)],
+    pages: [
+      imagePage('sunrise', sunrise, 2000),
+      imagePage('harbour', harbour, 2000),
+      // A picture in picture: the harbour in the bottom right quarter, over the sunrise.
+      imagePage('inset', sunrise, 2000, {
+        placements: [
+          image('inset-under', sunrise),
+          image('inset-over', harbour, { rect: { x: 1440, y: 540, width: 480, height: 540 }, layer: 1 }),
+        ],
+      }),
+    ],
     audio: { tracks: [{ media_id: song }] },
   });
 
@@ -36,8 +46,17 @@ test('reordering a playlist redraws its pages and the live preview plays the new
   await dashboard.open(`/playlists/${playlist.id}`);
   await dashboard.signIn(member.email, member.password);
   await expect(dashboard.heading).toHaveText('Editor tour');
-  expect(await dashboard.playlistPageIds()).toEqual(['sunrise', 'harbour']);
+  expect(await dashboard.playlistPageIds()).toEqual(['sunrise', 'harbour', 'inset']);
   await expect.poll(() => dashboard.drawnMedia(1)).toEqual([sunrise]);
+  // To scale: the inset sits in the right quarter of the drawing's width, the lower half of its height, on top.
+  await expect.poll(() => dashboard.drawnMedia(3)).toEqual([sunrise, harbour]);
+  const drawing = await dashboard.canvasDrawing(3);
+  expect(drawing.placements[1]!.x / drawing.width).toBeCloseTo(0.75, 2);
+  expect(drawing.placements[1]!.y / drawing.height).toBeCloseTo(0.5, 2);
+  expect(drawing.placements[1]!.width / drawing.width).toBeCloseTo(0.25, 2);
+  expect(drawing.placements[1]!.height / drawing.height).toBeCloseTo(0.5, 2);
+  expect(drawing.width / drawing.height).toBeCloseTo(16 / 9, 1);
+  expect(drawing.placements[1]!.z).toBeGreaterThan(drawing.placements[0]!.z);
   await expect(dashboard.page.getByRole('region', { name: 'Soundtrack' }).getByRole('listitem')).toHaveText(
     /quiet-song.mp3/,
   );
@@ -45,9 +64,9 @@ test('reordering a playlist redraws its pages and the live preview plays the new
   // From the keyboard: page 2 moves up; the drawing in first place is now the harbour, and focus
   // stays with the moved page (its Move up is disabled at the top, so its Move down).
   await dashboard.movePageWithKeyboard(2, 'up');
-  expect(await dashboard.playlistPageIds()).toEqual(['harbour', 'sunrise']);
+  expect(await dashboard.playlistPageIds()).toEqual(['harbour', 'sunrise', 'inset']);
   await expect.poll(() => dashboard.drawnMedia(1)).toEqual([harbour]);
-  await expect(dashboard.said('Page “harbour” moved to position 1 of 2.')).toBeVisible();
+  await expect(dashboard.said('Page “harbour” moved to position 1 of 3.')).toBeVisible();
   await expect(dashboard.page.getByRole('button', { name: 'Move down: page 1, harbour' })).toBeFocused();
 
   // A problem shows under the field it names, and the apply panel waits for it.
@@ -68,13 +87,14 @@ test('reordering a playlist redraws its pages and the live preview plays the new
     harbour,
   );
   await expect(dashboard.livePreviewPage).toHaveAttribute('data-page-id', 'sunrise', { timeout: 15_000 });
+  await expect(dashboard.livePreviewPage).toHaveAttribute('data-page-id', 'inset', { timeout: 15_000 });
   await expect(dashboard.livePreviewPage).toHaveAttribute('data-page-id', 'harbour', { timeout: 15_000 });
   await dashboard.expectAccessible();
   await dashboard.screenshot('playlist-editor-1440.png');
 
   // By dragging: the sunrise's grip onto the first row puts it back in first place.
   await dashboard.dragPage(2, 1);
-  expect(await dashboard.playlistPageIds()).toEqual(['sunrise', 'harbour']);
+  expect(await dashboard.playlistPageIds()).toEqual(['sunrise', 'harbour', 'inset']);
   await expect.poll(() => dashboard.drawnMedia(1)).toEqual([sunrise]);
   await expect(dashboard.livePreviewPage).toHaveAttribute('data-page-id', 'sunrise', { timeout: 20_000 });
 

@@ -184,6 +184,36 @@ export class DashboardPage {
       .evaluateAll((boxes) => boxes.map((b) => (b as HTMLElement).dataset.mediaId ?? ''));
   }
 
+  /** Page `n`'s to-scale drawing: its size on screen and each placement's box in it (and paint order). */
+  async canvasDrawing(n: number): Promise<{
+    width: number;
+    height: number;
+    placements: { x: number; y: number; width: number; height: number; z: number }[];
+  }> {
+    return this.playlistPage(n)
+      .locator('.canvas-box')
+      .evaluate((box) => {
+        // The placements are laid out in the box's padding box (inside its border).
+        const at = box.getBoundingClientRect();
+        const left = at.x + box.clientLeft;
+        const top = at.y + box.clientTop;
+        return {
+          width: box.clientWidth,
+          height: box.clientHeight,
+          placements: [...box.querySelectorAll<HTMLElement>('.placement-box')].map((p) => {
+            const r = p.getBoundingClientRect();
+            return {
+              x: r.x - left,
+              y: r.y - top,
+              width: r.width,
+              height: r.height,
+              z: Number(getComputedStyle(p).zIndex),
+            };
+          }),
+        };
+      });
+  }
+
   /** The live preview's caption, which names the page on glass in `data-page-id`. */
   get livePreviewPage(): Locator {
     return this.page.getByTestId('live-page');
