@@ -6,7 +6,7 @@ import type { Visibility } from '../../../sdk/contract/visibility';
 import { fieldId } from '../fleet/field-problems';
 import { newWindow, windowDraft, windowOf } from '../fleet/schedule-drafts';
 import { FieldProblem, invalidProps, WindowsEditor } from '../fleet/WindowsEditor';
-import { msFromSeconds, secondsOf } from './playlist-draft';
+import { advanceIn, msFromSeconds, secondsOf, withVisibility } from './playlist-draft';
 
 export const FORM = 'playlist';
 
@@ -23,13 +23,6 @@ const ADVANCE_NAMES: Record<AdvanceWrite['mode'], string> = {
   media_end: 'When its video or image ends',
   application: 'When its application moves on',
 };
-
-function advanceOf(mode: AdvanceWrite['mode'], old: AdvanceWrite): AdvanceWrite {
-  const ms = old.mode === 'duration' ? old.after_ms : old.max_ms;
-  if (mode === 'duration') return { mode, after_ms: ms ?? 8000 };
-  if (mode === 'application') return { mode, max_ms: ms ?? 60_000 };
-  return { mode, ...(ms !== undefined ? { max_ms: ms } : {}) };
-}
 
 export function PageFields({
   page,
@@ -48,15 +41,7 @@ export function PageFields({
   const problem = (f: string) => <FieldProblem id={id(f)} text={problems[at(f)]} />;
   const advance = page.advance;
   const visibility = page.visibility;
-  const setVisibility = (change: Partial<Visibility> | null) => {
-    if (change === null) {
-      const { visibility: _, ...rest } = page;
-      return onChange(rest);
-    }
-    const next = { ...(visibility ?? { enabled: true }), ...change };
-    for (const key of ['from', 'until', 'windows'] as const) if (next[key] === undefined) delete next[key];
-    onChange({ ...page, visibility: next });
-  };
+  const setVisibility = (change: Partial<Visibility> | null) => onChange(withVisibility(page, change));
   return (
     <div className="page-fields">
       <div className="row">
@@ -106,7 +91,7 @@ export function PageFields({
           <select
             value={advance.mode}
             onChange={(e) =>
-              onChange({ ...page, advance: advanceOf(e.currentTarget.value as AdvanceWrite['mode'], advance) })
+              onChange({ ...page, advance: advanceIn(e.currentTarget.value as AdvanceWrite['mode'], advance) })
             }
             {...field('advance')}
           >

@@ -3,7 +3,16 @@
 import { describe, expect, it } from 'vitest';
 import { PlaylistWrite } from '../../../sdk/contract/playlist';
 import { answer } from './playlist.fixtures';
-import { draftOf, draftProblems, movedTo, msFromSeconds, resolvedItems, withPage } from './playlist-draft';
+import {
+  advanceIn,
+  draftOf,
+  draftProblems,
+  movedTo,
+  msFromSeconds,
+  resolvedItems,
+  withPage,
+  withVisibility,
+} from './playlist-draft';
 
 describe('draftOf', () => {
   it('is a valid write document: response-only members (items, controller, durations) are dropped', () => {
@@ -61,5 +70,35 @@ describe('draftProblems', () => {
       advance: { mode: 'duration', after_ms: msFromSeconds('') },
     }));
     expect(draftProblems(draft)).toHaveProperty(['pages.0.advance.after_ms']);
+  });
+});
+
+describe('advanceIn', () => {
+  it('keeps the time when the mode changes, and a default where there was none', () => {
+    expect(advanceIn('application', { mode: 'duration', after_ms: 12_000 })).toEqual({
+      mode: 'application',
+      max_ms: 12_000,
+    });
+    expect(advanceIn('duration', { mode: 'media_end' })).toEqual({ mode: 'duration', after_ms: 8000 });
+    expect(advanceIn('media_end', { mode: 'duration', after_ms: 5000 })).toEqual({ mode: 'media_end', max_ms: 5000 });
+  });
+});
+
+describe('withVisibility', () => {
+  const plain = draftOf(answer).pages[0]!;
+
+  it('adds an enabled rule, changes it member by member, and removes an unset member', () => {
+    const ruled = withVisibility(plain, { windows: [{ days: ['mon'] }] });
+    expect(ruled.visibility).toEqual({ enabled: true, windows: [{ days: ['mon'] }] });
+    const dated = withVisibility(ruled, { from: '2030-01-01T00:00' });
+    expect(dated.visibility).toEqual({ enabled: true, from: '2030-01-01T00:00', windows: [{ days: ['mon'] }] });
+    const undated = withVisibility(dated, { from: undefined, windows: undefined });
+    expect(undated.visibility).toEqual({ enabled: true });
+    expect(Object.keys(undated.visibility!)).toEqual(['enabled']);
+  });
+
+  it('removes the rule', () => {
+    const ruled = withVisibility(plain, { windows: [{ days: ['mon'] }] });
+    expect(withVisibility(ruled, null)).not.toHaveProperty('visibility');
   });
 });

@@ -3,6 +3,7 @@
 // lands on the field its path names. The media a selector resolved to stay with the answer
 // (`resolvedItems`), keyed by page and placement id, so a moved page keeps its pictures. Pure.
 import {
+  type AdvanceWrite,
   type PageWrite,
   type Placement,
   type PlacementWrite,
@@ -10,6 +11,7 @@ import {
   type PlaylistMediaItem,
   PlaylistWrite,
 } from '../../../sdk/contract/playlist';
+import type { Visibility } from '../../../sdk/contract/visibility';
 import { issuesByField } from '../fleet/field-problems';
 
 export type PlaylistDraft = PlaylistWrite;
@@ -110,4 +112,31 @@ export function msFromSeconds(text: string): number {
 export function secondsOf(ms: number | undefined): string {
   if (ms === undefined || Number.isNaN(ms)) return '';
   return String(ms / 1000);
+}
+
+/** A page that advances after a time shows this long when it is switched to that mode with nothing to go on. */
+export const DEFAULT_AFTER_MS = 8000;
+/** The backstop of a page switched to application advance with nothing to go on. */
+export const DEFAULT_MAX_MS = 60_000;
+
+/** The advance in `mode`, keeping the time the old one had (its after_ms or max_ms). */
+export function advanceIn(mode: AdvanceWrite['mode'], old: AdvanceWrite): AdvanceWrite {
+  const ms = old.mode === 'duration' ? old.after_ms : old.max_ms;
+  if (mode === 'duration') return { mode, after_ms: ms ?? DEFAULT_AFTER_MS };
+  if (mode === 'application') return { mode, max_ms: ms ?? DEFAULT_MAX_MS };
+  return { mode, ...(ms !== undefined ? { max_ms: ms } : {}) };
+}
+
+/**
+ * The page with its visibility rule changed: null removes the rule; a member set to undefined is
+ * removed (a PUT document has no undefined members); a page without a rule gets an enabled one.
+ */
+export function withVisibility(page: PageWrite, change: Partial<Visibility> | null): PageWrite {
+  if (change === null) {
+    const { visibility: _, ...rest } = page;
+    return rest;
+  }
+  const next: Visibility = { ...(page.visibility ?? { enabled: true }), ...change };
+  for (const key of ['from', 'until', 'windows'] as const) if (next[key] === undefined) delete next[key];
+  return { ...page, visibility: next };
 }
