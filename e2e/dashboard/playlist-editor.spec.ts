@@ -75,8 +75,10 @@ test('reordering a playlist redraws its pages and the live preview plays the new
   await expect(seconds).toHaveAttribute('aria-invalid', 'true');
   await expect(dashboard.playlistPage(2).locator('#playlist-pages-1-advance-after_ms-problem')).not.toBeEmpty();
   await expect(dashboard.page.getByRole('alert').filter({ hasText: '1 problem to fix first' })).toBeVisible();
+  await expect(dashboard.page.getByTestId('preview-held')).toBeVisible();
   await seconds.fill('2');
   await expect(seconds).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(dashboard.page.getByTestId('preview-held')).toBeHidden();
   await expect(dashboard.page.getByRole('link', { name: `Download ${playlist.id}.json` })).toBeVisible();
 
   // The live preview plays the new order in the player's engine: the harbour first, then the sunrise.

@@ -76,6 +76,12 @@ function PlaylistEditor({ playlist, media }: { playlist: Playlist; media: Media[
   const [playing, setPlaying] = useState(false);
   const problems = useMemo(() => draftProblems(draft), [draft]);
   const changed = !sameDraft(draft, original);
+  const valid = Object.keys(problems).length === 0;
+  // The preview plays the last draft without problems (a half-typed time would make it race).
+  const [previewed, setPreviewed] = useState<PlaylistDraft>(original);
+  useEffect(() => {
+    if (valid) setPreviewed(draft);
+  }, [draft, valid]);
   const pages = draft.pages;
 
   // After a move from the keyboard, focus stays on the moved page's button (or its other one at an end).
@@ -228,10 +234,15 @@ function PlaylistEditor({ playlist, media }: { playlist: Playlist; media: Media[
           transitions, visibility rules (in your time zone) and the soundtrack. Web pages and applications are not
           played here.
         </p>
+        {!valid && (
+          <p className="hint" data-testid="preview-held">
+            Until the problems above are fixed, the preview plays the last version without problems.
+          </p>
+        )}
         {playing ? (
           <Suspense fallback={<p aria-busy="true">Loading the player…</p>}>
             <LivePreview
-              draft={draft}
+              draft={previewed}
               items={items}
               media={byId}
               playlistId={playlist.id}
