@@ -2,6 +2,7 @@
 // to-scale drawing of each position shows the page now there, a problem appears under the field it
 // names, and the live preview plays the playlist in the player's engine in the new order, page
 // after page. Checked with axe-core and saved as screenshots at both sizes.
+import fs from 'node:fs';
 import { DESKTOP, PHONE } from '../pages/dashboard-page';
 import { silentMp3, titledPng } from '../support/media-fixtures';
 import { image, imagePage } from '../support/playlist-documents';
@@ -94,7 +95,25 @@ test('reordering a playlist redraws its pages and the live preview plays the new
   await dashboard.expectAccessible();
   await dashboard.screenshot('playlist-editor-1440.png');
 
+  // The download is the document `marquee playlist update` sends: applied (as the CLI would, with
+  // If-Match), the page takes the new revision, which is the changes, so nothing is left to apply.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    dashboard.page.getByRole('link', { name: `Download ${playlist.id}.json` }).click(),
+  ]);
+  const document = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
+  const applied = await project.request('PUT', `/api/v1/playlists/${playlist.id}`, {
+    json: document,
+    headers: { 'If-Match': `"${playlist.revision}"` },
+  });
+  expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+  expect(applied.body.pages.map((p: { id: string }) => p.id)).toEqual(['harbour', 'sunrise', 'inset']);
+  await expect(dashboard.page.getByText(`Revision ${playlist.revision + 1}.`)).toBeVisible({ timeout: 15_000 });
+  await expect(dashboard.page.getByRole('heading', { name: 'Apply the changes' })).toBeHidden();
+  expect(await dashboard.playlistPageIds()).toEqual(['harbour', 'sunrise', 'inset']);
+
   // By dragging: the sunrise's grip onto the first row puts it back in first place.
+  await dashboard.page.getByRole('button', { name: 'Play the preview' }).click();
   await dashboard.dragPage(2, 1);
   expect(await dashboard.playlistPageIds()).toEqual(['sunrise', 'harbour', 'inset']);
   await expect.poll(() => dashboard.drawnMedia(1)).toEqual([sunrise]);

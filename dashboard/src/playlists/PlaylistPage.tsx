@@ -4,11 +4,11 @@
 // changed playlist in the player's own engine. The dashboard does not save playlists (spec: it
 // does not author them): a changed playlist is downloaded as its document and applied with
 // `marquee playlist update`, or handed to the project's agent (docs/decisions.md D-300).
-import { type DragEvent, lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { type DragEvent, lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { MEDIA_LIST_MAX_LIMIT, type Media } from '../../../sdk/contract/media';
 import type { PageWrite, Playlist } from '../../../sdk/contract/playlist';
-import { useDashboard } from '../app/dashboard-context';
+import { useDashboard, useEvents } from '../app/dashboard-context';
 import { Notice, PageHeading } from '../app/PageHeading';
 import { PAGES } from '../app/routes';
 import { useLoaded } from '../app/use-loaded';
@@ -24,6 +24,7 @@ import {
   sameDraft,
   withPage,
 } from './playlist-draft';
+import { type PlaylistNews, playlistNews } from './playlist-events';
 import { placementSummary } from './playlist-summary';
 import { SoundtrackEditor } from './SoundtrackEditor';
 import './playlists.css';
@@ -52,6 +53,8 @@ export function PlaylistPage({ id }: { id: string }) {
     'The media',
   );
   const p = playlist.value;
+  const events = useEvents((s) => s.items);
+  const news = useMemo(() => (p ? playlistNews(events, p.id, p.revision) : null), [events, p]);
   return (
     <section className="page playlist-page">
       <p className="crumbs">
@@ -59,12 +62,32 @@ export function PlaylistPage({ id }: { id: string }) {
       </p>
       <PageHeading>{p?.name ?? 'Playlist'}</PageHeading>
       <Notice text={playlist.error ?? media.error} error />
-      {p && <PlaylistEditor key={`${p.id}@${p.revision}`} playlist={p} media={media.value ?? []} />}
+      {p && (
+        <PlaylistEditor
+          key={`${p.id}@${p.revision}`}
+          playlist={p}
+          media={media.value ?? []}
+          news={news}
+          onReload={playlist.reload}
+        />
+      )}
     </section>
   );
 }
 
-function PlaylistEditor({ playlist, media }: { playlist: Playlist; media: Media[] }) {
+function PlaylistEditor({
+  playlist,
+  media,
+  news,
+  onReload,
+}: {
+  playlist: Playlist;
+  media: Media[];
+  /** A newer revision (or a delete) the live log told of. */
+  news: PlaylistNews;
+  onReload: () => void;
+}) {
+  const { client } = useDashboard();
   const original = useMemo(() => draftOf(playlist), [playlist]);
   const items = useMemo(() => resolvedItems(playlist), [playlist]);
   const byId = useMemo(() => new Map(media.map((m) => [m.id, m])), [media]);
@@ -83,6 +106,25 @@ function PlaylistEditor({ playlist, media }: { playlist: Playlist; media: Media[
     if (valid) setPreviewed(draft);
   }, [draft, valid]);
   const pages = draft.pages;
+
+  // A newer revision (applied by the CLI or the agent) replaces the page when the page holds no
+  // changes of its own, or when the new revision is exactly the changes (the download was applied).
+  const draftNow = useRef(draft);
+  draftNow.current = draft;
+  useEffect(() => {
+    if (news?.kind !== 'updated') return;
+    if (!changed) return onReload();
+    let current = true;
+    client.playlists.get(playlist.id).then(
+      (r) => {
+        if (current && sameDraft(draftOf(r.data), draftNow.current)) onReload();
+      },
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [news, changed, onReload, client, playlist.id]);
 
   // After a move from the keyboard, focus stays on the moved page's button (or its other one at an end).
   useEffect(() => {
@@ -130,6 +172,23 @@ function PlaylistEditor({ playlist, media }: { playlist: Playlist; media: Media[
         again. Drag a page by its grip, or use its Move buttons, to change the order.
       </p>
       <Notice text={said} />
+      {news && changed && (
+        <div className="panel news" role="alert">
+          {news.kind === 'deleted' ? (
+            <p>This playlist was deleted; your changes can still be downloaded below.</p>
+          ) : (
+            <>
+              <p>
+                Revision {news.revision} of this playlist was written meanwhile (by your agent or the{' '}
+                <code>marquee</code> command). Your changes are to revision {playlist.revision}.
+              </p>
+              <button type="button" className="secondary" onClick={onReload}>
+                Load revision {news.revision} (drops your changes)
+              </button>
+            </>
+          )}
+        </div>
+      )}
       <p id={`${fieldId(FORM, 'pages')}-problem`} className="field-problem">
         {problems.pages}
       </p>
