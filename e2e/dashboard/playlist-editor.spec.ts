@@ -32,11 +32,12 @@ test('reordering a playlist redraws its pages and the live preview plays the new
     pages: [
       imagePage('sunrise', sunrise, 2000),
       imagePage('harbour', harbour, 2000),
-      // A picture in picture: the harbour in the bottom right quarter, over the sunrise.
+      // A portrait picture in picture: the harbour in the lower right, over the sunrise.
       imagePage('inset', sunrise, 2000, {
+        canvas: { width: 1080, height: 1920, viewport_fit: 'contain', background: '#000000FF' },
         placements: [
-          image('inset-under', sunrise),
-          image('inset-over', harbour, { rect: { x: 1440, y: 540, width: 480, height: 540 }, layer: 1 }),
+          image('inset-under', sunrise, { rect: { x: 0, y: 0, width: 1080, height: 1920 } }),
+          image('inset-over', harbour, { rect: { x: 810, y: 960, width: 270, height: 960 }, layer: 1 }),
         ],
       }),
     ],
@@ -49,14 +50,14 @@ test('reordering a playlist redraws its pages and the live preview plays the new
   await expect(dashboard.heading).toHaveText('Editor tour');
   expect(await dashboard.playlistPageIds()).toEqual(['sunrise', 'harbour', 'inset']);
   await expect.poll(() => dashboard.drawnMedia(1)).toEqual([sunrise]);
-  // To scale: the inset sits in the right quarter of the drawing's width, the lower half of its height, on top.
+  // To scale: a portrait drawing, the inset in the right quarter of its width and the lower half of its height, on top.
   await expect.poll(() => dashboard.drawnMedia(3)).toEqual([sunrise, harbour]);
   const drawing = await dashboard.canvasDrawing(3);
   expect(drawing.placements[1]!.x / drawing.width).toBeCloseTo(0.75, 2);
   expect(drawing.placements[1]!.y / drawing.height).toBeCloseTo(0.5, 2);
   expect(drawing.placements[1]!.width / drawing.width).toBeCloseTo(0.25, 2);
   expect(drawing.placements[1]!.height / drawing.height).toBeCloseTo(0.5, 2);
-  expect(drawing.width / drawing.height).toBeCloseTo(16 / 9, 1);
+  expect(drawing.width / drawing.height).toBeCloseTo(9 / 16, 1);
   expect(drawing.placements[1]!.z).toBeGreaterThan(drawing.placements[0]!.z);
   await expect(dashboard.page.getByRole('region', { name: 'Soundtrack' }).getByRole('listitem')).toHaveText(
     /quiet-song.mp3/,

@@ -41,7 +41,12 @@ export function CanvasPreview({
         className="canvas-box"
         role="img"
         aria-label={`${label} drawn to scale: ${page.placements.length} placement${page.placements.length === 1 ? '' : 's'}`}
-        style={{ aspectRatio: `${canvas.width} / ${canvas.height}`, background: backgroundCss(canvas.background) }}
+        style={{
+          aspectRatio: `${canvas.width} / ${canvas.height}`,
+          // A portrait canvas is drawn as tall as a landscape one is wide, not as wide as the column.
+          ['--aspect' as string]: String(canvas.width / canvas.height),
+          background: backgroundCss(canvas.background),
+        }}
       >
         {page.placements.map((placement, i) => {
           const box = placementBox(placement.rect, canvas);

@@ -91,7 +91,10 @@ export default function LivePreview({
         data-testid="live-stage"
         role="img"
         aria-label={live ? `Preview showing page ${index + 1}, ${live}` : 'Preview starting'}
-        style={{ aspectRatio: `${first.width} / ${first.height}` }}
+        style={{
+          aspectRatio: `${first.width} / ${first.height}`,
+          ['--aspect' as string]: String(first.width / first.height),
+        }}
       />
       <p className="live-caption" data-testid="live-page" data-page-id={live ?? ''}>
         {live ? (
