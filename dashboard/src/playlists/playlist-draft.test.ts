@@ -25,6 +25,27 @@ describe('draftOf', () => {
     expect(draftProblems(draft)).toEqual({});
   });
 
+  it('leaves out the deadline the server computed for a media_end page', () => {
+    const video = {
+      ...answer,
+      pages: [
+        {
+          ...answer.pages[0]!,
+          advance: { mode: 'media_end', max_ms: 31_000 },
+          placements: [
+            {
+              ...answer.pages[0]!.placements[0]!,
+              content: { ...answer.pages[0]!.placements[0]!.content, dwell_ms: 30_000 },
+            },
+          ],
+        },
+      ],
+    } as typeof answer;
+    const draft = draftOf(video);
+    expect(draft.pages[0]!.advance).toEqual({ mode: 'media_end' });
+    expect(draftProblems(draft)).toEqual({});
+  });
+
   it('keeps what each placement resolved to by page and placement, whatever the order', () => {
     expect(
       resolvedItems(answer)

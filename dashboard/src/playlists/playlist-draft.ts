@@ -52,7 +52,9 @@ export function draftOf(playlist: Playlist): PlaylistDraft {
         id: page.id,
         canvas: page.canvas,
         transition: page.transition,
-        advance: page.advance,
+        // A media_end page's max_ms in an answer is the server's deadline from its media's lengths,
+        // not the author's: written back it would become a hint that outlives those media.
+        advance: page.advance.mode === 'media_end' ? { mode: 'media_end' } : page.advance,
         ...(page.visibility ? { visibility: page.visibility } : {}),
         placements: page.placements.map(placementWrite),
       }),
