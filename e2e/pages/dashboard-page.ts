@@ -148,6 +148,77 @@ export class DashboardPage {
     return this.page.getByTestId('upload').filter({ hasText: name });
   }
 
+  // ---- A playlist's page
+
+  /** The playlist's page rows, in order. */
+  get playlistPages(): Locator {
+    return this.page.getByTestId('page-row');
+  }
+
+  playlistPage(n: number): Locator {
+    return this.playlistPages.nth(n - 1);
+  }
+
+  /** The page ids in the order the editor lists them. */
+  async playlistPageIds(): Promise<string[]> {
+    return this.playlistPages.evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.pageId ?? ''));
+  }
+
+  /** Moves page `n` one place with its Move button, from the keyboard. */
+  async movePageWithKeyboard(n: number, direction: 'up' | 'down'): Promise<void> {
+    const button = this.playlistPage(n).getByRole('button', { name: new RegExp(`^Move ${direction}: page ${n}, `) });
+    await button.focus();
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Drags page `from` by its grip onto page `to`. */
+  async dragPage(from: number, to: number): Promise<void> {
+    await this.playlistPage(from).locator('.grip').dragTo(this.playlistPage(to));
+  }
+
+  /** The media each placement of page `n`'s to-scale drawing shows. */
+  async drawnMedia(n: number): Promise<string[]> {
+    return this.playlistPage(n)
+      .getByTestId('canvas-preview')
+      .locator('.placement-box')
+      .evaluateAll((boxes) => boxes.map((b) => (b as HTMLElement).dataset.mediaId ?? ''));
+  }
+
+  /** Page `n`'s to-scale drawing: its size on screen and each placement's box in it (and paint order). */
+  async canvasDrawing(n: number): Promise<{
+    width: number;
+    height: number;
+    placements: { x: number; y: number; width: number; height: number; z: number }[];
+  }> {
+    return this.playlistPage(n)
+      .locator('.canvas-box')
+      .evaluate((box) => {
+        // The placements are laid out in the box's padding box (inside its border).
+        const at = box.getBoundingClientRect();
+        const left = at.x + box.clientLeft;
+        const top = at.y + box.clientTop;
+        return {
+          width: box.clientWidth,
+          height: box.clientHeight,
+          placements: [...box.querySelectorAll<HTMLElement>('.placement-box')].map((p) => {
+            const r = p.getBoundingClientRect();
+            return {
+              x: r.x - left,
+              y: r.y - top,
+              width: r.width,
+              height: r.height,
+              z: Number(getComputedStyle(p).zIndex),
+            };
+          }),
+        };
+      });
+  }
+
+  /** The live preview's caption, which names the page on glass in `data-page-id`. */
+  get livePreviewPage(): Locator {
+    return this.page.getByTestId('live-page');
+  }
+
   // ---- Quality
 
   /** axe-core over the page as it is: no serious or critical violation. */

@@ -1,5 +1,5 @@
-// Playlists: read only. The dashboard assigns playlists to screens; agents and the CLI author them
-// (spec: the dashboard does not author playlists).
+// Playlists: the list. The dashboard assigns playlists to screens and reworks a draft of one on its
+// page; agents and the CLI write them (spec: the dashboard does not author playlists; D-300).
 import { Link } from 'wouter';
 import { Notice, PageHeading } from '../app/PageHeading';
 import { playlistPath } from '../app/routes';
@@ -14,8 +14,8 @@ export function PlaylistsPage() {
     <section className="page">
       <PageHeading>Playlists</PageHeading>
       <p className="hint">
-        Playlists are written by your project's agent or the <code>marquee</code> command; here you see them and assign
-        them to screens.
+        Playlists are written by your project's agent or the <code>marquee</code> command; here you see them, assign
+        them to screens, and open one to rework and preview it.
       </p>
       <Notice text={playlists.error} error />
       {playlists.value?.length === 0 && <p className="empty-state">No playlists yet.</p>}

@@ -1,4 +1,4 @@
-// A playlist's pages in words, for the read-only view: what each placement shows and how a page
+// A playlist's pages in words, for the playlist page: what each placement shows and how a page
 // advances. Pure.
 import type { Advance, Placement, Playlist } from '../../../sdk/contract/playlist';
 import { duration } from '../app/format';
