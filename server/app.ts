@@ -12,7 +12,7 @@ import { randomToken } from './keys';
 import { redactPath } from './logger';
 import { routeTable } from './routes';
 import type { Services } from './services';
-import { PLAYER_DIR, servePlayer } from './player-host';
+import { dashboardPairingHint, PLAYER_DIR, servePlayer } from './player-host';
 
 export interface ServerOptions extends ServiceOptions {
   /** Extra routes appended to the table (tests exercise the pipeline through them). */
@@ -57,6 +57,7 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
 
 /** The Express app over the services: request ids and the request log, draining, Host routing, problems. */
 export function buildApp(services: Services, options: { routes: RouteEntry[]; playerDir: string }): express.Express {
+  const pairingHint = dashboardPairingHint(services.config.dashboardOrigin);
   const { config, lifecycle, logger } = services;
   const dispatcher = new Dispatcher(options.routes, config);
   const app = express();
@@ -134,7 +135,7 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
       if (
         found.planes.includes('runtime') &&
         (req.method === 'GET' || req.method === 'HEAD') &&
-        servePlayer(req, res, options.playerDir)
+        servePlayer(req, res, options.playerDir, { pairingHintUrl: pairingHint })
       )
         return;
       next(problem('not_found', `no route for ${req.method} ${redactPath(req.path)}`));

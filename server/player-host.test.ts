@@ -39,6 +39,18 @@ describe('the player origin', () => {
     expect(res.headers).toMatchObject({ ...NO_FRAMING, 'content-type': type });
   });
 
+  it("names the dashboard's pairing link in the shell, so the pairing QR code opens it with the code", async () => {
+    for (const url of ['/', '/s/pub_abc123']) {
+      const res = await server.request('GET', url, { headers: TOP_LEVEL });
+      const meta = /<meta name="marquee:pairing-hint-url" content="([^"]*)" \/>/.exec(res.text);
+      expect(meta?.[1]).toBe(`${server.services.config.dashboardOrigin}/screens?pair={code}`);
+      expect(res.text).toContain('<title>Marquee player</title>');
+    }
+    // Scripts and the service worker are served as built.
+    const script = await server.request('GET', '/assets/index-abc.js', { headers: TOP_LEVEL });
+    expect(script.text).toBe('console.log(1)');
+  });
+
   it.each(['iframe', 'frame', 'embed', 'object'])(
     'refuses a navigation into a %s with a problem that forbids framing too',
     async (dest) => {

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Request, Response } from 'express';
+import { PAIRING_HINT_META, PAIRING_HINT_PARAM } from '../sdk/contract/screens';
 import { problem } from './problem';
 
 /** Where `npm run build:web` puts the player (ServerOptions.playerDir serves another build). */
@@ -39,7 +40,12 @@ const MIME: Record<string, string> = {
  * Answers a GET/HEAD from the built player; false when the path is not the player's. Throws
  * forbidden (a problem that forbids framing too) for a request that embeds the player in a frame.
  */
-export function servePlayer(req: Request, res: Response, dir: string): boolean {
+export function servePlayer(
+  req: Request,
+  res: Response,
+  dir: string,
+  options: { pairingHintUrl?: string } = {},
+): boolean {
   const playerDir = path.resolve(dir);
   if (RESERVED.test(req.path)) return false;
   let decoded: string;
@@ -70,8 +76,39 @@ export function servePlayer(req: Request, res: Response, dir: string): boolean {
       .send('The player is not built yet. Run `npm run build:web` (npm start does this for you).\n');
     return true;
   }
-  sendFile(res, shell, 'no-cache');
+  if (options.pairingHintUrl === undefined) sendFile(res, shell, 'no-cache');
+  else sendShell(res, shell, options.pairingHintUrl);
   return true;
+}
+
+/**
+ * The dashboard's pairing link for a code: a phone that scans the player's QR code opens the
+ * dashboard's Screens page with the code filled in ({code} is the player's to replace).
+ */
+export function dashboardPairingHint(dashboardOrigin: string): string {
+  return `${dashboardOrigin}/screens?${PAIRING_HINT_PARAM}={code}`;
+}
+
+const escapeAttribute = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The app shell with the pairing hint's meta tag in its head (read per answer: it is small). */
+function sendShell(res: Response, file: string, pairingHintUrl: string): void {
+  let html: string;
+  try {
+    html = fs.readFileSync(file, 'utf8');
+  } catch {
+    res.destroy();
+    return;
+  }
+  const meta = `<meta name="${PAIRING_HINT_META}" content="${escapeAttribute(pairingHintUrl)}" />`;
+  res.setHeader('Content-Type', MIME['.html']!);
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.set(PLAYER_FRAMING_HEADERS);
+  const head = /<head[^>]*>/i.exec(html) ?? /<!doctype[^>]*>/i.exec(html);
+  const at = head ? head.index + head[0].length : 0;
+  res.send(`${html.slice(0, at)}${meta}${html.slice(at)}`);
 }
 
 function isFile(p: string): boolean {

@@ -8,6 +8,13 @@ import { NAME_MAX, TAG_PATTERN, TAGS_PER_SCREEN, TIMEZONE_MAX } from './limits';
 export const PAIRING_CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 export const PAIRING_CODE_LENGTH = 6;
 export const PAIRING_CODE_PATTERN = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}$/;
+/**
+ * The meta tag of the player's shell naming the URL its pairing QR code opens, with `{code}` for the
+ * code; the server names the dashboard's Screens page (`?pair={code}`), which fills the code in.
+ */
+export const PAIRING_HINT_META = 'marquee:pairing-hint-url';
+/** The dashboard's query parameter that carries a pairing code from a scanned QR code. */
+export const PAIRING_HINT_PARAM = 'pair';
 
 export const SCREEN_STATES = ['pairing_pending', 'active', 'archived'] as const;
 export type ScreenState = (typeof SCREEN_STATES)[number];

@@ -1,6 +1,6 @@
 // Screens: pair a new one by the code its player shows, every screen with its live status, health,
 // what it plays and its last screenshot, and one action over the selected (or tagged) screens.
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import type { Playlist } from '../../../sdk/contract/playlist';
 import type { Screen } from '../../../sdk/contract/screens';
@@ -16,7 +16,7 @@ import { problemMessage } from '../state/problem-message';
 import { sortedScreens } from '../state/screens-store';
 import { healthLine } from './health-line';
 import { liveLine } from './live-line';
-import { isPairingCode, normalizePairingCode } from './pairing-code';
+import { codeFromLink, isPairingCode, normalizePairingCode, withoutPairingParam } from './pairing-code';
 import { ScreenStatus } from './ScreenStatus';
 
 /** A card with a screenshot, status, what plays and a line of tags, before it is measured. */
@@ -162,8 +162,17 @@ function ScreenCard({
 
 function PairForm() {
   const { client, screens } = useDashboard();
-  const [code, setCode] = useState('');
+  // A phone that scanned the player's QR code arrives with the code in the address (?pair=).
+  const [linked] = useState(() => codeFromLink(window.location.search));
+  const [code, setCode] = useState(linked);
   const [label, setLabel] = useState('');
+  const nameField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (!linked) return;
+    const { pathname, search, hash } = window.location;
+    window.history.replaceState(window.history.state, '', `${pathname}${withoutPairingParam(search)}${hash}`);
+    nameField.current?.focus();
+  }, [linked]);
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ text: string; error: boolean } | null>(null);
   const submit = async (e: FormEvent) => {
@@ -207,7 +216,13 @@ function PairForm() {
           <span>
             Name <span className="optional">(optional)</span>
           </span>
-          <input value={label} onChange={(e) => setLabel(e.currentTarget.value)} placeholder="Lobby" maxLength={120} />
+          <input
+            ref={nameField}
+            value={label}
+            onChange={(e) => setLabel(e.currentTarget.value)}
+            placeholder="Lobby"
+            maxLength={120}
+          />
         </label>
         <button type="submit" disabled={busy}>
           Pair screen

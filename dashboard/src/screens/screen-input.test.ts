@@ -1,6 +1,6 @@
 // What a person types on a screen's page and the Screens page, as the API takes it.
 import { describe, expect, it } from 'vitest';
-import { isPairingCode, normalizePairingCode } from './pairing-code';
+import { codeFromLink, isPairingCode, normalizePairingCode, withoutPairingParam } from './pairing-code';
 import { parseTags } from './tags';
 
 describe('pairing codes', () => {
@@ -13,6 +13,21 @@ describe('pairing codes', () => {
   it('refuses what no player shows (letters it never uses, wrong length)', () => {
     expect(isPairingCode('ABC23')).toBe(false);
     expect(isPairingCode(normalizePairingCode('ABI-234'))).toBe(false); // no I: it reads as 1
+  });
+});
+
+describe('a pairing code from a scanned QR code', () => {
+  it('fills in the code the link carries, in its display form, and nothing that is not a code', () => {
+    expect(codeFromLink('?pair=ABC234')).toBe('ABC-234');
+    expect(codeFromLink('?x=1&pair=abc-234')).toBe('ABC-234');
+    expect(codeFromLink('?pair=ABI234')).toBe('');
+    expect(codeFromLink('?pair=<script>')).toBe('');
+    expect(codeFromLink('')).toBe('');
+  });
+
+  it('takes the code out of the address and keeps the rest', () => {
+    expect(withoutPairingParam('?pair=ABC234')).toBe('');
+    expect(withoutPairingParam('?x=1&pair=ABC234')).toBe('?x=1');
   });
 });
 

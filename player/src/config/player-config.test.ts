@@ -39,6 +39,21 @@ describe('player configuration', () => {
     ).toBeUndefined();
   });
 
+  it("takes the pairing hint from the server's meta tag, the global beating it", () => {
+    const hintMeta = 'http://dashboard.localhost:8080/screens?pair={code}';
+    expect(resolvePlayerConfig({ pageOrigin: 'http://localhost:8080', hintMeta }).pairingHintUrl).toBe(hintMeta);
+    expect(
+      resolvePlayerConfig({
+        pageOrigin: 'http://localhost:8080',
+        global: { pairingHintUrl: 'https://dash.example.com/pair?code={code}' },
+        hintMeta,
+      }).pairingHintUrl,
+    ).toBe('https://dash.example.com/pair?code={code}');
+    expect(
+      resolvePlayerConfig({ pageOrigin: 'http://localhost:8080', hintMeta: 'javascript:x({code})' }).pairingHintUrl,
+    ).toBeUndefined();
+  });
+
   it('ignores malformed or non-http values', () => {
     expect(
       resolvePlayerConfig({

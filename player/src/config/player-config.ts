@@ -4,6 +4,8 @@
 // loads, or a meta tag, can name another origin; the server answers no CORS, so that works only
 // behind one proxy for both.
 
+import { PAIRING_HINT_META } from '../../../sdk/contract/screens';
+
 export interface PlayerConfig {
   /** Origin of the runtime plane: pairing, sessions, manifest, events, reports, launch, KV. */
   runtimeOrigin: string;
@@ -25,6 +27,8 @@ export interface ConfigSources {
   global?: unknown;
   /** The meta tag's content, if any. */
   meta?: string | null;
+  /** The pairing hint meta tag's content, if any. */
+  hintMeta?: string | null;
 }
 
 function originOf(value: unknown): string | undefined {
@@ -49,9 +53,13 @@ export function resolvePlayerConfig(sources: ConfigSources): PlayerConfig {
     typeof sources.global === 'object' && sources.global !== null
       ? (sources.global as { pairingHintUrl?: unknown }).pairingHintUrl
       : undefined;
-  const pairingHintUrl =
-    typeof hint === 'string' && /^https?:\/\//.test(hint) && hint.includes('{code}') ? hint : undefined;
+  const pairingHintUrl = hintUrl(hint) ?? hintUrl(sources.hintMeta);
   return { runtimeOrigin, contentOrigin: runtimeOrigin, ...(pairingHintUrl ? { pairingHintUrl } : {}) };
+}
+
+/** A pairing hint is an http(s) URL with `{code}` in it; anything else is ignored. */
+function hintUrl(value: unknown): string | undefined {
+  return typeof value === 'string' && /^https?:\/\//.test(value) && value.includes('{code}') ? value : undefined;
 }
 
 export function readPlayerConfig(win: Window = window): PlayerConfig {
@@ -59,5 +67,6 @@ export function readPlayerConfig(win: Window = window): PlayerConfig {
     pageOrigin: win.location.origin,
     global: (win as unknown as Record<string, unknown>)[CONFIG_GLOBAL],
     meta: win.document.querySelector(`meta[name="${RUNTIME_ORIGIN_META}"]`)?.getAttribute('content'),
+    hintMeta: win.document.querySelector(`meta[name="${PAIRING_HINT_META}"]`)?.getAttribute('content'),
   });
 }
