@@ -34,6 +34,7 @@ test("a phone that scans the player's QR code opens the Screens page with the co
   // What the QR code carries: the shell's pairing link with this code.
   const hint = await player.page.locator('meta[name="marquee:pairing-hint-url"]').getAttribute('content');
   expect(hint).toBe(`${marquee.dashboardOrigin}/screens?pair={code}`);
+  await expect(player.page.locator('.pairing-qr')).toContainText('Scan to pair it from your phone');
 
   await page.goto(hint!.replace('{code}', code));
   await dashboard.signIn(member.email, member.password);

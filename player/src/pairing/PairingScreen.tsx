@@ -67,10 +67,10 @@ export function PairingScreen({ pairing, hintUrl }: { pairing: PairingView | nul
             className="qr"
             role="img"
             aria-label="QR code of the pairing code"
-            // biome-ignore lint/security/noDangerouslySetInnerHtml: the SVG is made locally by qrcode from the six-character code
+            // biome-ignore lint/security/noDangerouslySetInnerHtml: the SVG is made locally by qrcode from the code (or the pairing link with it)
             dangerouslySetInnerHTML={{ __html: qr }}
           />
-          <span>Scan to copy the code</span>
+          <span>{hintUrl ? 'Scan to pair it from your phone' : 'Scan to copy the code'}</span>
         </aside>
       )}
     </main>
