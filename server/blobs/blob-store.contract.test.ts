@@ -83,6 +83,20 @@ describe.each(implementations)('BlobStore on a %s', (_name, open) => {
     expect(stream.destroyed).toBe(true);
   });
 
+  it('serves a reader while many others hold their streams open, unread', async () => {
+    await blobs.write('media/held', crypto.randomBytes(4 * 1024 * 1024));
+    await blobs.write('media/small', Buffer.from('small'));
+    const held = await Promise.all(
+      Array.from({ length: 60 }, async () => {
+        const stream = blobs.read('media/held');
+        await new Promise((resolve, reject) => stream.once('readable', resolve).once('error', reject));
+        return stream;
+      }),
+    );
+    expect((await readAll(blobs.read('media/small', { start: 1, end: 3 }))).toString()).toBe('mal');
+    for (const stream of held) stream.destroy();
+  });
+
   it('fails a read of a missing object as a stream error', async () => {
     await expect(readAll(blobs.read('media/missing'))).rejects.toThrow();
   });

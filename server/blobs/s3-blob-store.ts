@@ -41,6 +41,9 @@ const REQUESTS_IN_FLIGHT = 16;
 const SMALL_OBJECT_BYTES = 256 * 1024;
 /** DeleteObjects takes at most this many keys. */
 const DELETE_BATCH = 1000;
+/** Connections to the bucket at once (each streaming read holds one until it ends). */
+const MAX_CONNECTIONS = 1024;
+const CONNECT_TIMEOUT_MS = 5000;
 /** The readiness probe gives up after this long. */
 const PROBE_TIMEOUT_MS = 3000;
 
@@ -70,6 +73,13 @@ export class S3BlobStore implements BlobStore {
       // and no checksum check on ranged reads, which carry only part of the object.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // Every media stream a screen is reading holds one connection to the bucket until it ends;
+      // the SDK's default of 50 would queue the 51st screen behind the others.
+      requestHandler: {
+        httpAgent: { keepAlive: true, maxSockets: MAX_CONNECTIONS },
+        httpsAgent: { keepAlive: true, maxSockets: MAX_CONNECTIONS },
+        connectionTimeout: CONNECT_TIMEOUT_MS,
+      },
     });
   }
 
