@@ -6,27 +6,23 @@ import { S3BlobStore } from '../blobs/s3-blob-store';
 import type { Config } from '../config';
 import { imageDoc } from '../playlists/content.fixtures';
 import { createPlaylist, patchScreen, useEnrolledServer, validManifest } from '../runtime/runtime.fixtures';
-import { S3RVER_CREDENTIALS, startS3Server, type TestS3Server } from '../testing/s3-server';
+import { credentialsInEnvironment, startS3Server, type TestS3Server } from '../testing/s3-server';
 import { commit, declare, image, sha256 } from './media.fixtures';
 import { UPLOAD_URL_TTL_MS } from './media-uploads';
 
 let s3: TestS3Server;
+let restoreEnvironment: () => void;
 const config: { -readonly [K in keyof Config]?: Config[K] } = {};
-const savedEnv = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
 // Registered before the server's own beforeAll: the bucket must exist when the server is built.
 beforeAll(async () => {
   s3 = await startS3Server();
   config.blobUrl = s3.blobUrl('marquee');
-  process.env.AWS_ACCESS_KEY_ID = S3RVER_CREDENTIALS.accessKeyId;
-  process.env.AWS_SECRET_ACCESS_KEY = S3RVER_CREDENTIALS.secretAccessKey;
+  restoreEnvironment = credentialsInEnvironment();
 });
 const env = useEnrolledServer({ config });
 afterAll(async () => {
   await s3.stop();
-  process.env.AWS_ACCESS_KEY_ID = savedEnv.id;
-  process.env.AWS_SECRET_ACCESS_KEY = savedEnv.secret;
-  if (savedEnv.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
-  if (savedEnv.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+  restoreEnvironment();
 });
 
 const blobs = () => env.server.services.blobs as S3BlobStore;

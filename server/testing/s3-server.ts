@@ -19,6 +19,25 @@ export interface TestS3Server {
   stop(): Promise<void>;
 }
 
+/**
+ * Puts s3rver's account in the standard AWS variables, as an operator would for a real bucket, so a
+ * server built from MARQUEE_BLOB_URL finds it through the SDK's default chain. Returns the undo.
+ */
+export function credentialsInEnvironment(): () => void {
+  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+  process.env.AWS_ACCESS_KEY_ID = S3RVER_CREDENTIALS.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = S3RVER_CREDENTIALS.secretAccessKey;
+  return () => {
+    for (const [name, value] of [
+      ['AWS_ACCESS_KEY_ID', saved.id],
+      ['AWS_SECRET_ACCESS_KEY', saved.secret],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
+
 let buckets = 0;
 
 export async function startS3Server(): Promise<TestS3Server> {
