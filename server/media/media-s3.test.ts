@@ -2,6 +2,7 @@
 // MARQUEE_BLOB_URL and the standard AWS credential variables, exactly as an operator would, against
 // a real S3-protocol server started here (s3rver, D-350).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testClient } from '../../sdk/testing/client-fixture';
 import { S3BlobStore } from '../blobs/s3-blob-store';
 import type { Config } from '../config';
 import { imageDoc } from '../playlists/content.fixtures';
@@ -110,6 +111,14 @@ describe('media on S3', () => {
       expect(part.headers['content-range']).toBe(`bytes ${start}-${end}/${bytes.length}`);
       expect(part.body.equals(bytes.subarray(start, end + 1)), range).toBe(true);
     }
+  });
+
+  it("uploads through the SDK's media.upload, which sends the session's headers to the bucket", async () => {
+    const client = testClient(env.server.origin, { token: env.token });
+    const gif = await image('gif', 32, 24);
+    const uploaded = await client.media.upload(new Uint8Array(gif), { filename: 'small.gif' });
+    expect(uploaded.data).toMatchObject({ state: 'ready', content_type: 'image/gif', width: 32, height: 24 });
+    expect(await blobs().stat(`media/${uploaded.data.id}`)).toEqual({ bytes: gif.length });
   });
 
   it('fails verification when the bucket holds other bytes than declared', async () => {
