@@ -107,6 +107,7 @@ describe.each(implementations)('BlobStore on a %s', (_name, open) => {
     const big = Readable.from(Array.from({ length: 200 }, () => Buffer.alloc(65536)));
     await expect(blobs.write('media/d', big, { maxBytes: 10 * 1024 * 1024 })).rejects.toBeInstanceOf(BlobTooLargeError);
     expect(await blobs.stat('media/d')).toBeUndefined();
+    expect(big.destroyed).toBe(true);
   });
 
   it('never replaces an existing object on an exclusive write', async () => {

@@ -127,12 +127,15 @@ export class S3BlobStore implements BlobStore {
     try {
       await upload.done();
     } catch (error) {
+      // As pipeline() would: a source nobody reads any more is let go (a request body, a gzip).
+      input.destroy();
       if (failure !== undefined) throw failure;
       if (statusOf(error) === 412) throw new BlobExistsError(key);
       throw error;
     }
     if (failure !== undefined) {
       // The part reader may finish before the error surfaces: the object must not stay.
+      input.destroy();
       await this.delete(key);
       throw failure;
     }
