@@ -1,6 +1,7 @@
 // Every setting of the server, declared once: env name, command-line flag, default, validation, doc.
 import path from 'node:path';
 import { z } from 'zod';
+import { parseS3BlobUrl } from './blobs/s3-location';
 import { isAddressOrRange } from './http/trusted-proxies';
 import { releasesSameSiteAsPlayer } from './release-host/release-site';
 
@@ -62,6 +63,22 @@ export const SETTINGS = {
     schema: z.string().regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<file> or postgres://…'),
     show: withoutPassword,
     fallback: (c) => `sqlite:${path.join(String(c.dataDir), 'marquee.db')}`,
+  }),
+  blobUrl: setting({
+    env: 'MARQUEE_BLOB_URL',
+    flag: '--blob-url',
+    doc: 'Where media and release files live. Unset: the blobs directory in the data dir. s3://bucket/prefix?endpoint=…&region=…&force_path_style=true for an S3-compatible bucket, with credentials from the standard AWS variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); see docs/operations.md.',
+    schema: z
+      .string()
+      .superRefine((value, ctx) => {
+        try {
+          parseS3BlobUrl(value);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        }
+      })
+      .optional(),
+    fallback: () => undefined,
   }),
   controlOrigin: setting({
     env: 'MARQUEE_CONTROL_ORIGIN',

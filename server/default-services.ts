@@ -7,7 +7,10 @@ import path from 'node:path';
 import type { DestinationStream } from 'pino';
 import { PackageBuildQueue } from './applications/package-builds';
 import { buildReleasePackage } from './applications/release-package';
+import type { BlobStore } from './blobs/blob-store';
 import { LocalBlobStore } from './blobs/local-blob-store';
+import { S3BlobStore } from './blobs/s3-blob-store';
+import { parseS3BlobUrl } from './blobs/s3-location';
 import { PutSigner } from './blobs/signed-put';
 import { systemClock, type Clock } from './clock';
 import type { Config } from './config';
@@ -98,9 +101,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     keys,
     lifecycle: new Lifecycle(),
     store,
-    blobs:
-      options.blobs ??
-      new LocalBlobStore(path.join(config.dataDir, 'blobs'), new PutSigner(keys, config.controlOrigin)),
+    blobs: options.blobs ?? configuredBlobStore(config, keys, clock),
     notifier,
     rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(),
     presence: options.presence ?? new MemoryPresence(clock),
@@ -164,6 +165,12 @@ function configuredImageVendor(config: Config): ImageVendor | undefined {
     key: config.imageVendorKey,
     model: config.imageVendorModel,
   });
+}
+
+/** The bucket MARQUEE_BLOB_URL names; otherwise the blobs directory in the data dir. */
+function configuredBlobStore(config: Config, keys: Keys, clock: Clock): BlobStore {
+  if (config.blobUrl) return new S3BlobStore(parseS3BlobUrl(config.blobUrl), { now: () => clock.now() });
+  return new LocalBlobStore(path.join(config.dataDir, 'blobs'), new PutSigner(keys, config.controlOrigin));
 }
 
 /** SMTP when MARQUEE_SMTP_URL names a server; otherwise the outbox directory in the data dir. */

@@ -1,5 +1,5 @@
-// Where bytes live: application release files and media objects. A local directory by default;
-// an S3-compatible store implements the same interface later.
+// Where bytes live: application release files and media objects. A local directory by default
+// (local-blob-store.ts); an S3-compatible bucket when MARQUEE_BLOB_URL names one (s3-blob-store.ts).
 import type { Readable } from 'node:stream';
 
 /** What one signed PUT may write. */
@@ -57,7 +57,7 @@ export interface BlobStore {
    * Authorizes one PUT of exactly `grant.bytes` bytes of `grant.contentType` to `grant.key`, straight
    * to storage, until `grant.expiresAt` (an S3-compatible store returns a presigned PUT URL).
    */
-  presignPut(grant: PutGrant): SignedPut;
+  presignPut(grant: PutGrant): Promise<SignedPut>;
   /** Only for a store that receives signed PUTs itself (the local one): checks one such request. */
   verifyPut?(key: string, query: URLSearchParams, now: number): PutVerdict;
 

@@ -61,8 +61,8 @@ describe('exclusive writes', () => {
 describe('signed PUT URLs', () => {
   const grant = { key: 'media/med_x', bytes: 42, contentType: 'image/png', expiresAt: 2_000_000_000_000 };
 
-  it('binds key, length, content type and expiry, and names every header to send', () => {
-    const signed = store.presignPut(grant);
+  it('binds key, length, content type and expiry, and names every header to send', async () => {
+    const signed = await store.presignPut(grant);
     const url = new URL(signed.url);
     expect(url.origin + url.pathname).toBe(`http://localhost:8080${SIGNED_PUT_PREFIX}media/med_x`);
     expect(signed.method).toBe('PUT');
@@ -70,8 +70,8 @@ describe('signed PUT URLs', () => {
     expect(store.verifyPut('media/med_x', url.searchParams, grant.expiresAt - 1)).toEqual({ ok: true, grant });
   });
 
-  it('refuses an expired, altered or foreign signature', () => {
-    const url = new URL(store.presignPut(grant).url);
+  it('refuses an expired, altered or foreign signature', async () => {
+    const url = new URL((await store.presignPut(grant)).url);
     expect(store.verifyPut('media/med_x', url.searchParams, grant.expiresAt)).toEqual({ ok: false, reason: 'expired' });
     expect(store.verifyPut('media/med_y', url.searchParams, 0)).toEqual({ ok: false, reason: 'signature' });
     for (const [name, value] of [

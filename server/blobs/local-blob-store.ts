@@ -117,7 +117,7 @@ export class LocalBlobStore implements BlobStore {
     await fsp.rm(this.pathOf(prefix), { force: true, recursive: true });
   }
 
-  presignPut(grant: PutGrant): SignedPut {
+  async presignPut(grant: PutGrant): Promise<SignedPut> {
     if (!this.signer) throw new Error('this blob store was built without a signer for PUT URLs');
     return this.signer.sign(grant);
   }

@@ -117,7 +117,7 @@ export async function declareUpload(
     },
     now,
   );
-  const signed = services.blobs.presignPut({
+  const signed = await services.blobs.presignPut({
     key: objectKey,
     bytes: declaration.bytes,
     contentType: declaration.content_type,
