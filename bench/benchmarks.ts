@@ -13,6 +13,7 @@ import { remintAtFleetScale } from './remint.bench';
 import { kioskAgent } from './kiosk.bench';
 import { dashboardBundle } from './dashboard-bundle.bench';
 import { dashboardLists } from './dashboard-lists.bench';
+import { replicaState } from './replica-state.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
   'control-plane': controlPlaneThroughput,
@@ -29,4 +30,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   playback: playbackIngest,
   'dashboard-bundle': dashboardBundle,
   'dashboard-lists': dashboardLists,
+  'replica-state': replicaState,
 };
