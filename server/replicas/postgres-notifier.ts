@@ -14,6 +14,9 @@ export const NOTIFY_CHANNEL = 'marquee';
 /** NOTIFY refuses payloads of 8,000 bytes or more; messages are packed into payloads below this. */
 export const MAX_PAYLOAD_BYTES = 7000;
 
+/** Publishes are gathered this long before they go out: other replicas hear of a commit this much later. */
+export const COALESCE_MS = 5;
+
 export interface Backoff {
   /** First wait after the listening connection was lost. */
   initialMs: number;
@@ -83,8 +86,9 @@ export class PostgresNotifier implements Notifier {
     this.local.publish(channel, message);
     if (this.closed) return;
     this.outbox.push([channel, message ?? null]);
-    // Everything one commit publishes (a 500-screen change: a thousand wake-ups) goes in few NOTIFYs.
-    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+    // Everything published within a few milliseconds (a 500-screen change: a thousand wake-ups; a
+    // burst of small commits) goes in few NOTIFYs: each is a round trip the publisher pays.
+    this.flushing ??= new Promise<void>((resolve) => setTimeout(resolve, COALESCE_MS)).then(() => this.flush());
   }
 
   subscribe(channel: string, listener: Listener): () => void {
