@@ -83,7 +83,7 @@ export async function replicaState(): Promise<void> {
       () => opsPerSecond(onlineReads(memoryPresence)),
       () => opsPerSecond(onlineReads(sharedPresence)),
     );
-    sharedPresence.close();
+    await sharedPresence.close();
     table(rows);
   } finally {
     await store.close();

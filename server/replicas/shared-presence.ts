@@ -22,6 +22,8 @@ export class SharedPresence implements ScreenPresence {
   readonly holder = `rep_${crypto.randomBytes(9).toString('base64url')}`;
   private renewTimer: NodeJS.Timeout | undefined;
   private held = 0;
+  /** The clock's time at the last renewal. */
+  private renewedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -61,6 +63,9 @@ export class SharedPresence implements ScreenPresence {
   async online(screenIds: readonly string[]): Promise<ReadonlySet<string>> {
     const online = new Set<string>();
     const now = this.clock.now();
+    // The timer renews on wall time; a clock that moved further (a test's, or a stalled event
+    // loop) must not make this replica's own screens look lapsed to itself.
+    if (this.held > 0 && now - this.renewedAt >= this.leaseMs / 3) await this.renew();
     for (let i = 0; i < screenIds.length; i += IDS_PER_QUERY) {
       const rows = await this.db
         .selectFrom('screen_presence')
@@ -77,6 +82,7 @@ export class SharedPresence implements ScreenPresence {
   /** Extends this replica's leases now (the timer does it every third of a lease). */
   async renew(): Promise<void> {
     const now = this.clock.now();
+    this.renewedAt = now;
     await this.quietly('renew', async () => {
       await this.db
         .updateTable('screen_presence')
@@ -91,7 +97,25 @@ export class SharedPresence implements ScreenPresence {
     });
   }
 
-  close(): void {
+  /**
+   * Stops renewing and lets this replica's screens go offline after the grace, as if each of its
+   * streams had closed (a replica that stops cleanly leaves nothing online for a whole lease).
+   */
+  async close(): Promise<void> {
+    this.stopRenewing();
+    const at = this.clock.now();
+    await this.quietly('release its screens', () =>
+      this.db
+        .updateTable('screen_presence')
+        .set({ streams: 0, expires_at: at + this.graceMs })
+        .where('holder', '=', this.holder)
+        .where('expires_at', '>', at + this.graceMs)
+        .execute(),
+    );
+  }
+
+  /** Stops renewing without releasing anything: what a replica that dies does (tests). */
+  abandon(): void {
     this.stopRenewing();
   }
 

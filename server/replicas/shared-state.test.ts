@@ -100,8 +100,8 @@ describe('shared presence', () => {
     expect(await b.online(['scr_1'])).toEqual(new Set(['scr_1']));
     clock.advance(1500);
     expect(await b.online(['scr_1'])).toEqual(new Set());
-    a.close();
-    b.close();
+    await a.close();
+    await b.close();
   });
 
   it('counts streams of one screen on two replicas apart: one closing leaves it online', async () => {
@@ -113,8 +113,8 @@ describe('shared presence', () => {
     await onA();
     clock.advance(10_000);
     expect(await a.online(['scr_3'])).toEqual(new Set(['scr_3']));
-    a.close();
-    b.close();
+    await a.close();
+    await b.close();
   });
 
   it('lets a dead replica’s screens go offline when its lease runs out, and keeps a live one’s renewed', async () => {
@@ -123,11 +123,23 @@ describe('shared presence', () => {
     const live = new SharedPresence(two.db, clock, logger, 30_000, 3000);
     await dead.connect('scr_4');
     await live.connect('scr_5');
-    dead.close(); // it stops renewing, as a killed process would
+    dead.abandon(); // it stops renewing, as a killed process would
     clock.advance(20_000);
     await live.renew();
     clock.advance(20_000);
     expect(await live.online(['scr_4', 'scr_5'])).toEqual(new Set(['scr_5']));
-    live.close();
+    await live.close();
+  });
+
+  it('lets a replica that stops cleanly release its screens: offline after the grace, not the lease', async () => {
+    const clock = new TestClock();
+    const stopping = new SharedPresence(one.db, clock, logger, 30_000, 3000);
+    const other = new SharedPresence(two.db, clock, logger, 30_000, 3000);
+    await stopping.connect('scr_6');
+    await stopping.close();
+    expect(await other.online(['scr_6'])).toEqual(new Set(['scr_6']));
+    clock.advance(3000);
+    expect(await other.online(['scr_6'])).toEqual(new Set());
+    await other.close();
   });
 });

@@ -21,7 +21,7 @@ export interface ScreenPresence {
   /** The screens among `screenIds` that are online now. */
   online(screenIds: readonly string[]): Promise<ReadonlySet<string>>;
   /** Stops what the implementation runs in the background (a lease renewal); the server calls it when it stops. */
-  close?(): void;
+  close?(): Promise<void>;
 }
 
 interface Entry {
