@@ -13,6 +13,7 @@ import { remintAtFleetScale } from './remint.bench';
 import { kioskAgent } from './kiosk.bench';
 import { dashboardBundle } from './dashboard-bundle.bench';
 import { dashboardLists } from './dashboard-lists.bench';
+import { replicaState } from './replica-state.bench';
 import { streamChurn } from './stream-churn.bench';
 
 export const benchmarks: Record<string, () => Promise<void>> = {
@@ -31,4 +32,5 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   'dashboard-bundle': dashboardBundle,
   'dashboard-lists': dashboardLists,
   'stream-churn': streamChurn,
+  'replica-state': replicaState,
 };

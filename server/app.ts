@@ -187,5 +187,7 @@ async function stop(services: Services, server: http.Server | undefined, drainTi
   services.housekeeping.stop();
   services.boundaries.stop();
   await services.operations.stop();
+  await services.presence.close?.();
+  await services.notifier.close?.();
   await services.store.close();
 }

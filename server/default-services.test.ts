@@ -12,6 +12,10 @@ import { systemResolver } from './playlists/host-resolver';
 import { noReferences } from './references';
 import { EGRESS_LIMITS, MemoryEgressBudgets } from './runtime/egress-budgets';
 import { MemoryPresence, type ScreenPresence } from './runtime/presence';
+import { InProcessNotifier } from './notifier';
+import { PostgresNotifier } from './replicas/postgres-notifier';
+import { SharedPresence } from './replicas/shared-presence';
+import { SharedRateLimiter } from './replicas/shared-rate-limiter';
 import type { Services } from './services';
 import { TestServer, clientId, randomKey } from './testing/harness';
 import { Housekeeping } from './housekeeping';
@@ -20,12 +24,14 @@ import { OutboxMailer } from './mail/outbox-mailer';
 import { PASSWORD_HASH_COST } from './members/passwords';
 
 describe('default services', () => {
-  it('keep shared state in process memory, with the named timings and limits', async () => {
+  it('keep shared state in process memory (in PostgreSQL when the store is), with the named timings and limits', async () => {
     const server = await TestServer.start();
     try {
       const { services } = server;
-      expect(services.rateLimiter).toBeInstanceOf(MemoryRateLimiter);
-      expect(services.presence).toBeInstanceOf(MemoryPresence);
+      const replicated = services.store.driver.engine === 'postgres';
+      expect(services.rateLimiter).toBeInstanceOf(replicated ? SharedRateLimiter : MemoryRateLimiter);
+      expect(services.presence).toBeInstanceOf(replicated ? SharedPresence : MemoryPresence);
+      expect(services.notifier).toBeInstanceOf(replicated ? PostgresNotifier : InProcessNotifier);
       expect(services.egress).toBeInstanceOf(MemoryEgressBudgets);
       expect(services.locks).toBeInstanceOf(MemoryLocks);
       expect(services.hostResolver).toBe(systemResolver);

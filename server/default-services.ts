@@ -4,6 +4,7 @@
 // picks an implementation itself.
 import fs from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
 import { PackageBuildQueue } from './applications/package-builds';
 import { buildReleasePackage } from './applications/release-package';
@@ -34,14 +35,17 @@ import { MINTS_PER_TRANSACTION, mintBatch } from './manifests/minting';
 import { PASSWORD_HASH_COST } from './members/passwords';
 import { openAiCompatibleVendor, type ImageVendor } from './media/image-vendor';
 import { composeReferences, installers } from './modules';
-import { InProcessNotifier } from './notifier';
+import { InProcessNotifier, type Notifier } from './notifier';
+import { PostgresNotifier } from './replicas/postgres-notifier';
+import { SharedPresence } from './replicas/shared-presence';
+import { SharedRateLimiter } from './replicas/shared-rate-limiter';
 import { LEASE_CHECK_EVERY_MS, OperationWorker } from './operations/worker';
 import { systemResolver } from './playlists/host-resolver';
 import { noReferences } from './references';
 import { EGRESS_LIMITS, MemoryEgressBudgets } from './runtime/egress-budgets';
 import { MemoryPresence } from './runtime/presence';
 import type { Services, Tuning } from './services';
-import { openStore } from './store/store';
+import { openStore, type Store } from './store/store';
 import { CreditMeter } from './tenants/credit-meter';
 import { StoredTenantBearers } from './tenants/tenant-bearers';
 
@@ -92,7 +96,8 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
   const keys = new Keys(loadSecret(config.secret, config.dataDir));
   const store = options.store ?? (await openStore(config.databaseUrl, { sqliteSync: config.sqliteSync }));
   await store.migrate();
-  const notifier = options.notifier ?? new InProcessNotifier();
+  const notifier = options.notifier ?? (await defaultNotifier(store, config, logger));
+  const shared = store.driver.engine === 'postgres';
   const events = new EventLog(notifier);
   const services: Services = {
     config,
@@ -103,8 +108,10 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     store,
     blobs: options.blobs ?? configuredBlobStore(config, keys, clock),
     notifier,
-    rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(),
-    presence: options.presence ?? new MemoryPresence(clock),
+    // Replicas on one PostgreSQL database count one budget and see one presence; one process
+    // (SQLite) keeps them in memory.
+    rateLimiter: options.rateLimiter ?? (shared ? new SharedRateLimiter(store.db) : new MemoryRateLimiter()),
+    presence: options.presence ?? (shared ? new SharedPresence(store.db, clock, logger) : new MemoryPresence(clock)),
     egress: options.egress ?? new MemoryEgressBudgets(),
     locks: options.locks ?? new MemoryLocks(),
     imageVendor: options.imageVendor ?? configuredImageVendor(config),
@@ -143,6 +150,23 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
   });
   for (const install of installers) install(services);
   return services;
+}
+
+/**
+ * In process for SQLite (one server); over PostgreSQL, LISTEN/NOTIFY, so a commit on one replica
+ * wakes the streams and workers of every replica.
+ */
+async function defaultNotifier(store: Store, config: Config, logger: Logger): Promise<Notifier> {
+  if (store.driver.engine !== 'postgres') return new InProcessNotifier();
+  const notifier = new PostgresNotifier({
+    url: config.databaseUrl,
+    logger,
+    notify: async (channel, payload) => {
+      await sql`SELECT pg_notify(${channel}, ${payload})`.execute(store.db);
+    },
+  });
+  await notifier.start();
+  return notifier;
 }
 
 /** The named defaults, with what the options change. */

@@ -1,5 +1,5 @@
-// Wakes open streams and idle workers when something commits. In-process today; a PostgreSQL
-// LISTEN/NOTIFY or Redis implementation fills the same interface when replicas share a store.
+// Wakes open streams and idle workers when something commits. In process for one server; replicas
+// sharing a PostgreSQL store use LISTEN/NOTIFY behind the same interface (replicas/postgres-notifier.ts).
 
 export type Listener = (message: unknown) => void;
 
@@ -7,6 +7,8 @@ export interface Notifier {
   publish(channel: string, message?: unknown): void;
   /** Returns the unsubscribe function. */
   subscribe(channel: string, listener: Listener): () => void;
+  /** Releases what the notifier holds (a listening connection); the server calls it when it stops. */
+  close?(): Promise<void>;
 }
 
 export class InProcessNotifier implements Notifier {
@@ -32,6 +34,11 @@ export class InProcessNotifier implements Notifier {
       listeners.delete(listener);
       if (listeners.size === 0) this.channels.delete(channel);
     };
+  }
+
+  /** Channels with at least one listener. */
+  channelNames(): string[] {
+    return [...this.channels.keys()];
   }
 
   subscriberCount(channel: string): number {

@@ -135,8 +135,10 @@ export async function serveEventStream(
   const channel =
     request.scope.kind === 'tenant' ? tenantChannel(request.scope.tenantId) : screenChannel(request.scope.screenId);
   // Subscribed before the replay reads, so nothing committed in between is missed.
+  // A wake-up with no position (a replica's notifier reconnected and may have missed some) reads
+  // on from where this stream is, as a replay does.
   const unsubscribe = notifier.subscribe(channel, (position) =>
-    pump.wake(typeof position === 'number' ? position : undefined),
+    typeof position === 'number' ? pump.wake(position) : pump.catchUp(),
   );
   sse.onClose(unsubscribe);
   // Every stream of a tenant (its own, its screens') ends when the tenant is suspended.
@@ -228,6 +230,8 @@ class Pump {
   /** Newest position a notification announced. */
   private announced = 0;
   private replaying = true;
+  /** A catch-up asked for while a read was under way: the next read replays. */
+  private catchUpPending = false;
   private running = false;
   private again = false;
 
@@ -250,6 +254,12 @@ class Pump {
       return;
     }
     void this.run();
+  }
+
+  /** Reads everything after this stream's position, whatever was announced. */
+  catchUp(): void {
+    this.catchUpPending = true;
+    this.wake();
   }
 
   private async run(): Promise<void> {
@@ -280,6 +290,10 @@ class Pump {
       }
       let batch: Batch;
       let upTo: number | undefined;
+      if (this.catchUpPending) {
+        this.catchUpPending = false;
+        this.replaying = true;
+      }
       if (this.replaying) {
         batch = await this.reads.replay(store.db, scope, this.readThrough);
         if (batch.rows.length < STREAM_BATCH_ROWS) this.replaying = false;

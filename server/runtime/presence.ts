@@ -20,6 +20,8 @@ export interface ScreenPresence {
   connect(screenId: string): Promise<Disconnect>;
   /** The screens among `screenIds` that are online now. */
   online(screenIds: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Stops what the implementation runs in the background (a lease renewal); the server calls it when it stops. */
+  close?(): Promise<void>;
 }
 
 interface Entry {

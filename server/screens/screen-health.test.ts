@@ -237,7 +237,9 @@ describe('screen.online and screen.offline', () => {
     reader.close();
     const restarted = await env.server.restart();
     try {
-      // A new process: presence is empty (the stream went with the old one).
+      // A new process: presence is empty (the stream went with the old one). Where presence is
+      // shared (PostgreSQL), the old process released its screens with the reconnect grace.
+      env.clock.advance(PRESENCE_GRACE_MS);
       const sweepAfter = (d: PresenceDrift) => sweepPresence(restarted.services, d, env.clock.now());
       const fresh: PresenceDrift = new Map();
       await sweepAfter(fresh);

@@ -22,6 +22,7 @@ import type { FeedbackTables } from '../feedback/feedback.tables';
 import type { BrowserLinkTables } from '../pairing/browser-links.tables';
 import type { PlaybackTables } from '../playback/playback.tables';
 import type { ScreenHealthTables } from '../screens/screen-health.tables';
+import type { ReplicaTables } from '../replicas/replicas.tables';
 
 export interface Database
   extends TenantTables,
@@ -46,4 +47,5 @@ export interface Database
     PlaybackTables,
     ScreenHealthTables,
     FleetTables,
-    BrowserLinkTables {}
+    BrowserLinkTables,
+    ReplicaTables {}

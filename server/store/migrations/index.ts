@@ -25,6 +25,7 @@ import * as m0018 from './0018-fleet-control';
 import * as m0019 from './0019-feedback';
 import * as m0024 from './0024-comments';
 import * as m0025 from './0025-browser-links';
+import * as m0026 from './0026-replica-state';
 import * as m0020 from './0020-proof-of-play';
 import * as m0021 from './0021-screen-health';
 import * as m0022 from './0022-event-actors';
@@ -61,6 +62,7 @@ const modules: Record<string, EngineMigration> = {
   // 0023 was allotted to the kiosk, which needed none (unordered migrations are allowed).
   '0024-comments': m0024,
   '0025-browser-links': m0025,
+  '0026-replica-state': m0026,
 };
 
 /** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */
