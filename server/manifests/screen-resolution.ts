@@ -29,22 +29,30 @@ export interface ScreenSchedule {
 }
 
 export async function scheduleOf(db: Db | Tx, screenId: string): Promise<ScreenSchedule> {
-  const [schedule, takeover] = await Promise.all([
-    db
-      .selectFrom('screen_schedules')
-      .select(['entries', 'updated_at'])
-      .where('screen_id', '=', screenId)
-      .executeTakeFirst(),
-    db
-      .selectFrom('screen_takeovers')
-      .select(['playlist_id', 'until', 'reason'])
-      .where('screen_id', '=', screenId)
-      .executeTakeFirst(),
-  ]);
+  // One statement for both one-row tables (every schedule change and boundary reads them; a
+  // fan-out does so per screen): the screen row is only the anchor of the two outer joins.
+  const row = await db
+    .selectFrom('screens')
+    .leftJoin('screen_schedules', 'screen_schedules.screen_id', 'screens.id')
+    .leftJoin('screen_takeovers', 'screen_takeovers.screen_id', 'screens.id')
+    .select([
+      'screen_schedules.entries as entries',
+      'screen_schedules.updated_at as updated_at',
+      'screen_takeovers.playlist_id as takeover_playlist_id',
+      'screen_takeovers.until as takeover_until',
+      'screen_takeovers.reason as takeover_reason',
+    ])
+    .where('screens.id', '=', screenId)
+    .executeTakeFirst();
+  const entries = row?.entries ?? null;
+  const takeover =
+    row?.takeover_playlist_id != null && row.takeover_until != null
+      ? { playlistId: row.takeover_playlist_id, until: row.takeover_until, reason: row.takeover_reason ?? '' }
+      : null;
   return {
-    entries: schedule ? json.read<PlaylistScheduleEntry[]>(schedule.entries)! : [],
-    updatedAt: schedule?.updated_at ?? null,
-    takeover: takeover ? { playlistId: takeover.playlist_id, until: takeover.until, reason: takeover.reason } : null,
+    entries: entries !== null ? json.read<PlaylistScheduleEntry[]>(entries)! : [],
+    updatedAt: row?.updated_at ?? null,
+    takeover,
   };
 }
 
