@@ -38,6 +38,7 @@ import { EGRESS_LIMITS, MemoryEgressBudgets } from './runtime/egress-budgets';
 import { MemoryPresence } from './runtime/presence';
 import type { Services, Tuning } from './services';
 import { openStore } from './store/store';
+import { EgressLedger } from './media/egress';
 import { CreditMeter } from './tenants/credit-meter';
 import { StoredTenantBearers } from './tenants/tenant-bearers';
 
@@ -103,6 +104,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(),
     presence: options.presence ?? new MemoryPresence(clock),
     egress: options.egress ?? new MemoryEgressBudgets(),
+    egressLedger: new EgressLedger(store, logger),
     locks: options.locks ?? new MemoryLocks(),
     imageVendor: options.imageVendor ?? configuredImageVendor(config),
     hostResolver: options.hostResolver ?? systemResolver,

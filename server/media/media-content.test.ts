@@ -26,6 +26,7 @@ const content = () => `/api/v1/media/${media.id}/content`;
 async function egress(): Promise<{ bytes: number; count: number } | undefined> {
   // Recorded once the response finished; give the after-response write a moment.
   await new Promise((r) => setTimeout(r, 30));
+  await server.services.egressLedger.flush();
   return server.services.store.db
     .selectFrom('egress_ledger')
     .select(['bytes', 'count'])

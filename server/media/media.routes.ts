@@ -3,9 +3,9 @@ import { CANONICAL_EXTENSION, MediaListQuery, MediaTagPatch, type MediaContentTy
 import { anyBearer, projectBearer } from '../http/auth';
 import { problem } from '../problem';
 import { mutation, query, reply } from '../http/route';
-import { streamToClient } from '../http/streaming';
+import { sendBlobRange } from './blob-delivery';
 import { noneMatch, parseRange } from './byte-range';
-import { MEDIA_EXPORT_EGRESS, recordEgress } from './egress';
+import { MEDIA_EXPORT_EGRESS } from './egress';
 import { listReadyMedia, mediaView, readyMedia, retagMedia, tombstoneMedia } from './media';
 
 export const listMedia = query({ auth: anyBearer, area: 'content', query: MediaListQuery }, async (ctx) => {
@@ -73,11 +73,7 @@ export const exportMediaContent = query({ auth: projectBearer, area: 'content' }
     return;
   }
   const tenantId = ctx.principal.tenantId;
-  res.once('finish', () => {
-    recordEgress(services.store, tenantId, MEDIA_EXPORT_EGRESS, length, services.clock.now()).catch((error) =>
-      services.logger.error({ err: error, media_id: row.id }, 'egress not recorded'),
-    );
-  });
+  res.once('finish', () => services.egressLedger.record(tenantId, MEDIA_EXPORT_EGRESS, length, services.clock.now()));
   // A client that hangs up mid-transfer is not a server error; nothing is recorded for it.
-  await streamToClient(req, res, services.blobs.read(row.blob_key!, { start, end }));
+  await sendBlobRange(req, res, services.blobs, row.blob_key!, start, end);
 });

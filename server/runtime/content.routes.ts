@@ -2,15 +2,13 @@
 // for media a granted manifest of this screen shows, and …/releases/{id}/package for the normalized
 // package of a release it shows (the kiosk's offline mirror). One byte range, Fetch Metadata,
 // egress budgets (the whole response reserved up front), and completed bytes in the egress ledger.
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { CANONICAL_EXTENSION, type MediaContentType } from '../../sdk/contract/media';
 import { WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
 import { problem } from '../problem';
 import { query, type AnyContext, type Authenticator, type Principal, type RequestContext } from '../http/route';
 import { deliverablePackage } from '../applications/release-package';
 import { noneMatch, parseRange } from '../media/byte-range';
-import { recordEgress } from '../media/egress';
+import { sendBlobRange } from '../media/blob-delivery';
 import { deliverableMedia } from '../media/media';
 import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
 import { isNativeRequest } from '../pairing/native.auth';
@@ -170,26 +168,11 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
     res.end();
     return;
   }
-  const count = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      sent += chunk.length;
-      done(null, chunk);
-    },
-  });
   const tenantId = ctx.principal.tenantId;
-  res.once('finish', () => {
-    recordEgress(services.store, tenantId, d.egressKind, length, services.clock.now()).catch((error) =>
-      services.logger.error({ err: error }, 'egress not recorded'),
-    );
+  res.once('finish', () => services.egressLedger.record(tenantId, d.egressKind, length, services.clock.now()));
+  await sendBlobRange(req, res, services.blobs, d.blobKey, start, end, (bytes) => {
+    sent += bytes;
   });
-  res.flushHeaders();
-  try {
-    await pipeline(services.blobs.read(d.blobKey, { start, end }), count, res);
-  } catch (error) {
-    // A client that hangs up mid-transfer is not a server error.
-    if (!res.writableFinished && (req.destroyed || res.destroyed)) return;
-    throw error;
-  }
 }
 
 /** Headers of every protected content answer besides its own Vary. */

@@ -240,13 +240,18 @@ describe('protected media', () => {
 
   it('records completed bytes in the egress ledger, and nothing for HEAD or 304', async () => {
     const s = await showing();
-    const ledger = async () =>
-      (await env.server.services.store.db
-        .selectFrom('egress_ledger')
-        .selectAll()
-        .where('tenant_id', '=', env.tenantId)
-        .where('kind', '=', 'runtime_media_delivery')
-        .executeTakeFirst()) ?? { bytes: 0, count: 0 };
+    const ledger = async () => {
+      // Completed bytes are committed in batches; flush what this process holds.
+      await env.server.services.egressLedger.flush();
+      return (
+        (await env.server.services.store.db
+          .selectFrom('egress_ledger')
+          .selectAll()
+          .where('tenant_id', '=', env.tenantId)
+          .where('kind', '=', 'runtime_media_delivery')
+          .executeTakeFirst()) ?? { bytes: 0, count: 0 }
+      );
+    };
     const before = await ledger();
     await fetchMedia(s);
     await fetchMedia(s, { headers: { range: 'bytes=0-99' } });

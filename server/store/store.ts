@@ -71,6 +71,7 @@ export class Store {
   private driftSince: number | undefined;
   private unknownMigrations: string[] = [];
   private closed = false;
+  private readonly beforeCloseHooks: (() => Promise<void>)[] = [];
 
   constructor(readonly driver: StoreDriver) {
     this.db = new Kysely<Database>({ dialect: driver.dialect });
@@ -150,9 +151,15 @@ export class Store {
     return this.driver.ping();
   }
 
+  /** Runs `flush` when the store closes, before the database does (writes batched in memory). */
+  beforeClose(flush: () => Promise<void>): void {
+    this.beforeCloseHooks.push(flush);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const flush of this.beforeCloseHooks) await flush();
     await this.db.destroy();
     await this.driver.close();
   }
