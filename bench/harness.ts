@@ -109,6 +109,12 @@ export function ratio(value: number, baseline: number): string {
   return `${(value / baseline).toFixed(2)}x`;
 }
 
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 export function table(rows: Record<string, string | number>[]): void {
   console.table(rows);
 }
