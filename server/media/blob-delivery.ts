@@ -32,6 +32,33 @@ function giveBack(chunk: Buffer): void {
 }
 
 /**
+ * Hands the answer to nginx (MARQUEE_ACCEL_REDIRECT, D-334): after the headers are set and the
+ * range was checked, an empty answer naming the object in `X-Accel-Redirect`; nginx then sends the
+ * file (with the request's Range) under the headers the internal location copies from this answer.
+ * Only when `prefix` is set, the store has a directory, the request came through a trusted proxy
+ * (`viaProxy`: the header must never reach a client, it names a storage key) and it carries no
+ * If-Range (nginx would compare it with an entity tag of its own). Returns whether it did.
+ */
+export function offloadToProxy(
+  req: Request,
+  res: Response,
+  blobs: BlobStore,
+  key: string,
+  prefix: string | undefined,
+  viaProxy: boolean,
+): boolean {
+  if (prefix === undefined || !blobs.directoryPath || !viaProxy || req.headers['if-range'] !== undefined) return false;
+  res.statusCode = 200;
+  // nginx computes these for the range it sends (and adds Accept-Ranges itself).
+  res.removeHeader('Content-Range');
+  res.removeHeader('Accept-Ranges');
+  res.setHeader('Content-Length', '0');
+  res.setHeader('X-Accel-Redirect', `${prefix}${blobs.directoryPath(key)}`);
+  res.end();
+  return true;
+}
+
+/**
  * Sends bytes `start`..`end` (inclusive) of `key` after the headers already set. `sent` is told of
  * every chunk handed to the socket. Resolves once the body was handed over, or once the client
  * went away mid-transfer (an ended answer, not a server error); rejects on a read error (before

@@ -3,7 +3,8 @@ import { CANONICAL_EXTENSION, MediaListQuery, MediaTagPatch, type MediaContentTy
 import { anyBearer, projectBearer } from '../http/auth';
 import { problem } from '../problem';
 import { mutation, query, reply } from '../http/route';
-import { sendBlobRange } from './blob-delivery';
+import { viaTrustedProxy } from '../http/client-ip';
+import { offloadToProxy, sendBlobRange } from './blob-delivery';
 import { noneMatch, parseRange } from './byte-range';
 import { MEDIA_EXPORT_EGRESS } from './egress';
 import { listReadyMedia, mediaView, readyMedia, retagMedia, tombstoneMedia } from './media';
@@ -74,6 +75,9 @@ export const exportMediaContent = query({ auth: projectBearer, area: 'content' }
   }
   const tenantId = ctx.principal.tenantId;
   res.once('finish', () => services.egressLedger.record(tenantId, MEDIA_EXPORT_EGRESS, length, services.clock.now()));
+  // Offloaded, the range is recorded as sent once nginx has the answer: Marquee no longer sees the bytes go.
+  const key = row.blob_key!;
+  if (offloadToProxy(req, res, services.blobs, key, services.config.accelRedirect, viaTrustedProxy(ctx))) return;
   // A client that hangs up mid-transfer is not a server error; nothing is recorded for it.
-  await sendBlobRange(req, res, services.blobs, row.blob_key!, start, end);
+  await sendBlobRange(req, res, services.blobs, key, start, end);
 });

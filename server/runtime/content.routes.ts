@@ -8,7 +8,8 @@ import { problem } from '../problem';
 import { query, type AnyContext, type Authenticator, type Principal, type RequestContext } from '../http/route';
 import { deliverablePackage } from '../applications/release-package';
 import { noneMatch, parseRange } from '../media/byte-range';
-import { sendBlobRange } from '../media/blob-delivery';
+import { offloadToProxy, sendBlobRange } from '../media/blob-delivery';
+import { viaTrustedProxy } from '../http/client-ip';
 import { deliverableMedia } from '../media/media';
 import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
 import { isNativeRequest } from '../pairing/native.auth';
@@ -170,6 +171,11 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   }
   const tenantId = ctx.principal.tenantId;
   res.once('finish', () => services.egressLedger.record(tenantId, d.egressKind, length, services.clock.now()));
+  // Offloaded to nginx, the whole range counts as sent: Marquee no longer sees the bytes go.
+  if (offloadToProxy(req, res, services.blobs, d.blobKey, services.config.accelRedirect, viaTrustedProxy(ctx))) {
+    sent = length;
+    return;
+  }
   await sendBlobRange(req, res, services.blobs, d.blobKey, start, end, (bytes) => {
     sent += bytes;
   });
