@@ -39,6 +39,8 @@ export interface Child {
 export interface ChildOptions {
   /** Raises the child's open-file limit to this through the shell (never above the hard limit). */
   fdLimit?: number;
+  /** The server entry (startMarquee; default server/main.ts, what `npm start` runs). */
+  script?: string;
 }
 
 /** Starts a Node program (TypeScript through tsx) and waits for `ready` on its stdout. */
@@ -83,7 +85,7 @@ export async function startMarquee(
 ): Promise<Child & { origin: string; dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-bench-'));
   const child = await startChild(
-    'server/main.ts',
+    options.script ?? 'server/main.ts',
     {
       PORT: String(port),
       MARQUEE_DATA_DIR: dataDir,
