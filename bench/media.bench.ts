@@ -139,11 +139,15 @@ http {
   uwsgi_temp_path ${root}/uwsgi;
   scgi_temp_path ${root}/scgi;
   types { video/mp4 mp4; }
+  upstream marquee {
+    server 127.0.0.1:${MARQUEE_PORT};
+    keepalive 16;
+  }
   server {
     listen 127.0.0.1:${NGINX_PORT};
     location / { root ${www}; }
     location /api/ {
-      proxy_pass http://127.0.0.1:${MARQUEE_PORT};
+      proxy_pass http://marquee;
       proxy_bind ${PROXY_ADDRESS};
       proxy_set_header Host $http_host;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;

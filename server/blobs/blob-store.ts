@@ -92,6 +92,8 @@ export interface BlobStore {
 export interface OpenBlob {
   /** Reads up to `length` bytes at `position` into `buffer` at `offset`; resolves with the count read. */
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<number>;
+  /** The same, blocking: for a few dozen KiB of a local file, cheaper than a thread-pool round trip. */
+  readSync?(buffer: Buffer, offset: number, length: number, position: number): number;
   /** Ends this use; the descriptor closes once no use holds it and it is stale, idle or evicted. */
   release(): void;
 }

@@ -70,6 +70,7 @@ export class DescriptorCache {
             error ? reject(error) : resolve(bytesRead),
           ),
         ),
+      readSync: (buffer, offset, length, position) => fs.readSync(fd, buffer, offset, length, position),
       release: () => {
         if (released) return;
         released = true;

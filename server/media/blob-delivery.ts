@@ -13,6 +13,12 @@ import type { BlobStore, OpenBlob } from '../blobs/blob-store';
 export const SINGLE_READ_BYTES = 1024 * 1024;
 /** Larger ranges are read and written in chunks of this size. */
 export const CHUNK_BYTES = 1024 * 1024;
+/**
+ * Ranges up to this size are read synchronously: from the page cache that takes tens of
+ * microseconds, less than handing the read to the thread pool and back (the local store's small
+ * writes make the same choice). A cold object costs the event loop one disk read of at most this.
+ */
+export const SYNC_READ_BYTES = 256 * 1024;
 /** Ranges below this get a buffer of their own (small allocations are cheap); others a pooled chunk. */
 const POOLED_FROM_BYTES = 128 * 1024;
 /** Idle chunk buffers kept for reuse (16 MiB). */
@@ -78,7 +84,10 @@ export async function sendBlobRange(
   try {
     const length = end - start + 1;
     if (length <= SINGLE_READ_BYTES) {
-      const body = await readFully(blob, start, length);
+      const body =
+        length <= SYNC_READ_BYTES && blob.readSync
+          ? readFullySync(blob, start, length)
+          : await readFully(blob, start, length);
       if (res.destroyed) return giveBack(body);
       sent(body.length);
       res.end(body, () => giveBack(body));
@@ -142,6 +151,17 @@ async function readFully(blob: OpenBlob, position: number, length: number): Prom
   let filled = 0;
   while (filled < length) {
     const read = await blob.read(buffer, filled, length - filled, position + filled);
+    if (read === 0) throw new Error(`stored object ended ${length - filled} bytes early`);
+    filled += read;
+  }
+  return buffer;
+}
+
+function readFullySync(blob: OpenBlob, position: number, length: number): Buffer {
+  const buffer = takeChunk(length);
+  let filled = 0;
+  while (filled < length) {
+    const read = blob.readSync!(buffer, filled, length - filled, position + filled);
     if (read === 0) throw new Error(`stored object ended ${length - filled} bytes early`);
     filled += read;
   }
