@@ -170,3 +170,15 @@ describe('GET /api/v1/media/{id}/content', () => {
     expect(res.status).toBe(403);
   });
 });
+
+describe('the ready media cache of the byte routes', () => {
+  it('answers not_found for a media deleted by this process at once, though it was just exported', async () => {
+    const one = await uploadReady(server, token, bytes, 'video/mp4');
+    const path = `/api/v1/media/${one.id}/content`;
+    expect((await server.request('GET', path, { token, headers: { range: 'bytes=0-9' } })).status).toBe(206);
+    const deleted = await server.request('DELETE', `/api/v1/media/${one.id}`, { token });
+    expect(deleted.status).toBe(204);
+    const after = await server.request('GET', path, { token, headers: { range: 'bytes=0-9' } });
+    expect(after.status).toBe(404);
+  });
+});

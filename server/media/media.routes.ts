@@ -5,6 +5,7 @@ import { problem } from '../problem';
 import { mutation, query, reply } from '../http/route';
 import { viaTrustedProxy } from '../http/client-ip';
 import { offloadToProxy, sendBlobRange } from './blob-delivery';
+import { cachedReadyMedia } from './ready-media-cache';
 import { noneMatch, parseRange } from './byte-range';
 import { MEDIA_EXPORT_EGRESS } from './egress';
 import { listReadyMedia, mediaView, readyMedia, retagMedia, tombstoneMedia } from './media';
@@ -41,7 +42,7 @@ export const deleteMedia = mutation(
 /** GET and HEAD: one byte range of the original bytes, conditional on the strong SHA-256 ETag. */
 export const exportMediaContent = query({ auth: projectBearer, area: 'content' }, async (ctx) => {
   const { req, res, services } = ctx;
-  const row = await readyMedia(services.store.db, ctx.principal.tenantId, ctx.params.id!);
+  const row = await cachedReadyMedia(services.store, ctx.principal.tenantId, ctx.params.id!);
   const etag = `"${row.sha256}"`;
   const cacheControl = 'private, no-store';
   if (noneMatch(req.headers['if-none-match'], etag)) {

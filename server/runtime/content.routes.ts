@@ -4,13 +4,13 @@
 // egress budgets (the whole response reserved up front), and completed bytes in the egress ledger.
 import { CANONICAL_EXTENSION, type MediaContentType } from '../../sdk/contract/media';
 import { WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
-import { problem } from '../problem';
+import { ProblemError, problem } from '../problem';
 import { query, type AnyContext, type Authenticator, type Principal, type RequestContext } from '../http/route';
 import { deliverablePackage } from '../applications/release-package';
 import { noneMatch, parseRange } from '../media/byte-range';
 import { offloadToProxy, sendBlobRange } from '../media/blob-delivery';
 import { viaTrustedProxy } from '../http/client-ip';
-import { deliverableMedia } from '../media/media';
+import { cachedReadyMedia } from '../media/ready-media-cache';
 import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
 import { isNativeRequest } from '../pairing/native.auth';
 import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
@@ -181,6 +181,12 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   });
 }
 
+/** A not_found lookup as no content (the route answers its own not_found, the same for every reason). */
+function notFoundAsNone(error: unknown): undefined {
+  if (error instanceof ProblemError && error.code === 'not_found') return undefined;
+  throw error;
+}
+
 /** Headers of every protected content answer besides its own Vary. */
 const CONTENT_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
@@ -215,8 +221,8 @@ function grantedContent(
 export const getManifestMedia = query(
   { auth: runtimeContent, rateLimits: clientBudget },
   grantedContent('media', 'media_id', async (ctx, mediaId) => {
-    const media = await deliverableMedia(ctx.services.store.db, ctx.principal.tenantId, mediaId);
-    if (!media) return undefined;
+    const media = await cachedReadyMedia(ctx.services.store, ctx.principal.tenantId, mediaId).catch(notFoundAsNone);
+    if (!media?.blob_key) return undefined;
     return {
       blobKey: media.blob_key,
       bytes: media.bytes,
