@@ -3,7 +3,8 @@
 // table, when it sets one of the columns a watcher names. It runs as the statement is sent, not at
 // commit: on SQLite (one connection, transactions serialized) no other read can see the old rows
 // in between; on PostgreSQL a read racing the commit may cache them again, which the caches bound
-// by their lifetime.
+// by their lifetime. Writes it cannot see: raw SQL text and a statement compiled once and executed
+// many times (it is inspected when compiled); write such a statement with the query builder.
 import {
   AliasNode,
   ColumnNode,
