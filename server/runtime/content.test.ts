@@ -582,3 +582,16 @@ describe('media and pages together', () => {
     expect(rows.filter((r) => r.ref === m)).toHaveLength(1);
   });
 });
+
+describe('cached grants', () => {
+  it('stops serving content at once when this process removes what the revision names', async () => {
+    const s = await showing();
+    expect((await fetchMedia(s, { headers: PLAYER_IMAGE })).status).toBe(200);
+    await env.server.services.store.db
+      .deleteFrom('runtime_manifest_content')
+      .where('screen_id', '=', s.p.screen.id)
+      .where('ref', '=', s.mediaId)
+      .execute();
+    expect((await fetchMedia(s, { headers: PLAYER_IMAGE })).status).toBe(404);
+  });
+});
