@@ -2,7 +2,8 @@
 // GET /api/v1/project against a bare Express route, all measured in this run. The credit meter's
 // cost: GET /api/v1/screens (one handler, "A or P") with an account bearer (Model A, no meter)
 // and with a project bearer (Model P, one debit per request).
-import { load, ratio, startChild, startMarquee, table } from './harness';
+import os from 'node:os';
+import { load, median, startChild, startMarquee, table, type Load } from './harness';
 
 export async function controlPlaneThroughput(): Promise<void> {
   const bare = await startChild('bench/bare-express.ts', { PORT: '18901' }, 'listening');
@@ -21,56 +22,57 @@ export async function controlPlaneThroughput(): Promise<void> {
     });
     const account = ((await created.json()) as { token: string }).token;
     await load('http://127.0.0.1:18901/bare', { seconds: 1 }); // warm-up
-    const baseline = await load('http://127.0.0.1:18901/bare');
-    const capabilities = await load(`${marquee.origin}/api/v1/capabilities`, { headers: { host: 'localhost:18902' } });
-    const project = await load(`${marquee.origin}/api/v1/project`, {
-      headers: { host: 'localhost:18902', authorization: `Bearer ${token}` },
-    });
-    const unmetered = await load(`${marquee.origin}/api/v1/screens`, {
-      headers: { host: 'localhost:18902', authorization: `Bearer ${account}` },
-    });
-    const metered = await load(`${marquee.origin}/api/v1/screens`, {
-      headers: { host: 'localhost:18902', authorization: `Bearer ${token}` },
-    });
-    table([
-      {
-        route: 'bare Express GET /bare',
-        'req/s': Math.round(baseline.requestsPerSecond),
-        p99_ms: baseline.p99Ms,
-        ratio: '1.00x',
-        non2xx: baseline.non2xx,
-      },
+    const targets: { route: string; url: string; headers?: Record<string, string> }[] = [
+      { route: 'bare Express GET /bare', url: 'http://127.0.0.1:18901/bare' },
       {
         route: 'GET /api/v1/capabilities',
-        'req/s': Math.round(capabilities.requestsPerSecond),
-        p99_ms: capabilities.p99Ms,
-        ratio: ratio(capabilities.requestsPerSecond, baseline.requestsPerSecond),
-        non2xx: capabilities.non2xx,
+        url: `${marquee.origin}/api/v1/capabilities`,
+        headers: { host: 'localhost:18902' },
       },
       {
         route: 'GET /api/v1/project (bearer)',
-        'req/s': Math.round(project.requestsPerSecond),
-        p99_ms: project.p99Ms,
-        ratio: ratio(project.requestsPerSecond, baseline.requestsPerSecond),
-        non2xx: project.non2xx,
+        url: `${marquee.origin}/api/v1/project`,
+        headers: { host: 'localhost:18902', authorization: `Bearer ${token}` },
       },
       {
         route: 'GET /api/v1/screens (account, unmetered)',
-        'req/s': Math.round(unmetered.requestsPerSecond),
-        p99_ms: unmetered.p99Ms,
-        ratio: ratio(unmetered.requestsPerSecond, baseline.requestsPerSecond),
-        non2xx: unmetered.non2xx,
+        url: `${marquee.origin}/api/v1/screens`,
+        headers: { host: 'localhost:18902', authorization: `Bearer ${account}` },
       },
       {
         route: 'GET /api/v1/screens (project, metered)',
-        'req/s': Math.round(metered.requestsPerSecond),
-        p99_ms: metered.p99Ms,
-        ratio: ratio(metered.requestsPerSecond, baseline.requestsPerSecond),
-        non2xx: metered.non2xx,
+        url: `${marquee.origin}/api/v1/screens`,
+        headers: { host: 'localhost:18902', authorization: `Bearer ${token}` },
       },
-    ]);
+    ];
+    // Rounds of short loads, each route right after its own baseline: on a shared machine the load
+    // drifts within seconds, and a ratio is only fair between measurements taken side by side.
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
+    const results = targets.map(() => [] as Load[]);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, t] of targets.entries()) results[i]!.push(await load(t.url, { headers: t.headers, seconds: 2 }));
+    }
+    const ratios = targets.map((_, i) =>
+      results[i]!.map((r, round) => r.requestsPerSecond / results[0]![round]!.requestsPerSecond).sort((a, b) => a - b),
+    );
+    table(
+      targets.map((t, i) => ({
+        route: t.route,
+        'req/s': Math.round(median(results[i]!.map((r) => r.requestsPerSecond))),
+        p99_ms: median(results[i]!.map((r) => r.p99Ms)),
+        ratio: `${median(ratios[i]!).toFixed(2)}x`,
+        'ratio range': `${ratios[i]![0]!.toFixed(2)}-${ratios[i]!.at(-1)!.toFixed(2)}`,
+        non2xx: results[i]!.reduce((n, r) => n + r.non2xx, 0),
+      })),
+    );
     console.log(
-      `credit meter: metered / unmetered GET /api/v1/screens = ${ratio(metered.requestsPerSecond, unmetered.requestsPerSecond)}`,
+      `${rounds} rounds of 2 s per route, each round after its own baseline; ratio = median of the rounds' ratios; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    console.log(
+      `credit meter: metered / unmetered GET /api/v1/screens = ${(median(ratios[4]!) / median(ratios[3]!)).toFixed(2)}x`,
     );
   } finally {
     await Promise.all([bare.stop(), marquee.stop()]);

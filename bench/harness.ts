@@ -39,6 +39,8 @@ export interface Child {
 export interface ChildOptions {
   /** Raises the child's open-file limit to this through the shell (never above the hard limit). */
   fdLimit?: number;
+  /** The server entry (startMarquee; default server/main.ts, what `npm start` runs). */
+  script?: string;
 }
 
 /** Starts a Node program (TypeScript through tsx) and waits for `ready` on its stdout. */
@@ -83,7 +85,7 @@ export async function startMarquee(
 ): Promise<Child & { origin: string; dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-bench-'));
   const child = await startChild(
-    'server/main.ts',
+    options.script ?? 'server/main.ts',
     {
       PORT: String(port),
       MARQUEE_DATA_DIR: dataDir,
@@ -109,6 +111,12 @@ export async function startMarquee(
 
 export function ratio(value: number, baseline: number): string {
   return `${(value / baseline).toFixed(2)}x`;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export function table(rows: Record<string, string | number>[]): void {

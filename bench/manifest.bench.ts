@@ -15,15 +15,24 @@ function cookieHeader(jar: Map<string, string>): string {
   return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
 }
 
-/** Enrolls, pairs one screen, assigns a playlist, and returns the paired player's cookies. */
-async function pairedPlayer(origin: string): Promise<string> {
+/**
+ * Enrolls (unless given a project bearer), pairs one screen, assigns a playlist of one page (an
+ * iframe, unless given another placement), and returns the paired player's cookies.
+ */
+export async function pairedPlayer(
+  origin: string,
+  options: { token?: string; placement?: Record<string, unknown> } = {},
+): Promise<string> {
   const json = { 'content-type': 'application/json' };
-  const enrolled = await fetch(`${origin}/api/v1/enrollments`, {
-    method: 'POST',
-    headers: { ...json, 'idempotency-key': 'bench-manifest-enrollment' },
-    body: JSON.stringify({ client_id: `cli_${'m'.repeat(43)}`, email: 'bench@example.com' }),
-  });
-  const { token } = (await enrolled.json()) as { token: string };
+  let token = options.token;
+  if (!token) {
+    const enrolled = await fetch(`${origin}/api/v1/enrollments`, {
+      method: 'POST',
+      headers: { ...json, 'idempotency-key': 'bench-manifest-enrollment' },
+      body: JSON.stringify({ client_id: `cli_${'m'.repeat(43)}`, email: 'bench@example.com' }),
+    });
+    ({ token } = (await enrolled.json()) as { token: string });
+  }
   const bearer = { authorization: `Bearer ${token}` };
   const jar = new Map<string, string>();
 
@@ -65,7 +74,7 @@ async function pairedPlayer(origin: string): Promise<string> {
           transition: { type: 'crossfade', duration_ms: 200 },
           advance: { mode: 'duration', after_ms: 15000 },
           placements: [
-            {
+            options.placement ?? {
               id: 'site',
               content: { type: 'iframe', src: 'https://example.com/', title: 'News' },
               rect: { x: 0, y: 0, width: 1920, height: 1080 },

@@ -1,6 +1,9 @@
-// Ranged GET throughput of one 50 MB media object: Marquee's content export
-// (GET /api/v1/media/{id}/content with a project bearer, credit meter and all) against nginx
-// serving the same bytes from a file, both measured in this run on 127.0.0.1.
+// Ranged GET throughput of one 50 MB media object against nginx serving the same bytes from a file,
+// all measured in this run on 127.0.0.1, in interleaved rounds: Marquee's content export
+// (GET /api/v1/media/{id}/content with a project bearer, credit meter and all), the player's route
+// (GET /content/v1/manifests/{rev}/media/{id} with a paired runtime session: grant, Fetch Metadata,
+// request and byte budgets), and the export through nginx with MARQUEE_ACCEL_REDIRECT (nginx sends
+// the file). The server is bench/marquee-server.ts: every budget is consulted, with limits raised.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -10,7 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { BufferTarget, EncodedPacket, EncodedVideoPacketSource, Mp4OutputFormat, Output } from 'mediabunny';
-import { ratio, startMarquee, table } from './harness';
+import { median, startMarquee, table } from './harness';
+import { pairedPlayer } from './manifest.bench';
 
 const OBJECT_BYTES = 50 * 1024 * 1024;
 const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
@@ -106,7 +110,12 @@ async function uploadMedia(origin: string, token: string, bytes: Buffer): Promis
   throw new Error('verification did not finish');
 }
 
-async function startNginx(root: string, file: Buffer): Promise<{ stop(): Promise<void> }> {
+/** nginx connects to Marquee from this address, Marquee's only trusted proxy (the bench's own requests come from 127.0.0.1). */
+const PROXY_ADDRESS = '127.0.0.2';
+/** The internal location of docs/operations.md ("Media through nginx"). */
+const ACCEL_PREFIX = '/_marquee_blobs/';
+
+async function startNginx(root: string, file: Buffer, marqueeBlobs: string): Promise<{ stop(): Promise<void> }> {
   const www = path.join(root, 'www');
   fs.mkdirSync(www, { recursive: true });
   fs.writeFileSync(path.join(www, 'object.mp4'), file);
@@ -130,9 +139,25 @@ http {
   uwsgi_temp_path ${root}/uwsgi;
   scgi_temp_path ${root}/scgi;
   types { video/mp4 mp4; }
+  upstream marquee {
+    server 127.0.0.1:${MARQUEE_PORT};
+    keepalive 16;
+  }
   server {
     listen 127.0.0.1:${NGINX_PORT};
     location / { root ${www}; }
+    location /api/ {
+      proxy_pass http://marquee;
+      proxy_bind ${PROXY_ADDRESS};
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+${fs
+  .readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8')
+  .match(/# accel-location-begin\n([\s\S]*?)# accel-location-end/)![1]!
+  .replace('/var/lib/marquee/blobs/', `${marqueeBlobs}/`)}
   }
 }
 `,
@@ -227,11 +252,38 @@ async function rangedLoad(
   };
 }
 
+/** The player's URL of the media in its manifest, with its paired cookies. */
+async function playerMediaUrl(
+  origin: string,
+  token: string,
+  mediaId: string,
+): Promise<{ path: string; cookie: string }> {
+  const cookie = await pairedPlayer(origin, {
+    token,
+    placement: {
+      id: 'clip',
+      content: { type: 'video', selector: { by: 'id', media_id: mediaId } },
+      rect: { x: 0, y: 0, width: 1920, height: 1080 },
+      layer: 0,
+      content_fit: 'contain',
+    },
+  });
+  const manifest = await fetch(`${origin}/runtime/v1/manifest`, { headers: { cookie } });
+  const text = await manifest.text();
+  const found = /\/content\/v1\/manifests\/[^"/]+\/media\/med_[A-Za-z0-9_-]+/.exec(text);
+  if (!found) throw new Error(`the manifest names no media URL: ${manifest.status} ${text.slice(0, 300)}`);
+  return { path: found[0], cookie };
+}
+
 export async function mediaRangedExport(): Promise<void> {
   MARQUEE_PORT = await freePort();
   NGINX_PORT = await freePort();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-bench-nginx-'));
-  const marquee = await startMarquee(MARQUEE_PORT);
+  const marquee = await startMarquee(
+    MARQUEE_PORT,
+    { MARQUEE_ACCEL_REDIRECT: ACCEL_PREFIX, MARQUEE_TRUSTED_PROXIES: PROXY_ADDRESS },
+    { script: 'bench/marquee-server.ts' },
+  );
   let nginx: { stop(): Promise<void> } | undefined;
   try {
     const object = await mp4Of(OBJECT_BYTES);
@@ -245,39 +297,59 @@ export async function mediaRangedExport(): Promise<void> {
     db.prepare('UPDATE tenants SET credit_millis = ? WHERE id = ?').run(1e12, enrolled.project.id);
     db.close();
     const mediaId = await uploadMedia(marquee.origin, token, object);
-    nginx = await startNginx(root, object);
+    const player = await playerMediaUrl(marquee.origin, token, mediaId);
+    // Started as root, nginx reads files as its worker user (nobody): let it through the temp dirs.
+    const blobs = path.join(marquee.dataDir, 'blobs');
+    for (const dir of [marquee.dataDir, blobs, path.join(blobs, 'media')]) fs.chmodSync(dir, 0o755);
+    nginx = await startNginx(root, object, blobs);
 
-    const marqueeUrl = `${marquee.origin}/api/v1/media/${mediaId}/content`;
-    const marqueeHeaders = { host: `localhost:${MARQUEE_PORT}`, authorization: `Bearer ${token}` };
-    const nginxUrl = `http://127.0.0.1:${NGINX_PORT}/object.mp4`;
+    const exportPath = `/api/v1/media/${mediaId}/content`;
+    const bearer = { host: `localhost:${MARQUEE_PORT}`, authorization: `Bearer ${token}` };
+    const targets: { server: string; url: string; headers: Record<string, string> }[] = [
+      { server: 'nginx', url: `http://127.0.0.1:${NGINX_PORT}/object.mp4`, headers: {} },
+      { server: 'Marquee export', url: `${marquee.origin}${exportPath}`, headers: bearer },
+      {
+        server: 'Marquee /content/v1 (player)',
+        url: `${marquee.origin}${player.path}`,
+        headers: { host: `localhost:${MARQUEE_PORT}`, cookie: player.cookie },
+      },
+      {
+        server: 'export via nginx (X-Accel-Redirect)',
+        url: `http://127.0.0.1:${NGINX_PORT}${exportPath}`,
+        headers: bearer,
+      },
+    ];
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
     const rows: Record<string, string | number>[] = [];
-    for (const rangeBytes of [64 * 1024, 1024 * 1024, 8 * 1024 * 1024]) {
-      await rangedLoad(nginxUrl, object.length, rangeBytes, {}, 1); // warm-up
-      await rangedLoad(marqueeUrl, object.length, rangeBytes, marqueeHeaders, 1);
-      const base = await rangedLoad(nginxUrl, object.length, rangeBytes, {});
-      const ours = await rangedLoad(marqueeUrl, object.length, rangeBytes, marqueeHeaders);
-      const label = `${rangeBytes / 1024} KiB ranges`;
-      rows.push(
-        {
-          server: `nginx (${label})`,
-          'req/s': Math.round(base.requestsPerSecond),
-          'MB/s': Math.round(base.megabytesPerSecond),
-          p99_ms: base.p99Ms,
-          ratio: '1.00x',
-          non206: base.non2xx,
-        },
-        {
-          server: `Marquee export (${label})`,
-          'req/s': Math.round(ours.requestsPerSecond),
-          'MB/s': Math.round(ours.megabytesPerSecond),
-          p99_ms: ours.p99Ms,
-          ratio: ratio(ours.megabytesPerSecond, base.megabytesPerSecond),
-          non206: ours.non2xx,
-        },
-      );
+    // BENCH_RANGES=64,1024 (KiB) measures some sizes only.
+    const sizes = (process.env.BENCH_RANGES ?? '64,1024,8192').split(',').map((k) => Number(k) * 1024);
+    for (const rangeBytes of sizes) {
+      for (const t of targets) await rangedLoad(t.url, object.length, rangeBytes, t.headers, 1); // warm-up
+      const results = targets.map(() => [] as RangedLoad[]);
+      // Each round measures every target right after nginx: the machine's load drifts within seconds.
+      for (let round = 0; round < rounds; round++) {
+        for (const [i, t] of targets.entries())
+          results[i]!.push(await rangedLoad(t.url, object.length, rangeBytes, t.headers, 2));
+      }
+      const label = `${rangeBytes / 1024} KiB`;
+      for (const [i, t] of targets.entries()) {
+        const ratios = results[i]!.map((r, round) => r.megabytesPerSecond / results[0]![round]!.megabytesPerSecond);
+        rows.push({
+          server: `${t.server} (${label})`,
+          'req/s': Math.round(median(results[i]!.map((r) => r.requestsPerSecond))),
+          'MB/s': Math.round(median(results[i]!.map((r) => r.megabytesPerSecond))),
+          p99_ms: median(results[i]!.map((r) => r.p99Ms)),
+          ratio: `${median(ratios).toFixed(2)}x`,
+          range: `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`,
+          non206: results[i]!.reduce((n, r) => n + r.non2xx, 0),
+        });
+      }
     }
     console.log(
-      `object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections, 5 s each; ratio = Marquee MB/s ÷ nginx MB/s; non206 = answers that were not 206`,
+      `object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections; ${rounds} interleaved rounds of 2 s per target; ratio = median of the rounds' MB/s ÷ nginx MB/s (range: lowest-highest); non206 = answers that were not 206; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
     );
     table(rows);
   } finally {

@@ -14,6 +14,10 @@ export const CACHES = {
   'event-reads': 'live event reads shared by the streams one notification wakes (events/event-stream.ts)',
   'native-life-writes':
     "when each native device key's last use was last written down, by key; dropping it costs one write (pairing/native.auth.ts)",
+  'ready-media':
+    'ready media rows for the byte routes, for READY_MEDIA_CACHE_MS, emptied by any media write of this process (media/ready-media-cache.ts)',
+  'named-content':
+    'which content a minted manifest revision names (immutable), for 5 s, emptied by any write of those rows (runtime/content.routes.ts)',
   'iframe-dns': 'answers of iframe host lookups, for IFRAME_DNS_CACHE_MS (playlists/iframe-hosts.ts)',
 } as const;
 

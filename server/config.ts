@@ -192,6 +192,16 @@ export const SETTINGS = {
     schema: z.enum(['NORMAL', 'FULL']),
     fallback: () => 'NORMAL' as const,
   }),
+  accelRedirect: setting({
+    env: 'MARQUEE_ACCEL_REDIRECT',
+    flag: '--accel-redirect',
+    doc: 'Path prefix of an nginx internal location that serves the blob directory (docs/operations.md). When set, media exports and protected content asked for through a trusted proxy (MARQUEE_TRUSTED_PROXIES) are answered with X-Accel-Redirect and nginx sends the bytes. Unset: Marquee sends them.',
+    schema: z
+      .string()
+      .regex(/^\/([A-Za-z0-9_.-]+\/)+$/, 'must be a path that starts and ends with /, such as /_marquee_blobs/')
+      .optional(),
+    fallback: () => undefined,
+  }),
   logLevel: setting({
     env: 'MARQUEE_LOG_LEVEL',
     flag: '--log-level',

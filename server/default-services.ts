@@ -46,6 +46,7 @@ import { EGRESS_LIMITS, MemoryEgressBudgets } from './runtime/egress-budgets';
 import { MemoryPresence } from './runtime/presence';
 import type { Services, Tuning } from './services';
 import { openStore, type Store } from './store/store';
+import { EgressLedger } from './media/egress';
 import { CreditMeter } from './tenants/credit-meter';
 import { StoredTenantBearers } from './tenants/tenant-bearers';
 
@@ -113,6 +114,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     rateLimiter: options.rateLimiter ?? (shared ? new SharedRateLimiter(store.db) : new MemoryRateLimiter()),
     presence: options.presence ?? (shared ? new SharedPresence(store.db, clock, logger) : new MemoryPresence(clock)),
     egress: options.egress ?? new MemoryEgressBudgets(),
+    egressLedger: new EgressLedger(store, logger),
     locks: options.locks ?? new MemoryLocks(),
     imageVendor: options.imageVendor ?? configuredImageVendor(config),
     hostResolver: options.hostResolver ?? systemResolver,

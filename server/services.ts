@@ -15,6 +15,7 @@ import type { Logger } from './logger';
 import type { BoundaryTimer } from './manifests/boundary-timer';
 import type { ManifestMinter } from './manifests/manifest-minter';
 import type { ImageVendor } from './media/image-vendor';
+import type { EgressLedger } from './media/egress';
 import type { Mailer } from './mail/mailer';
 import type { Notifier } from './notifier';
 import type { OperationWorker } from './operations/worker';
@@ -47,6 +48,8 @@ export interface Services {
   presence: ScreenPresence;
   /** Byte budgets of protected content delivery. */
   egress: EgressBudgets;
+  /** Completed delivery bytes, committed to the egress ledger in batches (media/egress.ts). */
+  egressLedger: EgressLedger;
   /** Work that must not run twice at once: an idempotency record's request, a signed PUT. */
   locks: Locks;
 

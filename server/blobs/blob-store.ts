@@ -46,6 +46,17 @@ export interface BlobStore {
     options?: { maxBytes?: number; exclusive?: boolean },
   ): Promise<BlobInfo>;
   read(key: string, range?: ByteRange): Readable;
+  /**
+   * Optional fast path for delivery (a local directory): the object opened for positional reads,
+   * its descriptor shared by concurrent requests and kept open between them. Release it once done.
+   * Rejects when the object is absent.
+   */
+  open?(key: string): Promise<OpenBlob>;
+  /**
+   * Optional: the object's path below the store's directory, for a proxy that serves that directory
+   * itself (nginx `X-Accel-Redirect`); undefined for a store that has no directory.
+   */
+  directoryPath?(key: string): string;
   /** Size of the object, or undefined when absent. */
   stat(key: string): Promise<{ bytes: number } | undefined>;
   delete(key: string): Promise<void>;
@@ -75,6 +86,16 @@ export interface BlobStore {
   discardTree(name: string): Promise<void>;
   /** Names of every staging area (to sweep those whose upload ended). */
   stagedTrees(): Promise<string[]>;
+}
+
+/** An object opened for positional reads (BlobStore.open). */
+export interface OpenBlob {
+  /** Reads up to `length` bytes at `position` into `buffer` at `offset`; resolves with the count read. */
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<number>;
+  /** The same, blocking: for a few dozen KiB of a local file, cheaper than a thread-pool round trip. */
+  readSync?(buffer: Buffer, offset: number, length: number, position: number): number;
+  /** Ends this use; the descriptor closes once no use holds it and it is stale, idle or evicted. */
+  release(): void;
 }
 
 export interface TreeOptions {

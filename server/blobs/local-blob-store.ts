@@ -12,12 +12,14 @@ import {
   type BlobInfo,
   type BlobStore,
   type ByteRange,
+  type OpenBlob,
   type PutGrant,
   type PutVerdict,
   type SignedPut,
   type TreeOptions,
   type TreeStaging,
 } from './blob-store';
+import { DescriptorCache } from './descriptor-cache';
 import type { PutSigner } from './signed-put';
 
 /** Staged trees live here, beside `.tmp` but kept across restarts so accepted uploads can still publish. */
@@ -29,6 +31,7 @@ const WRITES_IN_FLIGHT = 16;
 
 export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
+  private readonly descriptors = new DescriptorCache();
 
   /** `signer` lets the store hand out signed PUT URLs that the control plane receives for it. */
   constructor(
@@ -91,6 +94,7 @@ export class LocalBlobStore implements BlobStore {
       }
     } else {
       await fsp.rename(temp, target);
+      this.descriptors.invalidate(key);
     }
     await syncDir(path.dirname(target));
     return { bytes, sha256: hash.digest('hex') };
@@ -98,6 +102,15 @@ export class LocalBlobStore implements BlobStore {
 
   read(key: string, range?: ByteRange): Readable {
     return fs.createReadStream(this.pathOf(key), range ? { start: range.start, end: range.end } : {});
+  }
+
+  open(key: string): Promise<OpenBlob> {
+    return this.descriptors.acquire(key, this.pathOf(key));
+  }
+
+  directoryPath(key: string): string {
+    assertBlobKey(key);
+    return key;
   }
 
   async stat(key: string): Promise<{ bytes: number } | undefined> {
@@ -111,10 +124,12 @@ export class LocalBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     await fsp.rm(this.pathOf(key), { force: true });
+    this.descriptors.invalidate(key);
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     await fsp.rm(this.pathOf(prefix), { force: true, recursive: true });
+    this.descriptors.invalidate(prefix);
   }
 
   async presignPut(grant: PutGrant): Promise<SignedPut> {
@@ -153,6 +168,7 @@ export class LocalBlobStore implements BlobStore {
     await fsp.mkdir(path.dirname(to), { recursive: true });
     await fsp.rm(to, { recursive: true, force: true });
     await fsp.rename(from, to);
+    this.descriptors.invalidate(prefix);
     if (options.durable) {
       await syncDir(path.dirname(to));
       await syncDir(path.dirname(from));

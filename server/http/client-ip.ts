@@ -14,3 +14,8 @@ const trustedProxiesOf = serverCache(
 export function clientIp(ctx: AnyContext): string {
   return trustedProxiesOf(ctx.services).clientIp(ctx.req);
 }
+
+/** Whether the request reached this server through a trusted proxy (its socket peer is one). */
+export function viaTrustedProxy(ctx: AnyContext): boolean {
+  return trustedProxiesOf(ctx.services).peerIsTrusted(ctx.req);
+}

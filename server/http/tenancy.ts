@@ -20,7 +20,10 @@ export interface BearerRecord {
   plan: string;
   /** Effective areas: the credential's, as far as the plan allows (none for a plan not in the catalog). */
   areas: ReadonlySet<CapabilityArea>;
-  /** Balance as stored, so routes exempt from the meter need no second read. */
+  /**
+   * Balance and grant month as read with the credential (which may be cached for a few seconds):
+   * the grant month tells the meter whether a monthly grant may be due; balances shown are read fresh.
+   */
   credits: MeteredCredits;
 }
 

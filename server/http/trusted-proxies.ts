@@ -37,6 +37,11 @@ export class TrustedProxies {
     }
   }
 
+  /** Whether the socket peer itself is a trusted proxy (the request came through one). */
+  peerIsTrusted(req: ForwardedRequest): boolean {
+    return !this.empty && this.trusts(normalizedAddress(req.socket.remoteAddress ?? ''));
+  }
+
   trusts(address: string): boolean {
     const family = net.isIP(address);
     return family !== 0 && this.list.check(address, family === 4 ? 'ipv4' : 'ipv6');

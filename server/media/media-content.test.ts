@@ -26,6 +26,7 @@ const content = () => `/api/v1/media/${media.id}/content`;
 async function egress(): Promise<{ bytes: number; count: number } | undefined> {
   // Recorded once the response finished; give the after-response write a moment.
   await new Promise((r) => setTimeout(r, 30));
+  await server.services.egressLedger.flush();
   return server.services.store.db
     .selectFrom('egress_ledger')
     .select(['bytes', 'count'])
@@ -167,5 +168,17 @@ describe('GET /api/v1/media/{id}/content', () => {
     const own = await uploadReady(server, account, bytes, 'video/mp4');
     const res = await server.request('GET', `/api/v1/media/${own.id}/content`, { token: account });
     expect(res.status).toBe(403);
+  });
+});
+
+describe('the ready media cache of the byte routes', () => {
+  it('answers not_found for a media deleted by this process at once, though it was just exported', async () => {
+    const one = await uploadReady(server, token, bytes, 'video/mp4');
+    const path = `/api/v1/media/${one.id}/content`;
+    expect((await server.request('GET', path, { token, headers: { range: 'bytes=0-9' } })).status).toBe(206);
+    const deleted = await server.request('DELETE', `/api/v1/media/${one.id}`, { token });
+    expect(deleted.status).toBe(204);
+    const after = await server.request('GET', path, { token, headers: { range: 'bytes=0-9' } });
+    expect(after.status).toBe(404);
   });
 });

@@ -3,9 +3,11 @@ import { CANONICAL_EXTENSION, MediaListQuery, MediaTagPatch, type MediaContentTy
 import { anyBearer, projectBearer } from '../http/auth';
 import { problem } from '../problem';
 import { mutation, query, reply } from '../http/route';
-import { streamToClient } from '../http/streaming';
+import { viaTrustedProxy } from '../http/client-ip';
+import { offloadToProxy, sendBlobRange } from './blob-delivery';
+import { cachedReadyMedia } from './ready-media-cache';
 import { noneMatch, parseRange } from './byte-range';
-import { MEDIA_EXPORT_EGRESS, recordEgress } from './egress';
+import { MEDIA_EXPORT_EGRESS } from './egress';
 import { listReadyMedia, mediaView, readyMedia, retagMedia, tombstoneMedia } from './media';
 
 export const listMedia = query({ auth: anyBearer, area: 'content', query: MediaListQuery }, async (ctx) => {
@@ -40,7 +42,7 @@ export const deleteMedia = mutation(
 /** GET and HEAD: one byte range of the original bytes, conditional on the strong SHA-256 ETag. */
 export const exportMediaContent = query({ auth: projectBearer, area: 'content' }, async (ctx) => {
   const { req, res, services } = ctx;
-  const row = await readyMedia(services.store.db, ctx.principal.tenantId, ctx.params.id!);
+  const row = await cachedReadyMedia(services.store, ctx.principal.tenantId, ctx.params.id!);
   const etag = `"${row.sha256}"`;
   const cacheControl = 'private, no-store';
   if (noneMatch(req.headers['if-none-match'], etag)) {
@@ -73,11 +75,10 @@ export const exportMediaContent = query({ auth: projectBearer, area: 'content' }
     return;
   }
   const tenantId = ctx.principal.tenantId;
-  res.once('finish', () => {
-    recordEgress(services.store, tenantId, MEDIA_EXPORT_EGRESS, length, services.clock.now()).catch((error) =>
-      services.logger.error({ err: error, media_id: row.id }, 'egress not recorded'),
-    );
-  });
+  res.once('finish', () => services.egressLedger.record(tenantId, MEDIA_EXPORT_EGRESS, length, services.clock.now()));
+  // Offloaded, the range is recorded as sent once nginx has the answer: Marquee no longer sees the bytes go.
+  const key = row.blob_key!;
+  if (offloadToProxy(req, res, services.blobs, key, services.config.accelRedirect, viaTrustedProxy(ctx))) return;
   // A client that hangs up mid-transfer is not a server error; nothing is recorded for it.
-  await streamToClient(req, res, services.blobs.read(row.blob_key!, { start, end }));
+  await sendBlobRange(req, res, services.blobs, key, start, end);
 });

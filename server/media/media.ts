@@ -62,22 +62,6 @@ export async function readyMedia(db: Db | Tx, tenantId: string, id: string): Pro
 
 // ---- Paging: newest first by (created_at, id); the cursor is the last row's position.
 
-/** The blob and identity of a ready media of the tenant, for protected delivery; undefined otherwise. */
-export async function deliverableMedia(
-  db: Db | Tx,
-  tenantId: string,
-  mediaId: string,
-): Promise<{ id: string; content_type: string; bytes: number; sha256: string; blob_key: string } | undefined> {
-  const media = await db
-    .selectFrom('media')
-    .select(['id', 'content_type', 'bytes', 'sha256', 'blob_key'])
-    .where('id', '=', mediaId)
-    .where('tenant_id', '=', tenantId)
-    .where('state', '=', 'ready')
-    .executeTakeFirst();
-  return media && media.blob_key !== null ? { ...media, blob_key: media.blob_key } : undefined;
-}
-
 /** The tenant's ready media, newest first, filtered by tag and kind, one page after the cursor. */
 export async function listReadyMedia(db: Db, tenantId: string, query: MediaListQuery): Promise<MediaList> {
   const limit = query.limit ?? MEDIA_LIST_DEFAULT_LIMIT;

@@ -2,16 +2,15 @@
 // for media a granted manifest of this screen shows, and …/releases/{id}/package for the normalized
 // package of a release it shows (the kiosk's offline mirror). One byte range, Fetch Metadata,
 // egress budgets (the whole response reserved up front), and completed bytes in the egress ledger.
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { CANONICAL_EXTENSION, type MediaContentType } from '../../sdk/contract/media';
 import { WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
-import { problem } from '../problem';
+import { ProblemError, problem } from '../problem';
 import { query, type AnyContext, type Authenticator, type Principal, type RequestContext } from '../http/route';
 import { deliverablePackage } from '../applications/release-package';
 import { noneMatch, parseRange } from '../media/byte-range';
-import { recordEgress } from '../media/egress';
-import { deliverableMedia } from '../media/media';
+import { offloadToProxy, sendBlobRange } from '../media/blob-delivery';
+import { viaTrustedProxy } from '../http/client-ip';
+import { cachedReadyMedia } from '../media/ready-media-cache';
 import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
 import { isNativeRequest } from '../pairing/native.auth';
 import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
@@ -20,6 +19,8 @@ import { screenStateOf } from '../screens/screens';
 import { contentFetchConflict } from './content-fetch-metadata';
 import type { ByteBudget, EgressReservation } from './egress-budgets';
 import { grantedManifest, inManifest } from '../manifests/manifest-store';
+import { serverCache } from '../caches';
+import type { Store } from '../store/store';
 
 /** spec: runtime delivery records completed bytes as egress, like the media export does. */
 export const RUNTIME_MEDIA_EGRESS = 'runtime_media_delivery';
@@ -170,26 +171,22 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
     res.end();
     return;
   }
-  const count = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      sent += chunk.length;
-      done(null, chunk);
-    },
-  });
   const tenantId = ctx.principal.tenantId;
-  res.once('finish', () => {
-    recordEgress(services.store, tenantId, d.egressKind, length, services.clock.now()).catch((error) =>
-      services.logger.error({ err: error }, 'egress not recorded'),
-    );
-  });
-  res.flushHeaders();
-  try {
-    await pipeline(services.blobs.read(d.blobKey, { start, end }), count, res);
-  } catch (error) {
-    // A client that hangs up mid-transfer is not a server error.
-    if (!res.writableFinished && (req.destroyed || res.destroyed)) return;
-    throw error;
+  res.once('finish', () => services.egressLedger.record(tenantId, d.egressKind, length, services.clock.now()));
+  // Offloaded to nginx, the whole range counts as sent: Marquee no longer sees the bytes go.
+  if (offloadToProxy(req, res, services.blobs, d.blobKey, services.config.accelRedirect, viaTrustedProxy(ctx))) {
+    sent = length;
+    return;
   }
+  await sendBlobRange(req, res, services.blobs, d.blobKey, start, end, (bytes) => {
+    sent += bytes;
+  });
+}
+
+/** A not_found lookup as no content (the route answers its own not_found, the same for every reason). */
+function notFoundAsNone(error: unknown): undefined {
+  if (error instanceof ProblemError && error.code === 'not_found') return undefined;
+  throw error;
 }
 
 /** Headers of every protected content answer besides its own Vary. */
@@ -198,6 +195,39 @@ const CONTENT_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
   'Referrer-Policy': 'no-referrer',
 };
+
+/** Grants found, kept at most this long: what a minted revision names never changes (D-337). */
+const GRANT_CACHE_MS = 5_000;
+const MAX_CACHED_GRANTS = 10_000;
+
+/** `inManifest` answers that were yes, by screen, revision, kind and id; emptied by any write of the rows. */
+class NamedContent {
+  private readonly found = new Map<string, number>();
+  private generation = 0;
+
+  constructor(private readonly store: Store) {
+    store.watchWrites('runtime_manifest_content', undefined, () => {
+      this.generation++;
+      this.found.clear();
+    });
+  }
+
+  async has(screenId: string, revision: number, kind: 'media' | 'release', id: string): Promise<boolean> {
+    const key = `${screenId}\u0000${revision}\u0000${kind}\u0000${id}`;
+    const now = performance.now();
+    const until = this.found.get(key);
+    if (until !== undefined && until > now) return true;
+    const generation = this.generation;
+    if (!(await inManifest(this.store.db, screenId, revision, kind, id))) return false;
+    if (generation !== this.generation) return true;
+    this.found.delete(key);
+    if (this.found.size >= MAX_CACHED_GRANTS) this.found.delete(this.found.keys().next().value!);
+    this.found.set(key, now + GRANT_CACHE_MS);
+    return true;
+  }
+}
+
+const namedContent = serverCache('named-content', (store: Store) => new NamedContent(store));
 
 /**
  * One route for content a manifest names: the revision must still grant content to this screen,
@@ -215,7 +245,7 @@ function grantedContent(
     const db = services.store.db;
     const manifest = await grantedManifest(services, db, principal, ctx.params.manifest_revision!, ctx.now);
     const id = ctx.params[param]!;
-    const delivery = (await inManifest(db, principal.screenId, manifest.revision, kind, id))
+    const delivery = (await namedContent(services.store).has(principal.screenId, manifest.revision, kind, id))
       ? await find(ctx, id)
       : undefined;
     if (!delivery) throw problem('not_found', `this manifest shows no such ${kind}`);
@@ -226,8 +256,8 @@ function grantedContent(
 export const getManifestMedia = query(
   { auth: runtimeContent, rateLimits: clientBudget },
   grantedContent('media', 'media_id', async (ctx, mediaId) => {
-    const media = await deliverableMedia(ctx.services.store.db, ctx.principal.tenantId, mediaId);
-    if (!media) return undefined;
+    const media = await cachedReadyMedia(ctx.services.store, ctx.principal.tenantId, mediaId).catch(notFoundAsNone);
+    if (!media?.blob_key) return undefined;
     return {
       blobKey: media.blob_key,
       bytes: media.bytes,

@@ -240,13 +240,18 @@ describe('protected media', () => {
 
   it('records completed bytes in the egress ledger, and nothing for HEAD or 304', async () => {
     const s = await showing();
-    const ledger = async () =>
-      (await env.server.services.store.db
-        .selectFrom('egress_ledger')
-        .selectAll()
-        .where('tenant_id', '=', env.tenantId)
-        .where('kind', '=', 'runtime_media_delivery')
-        .executeTakeFirst()) ?? { bytes: 0, count: 0 };
+    const ledger = async () => {
+      // Completed bytes are committed in batches; flush what this process holds.
+      await env.server.services.egressLedger.flush();
+      return (
+        (await env.server.services.store.db
+          .selectFrom('egress_ledger')
+          .selectAll()
+          .where('tenant_id', '=', env.tenantId)
+          .where('kind', '=', 'runtime_media_delivery')
+          .executeTakeFirst()) ?? { bytes: 0, count: 0 }
+      );
+    };
     const before = await ledger();
     await fetchMedia(s);
     await fetchMedia(s, { headers: { range: 'bytes=0-99' } });
@@ -575,5 +580,18 @@ describe('media and pages together', () => {
       .where('screen_id', '=', p.screen.id)
       .execute();
     expect(rows.filter((r) => r.ref === m)).toHaveLength(1);
+  });
+});
+
+describe('cached grants', () => {
+  it('stops serving content at once when this process removes what the revision names', async () => {
+    const s = await showing();
+    expect((await fetchMedia(s, { headers: PLAYER_IMAGE })).status).toBe(200);
+    await env.server.services.store.db
+      .deleteFrom('runtime_manifest_content')
+      .where('screen_id', '=', s.p.screen.id)
+      .where('ref', '=', s.mediaId)
+      .execute();
+    expect((await fetchMedia(s, { headers: PLAYER_IMAGE })).status).toBe(404);
   });
 });

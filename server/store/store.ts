@@ -1,6 +1,7 @@
 // The relational store: Kysely over the StoreDriver the database URL names (SQLite by default),
 // numbered migrations, transactions with after-commit hooks. Features see only Kysely and
 // store.transaction, so which engine runs underneath is decided once, in openStore.
+import { WriteWatch } from './write-watch';
 import { Kysely, Migrator, sql, type Transaction } from 'kysely';
 import type { Database } from './schema';
 import type { StoreDriver, StoreOptions } from './driver';
@@ -71,9 +72,21 @@ export class Store {
   private driftSince: number | undefined;
   private unknownMigrations: string[] = [];
   private closed = false;
+  private readonly beforeCloseHooks: (() => Promise<void>)[] = [];
+
+  /** Watchers of updates and deletes, for in-process caches (write-watch.ts). */
+  private readonly writeWatch = new WriteWatch();
 
   constructor(readonly driver: StoreDriver) {
-    this.db = new Kysely<Database>({ dialect: driver.dialect });
+    this.db = new Kysely<Database>({ dialect: driver.dialect, plugins: [this.writeWatch] });
+  }
+
+  /**
+   * Calls `changed` as a statement updates (setting one of `columns`, when named) or deletes rows of
+   * `table`: an in-process cache drops what it derived from them.
+   */
+  watchWrites(table: keyof Database & string, columns: readonly string[] | undefined, changed: () => void): void {
+    this.writeWatch.watch(table, columns, changed);
   }
 
   /** Runs pending migrations. A database written by a newer Marquee is left untouched and reported. */
@@ -150,9 +163,15 @@ export class Store {
     return this.driver.ping();
   }
 
+  /** Runs `flush` when the store closes, before the database does (writes batched in memory). */
+  beforeClose(flush: () => Promise<void>): void {
+    this.beforeCloseHooks.push(flush);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const flush of this.beforeCloseHooks) await flush();
     await this.db.destroy();
     await this.driver.close();
   }

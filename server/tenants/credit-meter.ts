@@ -15,10 +15,10 @@ export class CreditMeter implements Meter {
 
   async charge(request: MeteredRequest): Promise<MeterAnswer> {
     const { tenantId, plan, credits, now } = request;
-    // Exempt routes read the balance the authentication query already fetched, unless a new UTC
-    // month's grant is due first.
+    // Exempt routes only read the balance (the credential may come from a cache, its balance
+    // stale), unless a new UTC month's grant is due first.
     if (!request.debits && credits.grantMonth >= utcMonth(now))
-      return { headers: creditHeaders({ millis: credits.millis, plan }, now) };
+      return { headers: creditHeaders(await creditState(this.store.db, tenantId), now) };
     const known = { plan, grantMonth: credits.grantMonth };
     try {
       const state = request.debits

@@ -76,6 +76,26 @@ describe('the request meter', () => {
     expect(await ledger(b)).toEqual({ millis: -1000, count: 1 });
   });
 
+  it('commits the debits that reach it in one turn of the event loop in one transaction, whatever came between', async () => {
+    const a = await tenant(10_000);
+    let transactions = 0;
+    const counting = Object.create(store) as Store;
+    counting.transaction = (fn) => {
+      transactions++;
+      return store.transaction(fn);
+    };
+    const meter = new RequestMeter(counting);
+    // As requests read in one I/O phase arrive: each after its own awaited steps (authentication).
+    const debits: Promise<unknown>[] = [];
+    for (let i = 0; i < 5; i++) {
+      await Promise.resolve();
+      debits.push(meter.debit(a, now, 1000, known));
+    }
+    await Promise.all(debits);
+    expect(transactions).toBe(1);
+    expect(await ledger(a)).toEqual({ millis: -5000, count: 5 });
+  });
+
   it('admits exactly the concurrent debits the balance covers above the floor, in order, and refuses the rest', async () => {
     const id = await tenant(floorMillis(now) + 3500);
     const meter = new RequestMeter(store);
@@ -107,11 +127,11 @@ describe('the request meter', () => {
         return result;
       });
     const meter = new RequestMeter(failing);
-    // The first debit starts a transaction alone; the others arrive meanwhile and form the second batch.
-    const outcomes = await Promise.allSettled([
-      meter.debit(a, now, 1000, known),
-      ...[a, b, a, b].map((id) => meter.debit(id, now, 1000, known)),
-    ]);
+    // The first debit is a batch alone; the others arrive together and form the second batch.
+    const outcomes = [
+      ...(await Promise.allSettled([meter.debit(a, now, 1000, known)])),
+      ...(await Promise.allSettled([a, b, a, b].map((id) => meter.debit(id, now, 1000, known)))),
+    ];
     expect(outcomes[0]).toMatchObject({ status: 'fulfilled', value: { millis: 9000 } });
     for (const o of outcomes.slice(1)) {
       expect(o.status).toBe('rejected');

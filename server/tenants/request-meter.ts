@@ -1,7 +1,11 @@
 // The per-request debit of the credit meter, committed in groups: the debits of requests that
 // arrive while a meter transaction runs wait for it and then commit together in the next one
-// (one UPDATE per tenant, one ledger upsert per tenant and day). Each request still waits for its
-// own durable debit, is admitted or refused on its own against the floor, and gets its own balance.
+// (one UPDATE per tenant, one ledger upsert per tenant and day). A batch starts on the next turn
+// of the event loop (setImmediate), not at once: on SQLite a transaction runs to its end without
+// yielding to I/O, so without that wait no other request could ever join it; with it, every
+// request read in the same I/O phase commits in one transaction (D-333). Each request still waits
+// for its own durable debit, is admitted or refused on its own against the floor, and gets its own
+// balance.
 import { sql } from 'kysely';
 import { ProblemError } from '../problem';
 import type { Store, Tx } from '../store/store';
@@ -30,6 +34,7 @@ type Outcomes = Map<PendingDebit, { state?: CreditState; error?: unknown }>;
 export class RequestMeter {
   private queue: PendingDebit[] = [];
   private running = false;
+  private scheduled = false;
 
   constructor(private readonly store: Store) {}
 
@@ -37,7 +42,12 @@ export class RequestMeter {
   debit(tenantId: string, now: number, cost: number, known: KnownCredits): Promise<CreditState> {
     return new Promise((resolve, reject) => {
       this.queue.push({ tenantId, now, cost, known, resolve, reject });
-      if (!this.running) void this.drain();
+      if (this.running || this.scheduled) return;
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        if (!this.running) void this.drain();
+      });
     });
   }
 
