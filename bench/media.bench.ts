@@ -4,32 +4,19 @@
 // (GET /content/v1/manifests/{rev}/media/{id} with a paired runtime session: grant, Fetch Metadata,
 // request and byte budgets), and the export through nginx with MARQUEE_ACCEL_REDIRECT (nginx sends
 // the file). The server is bench/marquee-server.ts: every budget is consulted, with limits raised.
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { BufferTarget, EncodedPacket, EncodedVideoPacketSource, Mp4OutputFormat, Output } from 'mediabunny';
 import { median, startMarquee, table } from './harness';
 import { pairedPlayer } from './manifest.bench';
+import { freePort } from '../server/testing/harness';
+import { loopbackNginxConfig, operationsAccelLocation, startNginx as startNginxAt } from '../server/testing/nginx';
 
 const OBJECT_BYTES = 50 * 1024 * 1024;
-const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
-
-/** Free ports, picked now: other benchmarks may run on this machine at the same time. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 let MARQUEE_PORT = 0;
 let NGINX_PORT = 0;
@@ -122,23 +109,9 @@ async function startNginx(root: string, file: Buffer, marqueeBlobs: string): Pro
   // nginx started as root runs its worker as nobody, which must read the files.
   for (const p of [root, www]) fs.chmodSync(p, 0o755);
   fs.chmodSync(path.join(www, 'object.mp4'), 0o644);
-  const conf = path.join(root, 'nginx.conf');
-  fs.writeFileSync(
-    conf,
-    `worker_processes 1;
-daemon off;
-pid ${root}/nginx.pid;
-error_log ${root}/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on;
-  client_body_temp_path ${root}/client_body;
-  proxy_temp_path ${root}/proxy;
-  fastcgi_temp_path ${root}/fastcgi;
-  uwsgi_temp_path ${root}/uwsgi;
-  scgi_temp_path ${root}/scgi;
-  types { video/mp4 mp4; }
+  const config = loopbackNginxConfig(
+    root,
+    `  types { video/mp4 mp4; }
   upstream marquee {
     server 127.0.0.1:${MARQUEE_PORT};
     keepalive 16;
@@ -154,34 +127,10 @@ http {
       proxy_http_version 1.1;
       proxy_set_header Connection "";
     }
-${fs
-  .readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8')
-  .match(/# accel-location-begin\n([\s\S]*?)# accel-location-end/)![1]!
-  .replace('/var/lib/marquee/blobs/', `${marqueeBlobs}/`)}
-  }
-}
-`,
+${operationsAccelLocation(marqueeBlobs)}
+  }`,
   );
-  const child = spawn(NGINX, ['-p', root, '-e', `${root}/error.log`, '-c', conf], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 100; i++) {
-    const up = await fetch(`http://127.0.0.1:${NGINX_PORT}/object.mp4`, { method: 'HEAD' }).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return startNginxAt(root, config, NGINX_PORT);
 }
 
 interface RangedLoad {

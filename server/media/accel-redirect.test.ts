@@ -1,25 +1,23 @@
 // MARQUEE_ACCEL_REDIRECT behind a real nginx (Debian's, unprivileged, on loopback) configured as
 // docs/operations.md shows: nginx sends the bytes, under Marquee's headers, with ranges.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
-import { TestServer } from '../testing/harness';
+import { freePort, TestServer } from '../testing/harness';
+import { hasNginx, loopbackNginxConfig, operationsAccelLocation, startNginx } from '../testing/nginx';
 import { utcDay } from '../tenants/credits';
 import { MEDIA_EXPORT_EGRESS } from './egress';
 import { sha256, uploadReady, video } from './media.fixtures';
 
-const NGINX = '/usr/sbin/nginx';
 const PREFIX = '/_marquee_blobs/';
 /** nginx connects to Marquee from this address, the only trusted proxy; the test itself comes from 127.0.0.1. */
 const PROXY_ADDRESS = '127.0.0.2';
 
 let server: TestServer;
-let nginx: ChildProcess | undefined;
+let nginx: { stop(): Promise<void> } | undefined;
 let nginxPort = 0;
 let root = '';
 let token = '';
@@ -27,31 +25,11 @@ let projectId = '';
 let bytes: Buffer;
 let media: { id: string };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /** The server block of docs/operations.md ("Media through nginx"), on loopback ports and temp paths. */
 function nginxConfig(marqueePort: number, blobs: string): string {
-  return `worker_processes 1;
-daemon off;
-pid ${root}/nginx.pid;
-error_log ${root}/error.log warn;
-events { worker_connections 64; }
-http {
-  access_log off;
-  sendfile on;
-  client_body_temp_path ${root}/client_body;
-  proxy_temp_path ${root}/proxy;
-  fastcgi_temp_path ${root}/fastcgi;
-  uwsgi_temp_path ${root}/uwsgi;
-  scgi_temp_path ${root}/scgi;
-  server {
+  return loopbackNginxConfig(
+    root,
+    `  server {
     listen 127.0.0.1:${nginxPort};
     location / {
       proxy_pass http://127.0.0.1:${marqueePort};
@@ -61,16 +39,11 @@ http {
       proxy_http_version 1.1;
       proxy_set_header Connection "";
     }
-${fs
-  .readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8')
-  .match(/# accel-location-begin\n([\s\S]*?)# accel-location-end/)![1]!
-  .replace('/var/lib/marquee/blobs/', `${blobs}/`)}
-  }
+${operationsAccelLocation(blobs)}
+  }`,
+    64,
+  );
 }
-`;
-}
-
-const hasNginx = fs.existsSync(NGINX);
 
 beforeAll(async () => {
   if (!hasNginx) return;
@@ -86,29 +59,10 @@ beforeAll(async () => {
   for (const dir of [server.dataDir, path.join(server.dataDir, 'blobs'), path.join(server.dataDir, 'blobs', 'media')])
     fs.chmodSync(dir, 0o755);
   nginxPort = await freePort();
-  const conf = path.join(root, 'nginx.conf');
-  fs.writeFileSync(conf, nginxConfig(server.port, path.join(server.dataDir, 'blobs')));
-  nginx = spawn(NGINX, ['-p', root, '-e', `${root}/error.log`, '-c', conf], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise<boolean>((resolve) =>
-      net
-        .connect(nginxPort, '127.0.0.1', function (this: net.Socket) {
-          this.destroy();
-          resolve(true);
-        })
-        .on('error', () => resolve(false)),
-    );
-    if (up) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  nginx = await startNginx(root, nginxConfig(server.port, path.join(server.dataDir, 'blobs')), nginxPort);
 });
 afterAll(async () => {
-  if (nginx && nginx.exitCode === null) {
-    await new Promise((resolve) => {
-      nginx!.once('exit', resolve);
-      nginx!.kill('SIGTERM');
-    });
-  }
+  await nginx?.stop();
   await server?.stop();
   if (root) fs.rmSync(root, { recursive: true, force: true });
 });

@@ -240,7 +240,8 @@ export function clientId(): string {
   return `cli_${crypto.randomBytes(32).toString('base64url')}`;
 }
 
-async function freePort(): Promise<number> {
+/** A port on 127.0.0.1 free at the moment of asking. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = http.createServer();
     s.listen(0, '127.0.0.1', () => {

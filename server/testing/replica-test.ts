@@ -9,15 +9,15 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import sharp from 'sharp';
+import { freePort } from './harness';
+import { loopbackNginxConfig, startNginx as startLoopbackNginx } from './nginx';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const CLUSTER = path.join(repo, 'server/testing/postgres-cluster.sh');
-const NGINX = process.env.NGINX ?? '/usr/sbin/nginx';
 /** Enrollments one client address may make an hour, installation-wide (both replicas together). */
 const ENROLL_LIMIT = 8;
 const FLEET_SCREENS = 200;
@@ -391,40 +391,15 @@ async function startReplica(replica: Replica, databaseUrl: string): Promise<void
 
 async function startNginx(work: string, replicas: Replica[]): Promise<void> {
   const prefix = path.join(work, 'nginx');
-  fs.mkdirSync(path.join(prefix, 'logs'), { recursive: true });
-  const conf = path.join(prefix, 'nginx.conf');
-  fs.writeFileSync(conf, nginxConfig(prefix, replicas));
-  const child = spawn(NGINX, ['-p', prefix, '-c', conf, '-e', path.join(prefix, 'logs/error.log')], {
-    stdio: 'inherit',
-  });
-  cleanups.push(() => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-  });
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null)
-      throw new Error(`nginx exited: ${fs.readFileSync(path.join(prefix, 'logs/error.log'), 'utf8')}`);
-    if (await canConnect(nginxPort)) return;
-    await sleep(50);
-  }
-  throw new Error('nginx did not start');
+  const nginx = await startLoopbackNginx(prefix, nginxConfig(prefix, replicas), nginxPort);
+  cleanups.push(() => nginx.stop());
 }
 
 /** The deployment's nginx configuration (docs/operations.md), on loopback with a temporary prefix. */
 function nginxConfig(prefix: string, replicas: Replica[]): string {
-  const user = process.getuid?.() === 0 ? 'user nobody nogroup;' : '';
-  return `${user}
-daemon off;
-worker_processes 1;
-pid ${prefix}/nginx.pid;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${prefix}/client_body;
-  proxy_temp_path ${prefix}/proxy;
-  fastcgi_temp_path ${prefix}/fastcgi;
-  uwsgi_temp_path ${prefix}/uwsgi;
-  scgi_temp_path ${prefix}/scgi;
-  upstream marquee {
+  return loopbackNginxConfig(
+    prefix,
+    `  upstream marquee {
 ${replicas.map((r) => `    server 127.0.0.1:${r.port} max_fails=1 fail_timeout=2s;`).join('\n')}
     keepalive 16;
   }
@@ -444,9 +419,9 @@ ${replicas.map((r) => `    server 127.0.0.1:${r.port} max_fails=1 fail_timeout=2
       proxy_send_timeout 1h;
       add_header X-Upstream $upstream_addr always;
     }
-  }
-}
-`;
+  }`,
+    256,
+  );
 }
 
 // ---- HTTP -------------------------------------------------------------------------------------
@@ -546,28 +521,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const randomKey = () => crypto.randomBytes(16).toString('base64url');
 const clientId = () => `cli_${crypto.randomBytes(32).toString('base64url')}`;
 const sha256 = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.on('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-}
 
 async function cleanUp(): Promise<void> {
   for (const cleanup of cleanups.reverse()) {

@@ -1,0 +1,77 @@
+// A loopback nginx for tests, benches and the replica test (Debian's binary, a temporary prefix, one
+// worker in the foreground): the fixed part of its configuration, the offload location exactly as
+// docs/operations.md gives it, and a start that waits until the port accepts connections.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export const NGINX = process.env.NGINX ?? '/usr/sbin/nginx';
+export const hasNginx = fs.existsSync(NGINX);
+
+/**
+ * A whole nginx.conf whose logs, pid and temp files stay under `prefix`, with `http` holding `body`
+ * (upstreams and servers). Started as root, nginx runs its worker as nobody.
+ */
+export function loopbackNginxConfig(prefix: string, body: string, workerConnections = 1024): string {
+  return `worker_processes 1;
+daemon off;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log warn;
+events { worker_connections ${workerConnections}; }
+http {
+  access_log off;
+  sendfile on;
+  client_body_temp_path ${prefix}/client_body;
+  proxy_temp_path ${prefix}/proxy;
+  fastcgi_temp_path ${prefix}/fastcgi;
+  uwsgi_temp_path ${prefix}/uwsgi;
+  scgi_temp_path ${prefix}/scgi;
+${body}
+}
+`;
+}
+
+/** The internal offload location of docs/operations.md ("Media through nginx"), for this blob directory. */
+export function operationsAccelLocation(blobs: string): string {
+  const operations = fs.readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+  const location = /# accel-location-begin\n([\s\S]*?)# accel-location-end/.exec(operations);
+  if (!location) throw new Error('docs/operations.md has no accel location block');
+  return location[1]!.replace('/var/lib/marquee/blobs/', `${blobs}/`);
+}
+
+/** Writes `config` under `prefix`, starts nginx on it and resolves once `port` accepts connections. */
+export async function startNginx(prefix: string, config: string, port: number): Promise<{ stop(): Promise<void> }> {
+  fs.mkdirSync(prefix, { recursive: true });
+  const conf = path.join(prefix, 'nginx.conf');
+  fs.writeFileSync(conf, config);
+  const errorLog = path.join(prefix, 'error.log');
+  const child = spawn(NGINX, ['-p', prefix, '-e', errorLog, '-c', conf], { stdio: 'ignore' });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) {
+      const log = fs.existsSync(errorLog) ? fs.readFileSync(errorLog, 'utf8') : '';
+      throw new Error(`nginx exited with ${child.exitCode}: ${log}`);
+    }
+    if (await canConnect(port)) return { stop };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await stop();
+  throw new Error(`nginx did not listen on ${port}`);
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
