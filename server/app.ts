@@ -135,7 +135,7 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
       if (
         found.planes.includes('runtime') &&
         (req.method === 'GET' || req.method === 'HEAD') &&
-        servePlayer(req, res, options.playerDir, { pairingHintUrl: pairingHint })
+        servePlayer(req, res, options.playerDir, pairingHint)
       )
         return;
       next(problem('not_found', `no route for ${req.method} ${redactPath(req.path)}`));

@@ -18,6 +18,8 @@ export const CACHES = {
     'ready media rows for the byte routes, for READY_MEDIA_CACHE_MS, emptied by any media write of this process (media/ready-media-cache.ts)',
   'named-content':
     'which content a minted manifest revision names (immutable), for 5 s, emptied by any write of those rows (runtime/content.routes.ts)',
+  'player-shell':
+    "the player's index.html with the pairing hint's meta tag, by file, rebuilt when its mtime, size or the hint changes; process-wide (player-host.ts)",
   'iframe-dns': 'answers of iframe host lookups, for IFRAME_DNS_CACHE_MS (playlists/iframe-hosts.ts)',
 } as const;
 

@@ -46,6 +46,14 @@ describe('the player origin', () => {
       expect(meta?.[1]).toBe(`${server.services.config.dashboardOrigin}/screens?pair={code}`);
       expect(res.text).toContain('<title>Marquee player</title>');
     }
+    // A rebuilt player is served at once (the shell is kept only while its file is unchanged).
+    const built = path.join(build, 'index.html');
+    fs.writeFileSync(built, '<!doctype html><html><head><title>Rebuilt player</title></head></html>');
+    const rebuilt = await server.request('GET', '/', { headers: TOP_LEVEL });
+    expect(rebuilt.text).toMatch(
+      /<head><meta name="marquee:pairing-hint-url" content="[^"]+" \/><title>Rebuilt player/,
+    );
+    fs.writeFileSync(built, '<!doctype html><title>Marquee player</title>');
     // Scripts and the service worker are served as built.
     const script = await server.request('GET', '/assets/index-abc.js', { headers: TOP_LEVEL });
     expect(script.text).toBe('console.log(1)');

@@ -40,12 +40,7 @@ const MIME: Record<string, string> = {
  * Answers a GET/HEAD from the built player; false when the path is not the player's. Throws
  * forbidden (a problem that forbids framing too) for a request that embeds the player in a frame.
  */
-export function servePlayer(
-  req: Request,
-  res: Response,
-  dir: string,
-  options: { pairingHintUrl?: string } = {},
-): boolean {
+export function servePlayer(req: Request, res: Response, dir: string, pairingHintUrl: string): boolean {
   const playerDir = path.resolve(dir);
   if (RESERVED.test(req.path)) return false;
   let decoded: string;
@@ -68,7 +63,8 @@ export function servePlayer(
   }
   if (path.extname(relative) !== '') return false;
   const shell = path.join(playerDir, 'index.html');
-  if (!isFile(shell)) {
+  const html = shellWithHint(shell, pairingHintUrl);
+  if (html === undefined) {
     res.set(PLAYER_FRAMING_HEADERS);
     res
       .status(503)
@@ -76,8 +72,8 @@ export function servePlayer(
       .send('The player is not built yet. Run `npm run build:web` (npm start does this for you).\n');
     return true;
   }
-  if (options.pairingHintUrl === undefined) sendFile(res, shell, 'no-cache');
-  else sendShell(res, shell, options.pairingHintUrl);
+  setPlayerHeaders(res, MIME['.html']!, 'no-cache');
+  res.send(html);
   return true;
 }
 
@@ -92,23 +88,31 @@ export function dashboardPairingHint(dashboardOrigin: string): string {
 const escapeAttribute = (value: string) =>
   value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** The app shell with the pairing hint's meta tag in its head (read per answer: it is small). */
-function sendShell(res: Response, file: string, pairingHintUrl: string): void {
-  let html: string;
+/**
+ * The shell last built per file, with the pairing hint's meta tag in its head: rebuilt only when the
+ * build (its mtime and size) or the hint changes, so an answer costs a stat, not a read (caches.ts).
+ */
+const shells = new Map<string, { mtimeMs: number; size: number; hint: string; html: string }>();
+
+/** The app shell with the pairing hint's meta tag in its head; undefined when there is no build. */
+function shellWithHint(file: string, pairingHintUrl: string): string | undefined {
+  let stat: fs.Stats;
   try {
-    html = fs.readFileSync(file, 'utf8');
+    stat = fs.statSync(file);
   } catch {
-    res.destroy();
-    return;
+    return undefined;
   }
+  if (!stat.isFile()) return undefined;
+  const known = shells.get(file);
+  if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size && known.hint === pairingHintUrl)
+    return known.html;
+  const built = fs.readFileSync(file, 'utf8');
   const meta = `<meta name="${PAIRING_HINT_META}" content="${escapeAttribute(pairingHintUrl)}" />`;
-  res.setHeader('Content-Type', MIME['.html']!);
-  res.setHeader('Cache-Control', 'no-cache');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.set(PLAYER_FRAMING_HEADERS);
-  const head = /<head[^>]*>/i.exec(html) ?? /<!doctype[^>]*>/i.exec(html);
+  const head = /<head[^>]*>/i.exec(built) ?? /<!doctype[^>]*>/i.exec(built);
   const at = head ? head.index + head[0].length : 0;
-  res.send(`${html.slice(0, at)}${meta}${html.slice(at)}`);
+  const html = `${built.slice(0, at)}${meta}${built.slice(at)}`;
+  shells.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, hint: pairingHintUrl, html });
+  return html;
 }
 
 function isFile(p: string): boolean {
@@ -119,11 +123,15 @@ function isFile(p: string): boolean {
   }
 }
 
-function sendFile(res: Response, file: string, cacheControl: string): void {
-  res.setHeader('Content-Type', MIME[path.extname(file)] ?? 'application/octet-stream');
+function setPlayerHeaders(res: Response, contentType: string, cacheControl: string): void {
+  res.setHeader('Content-Type', contentType);
   res.setHeader('Cache-Control', cacheControl);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.set(PLAYER_FRAMING_HEADERS);
+}
+
+function sendFile(res: Response, file: string, cacheControl: string): void {
+  setPlayerHeaders(res, MIME[path.extname(file)] ?? 'application/octet-stream', cacheControl);
   const stream = fs.createReadStream(file);
   stream.on('error', () => res.destroy());
   stream.pipe(res);
