@@ -19,3 +19,8 @@ export function clientIp(ctx: AnyContext): string {
 export function viaTrustedProxy(ctx: AnyContext): boolean {
   return trustedProxiesOf(ctx.services).peerIsTrusted(ctx.req);
 }
+
+/** Whether this socket address is a trusted proxy (the per-address connection cap exempts them). */
+export function isTrustedProxyAddress(services: AnyContext['services'], address: string): boolean {
+  return trustedProxiesOf(services).trusts(address);
+}

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../testing/harness';
-import { HEADERS_TIMEOUT_MS, openConnectionsByAddress } from './edge';
+import { HEADERS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, openConnectionsByAddress } from './edge';
 
 const EDGE = {
   headersTimeoutMs: 400,
@@ -130,12 +130,14 @@ describe('requests Node cannot parse', () => {
 });
 
 describe('connection timeouts', () => {
-  it('lowers the defaults: 20 s for headers, checked every 2 s', () => {
+  it('lowers the defaults: 20 s for headers, checked every 2 s, and bounds an idle socket', () => {
     expect(HEADERS_TIMEOUT_MS).toBe(20_000);
+    expect(HEADERS_CHECK_INTERVAL_MS).toBe(2_000);
     const http = server.server.httpServer!;
     expect(http.headersTimeout).toBe(EDGE.headersTimeoutMs);
     expect(http.keepAliveTimeout).toBe(EDGE.keepAliveTimeoutMs);
     expect(http.requestTimeout).toBe(0);
+    expect(http.timeout).toBe(EDGE.socketIdleTimeoutMs);
   });
 
   it('closes a client that trickles its headers, with a request_timeout problem', async () => {

@@ -4,13 +4,14 @@
 // sockets are bounded in time (headers, keep-alive idle, inactivity, a body left unread after the
 // answer) and in number per client address. Event streams are exempt from every bound by design:
 // they are answers in progress, and their heartbeats keep the socket from being idle.
-import type http from 'node:http';
+import { STATUS_CODES, type default as http } from 'node:http';
 import type net from 'node:net';
 import { randomToken } from '../keys';
-import { problem, type ProblemCode, type ProblemError } from '../problem';
+import { problem, retryAfterOf, type ProblemCode, type ProblemError } from '../problem';
 import type { Services } from '../services';
 import { problemBody } from './problem-response';
-import { normalizedAddress, TrustedProxies } from './trusted-proxies';
+import { isTrustedProxyAddress } from './client-ip';
+import { normalizedAddress } from './trusted-proxies';
 
 /** How long a client has for its request line and headers, from the first byte it could send. */
 export const HEADERS_TIMEOUT_MS = 20_000;
@@ -155,9 +156,9 @@ function writeRawProblem(
   });
   const status = body.status as number;
   const text = JSON.stringify(body);
-  const retryAfter = p.options.retryAfter ?? (p.code === 'rate_limited' ? 1 : undefined);
+  const retryAfter = p.options.retryAfter ?? retryAfterOf(p.code);
   const head = [
-    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
     'Content-Type: application/problem+json',
     `Content-Length: ${Buffer.byteLength(text)}`,
     'Cache-Control: no-store',
@@ -171,13 +172,6 @@ function writeRawProblem(
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
 }
-
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large',
-};
 
 /** Marks a socket refused by the per-address cap; its requests never reach the app. */
 const REFUSED = Symbol('marquee.refused');
@@ -195,11 +189,10 @@ export function wasRefused(socket: net.Socket): boolean {
 function capConnectionsPerAddress(server: http.Server, services: Services): void {
   const cap = services.config.maxConnectionsPerIp;
   if (cap === 0) return;
-  const proxies = new TrustedProxies(services.config.trustedProxies);
   const open = new Map<string, number>();
   server.prependListener('connection', (socket: net.Socket) => {
     const address = normalizedAddress(socket.remoteAddress ?? 'unknown');
-    if (proxies.trusts(address)) return;
+    if (isTrustedProxyAddress(services, address)) return;
     const count = open.get(address) ?? 0;
     if (count >= cap) {
       (socket as net.Socket & { [REFUSED]?: true })[REFUSED] = true;

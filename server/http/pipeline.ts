@@ -275,10 +275,13 @@ function checkArea(
   );
 }
 
-/** A refusal of the request's own content (body, query, headers), as opposed to of its caller. */
+/**
+ * A refusal of the request's own content (its query, body and headers, read before the handler
+ * runs), as opposed to of its caller: what the ownership check must come before.
+ */
 function isRequestRefusal(error: unknown): boolean {
   if (!(error instanceof ProblemError)) return (error as { status?: number } | null)?.status === 400;
-  return error.code === 'invalid_request' || error.code === 'revision_conflict' || error.code === 'quota_exceeded';
+  return error.code === 'invalid_request';
 }
 
 function isEmptyObject(value: unknown): boolean {

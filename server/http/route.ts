@@ -68,7 +68,7 @@ export interface RoutePolicy<B, Q, P extends Principal | undefined> {
   auth?: Authenticator<Exclude<P, undefined>>;
   /**
    * Throws not_found when what the path names is not the caller's. Run only before a refusal of the
-   * request itself (400 and 412 before the handler), so those never tell another tenant anything;
+   * request itself (the 400s read before the handler), so those never tell another tenant anything;
    * the handler still resolves the resource itself. Set from the route table (server/ownership.ts).
    */
   resource?: (ctx: RequestContext<B, Q, P>) => Promise<void>;
