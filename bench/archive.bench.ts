@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { Readable } from 'node:stream';
 import { declarationOf, tarChunks, uploadHeadersOf, type FixtureEntry } from '../server/applications/archive-fixtures';
-import { startMarquee, table } from './harness';
+import { median, startMarquee, table } from './harness';
 
 const FILES = 5000;
 const ROUNDS = 3;
@@ -34,11 +34,6 @@ function entries(): FixtureEntry[] {
 }
 
 /** Median of the timings, in milliseconds. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 function peakRssMb(pid: number): { peak: number; now: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);

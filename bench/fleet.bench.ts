@@ -10,17 +10,12 @@ import { insertScreensShowing } from '../server/manifests/manifests.fixtures';
 import { currentManifest } from '../server/manifests/minting';
 import { imageDoc, insertMedia } from '../server/playlists/content.fixtures';
 import { TestServer } from '../server/testing/harness';
-import { ratio, table } from './harness';
+import { median, ratio, table } from './harness';
 
 const FLEET = 500;
 const ROUNDS = 7;
 /** Rounds run first and not counted: the figures are a long-running server's, with its code optimized. */
 const WARMUP = 2;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
   const started = process.hrtime.bigint();

@@ -9,16 +9,11 @@ import { currentManifest } from '../server/manifests/minting';
 import { imageDoc, imagePlacement, insertMedia, page } from '../server/playlists/content.fixtures';
 import { findPlaylist, replacePlaylist, resolveForWrite } from '../server/playlists/playlists';
 import { TestServer } from '../server/testing/harness';
-import { ratio, table } from './harness';
+import { median, ratio, table } from './harness';
 
 const FLEET = 500;
 const EDITS = 15;
 const PAGES = 10;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const started = process.hrtime.bigint();
