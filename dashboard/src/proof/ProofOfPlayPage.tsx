@@ -1,7 +1,7 @@
 // Proof of play: what went on glass over a range of days, by day, by screen and by media or
 // application, from the API's daily rows; and the same selection as the API's CSV export.
 import { type FormEvent, useMemo, useState } from 'react';
-import type { PlaybackRow } from '../../../sdk/contract/playback';
+import { PLAYBACK_PAGE_MAX, type PlaybackRow } from '../../../sdk/contract/playback';
 import { useDashboard, useScreens } from '../app/dashboard-context';
 import { Notice, PageHeading } from '../app/PageHeading';
 import { useLoaded } from '../app/use-loaded';
@@ -33,7 +33,9 @@ interface Filter {
 
 export default function ProofOfPlayPage() {
   const { client } = useDashboard();
-  const screens = sortedScreens(useScreens((s) => s.byId));
+  const byId = useScreens((s) => s.byId);
+  // Derived once per change of the store's screens, not per render: the sums below key on it.
+  const screens = useMemo(() => sortedScreens(byId), [byId]);
   const [filter, setFilter] = useState<Filter>(() => defaultRange(new Date()));
   const [draft, setDraft] = useState<Filter>(filter);
   const [problem, setProblem] = useState<string | null>(null);
@@ -43,7 +45,9 @@ export default function ProofOfPlayPage() {
       const items: PlaybackRow[] = [];
       let cursor: string | undefined;
       do {
-        const page = (await client.playback.list({ ...filter, limit: 200, ...(cursor ? { cursor } : {}) })).data;
+        const page = (
+          await client.playback.list({ ...filter, limit: PLAYBACK_PAGE_MAX, ...(cursor ? { cursor } : {}) })
+        ).data;
         items.push(...page.items);
         cursor = page.next_cursor ?? undefined;
       } while (cursor && items.length < ROWS_MAX);

@@ -78,7 +78,13 @@ describe('the screens store', () => {
   it('applies presence and display events to the screens in hand without a request each', async () => {
     const server = new Map([
       ['scr_a', screen('scr_a', 'A')],
-      ['scr_b', screen('scr_b', 'B', { online: true })],
+      [
+        'scr_b',
+        screen('scr_b', 'B', {
+          online: true,
+          health: { presence: 'online', last_seen_at: '2026-11-27T13:59:00Z', offline_since: null } as Screen['health'],
+        }),
+      ],
     ]);
     const { client, gets } = fakeClient(server);
     const store = createScreensStore(client, 5);
@@ -99,6 +105,9 @@ describe('the screens store', () => {
     const { byId, live } = store.getState();
     expect(byId.scr_a).toMatchObject({ online: true, last_online_at: at });
     expect(byId.scr_b!.online).toBe(false);
+    // The health the status dot and "offline since" read follows the event too.
+    expect(byId.scr_b!.health).toMatchObject({ presence: 'offline', last_seen_at: at, offline_since: at });
+    expect(byId.scr_a!.health).toBeUndefined();
     expect(live.scr_a).toEqual({ onlineSince: at, display: 'off' });
     expect(live.scr_b?.onlineSince).toBeUndefined();
     // A screen not in hand yet (paired in another tab) is read instead.
