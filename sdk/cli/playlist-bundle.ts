@@ -10,8 +10,9 @@ import path from 'node:path';
 import type { MarqueeClient } from '../client/marquee-client';
 import { mediaFile } from '../client/node-files';
 import type { Media, MediaContentType } from '../contract/media';
-import type { Placement, Playlist } from '../contract/playlist';
+import type { Playlist } from '../contract/playlist';
 import type { PlaylistDocument } from '../client/marquee-client';
+import { writeDocumentOf as writeDocument } from '../contract/playlist-documents';
 import { z } from 'zod';
 import { CliFailure, EXIT, invalidInput } from './exit-codes';
 import { writeVerified } from './verified-file';
@@ -50,50 +51,12 @@ export function mediaIdsOf(playlist: Playlist): string[] {
   return [...ids];
 }
 
-function placementWrite(placement: Placement): PlaylistDocument['pages'][number]['placements'][number] {
-  const { content } = placement;
-  const written =
-    content.type === 'image'
-      ? {
-          type: 'image' as const,
-          selector: content.selector,
-          ...(content.alt !== undefined ? { alt: content.alt } : {}),
-          ...(content.dwell_ms !== undefined ? { dwell_ms: content.dwell_ms } : {}),
-        }
-      : content.type === 'video'
-        ? { type: 'video' as const, selector: content.selector, muted: content.muted, loop: content.loop }
-        : content.type === 'iframe'
-          ? { type: 'iframe' as const, src: content.src, title: content.title }
-          : { type: 'application' as const, release_id: content.release_id, application_id: content.application_id };
-  return {
-    id: placement.id,
-    content: written,
-    rect: placement.rect,
-    layer: placement.layer,
-    content_fit: placement.content_fit,
-    ...(placement.enter ? { enter: placement.enter } : {}),
-    ...(content.type === 'application' ? { controller: placement.controller } : {}),
-  } as PlaylistDocument['pages'][number]['placements'][number];
-}
-
 /**
  * The write document of a playlist as read: response-only members (ids, revisions, resolved items,
  * a media_end page's computed deadline, track lengths) are left out, as the server would refuse them.
  */
 export function writeDocumentOf(playlist: Playlist): PlaylistDocument {
-  return {
-    name: playlist.name,
-    pages: playlist.pages.map((page) => ({
-      id: page.id,
-      canvas: page.canvas,
-      transition: page.transition,
-      // A media_end page's max_ms is the server's deadline from today's media, not a hint to keep.
-      advance: page.advance.mode === 'media_end' ? { mode: 'media_end' } : page.advance,
-      ...(page.visibility ? { visibility: page.visibility } : {}),
-      placements: page.placements.map(placementWrite),
-    })),
-    ...(playlist.audio ? { audio: { tracks: playlist.audio.tracks.map((t) => ({ media_id: t.media_id })) } } : {}),
-  } as PlaylistDocument;
+  return writeDocument(playlist);
 }
 
 /** The same document with media ids replaced (selectors by id and ids, soundtrack tracks). */
