@@ -27,3 +27,8 @@ export class TestClock implements Clock {
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/** The UTC day (YYYY-MM-DD) of `now`, as the daily ledgers key it (credits, egress). */
+export function utcDay(now: number): string {
+  return new Date(now).toISOString().slice(0, 10);
+}

@@ -5,6 +5,7 @@
 // the last FLUSH_EVERY_MS of accounting (D-331); the byte budgets that refuse delivery are not
 // affected (runtime/egress-budgets.ts reserves before the first byte).
 import { sql } from 'kysely';
+import { utcDay } from '../clock';
 import type { Logger } from '../logger';
 import type { Store } from '../store/store';
 
@@ -14,11 +15,6 @@ export const MEDIA_EXPORT_EGRESS = 'project_media_export';
 export const FLUSH_EVERY_MS = 1000;
 /** Totals held at most (tenant × day × kind); past this a flush starts at once. */
 const MAX_PENDING_TOTALS = 10_000;
-
-/** The UTC day (YYYY-MM-DD) of `now`, as the ledgers key it (tenants/credits.ts has the same; importing it would tie Services to the plans). */
-function utcDay(now: number): string {
-  return new Date(now).toISOString().slice(0, 10);
-}
 
 interface Total {
   tenantId: string;

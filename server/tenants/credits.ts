@@ -1,9 +1,12 @@
 // The credit meter (Model P): 1 credit per authenticated control-plane request unless exempt, a
 // ledger in millicredits aggregated per UTC day, a monthly included grant, and the floor rule.
 import { sql } from 'kysely';
+import { utcDay } from '../clock';
 import { problem } from '../problem';
 import type { Db, Tx } from '../store/store';
 import { planOf } from './plans';
+
+export { utcDay };
 
 export const MILLIS_PER_CREDIT = 1000;
 export const REQUEST_COST_MILLIS = 1000; // spec: authenticated /api/v1 requests debit 1 credit
@@ -17,10 +20,6 @@ export function floorMillis(now: number): number {
 
 export function utcMonth(now: number): string {
   return new Date(now).toISOString().slice(0, 7);
-}
-
-export function utcDay(now: number): string {
-  return new Date(now).toISOString().slice(0, 10);
 }
 
 /** First instant of the next UTC month: when the next included grant is added. */
