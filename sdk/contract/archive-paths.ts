@@ -44,3 +44,52 @@ export function reservedRootRule(path: string): PathRuleBroken | undefined {
       }
     : undefined;
 }
+
+/** The directory the bridge runtime is packed under (`marquee app pack --runtime`). */
+export const RUNTIME_DIRECTORY = '_marquee';
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const utf8 = new TextEncoder();
+
+export interface NameRuleBroken {
+  code: 'invalid_utf8' | 'control_character' | 'backslash' | 'path_too_long' | 'path_too_deep' | 'reserved_path';
+  /** Completes "path X …". */
+  why: string;
+  /** The path as a problem may show it (control characters escaped). */
+  shown: string;
+}
+
+/**
+ * Every rule a file or directory name of an archive breaks, checked by the CLI's packer and the
+ * dashboard's folder packer alike (the reserved root and collisions are checked by the callers,
+ * which need them at other points of their walks).
+ */
+export function nameRules(path: string, limits: { pathBytes: number; pathDepth: number }): NameRuleBroken[] {
+  const broken: NameRuleBroken[] = [];
+  const replacement = replacementCharacterRule(path);
+  if (replacement) broken.push({ ...replacement, code: 'invalid_utf8', shown: path });
+  if (CONTROL.test(path))
+    broken.push({
+      code: 'control_character',
+      why: 'contains a control character',
+      shown: JSON.stringify(path).slice(1, -1),
+    });
+  if (path.includes('\\'))
+    broken.push({
+      code: 'backslash',
+      why: 'contains a backslash, which some systems read as a separator',
+      shown: path,
+    });
+  if (utf8.encode(path).length > limits.pathBytes)
+    broken.push({ code: 'path_too_long', why: `is longer than ${limits.pathBytes} bytes`, shown: path });
+  const segments = path.split('/');
+  if (segments.length > limits.pathDepth)
+    broken.push({ code: 'path_too_deep', why: `is deeper than ${limits.pathDepth} levels`, shown: path });
+  if (segments[0]!.toLowerCase() === RUNTIME_DIRECTORY)
+    broken.push({
+      code: 'reserved_path',
+      why: `${RUNTIME_DIRECTORY}/ is reserved for the bridge runtime`,
+      shown: path,
+    });
+  return broken;
+}

@@ -4,18 +4,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { caseFold, replacementCharacterRule, reservedRootRule } from '../contract/archive-paths';
+import { caseFold, nameRules, reservedRootRule } from '../contract/archive-paths';
 import { LIMITS } from '../contract/limits';
 import { SDK_VERSION } from '../bridge/protocol';
 import { ArchiveTooLargeError, writeDeterministicArchive, type ArchiveEntry } from './deterministic-archive';
 import { IGNORE_FILE, IgnoreRules } from './ignore-rules';
-import {
-  injectRuntimeMarker,
-  markerState,
-  RUNTIME_DIRECTORY,
-  RUNTIME_PATH,
-  RuntimeMarkerError,
-} from './runtime-injection';
+import { injectRuntimeMarker, markerState, RUNTIME_PATH, RuntimeMarkerError } from './runtime-injection';
 
 export interface PackLimits {
   compressedBytes: number;
@@ -124,7 +118,6 @@ interface ScannedFile {
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const HTML = /\.html?$/i;
 /** Problems listed at most: past that the first ones tell the story. */
 const MAX_PROBLEMS = 50;
@@ -176,17 +169,7 @@ export async function packApplication(directory: string, options: PackOptions = 
     if (earlier !== undefined)
       problem('duplicate_path', `is the same name as ${earlier} after Unicode normalization or case folding`, rel);
     seen.set(key, rel);
-    const replacement = replacementCharacterRule(rel);
-    if (replacement) problem(replacement.code, replacement.why, rel);
-    if (CONTROL.test(rel))
-      problem('control_character', 'contains a control character', JSON.stringify(rel).slice(1, -1));
-    if (rel.includes('\\')) problem('backslash', 'contains a backslash, which some systems read as a separator', rel);
-    if (Buffer.byteLength(rel) > limits.pathBytes)
-      problem('path_too_long', `is longer than ${limits.pathBytes} bytes`, rel);
-    if (rel.split('/').length > limits.pathDepth)
-      problem('path_too_deep', `is deeper than ${limits.pathDepth} levels`, rel);
-    if (rel.split('/')[0]!.toLowerCase() === RUNTIME_DIRECTORY)
-      problem('reserved_path', `${RUNTIME_DIRECTORY}/ is reserved for the bridge runtime`, rel);
+    for (const broken of nameRules(rel, limits)) problem(broken.code, broken.why, broken.shown);
   };
 
   const walk = async (absolute: Buffer, relative: string): Promise<void> => {

@@ -2,7 +2,9 @@
 // the reserved file `_marquee/runtime.js` and every top-level HTML file references it with one
 // exact marker element, before the first `</head>` (or at the top, after a doctype).
 
-export const RUNTIME_DIRECTORY = '_marquee';
+import { RUNTIME_DIRECTORY } from '../contract/archive-paths';
+
+export { RUNTIME_DIRECTORY };
 export const RUNTIME_PATH = `${RUNTIME_DIRECTORY}/runtime.js`;
 export const RUNTIME_MARKER = '<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script>';
 const MARKER_ATTRIBUTE = /data-marquee-sdk/gi;

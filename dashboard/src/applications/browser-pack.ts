@@ -5,7 +5,7 @@
 // archive someone already made (.tar.gz, .tgz or .tar) is read once for the figures the upload
 // headers declare: its regular files' count and their expanded size.
 import type { ArchiveFacts } from '../../../sdk/client/applications';
-import { caseFold, replacementCharacterRule, reservedRootRule } from '../../../sdk/contract/archive-paths';
+import { caseFold, nameRules, RUNTIME_DIRECTORY, reservedRootRule } from '../../../sdk/contract/archive-paths';
 import { LIMITS } from '../../../sdk/contract/limits';
 import { SDK_VERSION } from '../../../sdk/bridge/protocol';
 import { IGNORE_FILE, IgnoreRules } from '../../../sdk/pack/ignore-rules';
@@ -30,9 +30,8 @@ export class BrowserPackError extends Error {
   }
 }
 
-const RUNTIME_DIRECTORY = '_marquee';
 const RUNTIME_MARKER_ATTRIBUTE = 'data-marquee-sdk';
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const NAME_LIMITS = { pathBytes: LIMITS.application_path_bytes, pathDepth: LIMITS.application_path_depth };
 const MAX_PROBLEMS = 20;
 const BLOCK = 512;
 const encoder = new TextEncoder();
@@ -92,17 +91,7 @@ export async function selectFolder(
       ignored.push(path);
       continue;
     }
-    const replacement = replacementCharacterRule(path);
-    if (replacement) problem(replacement.code, replacement.why, path);
-    if (CONTROL.test(path))
-      problem('control_character', 'contains a control character', JSON.stringify(path).slice(1, -1));
-    if (path.includes('\\')) problem('backslash', 'contains a backslash, which some systems read as a separator', path);
-    if (encoder.encode(path).length > LIMITS.application_path_bytes)
-      problem('path_too_long', `is longer than ${LIMITS.application_path_bytes} bytes`, path);
-    if (segments.length > LIMITS.application_path_depth)
-      problem('path_too_deep', `is deeper than ${LIMITS.application_path_depth} levels`, path);
-    if (segments[0]!.toLowerCase() === RUNTIME_DIRECTORY)
-      problem('reserved_path', `${RUNTIME_DIRECTORY}/ is reserved for the bridge runtime`, path);
+    for (const broken of nameRules(path, NAME_LIMITS)) problem(broken.code, broken.why, broken.shown);
     if (file.blob.size > LIMITS.application_file_bytes)
       problem('file_too_large', `is ${file.blob.size} bytes; the limit is ${LIMITS.application_file_bytes}`, path);
     for (let i = 1; i < segments.length; i++) {
