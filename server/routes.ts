@@ -436,133 +436,64 @@ export const routeTable: RouteEntry[] = withOwnership([
   // ---- The dashboard (issue 19) ----
   // Project routes: twins of /api/v1 routes (the same handlers behind the session cookie, unmetered,
   // events naming the person as actor; server/dashboard/dashboard-twin.ts). Same shapes as /api/v1.
-  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/screens', route: onDashboard(screens.listScreens) },
-  { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/screens/pair', route: onDashboard(pairing.pairScreen) },
-  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/screens/:id', route: onDashboard(screens.getScreen) },
-  { plane: 'dashboard', method: 'PATCH', path: '/dashboard/v1/screens/:id', route: onDashboard(screens.patchScreen) },
-  {
-    plane: 'dashboard',
-    method: 'POST',
-    path: '/dashboard/v1/screens/:id/archive',
-    route: onDashboard(screens.archiveScreen),
-  },
-  {
-    plane: 'dashboard',
-    method: 'POST',
-    path: '/dashboard/v1/screens/:id/unarchive',
-    route: onDashboard(screens.unarchiveScreen),
-  },
-  {
-    plane: 'dashboard',
-    method: 'POST',
-    path: '/dashboard/v1/screens/:id/reload',
-    route: onDashboard(screens.reloadScreen),
-  },
-  {
-    plane: 'dashboard',
-    method: 'POST',
-    path: '/dashboard/v1/screens/:id/toast',
-    route: onDashboard(fleet.toastScreen),
-  },
-  // Fleet control and screenshots (the same routes an agent calls; fleet internals stay server/fleet/)
-  ...(
-    [
-      ['DELETE', '/screens/:id', screens.deleteScreen],
-      ['POST', '/screens/:id/recovery/confirm', recovery.confirmScreenRecovery],
-      ['POST', '/screens/actions', fleet.screenActions],
-      ['GET', '/screens/:id/playlist-schedule', fleet.getPlaylistSchedule],
-      ['PUT', '/screens/:id/playlist-schedule', fleet.putPlaylistSchedule],
-      ['DELETE', '/screens/:id/playlist-schedule', fleet.deletePlaylistSchedule],
-      ['POST', '/screens/:id/takeover', fleet.startTakeover],
-      ['POST', '/screens/:id/takeover/clear', fleet.clearTakeover],
-      ['POST', '/screens/:id/reboot', fleet.rebootScreen],
-      ['GET', '/screens/:id/display', fleet.getDisplay],
-      ['POST', '/screens/:id/display', fleet.setDisplay],
-      ['POST', '/screens/:id/display/clear', fleet.clearDisplay],
-      ['PUT', '/screens/:id/display-schedule', fleet.putDisplaySchedule],
-      ['DELETE', '/screens/:id/display-schedule', fleet.deleteDisplaySchedule],
-      ['POST', '/screens/:id/screenshot', screenshots.requestScreenScreenshot],
-      ['GET', '/screens/:id/screenshot', screenshots.getScreenScreenshot],
-      ['GET', '/screens/:id/screenshot/status', screenshots.getScreenScreenshotStatus],
-    ] as const
-  ).map(
-    ([method, path, route]): RouteEntry => ({
-      plane: 'dashboard',
-      method,
-      path: `/dashboard/v1${path}`,
-      route: onDashboard(route as RouteEntry['route']),
-    }),
-  ),
-  // Playlists: read only (spec: the dashboard does not author playlists; it assigns them to screens)
-  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/playlists', route: onDashboard(playlists.v1.list) },
-  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/playlists/:id', route: onDashboard(playlists.v1.get) },
-  // Media: the same upload flow as agents (declare, signed PUT, commit, wait on the operation)
-  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/media', route: onDashboard(media.listMedia) },
+  ...dashboardTwins([
+    ['GET', '/screens', screens.listScreens],
+    ['POST', '/screens/pair', pairing.pairScreen],
+    ['GET', '/screens/:id', screens.getScreen],
+    ['PATCH', '/screens/:id', screens.patchScreen],
+    ['POST', '/screens/:id/archive', screens.archiveScreen],
+    ['POST', '/screens/:id/unarchive', screens.unarchiveScreen],
+    ['POST', '/screens/:id/reload', screens.reloadScreen],
+    ['POST', '/screens/:id/toast', fleet.toastScreen],
+    // Fleet control and screenshots (the same routes an agent calls; fleet internals stay server/fleet/)
+    ['DELETE', '/screens/:id', screens.deleteScreen],
+    ['POST', '/screens/:id/recovery/confirm', recovery.confirmScreenRecovery],
+    ['POST', '/screens/actions', fleet.screenActions],
+    ['GET', '/screens/:id/playlist-schedule', fleet.getPlaylistSchedule],
+    ['PUT', '/screens/:id/playlist-schedule', fleet.putPlaylistSchedule],
+    ['DELETE', '/screens/:id/playlist-schedule', fleet.deletePlaylistSchedule],
+    ['POST', '/screens/:id/takeover', fleet.startTakeover],
+    ['POST', '/screens/:id/takeover/clear', fleet.clearTakeover],
+    ['POST', '/screens/:id/reboot', fleet.rebootScreen],
+    ['GET', '/screens/:id/display', fleet.getDisplay],
+    ['POST', '/screens/:id/display', fleet.setDisplay],
+    ['POST', '/screens/:id/display/clear', fleet.clearDisplay],
+    ['PUT', '/screens/:id/display-schedule', fleet.putDisplaySchedule],
+    ['DELETE', '/screens/:id/display-schedule', fleet.deleteDisplaySchedule],
+    ['POST', '/screens/:id/screenshot', screenshots.requestScreenScreenshot],
+    ['GET', '/screens/:id/screenshot', screenshots.getScreenScreenshot],
+    ['GET', '/screens/:id/screenshot/status', screenshots.getScreenScreenshotStatus],
+    // Playlists: read only (spec: the dashboard does not author playlists; it assigns them to screens)
+    ['GET', '/playlists', playlists.v1.list],
+    ['GET', '/playlists/:id', playlists.v1.get],
+    // Media: the same upload flow as agents (declare, signed PUT, commit, wait on the operation)
+    ['GET', '/media', media.listMedia],
+    ['POST', '/media/uploads/:id/commit', mediaUpload.commitMediaUpload],
+    ['GET', '/media/:id', media.getMedia],
+    ['DELETE', '/media/:id', media.deleteMedia],
+    ['GET', '/media/:id/content', media.exportMediaContent],
+    ['GET', '/operations/:id', operations.getOperation],
+    ['GET', '/events', events.listEvents],
+    ['GET', '/events/stream', events.streamEvents],
+    ['GET', '/invitations', invitations.listProjectInvitations],
+    ['POST', '/invitations', invitations.createProjectInvitations],
+    ['POST', '/invitations/:id/revoke', invitations.revokeProjectInvitation],
+    // Applications, their key/value stores and proof of play (the same routes an agent calls)
+    ['GET', '/applications', applications.listApplications],
+    ['POST', '/applications', applications.uploadApplication],
+    ['GET', '/applications/:id', applications.getApplication],
+    ['DELETE', '/applications/:id', applications.deleteApplication],
+    ['POST', '/applications/:id/releases', applications.uploadRelease],
+    ['GET', '/applications/:id/kv', ownerKv.listKv],
+    ['GET', '/applications/:id/kv/:key', ownerKv.getKv],
+    ['PUT', '/applications/:id/kv/:key', ownerKv.putKv],
+    ['DELETE', '/applications/:id/kv/:key', ownerKv.deleteKv],
+    ['GET', '/playback', playback.listPlaybackRoute],
+  ]),
+  // The dashboard's media declaration stamps the upload for the dashboard origin (dashboard-media.ts)
   { plane: 'dashboard', method: 'POST', path: '/dashboard/v1/media/uploads', route: declareDashboardUpload },
-  {
-    plane: 'dashboard',
-    method: 'POST',
-    path: '/dashboard/v1/media/uploads/:id/commit',
-    route: onDashboard(mediaUpload.commitMediaUpload),
-  },
-  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/media/:id', route: onDashboard(media.getMedia) },
-  { plane: 'dashboard', method: 'DELETE', path: '/dashboard/v1/media/:id', route: onDashboard(media.deleteMedia) },
-  {
-    plane: 'dashboard',
-    method: 'GET',
-    path: '/dashboard/v1/media/:id/content',
-    route: onDashboard(media.exportMediaContent),
-  },
   // The local blob store's signed-PUT door, also on the dashboard origin (dashboard-media.ts)
   { plane: 'dashboard', method: 'PUT', path: '/private-storage/*key', route: mediaUpload.receiveSignedPut },
-  {
-    plane: 'dashboard',
-    method: 'GET',
-    path: '/dashboard/v1/operations/:id',
-    route: onDashboard(operations.getOperation),
-  },
-  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/events', route: onDashboard(events.listEvents) },
-  { plane: 'dashboard', method: 'GET', path: '/dashboard/v1/events/stream', route: onDashboard(events.streamEvents) },
-  {
-    plane: 'dashboard',
-    method: 'GET',
-    path: '/dashboard/v1/invitations',
-    route: onDashboard(invitations.listProjectInvitations),
-  },
-  {
-    plane: 'dashboard',
-    method: 'POST',
-    path: '/dashboard/v1/invitations',
-    route: onDashboard(invitations.createProjectInvitations),
-  },
-  {
-    plane: 'dashboard',
-    method: 'POST',
-    path: '/dashboard/v1/invitations/:id/revoke',
-    route: onDashboard(invitations.revokeProjectInvitation),
-  },
-  // Applications, their key/value stores and proof of play (the same routes an agent calls)
-  ...(
-    [
-      ['GET', '/applications', applications.listApplications],
-      ['POST', '/applications', applications.uploadApplication],
-      ['GET', '/applications/:id', applications.getApplication],
-      ['DELETE', '/applications/:id', applications.deleteApplication],
-      ['POST', '/applications/:id/releases', applications.uploadRelease],
-      ['GET', '/applications/:id/kv', ownerKv.listKv],
-      ['GET', '/applications/:id/kv/:key', ownerKv.getKv],
-      ['PUT', '/applications/:id/kv/:key', ownerKv.putKv],
-      ['DELETE', '/applications/:id/kv/:key', ownerKv.deleteKv],
-      ['GET', '/playback', playback.listPlaybackRoute],
-    ] as const
-  ).map(
-    ([method, path, route]): RouteEntry => ({
-      plane: 'dashboard',
-      method,
-      path: `/dashboard/v1${path}`,
-      route: onDashboard(route as RouteEntry['route']),
-    }),
-  ),
 
   // The access page keeps the link flows (invitations, resets: the app sends `#invite=`/`#reset=` to
   // /access) and agent approval; the dashboard app is every other page.
@@ -576,3 +507,15 @@ export const routeTable: RouteEntry[] = withOwnership([
   { plane: 'release', method: 'GET', path: PLAYER_ORIGIN_PATH, route: releaseHost.releasePlayerOrigin },
   { plane: 'release', method: 'GET', path: '/{*asset_path}', route: releaseHost.releaseAsset },
 ]);
+
+/** `/dashboard/v1` twins of `/api/v1` routes: the same handlers behind the session cookie (dashboard-twin.ts). */
+function dashboardTwins(
+  twins: readonly (readonly [RouteEntry['method'], string, RouteEntry['route']])[],
+): RouteEntry[] {
+  return twins.map(([method, path, route]) => ({
+    plane: 'dashboard',
+    method,
+    path: `/dashboard/v1${path}`,
+    route: onDashboard(route),
+  }));
+}
