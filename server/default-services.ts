@@ -38,6 +38,7 @@ import { composeReferences, installers } from './modules';
 import { InProcessNotifier, type Notifier } from './notifier';
 import { PostgresNotifier } from './replicas/postgres-notifier';
 import { SharedPresence } from './replicas/shared-presence';
+import { SharedEgressBudgets } from './replicas/shared-egress-budgets';
 import { SharedRateLimiter } from './replicas/shared-rate-limiter';
 import { LEASE_CHECK_EVERY_MS, OperationWorker } from './operations/worker';
 import { systemResolver } from './playlists/host-resolver';
@@ -109,11 +110,11 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     store,
     blobs: options.blobs ?? configuredBlobStore(config, keys, clock),
     notifier,
-    // Replicas on one PostgreSQL database count one budget and see one presence; one process
+    // Replicas on one PostgreSQL database count one budget (requests and bytes) and see one presence; one process
     // (SQLite) keeps them in memory.
     rateLimiter: options.rateLimiter ?? (shared ? new SharedRateLimiter(store.db) : new MemoryRateLimiter()),
     presence: options.presence ?? (shared ? new SharedPresence(store.db, clock, logger) : new MemoryPresence(clock)),
-    egress: options.egress ?? new MemoryEgressBudgets(),
+    egress: options.egress ?? (shared ? new SharedEgressBudgets(store) : new MemoryEgressBudgets()),
     egressLedger: new EgressLedger(store, logger),
     locks: options.locks ?? new MemoryLocks(),
     imageVendor: options.imageVendor ?? configuredImageVendor(config),

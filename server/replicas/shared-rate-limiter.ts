@@ -48,6 +48,8 @@ export class SharedRateLimiter implements RateLimiter {
   }
 
   private async refused(budget: RateBudget, id: string, start: number, resetSeconds: number): Promise<RateDecision> {
+    // A refused unit leaves nothing: the window is full, and no second read is needed to say so.
+    if ((budget.cost ?? 1) === 1) return { allowed: false, remaining: 0, resetSeconds };
     const used = await this.used(id, start);
     return { allowed: false, remaining: Math.max(0, budget.limit - used), resetSeconds };
   }
@@ -77,7 +79,7 @@ export class SharedRateLimiter implements RateLimiter {
 function windowOf(budget: RateBudget, now: number) {
   const windowMs = budget.windowSeconds * 1000;
   const start = Math.floor(now / windowMs) * windowMs;
-  return { id: rowId(budget), start, end: start + windowMs, cost: budget.cost ?? 1 };
+  return { id: windowRowId(budget.name, budget.key), start, end: start + windowMs, cost: budget.cost ?? 1 };
 }
 
 function resetOf(end: number, now: number): number {
@@ -88,8 +90,7 @@ function resetOf(end: number, now: number): number {
  * The row of a budget's key: its name and key, the key as its SHA-256 when long or holding control
  * characters (PostgreSQL text cannot hold NUL).
  */
-function rowId(budget: RateBudget): string {
-  const plain = budget.key.length <= MAX_RATE_KEY_CHARS && !/[\u0000-\u001f]/.test(budget.key);
-  const key = plain ? budget.key : `sha256:${crypto.createHash('sha256').update(budget.key).digest('base64url')}`;
-  return `${budget.name} ${key}`;
+export function windowRowId(name: string, key: string): string {
+  const plain = key.length <= MAX_RATE_KEY_CHARS && !/[\u0000-\u001f]/.test(key);
+  return `${name} ${plain ? key : `sha256:${crypto.createHash('sha256').update(key).digest('base64url')}`}`;
 }
