@@ -133,3 +133,50 @@ export function assertBlobKey(key: string): void {
     throw new Error(`invalid blob key ${JSON.stringify(key)}`);
   }
 }
+
+/**
+ * The small files of a tree being staged, written without waiting for each, at most `width` at a
+ * time; the first failure fails the tree (at the next add, or at finish).
+ */
+export class WritesInFlight {
+  private readonly inFlight = new Set<Promise<void>>();
+  private failure: unknown;
+
+  constructor(private readonly width: number) {}
+
+  async start(write: () => Promise<void>): Promise<void> {
+    this.throwIfFailed();
+    while (this.inFlight.size >= this.width) await Promise.race(this.inFlight);
+    this.throwIfFailed();
+    const started: Promise<void> = write()
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
+      .finally(() => this.inFlight.delete(started));
+    this.inFlight.add(started);
+  }
+
+  /** Waits for every write; throws the first failure. */
+  async finish(): Promise<void> {
+    await Promise.all(this.inFlight);
+    this.throwIfFailed();
+  }
+
+  /** Waits for every write, failed or not (before the tree is thrown away). */
+  async settle(): Promise<void> {
+    await Promise.allSettled(this.inFlight);
+  }
+
+  throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+}
+
+/** A small file's bytes, gathered into one buffer. */
+export async function collect(data: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of data) chunks.push(chunk);
+  return chunks.length === 1
+    ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength)
+    : Buffer.concat(chunks);
+}

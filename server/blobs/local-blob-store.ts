@@ -7,6 +7,8 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   assertBlobKey,
+  collect,
+  WritesInFlight,
   BlobExistsError,
   BlobTooLargeError,
   type BlobInfo,
@@ -207,8 +209,7 @@ async function syncDir(dir: string): Promise<void> {
 }
 
 class LocalTreeStaging implements TreeStaging {
-  private readonly inFlight = new Set<Promise<void>>();
-  private failure: unknown;
+  private readonly writes = new WritesInFlight(WRITES_IN_FLIGHT);
 
   constructor(
     private readonly dir: string,
@@ -217,45 +218,30 @@ class LocalTreeStaging implements TreeStaging {
 
   async add(name: string, data: AsyncIterable<Uint8Array>, bytes: number): Promise<void> {
     assertBlobKey(name);
-    this.throwIfFailed();
+    this.writes.throwIfFailed();
     const file = path.join(this.dir, name);
     if (name.includes('/')) await fsp.mkdir(path.dirname(file), { recursive: true });
     if (bytes > SMALL_FILE_BYTES) {
       await pipeline(Readable.from(data), fs.createWriteStream(file, { flags: 'wx', flush: this.durable }));
       return;
     }
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of data) chunks.push(chunk);
-    const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const buffer = await collect(data);
     if (!this.durable) {
       // A page-cache write of a small file takes microseconds; a thread-pool round trip for each of
       // open, write and close costs more than that, and thousands of files add up to seconds.
       fs.writeFileSync(file, buffer, { flag: 'wx' });
       return;
     }
-    while (this.inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(this.inFlight);
-    this.throwIfFailed();
-    const write: Promise<void> = fsp
-      .writeFile(file, buffer, { flag: 'wx', flush: true })
-      .catch((error: unknown) => {
-        this.failure ??= error;
-      })
-      .finally(() => this.inFlight.delete(write));
-    this.inFlight.add(write);
+    await this.writes.start(() => fsp.writeFile(file, buffer, { flag: 'wx', flush: true }));
   }
 
   async finish(): Promise<void> {
-    await Promise.all(this.inFlight);
-    this.throwIfFailed();
+    await this.writes.finish();
     if (this.durable) await syncDir(this.dir);
   }
 
   async abort(): Promise<void> {
-    await Promise.allSettled(this.inFlight);
+    await this.writes.settle();
     await fsp.rm(this.dir, { recursive: true, force: true });
-  }
-
-  private throwIfFailed(): void {
-    if (this.failure !== undefined) throw this.failure;
   }
 }

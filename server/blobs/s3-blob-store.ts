@@ -19,6 +19,8 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   assertBlobKey,
+  collect,
+  WritesInFlight,
   BlobExistsError,
   BlobTooLargeError,
   type BlobInfo,
@@ -192,18 +194,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async deletePrefix(prefix: string): Promise<void> {
-    const keys = await this.list(`${this.keyOf(prefix)}/`);
-    for (let i = 0; i < keys.length; i += DELETE_BATCH) {
-      const batch = keys.slice(i, i + DELETE_BATCH);
-      const answer = await this.client.send(
-        new DeleteObjectsCommand({
-          Bucket: this.location.bucket,
-          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-        }),
-      );
-      const failed = answer.Errors?.[0];
-      if (failed) throw new Error(`could not delete ${failed.Key}: ${failed.Code} ${failed.Message}`);
-    }
+    await this.deleteKeys(await this.list(`${this.keyOf(prefix)}/`));
   }
 
   async writable(): Promise<boolean> {
@@ -283,7 +274,9 @@ export class S3BlobStore implements BlobStore {
         }),
       );
     });
-    await this.discardTree(name);
+    // The staged keys are known: the staging goes without listing it again, its marker last.
+    await this.deleteKeys(staged);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.stagingKey(name) }));
   }
 
   async discardTree(name: string): Promise<void> {
@@ -325,10 +318,19 @@ export class S3BlobStore implements BlobStore {
     return keys;
   }
 
+  /** Deletes keys a thousand at a time (one DeleteObjects request each). */
   private async deleteKeys(keys: string[]): Promise<void> {
-    await inParallel(keys, REQUESTS_IN_FLIGHT, async (Key) => {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key }));
-    });
+    for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+      const batch = keys.slice(i, i + DELETE_BATCH);
+      const answer = await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.location.bucket,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
+      const failed = answer.Errors?.[0];
+      if (failed) throw new Error(`could not delete ${failed.Key}: ${failed.Code} ${failed.Message}`);
+    }
   }
 
   /** Puts one object of known size under a bucket key (tree staging). */
@@ -350,9 +352,8 @@ export class S3BlobStore implements BlobStore {
 }
 
 class S3TreeStaging implements TreeStaging {
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly writes = new WritesInFlight(REQUESTS_IN_FLIGHT);
   private readonly names = new Set<string>();
-  private failure: unknown;
 
   constructor(
     private readonly store: S3BlobStore,
@@ -362,7 +363,7 @@ class S3TreeStaging implements TreeStaging {
 
   async add(name: string, data: AsyncIterable<Uint8Array>, bytes: number): Promise<void> {
     assertBlobKey(name);
-    this.throwIfFailed();
+    this.writes.throwIfFailed();
     if (this.names.has(name)) throw new Error(`EEXIST: ${name} is already in this tree`);
     this.names.add(name);
     const key = this.base + name;
@@ -370,32 +371,17 @@ class S3TreeStaging implements TreeStaging {
       await this.store.putKnown(key, Readable.from(data, { objectMode: false }), bytes);
       return;
     }
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of data) chunks.push(chunk);
-    const buffer = Buffer.concat(chunks);
-    while (this.inFlight.size >= REQUESTS_IN_FLIGHT) await Promise.race(this.inFlight);
-    this.throwIfFailed();
-    const put: Promise<void> = this.store
-      .putKnown(key, buffer, buffer.length)
-      .catch((error: unknown) => {
-        this.failure ??= error;
-      })
-      .finally(() => this.inFlight.delete(put));
-    this.inFlight.add(put);
+    const buffer = await collect(data);
+    await this.writes.start(() => this.store.putKnown(key, buffer, buffer.length));
   }
 
-  async finish(): Promise<void> {
-    await Promise.all(this.inFlight);
-    this.throwIfFailed();
+  finish(): Promise<void> {
+    return this.writes.finish();
   }
 
   async abort(): Promise<void> {
-    await Promise.allSettled(this.inFlight);
+    await this.writes.settle();
     await this.discard();
-  }
-
-  private throwIfFailed(): void {
-    if (this.failure !== undefined) throw this.failure;
   }
 }
 
