@@ -1,8 +1,9 @@
 // `npm run test:replicas`: two `server/main.ts` processes on one throwaway PostgreSQL cluster and one
-// blob directory, behind a loopback nginx (round robin), as docs/operations.md deploys them. Checks
-// what replicas must hold: a stream on A sees a commit made on B; an idempotent retry landing on
-// the other replica replays; a rate budget is not doubled; a fleet action pinned on A and cut off
-// there is finished by its retry on B; killing a replica mid-upload loses nothing committed.
+// bucket (a local S3-protocol server; `-- --blobs directory` shares one blob directory instead),
+// behind a loopback nginx (round robin), as docs/operations.md deploys them. Checks what replicas
+// must hold: a stream on A sees a commit made on B; an idempotent retry landing on the other
+// replica replays; a rate budget is not doubled; a fleet action pinned on A and cut off there is
+// finished by its retry on B; killing a replica mid-upload loses nothing committed.
 // Needs PostgreSQL's server binaries and /usr/sbin/nginx; everything listens on 127.0.0.1 only.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -13,8 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import sharp from 'sharp';
+import { packApplication } from '../../sdk/pack/pack';
 import { freePort } from './harness';
 import { loopbackNginxConfig, startNginx as startLoopbackNginx } from './nginx';
+import { S3RVER_CREDENTIALS, startS3Server } from './s3-server';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const CLUSTER = path.join(repo, 'server/testing/postgres-cluster.sh');
@@ -33,6 +36,9 @@ interface Replica {
 const cleanups: (() => Promise<void> | void)[] = [];
 let host = ''; // localhost:<nginx port>, the origin every plane is served under
 let nginxPort = 0;
+/** Where the replicas keep blobs: one bucket (MARQUEE_BLOB_URL), or one directory both mount. */
+const blobMode: 'bucket' | 'directory' = process.argv.includes('directory') ? 'directory' : 'bucket';
+let blobEnvironment: Record<string, string> = {};
 
 async function main(): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-replicas-'));
@@ -43,13 +49,23 @@ async function main(): Promise<void> {
   host = `localhost:${nginxPort}`;
   const blobs = path.join(work, 'blobs');
   fs.mkdirSync(blobs);
+  if (blobMode === 'bucket') {
+    const s3 = await startS3Server();
+    cleanups.push(() => s3.stop());
+    blobEnvironment = {
+      MARQUEE_BLOB_URL: s3.blobUrl('marquee'),
+      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+    };
+  }
   const replicas: Replica[] = (['A', 'B'] as const).map((name, i) => {
     const dataDir = path.join(work, `data-${name}`);
     fs.mkdirSync(dataDir);
     // Each replica its own data dir (worker id, mail outbox); the blobs are one shared directory.
-    fs.symlinkSync(blobs, path.join(dataDir, 'blobs'));
+    if (blobMode === 'directory') fs.symlinkSync(blobs, path.join(dataDir, 'blobs'));
     return { name, port: [portA, portB][i]!, dataDir, log: path.join(work, `replica-${name}.log`) };
   });
+  console.log(`replica test: blobs in one ${blobMode}`);
   const [a, b] = replicas as [Replica, Replica];
   // One replica migrates first; then the other starts on the migrated schema.
   await startReplica(a, databaseUrl);
@@ -194,48 +210,108 @@ async function fleetRetryFinishes(a: Replica, b: Replica): Promise<void> {
 
 async function killMidUpload(a: Replica, b: Replica): Promise<void> {
   const { token } = await enrollDirect(b.port);
-  // Committed before the crash: uploaded through B, ready.
+  // Committed before the crash, through B: a media item (its bytes in the shared blobs) and an
+  // application release.
   const small = await pngOf(64, 48);
   const kept = await uploadAll(b.port, token, small);
-  // A large upload streams to A, which dies half-way through the body.
-  const large = await pngOf(2400, 2400);
-  const declared = await declare(b.port, token, large);
-  const target = new URL(declared.upload_url);
-  const cut = new Promise<number>((resolve) => {
+  const app = await packedApplication(64 * 1024);
+  const published = await request(b.port, 'POST', '/api/v1/applications', {
+    token,
+    key: randomKey(),
+    headers: app.headers,
+    body: app.archive,
+  });
+  assert.equal(published.status, 202, published.text);
+  const keptApp = (await waitForOperation(token, published.json().operation_id)).application_id as string;
+
+  // An application archive always streams through a replica (a media PUT does only when the blobs
+  // are a directory the service receives into): A dies half-way through its body.
+  const large = await packedApplication(8 * 1024 * 1024);
+  assert.equal(
+    await cutOff(
+      a,
+      '/api/v1/applications',
+      { ...large.headers, authorization: `Bearer ${token}`, 'idempotency-key': randomKey() },
+      large.archive,
+    ),
+    -1,
+    'the cut application upload was answered',
+  );
+  await startReplica(a, databaseUrlOf);
+  if (blobMode === 'directory') {
+    const bigPng = await pngOf(2400, 2400);
+    const declared = await declare(b.port, token, bigPng);
+    const target = new URL(declared.upload_url);
+    assert.equal(
+      await cutOff(a, target.pathname + target.search, declared.headers, bigPng),
+      -1,
+      'the cut media PUT was answered',
+    );
+    // The cut PUT is simply done again on the surviving replica.
+    const redo = await request(b.port, declared.method, target.pathname + target.search, {
+      headers: declared.headers,
+      body: bigPng,
+    });
+    assert.equal(redo.status, 200, redo.text);
+    await commitAndWait(b.port, token, declared, bigPng);
+    await startReplica(a, databaseUrlOf);
+  }
+
+  // What was committed is all there, through the balancer, byte for byte.
+  const exported = await request(nginxPort, 'GET', `/api/v1/media/${kept}/content`, { token });
+  assert.equal(exported.status, 200, exported.text);
+  assert.ok(exported.body.equals(small), 'committed media changed');
+  const application = await request(nginxPort, 'GET', `/api/v1/applications/${keptApp}`, { token });
+  assert.equal(application.status, 200, application.text);
+  assert.equal(application.json().state, 'ready', application.text);
+  assert.equal(application.json().release_id, published.json().release_id, application.text);
+  // The cut upload is simply done again, through the balancer.
+  const again = await request(nginxPort, 'POST', '/api/v1/applications', {
+    token,
+    key: randomKey(),
+    headers: large.headers,
+    body: large.archive,
+  });
+  assert.equal(again.status, 202, again.text);
+  await waitForOperation(token, again.json().operation_id);
+}
+
+/** Streams `body` to `replica` and SIGKILLs it half-way; resolves -1 when the request got no answer. */
+function cutOff(replica: Replica, pathname: string, headers: Record<string, string>, body: Buffer): Promise<number> {
+  return new Promise<number>((resolve) => {
     const req = http.request({
       host: '127.0.0.1',
-      port: a.port,
-      method: declared.method,
-      path: target.pathname + target.search,
-      headers: { ...declared.headers, host },
+      port: replica.port,
+      method: pathname.startsWith('/api/') ? 'POST' : 'PUT',
+      path: pathname,
+      headers: { ...headers, host, 'content-length': String(body.length) },
     });
     req.on('error', () => resolve(-1));
     req.on('response', (res) => resolve(res.statusCode ?? 0));
     let sent = 0;
     const step = 256 * 1024;
     const pump = () => {
-      if (sent >= large.length / 2) {
-        a.child!.kill('SIGKILL');
+      if (sent >= body.length / 2) {
+        replica.child!.kill('SIGKILL');
         return;
       }
-      req.write(large.subarray(sent, sent + step), () => setTimeout(pump, 5));
+      req.write(body.subarray(sent, sent + step), () => setTimeout(pump, 5));
       sent += step;
     };
     pump();
   });
-  assert.equal(await cut, -1, 'the cut upload was answered');
-  // What was committed is all there, through the balancer, byte for byte.
-  const listed = await request(nginxPort, 'GET', `/api/v1/media/${kept}/content`, { token });
-  assert.equal(listed.status, 200, listed.text);
-  assert.ok(listed.body.equals(small), 'committed media changed');
-  // The cut upload is simply done again on the surviving replica.
-  const redo = await request(b.port, declared.method, target.pathname + target.search, {
-    headers: declared.headers,
-    body: large,
-  });
-  assert.equal(redo.status, 200, redo.text);
-  await commitAndWait(b.port, token, declared, large);
-  await startReplica(a, databaseUrlOf);
+}
+
+/** A built application of an index page and `bytes` of incompressible data. */
+async function packedApplication(bytes: number) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-replica-app-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>replicas</title><p>replicas</p>');
+    fs.writeFileSync(path.join(dir, 'data.bin'), crypto.randomBytes(bytes));
+    return await packApplication(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // ---- media ----------------------------------------------------------------------------------
@@ -284,12 +360,31 @@ async function commitAndWait(port: number, token: string, declared: Declaration,
 async function uploadAll(port: number, token: string, bytes: Buffer): Promise<string> {
   const declared = await declare(port, token, bytes);
   const target = new URL(declared.upload_url);
-  const put = await request(port, declared.method, target.pathname + target.search, {
-    headers: declared.headers,
-    body: bytes,
-  });
+  // The signed PUT goes where it names: the bucket, or (blobs in a directory) the service.
+  const put =
+    target.host === host
+      ? await request(port, declared.method, target.pathname + target.search, {
+          headers: declared.headers,
+          body: bytes,
+        })
+      : await fetch(target, { method: declared.method, headers: declared.headers, body: new Uint8Array(bytes) }).then(
+          async (res) => ({
+            status: res.status,
+            text: await res.text(),
+          }),
+        );
   assert.equal(put.status, 200, put.text);
   return commitAndWait(port, token, declared, bytes);
+}
+
+async function waitForOperation(token: string, id: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 600; i++) {
+    const op = (await request(nginxPort, 'GET', `/api/v1/operations/${id}`, { token })).json();
+    if (op.state === 'succeeded') return op.result;
+    assert.ok(op.state !== 'failed' && op.state !== 'cancelled', JSON.stringify(op));
+    await sleep(50);
+  }
+  throw new Error(`operation ${id} did not finish`);
 }
 
 // ---- accounts and screens ---------------------------------------------------------------------
@@ -367,6 +462,7 @@ async function startReplica(replica: Replica, databaseUrl: string): Promise<void
       MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: String(ENROLL_LIMIT),
       MARQUEE_TRUSTED_PROXIES: '127.0.0.1',
       MARQUEE_LOG_LEVEL: 'warn',
+      ...blobEnvironment,
     },
     stdio: ['ignore', fs.openSync(replica.log, 'a'), fs.openSync(replica.log, 'a')],
   });
