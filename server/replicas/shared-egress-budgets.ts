@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { problem } from '../problem';
 import type { ByteBudget, EgressBudgets, EgressReservation } from '../runtime/egress-budgets';
 import type { Store } from '../store/store';
-import { windowRowId } from './shared-rate-limiter';
+import { takeFromWindow, windowRowId } from './shared-rate-limiter';
 
 export class SharedEgressBudgets implements EgressBudgets {
   constructor(private readonly store: Store) {}
@@ -22,22 +22,17 @@ export class SharedEgressBudgets implements EgressBudgets {
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     await this.store.transaction(async ({ db }) => {
       for (const { budget, id, start, end } of windows) {
-        // A later window restarts the count (admitting even a response larger than the budget into
-        // it, once); the current one takes the bytes only while it has room.
-        const { rows } = await sql<{ used: number }>`
-          INSERT INTO rate_windows (id, window_start, used, ends_at) VALUES (${id}, ${start}, ${bytes}, ${end})
-          ON CONFLICT (id) DO UPDATE SET
-            used = CASE WHEN rate_windows.window_start < excluded.window_start THEN excluded.used
-                        ELSE rate_windows.used + excluded.used END,
-            ends_at = CASE WHEN rate_windows.window_start < excluded.window_start THEN excluded.ends_at
-                           ELSE rate_windows.ends_at END,
-            window_start = CASE WHEN rate_windows.window_start < excluded.window_start THEN excluded.window_start
-                                ELSE rate_windows.window_start END
-          WHERE rate_windows.window_start < excluded.window_start
-             OR rate_windows.used = 0
-             OR (rate_windows.used < ${budget.limitBytes} AND rate_windows.used + excluded.used <= ${budget.limitBytes})
-          RETURNING used`.execute(db);
-        if (rows.length === 0) {
+        // A later window restarts the count; an empty one admits even a response larger than the
+        // budget (once); otherwise the bytes must fit.
+        const used = await takeFromWindow(db, {
+          id,
+          start,
+          end,
+          amount: bytes,
+          limit: budget.limitBytes,
+          emptyAdmitsAny: true,
+        });
+        if (used === undefined) {
           const retryAfter = Math.max(1, Math.ceil((end - now) / 1000));
           throw problem('rate_limited', `the ${budget.name} egress budget is spent; retry after ${retryAfter} s`, {
             retryAfter,

@@ -3,7 +3,7 @@
 // two replicas taking at once can never both spend the last unit. The in-memory limiter stays the
 // default for one process; this one is chosen when the store is PostgreSQL.
 import crypto from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { MAX_RATE_KEY_CHARS, type RateBudget, type RateDecision, type RateLimiter } from '../http/rate-limit';
 import type { Database } from '../store/schema';
 
@@ -20,20 +20,7 @@ export class SharedRateLimiter implements RateLimiter {
     const { id, start, end, cost } = windowOf(budget, now);
     const resetSeconds = resetOf(end, now);
     if (cost > budget.limit) return this.refused(budget, id, start, resetSeconds);
-    // A later window restarts the count; the same (or, from a replica whose clock lags, an earlier)
-    // window adds to it, and only while the sum fits: otherwise no row is returned and nothing changes.
-    const { rows } = await sql<{ used: number }>`
-      INSERT INTO rate_windows (id, window_start, used, ends_at) VALUES (${id}, ${start}, ${cost}, ${end})
-      ON CONFLICT (id) DO UPDATE SET
-        used = CASE WHEN rate_windows.window_start < excluded.window_start THEN excluded.used
-                    ELSE rate_windows.used + excluded.used END,
-        ends_at = CASE WHEN rate_windows.window_start < excluded.window_start THEN excluded.ends_at
-                       ELSE rate_windows.ends_at END,
-        window_start = CASE WHEN rate_windows.window_start < excluded.window_start THEN excluded.window_start
-                            ELSE rate_windows.window_start END
-      WHERE rate_windows.window_start < excluded.window_start OR rate_windows.used + excluded.used <= ${budget.limit}
-      RETURNING used`.execute(this.db);
-    const used = rows[0]?.used;
+    const used = await takeFromWindow(this.db, { id, start, end, amount: cost, limit: budget.limit });
     if (used === undefined) return this.refused(budget, id, start, resetSeconds);
     return { allowed: true, remaining: Math.max(0, budget.limit - Number(used)), resetSeconds };
   }
@@ -93,4 +80,31 @@ function resetOf(end: number, now: number): number {
 export function windowRowId(name: string, key: string): string {
   const plain = key.length <= MAX_RATE_KEY_CHARS && !/[\u0000-\u001f]/.test(key);
   return `${name} ${plain ? key : `sha256:${crypto.createHash('sha256').update(key).digest('base64url')}`}`;
+}
+
+/**
+ * Takes `amount` from the window row `id` in one atomic upsert, or nothing: a later window restarts
+ * the count; the same (or, from a replica whose clock lags, an earlier) window adds to it, and only
+ * while the sum fits (or, with `emptyAdmitsAny`, while it is empty: a byte budget admits a response
+ * larger than itself into an empty window, once). Answers the units used after the take, or
+ * undefined when it did not fit and nothing changed.
+ */
+export async function takeFromWindow(
+  db: Kysely<Database>,
+  w: { id: string; start: number; end: number; amount: number; limit: number; emptyAdmitsAny?: boolean },
+): Promise<number | undefined> {
+  const { rows } = await sql<{ used: number }>`
+    INSERT INTO rate_windows (id, window_start, used, ends_at) VALUES (${w.id}, ${w.start}, ${w.amount}, ${w.end})
+    ON CONFLICT (id) DO UPDATE SET
+      used = CASE WHEN rate_windows.window_start < excluded.window_start THEN excluded.used
+                  ELSE rate_windows.used + excluded.used END,
+      ends_at = CASE WHEN rate_windows.window_start < excluded.window_start THEN excluded.ends_at
+                     ELSE rate_windows.ends_at END,
+      window_start = CASE WHEN rate_windows.window_start < excluded.window_start THEN excluded.window_start
+                          ELSE rate_windows.window_start END
+    WHERE rate_windows.window_start < excluded.window_start
+       OR rate_windows.used + excluded.used <= ${w.limit}
+       OR (${w.emptyAdmitsAny ? 1 : 0} = 1 AND rate_windows.used = 0)
+    RETURNING used`.execute(db);
+  return rows[0] === undefined ? undefined : Number(rows[0].used);
 }
