@@ -15,7 +15,7 @@ export const CACHES = {
   'native-life-writes':
     "when each native device key's last use was last written down, by key; dropping it costs one write (pairing/native.auth.ts)",
   'ready-media':
-    'ready media rows for the byte routes, for READY_MEDIA_CACHE_MS, emptied by any media write of this process (media/ready-media-cache.ts)',
+    'what the byte routes read of ready media, for READY_MEDIA_CACHE_MS, emptied by a media write of this process that sets one of those columns or its state (media/ready-media-cache.ts)',
   'named-content':
     'which content a minted manifest revision names (immutable), for 5 s, emptied by any write of those rows (runtime/content.routes.ts)',
   'player-shell':

@@ -21,6 +21,7 @@ import type { ByteBudget, EgressReservation } from './egress-budgets';
 import { grantedManifest, inManifest } from '../manifests/manifest-store';
 import { serverCache } from '../caches';
 import type { Store } from '../store/store';
+import { WatchedCache } from '../store/watched-cache';
 
 /** spec: runtime delivery records completed bytes as egress, like the media export does. */
 export const RUNTIME_MEDIA_EGRESS = 'runtime_media_delivery';
@@ -201,33 +202,24 @@ const GRANT_CACHE_MS = 5_000;
 const MAX_CACHED_GRANTS = 10_000;
 
 /** `inManifest` answers that were yes, by screen, revision, kind and id; emptied by any write of the rows. */
-class NamedContent {
-  private readonly found = new Map<string, number>();
-  private generation = 0;
+const namedContent = serverCache(
+  'named-content',
+  (store: Store) =>
+    new WatchedCache<boolean>(store, {
+      ttlMs: GRANT_CACHE_MS,
+      maxEntries: MAX_CACHED_GRANTS,
+      watches: [{ table: 'runtime_manifest_content' }],
+    }),
+);
 
-  constructor(private readonly store: Store) {
-    store.watchWrites('runtime_manifest_content', undefined, () => {
-      this.generation++;
-      this.found.clear();
-    });
-  }
-
-  async has(screenId: string, revision: number, kind: 'media' | 'release', id: string): Promise<boolean> {
-    const key = `${screenId}\u0000${revision}\u0000${kind}\u0000${id}`;
-    const now = performance.now();
-    const until = this.found.get(key);
-    if (until !== undefined && until > now) return true;
-    const generation = this.generation;
-    if (!(await inManifest(this.store.db, screenId, revision, kind, id))) return false;
-    if (generation !== this.generation) return true;
-    this.found.delete(key);
-    if (this.found.size >= MAX_CACHED_GRANTS) this.found.delete(this.found.keys().next().value!);
-    this.found.set(key, now + GRANT_CACHE_MS);
-    return true;
-  }
+/** Whether the minted revision names this content (a yes is kept; a no is read again next time). */
+function isNamed(store: Store, screenId: string, revision: number, kind: 'media' | 'release', id: string) {
+  return namedContent(store).get(
+    `${screenId}\u0000${revision}\u0000${kind}\u0000${id}`,
+    () => inManifest(store.db, screenId, revision, kind, id),
+    (named) => named,
+  );
 }
-
-const namedContent = serverCache('named-content', (store: Store) => new NamedContent(store));
 
 /**
  * One route for content a manifest names: the revision must still grant content to this screen,
@@ -245,7 +237,7 @@ function grantedContent(
     const db = services.store.db;
     const manifest = await grantedManifest(services, db, principal, ctx.params.manifest_revision!, ctx.now);
     const id = ctx.params[param]!;
-    const delivery = (await namedContent(services.store).has(principal.screenId, manifest.revision, kind, id))
+    const delivery = (await isNamed(services.store, principal.screenId, manifest.revision, kind, id))
       ? await find(ctx, id)
       : undefined;
     if (!delivery) throw problem('not_found', `this manifest shows no such ${kind}`);
