@@ -10,6 +10,8 @@ export const CACHES = {
   'runtime-session-query': 'the runtime session query, compiled once (pairing/pairing.auth.ts)',
   'manifest-session-tags':
     "the session's digest in a manifest entity tag, by session; process-wide, as a pure digest is the same for every server (runtime/manifest.routes.ts)",
+  'manifest-records':
+    'stored manifest revisions as the byte routes check their grants, for 5 s, emptied by any update or delete of them (manifests/manifest-store.ts)',
   'parsed-manifests': 'stored manifest documents already parsed, by screen and revision (manifests/manifest-store.ts)',
   'event-reads': 'live event reads shared by the streams one notification wakes (events/event-stream.ts)',
   'native-life-writes':

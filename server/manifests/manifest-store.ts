@@ -5,7 +5,8 @@
 import { serverCache } from '../caches';
 import { problem } from '../problem';
 import type { Services } from '../services';
-import { json, type Db, type Tx } from '../store/store';
+import { json, type Db, type Store, type Tx } from '../store/store';
+import { WatchedCache } from '../store/watched-cache';
 import type { StoredManifest } from './manifest-compose';
 import { manifestRevisionOf } from './manifest-ids';
 import type { ManifestRecord } from './manifest-minter';
@@ -52,6 +53,38 @@ export async function findManifest(
   };
 }
 
+/** Stored revisions found, for at most this long; emptied by any update or delete of the rows (D-372). */
+const RECORD_CACHE_MS = 5_000;
+const MAX_CACHED_RECORDS = 10_000;
+
+const manifestRecords = serverCache(
+  'manifest-records',
+  (store: Store) =>
+    new WatchedCache<ManifestRecord | undefined>(store, {
+      ttlMs: RECORD_CACHE_MS,
+      maxEntries: MAX_CACHED_RECORDS,
+      watches: [{ table: 'runtime_manifests' }],
+    }),
+);
+
+/**
+ * findManifest outside any transaction, from a short-lived cache: the byte routes ask for the same
+ * revision on every range. A revision's row changes only when it is superseded (an update this
+ * process sees at once, another replica's within the lifetime) or pruned.
+ */
+export function cachedManifest(
+  services: Services,
+  _db: Db | Tx,
+  screenId: string,
+  revision: number,
+): Promise<ManifestRecord | undefined> {
+  return manifestRecords(services.store).get(
+    `${screenId}\u0000${revision}`,
+    () => findManifest(services, services.store.db, screenId, revision),
+    (record) => record !== undefined,
+  );
+}
+
 export interface RuntimeCaller {
   tenantId: string;
   screenId: string;
@@ -69,11 +102,12 @@ export async function grantedManifest(
   caller: RuntimeCaller,
   revisionId: string,
   now: number,
+  find: typeof findManifest = findManifest,
 ): Promise<ManifestRecord> {
   if (caller.screenState === 'archived')
     throw problem('forbidden', 'the screen is archived: its glass is dark and it has no content grants');
   const revision = manifestRevisionOf(caller.screenId, revisionId);
-  const record = revision === undefined ? undefined : await findManifest(services, db, caller.screenId, revision);
+  const record = revision === undefined ? undefined : await find(services, db, caller.screenId, revision);
   if (!record) throw problem('not_found', 'this screen has no such manifest revision');
   if (record.supersededAt !== null && record.supersededAt <= now - SUPERSEDED_MANIFEST_GRACE_MS) {
     const state = await db

@@ -18,7 +18,7 @@ import { fetchMetadataOf } from '../release-host/fetch-metadata';
 import { screenStateOf } from '../screens/screens';
 import { contentFetchConflict } from './content-fetch-metadata';
 import type { ByteBudget, EgressReservation } from './egress-budgets';
-import { grantedManifest, inManifest } from '../manifests/manifest-store';
+import { cachedManifest, grantedManifest, inManifest } from '../manifests/manifest-store';
 import { serverCache } from '../caches';
 import type { Store } from '../store/store';
 import { WatchedCache } from '../store/watched-cache';
@@ -137,15 +137,26 @@ interface Delivery {
   egressKind: string;
 }
 
+/** Sets headers one by one on the response (Express's res.set looks up every value's type). */
+function setHeaders(res: ContentContext['res'], headers: Record<string, string>): void {
+  for (const name in headers) res.setHeader(name, headers[name]!);
+}
+
 /** One byte range of an immutable blob, conditional on its strong ETag, within the egress budgets. */
 async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   const { req, res, services } = ctx;
-  const common = { ETag: d.etag, 'Cache-Control': IMMUTABLE_PRIVATE, ...d.extraHeaders };
+  const common = (status: number) => {
+    res.statusCode = status;
+    res.setHeader('ETag', d.etag);
+    res.setHeader('Cache-Control', IMMUTABLE_PRIVATE);
+    setHeaders(res, d.extraHeaders);
+  };
   if (noneMatch(req.headers['if-none-match'], d.etag)) {
-    res.status(304).set(common).end();
+    common(304);
+    res.end();
     return;
   }
-  const ifRange = req.get('if-range');
+  const ifRange = req.headers['if-range'] as string | undefined; // one value: Node joins repeated ones
   const range = parseRange(ifRange === undefined || ifRange.trim() === d.etag ? req.headers.range : undefined, d.bytes);
   if (range.kind === 'refused') {
     throw problem('invalid_range', range.reason, {
@@ -156,26 +167,28 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   const length = end - start + 1;
   const reservation = await reserveEgress(ctx, req.method === 'HEAD' ? 0 : length);
   let sent = 0;
-  // What did not go out (a client that hung up) is given back.
-  res.once('close', () => void services.egress.settle(reservation, sent));
-
-  res.status(range.kind === 'range' ? 206 : 200);
-  res.set({
-    ...common,
-    'Accept-Ranges': 'bytes',
-    'Content-Length': String(length),
-    'Content-Type': d.contentType,
-    'Content-Disposition': d.disposition,
+  // What did not go out (a client that hung up) is given back; a completed answer is in the ledger.
+  const tenantId = ctx.principal.tenantId;
+  const recorded = req.method !== 'HEAD';
+  res.once('close', () => {
+    void services.egress.settle(reservation, sent);
+    if (recorded && res.writableFinished)
+      services.egressLedger.record(tenantId, d.egressKind, length, services.clock.now());
   });
+
+  common(range.kind === 'range' ? 206 : 200);
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('Content-Length', length);
+  res.setHeader('Content-Type', d.contentType);
+  res.setHeader('Content-Disposition', d.disposition);
   if (range.kind === 'range') res.setHeader('Content-Range', `bytes ${start}-${end}/${d.bytes}`);
   if (req.method === 'HEAD') {
     res.end();
     return;
   }
-  const tenantId = ctx.principal.tenantId;
-  res.once('finish', () => services.egressLedger.record(tenantId, d.egressKind, length, services.clock.now()));
   // Offloaded to nginx, the whole range counts as sent: Marquee no longer sees the bytes go.
-  if (offloadToProxy(req, res, services.blobs, d.blobKey, services.config.accelRedirect, viaTrustedProxy(ctx))) {
+  const accel = services.config.accelRedirect;
+  if (accel !== undefined && offloadToProxy(req, res, services.blobs, d.blobKey, accel, viaTrustedProxy(ctx))) {
     sent = length;
     return;
   }
@@ -196,6 +209,9 @@ const CONTENT_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
   'Referrer-Policy': 'no-referrer',
 };
+
+const MEDIA_HEADERS = { ...CONTENT_HEADERS, Vary: 'Cookie' };
+const PACKAGE_HEADERS = { ...CONTENT_HEADERS, Vary: 'Cookie, Authorization' };
 
 /** Grants found, kept at most this long: what a minted revision names never changes (D-337). */
 const GRANT_CACHE_MS = 5_000;
@@ -235,7 +251,9 @@ function grantedContent(
     checkFetchMetadata(ctx);
     const { services, principal } = ctx;
     const db = services.store.db;
-    const manifest = await grantedManifest(services, db, principal, ctx.params.manifest_revision!, ctx.now);
+    // Outside a transaction, the revision may come from the short-lived cache (D-372).
+    const revision = ctx.params.manifest_revision!;
+    const manifest = await grantedManifest(services, db, principal, revision, ctx.now, cachedManifest);
     const id = ctx.params[param]!;
     const delivery = (await isNamed(services.store, principal.screenId, manifest.revision, kind, id))
       ? await find(ctx, id)
@@ -256,7 +274,7 @@ export const getManifestMedia = query(
       contentType: media.content_type,
       etag: `"${media.sha256}"`,
       disposition: `inline; filename="${media.id}${CANONICAL_EXTENSION[media.content_type as MediaContentType] ?? ''}"`,
-      extraHeaders: { ...CONTENT_HEADERS, Vary: 'Cookie' },
+      extraHeaders: MEDIA_HEADERS,
       egressKind: RUNTIME_MEDIA_EGRESS,
     };
   }),
@@ -274,7 +292,7 @@ export const getManifestPackage = query(
       contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
       etag: `"${pkg.sha256}"`,
       disposition: `attachment; filename="${pkg.id}.tar.gz"`,
-      extraHeaders: { ...CONTENT_HEADERS, Vary: 'Cookie, Authorization' },
+      extraHeaders: PACKAGE_HEADERS,
       egressKind: RUNTIME_PACKAGE_EGRESS,
     };
   }),
