@@ -7,6 +7,8 @@ import type { Services } from './services';
 export const CACHES = {
   'trusted-proxies': 'MARQUEE_TRUSTED_PROXIES as a prepared address list (http/client-ip.ts)',
   'runtime-cookies': 'runtime cookie values already verified, by their exact text (pairing/pairing-cookies.ts)',
+  'runtime-session-rows':
+    'runtime session rows as /content/v1 authenticates them, for 5 s, emptied by any write of a session, screen, device credential or tenant status (pairing/pairing.auth.ts)',
   'runtime-session-query': 'the runtime session query, compiled once (pairing/pairing.auth.ts)',
   'manifest-session-tags':
     "the session's digest in a manifest entity tag, by session; process-wide, as a pure digest is the same for every server (runtime/manifest.routes.ts)",

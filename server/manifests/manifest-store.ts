@@ -67,20 +67,32 @@ const manifestRecords = serverCache(
     }),
 );
 
+/** The stored revision a `man_…` id names for this screen (undefined: malformed, another screen's, or none). */
+export function findByRevisionId(
+  services: Services,
+  db: Db | Tx,
+  screenId: string,
+  revisionId: string,
+): Promise<ManifestRecord | undefined> {
+  const revision = manifestRevisionOf(screenId, revisionId);
+  return revision === undefined ? Promise.resolve(undefined) : findManifest(services, db, screenId, revision);
+}
+
 /**
- * findManifest outside any transaction, from a short-lived cache: the byte routes ask for the same
- * revision on every range. A revision's row changes only when it is superseded (an update this
- * process sees at once, another replica's within the lifetime) or pruned.
+ * findByRevisionId outside any transaction, from a short-lived cache by the id's text (so neither
+ * the id's digest nor the row is computed again): the byte routes ask for the same revision on
+ * every range. A revision's row changes only when it is superseded (an update this process sees
+ * at once, another replica's within the lifetime) or pruned.
  */
 export function cachedManifest(
   services: Services,
   _db: Db | Tx,
   screenId: string,
-  revision: number,
+  revisionId: string,
 ): Promise<ManifestRecord | undefined> {
   return manifestRecords(services.store).get(
-    `${screenId}\u0000${revision}`,
-    () => findManifest(services, services.store.db, screenId, revision),
+    `${screenId}\u0000${revisionId}`,
+    () => findByRevisionId(services, services.store.db, screenId, revisionId),
     (record) => record !== undefined,
   );
 }
@@ -102,12 +114,11 @@ export async function grantedManifest(
   caller: RuntimeCaller,
   revisionId: string,
   now: number,
-  find: typeof findManifest = findManifest,
+  find: typeof findByRevisionId = findByRevisionId,
 ): Promise<ManifestRecord> {
   if (caller.screenState === 'archived')
     throw problem('forbidden', 'the screen is archived: its glass is dark and it has no content grants');
-  const revision = manifestRevisionOf(caller.screenId, revisionId);
-  const record = revision === undefined ? undefined : await find(services, db, caller.screenId, revision);
+  const record = await find(services, db, caller.screenId, revisionId);
   if (!record) throw problem('not_found', 'this screen has no such manifest revision');
   if (record.supersededAt !== null && record.supersededAt <= now - SUPERSEDED_MANIFEST_GRACE_MS) {
     const state = await db

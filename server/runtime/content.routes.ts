@@ -11,7 +11,7 @@ import { noneMatch, parseRange } from '../media/byte-range';
 import { offloadToProxy, sendBlobRange } from '../media/blob-delivery';
 import { viaTrustedProxy } from '../http/client-ip';
 import { cachedReadyMedia } from '../media/ready-media-cache';
-import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
+import { cachedRuntimeCookie, deviceCookie, pairedRuntimeCookie } from '../pairing/pairing.auth';
 import { isNativeRequest } from '../pairing/native.auth';
 import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
 import { fetchMetadataOf } from '../release-host/fetch-metadata';
@@ -44,7 +44,7 @@ export interface ContentPrincipal extends Principal {
 const runtimeContent: Authenticator<ContentPrincipal> = {
   realm: 'runtime',
   async authenticate(ctx) {
-    const p = await runtimeCookie.authenticate(ctx);
+    const p = await cachedRuntimeCookie.authenticate(ctx);
     return {
       realm: 'runtime',
       scope: p.scope,
