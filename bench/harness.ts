@@ -50,7 +50,9 @@ export async function startChild(
   ready: string,
   options: ChildOptions = {},
 ): Promise<Child> {
-  const node = [process.execPath, '--import', 'tsx', script];
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the servers (not allowed in NODE_OPTIONS).
+  const extra = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const node = [process.execPath, ...extra, '--import', 'tsx', script];
   const [command, ...args] = options.fdLimit
     ? ['/bin/sh', '-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, ...node]
     : node;

@@ -138,6 +138,20 @@ interface RangedLoad {
   megabytesPerSecond: number;
   p99Ms: number;
   non2xx: number;
+  /** CPU time (user + system) the Marquee process spent per request, in µs; NaN when not measured. */
+  serverMicrosPerRequest: number;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    // The fields after the command name (which may hold spaces) start at the state, field 3.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks of 1/100 s
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /**
@@ -152,6 +166,7 @@ async function rangedLoad(
   headers: Record<string, string>,
   seconds = 5,
   connections = 8,
+  serverPid?: number,
 ): Promise<RangedLoad> {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
@@ -185,12 +200,14 @@ async function rangedLoad(
       req.end();
     });
   const started = performance.now();
+  const cpuBefore = cpuSeconds(serverPid);
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (performance.now() < deadline) await once();
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const serverCpu = cpuSeconds(serverPid) - cpuBefore;
   agent.destroy();
   latencies.sort((a, b) => a - b);
   return {
@@ -198,6 +215,7 @@ async function rangedLoad(
     megabytesPerSecond: bytes / elapsed / 1e6,
     p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
     non2xx,
+    serverMicrosPerRequest: (serverCpu / latencies.length) * 1e6,
   };
 }
 
@@ -254,20 +272,27 @@ export async function mediaRangedExport(): Promise<void> {
 
     const exportPath = `/api/v1/media/${mediaId}/content`;
     const bearer = { host: `localhost:${MARQUEE_PORT}`, authorization: `Bearer ${token}` };
-    const targets: { server: string; url: string; headers: Record<string, string> }[] = [
+    const pid = marquee.process.pid;
+    const targets: { server: string; url: string; headers: Record<string, string>; pid?: number }[] = [
       { server: 'nginx', url: `http://127.0.0.1:${NGINX_PORT}/object.mp4`, headers: {} },
-      { server: 'Marquee export', url: `${marquee.origin}${exportPath}`, headers: bearer },
+      { server: 'Marquee export', url: `${marquee.origin}${exportPath}`, headers: bearer, pid },
       {
         server: 'Marquee /content/v1 (player)',
         url: `${marquee.origin}${player.path}`,
         headers: { host: `localhost:${MARQUEE_PORT}`, cookie: player.cookie },
+        pid,
       },
       {
         server: 'export via nginx (X-Accel-Redirect)',
         url: `http://127.0.0.1:${NGINX_PORT}${exportPath}`,
         headers: bearer,
+        pid,
       },
     ];
+    // BENCH_TARGETS=export,content measures nginx and the targets whose names contain one of the words.
+    const wanted = process.env.BENCH_TARGETS?.split(',');
+    if (wanted)
+      targets.splice(1, targets.length, ...targets.slice(1).filter((t) => wanted.some((w) => t.server.includes(w))));
     const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
     const rows: Record<string, string | number>[] = [];
     // BENCH_RANGES=64,1024 (KiB) measures some sizes only.
@@ -278,7 +303,7 @@ export async function mediaRangedExport(): Promise<void> {
       // Each round measures every target right after nginx: the machine's load drifts within seconds.
       for (let round = 0; round < rounds; round++) {
         for (const [i, t] of targets.entries())
-          results[i]!.push(await rangedLoad(t.url, object.length, rangeBytes, t.headers, 2));
+          results[i]!.push(await rangedLoad(t.url, object.length, rangeBytes, t.headers, 2, 8, t.pid));
       }
       const label = `${rangeBytes / 1024} KiB`;
       for (const [i, t] of targets.entries()) {
@@ -291,11 +316,12 @@ export async function mediaRangedExport(): Promise<void> {
           ratio: `${median(ratios).toFixed(2)}x`,
           range: `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`,
           non206: results[i]!.reduce((n, r) => n + r.non2xx, 0),
+          marquee_cpu_us: t.pid ? Math.round(median(results[i]!.map((r) => r.serverMicrosPerRequest))) : '',
         });
       }
     }
     console.log(
-      `object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections; ${rounds} interleaved rounds of 2 s per target; ratio = median of the rounds' MB/s ÷ nginx MB/s (range: lowest-highest); non206 = answers that were not 206; load average ${os
+      `object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections; ${rounds} interleaved rounds of 2 s per target; ratio = median of the rounds' MB/s ÷ nginx MB/s (range: lowest-highest); non206 = answers that were not 206; marquee_cpu_us = CPU time of the Marquee process per request (median of the rounds; less sensitive to the machine's load than MB/s); load average ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,

@@ -7,15 +7,19 @@ import type { Services } from './services';
 export const CACHES = {
   'trusted-proxies': 'MARQUEE_TRUSTED_PROXIES as a prepared address list (http/client-ip.ts)',
   'runtime-cookies': 'runtime cookie values already verified, by their exact text (pairing/pairing-cookies.ts)',
+  'runtime-session-rows':
+    'runtime session rows as /content/v1 authenticates them, for 5 s, emptied by any write of a session, screen, device credential or tenant status (pairing/pairing.auth.ts)',
   'runtime-session-query': 'the runtime session query, compiled once (pairing/pairing.auth.ts)',
   'manifest-session-tags':
     "the session's digest in a manifest entity tag, by session; process-wide, as a pure digest is the same for every server (runtime/manifest.routes.ts)",
+  'manifest-records':
+    'stored manifest revisions as the byte routes check their grants, for 5 s, emptied by any update or delete of them (manifests/manifest-store.ts)',
   'parsed-manifests': 'stored manifest documents already parsed, by screen and revision (manifests/manifest-store.ts)',
   'event-reads': 'live event reads shared by the streams one notification wakes (events/event-stream.ts)',
   'native-life-writes':
     "when each native device key's last use was last written down, by key; dropping it costs one write (pairing/native.auth.ts)",
   'ready-media':
-    'ready media rows for the byte routes, for READY_MEDIA_CACHE_MS, emptied by any media write of this process (media/ready-media-cache.ts)',
+    'what the byte routes read of ready media, for READY_MEDIA_CACHE_MS, emptied by a media write of this process that sets one of those columns or its state (media/ready-media-cache.ts)',
   'named-content':
     'which content a minted manifest revision names (immutable), for 5 s, emptied by any write of those rows (runtime/content.routes.ts)',
   'player-shell':

@@ -28,7 +28,15 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+const DAY_MS = 86_400_000;
+/** The last day utcDay answered (a pure memo: the same for every server). */
+let lastDay = { from: Number.NaN, text: '' };
+
 /** The UTC day (YYYY-MM-DD) of `now`, as the daily ledgers key it (credits, egress). */
 export function utcDay(now: number): string {
-  return new Date(now).toISOString().slice(0, 10);
+  // Asked for every metered request and every delivery: the day's text is kept until the day ends.
+  if (now >= lastDay.from && now < lastDay.from + DAY_MS) return lastDay.text;
+  const text = new Date(now).toISOString().slice(0, 10);
+  lastDay = { from: Math.floor(now / DAY_MS) * DAY_MS, text };
+  return text;
 }

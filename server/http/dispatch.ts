@@ -21,24 +21,75 @@ interface Compiled {
   matcher: MatchFunction<Record<string, string | string[]>>;
 }
 
+/** How many leading path segments index the routes. */
+const KEY_SEGMENTS = 3;
+const SPECIAL = /[:*{}()?+!\\]/;
+
+/**
+ * The index key of a pattern: its first KEY_SEGMENTS segments when they are all literal, else
+ * undefined (such routes are candidates for every path). Lower-cased: matching ignores case.
+ */
+function patternKey(pattern: string): string | undefined {
+  const segments = pattern.split('/', KEY_SEGMENTS + 1).slice(1);
+  if (segments.length < KEY_SEGMENTS || segments.some((s) => s === '' || SPECIAL.test(s))) return undefined;
+  return segments.join('/').toLowerCase();
+}
+
+/** The index key of a request path: its first KEY_SEGMENTS segments, as they are. */
+function pathKey(pathname: string): string {
+  let end = 0;
+  for (let i = 0; i < KEY_SEGMENTS; i++) {
+    end = pathname.indexOf('/', end + 1);
+    if (end === -1) return pathname.slice(1).toLowerCase();
+  }
+  return pathname.slice(1, end).toLowerCase();
+}
+
+/**
+ * A plane's routes in table order, indexed by their first segments: a path is tried only against
+ * the routes that share them and those with parameters early on, in table order still (D-371).
+ */
+class PlaneRoutes {
+  private readonly byKey = new Map<string, Compiled[]>();
+  private readonly unkeyed: Compiled[];
+
+  constructor(all: Compiled[]) {
+    const keys = all.map((c) => patternKey(c.entry.path));
+    this.unkeyed = all.filter((_, i) => keys[i] === undefined);
+    for (const key of new Set(keys)) {
+      if (key !== undefined)
+        this.byKey.set(
+          key,
+          all.filter((_, i) => keys[i] === key || keys[i] === undefined),
+        );
+    }
+  }
+
+  candidates(pathname: string): Compiled[] {
+    return this.byKey.get(pathKey(pathname)) ?? this.unkeyed;
+  }
+}
+
 export type Dispatch =
   | { kind: 'route'; route: RouteHandler; params: Record<string, string>; plane: Plane }
   | { kind: 'method_not_allowed'; allow: string[]; plane: Plane }
   | { kind: 'not_found'; planes: Plane[] };
 
 export class Dispatcher {
-  private readonly byPlane = new Map<Plane, Compiled[]>();
+  private readonly byPlane = new Map<Plane, PlaneRoutes>();
   private readonly releaseHost: RegExp;
   private readonly dashboardHost: string;
   private readonly controlHost: string;
   private readonly playHost: string;
 
   constructor(table: RouteEntry[], config: Config) {
+    const planes = new Map<Plane, Compiled[]>();
     for (const entry of table) {
-      const list = this.byPlane.get(entry.plane) ?? [];
+      const list = planes.get(entry.plane) ?? [];
       list.push({ entry, matcher: match(entry.path, { decode: safeDecode }) });
-      this.byPlane.set(entry.plane, list);
+      planes.set(entry.plane, list);
     }
+    for (const [plane, list] of planes) this.byPlane.set(plane, new PlaneRoutes(list));
     const releaseSuffix = new URL(config.releaseOrigin.replace('{label}', 'x')).host.slice(1);
     this.releaseHost = new RegExp(`^([^.]+)${escapeRegExp(releaseSuffix)}$`, 'i');
     this.dashboardHost = new URL(config.dashboardOrigin).host.toLowerCase();
@@ -63,7 +114,7 @@ export class Dispatcher {
     const allow = new Set<string>();
     let allowPlane: Plane | undefined;
     for (const plane of planes) {
-      for (const { entry, matcher } of this.byPlane.get(plane) ?? []) {
+      for (const { entry, matcher } of this.byPlane.get(plane)?.candidates(pathname) ?? []) {
         const m = matcher(pathname);
         if (!m) continue;
         if (
@@ -82,7 +133,7 @@ export class Dispatcher {
   }
 
   private hasExplicitHead(plane: Plane, pathname: string): boolean {
-    return (this.byPlane.get(plane) ?? []).some(
+    return (this.byPlane.get(plane)?.candidates(pathname) ?? []).some(
       ({ entry, matcher }) => entry.method === 'HEAD' && matcher(pathname) !== false,
     );
   }

@@ -136,9 +136,12 @@ export async function runRoute(
     try {
       ctx.query = policy.query ? validate(policy.query, queryObject(url), 'query') : {};
 
-      let rawBody: Buffer | undefined;
-      if (policy.body !== 'raw') {
-        rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, {
+      // A request that declares no body has none (what readBody would find, without its promise).
+      if (
+        policy.body !== 'raw' &&
+        (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+      ) {
+        const rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, {
           idleMs: bodyIdleTimeoutMs(services),
           deadlineMs: (bytes) => jsonBodyDeadlineMs(services, bytes),
         });

@@ -23,6 +23,9 @@ export interface ForwardedRequest {
   socket: { remoteAddress?: string };
 }
 
+/** The answer of peerIsTrusted, on the socket it is about. */
+const PEER_TRUSTED = Symbol('marquee.peer-trusted');
+
 export class TrustedProxies {
   private readonly list = new net.BlockList();
   readonly empty: boolean;
@@ -37,9 +40,14 @@ export class TrustedProxies {
     }
   }
 
-  /** Whether the socket peer itself is a trusted proxy (the request came through one). */
+  /**
+   * Whether the socket peer itself is a trusted proxy (the request came through one). Kept on the
+   * socket: its peer never changes, and the byte routes ask on every request of a keep-alive connection.
+   */
   peerIsTrusted(req: ForwardedRequest): boolean {
-    return !this.empty && this.trusts(normalizedAddress(req.socket.remoteAddress ?? ''));
+    if (this.empty) return false;
+    const socket = req.socket as ForwardedRequest['socket'] & { [PEER_TRUSTED]?: boolean };
+    return (socket[PEER_TRUSTED] ??= this.trusts(normalizedAddress(socket.remoteAddress ?? '')));
   }
 
   trusts(address: string): boolean {

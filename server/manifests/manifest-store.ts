@@ -5,7 +5,8 @@
 import { serverCache } from '../caches';
 import { problem } from '../problem';
 import type { Services } from '../services';
-import { json, type Db, type Tx } from '../store/store';
+import { json, type Db, type Store, type Tx } from '../store/store';
+import { WatchedCache } from '../store/watched-cache';
 import type { StoredManifest } from './manifest-compose';
 import { manifestRevisionOf } from './manifest-ids';
 import type { ManifestRecord } from './manifest-minter';
@@ -52,6 +53,50 @@ export async function findManifest(
   };
 }
 
+/** Stored revisions found, for at most this long; emptied by any update or delete of the rows (D-372). */
+const RECORD_CACHE_MS = 5_000;
+const MAX_CACHED_RECORDS = 10_000;
+
+const manifestRecords = serverCache(
+  'manifest-records',
+  (store: Store) =>
+    new WatchedCache<ManifestRecord | undefined>(store, {
+      ttlMs: RECORD_CACHE_MS,
+      maxEntries: MAX_CACHED_RECORDS,
+      watches: [{ table: 'runtime_manifests' }],
+    }),
+);
+
+/** The stored revision a `man_…` id names for this screen (undefined: malformed, another screen's, or none). */
+export function findByRevisionId(
+  services: Services,
+  db: Db | Tx,
+  screenId: string,
+  revisionId: string,
+): Promise<ManifestRecord | undefined> {
+  const revision = manifestRevisionOf(screenId, revisionId);
+  return revision === undefined ? Promise.resolve(undefined) : findManifest(services, db, screenId, revision);
+}
+
+/**
+ * findByRevisionId outside any transaction, from a short-lived cache by the id's text (so neither
+ * the id's digest nor the row is computed again): the byte routes ask for the same revision on
+ * every range. A revision's row changes only when it is superseded (an update this process sees
+ * at once, another replica's within the lifetime) or pruned.
+ */
+export function cachedManifest(
+  services: Services,
+  _db: Db | Tx,
+  screenId: string,
+  revisionId: string,
+): Promise<ManifestRecord | undefined> {
+  return manifestRecords(services.store).get(
+    `${screenId}\u0000${revisionId}`,
+    () => findByRevisionId(services, services.store.db, screenId, revisionId),
+    (record) => record !== undefined,
+  );
+}
+
 export interface RuntimeCaller {
   tenantId: string;
   screenId: string;
@@ -69,11 +114,11 @@ export async function grantedManifest(
   caller: RuntimeCaller,
   revisionId: string,
   now: number,
+  find: typeof findByRevisionId = findByRevisionId,
 ): Promise<ManifestRecord> {
   if (caller.screenState === 'archived')
     throw problem('forbidden', 'the screen is archived: its glass is dark and it has no content grants');
-  const revision = manifestRevisionOf(caller.screenId, revisionId);
-  const record = revision === undefined ? undefined : await findManifest(services, db, caller.screenId, revision);
+  const record = await find(services, db, caller.screenId, revisionId);
   if (!record) throw problem('not_found', 'this screen has no such manifest revision');
   if (record.supersededAt !== null && record.supersededAt <= now - SUPERSEDED_MANIFEST_GRACE_MS) {
     const state = await db

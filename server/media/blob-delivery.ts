@@ -19,8 +19,11 @@ export const CHUNK_BYTES = 1024 * 1024;
  * writes make the same choice). A cold object costs the event loop one disk read of at most this.
  */
 export const SYNC_READ_BYTES = 256 * 1024;
-/** Ranges below this get a buffer of their own (small allocations are cheap); others a pooled chunk. */
-const POOLED_FROM_BYTES = 128 * 1024;
+/**
+ * Ranges below this get a buffer of their own (small allocations are cheap); others a pooled
+ * chunk: a fresh 64 KiB buffer per range was a new off-heap allocation each, and garbage collection.
+ */
+const POOLED_FROM_BYTES = 16 * 1024;
 /** Idle chunk buffers kept for reuse (16 MiB). */
 const POOL_SIZE = 16;
 

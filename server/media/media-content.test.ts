@@ -3,6 +3,7 @@ import { TestClock } from '../clock';
 import { utcDay } from '../tenants/credits';
 import { TestServer } from '../testing/harness';
 import { MEDIA_EXPORT_EGRESS } from './egress';
+import { cachedReadyMedia } from './ready-media-cache';
 import { sha256, uploadReady, video } from './media.fixtures';
 
 let server: TestServer;
@@ -180,5 +181,16 @@ describe('the ready media cache of the byte routes', () => {
     expect(deleted.status).toBe(204);
     const after = await server.request('GET', path, { token, headers: { range: 'bytes=0-9' } });
     expect(after.status).toBe(404);
+  });
+
+  it('keeps a media across a retag (no column it holds changed) and drops it when its state changes', async () => {
+    const one = await uploadReady(server, token, bytes, 'video/mp4');
+    const { store } = server.services;
+    const first = await cachedReadyMedia(store, projectId, one.id);
+    const retag = await server.request('PATCH', `/api/v1/media/${one.id}`, { token, json: { tag: 'lobby' } });
+    expect(retag.status).toBe(200);
+    expect(await cachedReadyMedia(store, projectId, one.id)).toBe(first);
+    await store.db.updateTable('media').set({ state: 'failed' }).where('id', '=', one.id).execute();
+    await expect(cachedReadyMedia(store, projectId, one.id)).rejects.toMatchObject({ code: 'not_found' });
   });
 });

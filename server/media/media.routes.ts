@@ -10,6 +10,9 @@ import { noneMatch, parseRange } from './byte-range';
 import { MEDIA_EXPORT_EGRESS } from './egress';
 import { listReadyMedia, mediaView, readyMedia, retagMedia, tombstoneMedia } from './media';
 
+/** The export is a download of private bytes: never stored by a cache. */
+const EXPORT_CACHE_CONTROL = 'private, no-store';
+
 export const listMedia = query({ auth: anyBearer, area: 'content', query: MediaListQuery }, async (ctx) => {
   return reply.ok(await listReadyMedia(ctx.services.store.db, ctx.principal.tenantId, ctx.query));
 });
@@ -44,12 +47,11 @@ export const exportMediaContent = query({ auth: projectBearer, area: 'content' }
   const { req, res, services } = ctx;
   const row = await cachedReadyMedia(services.store, ctx.principal.tenantId, ctx.params.id!);
   const etag = `"${row.sha256}"`;
-  const cacheControl = 'private, no-store';
   if (noneMatch(req.headers['if-none-match'], etag)) {
-    return { status: 304, headers: { ETag: etag, 'Cache-Control': cacheControl } };
+    return { status: 304, headers: { ETag: etag, 'Cache-Control': EXPORT_CACHE_CONTROL } };
   }
   // If-Range naming another representation asks for the whole object instead of the range.
-  const ifRange = req.get('if-range');
+  const ifRange = req.headers['if-range'] as string | undefined; // one value: Node joins repeated ones
   const rangeHeader = ifRange === undefined || ifRange.trim() === etag ? req.headers.range : undefined;
   const range = parseRange(rangeHeader, row.bytes);
   if (range.kind === 'refused') {
@@ -59,16 +61,18 @@ export const exportMediaContent = query({ auth: projectBearer, area: 'content' }
   }
   const { start, end } = range.kind === 'range' ? range : { start: 0, end: row.bytes - 1 };
   const length = end - start + 1;
-  res.status(range.kind === 'range' ? 206 : 200);
-  res.set({
-    'Accept-Ranges': 'bytes',
-    'Content-Length': String(length),
-    'Content-Type': row.content_type,
-    'Content-Disposition': `attachment; filename="${row.id}${CANONICAL_EXTENSION[row.content_type as MediaContentType]}"`,
-    ETag: etag,
-    'Cache-Control': cacheControl,
-    'X-Content-Type-Options': 'nosniff',
-  });
+  // Set one by one on the response (Express's res.set looks up every value's type).
+  res.statusCode = range.kind === 'range' ? 206 : 200;
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('Content-Length', length);
+  res.setHeader('Content-Type', row.content_type);
+  res.setHeader(
+    'Content-Disposition',
+    `attachment; filename="${row.id}${CANONICAL_EXTENSION[row.content_type as MediaContentType]}"`,
+  );
+  res.setHeader('ETag', etag);
+  res.setHeader('Cache-Control', EXPORT_CACHE_CONTROL);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   if (range.kind === 'range') res.setHeader('Content-Range', `bytes ${start}-${end}/${row.bytes}`);
   if (req.method === 'HEAD') {
     res.end();
@@ -78,7 +82,8 @@ export const exportMediaContent = query({ auth: projectBearer, area: 'content' }
   res.once('finish', () => services.egressLedger.record(tenantId, MEDIA_EXPORT_EGRESS, length, services.clock.now()));
   // Offloaded, the range is recorded as sent once nginx has the answer: Marquee no longer sees the bytes go.
   const key = row.blob_key!;
-  if (offloadToProxy(req, res, services.blobs, key, services.config.accelRedirect, viaTrustedProxy(ctx))) return;
+  const accel = services.config.accelRedirect;
+  if (accel !== undefined && offloadToProxy(req, res, services.blobs, key, accel, viaTrustedProxy(ctx))) return;
   // A client that hangs up mid-transfer is not a server error; nothing is recorded for it.
   await sendBlobRange(req, res, services.blobs, key, start, end);
 });

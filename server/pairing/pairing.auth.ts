@@ -7,7 +7,8 @@ import { serverCache } from '../caches';
 import { problem } from '../problem';
 import type { AnyContext, Authenticator, Principal } from '../http/route';
 import type { CompiledQuery } from 'kysely';
-import type { Db } from '../store/store';
+import type { Db, Store } from '../store/store';
+import { WatchedCache } from '../store/watched-cache';
 import type { PairingSessionTable } from './pairing.tables';
 import { cookieValues, DEVICE_COOKIE, PAIRING_COOKIE, readCookie, RUNTIME_COOKIE } from './pairing-cookies';
 import { checkNativeDevice, nativeSessionOf } from './native.auth';
@@ -182,7 +183,36 @@ function compileSessionQuery(db: Db) {
 type SessionRow = ReturnType<typeof compileSessionQuery> extends CompiledQuery<infer R> ? R : never;
 const sessionQuery = serverCache('runtime-session-query', (db: Db) => compileSessionQuery(db));
 
-async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<RuntimePrincipal> {
+/** The longest the byte routes trust a session row without reading it again (D-373). */
+export const SESSION_ROW_CACHE_MS = 5_000;
+
+/**
+ * Session rows as the byte routes (/content/v1) read them: a player fetching video asks for a
+ * range every few hundred milliseconds. Any update or delete of a session, a screen, a tenant's
+ * status or a device credential by this process empties the cache as it runs, so a revocation,
+ * rotation, unpairing or archive here takes effect on the next range; another replica's within
+ * SESSION_ROW_CACHE_MS, as for control-plane credentials (D-332).
+ */
+const sessionRows = serverCache(
+  'runtime-session-rows',
+  (store: Store) =>
+    new WatchedCache<SessionRow | undefined>(store, {
+      ttlMs: SESSION_ROW_CACHE_MS,
+      maxEntries: 10_000,
+      watches: [
+        { table: 'runtime_sessions' },
+        { table: 'screens' },
+        { table: 'tenants', columns: ['status'] },
+        { table: 'screen_devices' },
+      ],
+    }),
+);
+
+async function readSession(db: Db, id: string): Promise<SessionRow | undefined> {
+  return (await db.executeQuery<SessionRow>({ ...sessionQuery(db), parameters: [id] })).rows[0];
+}
+
+async function runtimeSession(ctx: AnyContext, requirePaired: boolean, cached = false): Promise<RuntimePrincipal> {
   // Native players send `Authorization: Marquee-Session …` instead of the cookie (never both).
   const native = nativeSessionOf(ctx);
   if (!native) noAuthorizationHeader(ctx);
@@ -190,8 +220,14 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<
   const value = native ?? cookieValues.runtime.unseal(ctx.services.keys, readCookie(ctx.req, RUNTIME_COOKIE));
   if (!value || value.e <= ctx.now)
     throw refused('this route needs a current runtime cookie; create a runtime session');
-  const db = ctx.services.store.db;
-  const row = (await db.executeQuery<SessionRow>({ ...sessionQuery(db), parameters: [value.r] })).rows[0];
+  const { store } = ctx.services;
+  const row = cached
+    ? await sessionRows(store).get(
+        value.r,
+        () => readSession(store.db, value.r),
+        (found) => found !== undefined,
+      )
+    : await readSession(store.db, value.r);
   const alive =
     row !== undefined &&
     row.revoked_at === null &&
@@ -225,6 +261,12 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean): Promise<
 export const runtimeCookie: Authenticator<RuntimePrincipal> = {
   realm: 'runtime',
   authenticate: (ctx) => runtimeSession(ctx, false),
+};
+
+/** The runtime cookie of the byte routes (/content/v1): the session row may come from a 5 s cache (D-373). */
+export const cachedRuntimeCookie: Authenticator<RuntimePrincipal> = {
+  realm: 'runtime',
+  authenticate: (ctx) => runtimeSession(ctx, false, true),
 };
 
 /** The paired variant: reports and runtime KV writes. */

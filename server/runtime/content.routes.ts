@@ -11,16 +11,17 @@ import { noneMatch, parseRange } from '../media/byte-range';
 import { offloadToProxy, sendBlobRange } from '../media/blob-delivery';
 import { viaTrustedProxy } from '../http/client-ip';
 import { cachedReadyMedia } from '../media/ready-media-cache';
-import { deviceCookie, pairedRuntimeCookie, runtimeCookie } from '../pairing/pairing.auth';
+import { cachedRuntimeCookie, deviceCookie, pairedRuntimeCookie } from '../pairing/pairing.auth';
 import { isNativeRequest } from '../pairing/native.auth';
 import { DEVICE_COOKIE, readCookie } from '../pairing/pairing-cookies';
 import { fetchMetadataOf } from '../release-host/fetch-metadata';
 import { screenStateOf } from '../screens/screens';
 import { contentFetchConflict } from './content-fetch-metadata';
 import type { ByteBudget, EgressReservation } from './egress-budgets';
-import { grantedManifest, inManifest } from '../manifests/manifest-store';
+import { cachedManifest, grantedManifest, inManifest } from '../manifests/manifest-store';
 import { serverCache } from '../caches';
 import type { Store } from '../store/store';
+import { WatchedCache } from '../store/watched-cache';
 
 /** spec: runtime delivery records completed bytes as egress, like the media export does. */
 export const RUNTIME_MEDIA_EGRESS = 'runtime_media_delivery';
@@ -43,7 +44,7 @@ export interface ContentPrincipal extends Principal {
 const runtimeContent: Authenticator<ContentPrincipal> = {
   realm: 'runtime',
   async authenticate(ctx) {
-    const p = await runtimeCookie.authenticate(ctx);
+    const p = await cachedRuntimeCookie.authenticate(ctx);
     return {
       realm: 'runtime',
       scope: p.scope,
@@ -136,15 +137,26 @@ interface Delivery {
   egressKind: string;
 }
 
+/** Sets headers one by one on the response (Express's res.set looks up every value's type). */
+function setHeaders(res: ContentContext['res'], headers: Record<string, string>): void {
+  for (const name in headers) res.setHeader(name, headers[name]!);
+}
+
 /** One byte range of an immutable blob, conditional on its strong ETag, within the egress budgets. */
 async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   const { req, res, services } = ctx;
-  const common = { ETag: d.etag, 'Cache-Control': IMMUTABLE_PRIVATE, ...d.extraHeaders };
+  const common = (status: number) => {
+    res.statusCode = status;
+    res.setHeader('ETag', d.etag);
+    res.setHeader('Cache-Control', IMMUTABLE_PRIVATE);
+    setHeaders(res, d.extraHeaders);
+  };
   if (noneMatch(req.headers['if-none-match'], d.etag)) {
-    res.status(304).set(common).end();
+    common(304);
+    res.end();
     return;
   }
-  const ifRange = req.get('if-range');
+  const ifRange = req.headers['if-range'] as string | undefined; // one value: Node joins repeated ones
   const range = parseRange(ifRange === undefined || ifRange.trim() === d.etag ? req.headers.range : undefined, d.bytes);
   if (range.kind === 'refused') {
     throw problem('invalid_range', range.reason, {
@@ -155,26 +167,28 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   const length = end - start + 1;
   const reservation = await reserveEgress(ctx, req.method === 'HEAD' ? 0 : length);
   let sent = 0;
-  // What did not go out (a client that hung up) is given back.
-  res.once('close', () => void services.egress.settle(reservation, sent));
-
-  res.status(range.kind === 'range' ? 206 : 200);
-  res.set({
-    ...common,
-    'Accept-Ranges': 'bytes',
-    'Content-Length': String(length),
-    'Content-Type': d.contentType,
-    'Content-Disposition': d.disposition,
+  // What did not go out (a client that hung up) is given back; a completed answer is in the ledger.
+  const tenantId = ctx.principal.tenantId;
+  const recorded = req.method !== 'HEAD';
+  res.once('close', () => {
+    void services.egress.settle(reservation, sent);
+    if (recorded && res.writableFinished)
+      services.egressLedger.record(tenantId, d.egressKind, length, services.clock.now());
   });
+
+  common(range.kind === 'range' ? 206 : 200);
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('Content-Length', length);
+  res.setHeader('Content-Type', d.contentType);
+  res.setHeader('Content-Disposition', d.disposition);
   if (range.kind === 'range') res.setHeader('Content-Range', `bytes ${start}-${end}/${d.bytes}`);
   if (req.method === 'HEAD') {
     res.end();
     return;
   }
-  const tenantId = ctx.principal.tenantId;
-  res.once('finish', () => services.egressLedger.record(tenantId, d.egressKind, length, services.clock.now()));
   // Offloaded to nginx, the whole range counts as sent: Marquee no longer sees the bytes go.
-  if (offloadToProxy(req, res, services.blobs, d.blobKey, services.config.accelRedirect, viaTrustedProxy(ctx))) {
+  const accel = services.config.accelRedirect;
+  if (accel !== undefined && offloadToProxy(req, res, services.blobs, d.blobKey, accel, viaTrustedProxy(ctx))) {
     sent = length;
     return;
   }
@@ -196,38 +210,32 @@ const CONTENT_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
+const MEDIA_HEADERS = { ...CONTENT_HEADERS, Vary: 'Cookie' };
+const PACKAGE_HEADERS = { ...CONTENT_HEADERS, Vary: 'Cookie, Authorization' };
+
 /** Grants found, kept at most this long: what a minted revision names never changes (D-337). */
 const GRANT_CACHE_MS = 5_000;
 const MAX_CACHED_GRANTS = 10_000;
 
 /** `inManifest` answers that were yes, by screen, revision, kind and id; emptied by any write of the rows. */
-class NamedContent {
-  private readonly found = new Map<string, number>();
-  private generation = 0;
+const namedContent = serverCache(
+  'named-content',
+  (store: Store) =>
+    new WatchedCache<boolean>(store, {
+      ttlMs: GRANT_CACHE_MS,
+      maxEntries: MAX_CACHED_GRANTS,
+      watches: [{ table: 'runtime_manifest_content' }],
+    }),
+);
 
-  constructor(private readonly store: Store) {
-    store.watchWrites('runtime_manifest_content', undefined, () => {
-      this.generation++;
-      this.found.clear();
-    });
-  }
-
-  async has(screenId: string, revision: number, kind: 'media' | 'release', id: string): Promise<boolean> {
-    const key = `${screenId}\u0000${revision}\u0000${kind}\u0000${id}`;
-    const now = performance.now();
-    const until = this.found.get(key);
-    if (until !== undefined && until > now) return true;
-    const generation = this.generation;
-    if (!(await inManifest(this.store.db, screenId, revision, kind, id))) return false;
-    if (generation !== this.generation) return true;
-    this.found.delete(key);
-    if (this.found.size >= MAX_CACHED_GRANTS) this.found.delete(this.found.keys().next().value!);
-    this.found.set(key, now + GRANT_CACHE_MS);
-    return true;
-  }
+/** Whether the minted revision names this content (a yes is kept; a no is read again next time). */
+function isNamed(store: Store, screenId: string, revision: number, kind: 'media' | 'release', id: string) {
+  return namedContent(store).get(
+    `${screenId}\u0000${revision}\u0000${kind}\u0000${id}`,
+    () => inManifest(store.db, screenId, revision, kind, id),
+    (named) => named,
+  );
 }
-
-const namedContent = serverCache('named-content', (store: Store) => new NamedContent(store));
 
 /**
  * One route for content a manifest names: the revision must still grant content to this screen,
@@ -243,9 +251,11 @@ function grantedContent(
     checkFetchMetadata(ctx);
     const { services, principal } = ctx;
     const db = services.store.db;
-    const manifest = await grantedManifest(services, db, principal, ctx.params.manifest_revision!, ctx.now);
+    // Outside a transaction, the revision may come from the short-lived cache (D-372).
+    const revision = ctx.params.manifest_revision!;
+    const manifest = await grantedManifest(services, db, principal, revision, ctx.now, cachedManifest);
     const id = ctx.params[param]!;
-    const delivery = (await namedContent(services.store).has(principal.screenId, manifest.revision, kind, id))
+    const delivery = (await isNamed(services.store, principal.screenId, manifest.revision, kind, id))
       ? await find(ctx, id)
       : undefined;
     if (!delivery) throw problem('not_found', `this manifest shows no such ${kind}`);
@@ -264,7 +274,7 @@ export const getManifestMedia = query(
       contentType: media.content_type,
       etag: `"${media.sha256}"`,
       disposition: `inline; filename="${media.id}${CANONICAL_EXTENSION[media.content_type as MediaContentType] ?? ''}"`,
-      extraHeaders: { ...CONTENT_HEADERS, Vary: 'Cookie' },
+      extraHeaders: MEDIA_HEADERS,
       egressKind: RUNTIME_MEDIA_EGRESS,
     };
   }),
@@ -282,7 +292,7 @@ export const getManifestPackage = query(
       contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
       etag: `"${pkg.sha256}"`,
       disposition: `attachment; filename="${pkg.id}.tar.gz"`,
-      extraHeaders: { ...CONTENT_HEADERS, Vary: 'Cookie, Authorization' },
+      extraHeaders: PACKAGE_HEADERS,
       egressKind: RUNTIME_PACKAGE_EGRESS,
     };
   }),

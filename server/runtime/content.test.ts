@@ -226,6 +226,34 @@ describe('protected media', () => {
     expect((await fetchMedia(s)).status).toBe(403);
   });
 
+  it('stops granting a revision this process superseded, though its content was just fetched (D-372)', async () => {
+    const s = await showing();
+    expect((await fetchMedia(s)).status).toBe(200);
+    await patchScreen(env.server, env.token, s.p.screen.id, { timezone: 'Europe/Madrid' });
+    await validManifest(env.server, s.p);
+    clock.advance(SUPERSEDED_MANIFEST_GRACE_MS);
+    expect((await fetchMedia(s)).status).toBe(403);
+  });
+
+  it('refuses a session this process ended, or a screen it archived, on the very next range (D-373)', async () => {
+    const s = await showing();
+    expect((await fetchMedia(s)).status).toBe(200);
+    const rotated = await env.server.request('POST', `/api/v1/screens/${s.p.screen.id}/public-id/rotate`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
+    expect(rotated.status).toBe(200);
+    expect((await fetchMedia(s)).status).toBe(401);
+    const t = await showing();
+    expect((await fetchMedia(t)).status).toBe(200);
+    const archived = await env.server.request('POST', `/api/v1/screens/${t.p.screen.id}/archive`, {
+      token: env.token,
+      idempotencyKey: randomKey(),
+    });
+    expect(archived.status).toBe(200);
+    expect((await fetchMedia(t)).status).toBe(403);
+  });
+
   it('grants nothing on an archived screen', async () => {
     const s = await showing();
     const archived = await env.server.request('POST', `/api/v1/screens/${s.p.screen.id}/archive`, {

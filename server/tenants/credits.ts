@@ -19,7 +19,8 @@ export function floorMillis(now: number): number {
 }
 
 export function utcMonth(now: number): string {
-  return new Date(now).toISOString().slice(0, 7);
+  // utcDay keeps the day's text; its month is the first seven characters.
+  return utcDay(now).slice(0, 7);
 }
 
 /** First instant of the next UTC month: when the next included grant is added. */

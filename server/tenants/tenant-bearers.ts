@@ -2,10 +2,11 @@
 // hash, with the tenant's plan, balance and the areas that plan allows the credential; then kept
 // for at most BEARER_CACHE_MS. Any change this process makes to a credential (revocation,
 // activation, areas) or to a tenant's status, plan or generation empties the cache as the statement
-// runs (Store.watchWrites), so in-process revocation takes effect at once; a change made by another
+// runs (a WatchedCache over Store.watchWrites), so in-process revocation takes effect at once; a change made by another
 // process (a second replica, the operator CLI) is seen within BEARER_CACHE_MS (D-332).
 import type { BearerRecord, TenantBearers } from '../http/tenancy';
 import type { Store } from '../store/store';
+import { WatchedCache } from '../store/watched-cache';
 import { effectiveAreas } from './plans';
 
 /** The longest a looked-up credential is trusted without reading it again. */
@@ -14,35 +15,26 @@ export const BEARER_CACHE_MS = 5_000;
 const MAX_CACHED_BEARERS = 10_000;
 
 export class StoredTenantBearers implements TenantBearers {
-  private readonly cache = new Map<string, { record: BearerRecord; until: number }>();
-  /** Moves on with every invalidation, so a lookup that raced one is not cached. */
-  private generation = 0;
+  private readonly cache: WatchedCache<BearerRecord | undefined>;
 
   constructor(
     private readonly store: Store,
-    private readonly cacheMs = BEARER_CACHE_MS,
+    cacheMs = BEARER_CACHE_MS,
   ) {
-    const forget = () => {
-      this.generation++;
-      this.cache.clear();
-    };
-    store.watchWrites('credentials', undefined, forget);
-    store.watchWrites('tenants', ['status', 'plan', 'generation'], forget);
+    this.cache = new WatchedCache(store, {
+      ttlMs: cacheMs,
+      maxEntries: MAX_CACHED_BEARERS,
+      watches: [{ table: 'credentials' }, { table: 'tenants', columns: ['status', 'plan', 'generation'] }],
+    });
   }
 
-  async find(tokenHash: string): Promise<BearerRecord | undefined> {
-    // Monotonic time: the lifetime bound holds whatever the request clock says.
-    const now = performance.now();
-    const hit = this.cache.get(tokenHash);
-    if (hit && hit.until > now) return hit.record;
-    if (hit) this.cache.delete(tokenHash);
-    const generation = this.generation;
-    const record = await this.read(tokenHash);
-    if (record && generation === this.generation && this.cacheMs > 0) {
-      if (this.cache.size >= MAX_CACHED_BEARERS) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(tokenHash, { record, until: now + this.cacheMs });
-    }
-    return record;
+  find(tokenHash: string): Promise<BearerRecord | undefined> {
+    // An unknown token is read again next time (it may be an enrollment's, committed meanwhile).
+    return this.cache.get(
+      tokenHash,
+      () => this.read(tokenHash),
+      (record) => record !== undefined,
+    );
   }
 
   private async read(tokenHash: string): Promise<BearerRecord | undefined> {

@@ -1,0 +1,76 @@
+// A short-lived in-process cache of values read from the store, emptied as this process writes the
+// rows they derive from (Store.watchWrites): what this process changes is seen by the very next
+// lookup, what another process (a replica, the operator CLI) changes within `ttlMs`. A lookup that
+// raced a watched write is answered but not kept. Lifetimes run on monotonic time, so the bound
+// holds whatever the request clock says. The credential, ready-media and named-content caches of
+// the hot routes are all one of these (D-370).
+import type { Database } from './schema';
+import type { Store } from './store';
+
+export interface WatchedRows {
+  table: keyof Database & string;
+  /** The columns the cached values derive from; an update setting none of them keeps the cache. Omitted: any update. */
+  columns?: readonly string[];
+}
+
+export interface WatchedCacheOptions {
+  /** The longest an entry is trusted without reading it again; 0 keeps nothing. */
+  ttlMs: number;
+  /** Entries held at most; past this the oldest goes. */
+  maxEntries: number;
+  /** Updates and deletes of these rows (by this process) empty the cache. */
+  watches: readonly WatchedRows[];
+}
+
+export class WatchedCache<V> {
+  private readonly entries = new Map<string, { value: V; until: number }>();
+  /** Moves on with every invalidation, so a lookup that raced one is not kept. */
+  private generation = 0;
+
+  constructor(
+    store: Store,
+    private readonly options: WatchedCacheOptions,
+  ) {
+    const forget = () => this.clear();
+    for (const w of options.watches) store.watchWrites(w.table, w.columns, forget);
+  }
+
+  /** Entries held now (tests). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  /** The fresh value under `key`, or undefined; synchronous, so a hit costs the hot routes no promise. */
+  peek(key: string): V | undefined {
+    const hit = this.entries.get(key);
+    if (hit === undefined) return undefined;
+    if (hit.until > performance.now()) return hit.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  /**
+   * The fresh value under `key`, else what `load` reads, kept when `keep` allows it (a miss that
+   * should be read again next time is not kept) and no watched write ran meanwhile.
+   */
+  async get(key: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
+    const hit = this.peek(key);
+    if (hit !== undefined) return hit;
+    const generation = this.generation;
+    const started = performance.now();
+    const value = await load();
+    if (generation === this.generation && this.options.ttlMs > 0 && keep(value)) this.set(key, value, started);
+    return value;
+  }
+
+  private set(key: string, value: V, readAt: number): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, until: readAt + this.options.ttlMs });
+  }
+}
