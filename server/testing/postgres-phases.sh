@@ -7,7 +7,8 @@
 #   all        the three, in that order (what `npm test` runs last)
 # Without Debian's postgresql (or nginx, for the replica test) the phases are skipped with a notice,
 # so `npm test` stays true on a machine that has only Node and Chromium; MARQUEE_REQUIRE_POSTGRES=1
-# (set by .ci/run and by `npm run test:postgres`) makes that a failure instead.
+# (set by .ci/run and by `npm run test:postgres`) makes that a failure instead. PG_BIN names another
+# PostgreSQL bin directory (as for postgres-cluster.sh).
 # The e2e phase needs the builds `npm test` made before it (build:web, build:kiosk, build:cli).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,7 +21,7 @@ STORE_SUITES=(server/store server/events server/replicas server/media server/pla
   server/screens server/manifests server/pairing server/fleet server/operators)
 E2E_SPECS=(e2e/cli-quick-start.spec.ts e2e/pairing.spec.ts e2e/dashboard/media-upload.spec.ts e2e/fleet-control.spec.ts)
 
-pg_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}"
 missing=()
 [ -x "$pg_bin/initdb" ] || missing+=(postgresql)
 if [ "$phase" = all ] || [ "$phase" = replicas ]; then command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx); fi
