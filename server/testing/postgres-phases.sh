@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # npm test's PostgreSQL phases, on one throwaway cluster (postgres-cluster.sh) removed afterwards:
 #   store      the store-facing unit suites with MARQUEE_TEST_DATABASE_URL on PostgreSQL
-#   e2e        the acceptance flows (Playwright: the CLI quick start from upload to glass, pairing,
-#              dashboard upload, fleet control) with each e2e server on a PostgreSQL database of its own
+#   e2e        the acceptance flows (Playwright: media uploaded and played on glass, pairing, dashboard
+#              upload, fleet control) with each e2e server on a PostgreSQL database of its own
 #   replicas   two server processes on one PostgreSQL and one bucket behind a loopback nginx
 #   all        the three, in that order (what `npm test` runs last)
 # Without Debian's postgresql (or nginx, for the replica test) the phases are skipped with a notice,
@@ -19,7 +19,7 @@ phase="${1:-all}"
 # count or page (idempotency, leases, quotas, fan-outs), as `npm run test:postgres` has run them.
 STORE_SUITES=(server/store server/events server/replicas server/media server/playlists server/kv server/tenants
   server/screens server/manifests server/pairing server/fleet server/operators)
-E2E_SPECS=(e2e/cli-quick-start.spec.ts e2e/pairing.spec.ts e2e/dashboard/media-upload.spec.ts e2e/fleet-control.spec.ts)
+E2E_SPECS=(e2e/playback/images-and-video.spec.ts e2e/pairing.spec.ts e2e/dashboard/media-upload.spec.ts e2e/fleet-control.spec.ts)
 
 pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}"
 missing=()
