@@ -14,6 +14,10 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'unit',
+          // Files share their worker's module cache instead of each importing the server afresh:
+          // that import, not the tests, was most of the project's CPU time (D-376). Files that fake
+          // timers, stub globals or mock modules restore them in afterEach, as they must anyway.
+          isolate: false,
           // Builds dist/cli/marquee.mjs when a file it is made from changed: the CLI's subprocess
           // tests run the built command, as a published package would.
           globalSetup: ['sdk/cli/testing/cli-bundle.global-setup.ts'],

@@ -1,16 +1,20 @@
 // A Marquee server as `npm start` runs it, in a process of its own on a data dir of its own, which
-// a spec can kill (a power cut) and start again on the same data.
+// a spec can kill (a power cut) and start again on the same data. Its database is SQLite in the data
+// dir, or, when MARQUEE_TEST_DATABASE_URL names a PostgreSQL server (npm test's PostgreSQL phase,
+// server/testing/postgres-phases.sh), a database of its own there, found again after a restart.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { testDatabase, type TestDatabase } from '../../server/testing/test-database';
 
 /** Which checkout's server to run (another one's while developing against it); this one by default. */
 const ROOT = process.env.MARQUEE_E2E_SERVER_DIR ?? path.resolve(import.meta.dirname, '..', '..');
 
 export class MarqueeServer {
   private child: ChildProcess | null = null;
+  private database: TestDatabase | null = null;
   readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-e2e-player-'));
 
   constructor(
@@ -34,6 +38,7 @@ export class MarqueeServer {
     // After a failed test Playwright starts a fresh worker, whose server takes the same port; the
     // old worker's server may still be going away. Wait for the port rather than fail on it.
     await waitForFreePort(this.port, 30_000);
+    this.database ??= await testDatabase(this.dataDir);
     const child = spawn(process.execPath, ['--import', 'tsx', this.entry], {
       cwd: ROOT,
       env: {
@@ -42,6 +47,7 @@ export class MarqueeServer {
         MARQUEE_DATA_DIR: this.dataDir,
         MARQUEE_LOG_LEVEL: 'warn',
         MARQUEE_ENROLLMENTS_PER_IP_PER_HOUR: '10000',
+        MARQUEE_DATABASE_URL: this.database.url,
         ...this.env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -78,6 +84,7 @@ export class MarqueeServer {
 
   async stop(): Promise<void> {
     await this.kill();
+    await this.database?.drop();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -207,7 +207,7 @@ describe('the store on the configured engine', () => {
   let database: TestDatabase;
   let store: Store;
   beforeAll(async () => {
-    database = await testDatabase(tempDir());
+    database = await testDatabase(tempDir(), { empty: true });
     store = await openStore(database.url);
     await store.migrate();
   });

@@ -1,0 +1,89 @@
+// Backup and restore end to end, on the engine MARQUEE_TEST_DATABASE_URL names (SQLite's online
+// backup, or pg_dump/pg_restore): a server with a project and a ready image is backed up while it
+// runs, a fresh installation is restored from the backup, and a server started on it serves the
+// same project, credential and bytes. A restore never lands on an installation that has data.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { image, uploadReady } from '../media/media.fixtures';
+import { TestServer } from '../testing/harness';
+import { testDatabase, type TestDatabase } from '../testing/test-database';
+import { runBackupCommand } from './backup';
+
+const temp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+describe('backup and restore', () => {
+  let original: TestServer;
+  let restored: TestServer | undefined;
+  let target: TestDatabase | undefined;
+  const backupDir = path.join(temp('marquee-backup-'), 'backup');
+  let token: string;
+  let mediaId: string;
+  let bytes: Buffer;
+
+  beforeAll(async () => {
+    original = await TestServer.start();
+    ({ token } = await original.enroll());
+    bytes = await image('png', 96, 64);
+    mediaId = (await uploadReady(original, token, bytes, 'image/png')).id;
+  });
+  afterAll(async () => {
+    await original.stop();
+    await restored?.stop();
+    await target?.drop();
+  });
+
+  const envOf = (server: { dataDir: string; databaseUrl: string }) => ({
+    MARQUEE_DATA_DIR: server.dataDir,
+    MARQUEE_DATABASE_URL: server.databaseUrl,
+  });
+
+  it('backs up a running server and restores it into a fresh installation that serves the same data', async () => {
+    const lines: string[] = [];
+    const source = { dataDir: original.dataDir, databaseUrl: original.config.databaseUrl };
+    expect(await runBackupCommand(['create', backupDir], envOf(source), (l) => lines.push(l))).toBe(0);
+    expect(lines.at(-1)).toBe(`backup complete in ${backupDir}`);
+    // Written after the backup began: not in it.
+    const later = await original.enroll();
+
+    const dataDir = temp('marquee-restored-');
+    // An empty database of the new data dir (on PostgreSQL; SQLite's file is the restore's to make).
+    target = await testDatabase(dataDir, { empty: true });
+    const restoreLines: string[] = [];
+    expect(
+      await runBackupCommand(['restore', backupDir], envOf({ dataDir, databaseUrl: target.url }), (l) =>
+        restoreLines.push(l),
+      ),
+      restoreLines.join('\n'),
+    ).toBe(0);
+
+    restored = await TestServer.start({ dataDir });
+    expect(restored.config.databaseUrl).toBe(target.url);
+    const media = await restored.request('GET', `/api/v1/media/${mediaId}`, { token });
+    expect(media.status, media.text).toBe(200);
+    expect(media.json()).toMatchObject({ id: mediaId, state: 'ready' });
+    const content = await restored.request('GET', `/api/v1/media/${mediaId}/content`, { token });
+    expect(content.status).toBe(200);
+    expect(content.body.equals(bytes)).toBe(true);
+    const missing = await restored.request('GET', '/api/v1/media', { token: later.token });
+    expect(missing.status).toBe(401);
+  });
+
+  it('refuses to restore over an installation that has data, and says why', async () => {
+    const lines: string[] = [];
+    const into = { dataDir: original.dataDir, databaseUrl: original.config.databaseUrl };
+    expect(await runBackupCommand(['restore', backupDir], envOf(into), (l) => lines.push(l))).toBe(1);
+    expect(lines.join('\n')).toMatch(/not empty|exists/);
+    const still = await original.request('GET', `/api/v1/media/${mediaId}`, { token });
+    expect(still.status).toBe(200);
+  });
+
+  it('refuses a directory that holds no finished backup', async () => {
+    const lines: string[] = [];
+    const empty = temp('marquee-not-a-backup-');
+    const env = { MARQUEE_DATA_DIR: temp('marquee-fresh-') };
+    expect(await runBackupCommand(['restore', empty], env, (l) => lines.push(l))).toBe(1);
+    expect(lines).toEqual([`marquee backup: ${empty} holds no finished backup (no backup.json)`]);
+  });
+});

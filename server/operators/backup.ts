@@ -1,0 +1,203 @@
+// `npm run backup -- create <dir>` and `npm run backup -- restore <dir>` on the server host: a
+// consistent copy of one installation (database first, then the blob directory and secret.key) and
+// its restoration into a fresh one. Reads MARQUEE_DATA_DIR / MARQUEE_DATABASE_URL / MARQUEE_BLOB_URL
+// like npm start. docs/operations.md says when to run them and what they leave to the operator.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { ConfigError, loadConfig, type Config } from '../config';
+
+const run = promisify(execFile);
+
+const USAGE = `usage: npm run backup -- create <dir>    (the server may keep running)
+       npm run backup -- restore <dir>   (into a fresh installation; its server stopped)
+(reads MARQUEE_DATA_DIR / MARQUEE_DATABASE_URL / MARQUEE_BLOB_URL like npm start)`;
+
+/** What a backup directory holds, written last: a directory without it is an unfinished backup. */
+interface Manifest {
+  format: 1;
+  engine: 'sqlite' | 'postgres';
+  created_at: string;
+  /** Whether blobs/ holds the blob directory; false when the blobs live in a bucket. */
+  blobs: boolean;
+  secret_key: boolean;
+}
+
+const MANIFEST = 'backup.json';
+const SQLITE_FILE = 'marquee.db';
+const PG_DUMP_FILE = 'marquee.pgdump';
+
+export class BackupError extends Error {}
+
+export async function runBackupCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+): Promise<number> {
+  const [command, dir] = args;
+  if ((command !== 'create' && command !== 'restore') || !dir) {
+    print(USAGE);
+    return 2;
+  }
+  try {
+    const config = loadConfig(env, []);
+    if (command === 'create') await createBackup(config, path.resolve(dir), print);
+    else await restoreBackup(config, path.resolve(dir), print);
+    return 0;
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof BackupError) {
+      print(`marquee backup: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Database first, then blobs: blobs are immutable once published and written by rename, so a copy
+ * taken after the database's holds every object the database refers to (perhaps more).
+ */
+export async function createBackup(config: Config, dir: string, print: (line: string) => void): Promise<void> {
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw new BackupError(`${dir} is not empty`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const engine = engineOf(config.databaseUrl);
+  if (engine === 'sqlite') {
+    // SQLite's online backup: a consistent copy while the server keeps writing.
+    const db = new Database(sqliteFile(config.databaseUrl), { readonly: true, fileMustExist: true });
+    try {
+      await db.backup(path.join(dir, SQLITE_FILE));
+    } finally {
+      db.close();
+    }
+  } else {
+    // One snapshot in pg_dump's custom format (compressed; pg_restore picks it apart).
+    await postgresTool('pg_dump', config.databaseUrl, [
+      '--format=custom',
+      '--no-owner',
+      `--file=${path.join(dir, PG_DUMP_FILE)}`,
+    ]);
+  }
+  print(`database (${engine}) copied`);
+  const blobs = !config.blobUrl;
+  if (blobs) {
+    const source = path.join(config.dataDir, 'blobs');
+    if (fs.existsSync(source)) fs.cpSync(source, path.join(dir, 'blobs'), { recursive: true });
+    else fs.mkdirSync(path.join(dir, 'blobs'));
+    print('blob directory copied');
+  } else {
+    print(`blobs are in ${config.blobUrl}: copy the bucket now (see docs/operations.md, Backups)`);
+  }
+  const secretKey = path.join(config.dataDir, 'secret.key');
+  const hasSecret = fs.existsSync(secretKey);
+  if (hasSecret) fs.copyFileSync(secretKey, path.join(dir, 'secret.key'));
+  const manifest: Manifest = {
+    format: 1,
+    engine,
+    created_at: new Date().toISOString(),
+    blobs,
+    secret_key: hasSecret,
+  };
+  fs.writeFileSync(path.join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  print(`backup complete in ${dir}`);
+}
+
+/**
+ * Into a fresh installation only (an empty database, no blobs of its own), so a restore never
+ * mixes two installations' rows; the next start runs any newer migrations.
+ */
+export async function restoreBackup(config: Config, dir: string, print: (line: string) => void): Promise<void> {
+  const manifest = readManifest(dir);
+  const engine = engineOf(config.databaseUrl);
+  if (manifest.engine !== engine) {
+    throw new BackupError(`the backup is of a ${manifest.engine} database; MARQUEE_DATABASE_URL names ${engine}`);
+  }
+  if (manifest.blobs && config.blobUrl) {
+    throw new BackupError('the backup holds a blob directory; unset MARQUEE_BLOB_URL or copy blobs/ into the bucket');
+  }
+  const blobTarget = path.join(config.dataDir, 'blobs');
+  if (manifest.blobs && fs.existsSync(blobTarget) && fs.readdirSync(blobTarget).length > 0) {
+    throw new BackupError(`${blobTarget} is not empty: restore into a fresh installation`);
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  if (engine === 'sqlite') {
+    const target = sqliteFile(config.databaseUrl);
+    if (fs.existsSync(target)) throw new BackupError(`${target} exists: restore into a fresh installation`);
+    fs.copyFileSync(path.join(dir, SQLITE_FILE), target);
+  } else {
+    if (!(await postgresIsEmpty(config.databaseUrl))) {
+      throw new BackupError('the PostgreSQL database is not empty: restore into a freshly created one');
+    }
+    await postgresTool('pg_restore', config.databaseUrl, [
+      '--no-owner',
+      '--exit-on-error',
+      '--single-transaction',
+      path.join(dir, PG_DUMP_FILE),
+    ]);
+  }
+  print(`database (${engine}) restored`);
+  if (manifest.blobs) {
+    fs.cpSync(path.join(dir, 'blobs'), blobTarget, { recursive: true });
+    print('blob directory restored');
+  } else {
+    print(
+      `blobs were in a bucket: copy them back to ${config.blobUrl ?? 'the bucket'} (see docs/operations.md, Backups)`,
+    );
+  }
+  const secretKey = path.join(config.dataDir, 'secret.key');
+  if (manifest.secret_key && !fs.existsSync(secretKey)) {
+    fs.copyFileSync(path.join(dir, 'secret.key'), secretKey);
+    fs.chmodSync(secretKey, 0o600);
+  }
+  print('restore complete: start the server');
+}
+
+function readManifest(dir: string): Manifest {
+  const file = path.join(dir, MANIFEST);
+  if (!fs.existsSync(file)) throw new BackupError(`${dir} holds no finished backup (no ${MANIFEST})`);
+  const manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest;
+  if (manifest.format !== 1) throw new BackupError(`${MANIFEST} has format ${manifest.format}; this build reads 1`);
+  return manifest;
+}
+
+function engineOf(url: string): 'sqlite' | 'postgres' {
+  return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+}
+
+function sqliteFile(url: string): string {
+  return url.slice('sqlite:'.length);
+}
+
+/** Runs pg_dump or pg_restore on the database the URL names; the password goes by environment, not argv. */
+async function postgresTool(tool: 'pg_dump' | 'pg_restore', url: string, args: string[]): Promise<void> {
+  const parsed = new URL(url);
+  const password = decodeURIComponent(parsed.password);
+  parsed.password = '';
+  const target = tool === 'pg_dump' ? [parsed.toString()] : [`--dbname=${parsed.toString()}`];
+  try {
+    await run(tool, [...args, ...target], { env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) } });
+  } catch (error) {
+    const stderr = String((error as { stderr?: string }).stderr ?? '').trim();
+    throw new BackupError(`${tool} failed: ${stderr || (error as Error).message}`);
+  }
+}
+
+async function postgresIsEmpty(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_tables WHERE schemaname = current_schema()`,
+    );
+    return Number(rows[0]!.n) === 0;
+  } finally {
+    await client.end();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await runBackupCommand(process.argv.slice(2), process.env, (line) => console.log(line));
+}
