@@ -14,6 +14,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 phase="${1:-all}"
+# Anything after the phase goes to the replica test (`-- directory`: blobs in one shared directory).
+replica_args=("${@:2}")
 
 # The suites whose behaviour depends on the engine: the store, and the features whose queries lock,
 # count or page (idempotency, leases, quotas, fan-outs), as `npm run test:postgres` has run them.
@@ -46,7 +48,7 @@ run_e2e() {
 run_replicas() {
   echo "postgres-phases: replica test" >&2
   # Starts a cluster of its own (its database is made by hand, not per test).
-  node --import tsx server/testing/replica-test.ts
+  node --import tsx server/testing/replica-test.ts ${replica_args[@]+"${replica_args[@]}"}
 }
 
 if [ "$phase" = replicas ]; then
