@@ -101,6 +101,18 @@ export interface Enrollment {
   localNonce: string;
 }
 
+/** The process's memory as the status reports it: resident, and what of it V8 and buffers account for. */
+function memoryFigures() {
+  const usage = process.memoryUsage();
+  return {
+    rss_bytes: usage.rss,
+    heap_used_bytes: usage.heapUsed,
+    heap_total_bytes: usage.heapTotal,
+    external_bytes: usage.external,
+    array_buffers_bytes: usage.arrayBuffers,
+  };
+}
+
 export class KioskAgent {
   readonly events = new LocalEvents();
   readonly db: AgentDb;
@@ -282,7 +294,7 @@ export class KioskAgent {
       queued_kv_writes: this.kv.pending(),
       recoveries: Object.fromEntries(this.recoveries),
       lockstep: this.lockstep.status(),
-      memory: { rss_bytes: process.memoryUsage.rss(), heap_used_bytes: process.memoryUsage().heapUsed },
+      memory: memoryFigures(),
     };
   }
 
