@@ -215,27 +215,37 @@ export async function kioskAgent(): Promise<void> {
       );
       return Date.now() - started;
     };
-    const curlDevice = await benchSession(server.origin, api);
-    await api.patchScreen(curlDevice.screenId, { playlist_id: big.id });
-    const manifest = (await (
-      await fetch(`${server.origin}/runtime/v1/manifest`, {
-        headers: { authorization: `Marquee-Session ${curlDevice.credential}` },
-      })
-    ).json()) as { pages: { placements: { content: { items: { src: string }[] } }[] }[] };
-    const urls = manifest.pages.flatMap((p) =>
-      p.placements.flatMap((pl) => pl.content.items.map((i) => new URL(i.src, server.origin).href)),
-    );
+    /**
+     * A device of curl's own showing the big playlist, and its content URLs. The sequential and the
+     * parallel runs have one each: a client may take 1 GiB a minute (the egress budget), and two
+     * runs of 500 MB come within a minute of each other.
+     */
+    const curlClient = async () => {
+      const device = await benchSession(server.origin, api);
+      await api.patchScreen(device.screenId, { playlist_id: big.id });
+      const manifest = (await (
+        await fetch(`${server.origin}/runtime/v1/manifest`, {
+          headers: { authorization: `Marquee-Session ${device.credential}` },
+        })
+      ).json()) as { pages: { placements: { content: { items: { src: string }[] } }[] }[] };
+      const urls = manifest.pages.flatMap((p) =>
+        p.placements.flatMap((pl) => pl.content.items.map((i) => new URL(i.src, server.origin).href)),
+      );
+      return { credential: device.credential, urls };
+    };
+    const sequential = await curlClient();
+    const parallel = await curlClient();
     /**
      * curl's download time, and the same plus flushing each file to disk (what the agent promises).
-     * `parallel`: as many transfers at once as the agent runs (MIRROR_CONCURRENCY), not one by one.
+     * With `parallel`, as many transfers at once as the agent runs (MIRROR_CONCURRENCY).
      */
-    const curlOnce = async (parallel = false): Promise<{ plain: number; flushed: number }> => {
+    const curlOnce = async (client = sequential): Promise<{ plain: number; flushed: number }> => {
       fs.rmSync(scratch, { recursive: true, force: true });
       fs.mkdirSync(scratch);
-      const args = ['-s', '--fail', '-H', `Authorization: Marquee-Session ${curlDevice.credential}`];
-      if (parallel) args.push('--parallel', '--parallel-max', String(MIRROR_CONCURRENCY));
-      const files = urls.map((_, i) => path.join(scratch, `f${i}`));
-      urls.forEach((url, i) => args.push(url, '-o', files[i]!));
+      const args = ['-s', '--fail', '-H', `Authorization: Marquee-Session ${client.credential}`];
+      if (client === parallel) args.push('--parallel', '--parallel-max', String(MIRROR_CONCURRENCY));
+      const files = client.urls.map((_, i) => path.join(scratch, `f${i}`));
+      client.urls.forEach((url, i) => args.push(url, '-o', files[i]!));
       const started = Date.now();
       await run('curl', args, { maxBuffer: 1024 * 1024 });
       const plain = Date.now() - started;
@@ -248,10 +258,10 @@ export async function kioskAgent(): Promise<void> {
     };
     // Interleaved, best of two each: the machine's load moves more than either side does.
     const curls = [await curlOnce()];
-    const parallels = [await curlOnce(true)];
+    const parallels = [await curlOnce(parallel)];
     const mirrors = [await mirrorOnce(agent, screenId)];
     curls.push(await curlOnce());
-    parallels.push(await curlOnce(true));
+    parallels.push(await curlOnce(parallel));
     mirrors.push(await mirrorOnce(second, await pairAgent(second, 'Bench kiosk 2')));
     await second.stop();
     const curlMs = Math.min(...curls.map((c) => c.plain));

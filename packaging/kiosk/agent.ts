@@ -339,6 +339,7 @@ export class KioskAgent {
     await this.refreshing?.catch(() => undefined);
     await this.lockstep.stop();
     this.content.close();
+    await this.mirror.close();
     this.db.close();
   }
 

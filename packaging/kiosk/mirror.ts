@@ -1,13 +1,13 @@
 // The mirror: every media item and application package the kiosk's active and next manifests
-// name, on local disk by SHA-256. Downloads resume with a byte range after an interruption (the
-// partial file is kept and hashed on), are verified against the manifest's digest and size, and
-// land by atomic rename, so a file under its final name is always whole. A disk budget is kept
+// name, on local disk by SHA-256. Downloads run a few at a time, resume with a byte range after an
+// interruption (the partial file is kept), are verified against the manifest's digest and size
+// (the complete file hashed on a worker thread, file-hash.ts), flushed, and land by atomic rename, so a file under its final name is always whole. A disk budget is kept
 // by evicting the least recently used entries, never one the active or next manifest needs; a
 // file found corrupt or missing is dropped and fetched again.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { FileHasher } from './file-hash';
 import { pipeline } from 'node:stream/promises';
 import type { AgentDb } from './agent-db';
 
@@ -53,6 +53,8 @@ export interface MirrorOptions {
   /** Bytes the mirror may hold (complete entries, partial downloads and extracted releases). */
   budgetBytes: number;
   fetch: ContentFetch;
+  /** Hashes whole files off the main thread (default: a pool of MIRROR_CONCURRENCY workers). */
+  hasher?: FileHasher;
   now?: () => number;
 }
 
@@ -78,20 +80,20 @@ export const MIRROR_CONCURRENCY = 3;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 /**
- * Streams a body to `file` (appending or from scratch), hashing each chunk as it passes (SHA-256
- * is native; the chunk is not copied). On a failure what reached the disk stays: the file is
- * always a prefix of the content, which the next attempt resumes after.
+ * Streams a body to `file` (appending or from scratch). On a failure what reached the disk stays:
+ * the file is always a prefix of the content, which the next attempt resumes after.
  */
-async function writeHashed(body: Readable, file: string, flags: 'a' | 'w', hash: crypto.Hash): Promise<void> {
-  const tap = new Transform({
-    readableHighWaterMark: WRITE_BUFFER_BYTES,
-    writableHighWaterMark: WRITE_BUFFER_BYTES,
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-  await pipeline(body, tap, fs.createWriteStream(file, { flags, highWaterMark: WRITE_BUFFER_BYTES }));
+async function writeBody(body: Readable, file: string, flags: 'a' | 'w'): Promise<void> {
+  await pipeline(body, fs.createWriteStream(file, { flags, highWaterMark: WRITE_BUFFER_BYTES }));
+}
+
+async function flush(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 function header(response: ContentResponse, name: string): string | undefined {
@@ -111,6 +113,7 @@ export class Mirror {
    * running side by side never promise the same free bytes twice.
    */
   private readonly downloading = new Map<string, number>();
+  private readonly hasher: FileHasher;
 
   constructor(
     private readonly db: AgentDb,
@@ -120,6 +123,12 @@ export class Mirror {
     this.blobDir = path.join(dir, 'blobs');
     fs.mkdirSync(this.blobDir, { recursive: true });
     this.now = options.now ?? Date.now;
+    this.hasher = options.hasher ?? new FileHasher(MIRROR_CONCURRENCY);
+  }
+
+  /** Ends the hashing workers (the agent stops). */
+  close(): Promise<void> {
+    return this.hasher.close();
   }
 
   get budgetBytes(): number {
@@ -265,24 +274,23 @@ export class Mirror {
     this.makeRoom(item.bytes - offset, keep);
     this.downloading.set(item.sha256, item.bytes);
     try {
-      await this.land(item, await this.fetchToPart(item, part, offset, keep, signal));
+      await this.fetchToPart(item, part, offset, keep, signal);
+      await this.land(item);
     } finally {
       this.downloading.delete(item.sha256);
     }
   }
 
-  /** Fetches an item into its partial file (resuming after `offset` bytes); returns the file's hash. */
+  /** Fetches an item into its partial file, resuming after the `offset` bytes it holds. */
   private async fetchToPart(
     item: MirrorItem,
     part: string,
     offset: number,
     keep: ReadonlySet<string>,
     signal?: AbortSignal,
-  ): Promise<crypto.Hash> {
+  ): Promise<void> {
+    if (offset === item.bytes) return;
     if (offset > 0) {
-      const hash = crypto.createHash('sha256');
-      await pipeline(fs.createReadStream(part), hash, { end: false });
-      if (offset === item.bytes) return hash;
       const response = await this.options.fetch(item.path, {
         range: `bytes=${offset}-`,
         ifRange: `"${item.sha256}"`,
@@ -290,26 +298,24 @@ export class Mirror {
       });
       const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(header(response, 'content-range') ?? '');
       if (response.status === 206 && range && Number(range[1]) === offset)
-        return this.writeBody(item, response, part, hash, 'a', keep);
+        return this.receive(item, response, part, 'a', keep);
       // The whole file came back (the server ignores ranges, or If-Range failed): start over with it.
-      hash.destroy();
-      if (response.status === 200) return this.writeBody(item, response, part, crypto.createHash('sha256'), 'w', keep);
+      if (response.status === 200) return this.receive(item, response, part, 'w', keep);
       response.body.destroy();
     }
     const response = await this.options.fetch(item.path, { signal });
-    return this.writeBody(item, response, part, crypto.createHash('sha256'), 'w', keep);
+    return this.receive(item, response, part, 'w', keep);
   }
 
-  private async writeBody(
+  private async receive(
     item: MirrorItem,
     response: ContentResponse,
     part: string,
-    hash: crypto.Hash,
     flags: 'a' | 'w',
     keep: ReadonlySet<string>,
-  ): Promise<crypto.Hash> {
+  ): Promise<void> {
     try {
-      await writeHashed(response.body, part, flags, hash);
+      await writeBody(response.body, part, flags);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
         // The disk filled before the budget did: free what is not needed; the next pass resumes.
@@ -318,7 +324,6 @@ export class Mirror {
       }
       throw error;
     }
-    return hash;
   }
 
   /** Every entry and partial file outside `keep` goes. */
@@ -331,20 +336,15 @@ export class Mirror {
   }
 
   /** Verifies the complete partial file, flushes it to disk and renames it into place. */
-  private async land(item: MirrorItem, hash: crypto.Hash): Promise<void> {
+  private async land(item: MirrorItem): Promise<void> {
     const part = this.partPath(item.sha256);
     const size = fs.statSync(part).size;
-    const digest = hash.digest('hex');
-    if (size !== item.bytes || digest !== item.sha256) {
+    // The bytes on disk are hashed (on a worker) while they are flushed: on disk before the blob
+    // has its final name, so after a power cut a named blob is whole.
+    const [digest] = size === item.bytes ? await Promise.all([this.hasher.sha256(part), flush(part)]) : [];
+    if (digest !== item.sha256) {
       fs.rmSync(part, { force: true });
       throw new IntegrityError(item.sha256);
-    }
-    // On disk before it has its final name: after a power cut a named blob is whole.
-    const handle = await fs.promises.open(part, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
     }
     fs.renameSync(part, this.filePath(item.sha256));
     const now = this.now();
@@ -370,11 +370,7 @@ export class Mirror {
       const file = this.filePath(row.key);
       let ok = false;
       try {
-        if (fs.statSync(file).size === row.bytes) {
-          const hash = crypto.createHash('sha256');
-          await pipeline(fs.createReadStream(file), hash);
-          ok = hash.digest('hex') === row.key;
-        }
+        ok = fs.statSync(file).size === row.bytes && (await this.hasher.sha256(file)) === row.key;
       } catch {
         ok = false;
       }
