@@ -1,6 +1,6 @@
 // The mirror's downloads from upstream's content routes, over node:http(s) rather than fetch: the
 // body arrives as a Node stream that pipes into the file with no web-stream adapter per chunk
-// (fetch's body cost the mirror more CPU than hashing it), on a keep-alive pool of one socket per
+// (fetch's web-stream body cost more CPU per byte), on a keep-alive pool of one socket per
 // concurrent download. Anything but a 2xx answer is thrown as a MarqueeProblem (a 401 lets the
 // caller mint a session and ask again); no answer at all is a MarqueeNetworkError.
 import http from 'node:http';

@@ -1,15 +1,16 @@
 // The mirror: every media item and application package the kiosk's active and next manifests
 // name, on local disk by SHA-256. Downloads run a few at a time, resume with a byte range after an
 // interruption (the partial file is kept), are verified against the manifest's digest and size
-// (the complete file hashed on a worker thread, file-hash.ts), flushed, and land by atomic rename, so a file under its final name is always whole. A disk budget is kept
-// by evicting the least recently used entries, never one the active or next manifest needs; a
-// file found corrupt or missing is dropped and fetched again.
+// (the complete file is hashed on a worker thread, file-hash.ts), flushed, and land by atomic
+// rename, so a file under its final name is always whole. A disk budget is kept by evicting the
+// least recently used entries, never one the active or next manifest needs; a file found corrupt
+// or missing is dropped and fetched again.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { FileHasher } from './file-hash';
 import { pipeline } from 'node:stream/promises';
 import type { AgentDb } from './agent-db';
+import { FileHasher } from './file-hash';
 
 export interface MirrorItem {
   /** The content's SHA-256 (hex): its name on disk. */
@@ -69,8 +70,8 @@ const SHA256 = /^[a-f0-9]{64}$/;
 /** Last-use times are written at most this often per entry (serving a video is many range reads). */
 const TOUCH_EVERY_MS = 60_000;
 /**
- * Downloads under way at once. One transfer leaves the link idle while its chunks are hashed and
- * its file flushed; two or three keep it busy. More would only split the same uplink further.
+ * Downloads under way at once. One transfer leaves the link idle while its file is hashed and
+ * flushed; two or three keep it busy. More would only split the same uplink further.
  */
 export const MIRROR_CONCURRENCY = 3;
 /**
