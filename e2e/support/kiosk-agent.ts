@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { AGENT_NODE_FLAGS } from '../../packaging/kiosk/node-flags';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const ENTRY = path.join(ROOT, 'dist', 'kiosk', 'main.mjs');
@@ -16,7 +17,7 @@ export class KioskAgentProcess {
   constructor(
     readonly port: number,
     readonly upstream: string,
-    /** Node flags for the agent (the bench passes --expose-gc). */
+    /** Node flags for the agent besides marquee-kiosk's own (the bench passes --expose-gc). */
     private readonly nodeFlags: string[] = [],
   ) {}
 
@@ -35,6 +36,7 @@ export class KioskAgentProcess {
     const child = spawn(
       process.execPath,
       [
+        ...AGENT_NODE_FLAGS,
         ...this.nodeFlags,
         ENTRY,
         '--server',

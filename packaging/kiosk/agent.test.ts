@@ -4,6 +4,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRuntimeEvent, type RuntimeEvent } from '../../sdk/contract/event-types';
 import { parseRuntimeManifest, type RuntimeImagePlacement } from '../../sdk/contract/manifest';
+import { MarqueeNetworkError } from '../../sdk/client/problem';
 import { RuntimeClient } from '../../sdk/client/runtime';
 import { imagePlacement, page } from '../../server/playlists/content.fixtures';
 import { createPlaylist, patchScreen, storedMedia } from '../../server/runtime/runtime.fixtures';
@@ -13,6 +14,7 @@ import { HOST, Renderer, startAgent, tempDataDir, until } from './agent.fixtures
 import { fixedHostFacts } from './host-facts';
 import { FakePlatform } from './platform';
 import { mediaOf } from './local-manifest';
+import type { ContentFetch } from './mirror';
 
 let server: TestServer;
 let token: string;
@@ -262,12 +264,13 @@ describe('renderer recoveries', () => {
 describe('a refresh that fails', () => {
   it('is tried again soon, not at the next poll (a transfer cut off mid-way)', async () => {
     let cut = 0;
-    const flaky: typeof fetch = async (input, init) => {
-      const url = String(input instanceof Request ? input.url : input);
-      if (url.includes('/content/v1/') && cut++ === 0) throw new TypeError('fetch failed: the uplink dropped');
-      return fetch(input, init);
-    };
-    const agent = await startAgent(server.origin, tempDataDir(), { fetch: flaky });
+    const flaky =
+      (download: ContentFetch): ContentFetch =>
+      async (p, options) => {
+        if (cut++ === 0) throw new MarqueeNetworkError('GET got no answer: the uplink dropped', 1);
+        return download(p, options);
+      };
+    const agent = await startAgent(server.origin, tempDataDir(), { contentFetch: flaky });
     agents.push(agent);
     const { screen } = await new Renderer(agent).pair(server.origin, token);
     await showing(agent, await showImage(screen.id, crypto.randomBytes(1500)));

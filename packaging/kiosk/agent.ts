@@ -21,6 +21,7 @@ import { MarqueeProblem } from '../../sdk/client/problem';
 import { isUnreachable } from '../../sdk/client/runtime';
 import { backoffDelay, type EventStream } from '../../sdk/sse/event-stream-client';
 import { AgentDb } from './agent-db';
+import { ContentClient } from './content-client';
 import { linuxHostFacts, type HostFactsSource } from './host-facts';
 import { DeviceIdentity } from './identity';
 import { KvMirror } from './kv-mirror';
@@ -31,13 +32,13 @@ import { LocalEvents } from './local-events';
 import { ManifestBook } from './manifest-book';
 import { parsePageCall, runPageCall } from './page-hooks';
 import type { PlatformAdapter } from './platform';
-import { Mirror, type ContentFetch } from './mirror';
+import { MIRROR_CONCURRENCY, Mirror, type ContentFetch } from './mirror';
 import { ReleaseTrees } from './release-trees';
 import type { RendererChannel } from './renderer-channel';
 import { ReportQueue } from './report-queue';
 import { KIOSK_VERSION, KioskScreenshots } from './screenshots';
 import { createSyncServer } from './sync-server';
-import { EnrollmentLost, Upstream, type PendingPairing } from './upstream';
+import { EnrollmentLost, UPSTREAM_CALL_TIMEOUT_MS, Upstream, type PendingPairing } from './upstream';
 
 /** Default mirror budget when none is configured: generous for signage, bounded for small SD cards. */
 export const DEFAULT_BUDGET_BYTES = 8 * 1024 ** 3;
@@ -75,7 +76,10 @@ export interface AgentOptions {
   platform?: PlatformAdapter;
   /** Host facts when no platform adapter gives them (tests). */
   hostFacts?: HostFactsSource;
+  /** The fetch of upstream's runtime calls (the mirror's downloads go over contentFetch). */
   fetch?: typeof fetch;
+  /** Wraps the mirror's downloads (tests cut a transfer with it). */
+  contentFetch?: (download: ContentFetch) => ContentFetch;
   log?: AgentLog;
   /** Upper bound of the wait between reconnection attempts (RECONNECT_MAX_MS). */
   reconnectMaxMs?: number;
@@ -97,6 +101,18 @@ export interface Enrollment {
   localNonce: string;
 }
 
+/** The process's memory as the status reports it: resident, and what of it V8 and buffers account for. */
+function memoryFigures() {
+  const usage = process.memoryUsage();
+  return {
+    rss_bytes: usage.rss,
+    heap_used_bytes: usage.heapUsed,
+    heap_total_bytes: usage.heapTotal,
+    external_bytes: usage.external,
+    array_buffers_bytes: usage.arrayBuffers,
+  };
+}
+
 export class KioskAgent {
   readonly events = new LocalEvents();
   readonly db: AgentDb;
@@ -106,6 +122,8 @@ export class KioskAgent {
   readonly reports: ReportQueue;
   readonly kv: KvMirror;
   readonly upstream: Upstream;
+  /** The mirror's downloads (node:http, a socket per concurrent download). */
+  private readonly content: ContentClient;
   /** Answers screenshot requests with the window's pixels (the shell sets its source). */
   readonly screenshots: KioskScreenshots;
   /** Signs local capabilities and release grants: the agent's own, never upstream's. */
@@ -142,7 +160,13 @@ export class KioskAgent {
   ) {
     this.db = new AgentDb(options.dataDir);
     this.book = new ManifestBook(this.db);
-    const fetchContent: ContentFetch = (p, o) => this.upstream.withSession(() => this.upstream.client.content(p, o));
+    this.content = new ContentClient(options.server, {
+      headers: () => this.upstream.credentialHeaders(),
+      sockets: MIRROR_CONCURRENCY,
+      timeoutMs: UPSTREAM_CALL_TIMEOUT_MS,
+    });
+    const download = options.contentFetch?.(this.content.fetch) ?? this.content.fetch;
+    const fetchContent: ContentFetch = (p, o) => this.upstream.withSession(() => download(p, o));
     this.mirror = new Mirror(this.db, path.join(options.dataDir, 'mirror'), {
       budgetBytes: options.budgetBytes ?? DEFAULT_BUDGET_BYTES,
       fetch: fetchContent,
@@ -270,7 +294,7 @@ export class KioskAgent {
       queued_kv_writes: this.kv.pending(),
       recoveries: Object.fromEntries(this.recoveries),
       lockstep: this.lockstep.status(),
-      memory: { rss_bytes: process.memoryUsage.rss(), heap_used_bytes: process.memoryUsage().heapUsed },
+      memory: memoryFigures(),
     };
   }
 
@@ -314,6 +338,8 @@ export class KioskAgent {
     });
     await this.refreshing?.catch(() => undefined);
     await this.lockstep.stop();
+    this.content.close();
+    await this.mirror.close();
     this.db.close();
   }
 

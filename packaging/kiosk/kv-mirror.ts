@@ -44,7 +44,7 @@ export class KvMirror {
 
   /** The entry as last seen: an entry, null when it is known deleted, undefined when never seen. */
   get(applicationId: string, key: string): KVEntry | null | undefined {
-    const row = this.db.sqlite
+    const row = this.db
       .prepare('SELECT entry FROM kv_entries WHERE application_id = ? AND key = ?')
       .get(applicationId, key) as { entry: string | null } | undefined;
     if (!row) return undefined;
@@ -52,14 +52,14 @@ export class KvMirror {
   }
 
   list(applicationId: string): KVList {
-    const rows = this.db.sqlite
+    const rows = this.db
       .prepare('SELECT entry FROM kv_entries WHERE application_id = ? AND entry IS NOT NULL ORDER BY key')
       .all(applicationId) as { entry: string }[];
     return { items: rows.map((r) => summaryOf(JSON.parse(r.entry) as KVEntry)), next_cursor: null };
   }
 
   remember(entry: KVEntry): void {
-    this.db.sqlite
+    this.db
       .prepare(
         `INSERT INTO kv_entries (application_id, key, entry, revision, updated_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT(application_id, key) DO UPDATE SET entry = excluded.entry, revision = excluded.revision,
@@ -69,7 +69,7 @@ export class KvMirror {
   }
 
   rememberDeleted(applicationId: string, key: string, revision: number): void {
-    this.db.sqlite
+    this.db
       .prepare(
         `INSERT INTO kv_entries (application_id, key, entry, revision, updated_at) VALUES (?, ?, NULL, ?, ?)
          ON CONFLICT(application_id, key) DO UPDATE SET entry = NULL, revision = excluded.revision,
@@ -84,9 +84,7 @@ export class KvMirror {
       const known = this.get(applicationId, item.key);
       if (known && known.revision !== item.revision) {
         // A newer revision upstream than the value held: the value is no longer the entry's.
-        this.db.sqlite
-          .prepare('DELETE FROM kv_entries WHERE application_id = ? AND key = ?')
-          .run(applicationId, item.key);
+        this.db.prepare('DELETE FROM kv_entries WHERE application_id = ? AND key = ?').run(applicationId, item.key);
       }
     }
   }
@@ -108,7 +106,7 @@ export class KvMirror {
         throw new LocalKvProblem('revision_conflict', 412, `If-Match "${write.ifMatch}" is stale`, revision);
       if (write.method === 'PUT' && write.ifMatch === null && current)
         throw new LocalKvProblem('revision_conflict', 412, 'the key exists; send If-Match to update it', revision);
-      this.db.sqlite
+      this.db
         .prepare(
           `INSERT INTO kv_queue (application_id, placement, method, key, body, if_match, idempotency_key, queued_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -180,7 +178,7 @@ export class KvMirror {
       try {
         const entry = await send(write);
         // Later queued writes of the same key hold local revisions: only the last one's answer is the entry.
-        const later = this.db.sqlite
+        const later = this.db
           .prepare('SELECT COUNT(*) AS n FROM kv_queue WHERE application_id = ? AND key = ? AND seq > ?')
           .get(write.applicationId, write.key, write.seq) as { n: number };
         if (later.n === 0) {

@@ -54,7 +54,7 @@ export class ManifestBook {
   setNext(manifest: RuntimeManifest, etag: string | null): void {
     this.db.transaction(() => {
       this.db.prepare(`DELETE FROM manifests WHERE role = 'next'`).run();
-      this.db.sqlite
+      this.db
         .prepare(
           `INSERT INTO manifests (revision, role, document, received_at) VALUES (?, 'next', ?, ?)
            ON CONFLICT(revision) DO UPDATE SET role = 'next', document = excluded.document`,
@@ -65,7 +65,7 @@ export class ManifestBook {
 
   /** The same revision again with fresh capabilities: replace its document where it is. */
   refresh(manifest: RuntimeManifest, etag: string | null): void {
-    this.db.sqlite
+    this.db
       .prepare('UPDATE manifests SET document = ? WHERE revision = ?')
       .run(JSON.stringify({ manifest, etag }), manifest.manifestRevision);
   }
@@ -76,10 +76,10 @@ export class ManifestBook {
       const next = this.next();
       if (!next) return undefined;
       this.db.prepare(`UPDATE manifests SET role = 'old' WHERE role = 'active'`).run();
-      this.db.sqlite
+      this.db
         .prepare(`UPDATE manifests SET role = 'active', activated_at = ? WHERE revision = ?`)
         .run(this.now(), next.manifest.manifestRevision);
-      this.db.sqlite
+      this.db
         .prepare(
           `DELETE FROM manifests WHERE role = 'old' AND revision NOT IN
              (SELECT revision FROM manifests WHERE role = 'old' ORDER BY activated_at DESC LIMIT ?)`,

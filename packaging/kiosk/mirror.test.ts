@@ -2,9 +2,17 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentDb } from './agent-db';
-import { IntegrityError, Mirror, MirrorFullError, writeAll, type ContentFetch, type MirrorItem } from './mirror';
+import {
+  IntegrityError,
+  MIRROR_CONCURRENCY,
+  Mirror,
+  MirrorFullError,
+  type ContentFetch,
+  type MirrorItem,
+} from './mirror';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -46,22 +54,16 @@ class FakeOrigin {
     const failWith = this.failWith;
     this.cutAfter = undefined;
     this.failWith = undefined;
-    // Bytes first, then the failure on the next read (an errored stream drops what it queued).
-    let pulls = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        if (pulls++ === 0) {
-          const first = cut ?? (failWith ? 10 : body.length);
-          controller.enqueue(new Uint8Array(body.subarray(0, first)));
-          if (cut === undefined && !failWith) controller.close();
-        } else {
-          await new Promise((r) => setTimeout(r, 50)); // the connection drops a moment later
-          if (cut !== undefined) controller.error(new Error('connection reset'));
-          else controller.error(Object.assign(new Error(failWith), { code: failWith }));
-        }
-      },
-    });
-    return new Response(stream, { status, headers });
+    if (cut === undefined && !failWith) return { status, headers, body: Readable.from([body]) };
+    // Bytes first, then the failure a moment later (the connection drops).
+    const stream = new Readable({ read() {} });
+    stream.push(body.subarray(0, cut ?? 10));
+    setTimeout(() => {
+      stream.destroy(
+        cut !== undefined ? new Error('connection reset') : Object.assign(new Error(failWith), { code: failWith }),
+      );
+    }, 50);
+    return { status, headers, body: stream };
   };
 }
 
@@ -92,38 +94,18 @@ describe('the mirror', () => {
     expect(origin.requests).toHaveLength(1);
   });
 
-  it('writes a body of many small chunks whole, in batches (the hot path)', async () => {
+  it('writes a body of many small chunks whole (the hot path)', async () => {
     const { dir } = setup();
     const bytes = crypto.randomBytes(3 * 1024 * 1024 + 777);
     const item: MirrorItem = { sha256: sha(bytes), bytes: bytes.length, path: '/content/v1/big', kind: 'media' };
     const chunked: ContentFetch = async () => {
-      let at = 0;
-      const stream = new ReadableStream<Uint8Array>({
-        pull(controller) {
-          if (at >= bytes.length) return controller.close();
-          controller.enqueue(new Uint8Array(bytes.subarray(at, (at += 16 * 1024))));
-        },
-      });
-      return new Response(stream, { status: 200 });
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < bytes.length; at += 16 * 1024) chunks.push(bytes.subarray(at, at + 16 * 1024));
+      return { status: 200, headers: {}, body: Readable.from(chunks) };
     };
     const big = new Mirror(new AgentDb(dir), path.join(dir, 'mirror-big'), { budgetBytes: 10_000_000, fetch: chunked });
     await big.ensure([item], new Set([item.sha256]));
     expect(fs.readFileSync(big.filePath(item.sha256)).equals(bytes)).toBe(true);
-  });
-
-  it('writes again what a short write left', async () => {
-    const written: number[] = [];
-    const handle = {
-      // At most 5 bytes a call, like a disk that takes a little at a time.
-      async writev(chunks: Uint8Array[]) {
-        const all = Buffer.concat(chunks);
-        const n = Math.min(5, all.length);
-        written.push(...all.subarray(0, n));
-        return { bytesWritten: n, buffers: chunks };
-      },
-    };
-    await writeAll(handle as never, [Buffer.from([1, 2, 3]), Buffer.from([4, 5, 6, 7, 8, 9]), Buffer.from([10, 11])]);
-    expect(written).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
   it('resumes an interrupted download with a byte range and keeps the bytes it had', async () => {
@@ -160,7 +142,8 @@ describe('the mirror', () => {
   it('evicts the least recently used entries for new content, never what the manifests need', async () => {
     const { origin, mirror } = setup(3000);
     const [a, b, c, d] = [1, 2, 3, 4].map(() => origin.add(crypto.randomBytes(1000)));
-    await mirror.ensure([a!, b!, c!], new Set([a!.sha256, b!.sha256, c!.sha256]));
+    // One after the other: downloads side by side land in no set order, and this test needs one.
+    for (const item of [a!, b!, c!]) await mirror.ensure([item], new Set([a!.sha256, b!.sha256, c!.sha256]));
     mirror.touch(a!.sha256); // a is used again: b is now the least recently used
     await mirror.ensure([d!], new Set([a!.sha256, d!.sha256]));
     expect([a, b, c, d].map((i) => mirror.has(i!.sha256))).toEqual([true, false, true, true]);
@@ -202,6 +185,99 @@ describe('the mirror', () => {
     await mirror.ensure([a, b], new Set([a.sha256, b.sha256]));
     expect(sha(fs.readFileSync(mirror.filePath(a.sha256)))).toBe(a.sha256);
     expect(sha(fs.readFileSync(mirror.filePath(b.sha256)))).toBe(b.sha256);
+  });
+
+  it('downloads side by side, never more than its concurrency, and lands each one whole', async () => {
+    const { dir } = setup();
+    const files = [1, 2, 3, 4, 5, 6, 7].map(() => crypto.randomBytes(64 * 1024));
+    const items = files.map(
+      (b, i): MirrorItem => ({ sha256: sha(b), bytes: b.length, path: `/f/${i}`, kind: 'media' }),
+    );
+    let open = 0;
+    let most = 0;
+    const slow: ContentFetch = async (p) => {
+      const bytes = files[Number(p.slice(3))]!;
+      most = Math.max(most, ++open);
+      async function* trickle() {
+        for (let at = 0; at < bytes.length; at += 16 * 1024) {
+          await new Promise((r) => setTimeout(r, 5));
+          yield bytes.subarray(at, at + 16 * 1024);
+        }
+        open--;
+      }
+      return { status: 200, headers: {}, body: Readable.from(trickle()) };
+    };
+    const mirror = new Mirror(new AgentDb(dir), path.join(dir, 'side'), { budgetBytes: 10_000_000, fetch: slow });
+    await mirror.ensure(items, new Set(items.map((i) => i.sha256)));
+    expect(most).toBe(MIRROR_CONCURRENCY);
+    for (const [i, item] of items.entries())
+      expect(fs.readFileSync(mirror.filePath(item.sha256)).equals(files[i]!)).toBe(true);
+    expect(fs.readdirSync(mirror.blobDir).filter((n) => n.endsWith('.part'))).toEqual([]);
+  });
+
+  it('keeps its budget with downloads side by side: each counts at its full size from its start', async () => {
+    const { dir } = setup();
+    const files = [1, 2, 3, 4].map(() => crypto.randomBytes(1000));
+    const items = files.map(
+      (b, i): MirrorItem => ({ sha256: sha(b), bytes: b.length, path: `/f/${i}`, kind: 'media' }),
+    );
+    const onDisk = (m: Mirror) =>
+      fs.readdirSync(m.blobDir).reduce((n, name) => n + fs.statSync(path.join(m.blobDir, name)).size, 0);
+    let peak = 0;
+    let mirror: Mirror;
+    // Each body arrives in two halves with a pause between, so the downloads overlap mid-file.
+    const halting: ContentFetch = async (p) => {
+      const bytes = files[Number(p.slice(3))]!;
+      async function* halves() {
+        yield bytes.subarray(0, 500);
+        await new Promise((r) => setTimeout(r, 20));
+        peak = Math.max(peak, onDisk(mirror));
+        yield bytes.subarray(500);
+      }
+      return { status: 200, headers: {}, body: Readable.from(halves()) };
+    };
+    mirror = new Mirror(new AgentDb(dir), path.join(dir, 'tight'), { budgetBytes: 2500, fetch: halting });
+    const keep = new Set(items.map((i) => i.sha256));
+    // Room for two of the three: two land, the third is refused before a byte of it is fetched.
+    await expect(mirror.ensure(items.slice(0, 3), keep)).rejects.toBeInstanceOf(MirrorFullError);
+    expect(items.slice(0, 3).filter((i) => mirror.has(i.sha256))).toHaveLength(2);
+    expect(peak).toBeLessThanOrEqual(2500);
+    expect(onDisk(mirror)).toBe(2000);
+    // What no manifest needs any more makes room, least recently used first, while others download.
+    await mirror.ensure(items.slice(2), new Set(items.slice(2).map((i) => i.sha256)));
+    expect(items.map((i) => mirror.has(i.sha256)).filter(Boolean)).toHaveLength(2);
+    expect(mirror.has(items[2]!.sha256) && mirror.has(items[3]!.sha256)).toBe(true);
+    expect(peak).toBeLessThanOrEqual(2500);
+    expect(mirror.usage()).toBeLessThanOrEqual(2500);
+  });
+
+  it('never evicts the partial file of a download under way to make room for another', async () => {
+    const { dir } = setup();
+    const big = crypto.randomBytes(2000);
+    const small = crypto.randomBytes(1000);
+    const [a, b] = [big, small].map(
+      (bytes, i): MirrorItem => ({ sha256: sha(bytes), bytes: bytes.length, path: `/f/${i}`, kind: 'media' }),
+    );
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    const fetchIt: ContentFetch = async (p) => {
+      const bytes = p === '/f/0' ? big : small;
+      async function* body() {
+        yield bytes.subarray(0, 100);
+        if (p === '/f/0') await held;
+        yield bytes.subarray(100);
+      }
+      return { status: 200, headers: {}, body: Readable.from(body()) };
+    };
+    const mirror = new Mirror(new AgentDb(dir), path.join(dir, 'guard'), { budgetBytes: 2500, fetch: fetchIt });
+    const first = mirror.ensure([a!], new Set([a!.sha256]));
+    await new Promise((r) => setTimeout(r, 30));
+    // Another pass that does not name `a` (say, another manifest): `a` is under way, so it stays.
+    await expect(mirror.ensure([b!], new Set([b!.sha256]))).rejects.toBeInstanceOf(MirrorFullError);
+    expect(fs.existsSync(`${mirror.filePath(a!.sha256)}.part`)).toBe(true);
+    release();
+    await first;
+    expect(mirror.has(a!.sha256)).toBe(true);
   });
 
   it('keeps what it stored across a restart (a new Mirror on the same data dir)', async () => {

@@ -1,14 +1,16 @@
 // The mirror: every media item and application package the kiosk's active and next manifests
-// name, on local disk by SHA-256. Downloads resume with a byte range after an interruption (the
-// partial file is kept and hashed on), are verified against the manifest's digest and size, and
-// land by atomic rename, so a file under its final name is always whole. A disk budget is kept
-// by evicting the least recently used entries, never one the active or next manifest needs; a
-// file found corrupt or missing is dropped and fetched again.
-import crypto from 'node:crypto';
+// name, on local disk by SHA-256. Downloads run a few at a time, resume with a byte range after an
+// interruption (the partial file is kept), are verified against the manifest's digest and size
+// (the complete file is hashed on a worker thread, file-hash.ts), flushed, and land by atomic
+// rename, so a file under its final name is always whole. A disk budget is kept by evicting the
+// least recently used entries, never one the active or next manifest needs; a file found corrupt
+// or missing is dropped and fetched again.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AgentDb } from './agent-db';
+import { FileHasher } from './file-hash';
 
 export interface MirrorItem {
   /** The content's SHA-256 (hex): its name on disk. */
@@ -19,11 +21,18 @@ export interface MirrorItem {
   kind: 'media' | 'package';
 }
 
+/** An upstream answer to a content request: its status, its headers (lower-case names) and its body. */
+export interface ContentResponse {
+  status: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: Readable;
+}
+
 /** Fetches an upstream content path; `range` asks for the rest of a partial file. */
 export type ContentFetch = (
   path: string,
   options: { range?: string; ifRange?: string; signal?: AbortSignal },
-) => Promise<Response>;
+) => Promise<ContentResponse>;
 
 /** Not enough room within the budget (or on the disk) for what the manifests need. */
 export class MirrorFullError extends Error {
@@ -45,6 +54,8 @@ export interface MirrorOptions {
   /** Bytes the mirror may hold (complete entries, partial downloads and extracted releases). */
   budgetBytes: number;
   fetch: ContentFetch;
+  /** Hashes whole files off the main thread (default: a pool of MIRROR_CONCURRENCY workers). */
+  hasher?: FileHasher;
   now?: () => number;
 }
 
@@ -59,68 +70,36 @@ const SHA256 = /^[a-f0-9]{64}$/;
 /** Last-use times are written at most this often per entry (serving a video is many range reads). */
 const TOUCH_EVERY_MS = 60_000;
 /**
- * Downloaded chunks are gathered to this many bytes before one write: fetch hands over chunks of
- * tens of KB, and a write (and a stream hop) per chunk cost more than the transfer on a fast link.
+ * Downloads under way at once. One transfer leaves the link idle while its file is hashed and
+ * flushed; two or three keep it busy. More would only split the same uplink further.
  */
-const WRITE_BATCH_BYTES = 1024 * 1024;
+export const MIRROR_CONCURRENCY = 3;
+/**
+ * Bytes a download buffers toward the disk before the socket is paused: the file stream writes what
+ * gathered meanwhile in one writev, so a fast link costs a write per megabyte, not per socket read.
+ */
+const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 /**
- * Streams a body to `file` (appending or from scratch), hashing as it goes: the web stream read
- * directly and written in batches, without Node stream adapters between (the mirror's hot path).
+ * Streams a body to `file` (appending or from scratch). On a failure what reached the disk stays:
+ * the file is always a prefix of the content, which the next attempt resumes after.
  */
-async function writeHashed(
-  body: ReadableStream<Uint8Array>,
-  file: string,
-  flags: 'a' | 'w',
-  hash: crypto.Hash,
-): Promise<void> {
-  const handle = await fs.promises.open(file, flags);
-  const reader = body.getReader();
-  let batch: Uint8Array[] = [];
-  let batched = 0;
+async function writeBody(body: Readable, file: string, flags: 'a' | 'w'): Promise<void> {
+  await pipeline(body, fs.createWriteStream(file, { flags, highWaterMark: WRITE_BUFFER_BYTES }));
+}
+
+async function flush(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'r');
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      hash.update(value);
-      batch.push(value);
-      batched += value.byteLength;
-      if (batched >= WRITE_BATCH_BYTES) {
-        await writeAll(handle, batch);
-        batch = [];
-        batched = 0;
-      }
-    }
-    if (batched > 0) await writeAll(handle, batch);
-  } catch (error) {
-    // What arrived before the break is kept, so the next attempt resumes after it.
-    if (batched > 0) await writeAll(handle, batch).catch(() => undefined);
-    await reader.cancel().catch(() => undefined);
-    throw error;
+    await handle.sync();
   } finally {
     await handle.close();
   }
 }
 
-/** writev may write less than asked (a full disk, a signal): the rest goes again. */
-export async function writeAll(handle: fs.promises.FileHandle, chunks: Uint8Array[]): Promise<void> {
-  let pending = chunks;
-  for (;;) {
-    const total = pending.reduce((n, c) => n + c.byteLength, 0);
-    const { bytesWritten } = await handle.writev(pending);
-    if (bytesWritten >= total) return;
-    let skip = bytesWritten;
-    const rest: Uint8Array[] = [];
-    for (const chunk of pending) {
-      if (skip >= chunk.byteLength) {
-        skip -= chunk.byteLength;
-        continue;
-      }
-      rest.push(skip > 0 ? chunk.subarray(skip) : chunk);
-      skip = 0;
-    }
-    pending = rest;
-  }
+function header(response: ContentResponse, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 export class Mirror {
@@ -129,6 +108,13 @@ export class Mirror {
   private readonly touched = new Map<string, number>();
   /** How entries that are not blobs are removed, by kind (release trees register theirs). */
   private readonly removers = new Map<string, (key: string) => void>();
+  /**
+   * Downloads under way, by sha256, with their full size: each counts against the budget at its
+   * final size from the moment it starts (its partial file is not counted again), so downloads
+   * running side by side never promise the same free bytes twice.
+   */
+  private readonly downloading = new Map<string, number>();
+  private readonly hasher: FileHasher;
 
   constructor(
     private readonly db: AgentDb,
@@ -138,6 +124,12 @@ export class Mirror {
     this.blobDir = path.join(dir, 'blobs');
     fs.mkdirSync(this.blobDir, { recursive: true });
     this.now = options.now ?? Date.now;
+    this.hasher = options.hasher ?? new FileHasher(MIRROR_CONCURRENCY);
+  }
+
+  /** Ends the hashing workers (the agent stops). */
+  close(): Promise<void> {
+    return this.hasher.close();
   }
 
   get budgetBytes(): number {
@@ -172,20 +164,26 @@ export class Mirror {
     this.db.prepare('UPDATE entries SET last_used = ? WHERE key = ?').run(now, key);
   }
 
-  /** Bytes held: complete entries plus partial downloads. */
+  /**
+   * Bytes held or promised: complete entries, partial files, and each download under way at its
+   * full size (what it will hold once done).
+   */
   usage(): number {
     const rows = this.db.prepare('SELECT COALESCE(SUM(bytes), 0) AS n FROM entries').get() as { n: number };
     let partial = 0;
     for (const name of fs.readdirSync(this.blobDir)) {
-      if (name.endsWith('.part')) partial += fs.statSync(path.join(this.blobDir, name)).size;
+      if (name.endsWith('.part') && !this.downloading.has(name.slice(0, -5)))
+        partial += fs.statSync(path.join(this.blobDir, name)).size;
     }
-    return rows.n + partial;
+    let promised = 0;
+    for (const bytes of this.downloading.values()) promised += bytes;
+    return rows.n + partial + promised;
   }
 
   /** Records an entry that is not a blob (an extracted release tree; its kind's remover is set with onRemove). */
   register(key: string, kind: string, bytes: number): void {
     const now = this.now();
-    this.db.sqlite
+    this.db
       .prepare(
         `INSERT INTO entries (key, kind, bytes, last_used, verified_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET bytes = excluded.bytes, last_used = excluded.last_used`,
@@ -213,7 +211,7 @@ export class Mirror {
   makeRoom(needed: number, keep: ReadonlySet<string>): void {
     let free = this.options.budgetBytes - this.usage();
     if (free >= needed) return;
-    const rows = this.db.sqlite
+    const rows = this.db
       .prepare('SELECT key, kind, bytes, last_used FROM entries ORDER BY last_used, key')
       .all() as EntryRow[];
     for (const row of rows) {
@@ -222,10 +220,11 @@ export class Mirror {
       this.remove(row);
       free += row.bytes;
     }
-    // Partial downloads of content no manifest needs any more go too.
+    // Partial downloads of content no manifest needs any more go too (never one under way).
     for (const name of fs.readdirSync(this.blobDir)) {
       if (free >= needed) break;
-      if (!name.endsWith('.part') || keep.has(name.slice(0, -5))) continue;
+      const key = name.slice(0, -5);
+      if (!name.endsWith('.part') || keep.has(key) || this.downloading.has(key)) continue;
       const file = path.join(this.blobDir, name);
       free += fs.statSync(file).size;
       fs.rmSync(file, { force: true });
@@ -234,41 +233,33 @@ export class Mirror {
   }
 
   /**
-   * Makes every item present and verified, one download after the other (a kiosk's uplink is one
-   * pipe); `keep` names what must not be evicted meanwhile (the active and next manifests' needs).
-   * A downloaded file lands (flushed to disk, renamed, recorded) while the next one downloads: the
-   * flush is the disk's work, and waiting for it would leave the link idle.
+   * Makes every item present and verified, up to MIRROR_CONCURRENCY downloads at once; `keep`
+   * names what must not be evicted meanwhile (the active and next manifests' needs). Each download
+   * lands (verified, flushed to disk, renamed, recorded) as soon as it is whole, while the others
+   * go on. After a failure no further download starts; those under way finish (their bytes are
+   * kept either way), then the first failure is thrown.
    */
   async ensure(items: MirrorItem[], keep: ReadonlySet<string>, signal?: AbortSignal): Promise<void> {
-    const unique = new Map(items.map((i) => [i.sha256, i]));
-    let landing: Promise<void> | undefined;
-    try {
-      for (const item of unique.values()) {
-        signal?.throwIfAborted();
-        if (this.has(item.sha256, item.bytes)) {
-          this.touch(item.sha256);
-          continue;
+    const queue = [...new Map(items.map((i) => [i.sha256, i])).values()];
+    let failure: { error: unknown } | undefined;
+    const worker = async () => {
+      for (let item = queue.shift(); item && !failure; item = queue.shift()) {
+        try {
+          signal?.throwIfAborted();
+          if (this.has(item.sha256, item.bytes)) this.touch(item.sha256);
+          else await this.download(item, keep, signal);
+        } catch (error) {
+          failure ??= { error };
         }
-        const written = await this.fetchToPart(item, keep, signal);
-        await landing; // one flush at a time, in order
-        landing = this.land(item, written);
-        landing.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
       }
-    } catch (error) {
-      // The file already whole still lands before the failure is told.
-      await landing?.catch(() => undefined);
-      throw error;
-    }
-    await landing;
+    };
+    await Promise.all(Array.from({ length: Math.min(MIRROR_CONCURRENCY, queue.length) }, worker));
+    if (failure) throw failure.error;
   }
 
   /** One item: resumed from its partial file when there is one, verified, renamed into place. */
   async download(item: MirrorItem, keep: ReadonlySet<string>, signal?: AbortSignal): Promise<void> {
-    await this.land(item, await this.fetchToPart(item, keep, signal));
-  }
-
-  /** Fetches an item into its partial file (resuming what is there); returns the file's hash. */
-  private async fetchToPart(item: MirrorItem, keep: ReadonlySet<string>, signal?: AbortSignal): Promise<crypto.Hash> {
+    if (this.downloading.has(item.sha256)) throw new Error(`${item.sha256.slice(0, 12)}… is downloading already`);
     const part = this.partPath(item.sha256);
     let offset = 0;
     try {
@@ -280,50 +271,60 @@ export class Mirror {
       fs.rmSync(part, { force: true });
       offset = 0;
     }
+    // Room for the rest, then the whole item counts as promised (no await between the two).
     this.makeRoom(item.bytes - offset, keep);
+    this.downloading.set(item.sha256, item.bytes);
+    try {
+      await this.fetchToPart(item, part, offset, keep, signal);
+      await this.land(item);
+    } finally {
+      this.downloading.delete(item.sha256);
+    }
+  }
 
+  /** Fetches an item into its partial file, resuming after the `offset` bytes it holds. */
+  private async fetchToPart(
+    item: MirrorItem,
+    part: string,
+    offset: number,
+    keep: ReadonlySet<string>,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    if (offset === item.bytes) return;
     if (offset > 0) {
-      const hash = crypto.createHash('sha256');
-      await pipeline(fs.createReadStream(part), hash, { end: false });
-      if (offset === item.bytes) return hash;
       const response = await this.options.fetch(item.path, {
         range: `bytes=${offset}-`,
         ifRange: `"${item.sha256}"`,
         signal,
       });
-      const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.headers.get('content-range') ?? '');
+      const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(header(response, 'content-range') ?? '');
       if (response.status === 206 && range && Number(range[1]) === offset)
-        return this.writeBody(item, response, part, hash, 'a', keep);
+        return this.receive(item, response, part, 'a', keep);
       // The whole file came back (the server ignores ranges, or If-Range failed): start over with it.
-      hash.destroy();
-      if (response.status === 200) return this.writeBody(item, response, part, crypto.createHash('sha256'), 'w', keep);
-      await response.body?.cancel();
+      if (response.status === 200) return this.receive(item, response, part, 'w', keep);
+      response.body.destroy();
     }
     const response = await this.options.fetch(item.path, { signal });
-    return this.writeBody(item, response, part, crypto.createHash('sha256'), 'w', keep);
+    return this.receive(item, response, part, 'w', keep);
   }
 
-  private async writeBody(
+  private async receive(
     item: MirrorItem,
-    response: Response,
+    response: ContentResponse,
     part: string,
-    hash: crypto.Hash,
     flags: 'a' | 'w',
     keep: ReadonlySet<string>,
-  ): Promise<crypto.Hash> {
-    if (response.body) {
-      try {
-        await writeHashed(response.body, part, flags, hash);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
-          // The disk filled before the budget did: free what is not needed; the next pass resumes.
-          this.evictAllBut(keep);
-          throw new MirrorFullError(item.bytes - fs.statSync(part).size);
-        }
-        throw error;
+  ): Promise<void> {
+    try {
+      await writeBody(response.body, part, flags);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
+        // The disk filled before the budget did: free what is not needed; the next pass resumes.
+        this.evictAllBut(keep);
+        throw new MirrorFullError(item.bytes - fs.statSync(part).size);
       }
+      throw error;
     }
-    return hash;
   }
 
   /** Every entry and partial file outside `keep` goes. */
@@ -336,24 +337,19 @@ export class Mirror {
   }
 
   /** Verifies the complete partial file, flushes it to disk and renames it into place. */
-  private async land(item: MirrorItem, hash: crypto.Hash): Promise<void> {
+  private async land(item: MirrorItem): Promise<void> {
     const part = this.partPath(item.sha256);
     const size = fs.statSync(part).size;
-    const digest = hash.digest('hex');
-    if (size !== item.bytes || digest !== item.sha256) {
+    // The bytes on disk are hashed (on a worker) while they are flushed: on disk before the blob
+    // has its final name, so after a power cut a named blob is whole.
+    const [digest] = size === item.bytes ? await Promise.all([this.hasher.sha256(part), flush(part)]) : [];
+    if (digest !== item.sha256) {
       fs.rmSync(part, { force: true });
       throw new IntegrityError(item.sha256);
     }
-    // On disk before it has its final name: after a power cut a named blob is whole.
-    const handle = await fs.promises.open(part, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
     fs.renameSync(part, this.filePath(item.sha256));
     const now = this.now();
-    this.db.sqlite
+    this.db
       .prepare(
         `INSERT INTO entries (key, kind, bytes, last_used, verified_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET bytes = excluded.bytes, last_used = excluded.last_used, verified_at = excluded.verified_at`,
@@ -368,20 +364,14 @@ export class Mirror {
   async verify(keys?: Iterable<string>): Promise<string[]> {
     const wanted = keys ? new Set(keys) : undefined;
     const rows = (
-      this.db.sqlite
-        .prepare(`SELECT key, kind, bytes FROM entries WHERE kind IN ('media', 'package')`)
-        .all() as EntryRow[]
+      this.db.prepare(`SELECT key, kind, bytes FROM entries WHERE kind IN ('media', 'package')`).all() as EntryRow[]
     ).filter((r) => !wanted || wanted.has(r.key));
     const dropped: string[] = [];
     for (const row of rows) {
       const file = this.filePath(row.key);
       let ok = false;
       try {
-        if (fs.statSync(file).size === row.bytes) {
-          const hash = crypto.createHash('sha256');
-          await pipeline(fs.createReadStream(file), hash);
-          ok = hash.digest('hex') === row.key;
-        }
+        ok = fs.statSync(file).size === row.bytes && (await this.hasher.sha256(file)) === row.key;
       } catch {
         ok = false;
       }

@@ -20,12 +20,12 @@ export class ReportQueue {
 
   enqueue(report: RuntimeReport): void {
     this.db.transaction(() => {
-      this.db.sqlite
+      this.db
         .prepare('INSERT INTO report_queue (body, queued_at) VALUES (?, ?)')
         .run(JSON.stringify(report), this.now());
       const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM report_queue').get() as { n: number };
       if (n > REPORT_QUEUE_MAX)
-        this.db.sqlite
+        this.db
           .prepare('DELETE FROM report_queue WHERE seq IN (SELECT seq FROM report_queue ORDER BY seq LIMIT ?)')
           .run(n - REPORT_QUEUE_MAX);
     });

@@ -50,9 +50,13 @@ export class Upstream {
       runtimeOrigin: origin,
       fetch: options.fetch,
       callTimeoutMs: options.callTimeoutMs ?? UPSTREAM_CALL_TIMEOUT_MS,
-      headers: (): Record<string, string> =>
-        this.session ? { authorization: `Marquee-Session ${this.session.credential}` } : {},
+      headers: () => this.credentialHeaders(),
     });
+  }
+
+  /** The session's credential header (none before a session is minted): for calls made outside the client. */
+  credentialHeaders(): Record<string, string> {
+    return this.session ? { authorization: `Marquee-Session ${this.session.credential}` } : {};
   }
 
   private readonly now: () => number;
