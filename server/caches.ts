@@ -8,6 +8,8 @@ export const CACHES = {
   'trusted-proxies': 'MARQUEE_TRUSTED_PROXIES as a prepared address list (http/client-ip.ts)',
   'runtime-cookies': 'runtime cookie values already verified, by their exact text (pairing/pairing-cookies.ts)',
   'runtime-session-query': 'the runtime session query, compiled once (pairing/pairing.auth.ts)',
+  'compiled-queries':
+    "hot-path queries compiled once, by the store's dialect adapter, run with new values (store/compiled-once.ts)",
   'manifest-session-tags':
     "the session's digest in a manifest entity tag, by session; process-wide, as a pure digest is the same for every server (runtime/manifest.routes.ts)",
   'parsed-manifests': 'stored manifest documents already parsed, by screen and revision (manifests/manifest-store.ts)',

@@ -7,6 +7,7 @@ import type { EventLog, NewEvent } from '../events/event-log';
 import { problem } from '../problem';
 import { newId, randomToken } from '../keys';
 import type { Services } from '../services';
+import { compiledOnce } from '../store/compiled-once';
 import { json, type Db, type Tx, type Work } from '../store/store';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
@@ -224,30 +225,6 @@ export async function changeScreen(
     content_access_generation: before.content_access_generation + (change.regrant ? 1 : 0),
     updated_at: now,
   };
-  const updated = await work.db
-    .updateTable('screens')
-    .set({
-      label: after.label,
-      state: after.state,
-      playlist_id: after.playlist_id,
-      timezone: after.timezone,
-      public_id: after.public_id,
-      paired_at: after.paired_at,
-      archived_at: after.archived_at,
-      deleted_at: after.deleted_at,
-      sync_group: after.sync_group,
-      wall_region: after.wall_region,
-      revision: after.revision,
-      content_access_generation: after.content_access_generation,
-      updated_at: now,
-    })
-    .where('id', '=', before.id)
-    .where('revision', '=', before.revision)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1)
-    throw problem('revision_conflict', `screen ${before.id} changed meanwhile; retry`, {
-      current_revision: before.revision + 1,
-    });
   // Release grants end with the generation they were issued at, and when glass goes dark or away.
   const leaving = (state: string) => after.state === state && before.state !== state;
   if (change.regrant || leaving('archived') || leaving('deleted')) {
@@ -264,27 +241,9 @@ export async function changeScreen(
     }
   }
   if (change.set && 'playlist_id' in change.set) {
-    if (after.playlist_id === null) {
-      await work.db
-        .deleteFrom('screen_playlist_references')
-        .where('screen_id', '=', before.id)
-        .where('role', '=', 'assignment')
-        .execute();
-    } else {
-      // One upsert, not a delete and an insert: a fleet assign writes this for 500 screens.
-      const playlistId = after.playlist_id;
-      await work.db
-        .insertInto('screen_playlist_references')
-        .values({
-          screen_id: before.id,
-          tenant_id: before.tenant_id,
-          playlist_id: playlistId,
-          role: 'assignment',
-          entry_id: '',
-        })
-        .onConflict((oc) => oc.columns(['screen_id', 'role', 'entry_id']).doUpdateSet({ playlist_id: playlistId }))
-        .execute();
-    }
+    if (after.playlist_id === null) await statements.deleteAssignment.run(work.db, before.id);
+    // One upsert, not a delete and an insert: a fleet assign writes this for 500 screens.
+    else await statements.upsertAssignment.run(work.db, before.id, before.tenant_id, after.playlist_id);
   }
 
   const base = {
@@ -318,9 +277,102 @@ export async function changeScreen(
       details: { revision: after.revision, state: after.state },
     });
   }
-  await events.appendMany(work, changed, now);
-  return screenChanged(events, work, before, after, now, { cause: causeOf(change), requestId });
+  return screenChanged(events, work, before, after, now, {
+    cause: causeOf(change),
+    requestId,
+    write: {
+      events: changed,
+      // Compare-and-set on the revision read: the row must be the one this change started from.
+      async row(db, effectivePlaylistId, bump) {
+        const row = (
+          await statements.writeRow.run(
+            db,
+            after.label,
+            after.state,
+            after.playlist_id,
+            after.timezone,
+            after.public_id,
+            after.paired_at,
+            after.archived_at,
+            after.deleted_at,
+            after.sync_group,
+            after.wall_region,
+            after.revision,
+            after.content_access_generation,
+            now,
+            effectivePlaylistId,
+            bump,
+            before.id,
+            before.revision,
+          )
+        ).rows[0];
+        if (!row)
+          throw problem('revision_conflict', `screen ${before.id} changed meanwhile; retry`, {
+            current_revision: before.revision + 1,
+          });
+        return row;
+      },
+    },
+  });
 }
+
+/** The statements every change of a screen runs (a fleet fan-out: 500 times), compiled once. */
+const statements = {
+  writeRow: compiledOnce<
+    [
+      label: string,
+      state: string,
+      playlistId: string | null,
+      timezone: string | null,
+      publicId: string,
+      pairedAt: number | null,
+      archivedAt: number | null,
+      deletedAt: number | null,
+      syncGroup: string | null,
+      wallRegion: string | null,
+      revision: number,
+      contentAccessGeneration: number,
+      updatedAt: number,
+      effectivePlaylistId: string | null,
+      manifestBump: 0 | 1,
+      id: string,
+      revisionRead: number,
+    ],
+    Pick<ScreenTable, 'manifest_revision' | 'content_access_generation'>
+  >((db, slot) =>
+    db
+      .updateTable('screens')
+      .set((eb) => ({
+        label: slot(0),
+        state: slot(1),
+        playlist_id: slot(2),
+        timezone: slot(3),
+        public_id: slot(4),
+        paired_at: slot(5),
+        archived_at: slot(6),
+        deleted_at: slot(7),
+        sync_group: slot(8),
+        wall_region: slot(9),
+        revision: slot(10),
+        content_access_generation: slot(11),
+        updated_at: slot(12),
+        effective_playlist_id: slot(13),
+        manifest_revision: eb('manifest_revision', '+', slot<number>(14)),
+      }))
+      .where('id', '=', slot(15))
+      .where('revision', '=', slot(16))
+      .returning(['manifest_revision', 'content_access_generation']),
+  ),
+  deleteAssignment: compiledOnce<[screenId: string], never>((db, slot) =>
+    db.deleteFrom('screen_playlist_references').where('screen_id', '=', slot(0)).where('role', '=', 'assignment'),
+  ),
+  upsertAssignment: compiledOnce<[screenId: string, tenantId: string, playlistId: string], never>((db, slot) =>
+    db
+      .insertInto('screen_playlist_references')
+      .values({ screen_id: slot(0), tenant_id: slot(1), playlist_id: slot(2), role: 'assignment', entry_id: '' })
+      .onConflict((oc) => oc.columns(['screen_id', 'role', 'entry_id']).doUpdateSet({ playlist_id: slot(2) })),
+  ),
+};
 
 /** A paired runtime stream of the screen was connected at `now` (the screen's last_online_at). */
 export async function recordLastOnline(db: Db | Tx, screenId: string, now: number): Promise<void> {

@@ -3,8 +3,9 @@
 // table, when it sets one of the columns a watcher names. It runs as the statement is sent, not at
 // commit: on SQLite (one connection, transactions serialized) no other read can see the old rows
 // in between; on PostgreSQL a read racing the commit may cache them again, which the caches bound
-// by their lifetime. Writes it cannot see: raw SQL text and a statement compiled once and executed
-// many times (it is inspected when compiled); write such a statement with the query builder.
+// by their lifetime. Writes it cannot see: raw SQL text and a statement compiled by hand and
+// executed many times (it is inspected when compiled); write such a statement with the query
+// builder, or compile it with compiledOnce (compiled-once.ts), which shows it the plugins at each run.
 import {
   AliasNode,
   ColumnNode,
