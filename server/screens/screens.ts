@@ -95,10 +95,34 @@ export function screenView(
 }
 
 export async function viewOf(services: Services, db: Db | Tx, row: ScreenTable): Promise<Screen> {
-  const online = await services.presence.online([row.id]);
+  return (await viewsOf(services, db, [row]))[0]!;
+}
+
+/** The public views of these screens, in their order, with the reads of one screen's view. */
+export async function viewsOf(services: Services, db: Db | Tx, rows: readonly ScreenTable[]): Promise<Screen[]> {
+  const ids = rows.map((r) => r.id);
+  const online = await services.presence.online(ids);
   const now = services.clock.now();
-  const health = await healthOf(db, [row], online, now);
-  return screenView(row, (await tagsOf(db, [row.id])).get(row.id)!, online, now, health.get(row.id));
+  const health = await healthOf(db, rows, online, now);
+  const tags = await tagsOf(db, ids);
+  return rows.map((row) => screenView(row, tags.get(row.id)!, online, now, health.get(row.id)));
+}
+
+/** These screens of the tenant that are not deleted, by id (one statement for a fan-out's group). */
+export async function screensById(
+  db: Db | Tx,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Map<string, ScreenTable>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('screens')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .where('tenant_id', '=', tenantId)
+    .where('state', '!=', 'deleted')
+    .execute();
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 /** Creates a quota-counted pairing_pending screen (pair or provision) and its creation event. */
