@@ -9,7 +9,7 @@ export const CACHES = {
   'runtime-cookies': 'runtime cookie values already verified, by their exact text (pairing/pairing-cookies.ts)',
   'runtime-session-query': 'the runtime session query, compiled once (pairing/pairing.auth.ts)',
   'compiled-queries':
-    "hot-path queries compiled once, by the store's dialect adapter, run with new values (store/compiled-once.ts)",
+    "hot-path queries compiled once, by SQL dialect, run with new values; process-wide, as the SQL text is the dialect's (store/compiled-once.ts)",
   'manifest-session-tags':
     "the session's digest in a manifest entity tag, by session; process-wide, as a pure digest is the same for every server (runtime/manifest.routes.ts)",
   'parsed-manifests': 'stored manifest documents already parsed, by screen and revision (manifests/manifest-store.ts)',

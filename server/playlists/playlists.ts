@@ -7,6 +7,7 @@ import type { MediaChange } from '../references';
 import type { Services } from '../services';
 import { playlistsChanged } from '../manifests/remint';
 import { screenReferencesTo } from '../screens/screens';
+import { compiledOnce } from '../store/compiled-once';
 import { expectUpdated, json, type Db, type Tx, type Work } from '../store/store';
 import {
   contentNeeds,
@@ -104,6 +105,16 @@ export async function findPlaylist(db: Db | Tx, tenantId: string, id: string): P
   return row;
 }
 
+/** The playlist an assignment names: every screen of a fleet assign or takeover reads it, so compiled once. */
+const assignable = compiledOnce<[playlistId: string, tenantId: string], PlaylistTable>((db, slot) =>
+  db
+    .selectFrom('playlists')
+    .selectAll()
+    .where('id', '=', slot(0))
+    .where('tenant_id', '=', slot(1))
+    .where('deleted_at', 'is', null),
+);
+
 /**
  * What any screen reference (assignment; later schedule entries and takeovers) requires of a
  * playlist: owned, showable (its references still ready), and a screen timezone when it has
@@ -116,13 +127,7 @@ export async function checkAssignable(
   timezone: string | null,
   field: string,
 ): Promise<PlaylistTable> {
-  const playlist = await db
-    .selectFrom('playlists')
-    .selectAll()
-    .where('id', '=', playlistId)
-    .where('tenant_id', '=', tenantId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  const playlist = (await assignable.run(db, playlistId, tenantId)).rows[0];
   if (!playlist) {
     throw problem('not_found', `playlist ${playlistId} not found`, {
       errors: [{ field, code: 'not_found', detail: 'no such playlist in this project' }],
