@@ -27,14 +27,17 @@ interface Watcher {
 }
 
 export class WriteWatch implements KyselyPlugin {
-  private readonly watchers: Watcher[] = [];
+  /** By table: a statement on a table nobody watches costs a kind check and a lookup. */
+  private readonly watchers = new Map<string, Watcher[]>();
 
   watch(table: string, columns: readonly string[] | undefined, changed: () => void): void {
-    this.watchers.push({ table, columns: columns && new Set(columns), changed });
+    const watchers = this.watchers.get(table) ?? [];
+    watchers.push({ table, columns: columns && new Set(columns), changed });
+    this.watchers.set(table, watchers);
   }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (this.watchers.length > 0) this.inspect(args.node);
+    if (this.watchers.size > 0) this.inspect(args.node);
     return args.node;
   }
 
@@ -44,13 +47,12 @@ export class WriteWatch implements KyselyPlugin {
 
   private inspect(node: RootOperationNode): void {
     if (node.kind === 'UpdateQueryNode') {
-      const table = tableName(node.table);
+      const watchers = this.watchers.get(tableName(node.table) ?? '');
+      if (!watchers) return;
       const set = (node.updates ?? []).map((u) => columnName(u.column));
-      for (const w of this.watchers)
-        if (w.table === table && (!w.columns || set.some((c) => c === undefined || w.columns!.has(c)))) w.changed();
+      for (const w of watchers) if (!w.columns || set.some((c) => c === undefined || w.columns!.has(c))) w.changed();
     } else if (node.kind === 'DeleteQueryNode') {
-      const tables = node.from.froms.map(tableName);
-      for (const w of this.watchers) if (tables.includes(w.table)) w.changed();
+      for (const from of node.from.froms) for (const w of this.watchers.get(tableName(from) ?? '') ?? []) w.changed();
     }
   }
 }
