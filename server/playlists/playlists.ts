@@ -105,11 +105,17 @@ export async function findPlaylist(db: Db | Tx, tenantId: string, id: string): P
   return row;
 }
 
-/** The playlist an assignment names: every screen of a fleet assign or takeover reads it, so compiled once. */
-const assignable = compiledOnce<[playlistId: string, tenantId: string], PlaylistTable>((db, slot) =>
+/**
+ * What an assignment reads of the playlist it names (not its documents): every screen of a fleet
+ * assign or takeover reads it, so compiled once.
+ */
+const assignable = compiledOnce<
+  [playlistId: string, tenantId: string],
+  Pick<PlaylistTable, 'unavailable' | 'has_visibility'>
+>((db, slot) =>
   db
     .selectFrom('playlists')
-    .selectAll()
+    .select(['unavailable', 'has_visibility'])
     .where('id', '=', slot(0))
     .where('tenant_id', '=', slot(1))
     .where('deleted_at', 'is', null),
@@ -126,7 +132,7 @@ export async function checkAssignable(
   playlistId: string,
   timezone: string | null,
   field: string,
-): Promise<PlaylistTable> {
+): Promise<void> {
   const playlist = (await assignable.run(db, playlistId, tenantId)).rows[0];
   if (!playlist) {
     throw problem('not_found', `playlist ${playlistId} not found`, {
@@ -161,7 +167,6 @@ export async function checkAssignable(
       },
     );
   }
-  return playlist;
 }
 
 interface ServedDocument {
@@ -194,7 +199,7 @@ export function playlistViewV1(row: PlaylistTable): Playlist {
   return playlistView(row) as Playlist;
 }
 
-export function unavailableReasons(row: PlaylistTable): FieldError[] {
+export function unavailableReasons(row: Pick<PlaylistTable, 'unavailable'>): FieldError[] {
   return json.read<FieldError[]>(row.unavailable) ?? [];
 }
 
