@@ -7,7 +7,7 @@ import type { EventLog, NewEvent } from '../events/event-log';
 import { problem } from '../problem';
 import { newId, randomToken } from '../keys';
 import type { Services } from '../services';
-import { compiledOnce } from '../store/compiled-once';
+import { compiledOnce, type CompiledOnce } from '../store/compiled-once';
 import { json, type Db, type Tx, type Work } from '../store/store';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
@@ -308,19 +308,13 @@ export async function changeScreen(
       events: changed,
       // Compare-and-set on the revision read: the row must be the one this change started from.
       async row(db, effectivePlaylistId, bump) {
+        // Only the columns the change sets: a column written with its own value still rewrites
+        // the index entries it is in (state, public_id), and a fan-out writes 500 rows.
+        const columns = ROW_COLUMNS.filter((c) => change.set !== undefined && c in change.set);
         const row = (
-          await statements.writeRow.run(
+          await rowWrite(columns).run(
             db,
-            after.label,
-            after.state,
-            after.playlist_id,
-            after.timezone,
-            after.public_id,
-            after.paired_at,
-            after.archived_at,
-            after.deleted_at,
-            after.sync_group,
-            after.wall_region,
+            ...columns.map((c) => after[c]),
             after.revision,
             after.content_access_generation,
             now,
@@ -340,53 +334,58 @@ export async function changeScreen(
   });
 }
 
+/** The columns a change may set (ScreenChange.set), in the order a row write names them. */
+const ROW_COLUMNS = [
+  'label',
+  'state',
+  'playlist_id',
+  'timezone',
+  'public_id',
+  'paired_at',
+  'archived_at',
+  'deleted_at',
+  'sync_group',
+  'wall_region',
+] as const satisfies readonly (keyof NonNullable<ScreenChange['set']>)[];
+
+type RowColumn = (typeof ROW_COLUMNS)[number];
+type ManifestNumbers = Pick<ScreenTable, 'manifest_revision' | 'content_access_generation'>;
+
+/** A change's write of the screen row, compiled once for each set of columns changes set (a handful). */
+const rowWrites = new Map<string, CompiledOnce<unknown[], ManifestNumbers>>();
+
+/**
+ * The UPDATE of a change that sets these columns: their values, then the revision, the content
+ * generation, updated_at, the effective playlist, the manifest bump, the id and the revision read
+ * (compare-and-set). It answers the manifest numbers after it, or no row when the revision moved.
+ */
+function rowWrite(columns: readonly RowColumn[]): CompiledOnce<unknown[], ManifestNumbers> {
+  const key = columns.join(',');
+  let write = rowWrites.get(key);
+  if (!write) {
+    const n = columns.length;
+    write = compiledOnce<unknown[], ManifestNumbers>((db, slot) =>
+      db
+        .updateTable('screens')
+        .set((eb) => ({
+          ...Object.fromEntries(columns.map((c, i) => [c, slot(i)])),
+          revision: slot(n),
+          content_access_generation: slot(n + 1),
+          updated_at: slot(n + 2),
+          effective_playlist_id: slot(n + 3),
+          manifest_revision: eb('manifest_revision', '+', slot<number>(n + 4)),
+        }))
+        .where('id', '=', slot(n + 5))
+        .where('revision', '=', slot(n + 6))
+        .returning(['manifest_revision', 'content_access_generation']),
+    );
+    rowWrites.set(key, write);
+  }
+  return write;
+}
+
 /** The statements every change of a screen runs (a fleet fan-out: 500 times), compiled once. */
 const statements = {
-  writeRow: compiledOnce<
-    [
-      label: string,
-      state: string,
-      playlistId: string | null,
-      timezone: string | null,
-      publicId: string,
-      pairedAt: number | null,
-      archivedAt: number | null,
-      deletedAt: number | null,
-      syncGroup: string | null,
-      wallRegion: string | null,
-      revision: number,
-      contentAccessGeneration: number,
-      updatedAt: number,
-      effectivePlaylistId: string | null,
-      manifestBump: 0 | 1,
-      id: string,
-      revisionRead: number,
-    ],
-    Pick<ScreenTable, 'manifest_revision' | 'content_access_generation'>
-  >((db, slot) =>
-    db
-      .updateTable('screens')
-      .set((eb) => ({
-        label: slot(0),
-        state: slot(1),
-        playlist_id: slot(2),
-        timezone: slot(3),
-        public_id: slot(4),
-        paired_at: slot(5),
-        archived_at: slot(6),
-        deleted_at: slot(7),
-        sync_group: slot(8),
-        wall_region: slot(9),
-        revision: slot(10),
-        content_access_generation: slot(11),
-        updated_at: slot(12),
-        effective_playlist_id: slot(13),
-        manifest_revision: eb('manifest_revision', '+', slot<number>(14)),
-      }))
-      .where('id', '=', slot(15))
-      .where('revision', '=', slot(16))
-      .returning(['manifest_revision', 'content_access_generation']),
-  ),
   deleteAssignment: compiledOnce<[screenId: string], never>((db, slot) =>
     db.deleteFrom('screen_playlist_references').where('screen_id', '=', slot(0)).where('role', '=', 'assignment'),
   ),
