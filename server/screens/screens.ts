@@ -115,13 +115,15 @@ export async function screensById(
   ids: readonly string[],
 ): Promise<Map<string, ScreenTable>> {
   if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('screens')
-    .selectAll()
-    .where('id', 'in', [...ids])
-    .where('tenant_id', '=', tenantId)
-    .where('state', '!=', 'deleted')
-    .execute();
+  // By primary key alone, the tenant and the state checked here: with them in the statement, SQLite
+  // walks the tenant's whole index (screens_tenant) instead of looking up the ids.
+  const rows = (
+    await db
+      .selectFrom('screens')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute()
+  ).filter((r) => r.tenant_id === tenantId && r.state !== 'deleted');
   return new Map(rows.map((r) => [r.id, r]));
 }
 

@@ -4,7 +4,14 @@
 // The query is built with placeholder values (`slot(i)`), and each run puts its arguments where
 // the placeholders landed in the compiled parameters. The store's plugins still see every run
 // (the write watch, write-watch.ts), so caches hear of these writes as of any other.
-import { createQueryId, type Compilable, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import {
+  createQueryId,
+  type Compilable,
+  type CompiledQuery,
+  type Kysely,
+  type QueryId,
+  type QueryResult,
+} from 'kysely';
 import type { Database } from './schema';
 
 /** A store's Kysely or one of its transactions (store.ts's Db and Tx). */
@@ -40,9 +47,15 @@ export function compiledOnce<A extends readonly unknown[], R>(
       const executor = db.getExecutor();
       const dialect = executor.adapter.constructor;
       let query = compiled.get(dialect);
-      if (!query) compiled.set(dialect, (query = build(db, slot).compile()));
-      const queryId = createQueryId();
-      executor.transformQuery(query.query, queryId);
+      let queryId: QueryId;
+      if (query) {
+        // The plugins see this run as they saw the one that compiled it (compile() showed them that).
+        queryId = createQueryId();
+        executor.transformQuery(query.query, queryId);
+      } else {
+        compiled.set(dialect, (query = build(db, slot).compile()));
+        queryId = query.queryId;
+      }
       const parameters = query.parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
       return db.executeQuery<R>({ ...query, queryId, parameters });
     },
