@@ -1,6 +1,7 @@
 // The remint rule and its writes. When what a screen's player must show changes, the screen's
 // manifest revision moves and `screen.manifest_changed` tells the player to fetch it. Screens and
-// playlists report their changes here; nothing else writes manifest_revision or that event. Work
+// playlists report their changes here; nothing else moves manifest_revision or writes that event
+// (a screen's own change hands its row write in, and the bump is decided here: ScreenRowWrite). Work
 // over many screens is set-based: one UPDATE of the screens and one INSERT of their events,
 // whatever their number, so a playlist edit that 500 screens show is a few statements.
 import type { ManifestChangeReason } from '../../sdk/contract/event-types';
