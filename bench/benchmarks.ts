@@ -4,7 +4,7 @@ import { controlPlaneThroughput } from './control-plane.bench';
 import { creditMeterDebits } from './credit-meter.bench';
 import { eventFanOut } from './events.bench';
 import { lockstepPlayback } from './lockstep.bench';
-import { fleetActions } from './fleet.bench';
+import { fleetActions, fleetActionsPostgres } from './fleet.bench';
 import { mediaRangedExport } from './media.bench';
 import { manifestNotModified } from './manifest.bench';
 import { playerPlayback } from './player.bench';
@@ -28,6 +28,7 @@ export const benchmarks: Record<string, () => Promise<void>> = {
   remint: remintAtFleetScale,
   kiosk: kioskAgent,
   fleet: fleetActions,
+  'fleet-pg': fleetActionsPostgres,
   playback: playbackIngest,
   'dashboard-bundle': dashboardBundle,
   'dashboard-lists': dashboardLists,

@@ -10,6 +10,8 @@ export const CACHES = {
   'runtime-session-rows':
     'runtime session rows as /content/v1 authenticates them, for 5 s, emptied by any write of a session, screen, device credential or tenant status (pairing/pairing.auth.ts)',
   'runtime-session-query': 'the runtime session query, compiled once (pairing/pairing.auth.ts)',
+  'compiled-queries':
+    "hot-path queries compiled once, by SQL dialect, run with new values; process-wide, as the SQL text is the dialect's (store/compiled-once.ts)",
   'manifest-session-tags':
     "the session's digest in a manifest entity tag, by session; process-wide, as a pure digest is the same for every server (runtime/manifest.routes.ts)",
   'manifest-records':

@@ -5,7 +5,8 @@
 import { EVENT_TYPES, eventDetailsIssues, type TypedEvent } from '../../sdk/contract/event-types';
 import type { EventActor, EventSeverity } from '../../sdk/contract/events';
 import type { Notifier } from '../notifier';
-import type { Work } from '../store/store';
+import { compiledOnce, type CompiledOnce } from '../store/compiled-once';
+import type { Tx, Work } from '../store/store';
 
 export type Severity = EventSeverity;
 
@@ -111,28 +112,7 @@ export class EventLog {
     const positions: number[] = [];
     for (let start = 0; start < entries.length; start += EVENTS_PER_STATEMENT) {
       const batch = entries.slice(start, start + EVENTS_PER_STATEMENT);
-      const inserted = await work.db
-        .insertInto('events')
-        .values(
-          batch.map(({ event, now }) => ({
-            tenant_id: event.tenantId,
-            screen_id: event.screenId ?? null,
-            type: event.type,
-            severity: event.severity ?? 'info',
-            message: event.message,
-            resource_type: event.resource?.type ?? null,
-            resource_id: event.resource?.id ?? null,
-            details: event.details === undefined ? null : JSON.stringify(event.details),
-            runtime: EVENT_TYPES[event.type].runtime ? 1 : 0,
-            request_id: event.requestId ?? null,
-            operation_id: event.operationId ?? null,
-            actor_id: event.actor?.user_id ?? null,
-            actor_name: event.actor?.display_name ?? null,
-            at: now,
-          })),
-        )
-        .returning('position')
-        .execute();
+      const inserted = await insertEvents(work.db, batch);
       // Rows are numbered in the order they are inserted; RETURNING's order is not promised.
       positions.push(...inserted.map((row) => row.position).sort((a, b) => a - b));
     }
@@ -144,4 +124,74 @@ export class EventLog {
     });
     return positions;
   }
+}
+
+/** An event row's values, in the order the compiled INSERT names its columns (insertOf). */
+function rowValues({ event, now }: HeldEvent): unknown[] {
+  return [
+    event.tenantId,
+    event.screenId ?? null,
+    event.type,
+    event.severity ?? 'info',
+    event.message,
+    event.resource?.type ?? null,
+    event.resource?.id ?? null,
+    event.details === undefined ? null : JSON.stringify(event.details),
+    EVENT_TYPES[event.type].runtime ? 1 : 0,
+    event.requestId ?? null,
+    event.operationId ?? null,
+    event.actor?.user_id ?? null,
+    event.actor?.display_name ?? null,
+    now,
+  ];
+}
+
+/** Values a row binds (rowValues). */
+const ROW_VALUES = 14;
+
+/**
+ * The INSERT of `rows` events, compiled once for each number of rows: a fleet group appends the
+ * same number of events each time, and building a 200-row INSERT cost more than SQLite takes to
+ * run it. At most COMPILED_INSERT_SIZES sizes are kept (then they are compiled again as needed).
+ */
+const COMPILED_INSERT_SIZES = 64;
+const compiledInserts = new Map<number, CompiledOnce<unknown[], { position: number }>>();
+
+function insertOf(rows: number): CompiledOnce<unknown[], { position: number }> {
+  let insert = compiledInserts.get(rows);
+  if (!insert) {
+    if (compiledInserts.size >= COMPILED_INSERT_SIZES) compiledInserts.clear();
+    insert = compiledOnce<unknown[], { position: number }>((db, slot) =>
+      db
+        .insertInto('events')
+        .values(
+          Array.from({ length: rows }, (_, r) => {
+            const value = (c: number) => slot(r * ROW_VALUES + c);
+            return {
+              tenant_id: value(0),
+              screen_id: value(1),
+              type: value(2),
+              severity: value(3),
+              message: value(4),
+              resource_type: value(5),
+              resource_id: value(6),
+              details: value(7),
+              runtime: value(8),
+              request_id: value(9),
+              operation_id: value(10),
+              actor_id: value(11),
+              actor_name: value(12),
+              at: value(13),
+            };
+          }),
+        )
+        .returning('position'),
+    );
+    compiledInserts.set(rows, insert);
+  }
+  return insert;
+}
+
+async function insertEvents(db: Tx, batch: readonly HeldEvent[]): Promise<{ position: number }[]> {
+  return (await insertOf(batch.length).run(db, ...batch.flatMap(rowValues))).rows;
 }

@@ -350,6 +350,43 @@ describe('POST /api/v1/screens/actions', () => {
     expect(updated.map((e) => e.screen_id)).toEqual(ids); // one each, in selector order
   });
 
+  it('answers each screen of an assign with the view its GET reads right after, and replays them under the key', async () => {
+    const { token: t, projectId: tenant } = await server.enroll();
+    const playlist = async () => {
+      const media = await insertMedia(server, tenant);
+      const created = await server.request('POST', '/api/v1/playlists', {
+        token: t,
+        json: imageDoc(media),
+        idempotencyKey: randomKey(),
+      });
+      return created.json().id as string;
+    };
+    const [a, b] = [await playlist(), await playlist()];
+    const ids = await insertScreensShowing(server.services, tenant, a, 3);
+    const tagged = (await pairActiveScreen(server, t)).screen.id;
+    expect(
+      (await actions({ selector: { ids: [tagged] }, action: { type: 'set_tags', tags: ['lobby'] } }, { t })).status,
+    ).toBe(200);
+    const foreign = (await pairActiveScreen(server, token)).screen.id;
+    const selected = [ids[0]!, foreign, tagged, ids[1]!, ids[2]!];
+    const key = randomKey();
+    const body = { selector: { ids: selected }, action: { type: 'assign', playlist_id: b } };
+    const res = await actions(body, { t, key });
+    expect(res.status, res.text).toBe(200);
+    const answer = res.json();
+    expect(answer).toMatchObject({ action: 'assign', succeeded: 4, failed: 1 });
+    expect(answer.results[1]).toMatchObject({ screen_id: foreign, ok: false, status: 404 });
+    for (const result of answer.results.filter((r: { ok: boolean }) => r.ok)) {
+      const read = (await server.request('GET', `/api/v1/screens/${result.screen_id}`, { token: t })).json();
+      expect(result).toEqual({ screen_id: read.id, ok: true, status: 200, result: read });
+      expect(read.playlist_id).toBe(b);
+    }
+    expect(answer.results[2].result.tags).toEqual(['lobby']);
+    // The recorded answers are the ones sent: a retry under the key replays them.
+    await server.services.store.db.deleteFrom('idempotency_records').where('key', '=', key).execute();
+    expect((await actions(body, { t, key })).json()).toEqual(answer);
+  });
+
   it('refuses a fan-out larger than the remaining project budget whole, with 429', async () => {
     nextWindow();
     const a = (await pairActiveScreen(server, token)).screen;

@@ -14,7 +14,7 @@ import { problemBody, toProblem } from '../http/problem-response';
 import { admit, type RateBudget } from '../http/rate-limit';
 import type { Generation } from '../problem';
 import { invalidField, problem } from '../problem';
-import { findScreen } from '../screens/screens';
+import { findScreen, screensById, viewOf, viewsOf } from '../screens/screens';
 import type { ScreenTable } from '../screens/screens.tables';
 import type { HeldEvent } from '../events/event-log';
 import type { Services } from '../services';
@@ -39,6 +39,18 @@ export const FLEET_RECORD_RETENTION_MS = 24 * 3600_000;
  * a single-screen route; a fan-out spends the project's once for all), then the work.
  */
 export async function runScreenAction(
+  r: ActionRequest,
+  screen: ScreenTable,
+  action: PreparedAction,
+  spend: 'project-and-screen' | 'screen',
+): Promise<{ answer: ScreenAnswer; headers: Record<string, string> }> {
+  const { answer, headers } = await actOnScreen(r, screen, action, spend);
+  if (answer.view) answer.body = await viewOf(r.services, r.work.db, answer.view);
+  return { answer, headers };
+}
+
+/** runScreenAction with a view answer left to render (ScreenAnswer.view): a fan-out renders a group's. */
+async function actOnScreen(
   r: ActionRequest,
   screen: ScreenTable,
   action: PreparedAction,
@@ -160,16 +172,20 @@ async function pin(services: Services, f: FleetRequest): Promise<Pinned> {
   return { screenIds, action, done: new Map() };
 }
 
-async function recordResult(work: Work, f: FleetRequest, item: ScreenActionItem): Promise<void> {
-  if (!f.record) return;
+/** The answers of a group of screens, one INSERT, in the transaction that did their work. */
+async function recordResults(work: Work, f: FleetRequest, items: readonly ScreenActionItem[]): Promise<void> {
+  if (!f.record || items.length === 0) return;
+  const key = f.record.key;
   await work.db
     .insertInto('fleet_action_results')
-    .values({
-      tenant_id: f.tenantId,
-      idempotency_key: f.record.key,
-      screen_id: item.screen_id,
-      result: JSON.stringify(item),
-    })
+    .values(
+      items.map((item) => ({
+        tenant_id: f.tenantId,
+        idempotency_key: key,
+        screen_id: item.screen_id,
+        result: JSON.stringify(item),
+      })),
+    )
     .execute();
 }
 
@@ -179,26 +195,35 @@ async function recordResult(work: Work, f: FleetRequest, item: ScreenActionItem)
  */
 export const SCREENS_PER_TRANSACTION = 50;
 
-/** One screen's action and its recorded answer in a savepoint of `work`; a failure is its problem. */
+/** A screen's outcome in its group: its item, and the screen whose view is its answer (rendered with the group's). */
+interface Outcome {
+  item: ScreenActionItem;
+  view?: ScreenTable;
+}
+
+/**
+ * One screen's action in a savepoint of `work`; a failure is its problem. `screen` is the row the
+ * group read for it (undefined: read it now, as its single-screen route does; not found answers so).
+ */
 async function runOne(
   services: Services,
   f: FleetRequest,
   action: PreparedAction,
   work: Work,
   screenId: string,
+  screen: ScreenTable | undefined,
   events: HeldEvent[],
-): Promise<ScreenActionItem> {
+): Promise<Outcome> {
   try {
     return await inSavepoint(work, async (savepoint) => {
       // The group's events are one INSERT at its end; a screen that fails passes none on.
       const unit = services.events.hold(savepoint);
-      const screen = await findScreen(unit.db, f.tenantId, screenId);
+      const row = screen ?? (await findScreen(unit.db, f.tenantId, screenId));
       const r: ActionRequest = { services, events: services.events, work: unit, now: f.now, requestId: f.requestId };
-      const { answer } = await runScreenAction(r, screen, action, 'screen');
-      const done: ScreenActionItem = { screen_id: screenId, status: answer.status, ok: true, result: answer.body };
-      await recordResult(unit, f, done);
+      const { answer } = await actOnScreen(r, row, action, 'screen');
       events.push(...unit.heldEvents);
-      return done;
+      const item: ScreenActionItem = { screen_id: screenId, status: answer.status, ok: true, result: answer.body };
+      return answer.view ? { item, view: answer.view } : { item };
     });
   } catch (error) {
     const p = toProblem(error, services.logger, f.requestId);
@@ -207,10 +232,44 @@ async function runOne(
       generation: f.generation,
       instance: `/api/v1/screens/${screenId}`,
     });
-    const failed: ScreenActionItem = { screen_id: screenId, status: body.status as number, ok: false, problem: body };
-    await recordResult(work, f, failed);
-    return failed;
+    return { item: { screen_id: screenId, status: body.status as number, ok: false, problem: body } };
   }
+}
+
+/**
+ * One group of screens in one transaction: their rows read together, each screen's action in its
+ * savepoint, then what the group shares: the views its answers are (with the reads of one view),
+ * its recorded answers and its events (one INSERT each).
+ */
+async function runGroup(
+  services: Services,
+  f: FleetRequest,
+  action: PreparedAction,
+  work: Work,
+  group: readonly string[],
+): Promise<ScreenActionItem[]> {
+  // Each row serves the first screen of its id only (a repeated id reads its row again, as changed).
+  const rows = await screensById(work.db, f.tenantId, group);
+  const outcomes: Outcome[] = [];
+  const events: HeldEvent[] = [];
+  for (const screenId of group) {
+    const row = rows.get(screenId);
+    rows.delete(screenId);
+    outcomes.push(await runOne(services, f, action, work, screenId, row, events));
+  }
+  const viewing = outcomes.filter((o) => o.view !== undefined);
+  const views = await viewsOf(
+    services,
+    work.db,
+    viewing.map((o) => o.view!),
+  );
+  viewing.forEach((o, i) => {
+    o.item = { screen_id: o.item.screen_id, status: o.item.status, ok: true, result: views[i] };
+  });
+  const items = outcomes.map((o) => o.item);
+  await recordResults(work, f, items);
+  await services.events.writeHeld(work, events);
+  return items;
 }
 
 /**
@@ -239,13 +298,7 @@ export async function runFleetAction(
   // does again (nothing of it committed); a failed screen rolls back alone.
   for (let i = 0; i < remaining.length; i += SCREENS_PER_TRANSACTION) {
     const group = remaining.slice(i, i + SCREENS_PER_TRANSACTION);
-    const items = await services.store.transaction(async (work) => {
-      const done: ScreenActionItem[] = [];
-      const events: HeldEvent[] = [];
-      for (const screenId of group) done.push(await runOne(services, f, pinned.action, work, screenId, events));
-      await services.events.writeHeld(work, events);
-      return done;
-    });
+    const items = await services.store.transaction((work) => runGroup(services, f, pinned.action, work, group));
     for (const item of items) pinned.done.set(item.screen_id, item);
   }
   const results = pinned.screenIds.map((id) => pinned.done.get(id)!);

@@ -14,7 +14,6 @@ import { boundaryOf, resolvedOf, scheduleOf, unavailablePlaylists } from '../man
 import * as changes from '../screens/screen-changes';
 import * as commands from '../screens/screen-commands';
 import * as schedules from '../screens/schedule-changes';
-import { viewOf } from '../screens/screens';
 import type { ScreenTable } from '../screens/screens.tables';
 import type { Services } from '../services';
 import type { Db, Tx } from '../store/store';
@@ -70,6 +69,11 @@ export interface ScreenAnswer {
   status: number;
   body: unknown;
   revision: number;
+  /**
+   * Set when the body is this screen's public view (then `body` is not yet): the caller renders it
+   * (viewsOf), so a fan-out renders the views of a group of screens with the reads of one.
+   */
+  view?: ScreenTable;
 }
 
 /** The request one screen's action runs under. */
@@ -105,8 +109,8 @@ interface ActionEntry {
   run: (r: ActionRequest, screen: ScreenTable, action: PreparedAction) => Promise<ScreenAnswer>;
 }
 
-async function screenAnswer(r: ActionRequest, after: ScreenTable): Promise<ScreenAnswer> {
-  return { status: 200, body: await viewOf(r.services, r.work.db, after), revision: after.revision };
+function screenAnswer(after: ScreenTable): ScreenAnswer {
+  return { status: 200, body: undefined, view: after, revision: after.revision };
 }
 
 async function scheduleAnswer(r: ActionRequest, after: ScreenTable): Promise<ScreenAnswer> {
@@ -121,7 +125,7 @@ export const ACTIONS: Record<FleetActionType, ActionEntry> = {
   assign: {
     family: null,
     run: async (r, screen, action) =>
-      screenAnswer(r, await changes.patchScreen(r, screen, { playlist_id: of(action, 'assign').playlist_id })),
+      screenAnswer(await changes.patchScreen(r, screen, { playlist_id: of(action, 'assign').playlist_id })),
   },
   reload: {
     family: BUDGETS.reload,
@@ -147,17 +151,17 @@ export const ACTIONS: Record<FleetActionType, ActionEntry> = {
   set_tags: {
     family: null,
     run: async (r, screen, action) =>
-      screenAnswer(r, await schedules.editTags(r, screen, { set: of(action, 'set_tags').tags })),
+      screenAnswer(await schedules.editTags(r, screen, { set: of(action, 'set_tags').tags })),
   },
   add_tags: {
     family: null,
     run: async (r, screen, action) =>
-      screenAnswer(r, await schedules.editTags(r, screen, { add: of(action, 'add_tags').tags })),
+      screenAnswer(await schedules.editTags(r, screen, { add: of(action, 'add_tags').tags })),
   },
   remove_tags: {
     family: null,
     run: async (r, screen, action) =>
-      screenAnswer(r, await schedules.editTags(r, screen, { remove: of(action, 'remove_tags').tags })),
+      screenAnswer(await schedules.editTags(r, screen, { remove: of(action, 'remove_tags').tags })),
   },
   takeover: {
     family: BUDGETS.screenControl,
@@ -216,7 +220,7 @@ export const ACTIONS: Record<FleetActionType, ActionEntry> = {
   set_sync_group: {
     family: null,
     run: async (r, screen, action) =>
-      screenAnswer(r, await changes.patchScreen(r, screen, { sync_group: of(action, 'set_sync_group').sync_group })),
+      screenAnswer(await changes.patchScreen(r, screen, { sync_group: of(action, 'set_sync_group').sync_group })),
   },
   clear_display_schedule: {
     family: BUDGETS.display,

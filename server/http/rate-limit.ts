@@ -101,6 +101,13 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
+function refuse(budget: RateBudget, decision: RateDecision): never {
+  throw problem('rate_limited', `rate budget ${budget.name} is spent; retry after ${decision.resetSeconds} s`, {
+    retryAfter: decision.resetSeconds,
+    headers: rateLimitHeaders(budget, decision),
+  });
+}
+
 export function rateLimitHeaders(budget: RateBudget, decision: RateDecision): Record<string, string> {
   return {
     'RateLimit-Policy': `"${budget.name}";q=${budget.limit};w=${budget.windowSeconds}`,
@@ -113,14 +120,16 @@ export function rateLimitHeaders(budget: RateBudget, decision: RateDecision): Re
  * does not consume its first. Returns the headers to disclose on success; throws rate_limited.
  */
 export async function admit(limiter: RateLimiter, budgets: RateBudget[], now: number): Promise<Record<string, string>> {
+  // One budget needs no look first: a take that does not fit spends nothing (one call, not two:
+  // with a shared limiter each is a round trip, and a fan-out admits each screen's budget).
+  if (budgets.length === 1) {
+    const decision = await limiter.take(budgets[0]!, now);
+    if (!decision.allowed) refuse(budgets[0]!, decision);
+    return rateLimitHeaders(budgets[0]!, decision);
+  }
   for (const budget of budgets) {
     const decision = await limiter.peek(budget, now);
-    if (!decision.allowed) {
-      throw problem('rate_limited', `rate budget ${budget.name} is spent; retry after ${decision.resetSeconds} s`, {
-        retryAfter: decision.resetSeconds,
-        headers: rateLimitHeaders(budget, decision),
-      });
-    }
+    if (!decision.allowed) refuse(budget, decision);
   }
   const headers: Record<string, string[]> = { 'RateLimit-Policy': [], RateLimit: [] };
   for (const budget of budgets) {

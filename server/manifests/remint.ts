@@ -1,18 +1,21 @@
 // The remint rule and its writes. When what a screen's player must show changes, the screen's
 // manifest revision moves and `screen.manifest_changed` tells the player to fetch it. Screens and
-// playlists report their changes here; nothing else writes manifest_revision or that event. Work
+// playlists report their changes here; nothing else moves manifest_revision or writes that event
+// (a screen's own change hands its row write in, and the bump is decided here: ScreenRowWrite). Work
 // over many screens is set-based: one UPDATE of the screens and one INSERT of their events,
 // whatever their number, so a playlist edit that 500 screens show is a few statements.
 import type { ManifestChangeReason } from '../../sdk/contract/event-types';
 import type { EventLog, NewEvent } from '../events/event-log';
 import type { ScreenTable } from '../screens/screens.tables';
+import { compiledOnce } from '../store/compiled-once';
 import { json, type Db, type Tx, type Work } from '../store/store';
 import type { StoredManifest } from './manifest-compose';
 import {
   playlistAt,
   rememberResolved,
-  reresolveScreen,
-  type ResolvedSchedule,
+  resolveScreen,
+  writeResolution,
+  type Resolving,
   type SwitchCause,
 } from './screen-resolution';
 
@@ -119,10 +122,43 @@ const ANNOUNCED_SWITCHES: ReadonlySet<SwitchCause> = new Set([
   'availability',
 ]);
 
+/** The manifest numbers of a screen as its row holds them after a write. */
+export type ManifestNumbers = Pick<RemintedScreen, 'manifest_revision' | 'content_access_generation'>;
+
 /**
- * A screen changed (screens report every change here, after writing it and its own events; the
+ * A change's own write of the screen's row (screens.ts changeScreen), folded into the one UPDATE of
+ * the screen that the resolution needs anyway: one statement a change, not three.
+ */
+export interface ScreenRowWrite {
+  /** The change's events (screen.updated, its lifecycle event), appended before the resolution's. */
+  events: NewEvent[];
+  /**
+   * Writes the row with the change's columns, this effective playlist and the manifest revision
+   * moved by `bump`, and answers the numbers after it (it refuses a row changed meanwhile).
+   */
+  row(db: Tx, effectivePlaylistId: string | null, bump: 0 | 1): Promise<ManifestNumbers>;
+}
+
+/** A screen's resolution outcome written alone (no change of its own: a boundary, availability). */
+const resolutionRow = compiledOnce<
+  [effectivePlaylistId: string | null, bump: 0 | 1, screenId: string],
+  ManifestNumbers
+>((db, slot) =>
+  db
+    .updateTable('screens')
+    .set((eb) => ({
+      effective_playlist_id: slot(0),
+      manifest_revision: eb('manifest_revision', '+', slot<number>(1)),
+    }))
+    .where('id', '=', slot(2))
+    .returning(['manifest_revision', 'content_access_generation']),
+);
+
+/**
+ * A screen changed (screens report every change here with their write of its row, `write`; the
  * boundary timer reports a boundary): the screen is resolved again (schedule, takeover, assignment)
- * and, when the change is a reason, its manifest is reminted. Returns the screen as it is now.
+ * and, when the change is a reason, its manifest is reminted, in one UPDATE of the screen with the
+ * change's own columns. Everything is read before anything is written. Returns the screen as it is now.
  */
 export async function screenChanged(
   events: EventLog,
@@ -130,40 +166,36 @@ export async function screenChanged(
   before: ScreenTable,
   after: ScreenTable,
   now: number,
-  options: { cause: SwitchCause | null; requestId?: string },
+  options: { cause: SwitchCause | null; requestId?: string; write?: ScreenRowWrite },
 ): Promise<ScreenTable> {
   let current = after;
-  let nextBoundary: number | null = null;
-  let resolved: ResolvedSchedule | undefined;
+  let resolving: Resolving | undefined;
+  const changed: NewEvent[] = [...(options.write?.events ?? [])];
   if (after.state !== 'deleted') {
-    resolved = await reresolveScreen(events, work, after, now, {
+    resolving = await resolveScreen(work.db, after, now, {
       reportSkipped:
         options.cause === 'schedule_write' || options.cause === 'boundary' || options.cause === 'availability',
       requestId: options.requestId,
     });
-    const { resolution } = resolved;
+    const { resolution } = resolving;
+    changed.push(...resolving.pending);
     current = { ...after, effective_playlist_id: resolution.effective.playlistId };
-    nextBoundary = resolution.nextBoundary;
     const switched = before.effective_playlist_id !== current.effective_playlist_id;
     if (switched && after.state !== 'archived' && options.cause !== null && ANNOUNCED_SWITCHES.has(options.cause)) {
-      await events.append(
-        work,
-        {
-          tenantId: after.tenant_id,
-          screenId: after.id,
-          type: 'screen.playlist_switched',
-          message: `the screen now shows ${current.effective_playlist_id ?? 'no playlist'} (${resolution.effective.source})`,
-          resource: { type: 'screen', id: after.id },
-          details: {
-            from_playlist_id: before.effective_playlist_id,
-            to_playlist_id: current.effective_playlist_id,
-            source: resolution.effective.source,
-            cause: options.cause,
-          },
-          requestId: options.requestId,
+      changed.push({
+        tenantId: after.tenant_id,
+        screenId: after.id,
+        type: 'screen.playlist_switched',
+        message: `the screen now shows ${current.effective_playlist_id ?? 'no playlist'} (${resolution.effective.source})`,
+        resource: { type: 'screen', id: after.id },
+        details: {
+          from_playlist_id: before.effective_playlist_id,
+          to_playlist_id: current.effective_playlist_id,
+          source: resolution.effective.source,
+          cause: options.cause,
         },
-        now,
-      );
+        requestId: options.requestId,
+      });
     }
   }
   let reason = remintReason(before, current, options.cause);
@@ -173,14 +205,20 @@ export async function screenChanged(
     current.state !== 'deleted' &&
     options.cause !== null &&
     ANNOUNCED_SWITCHES.has(options.cause) &&
-    (await upcomingStale(work.db, current, nextBoundary))
+    (await upcomingStale(work.db, current, resolving?.resolution.nextBoundary ?? null))
   )
     reason = 'upcoming_changed';
-  if (reason !== null) {
-    const reminted = await remintScreens(events, work, after.tenant_id, [after.id], reason, now, options.requestId);
-    current = { ...current, manifest_revision: reminted.get(after.id)!.manifest_revision };
-  }
-  if (resolved) rememberResolved(current, resolved);
+
+  const bump = reason === null ? 0 : 1;
+  let numbers: ManifestNumbers | undefined;
+  if (options.write) numbers = await options.write.row(work.db, current.effective_playlist_id, bump);
+  else if (bump === 1 || current.effective_playlist_id !== after.effective_playlist_id)
+    numbers = (await resolutionRow.run(work.db, current.effective_playlist_id, bump, after.id)).rows[0];
+  if (numbers) current = { ...current, ...numbers };
+  if (resolving) await writeResolution(events, work, current, resolving);
+  if (reason !== null) changed.push(manifestChanged(current, reason, options.requestId));
+  await events.appendMany(work, changed, now);
+  if (resolving) rememberResolved(current, resolving);
   return current;
 }
 

@@ -6,6 +6,7 @@ import type { PlaylistScheduleEntry } from '../../sdk/contract/fleet';
 import { isoTime } from '../clock';
 import type { EventLog, NewEvent } from '../events/event-log';
 import type { ScreenTable } from '../screens/screens.tables';
+import { compiledOnce } from '../store/compiled-once';
 import { json, type Db, type Tx, type Work } from '../store/store';
 import { resolveSchedule, type ScheduleResolution } from './playlist-schedule';
 
@@ -28,22 +29,60 @@ export interface ScreenSchedule {
   takeover: { playlistId: string; until: number; reason: string } | null;
 }
 
+/** The statements a screen's resolution runs for every screen of a fan-out, compiled once. */
+const statements = {
+  schedule: compiledOnce<[screenId: string], ScheduleRow>((db, slot) =>
+    db
+      .selectFrom('screens')
+      .leftJoin('screen_schedules', 'screen_schedules.screen_id', 'screens.id')
+      .leftJoin('screen_takeovers', 'screen_takeovers.screen_id', 'screens.id')
+      .select([
+        'screen_schedules.entries as entries',
+        'screen_schedules.updated_at as updated_at',
+        'screen_takeovers.playlist_id as takeover_playlist_id',
+        'screen_takeovers.until as takeover_until',
+        'screen_takeovers.reason as takeover_reason',
+      ])
+      .where('screens.id', '=', slot(0)),
+  ),
+  playlistUnavailable: compiledOnce<[tenantId: string, playlistId: string], { id: string; unavailable: string }>(
+    (db, slot) =>
+      db
+        .selectFrom('playlists')
+        .select(['id', 'unavailable'])
+        .where('tenant_id', '=', slot(0))
+        .where('id', '=', slot(1))
+        .where('deleted_at', 'is', null),
+  ),
+  deleteTakeover: compiledOnce<[screenId: string], never>((db, slot) =>
+    db.deleteFrom('screen_takeovers').where('screen_id', '=', slot(0)),
+  ),
+  deleteReference: compiledOnce<[screenId: string, role: string], never>((db, slot) =>
+    db.deleteFrom('screen_playlist_references').where('screen_id', '=', slot(0)).where('role', '=', slot(1)),
+  ),
+  deleteBoundary: compiledOnce<[screenId: string], never>((db, slot) =>
+    db.deleteFrom('screen_boundaries').where('screen_id', '=', slot(0)),
+  ),
+  upsertBoundary: compiledOnce<[screenId: string, tenantId: string, dueAt: number], never>((db, slot) =>
+    db
+      .insertInto('screen_boundaries')
+      .values({ screen_id: slot(0), tenant_id: slot(1), due_at: slot(2) })
+      .onConflict((oc) => oc.column('screen_id').doUpdateSet({ tenant_id: slot(1), due_at: slot(2) })),
+  ),
+};
+
+interface ScheduleRow {
+  entries: string | null;
+  updated_at: number | null;
+  takeover_playlist_id: string | null;
+  takeover_until: number | null;
+  takeover_reason: string | null;
+}
+
 export async function scheduleOf(db: Db | Tx, screenId: string): Promise<ScreenSchedule> {
   // One statement for both one-row tables (every schedule change and boundary reads them; a
   // fan-out does so per screen): the screen row is only the anchor of the two outer joins.
-  const row = await db
-    .selectFrom('screens')
-    .leftJoin('screen_schedules', 'screen_schedules.screen_id', 'screens.id')
-    .leftJoin('screen_takeovers', 'screen_takeovers.screen_id', 'screens.id')
-    .select([
-      'screen_schedules.entries as entries',
-      'screen_schedules.updated_at as updated_at',
-      'screen_takeovers.playlist_id as takeover_playlist_id',
-      'screen_takeovers.until as takeover_until',
-      'screen_takeovers.reason as takeover_reason',
-    ])
-    .where('screens.id', '=', screenId)
-    .executeTakeFirst();
+  const row = (await statements.schedule.run(db, screenId)).rows[0];
   const entries = row?.entries ?? null;
   const takeover =
     row?.takeover_playlist_id != null && row.takeover_until != null
@@ -64,13 +103,16 @@ export async function unavailablePlaylists(
 ): Promise<Set<string>> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('playlists')
-    .select(['id', 'unavailable'])
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', wanted)
-    .where('deleted_at', 'is', null)
-    .execute();
+  const rows =
+    wanted.length === 1
+      ? (await statements.playlistUnavailable.run(db, tenantId, wanted[0]!)).rows
+      : await db
+          .selectFrom('playlists')
+          .select(['id', 'unavailable'])
+          .where('tenant_id', '=', tenantId)
+          .where('id', 'in', wanted)
+          .where('deleted_at', 'is', null)
+          .execute();
   const showable = new Set(
     rows.filter((r) => (json.read<unknown[]>(r.unavailable) ?? []).length === 0).map((r) => r.id),
   );
@@ -96,12 +138,7 @@ export function takeoverChanged(
   };
 }
 
-/**
- * Resolves the screen (as it is after a change) at `now` and writes the outcome. A takeover that has
- * ended is removed and announced. Unavailable matching entries are reported when `reportSkipped`.
- * Returns the resolution; the caller (remint.ts) decides whether the manifest moves.
- */
-/** What reresolveScreen read and decided for a screen, as of the change that returned it. */
+/** What resolveScreen read and decided for a screen, as of the change that returned it. */
 export interface ResolvedSchedule {
   at: number;
   schedule: ScreenSchedule;
@@ -121,26 +158,34 @@ export function resolvedOf(screen: ScreenTable): ResolvedSchedule | undefined {
   return resolvedScreens.get(screen);
 }
 
-export async function reresolveScreen(
-  events: EventLog,
-  work: Work,
+/** What resolving a screen decided, before it is written (the caller writes it: screenChanged). */
+export interface Resolving extends ResolvedSchedule {
+  /** The takeover had ended by `now`: writeResolution removes it (its end is among `pending`). */
+  expiredTakeover: boolean;
+  /** Events of the resolution, in order: the takeover's end, skipped entries. */
+  pending: NewEvent[];
+}
+
+/**
+ * Resolves the screen (as it is after a change) at `now`, reading only: its schedule, its takeover
+ * (one that has ended counts as gone) and the playlists they name. Unavailable matching entries are
+ * reported when `reportSkipped`. The caller writes the effective playlist with the screen's row,
+ * then the rest with writeResolution; it decides whether the manifest moves (remint.ts).
+ */
+export async function resolveScreen(
+  db: Db | Tx,
   screen: ScreenTable,
   now: number,
   options: { reportSkipped: boolean; requestId?: string },
-): Promise<ResolvedSchedule> {
-  const schedule = await scheduleOf(work.db, screen.id);
+): Promise<Resolving> {
+  const schedule = await scheduleOf(db, screen.id);
   const pending: NewEvent[] = [];
-  if (schedule.takeover && schedule.takeover.until <= now) {
-    await work.db.deleteFrom('screen_takeovers').where('screen_id', '=', screen.id).execute();
-    await work.db
-      .deleteFrom('screen_playlist_references')
-      .where('screen_id', '=', screen.id)
-      .where('role', '=', 'takeover')
-      .execute();
+  const expiredTakeover = schedule.takeover !== null && schedule.takeover.until <= now;
+  if (expiredTakeover) {
     pending.push(takeoverChanged(screen, null, options.requestId));
     schedule.takeover = null;
   }
-  const unavailable = await unavailablePlaylists(work.db, screen.tenant_id, [
+  const unavailable = await unavailablePlaylists(db, screen.tenant_id, [
     ...schedule.entries.map((e) => e.playlist_id),
     ...(schedule.takeover ? [schedule.takeover.playlistId] : []),
   ]);
@@ -168,16 +213,19 @@ export async function reresolveScreen(
       });
     }
   }
-  if (resolution.effective.playlistId !== screen.effective_playlist_id) {
-    await work.db
-      .updateTable('screens')
-      .set({ effective_playlist_id: resolution.effective.playlistId })
-      .where('id', '=', screen.id)
-      .execute();
+  return { at: now, schedule, resolution, expiredTakeover, pending };
+}
+
+/**
+ * Writes what resolveScreen decided besides the effective playlist (which goes with the screen's
+ * row): the end of an expired takeover and the next boundary. Its events are the caller's to append.
+ */
+export async function writeResolution(events: EventLog, work: Work, screen: ScreenTable, r: Resolving): Promise<void> {
+  if (r.expiredTakeover) {
+    await statements.deleteTakeover.run(work.db, screen.id);
+    await statements.deleteReference.run(work.db, screen.id, 'takeover');
   }
-  await setBoundary(events, work, screen, resolution.nextBoundary);
-  if (pending.length > 0) await events.appendMany(work, pending, now);
-  return { at: now, schedule, resolution };
+  await setBoundary(events, work, screen, r.resolution.nextBoundary);
 }
 
 /**
@@ -204,15 +252,11 @@ export async function playlistAt(db: Db | Tx, screen: ScreenTable, at: number): 
 /** Writes (or removes) the screen's next boundary and wakes the timer once it commits. */
 async function setBoundary(events: EventLog, work: Work, screen: ScreenTable, dueAt: number | null): Promise<void> {
   if (dueAt === null || screen.state === 'deleted') {
-    await work.db.deleteFrom('screen_boundaries').where('screen_id', '=', screen.id).execute();
+    await statements.deleteBoundary.run(work.db, screen.id);
     return;
   }
   // One statement, not a delete and an insert: a fleet fan-out sets 500 of these.
-  await work.db
-    .insertInto('screen_boundaries')
-    .values({ screen_id: screen.id, tenant_id: screen.tenant_id, due_at: dueAt })
-    .onConflict((oc) => oc.column('screen_id').doUpdateSet({ tenant_id: screen.tenant_id, due_at: dueAt }))
-    .execute();
+  await statements.upsertBoundary.run(work.db, screen.id, screen.tenant_id, dueAt);
   events.announce(work, BOUNDARY_CHANNEL, dueAt);
 }
 

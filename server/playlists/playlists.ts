@@ -7,6 +7,7 @@ import type { MediaChange } from '../references';
 import type { Services } from '../services';
 import { playlistsChanged } from '../manifests/remint';
 import { screenReferencesTo } from '../screens/screens';
+import { compiledOnce } from '../store/compiled-once';
 import { expectUpdated, json, type Db, type Tx, type Work } from '../store/store';
 import {
   contentNeeds,
@@ -105,6 +106,22 @@ export async function findPlaylist(db: Db | Tx, tenantId: string, id: string): P
 }
 
 /**
+ * What an assignment reads of the playlist it names (not its documents): every screen of a fleet
+ * assign or takeover reads it, so compiled once.
+ */
+const assignable = compiledOnce<
+  [playlistId: string, tenantId: string],
+  Pick<PlaylistTable, 'unavailable' | 'has_visibility'>
+>((db, slot) =>
+  db
+    .selectFrom('playlists')
+    .select(['unavailable', 'has_visibility'])
+    .where('id', '=', slot(0))
+    .where('tenant_id', '=', slot(1))
+    .where('deleted_at', 'is', null),
+);
+
+/**
  * What any screen reference (assignment; later schedule entries and takeovers) requires of a
  * playlist: owned, showable (its references still ready), and a screen timezone when it has
  * visibility rules, which are evaluated in that zone.
@@ -115,14 +132,8 @@ export async function checkAssignable(
   playlistId: string,
   timezone: string | null,
   field: string,
-): Promise<PlaylistTable> {
-  const playlist = await db
-    .selectFrom('playlists')
-    .selectAll()
-    .where('id', '=', playlistId)
-    .where('tenant_id', '=', tenantId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+): Promise<void> {
+  const playlist = (await assignable.run(db, playlistId, tenantId)).rows[0];
   if (!playlist) {
     throw problem('not_found', `playlist ${playlistId} not found`, {
       errors: [{ field, code: 'not_found', detail: 'no such playlist in this project' }],
@@ -156,7 +167,6 @@ export async function checkAssignable(
       },
     );
   }
-  return playlist;
 }
 
 interface ServedDocument {
@@ -189,7 +199,7 @@ export function playlistViewV1(row: PlaylistTable): Playlist {
   return playlistView(row) as Playlist;
 }
 
-export function unavailableReasons(row: PlaylistTable): FieldError[] {
+export function unavailableReasons(row: Pick<PlaylistTable, 'unavailable'>): FieldError[] {
   return json.read<FieldError[]>(row.unavailable) ?? [];
 }
 

@@ -7,6 +7,7 @@ import { newId } from '../keys';
 import { takeoverChanged } from '../manifests/screen-resolution';
 import { checkAssignable } from '../playlists/playlists';
 import { invalidField, problem } from '../problem';
+import { compiledOnce } from '../store/compiled-once';
 import type { ChangeRequest } from './screen-changes';
 import { changeScreen, tagsOf } from './screens';
 import type { ScreenTable } from './screens.tables';
@@ -102,27 +103,18 @@ export async function startTakeover(
 ): Promise<ScreenTable> {
   refuseArchived(before, 'takeover');
   await checkAssignable(r.work.db, before.tenant_id, takeover.playlist_id, before.timezone, 'playlist_id');
-  const { db } = r.work;
   // Upserts (a takeover replaces the one before): a fleet fan-out writes these 500 times.
-  const row = { playlist_id: takeover.playlist_id, until: untilMs, reason: takeover.reason, started_at: r.now };
-  await db
-    .insertInto('screen_takeovers')
-    .values({ screen_id: before.id, tenant_id: before.tenant_id, ...row })
-    .onConflict((oc) => oc.column('screen_id').doUpdateSet(row))
-    .execute();
-  await db
-    .insertInto('screen_playlist_references')
-    .values({
-      screen_id: before.id,
-      tenant_id: before.tenant_id,
-      playlist_id: takeover.playlist_id,
-      role: 'takeover',
-      entry_id: '',
-    })
-    .onConflict((oc) =>
-      oc.columns(['screen_id', 'role', 'entry_id']).doUpdateSet({ playlist_id: takeover.playlist_id }),
-    )
-    .execute();
+  const { db } = r.work;
+  await statements.upsertTakeover.run(
+    db,
+    before.id,
+    before.tenant_id,
+    takeover.playlist_id,
+    untilMs,
+    takeover.reason,
+    r.now,
+  );
+  await statements.upsertTakeoverReference.run(db, before.id, before.tenant_id, takeover.playlist_id);
   await r.events.append(
     r.work,
     takeoverChanged(before, { playlistId: takeover.playlist_id, until: untilMs, reason: takeover.reason }, r.requestId),
@@ -164,3 +156,33 @@ export async function editTags(
   if (tags.join('\n') === current.join('\n')) return before;
   return changeScreen(r.events, r.work, before, { changes: ['tags'], tags }, r.now, r.requestId);
 }
+
+/** The takeover's writes, which a fleet takeover runs for every screen, compiled once. */
+const statements = {
+  upsertTakeover: compiledOnce<
+    [screenId: string, tenantId: string, playlistId: string, until: number, reason: string, startedAt: number],
+    never
+  >((db, slot) =>
+    db
+      .insertInto('screen_takeovers')
+      .values({
+        screen_id: slot(0),
+        tenant_id: slot(1),
+        playlist_id: slot(2),
+        until: slot(3),
+        reason: slot(4),
+        started_at: slot(5),
+      })
+      .onConflict((oc) =>
+        oc
+          .column('screen_id')
+          .doUpdateSet({ playlist_id: slot(2), until: slot(3), reason: slot(4), started_at: slot(5) }),
+      ),
+  ),
+  upsertTakeoverReference: compiledOnce<[screenId: string, tenantId: string, playlistId: string], never>((db, slot) =>
+    db
+      .insertInto('screen_playlist_references')
+      .values({ screen_id: slot(0), tenant_id: slot(1), playlist_id: slot(2), role: 'takeover', entry_id: '' })
+      .onConflict((oc) => oc.columns(['screen_id', 'role', 'entry_id']).doUpdateSet({ playlist_id: slot(2) })),
+  ),
+};

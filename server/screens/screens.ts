@@ -7,6 +7,7 @@ import type { EventLog, NewEvent } from '../events/event-log';
 import { problem } from '../problem';
 import { newId, randomToken } from '../keys';
 import type { Services } from '../services';
+import { compiledOnce, type CompiledOnce } from '../store/compiled-once';
 import { json, type Db, type Tx, type Work } from '../store/store';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
@@ -94,10 +95,36 @@ export function screenView(
 }
 
 export async function viewOf(services: Services, db: Db | Tx, row: ScreenTable): Promise<Screen> {
-  const online = await services.presence.online([row.id]);
+  return (await viewsOf(services, db, [row]))[0]!;
+}
+
+/** The public views of these screens, in their order, with the reads of one screen's view. */
+export async function viewsOf(services: Services, db: Db | Tx, rows: readonly ScreenTable[]): Promise<Screen[]> {
+  const ids = rows.map((r) => r.id);
+  const online = await services.presence.online(ids);
   const now = services.clock.now();
-  const health = await healthOf(db, [row], online, now);
-  return screenView(row, (await tagsOf(db, [row.id])).get(row.id)!, online, now, health.get(row.id));
+  const health = await healthOf(db, rows, online, now);
+  const tags = await tagsOf(db, ids);
+  return rows.map((row) => screenView(row, tags.get(row.id)!, online, now, health.get(row.id)));
+}
+
+/** These screens of the tenant that are not deleted, by id (one statement for a fan-out's group). */
+export async function screensById(
+  db: Db | Tx,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Map<string, ScreenTable>> {
+  if (ids.length === 0) return new Map();
+  // By primary key alone, the tenant and the state checked here: with them in the statement, SQLite
+  // walks the tenant's whole index (screens_tenant) instead of looking up the ids.
+  const rows = (
+    await db
+      .selectFrom('screens')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute()
+  ).filter((r) => r.tenant_id === tenantId && r.state !== 'deleted');
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 /** Creates a quota-counted pairing_pending screen (pair or provision) and its creation event. */
@@ -224,30 +251,6 @@ export async function changeScreen(
     content_access_generation: before.content_access_generation + (change.regrant ? 1 : 0),
     updated_at: now,
   };
-  const updated = await work.db
-    .updateTable('screens')
-    .set({
-      label: after.label,
-      state: after.state,
-      playlist_id: after.playlist_id,
-      timezone: after.timezone,
-      public_id: after.public_id,
-      paired_at: after.paired_at,
-      archived_at: after.archived_at,
-      deleted_at: after.deleted_at,
-      sync_group: after.sync_group,
-      wall_region: after.wall_region,
-      revision: after.revision,
-      content_access_generation: after.content_access_generation,
-      updated_at: now,
-    })
-    .where('id', '=', before.id)
-    .where('revision', '=', before.revision)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1)
-    throw problem('revision_conflict', `screen ${before.id} changed meanwhile; retry`, {
-      current_revision: before.revision + 1,
-    });
   // Release grants end with the generation they were issued at, and when glass goes dark or away.
   const leaving = (state: string) => after.state === state && before.state !== state;
   if (change.regrant || leaving('archived') || leaving('deleted')) {
@@ -264,27 +267,9 @@ export async function changeScreen(
     }
   }
   if (change.set && 'playlist_id' in change.set) {
-    if (after.playlist_id === null) {
-      await work.db
-        .deleteFrom('screen_playlist_references')
-        .where('screen_id', '=', before.id)
-        .where('role', '=', 'assignment')
-        .execute();
-    } else {
-      // One upsert, not a delete and an insert: a fleet assign writes this for 500 screens.
-      const playlistId = after.playlist_id;
-      await work.db
-        .insertInto('screen_playlist_references')
-        .values({
-          screen_id: before.id,
-          tenant_id: before.tenant_id,
-          playlist_id: playlistId,
-          role: 'assignment',
-          entry_id: '',
-        })
-        .onConflict((oc) => oc.columns(['screen_id', 'role', 'entry_id']).doUpdateSet({ playlist_id: playlistId }))
-        .execute();
-    }
+    if (after.playlist_id === null) await statements.deleteAssignment.run(work.db, before.id);
+    // One upsert, not a delete and an insert: a fleet assign writes this for 500 screens.
+    else await statements.upsertAssignment.run(work.db, before.id, before.tenant_id, after.playlist_id);
   }
 
   const base = {
@@ -318,9 +303,101 @@ export async function changeScreen(
       details: { revision: after.revision, state: after.state },
     });
   }
-  await events.appendMany(work, changed, now);
-  return screenChanged(events, work, before, after, now, { cause: causeOf(change), requestId });
+  return screenChanged(events, work, before, after, now, {
+    cause: causeOf(change),
+    requestId,
+    write: {
+      events: changed,
+      // Compare-and-set on the revision read: the row must be the one this change started from.
+      async row(db, effectivePlaylistId, bump) {
+        // Only the columns the change sets: a column written with its own value still rewrites
+        // the index entries it is in (state, public_id), and a fan-out writes 500 rows.
+        const columns = ROW_COLUMNS.filter((c) => change.set !== undefined && c in change.set);
+        const row = (
+          await rowWrite(columns).run(
+            db,
+            ...columns.map((c) => after[c]),
+            after.revision,
+            after.content_access_generation,
+            now,
+            effectivePlaylistId,
+            bump,
+            before.id,
+            before.revision,
+          )
+        ).rows[0];
+        if (!row)
+          throw problem('revision_conflict', `screen ${before.id} changed meanwhile; retry`, {
+            current_revision: before.revision + 1,
+          });
+        return row;
+      },
+    },
+  });
 }
+
+/** The columns a change may set (ScreenChange.set), in the order a row write names them. */
+const ROW_COLUMNS = [
+  'label',
+  'state',
+  'playlist_id',
+  'timezone',
+  'public_id',
+  'paired_at',
+  'archived_at',
+  'deleted_at',
+  'sync_group',
+  'wall_region',
+] as const satisfies readonly (keyof NonNullable<ScreenChange['set']>)[];
+
+type RowColumn = (typeof ROW_COLUMNS)[number];
+type ManifestNumbers = Pick<ScreenTable, 'manifest_revision' | 'content_access_generation'>;
+
+/** A change's write of the screen row, compiled once for each set of columns changes set (a handful). */
+const rowWrites = new Map<string, CompiledOnce<unknown[], ManifestNumbers>>();
+
+/**
+ * The UPDATE of a change that sets these columns: their values, then the revision, the content
+ * generation, updated_at, the effective playlist, the manifest bump, the id and the revision read
+ * (compare-and-set). It answers the manifest numbers after it, or no row when the revision moved.
+ */
+function rowWrite(columns: readonly RowColumn[]): CompiledOnce<unknown[], ManifestNumbers> {
+  const key = columns.join(',');
+  let write = rowWrites.get(key);
+  if (!write) {
+    const n = columns.length;
+    write = compiledOnce<unknown[], ManifestNumbers>((db, slot) =>
+      db
+        .updateTable('screens')
+        .set((eb) => ({
+          ...Object.fromEntries(columns.map((c, i) => [c, slot(i)])),
+          revision: slot(n),
+          content_access_generation: slot(n + 1),
+          updated_at: slot(n + 2),
+          effective_playlist_id: slot(n + 3),
+          manifest_revision: eb('manifest_revision', '+', slot<number>(n + 4)),
+        }))
+        .where('id', '=', slot(n + 5))
+        .where('revision', '=', slot(n + 6))
+        .returning(['manifest_revision', 'content_access_generation']),
+    );
+    rowWrites.set(key, write);
+  }
+  return write;
+}
+
+/** The statements every change of a screen runs (a fleet fan-out: 500 times), compiled once. */
+const statements = {
+  deleteAssignment: compiledOnce<[screenId: string], never>((db, slot) =>
+    db.deleteFrom('screen_playlist_references').where('screen_id', '=', slot(0)).where('role', '=', 'assignment'),
+  ),
+  upsertAssignment: compiledOnce<[screenId: string, tenantId: string, playlistId: string], never>((db, slot) =>
+    db
+      .insertInto('screen_playlist_references')
+      .values({ screen_id: slot(0), tenant_id: slot(1), playlist_id: slot(2), role: 'assignment', entry_id: '' })
+      .onConflict((oc) => oc.columns(['screen_id', 'role', 'entry_id']).doUpdateSet({ playlist_id: slot(2) })),
+  ),
+};
 
 /** A paired runtime stream of the screen was connected at `now` (the screen's last_online_at). */
 export async function recordLastOnline(db: Db | Tx, screenId: string, now: number): Promise<void> {

@@ -1,6 +1,7 @@
 // The relational store: Kysely over the StoreDriver the database URL names (SQLite by default),
 // numbered migrations, transactions with after-commit hooks. Features see only Kysely and
 // store.transaction, so which engine runs underneath is decided once, in openStore.
+import { compiledOnce } from './compiled-once';
 import { WriteWatch } from './write-watch';
 import { Kysely, Migrator, sql, type Transaction } from 'kysely';
 import type { Database } from './schema';
@@ -185,18 +186,25 @@ export class Store {
  */
 export async function inSavepoint<T>(work: Work, fn: (work: Work) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];
-  await sql`SAVEPOINT unit`.execute(work.db);
+  await savepoint.open.run(work.db);
   try {
     const result = await fn({ db: work.db, afterCommit: (h) => hooks.push(h), lock: work.lock });
-    await sql`RELEASE SAVEPOINT unit`.execute(work.db);
+    await savepoint.release.run(work.db);
     for (const hook of hooks) work.afterCommit(hook);
     return result;
   } catch (error) {
-    await sql`ROLLBACK TO SAVEPOINT unit`.execute(work.db);
-    await sql`RELEASE SAVEPOINT unit`.execute(work.db);
+    await savepoint.rollback.run(work.db);
+    await savepoint.release.run(work.db);
     throw error;
   }
 }
+
+/** The savepoint statements (a fleet fan-out runs one savepoint a screen), compiled once. */
+const savepoint = {
+  open: compiledOnce<[], unknown>((db) => ({ compile: () => sql`SAVEPOINT unit`.compile(db) })),
+  release: compiledOnce<[], unknown>((db) => ({ compile: () => sql`RELEASE SAVEPOINT unit`.compile(db) })),
+  rollback: compiledOnce<[], unknown>((db) => ({ compile: () => sql`ROLLBACK TO SAVEPOINT unit`.compile(db) })),
+};
 
 /** True when the error is a unique-constraint violation, whichever engine raised it. */
 export function isUniqueViolation(error: unknown): boolean {

@@ -3,8 +3,9 @@
 // table, when it sets one of the columns a watcher names. It runs as the statement is sent, not at
 // commit: on SQLite (one connection, transactions serialized) no other read can see the old rows
 // in between; on PostgreSQL a read racing the commit may cache them again, which the caches bound
-// by their lifetime. Writes it cannot see: raw SQL text and a statement compiled once and executed
-// many times (it is inspected when compiled); write such a statement with the query builder.
+// by their lifetime. Writes it cannot see: raw SQL text and a statement compiled by hand and
+// executed many times (it is inspected when compiled); write such a statement with the query
+// builder, or compile it with compiledOnce (compiled-once.ts), which shows it the plugins at each run.
 import {
   AliasNode,
   ColumnNode,
@@ -26,14 +27,17 @@ interface Watcher {
 }
 
 export class WriteWatch implements KyselyPlugin {
-  private readonly watchers: Watcher[] = [];
+  /** By table: a statement on a table nobody watches costs a kind check and a lookup. */
+  private readonly watchers = new Map<string, Watcher[]>();
 
   watch(table: string, columns: readonly string[] | undefined, changed: () => void): void {
-    this.watchers.push({ table, columns: columns && new Set(columns), changed });
+    const watchers = this.watchers.get(table) ?? [];
+    watchers.push({ table, columns: columns && new Set(columns), changed });
+    this.watchers.set(table, watchers);
   }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (this.watchers.length > 0) this.inspect(args.node);
+    if (this.watchers.size > 0) this.inspect(args.node);
     return args.node;
   }
 
@@ -43,13 +47,12 @@ export class WriteWatch implements KyselyPlugin {
 
   private inspect(node: RootOperationNode): void {
     if (node.kind === 'UpdateQueryNode') {
-      const table = tableName(node.table);
+      const watchers = this.watchers.get(tableName(node.table) ?? '');
+      if (!watchers) return;
       const set = (node.updates ?? []).map((u) => columnName(u.column));
-      for (const w of this.watchers)
-        if (w.table === table && (!w.columns || set.some((c) => c === undefined || w.columns!.has(c)))) w.changed();
+      for (const w of watchers) if (!w.columns || set.some((c) => c === undefined || w.columns!.has(c))) w.changed();
     } else if (node.kind === 'DeleteQueryNode') {
-      const tables = node.from.froms.map(tableName);
-      for (const w of this.watchers) if (tables.includes(w.table)) w.changed();
+      for (const from of node.from.froms) for (const w of this.watchers.get(tableName(from) ?? '') ?? []) w.changed();
     }
   }
 }

@@ -1,0 +1,46 @@
+// The write watch (write-watch.ts) on the engine MARQUEE_TEST_DATABASE_URL names: a watcher hears the
+// updates that set a column it named and every delete of its table, and nothing of other tables.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { testDatabase, type TestDatabase } from '../testing/test-database';
+import { openStore, type Store } from './store';
+
+let dir: string;
+let database: TestDatabase;
+let store: Store;
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-watch-'));
+  database = await testDatabase(dir);
+  store = await openStore(database.url);
+  await store.migrate();
+});
+afterAll(async () => {
+  await store.close();
+  await database.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it('calls the watchers of the written table only: an update setting a named column, any delete', async () => {
+  const heard: string[] = [];
+  store.watchWrites('rate_windows', ['used'], () => heard.push('windows:used'));
+  store.watchWrites('rate_windows', undefined, () => heard.push('windows:any'));
+  store.watchWrites('screen_boundaries', undefined, () => heard.push('boundaries'));
+  const { db } = store;
+  await db.insertInto('rate_windows').values({ id: 'w1', window_start: 0, used: 1, ends_at: 60 }).execute();
+  expect(heard).toEqual([]); // an insert changes no row a cache derived from
+  await db.updateTable('rate_windows').set({ ends_at: 120 }).where('id', '=', 'w1').execute();
+  expect(heard).toEqual(['windows:any']);
+  await db.updateTable('rate_windows').set({ used: 2 }).where('id', '=', 'w1').execute();
+  expect(heard).toEqual(['windows:any', 'windows:used', 'windows:any']);
+  heard.length = 0;
+  await db.deleteFrom('rate_windows').where('id', '=', 'w1').execute();
+  expect(heard).toEqual(['windows:used', 'windows:any']);
+  heard.length = 0;
+  await db.updateTable('screens').set({ label: 'x' }).where('id', '=', 'scr_none').execute();
+  await db.deleteFrom('screen_schedules').where('screen_id', '=', 'scr_none').execute();
+  expect(heard).toEqual([]);
+  await db.deleteFrom('screen_boundaries').where('screen_id', '=', 'scr_none').execute();
+  expect(heard).toEqual(['boundaries']);
+});
