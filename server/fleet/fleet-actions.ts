@@ -18,7 +18,7 @@ import { findScreen, screensById, viewOf, viewsOf } from '../screens/screens';
 import type { ScreenTable } from '../screens/screens.tables';
 import type { HeldEvent } from '../events/event-log';
 import type { Services } from '../services';
-import { inSavepoint, json, type Db, type Work } from '../store/store';
+import { inSavepoint, json, StaleWrite, type Db, type Work } from '../store/store';
 import {
   ACTIONS,
   BUDGETS,
@@ -226,6 +226,8 @@ async function runOne(
       return answer.view ? { item, view: answer.view } : { item };
     });
   } catch (error) {
+    // A concurrent write to this screen reruns the group's transaction (Store.transaction), not a failure.
+    if (error instanceof StaleWrite) throw error;
     const p = toProblem(error, services.logger, f.requestId);
     const body = problemBody(p, {
       controlOrigin: services.config.controlOrigin,

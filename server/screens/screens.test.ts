@@ -3,6 +3,7 @@ import { TestClock } from '../clock';
 import { pairActiveScreen, pairPendingScreen, startPairing, claimCode } from '../pairing/pairing.fixtures';
 import { imageDoc, insertMedia, page, imagePlacement } from '../playlists/content.fixtures';
 import { randomKey, TestServer } from '../testing/harness';
+import { changeScreen, findScreen } from './screens';
 
 let server: TestServer;
 let token: string;
@@ -597,5 +598,38 @@ describe('the screen quota', () => {
     expect(unarchive.status).toBe(413);
     expect(unarchive.json().code).toBe('quota_exceeded');
     expect((await get(screens[0]!.id, t)).json().state).toBe('archived');
+  });
+});
+
+describe('a change that raced another writer', () => {
+  it('runs its unit of work again on the new row instead of answering revision_conflict', async () => {
+    nextMinute();
+    const screen = await pairPendingScreen(server, token);
+    const { store, events } = server.services;
+    const stale = await findScreen(store.db, projectId, screen.id);
+    // Another writer lands between this unit's read and its write (on PostgreSQL, a concurrent
+    // transaction; here, a request that committed before the stale row is written back).
+    const patched = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token,
+      json: { name: 'Lobby' },
+      idempotencyKey: randomKey(),
+    });
+    expect(patched.status, patched.text).toBe(200);
+    let attempts = 0;
+    const after = await store.transaction(async (work) => {
+      attempts++;
+      const before = attempts === 1 ? stale : await findScreen(work.db, projectId, screen.id);
+      return changeScreen(
+        events,
+        work,
+        before,
+        { changes: ['timezone'], set: { timezone: 'Europe/Berlin' } },
+        server.clock.now(),
+      );
+    });
+    expect(attempts).toBe(2);
+    expect(after.revision).toBe(stale.revision + 2);
+    const read = (await get(screen.id)).json();
+    expect([read.name, read.timezone, read.revision]).toEqual(['Lobby', 'Europe/Berlin', stale.revision + 2]);
   });
 });

@@ -8,7 +8,7 @@ import { problem } from '../problem';
 import { newId, randomToken } from '../keys';
 import type { Services } from '../services';
 import { compiledOnce, type CompiledOnce } from '../store/compiled-once';
-import { json, type Db, type Tx, type Work } from '../store/store';
+import { json, StaleWrite, type Db, type Tx, type Work } from '../store/store';
 import { revokeReleaseGrants } from '../release-host/launch-tickets';
 import { admitScreen } from '../tenants/tenants';
 import { screenChanged } from '../manifests/remint';
@@ -326,10 +326,10 @@ export async function changeScreen(
             before.revision,
           )
         ).rows[0];
-        if (!row)
-          throw problem('revision_conflict', `screen ${before.id} changed meanwhile; retry`, {
-            current_revision: before.revision + 1,
-          });
+        // Another writer changed the screen since this transaction read it (PostgreSQL runs writers
+        // side by side): the unit of work runs again on the new row, where an If-Match that no
+        // longer holds answers revision_conflict and a change without one applies.
+        if (!row) throw new StaleWrite(`screen ${before.id}`);
         return row;
       },
     },

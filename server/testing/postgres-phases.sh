@@ -21,7 +21,8 @@ replica_args=("${@:2}")
 # count or page (idempotency, leases, quotas, fan-outs), as `npm run test:postgres` has run them.
 STORE_SUITES=(server/store server/events server/replicas server/media server/playlists server/kv server/tenants
   server/screens server/manifests server/pairing server/fleet server/operators)
-E2E_SPECS=(e2e/playback/images-and-video.spec.ts e2e/pairing.spec.ts e2e/dashboard/media-upload.spec.ts e2e/fleet-control.spec.ts)
+E2E_SPECS=(e2e/cli-quick-start.spec.ts e2e/playback/images-and-video.spec.ts e2e/pairing.spec.ts e2e/dashboard/media-upload.spec.ts
+  e2e/fleet-control.spec.ts)
 
 pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}"
 missing=()
