@@ -1,20 +1,23 @@
 // MARQUEE_ACCEL_REDIRECT behind a real nginx (Debian's, unprivileged, on loopback) configured as
 // docs/operations.md shows: nginx sends the bytes, under Marquee's headers, with ranges.
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
 import { freePort, TestServer } from '../testing/harness';
-import { hasNginx, loopbackNginxConfig, operationsAccelLocation, startNginx } from '../testing/nginx';
+import {
+  ACCEL_PREFIX,
+  ACCEL_PROXY_ADDRESS,
+  accelProxyConfig,
+  hasNginx,
+  type RawAnswer,
+  rawGet,
+  startNginx,
+} from '../testing/nginx';
 import { utcDay } from '../tenants/credits';
 import { MEDIA_EXPORT_EGRESS } from './egress';
 import { sha256, uploadReady, video } from './media.fixtures';
-
-const PREFIX = '/_marquee_blobs/';
-/** nginx connects to Marquee from this address, the only trusted proxy; the test itself comes from 127.0.0.1. */
-const PROXY_ADDRESS = '127.0.0.2';
 
 let server: TestServer;
 let nginx: { stop(): Promise<void> } | undefined;
@@ -25,41 +28,18 @@ let projectId = '';
 let bytes: Buffer;
 let media: { id: string };
 
-/** The server block of docs/operations.md ("Media through nginx"), on loopback ports and temp paths. */
-function nginxConfig(marqueePort: number, blobs: string): string {
-  return loopbackNginxConfig(
-    root,
-    `  server {
-    listen 127.0.0.1:${nginxPort};
-    location / {
-      proxy_pass http://127.0.0.1:${marqueePort};
-      proxy_bind ${PROXY_ADDRESS};
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-    }
-${operationsAccelLocation(blobs)}
-  }`,
-    64,
-  );
-}
-
 beforeAll(async () => {
   if (!hasNginx) return;
   server = await TestServer.start({
     clock: new TestClock('2026-11-21T12:00:00Z'),
-    config: { accelRedirect: PREFIX, trustedProxies: [PROXY_ADDRESS] },
+    config: { accelRedirect: ACCEL_PREFIX, trustedProxies: [ACCEL_PROXY_ADDRESS] },
   });
   ({ token, projectId } = await server.enroll());
   bytes = await video('mp4', { seconds: 2 });
   media = await uploadReady(server, token, bytes, 'video/mp4');
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-nginx-'));
-  // Started as root, nginx reads files as its worker user (nobody): let it through the temp dirs.
-  for (const dir of [server.dataDir, path.join(server.dataDir, 'blobs'), path.join(server.dataDir, 'blobs', 'media')])
-    fs.chmodSync(dir, 0o755);
   nginxPort = await freePort();
-  nginx = await startNginx(root, nginxConfig(server.port, path.join(server.dataDir, 'blobs')), nginxPort);
+  nginx = await startNginx(root, accelProxyConfig(root, nginxPort, server.port, server.dataDir), nginxPort);
 });
 afterAll(async () => {
   await nginx?.stop();
@@ -67,28 +47,11 @@ afterAll(async () => {
   if (root) fs.rmSync(root, { recursive: true, force: true });
 });
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function get(port: number, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(
-      {
-        host: '127.0.0.1',
-        port,
-        path: `/api/v1/media/${media.id}/content`,
-        headers: { host: server.host, authorization: `Bearer ${token}`, ...headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      },
-    );
-    req.on('error', reject);
+function get(port: number, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  return rawGet(port, `/api/v1/media/${media.id}/content`, {
+    host: server.host,
+    authorization: `Bearer ${token}`,
+    ...headers,
   });
 }
 

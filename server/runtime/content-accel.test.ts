@@ -3,24 +3,28 @@
 // Fetch Metadata, budgets and range; nginx sends the bytes under Marquee's headers.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageDoc } from '../playlists/content.fixtures';
 import { freePort } from '../testing/harness';
-import { hasNginx, loopbackNginxConfig, operationsAccelLocation, startNginx } from '../testing/nginx';
+import {
+  ACCEL_PREFIX,
+  ACCEL_PROXY_ADDRESS,
+  accelProxyConfig,
+  hasNginx,
+  type RawAnswer,
+  rawGet,
+  startNginx,
+} from '../testing/nginx';
 import { utcDay } from '../tenants/credits';
 import { RUNTIME_MEDIA_EGRESS } from './content.routes';
 import { createPlaylist, patchScreen, sha256, storedMedia, useEnrolledServer, validManifest } from './runtime.fixtures';
 
-const PREFIX = '/_marquee_blobs/';
-/** nginx connects to Marquee from this address, the only trusted proxy; the test itself comes from 127.0.0.1. */
-const PROXY_ADDRESS = '127.0.0.2';
 const BYTES = crypto.randomBytes(300_000);
 const PLAYER_IMAGE = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' };
 
-const env = useEnrolledServer({ config: { accelRedirect: PREFIX, trustedProxies: [PROXY_ADDRESS] } });
+const env = useEnrolledServer({ config: { accelRedirect: ACCEL_PREFIX, trustedProxies: [ACCEL_PROXY_ADDRESS] } });
 let nginx: { stop(): Promise<void> } | undefined;
 let nginxPort = 0;
 let root = '';
@@ -40,57 +44,16 @@ beforeAll(async () => {
   cookie = p.cookies.header(server.host)!;
 
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-nginx-content-'));
-  const blobs = path.join(server.dataDir, 'blobs');
-  // Started as root, nginx reads files as its worker user (nobody): let it through the temp dirs.
-  for (const dir of [server.dataDir, blobs, ...fs.readdirSync(blobs).map((d) => path.join(blobs, d))])
-    if (fs.statSync(dir).isDirectory()) fs.chmodSync(dir, 0o755);
   nginxPort = await freePort();
-  const config = loopbackNginxConfig(
-    root,
-    `  server {
-    listen 127.0.0.1:${nginxPort};
-    location / {
-      proxy_pass http://127.0.0.1:${server.port};
-      proxy_bind ${PROXY_ADDRESS};
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-    }
-${operationsAccelLocation(blobs)}
-  }`,
-    64,
-  );
-  nginx = await startNginx(root, config, nginxPort);
+  nginx = await startNginx(root, accelProxyConfig(root, nginxPort, server.port, server.dataDir), nginxPort);
 });
 afterAll(async () => {
   await nginx?.stop();
   if (root) fs.rmSync(root, { recursive: true, force: true });
 });
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function get(port: number, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(
-      {
-        host: '127.0.0.1',
-        port,
-        path: mediaPath,
-        headers: { host: env.server.host, cookie, ...PLAYER_IMAGE, ...headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      },
-    );
-    req.on('error', reject);
-  });
+function get(port: number, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  return rawGet(port, mediaPath, { host: env.server.host, cookie, ...PLAYER_IMAGE, ...headers });
 }
 
 async function egressBytes(): Promise<number> {

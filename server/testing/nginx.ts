@@ -3,6 +3,7 @@
 // docs/operations.md gives it, and a start that waits until the port accepts connections.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -73,5 +74,55 @@ function canConnect(port: number): Promise<boolean> {
       resolve(true);
     });
     socket.on('error', () => resolve(false));
+  });
+}
+
+/** The offload prefix and the address nginx connects from (the only trusted proxy) in offload tests. */
+export const ACCEL_PREFIX = '/_marquee_blobs/';
+export const ACCEL_PROXY_ADDRESS = '127.0.0.2';
+
+/**
+ * The server block of docs/operations.md ("Media through nginx") on loopback: nginx on `nginxPort`
+ * proxies to Marquee from ACCEL_PROXY_ADDRESS and serves `blobs` from the internal location. Started
+ * as root, nginx reads files as its worker user (nobody): the data dir and the blob directories
+ * are opened to it.
+ */
+export function accelProxyConfig(prefix: string, nginxPort: number, marqueePort: number, dataDir: string): string {
+  const blobs = path.join(dataDir, 'blobs');
+  for (const dir of [dataDir, blobs, ...fs.readdirSync(blobs).map((d) => path.join(blobs, d))])
+    if (fs.statSync(dir).isDirectory()) fs.chmodSync(dir, 0o755);
+  return loopbackNginxConfig(
+    prefix,
+    `  server {
+    listen 127.0.0.1:${nginxPort};
+    location / {
+      proxy_pass http://127.0.0.1:${marqueePort};
+      proxy_bind ${ACCEL_PROXY_ADDRESS};
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+${operationsAccelLocation(blobs)}
+  }`,
+    64,
+  );
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A plain GET on a loopback port with exactly these headers, its whole body read. */
+export function rawGet(port: number, pathname: string, headers: Record<string, string>): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: pathname, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
   });
 }
