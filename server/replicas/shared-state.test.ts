@@ -1,37 +1,21 @@
 // Rate windows and presence in the database, as two replicas see them: two stores (two connection
 // pools, as two processes would hold) on one database. Runs on the engine MARQUEE_TEST_DATABASE_URL
 // names (PostgreSQL under npm run test:postgres, else SQLite, where the same SQL must hold too).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
 import { createLogger } from '../logger';
 import type { RateBudget } from '../http/rate-limit';
-import { openStore, type Store } from '../store/store';
-import { testDatabase, type TestDatabase } from '../testing/test-database';
+import type { Store } from '../store/store';
+import { useTestStore } from '../testing/test-store';
 import { SharedPresence } from './shared-presence';
 import { SharedRateLimiter } from './shared-rate-limiter';
 
-let database: TestDatabase;
-let dir: string;
+const testStore = useTestStore('shared');
 let one: Store;
 let two: Store;
-
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-shared-'));
-  database = await testDatabase(dir);
-  one = await openStore(database.url);
-  await one.migrate();
-  two = await openStore(database.url);
-  await two.migrate();
-});
-
-afterAll(async () => {
-  await one?.close();
-  await two?.close();
-  await database?.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  one = testStore.store;
+  two = await testStore.another();
 });
 
 const budget = (key: string, limit: number, cost?: number): RateBudget => ({

@@ -1,13 +1,10 @@
 // The byte budgets' rules, held alike by the one-process windows and by the windows in the shared
 // database (replicas; on the engine MARQUEE_TEST_DATABASE_URL names, else SQLite).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProblemError } from '../problem';
 import { SharedEgressBudgets } from '../replicas/shared-egress-budgets';
-import { openStore, type Store } from '../store/store';
-import { testDatabase, type TestDatabase } from '../testing/test-database';
+import type { Store } from '../store/store';
+import { useTestStore } from '../testing/test-store';
 import { type EgressBudgets, MemoryEgressBudgets, type ByteBudget } from './egress-budgets';
 
 const MINUTE = 60_000;
@@ -35,26 +32,14 @@ async function refusal(fn: () => Promise<unknown>): Promise<ProblemError> {
   throw new Error('expected a refusal');
 }
 
-let database: TestDatabase;
-let dir: string;
+const testStore = useTestStore('egress');
 let one: Store;
 let two: Store;
 let keys = 0;
-
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-egress-'));
-  database = await testDatabase(dir);
-  one = await openStore(database.url);
-  await one.migrate();
+  one = testStore.store;
   // Two replicas are two connection pools on PostgreSQL; SQLite has one process, so one store.
-  two = one.driver.engine === 'postgres' ? await openStore(database.url) : one;
-});
-
-afterAll(async () => {
-  await one?.close();
-  if (two !== one) await two?.close();
-  await database?.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  two = one.driver.engine === 'postgres' ? await testStore.another() : one;
 });
 
 // Each test of the shared windows gets budgets of its own keys (the database outlives the test).

@@ -1,30 +1,13 @@
 // The shared short-lived cache (watched-cache.ts): lifetime, bound, and which writes empty it.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase, type TestDatabase } from '../testing/test-database';
-import { openStore, type Store } from './store';
+import { describe, expect, it } from 'vitest';
+import { useTestStore } from '../testing/test-store';
 import { WatchedCache } from './watched-cache';
 
-let database: TestDatabase;
-let store: Store;
-let dir: string;
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-watched-cache-'));
-  database = await testDatabase(dir);
-  store = await openStore(database.url);
-  await store.migrate();
-});
-afterAll(async () => {
-  await store.close();
-  await database.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const testStore = useTestStore('watched-cache');
 
 /** A cache over media rows' digests, and how many times it read. */
 function digests(ttlMs = 60_000, maxEntries = 100) {
-  const cache = new WatchedCache<string>(store, {
+  const cache = new WatchedCache<string>(testStore.store, {
     ttlMs,
     maxEntries,
     watches: [{ table: 'media', columns: ['sha256', 'state'] }],
@@ -40,7 +23,7 @@ function digests(ttlMs = 60_000, maxEntries = 100) {
 
 // The watch looks at the statement, not at the rows it touched: none need exist.
 const update = (set: Record<string, string>) =>
-  store.db.updateTable('media').set(set).where('id', '=', 'med_none').execute();
+  testStore.store.db.updateTable('media').set(set).where('id', '=', 'med_none').execute();
 
 describe('WatchedCache', () => {
   it('answers from the cache within its lifetime and reads again after it', async () => {
@@ -63,7 +46,7 @@ describe('WatchedCache', () => {
     expect(await get('a')).toBe('a:2');
     await update({ state: 'deleted' });
     expect(await get('a')).toBe('a:3');
-    await store.db.deleteFrom('media').where('id', '=', 'med_none').execute();
+    await testStore.store.db.deleteFrom('media').where('id', '=', 'med_none').execute();
     expect(await get('a')).toBe('a:4');
     expect(reads()).toBe(4);
   });

@@ -1,33 +1,16 @@
 // The write watch (write-watch.ts) on the engine MARQUEE_TEST_DATABASE_URL names: a watcher hears the
 // updates that set a column it named and every delete of its table, and nothing of other tables.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { testDatabase, type TestDatabase } from '../testing/test-database';
-import { openStore, type Store } from './store';
+import { expect, it } from 'vitest';
+import { useTestStore } from '../testing/test-store';
 
-let dir: string;
-let database: TestDatabase;
-let store: Store;
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-watch-'));
-  database = await testDatabase(dir);
-  store = await openStore(database.url);
-  await store.migrate();
-});
-afterAll(async () => {
-  await store.close();
-  await database.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const testStore = useTestStore('watch');
 
 it('calls the watchers of the written table only: an update setting a named column, any delete', async () => {
   const heard: string[] = [];
-  store.watchWrites('rate_windows', ['used'], () => heard.push('windows:used'));
-  store.watchWrites('rate_windows', undefined, () => heard.push('windows:any'));
-  store.watchWrites('screen_boundaries', undefined, () => heard.push('boundaries'));
-  const { db } = store;
+  testStore.store.watchWrites('rate_windows', ['used'], () => heard.push('windows:used'));
+  testStore.store.watchWrites('rate_windows', undefined, () => heard.push('windows:any'));
+  testStore.store.watchWrites('screen_boundaries', undefined, () => heard.push('boundaries'));
+  const { db } = testStore.store;
   await db.insertInto('rate_windows').values({ id: 'w1', window_start: 0, used: 1, ends_at: 60 }).execute();
   expect(heard).toEqual([]); // an insert changes no row a cache derived from
   await db.updateTable('rate_windows').set({ ends_at: 120 }).where('id', '=', 'w1').execute();

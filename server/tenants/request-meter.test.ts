@@ -1,34 +1,18 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProblemError } from '../problem';
-import { openStore, type Store } from '../store/store';
-import { testDatabase, type TestDatabase } from '../testing/test-database';
+import type { Store } from '../store/store';
+import { useTestStore } from '../testing/test-store';
 import { floorMillis } from './credits';
 import { RequestMeter } from './request-meter';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-meter-'));
-let database: TestDatabase;
-let store: Store;
+const testStore = useTestStore('meter');
 const now = Date.parse('2026-11-21T12:00:00Z');
 const known = { plan: 'signage', grantMonth: '2026-11' };
 let tenants = 0;
 
-beforeAll(async () => {
-  database = await testDatabase(dir);
-  store = await openStore(database.url);
-  await store.migrate();
-});
-afterAll(async () => {
-  await store.close();
-  await database.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
 async function tenant(creditMillis: number): Promise<string> {
   const id = `prj_meter${++tenants}`;
-  await store.db
+  await testStore.store.db
     .insertInto('tenants')
     .values({
       id,
@@ -50,10 +34,15 @@ async function tenant(creditMillis: number): Promise<string> {
 }
 
 const balance = async (id: string) =>
-  (await store.db.selectFrom('tenants').select('credit_millis').where('id', '=', id).executeTakeFirstOrThrow())
-    .credit_millis;
+  (
+    await testStore.store.db
+      .selectFrom('tenants')
+      .select('credit_millis')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+  ).credit_millis;
 const ledger = (id: string) =>
-  store.db
+  testStore.store.db
     .selectFrom('credit_ledger')
     .select(['millis', 'count'])
     .where('tenant_id', '=', id)
@@ -64,7 +53,7 @@ describe('the request meter', () => {
   it('commits concurrent debits together, each with the balance it would have seen alone', async () => {
     const a = await tenant(10_000);
     const b = await tenant(5_000);
-    const meter = new RequestMeter(store);
+    const meter = new RequestMeter(testStore.store);
     const states = await Promise.all([
       ...Array.from({ length: 6 }, () => meter.debit(a, now, 1000, known)),
       meter.debit(b, now, 1000, known),
@@ -79,10 +68,10 @@ describe('the request meter', () => {
   it('commits the debits that reach it in one turn of the event loop in one transaction, whatever came between', async () => {
     const a = await tenant(10_000);
     let transactions = 0;
-    const counting = Object.create(store) as Store;
+    const counting = Object.create(testStore.store) as Store;
     counting.transaction = (fn) => {
       transactions++;
-      return store.transaction(fn);
+      return testStore.store.transaction(fn);
     };
     const meter = new RequestMeter(counting);
     // As requests read in one I/O phase arrive: each after its own awaited steps (authentication).
@@ -98,7 +87,7 @@ describe('the request meter', () => {
 
   it('admits exactly the concurrent debits the balance covers above the floor, in order, and refuses the rest', async () => {
     const id = await tenant(floorMillis(now) + 3500);
-    const meter = new RequestMeter(store);
+    const meter = new RequestMeter(testStore.store);
     const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => meter.debit(id, now, 1000, known)));
     expect(outcomes.map((o) => o.status)).toEqual([
       'fulfilled',
@@ -119,9 +108,9 @@ describe('the request meter', () => {
     const b = await tenant(10_000);
     // The meter's second transaction fails after its writes (as a full disk or an I/O error would), so it rolls back.
     let transactions = 0;
-    const failing = Object.create(store) as Store;
+    const failing = Object.create(testStore.store) as Store;
     failing.transaction = (fn) =>
-      store.transaction(async (work) => {
+      testStore.store.transaction(async (work) => {
         const result = await fn(work);
         if (++transactions === 2) throw new Error('SQLITE_IOERR: disk I/O error');
         return result;
@@ -151,11 +140,11 @@ describe('the request meter', () => {
 
   it('adds a due monthly grant once for a group of debits', async () => {
     const id = await tenant(0);
-    const meter = new RequestMeter(store);
+    const meter = new RequestMeter(testStore.store);
     const december = Date.parse('2026-12-01T00:00:05Z');
     const states = await Promise.all(Array.from({ length: 4 }, () => meter.debit(id, december, 1000, known)));
     expect(states.map((s) => s.millis)).toEqual([9_999_000, 9_998_000, 9_997_000, 9_996_000]);
-    const grants = await store.db
+    const grants = await testStore.store.db
       .selectFrom('credit_ledger')
       .select(['millis', 'count'])
       .where('tenant_id', '=', id)
