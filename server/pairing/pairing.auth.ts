@@ -6,7 +6,7 @@ import { RUNTIME_CAPABILITIES, type RuntimeCapability } from '../../sdk/contract
 import { serverCache } from '../caches';
 import { problem } from '../problem';
 import type { AnyContext, Authenticator, Principal } from '../http/route';
-import type { CompiledQuery } from 'kysely';
+import { compiledOnce } from '../store/compiled-once';
 import type { Db, Store } from '../store/store';
 import { WatchedCache } from '../store/watched-cache';
 import type { PairingSessionTable } from './pairing.tables';
@@ -151,7 +151,7 @@ export const deviceCookie: Authenticator<DevicePrincipal> = {
   },
 };
 
-function compileSessionQuery(db: Db) {
+function sessionSelect(db: Db, id: string) {
   return db
     .selectFrom('runtime_sessions')
     .innerJoin('screens', 'screens.id', 'runtime_sessions.screen_id')
@@ -172,16 +172,15 @@ function compileSessionQuery(db: Db) {
       'tenants.status as tenant_status',
       'screen_devices.status as device_status',
     ])
-    .where('runtime_sessions.id', '=', '')
-    .compile();
+    .where('runtime_sessions.id', '=', id);
 }
 
 /**
- * The session query, compiled once per store: every runtime request (a player's 304 manifest poll
- * above all) runs it, and building it cost more than running it. Its one parameter is the session id.
+ * The session query, compiled once (store/compiled-once.ts): every runtime request (a player's 304
+ * manifest poll above all) runs it, and building it cost more than running it.
  */
-type SessionRow = ReturnType<typeof compileSessionQuery> extends CompiledQuery<infer R> ? R : never;
-const sessionQuery = serverCache('runtime-session-query', (db: Db) => compileSessionQuery(db));
+type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionSelect>['executeTakeFirstOrThrow']>>;
+const sessionQuery = compiledOnce<[id: string], SessionRow>((db, slot) => sessionSelect(db, slot(0)));
 
 /** The longest the byte routes trust a session row without reading it again (D-373). */
 export const SESSION_ROW_CACHE_MS = 5_000;
@@ -209,7 +208,7 @@ const sessionRows = serverCache(
 );
 
 async function readSession(db: Db, id: string): Promise<SessionRow | undefined> {
-  return (await db.executeQuery<SessionRow>({ ...sessionQuery(db), parameters: [id] })).rows[0];
+  return (await sessionQuery.run(db, id)).rows[0];
 }
 
 async function runtimeSession(ctx: AnyContext, requirePaired: boolean, cached = false): Promise<RuntimePrincipal> {
