@@ -5,7 +5,8 @@
 // caller mint a session and ask again); no answer at all is a MarqueeNetworkError.
 import http from 'node:http';
 import https from 'node:https';
-import { MarqueeNetworkError, MarqueeProblem, type ProblemDocument } from '../../sdk/client/problem';
+import { MarqueeNetworkError, type MarqueeProblem } from '../../sdk/client/problem';
+import { problemOf } from '../../sdk/client/transport';
 import type { ContentFetch, ContentResponse } from './mirror';
 
 /** A problem body is read up to this much (a content route never sends more for an error). */
@@ -99,17 +100,8 @@ async function readProblem(response: http.IncomingMessage): Promise<MarqueeProbl
     // The status says enough.
   }
   response.destroy();
-  let document: Partial<ProblemDocument> = {};
-  try {
-    const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-      document = parsed as Partial<ProblemDocument>;
-  } catch {
-    document = {};
-  }
-  const retryAfter = Number(response.headers['retry-after']);
-  return new MarqueeProblem(response.statusCode ?? 0, document, {
-    retryAfter: Number.isInteger(retryAfter) ? retryAfter : undefined,
-    requestId: typeof response.headers['x-request-id'] === 'string' ? response.headers['x-request-id'] : undefined,
-  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers))
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  return problemOf(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'), headers);
 }

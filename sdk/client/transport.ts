@@ -170,8 +170,12 @@ function retryAfterSeconds(headers: Headers): number | undefined {
 }
 
 async function problemFrom(response: Response): Promise<MarqueeProblem> {
+  return problemOf(response.status, await response.text().catch(() => ''), response.headers);
+}
+
+/** The problem an answer's status, body text and headers make (a body that is not a JSON object says nothing). */
+export function problemOf(status: number, text: string, headers: Headers): MarqueeProblem {
   let document: Partial<ProblemDocument> = {};
-  const text = await response.text().catch(() => '');
   try {
     const parsed = JSON.parse(text) as unknown;
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
@@ -179,10 +183,10 @@ async function problemFrom(response: Response): Promise<MarqueeProblem> {
   } catch {
     document = {};
   }
-  return new MarqueeProblem(response.status, document, {
-    retryAfter: retryAfterSeconds(response.headers),
-    credits: creditsOf(response.headers),
-    requestId: response.headers.get('x-request-id') ?? undefined,
+  return new MarqueeProblem(status, document, {
+    retryAfter: retryAfterSeconds(headers),
+    credits: creditsOf(headers),
+    requestId: headers.get('x-request-id') ?? undefined,
   });
 }
 
