@@ -104,7 +104,7 @@ export async function takeFromWindow(
                           ELSE rate_windows.window_start END
     WHERE rate_windows.window_start < excluded.window_start
        OR rate_windows.used + excluded.used <= ${w.limit}
-       OR (${w.emptyAdmitsAny ? 1 : 0} = 1 AND rate_windows.used = 0)
+       ${w.emptyAdmitsAny ? sql`OR rate_windows.used = 0` : sql``}
     RETURNING used`.execute(db);
   return rows[0] === undefined ? undefined : Number(rows[0].used);
 }

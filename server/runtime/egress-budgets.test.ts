@@ -86,6 +86,13 @@ describe.each([
     expect((await refusal(() => budgets.reserve([client], 5000, next + 1))).code).toBe('rate_limited');
   });
 
+  it('admit an oversized response into a window emptied by give-backs, as into a new one', async () => {
+    const cut = await budgets.reserve([client], 800, T0);
+    await budgets.settle(cut, 0); // the client hung up before any byte: the window is empty again
+    await budgets.reserve([client], 5000, T0 + 10);
+    expect((await refusal(() => budgets.reserve([client], 1, T0 + 20))).code).toBe('rate_limited');
+  });
+
   it('reserve nothing anywhere when one budget refuses', async () => {
     await budgets.reserve([screen], 1000, T0);
     expect((await refusal(() => budgets.reserve([client, screen], 600, T0 + 1))).message).toMatch(
