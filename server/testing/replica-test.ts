@@ -230,6 +230,7 @@ async function killMidUpload(a: Replica, b: Replica): Promise<void> {
   assert.equal(
     await cutOff(
       a,
+      'POST',
       '/api/v1/applications',
       { ...large.headers, authorization: `Bearer ${token}`, 'idempotency-key': randomKey() },
       large.archive,
@@ -243,7 +244,7 @@ async function killMidUpload(a: Replica, b: Replica): Promise<void> {
     const declared = await declare(b.port, token, bigPng);
     const target = new URL(declared.upload_url);
     assert.equal(
-      await cutOff(a, target.pathname + target.search, declared.headers, bigPng),
+      await cutOff(a, declared.method, target.pathname + target.search, declared.headers, bigPng),
       -1,
       'the cut media PUT was answered',
     );
@@ -277,12 +278,18 @@ async function killMidUpload(a: Replica, b: Replica): Promise<void> {
 }
 
 /** Streams `body` to `replica` and SIGKILLs it half-way; resolves -1 when the request got no answer. */
-function cutOff(replica: Replica, pathname: string, headers: Record<string, string>, body: Buffer): Promise<number> {
+function cutOff(
+  replica: Replica,
+  method: string,
+  pathname: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<number> {
   return new Promise<number>((resolve) => {
     const req = http.request({
       host: '127.0.0.1',
       port: replica.port,
-      method: pathname.startsWith('/api/') ? 'POST' : 'PUT',
+      method,
       path: pathname,
       headers: { ...headers, host, 'content-length': String(body.length) },
     });
