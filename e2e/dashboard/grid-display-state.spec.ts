@@ -26,6 +26,19 @@ test('a display switched off elsewhere shows on the screen’s card without read
     const path = new URL(request.url()).pathname;
     if (path === `/dashboard/v1/screens/${claim.screen.id}`) reads.push(path);
   });
+  // The pairing's own events (the player's activation, its presence) may still reach the grid and
+  // refetch the screen, as any change should: let them settle before the display is switched off.
+  await expect
+    .poll(
+      async () => {
+        const before = reads.length;
+        await dashboard.page.waitForTimeout(1500);
+        return reads.length === before;
+      },
+      { timeout: 20_000 },
+    )
+    .toBe(true);
+  reads.length = 0;
 
   const off = await project.request('POST', `/api/v1/screens/${claim.screen.id}/display`, { json: { power: 'off' } });
   expect(off.status, JSON.stringify(off.body)).toBe(200);
