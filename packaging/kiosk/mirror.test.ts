@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentDb } from './agent-db';
+import { FileHasher } from './file-hash';
 import {
   IntegrityError,
   MIRROR_CONCURRENCY,
@@ -213,6 +214,58 @@ describe('the mirror', () => {
     for (const [i, item] of items.entries())
       expect(fs.readFileSync(mirror.filePath(item.sha256)).equals(files[i]!)).toBe(true);
     expect(fs.readdirSync(mirror.blobDir).filter((n) => n.endsWith('.part'))).toEqual([]);
+  });
+
+  it('fetches the next item while the one before is hashed and flushed', async () => {
+    const { dir } = setup();
+    const files = [1, 2, 3, 4, 5].map(() => crypto.randomBytes(4096));
+    const items = files.map(
+      (b, i): MirrorItem => ({ sha256: sha(b), bytes: b.length, path: `/f/${i}`, kind: 'media' }),
+    );
+    const requested: string[] = [];
+    const fetch: ContentFetch = async (p) => {
+      requested.push(p);
+      return { status: 200, headers: {}, body: Readable.from([files[Number(p.slice(3))]!]) };
+    };
+    // Hashing waits until every item was requested (or half a second): with lanes that waited for
+    // their landing, only MIRROR_CONCURRENCY would be.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const timer = setTimeout(release, 500);
+    let requestedBeforeRelease = 0;
+    class HeldHasher extends FileHasher {
+      override async sha256(file: string): Promise<string> {
+        await released;
+        return super.sha256(file);
+      }
+    }
+    const hasher = new HeldHasher(1);
+    const mirror = new Mirror(new AgentDb(dir), path.join(dir, 'pipelined'), { budgetBytes: 1e6, fetch, hasher });
+    const done = mirror.ensure(items, new Set(items.map((i) => i.sha256)));
+    for (let i = 0; i < 50 && requested.length < items.length; i++) await new Promise((r) => setTimeout(r, 10));
+    requestedBeforeRelease = requested.length;
+    clearTimeout(timer);
+    release();
+    await done;
+    await hasher.close();
+    expect(requestedBeforeRelease).toBe(items.length);
+    expect(items.every((i) => mirror.has(i.sha256, i.bytes))).toBe(true);
+  });
+
+  it('throws a landing that failed after its lane moved on, and lands the rest', async () => {
+    const { origin, mirror } = setup();
+    const good = [1, 2, 3, 4].map(() => origin.add(crypto.randomBytes(3000)));
+    const bad = origin.add(crypto.randomBytes(3000));
+    // The origin serves other bytes for `bad` than its digest names.
+    origin.files.set(bad.path, crypto.randomBytes(3000));
+    const items = [bad, ...good];
+    await expect(mirror.ensure(items, new Set(items.map((i) => i.sha256)))).rejects.toBeInstanceOf(IntegrityError);
+    expect(mirror.has(bad.sha256)).toBe(false);
+    expect(fs.readdirSync(mirror.blobDir).filter((n) => n.endsWith('.part'))).toEqual([]);
+    // What landed stays landed; the next pass completes the rest.
+    origin.files.delete(bad.path);
+    await mirror.ensure(good, new Set(good.map((i) => i.sha256)));
+    expect(good.every((i) => mirror.has(i.sha256, i.bytes))).toBe(true);
   });
 
   it('keeps its budget with downloads side by side: each counts at its full size from its start', async () => {

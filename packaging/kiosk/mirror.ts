@@ -54,7 +54,7 @@ export interface MirrorOptions {
   /** Bytes the mirror may hold (complete entries, partial downloads and extracted releases). */
   budgetBytes: number;
   fetch: ContentFetch;
-  /** Hashes whole files off the main thread (default: a pool of MIRROR_CONCURRENCY workers). */
+  /** Hashes whole files off the main thread (default: HASH_WORKERS workers). */
   hasher?: FileHasher;
   now?: () => number;
 }
@@ -70,10 +70,17 @@ const SHA256 = /^[a-f0-9]{64}$/;
 /** Last-use times are written at most this often per entry (serving a video is many range reads). */
 const TOUCH_EVERY_MS = 60_000;
 /**
- * Downloads under way at once. One transfer leaves the link idle while its file is hashed and
- * flushed; two or three keep it busy. More would only split the same uplink further.
+ * Downloads under way at once. One transfer leaves the link idle between requests; two or three
+ * keep it busy. More would only split the same uplink further.
  */
 export const MIRROR_CONCURRENCY = 3;
+/**
+ * Hashing threads. One keeps up with the downloads (SHA-256 runs near 1 GB/s a core) and, as a
+ * download's next file starts while the last one is hashed and flushed, never holds a download
+ * back; each further thread cost its start-up (tens of milliseconds of CPU) on the same cores the
+ * downloads need, for no gain (D-380).
+ */
+export const HASH_WORKERS = 1;
 /**
  * Bytes a download buffers toward the disk before the socket is paused: the file stream writes what
  * gathered meanwhile in one writev, so a fast link costs a write per megabyte, not per socket read.
@@ -124,7 +131,7 @@ export class Mirror {
     this.blobDir = path.join(dir, 'blobs');
     fs.mkdirSync(this.blobDir, { recursive: true });
     this.now = options.now ?? Date.now;
-    this.hasher = options.hasher ?? new FileHasher(MIRROR_CONCURRENCY);
+    this.hasher = options.hasher ?? new FileHasher(HASH_WORKERS);
   }
 
   /** Ends the hashing workers (the agent stops). */
@@ -236,29 +243,48 @@ export class Mirror {
    * Makes every item present and verified, up to MIRROR_CONCURRENCY downloads at once; `keep`
    * names what must not be evicted meanwhile (the active and next manifests' needs). Each download
    * lands (verified, flushed to disk, renamed, recorded) as soon as it is whole, while the others
-   * go on. After a failure no further download starts; those under way finish (their bytes are
-   * kept either way), then the first failure is thrown.
+   * go on and its own lane already fetches the next item. After a failure no further download
+   * starts; those under way finish (their bytes are kept either way) and every landing under way
+   * ends, then the first failure is thrown.
    */
   async ensure(items: MirrorItem[], keep: ReadonlySet<string>, signal?: AbortSignal): Promise<void> {
     const queue = [...new Map(items.map((i) => [i.sha256, i])).values()];
     let failure: { error: unknown } | undefined;
+    const landings: Promise<void>[] = [];
     const worker = async () => {
       for (let item = queue.shift(); item && !failure; item = queue.shift()) {
         try {
           signal?.throwIfAborted();
           if (this.has(item.sha256, item.bytes)) this.touch(item.sha256);
-          else await this.download(item, keep, signal);
+          else {
+            const { landed } = await this.fetchItem(item, keep, signal);
+            landings.push(landed.catch((error) => void (failure ??= { error })));
+          }
         } catch (error) {
           failure ??= { error };
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(MIRROR_CONCURRENCY, queue.length) }, worker));
+    await Promise.all(landings);
     if (failure) throw failure.error;
   }
 
   /** One item: resumed from its partial file when there is one, verified, renamed into place. */
   async download(item: MirrorItem, keep: ReadonlySet<string>, signal?: AbortSignal): Promise<void> {
+    await (await this.fetchItem(item, keep, signal)).landed;
+  }
+
+  /**
+   * Fetches an item's bytes (resumed from its partial file when there is one); resolves once they
+   * are on disk with the promise of its landing (verified, flushed, renamed), so the caller may
+   * start the next download meanwhile.
+   */
+  private async fetchItem(
+    item: MirrorItem,
+    keep: ReadonlySet<string>,
+    signal?: AbortSignal,
+  ): Promise<{ landed: Promise<void> }> {
     if (this.downloading.has(item.sha256)) throw new Error(`${item.sha256.slice(0, 12)}… is downloading already`);
     const part = this.partPath(item.sha256);
     let offset = 0;
@@ -276,10 +302,11 @@ export class Mirror {
     this.downloading.set(item.sha256, item.bytes);
     try {
       await this.fetchToPart(item, part, offset, keep, signal);
-      await this.land(item);
-    } finally {
+    } catch (error) {
       this.downloading.delete(item.sha256);
+      throw error;
     }
+    return { landed: this.land(item).finally(() => this.downloading.delete(item.sha256)) };
   }
 
   /** Fetches an item into its partial file, resuming after the `offset` bytes it holds. */
