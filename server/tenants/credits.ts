@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import { utcDay } from '../clock';
 import { problem } from '../problem';
+import { compiledOnce } from '../store/compiled-once';
 import type { Db, Tx } from '../store/store';
 import { planOf } from './plans';
 
@@ -23,11 +24,55 @@ export function utcMonth(now: number): string {
   return utcDay(now).slice(0, 7);
 }
 
+/** The last answer of nextReset: every request of a month asks for the same instant. */
+let lastReset = { month: '', at: '' };
+
 /** First instant of the next UTC month: when the next included grant is added. */
 export function nextReset(now: number): string {
-  const d = new Date(now);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString();
+  const month = utcMonth(now);
+  if (lastReset.month !== month) {
+    const d = new Date(now);
+    lastReset = { month, at: new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString() };
+  }
+  return lastReset.at;
 }
+
+/**
+ * Takes `amount` millicredits when the balance is at least `atLeast`; answers the balance after it
+ * and the plan, or no row. Every metered request runs it (and the ledger upsert below): both are
+ * compiled once (compiled-once.ts), since building and compiling a query cost more than SQLite
+ * takes to run it.
+ */
+export const takeCredits = compiledOnce<
+  [amount: number, tenantId: string, atLeast: number],
+  { credit_millis: number; plan: string }
+>((db, slot) =>
+  db
+    .updateTable('tenants')
+    .set({ credit_millis: sql`credit_millis - ${slot<number>(0)}` })
+    .where('id', '=', slot<string>(1))
+    .where('credit_millis', '>=', slot<number>(2))
+    .returning(['credit_millis', 'plan']),
+);
+
+const ledgerUpsert = compiledOnce<[tenantId: string, day: string, kind: string, millis: number, count: number], never>(
+  (db, slot) =>
+    db
+      .insertInto('credit_ledger')
+      .values({
+        tenant_id: slot<string>(0),
+        day: slot<string>(1),
+        kind: slot<string>(2),
+        millis: slot<number>(3),
+        count: slot<number>(4),
+      })
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'day', 'kind']).doUpdateSet({
+          millis: sql`credit_ledger.millis + ${slot<number>(3)}`,
+          count: sql`credit_ledger.count + ${slot<number>(4)}`,
+        }),
+      ),
+);
 
 export interface CreditState {
   millis: number;
@@ -84,13 +129,7 @@ export async function debit(
   known?: KnownCredits,
 ): Promise<CreditState> {
   await applyMonthlyGrant(tx, tenantId, now, known);
-  const updated = await tx
-    .updateTable('tenants')
-    .set({ credit_millis: sql`credit_millis - ${cost}` })
-    .where('id', '=', tenantId)
-    .where('credit_millis', '>=', floorMillis(now) + cost)
-    .returning(['credit_millis', 'plan'])
-    .executeTakeFirst();
+  const [updated] = (await takeCredits.run(tx, cost, tenantId, floorMillis(now) + cost)).rows;
   if (!updated) throw problem('payment_required', 'remaining credits cannot cover this request');
   await recordLedger(tx, tenantId, now, kind, -cost);
   return { millis: updated.credit_millis, plan: updated.plan };
@@ -105,15 +144,7 @@ export async function recordLedger(
   millis: number,
   count = 1,
 ): Promise<void> {
-  await tx
-    .insertInto('credit_ledger')
-    .values({ tenant_id: tenantId, day: utcDay(now), kind, millis, count })
-    .onConflict((oc) =>
-      oc
-        .columns(['tenant_id', 'day', 'kind'])
-        .doUpdateSet({ millis: sql`credit_ledger.millis + ${millis}`, count: sql`credit_ledger.count + ${count}` }),
-    )
-    .execute();
+  await ledgerUpsert.run(tx, tenantId, utcDay(now), kind, millis, count);
 }
 
 export async function creditState(db: Db | Tx, tenantId: string): Promise<CreditState> {

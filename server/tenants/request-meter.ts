@@ -6,7 +6,6 @@
 // request read in the same I/O phase commits in one transaction (D-333). Each request still waits
 // for its own durable debit, is admitted or refused on its own against the floor, and gets its own
 // balance.
-import { sql } from 'kysely';
 import { ProblemError } from '../problem';
 import type { Store, Tx } from '../store/store';
 import {
@@ -14,6 +13,7 @@ import {
   debit,
   floorMillis,
   recordLedger,
+  takeCredits,
   utcDay,
   type CreditState,
   type KnownCredits,
@@ -116,13 +116,7 @@ async function debitTogether(db: Tx, group: PendingDebit[], outcomes: Outcomes):
     spent += d.cost;
     required = Math.max(required, floorMillis(d.now) + spent);
   }
-  const updated = await db
-    .updateTable('tenants')
-    .set({ credit_millis: sql`credit_millis - ${spent}` })
-    .where('id', '=', first.tenantId)
-    .where('credit_millis', '>=', required)
-    .returning(['credit_millis', 'plan'])
-    .executeTakeFirst();
+  const [updated] = (await takeCredits.run(db, spent, first.tenantId, required)).rows;
   if (!updated) return false;
   // Balances as each request would have seen them, committed one after another.
   let after = updated.credit_millis + spent;
