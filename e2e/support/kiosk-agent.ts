@@ -81,7 +81,14 @@ export class KioskAgentProcess {
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
 
-  async status(): Promise<{ paired: boolean; online: boolean; active_manifest: string | null }> {
+  async status(): Promise<{
+    paired: boolean;
+    online: boolean;
+    active_manifest: string | null;
+    /** When the active manifest went on glass (ISO 8601). */
+    active_since: string | null;
+    next_manifest: string | null;
+  }> {
     return (await fetch(`${this.origin}/kiosk/v1/status`)).json() as never;
   }
 }

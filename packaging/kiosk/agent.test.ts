@@ -144,11 +144,20 @@ describe('the kiosk agent', () => {
     const off = agent.events.subscribe((event) => {
       if (event.type === 'screen.manifest_changed') seen.push(agent.mirror.has(sha));
     });
+    const before = agent.status();
+    const assigned = Date.now();
     await showImage(screen.id, second);
     await until(() => seen.length > 0);
     off();
     expect(seen).toEqual([true]);
     expect(agent.events.after(cursor)).toHaveLength(1);
+    // The status says when the new manifest went on glass: after the assignment, before the event.
+    const after = agent.status();
+    expect(after.active_manifest).not.toBe(before.active_manifest);
+    const since = Date.parse(after.active_since!);
+    expect(since).toBeGreaterThanOrEqual(assigned);
+    expect(since).toBeGreaterThan(Date.parse(before.active_since!));
+    expect(since).toBeLessThanOrEqual(Date.now());
   });
 
   it("announces a new manifest on the renderer's stream in the runtime contract's shape", async () => {

@@ -41,6 +41,14 @@ export class ManifestBook {
     return held(this.db.prepare(`SELECT * FROM manifests WHERE role = 'next'`).get() as Row | undefined);
   }
 
+  /** When the active manifest went on glass (ms since the epoch), or undefined before the first. */
+  activeSince(): number | undefined {
+    const row = this.db.prepare(`SELECT activated_at FROM manifests WHERE role = 'active'`).get() as
+      | { activated_at: number | null }
+      | undefined;
+    return row?.activated_at ?? undefined;
+  }
+
   byRevision(revision: string): HeldManifest | undefined {
     return held(this.db.prepare('SELECT * FROM manifests WHERE revision = ?').get(revision) as Row | undefined);
   }
