@@ -21,24 +21,56 @@ interface Row {
   document: string;
 }
 
-function held(row: Row | undefined): HeldManifest | undefined {
-  if (!row) return undefined;
-  const stored = JSON.parse(row.document) as { manifest: RuntimeManifest; etag: string | null };
-  return { manifest: stored.manifest, etag: stored.etag, role: row.role };
+/** Parsed documents kept: the active, next and old manifests with room to spare. */
+const PARSED_KEPT = 8;
+
+/** A stored document as parsed, frozen: every caller shares it, so none may change it. */
+interface Parsed {
+  document: string;
+  manifest: RuntimeManifest;
+  etag: string | null;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 export class ManifestBook {
+  /**
+   * Documents parsed before, by revision: the status and every media or package request of the
+   * renderer look a manifest up, and parsing its JSON each time cost more than reading its row.
+   * An entry is used only while the row's document is the same text (a refresh replaces it).
+   */
+  private readonly parsed = new Map<string, Parsed>();
+
   constructor(
     private readonly db: AgentDb,
     private readonly now: () => number = Date.now,
   ) {}
 
+  private held(row: Row | undefined): HeldManifest | undefined {
+    if (!row) return undefined;
+    let parsed = this.parsed.get(row.revision);
+    if (parsed?.document !== row.document) {
+      const stored = JSON.parse(row.document) as { manifest: RuntimeManifest; etag: string | null };
+      parsed = { document: row.document, manifest: deepFreeze(stored.manifest), etag: stored.etag };
+      this.parsed.delete(row.revision);
+      this.parsed.set(row.revision, parsed);
+      if (this.parsed.size > PARSED_KEPT) this.parsed.delete(this.parsed.keys().next().value!);
+    }
+    return { manifest: parsed.manifest, etag: parsed.etag, role: row.role };
+  }
+
   active(): HeldManifest | undefined {
-    return held(this.db.prepare(`SELECT * FROM manifests WHERE role = 'active'`).get() as Row | undefined);
+    return this.held(this.db.prepare(`SELECT * FROM manifests WHERE role = 'active'`).get() as Row | undefined);
   }
 
   next(): HeldManifest | undefined {
-    return held(this.db.prepare(`SELECT * FROM manifests WHERE role = 'next'`).get() as Row | undefined);
+    return this.held(this.db.prepare(`SELECT * FROM manifests WHERE role = 'next'`).get() as Row | undefined);
   }
 
   /** When the active manifest went on glass (ms since the epoch), or undefined before the first. */
@@ -50,7 +82,7 @@ export class ManifestBook {
   }
 
   byRevision(revision: string): HeldManifest | undefined {
-    return held(this.db.prepare('SELECT * FROM manifests WHERE revision = ?').get(revision) as Row | undefined);
+    return this.held(this.db.prepare('SELECT * FROM manifests WHERE revision = ?').get(revision) as Row | undefined);
   }
 
   /** The manifests whose content must stay on disk. */
@@ -100,5 +132,6 @@ export class ManifestBook {
   /** Forgets everything (the screen was deleted, or the device paired to another screen). */
   clear(): void {
     this.db.prepare('DELETE FROM manifests').run();
+    this.parsed.clear();
   }
 }
