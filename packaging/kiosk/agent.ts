@@ -102,12 +102,6 @@ export interface Enrollment {
 }
 
 /** The process's memory as the status reports it: resident, and what of it V8 and buffers account for. */
-/** When the active manifest went on glass (ISO 8601), or null before the first. */
-function activeSince(book: ManifestBook): string | null {
-  const at = book.activeSince();
-  return at === undefined ? null : new Date(at).toISOString();
-}
-
 function memoryFigures() {
   const usage = process.memoryUsage();
   return {
@@ -293,7 +287,7 @@ export class KioskAgent {
       online: this.online,
       screen_id: this.enrollment()?.completion.screen.id,
       active_manifest: active?.manifest.manifestRevision ?? null,
-      active_since: activeSince(this.book),
+      active_since: active?.activatedAt ? new Date(active.activatedAt).toISOString() : null,
       next_manifest: this.book.next()?.manifest.manifestRevision ?? null,
       mirror_bytes: this.mirror.usage(),
       mirror_budget_bytes: this.mirror.budgetBytes,

@@ -13,12 +13,15 @@ export interface HeldManifest {
   /** Upstream's validator, for If-None-Match. */
   etag: string | null;
   role: 'active' | 'next' | 'old';
+  /** When it went on glass (ms since the epoch); null for one that never did. */
+  activatedAt: number | null;
 }
 
 interface Row {
   revision: string;
   role: HeldManifest['role'];
   document: string;
+  activated_at: number | null;
 }
 
 /** Parsed documents kept: the active, next and old manifests with room to spare. */
@@ -62,7 +65,7 @@ export class ManifestBook {
       this.parsed.set(row.revision, parsed);
       if (this.parsed.size > PARSED_KEPT) this.parsed.delete(this.parsed.keys().next().value!);
     }
-    return { manifest: parsed.manifest, etag: parsed.etag, role: row.role };
+    return { manifest: parsed.manifest, etag: parsed.etag, role: row.role, activatedAt: row.activated_at };
   }
 
   active(): HeldManifest | undefined {
@@ -71,14 +74,6 @@ export class ManifestBook {
 
   next(): HeldManifest | undefined {
     return this.held(this.db.prepare(`SELECT * FROM manifests WHERE role = 'next'`).get() as Row | undefined);
-  }
-
-  /** When the active manifest went on glass (ms since the epoch), or undefined before the first. */
-  activeSince(): number | undefined {
-    const row = this.db.prepare(`SELECT activated_at FROM manifests WHERE role = 'active'`).get() as
-      | { activated_at: number | null }
-      | undefined;
-    return row?.activated_at ?? undefined;
   }
 
   byRevision(revision: string): HeldManifest | undefined {
@@ -116,16 +111,17 @@ export class ManifestBook {
       const next = this.next();
       if (!next) return undefined;
       this.db.prepare(`UPDATE manifests SET role = 'old' WHERE role = 'active'`).run();
+      const activatedAt = this.now();
       this.db
         .prepare(`UPDATE manifests SET role = 'active', activated_at = ? WHERE revision = ?`)
-        .run(this.now(), next.manifest.manifestRevision);
+        .run(activatedAt, next.manifest.manifestRevision);
       this.db
         .prepare(
           `DELETE FROM manifests WHERE role = 'old' AND revision NOT IN
              (SELECT revision FROM manifests WHERE role = 'old' ORDER BY activated_at DESC LIMIT ?)`,
         )
         .run(OLD_KEPT);
-      return { ...next, role: 'active' as const };
+      return { ...next, role: 'active' as const, activatedAt };
     });
   }
 

@@ -576,6 +576,9 @@ describe('credit meter', () => {
           'UpdateQueryNode tenants',
         ]);
         expect(december.headers['marquee-credits-remaining']).toBe(String(9999 + 10000 - 1));
+        // The reset instant follows the month it is asked in (it is kept per month).
+        expect(first.headers['marquee-credits-reset']).toBe('2026-12-01T00:00:00.000Z');
+        expect(december.headers['marquee-credits-reset']).toBe('2027-01-01T00:00:00.000Z');
       } finally {
         store.db = plain;
       }
