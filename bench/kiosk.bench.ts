@@ -20,6 +20,7 @@ import sharp from 'sharp';
 import { ControlApi } from '../e2e/support/control-api';
 import { KioskAgentProcess } from '../e2e/support/kiosk-agent';
 import { titledPng } from '../e2e/support/media-fixtures';
+import { BUFFERS_IDLE_MS } from '../packaging/kiosk/content-client';
 import { MIRROR_CONCURRENCY } from '../packaging/kiosk/mirror';
 import { AGENT_NODE_FLAGS } from '../packaging/kiosk/node-flags';
 import { signNativeProof } from '../sdk/client/native-proof';
@@ -293,6 +294,8 @@ export async function kioskAgent(): Promise<void> {
     );
 
     // ---- RSS after 1,000 manifest swaps against after 100
+    // The downloads' buffers are let go a while after the last transfer: not counted at 100 swaps.
+    await new Promise((r) => setTimeout(r, BUFFERS_IDLE_MS + 1000));
     const [one, two] = [
       await uploadPaced(api, await titledPng(640, 360, '#1b4d7a', 'One'), 'one.png'),
       await uploadPaced(api, await titledPng(640, 360, '#7a3b1b', 'Two'), 'two.png'),

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +72,13 @@ afterEach(() => {
   seen.length = 0;
 });
 
+function scratchDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-content-'));
+  dirs.push(dir);
+  return dir;
+}
+const scratchFile = () => path.join(scratchDir(), 'body');
+
 function mirrorOver(client: ContentClient) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-content-'));
   dirs.push(dir);
@@ -137,13 +146,235 @@ describe('the content client', () => {
       timeoutMs: 5000,
     });
     const first = await client.fetch(item.path, {});
-    first.body.resume();
-    await new Promise((r) => first.body.once('end', r));
+    await first.saveTo(scratchFile(), 'w');
     dropReused = true;
     const again = await client.fetch(item.path, {});
     expect(dropReused).toBe(false); // the drop happened, and the request went again
     expect(again.status).toBe(200);
-    again.body.destroy();
+    again.discard();
     client.close();
+  });
+});
+
+/** A loopback server that answers each request's head with whatever `answer` writes on the raw socket. */
+async function rawServer(
+  answer: (socket: net.Socket, head: string) => void,
+): Promise<{ origin: string; close: () => Promise<void>; connections: () => number }> {
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections++;
+    let pending = '';
+    socket.on('data', (d: Buffer) => {
+      pending += d.toString('latin1');
+      for (let end = pending.indexOf('\r\n\r\n'); end >= 0; end = pending.indexOf('\r\n\r\n')) {
+        const head = pending.slice(0, end);
+        pending = pending.slice(end + 4);
+        answer(socket, head);
+      }
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    connections: () => connections,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const plainClient = (at: string, more: Partial<ConstructorParameters<typeof ContentClient>[1]> = {}) =>
+  new ContentClient(at, {
+    headers: () => ({ authorization: 'Marquee-Session good' }),
+    sockets: 1,
+    timeoutMs: 5000,
+    ...more,
+  });
+
+describe('the content client on the wire', () => {
+  it('keeps one connection for downloads one after another', async () => {
+    let connections = 0;
+    const count = () => connections++;
+    server.on('connection', count);
+    const client = plainClient(origin);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const target = scratchFile();
+        await (await client.fetch(item.path, {})).saveTo(target, 'w');
+        expect(fs.readFileSync(target).equals(file)).toBe(true);
+      }
+      expect(connections).toBe(1);
+    } finally {
+      server.off('connection', count);
+      client.close();
+    }
+  });
+
+  it('writes a chunked body, and one sent until the server closes the connection', async () => {
+    const body = crypto.randomBytes(2 * 1024 * 1024 + 7);
+    const chunked = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.write(body.subarray(0, 1000));
+      setTimeout(() => {
+        res.write(body.subarray(1000, 1_500_000));
+        res.end(body.subarray(1_500_000));
+      }, 20);
+    });
+    await new Promise<void>((resolve) => chunked.listen(0, '127.0.0.1', resolve));
+    const untilClose = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n');
+      socket.end(body);
+    });
+    const a = plainClient(`http://127.0.0.1:${(chunked.address() as { port: number }).port}`);
+    const b = plainClient(untilClose.origin);
+    try {
+      const viaChunks = await a.fetch('/x', {});
+      expect(viaChunks.headers['transfer-encoding']).toBe('chunked');
+      const first = scratchFile();
+      await viaChunks.saveTo(first, 'w');
+      expect(fs.readFileSync(first).equals(body)).toBe(true);
+      const second = scratchFile();
+      await (await b.fetch('/x', {})).saveTo(second, 'w');
+      expect(fs.readFileSync(second).equals(body)).toBe(true);
+      // That connection could not carry another answer: the next request opens a new one.
+      await (await b.fetch('/x', {})).saveTo(scratchFile(), 'w');
+      expect(untilClose.connections()).toBe(2);
+    } finally {
+      a.close();
+      b.close();
+      await new Promise<void>((resolve) => chunked.close(() => resolve()));
+      await untilClose.close();
+    }
+  });
+
+  it('holds a body that arrives before it is given a file, without losing a byte', async () => {
+    const big = crypto.randomBytes(24 * 1024 * 1024);
+    const flooding = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-length': big.length });
+      res.end(big);
+    });
+    await new Promise<void>((resolve) => flooding.listen(0, '127.0.0.1', resolve));
+    const client = plainClient(`http://127.0.0.1:${(flooding.address() as { port: number }).port}`);
+    try {
+      const response = await client.fetch('/big', {});
+      // Far more than the client buffers arrives meanwhile: it stops reading, then goes on.
+      await new Promise((r) => setTimeout(r, 300));
+      const target = scratchFile();
+      await response.saveTo(target, 'w');
+      expect(fs.readFileSync(target).equals(big)).toBe(true);
+    } finally {
+      client.close();
+      await new Promise<void>((resolve) => flooding.close(() => resolve()));
+    }
+  });
+
+  it('passes over an informational answer, and refuses a head too large to be one', async () => {
+    const early = await rawServer((socket, head) => {
+      if (head.startsWith('GET /huge ')) {
+        socket.write(`HTTP/1.1 200 OK\r\nx-padding: ${'a'.repeat(70 * 1024)}\r\ncontent-length: 2\r\n\r\nok`);
+        return;
+      }
+      socket.write('HTTP/1.1 103 Early Hints\r\nlink: </a.css>; rel=preload\r\n\r\n');
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 5\r\netag: "v1"\r\n\r\nhello');
+    });
+    const client = plainClient(early.origin);
+    try {
+      const response = await client.fetch('/hinted', {});
+      expect(response.status).toBe(200);
+      expect(response.headers.etag).toBe('"v1"');
+      const target = scratchFile();
+      await response.saveTo(target, 'w');
+      expect(fs.readFileSync(target, 'utf8')).toBe('hello');
+      const huge = await client.fetch('/huge', {}).catch((e: unknown) => e);
+      expect(huge).toBeInstanceOf(MarqueeNetworkError);
+      expect(String((huge as Error).message)).toContain('head is larger');
+    } finally {
+      client.close();
+      await early.close();
+    }
+  });
+
+  it('never sends a header or path that would end a line early', async () => {
+    const requests: string[] = [];
+    const listening = await rawServer((socket, head) => {
+      requests.push(head);
+      socket.write('HTTP/1.1 204 No Content\r\n\r\n');
+    });
+    const forged = new ContentClient(listening.origin, {
+      headers: () => ({ authorization: 'Marquee-Session good\r\nx-injected: 1' }),
+      sockets: 1,
+      timeoutMs: 5000,
+    });
+    const client = plainClient(listening.origin);
+    try {
+      await expect(forged.fetch('/x', {})).rejects.toThrow(/header authorization cannot be sent/);
+      await expect(client.fetch('/x HTTP/1.1\r\nx-injected: 1\r\n', {})).rejects.toThrow(/absolute path/);
+      const fine = await client.fetch('/x', {});
+      expect(fine.status).toBe(204);
+      await fine.saveTo(scratchFile(), 'w');
+      expect(requests).toHaveLength(1);
+      expect(requests[0]).not.toContain('x-injected');
+    } finally {
+      forged.close();
+      client.close();
+      await listening.close();
+    }
+  });
+
+  it('cuts a body that stops sending, and one whose download is called off, keeping what arrived', async () => {
+    const start = crypto.randomBytes(200 * 1024);
+    const stalling = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-length': start.length * 10 });
+      res.write(start);
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(stalling.address() as { port: number }).port}`;
+    const client = plainClient(at, { timeoutMs: 300 });
+    try {
+      const stalled = scratchFile();
+      await expect((await client.fetch('/x', {})).saveTo(stalled, 'w')).rejects.toThrow(
+        /no bytes from upstream for 300 ms/,
+      );
+      expect(fs.readFileSync(stalled).equals(start)).toBe(true);
+
+      const stop = new AbortController();
+      const response = await client.fetch('/x', { signal: stop.signal });
+      const target = scratchFile();
+      const saving = response.saveTo(target, 'w');
+      setTimeout(() => stop.abort(), 50);
+      await expect(saving).rejects.toMatchObject({ name: 'AbortError' });
+      expect(start.subarray(0, fs.statSync(target).size).equals(fs.readFileSync(target))).toBe(true);
+    } finally {
+      client.close();
+      stalling.closeAllConnections();
+      await new Promise<void>((resolve) => stalling.close(() => resolve()));
+    }
+  });
+
+  it('downloads over https from a server its CA vouches for, and refuses one it does not', async () => {
+    const fixtures = path.join(import.meta.dirname, 'fixtures');
+    const secure = https.createServer(
+      {
+        key: fs.readFileSync(path.join(fixtures, 'loopback-test.key')),
+        cert: fs.readFileSync(path.join(fixtures, 'loopback-test.crt')),
+      },
+      (_req, res) => {
+        res.writeHead(200, { 'content-length': file.length });
+        res.end(file);
+      },
+    );
+    await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
+    const at = `https://127.0.0.1:${(secure.address() as { port: number }).port}`;
+    const trusting = plainClient(at, { ca: fs.readFileSync(path.join(fixtures, 'loopback-test.crt')) });
+    const doubting = plainClient(at);
+    try {
+      const target = scratchFile();
+      await (await trusting.fetch('/x', {})).saveTo(target, 'w');
+      expect(fs.readFileSync(target).equals(file)).toBe(true);
+      await expect(doubting.fetch('/x', {})).rejects.toBeInstanceOf(MarqueeNetworkError);
+    } finally {
+      trusting.close();
+      doubting.close();
+      await new Promise<void>((resolve) => secure.close(() => resolve()));
+    }
   });
 });

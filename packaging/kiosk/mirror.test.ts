@@ -13,6 +13,7 @@ import {
   MirrorFullError,
   type ContentFetch,
   type MirrorItem,
+  streamedResponse,
 } from './mirror';
 
 const dirs: string[] = [];
@@ -55,7 +56,7 @@ class FakeOrigin {
     const failWith = this.failWith;
     this.cutAfter = undefined;
     this.failWith = undefined;
-    if (cut === undefined && !failWith) return { status, headers, body: Readable.from([body]) };
+    if (cut === undefined && !failWith) return streamedResponse(status, headers, Readable.from([body]));
     // Bytes first, then the failure a moment later (the connection drops).
     const stream = new Readable({ read() {} });
     stream.push(body.subarray(0, cut ?? 10));
@@ -64,7 +65,7 @@ class FakeOrigin {
         cut !== undefined ? new Error('connection reset') : Object.assign(new Error(failWith), { code: failWith }),
       );
     }, 50);
-    return { status, headers, body: stream };
+    return streamedResponse(status, headers, stream);
   };
 }
 
@@ -102,7 +103,7 @@ describe('the mirror', () => {
     const chunked: ContentFetch = async () => {
       const chunks: Buffer[] = [];
       for (let at = 0; at < bytes.length; at += 16 * 1024) chunks.push(bytes.subarray(at, at + 16 * 1024));
-      return { status: 200, headers: {}, body: Readable.from(chunks) };
+      return streamedResponse(200, {}, Readable.from(chunks));
     };
     const big = new Mirror(new AgentDb(dir), path.join(dir, 'mirror-big'), { budgetBytes: 10_000_000, fetch: chunked });
     await big.ensure([item], new Set([item.sha256]));
@@ -206,7 +207,7 @@ describe('the mirror', () => {
         }
         open--;
       }
-      return { status: 200, headers: {}, body: Readable.from(trickle()) };
+      return streamedResponse(200, {}, Readable.from(trickle()));
     };
     const mirror = new Mirror(new AgentDb(dir), path.join(dir, 'side'), { budgetBytes: 10_000_000, fetch: slow });
     await mirror.ensure(items, new Set(items.map((i) => i.sha256)));
@@ -225,7 +226,7 @@ describe('the mirror', () => {
     const requested: string[] = [];
     const fetch: ContentFetch = async (p) => {
       requested.push(p);
-      return { status: 200, headers: {}, body: Readable.from([files[Number(p.slice(3))]!]) };
+      return streamedResponse(200, {}, Readable.from([files[Number(p.slice(3))]!]));
     };
     // Hashing waits until every item was requested (or half a second): with lanes that waited for
     // their landing, only MIRROR_CONCURRENCY would be.
@@ -287,7 +288,7 @@ describe('the mirror', () => {
         peak = Math.max(peak, onDisk(mirror));
         yield bytes.subarray(500);
       }
-      return { status: 200, headers: {}, body: Readable.from(halves()) };
+      return streamedResponse(200, {}, Readable.from(halves()));
     };
     mirror = new Mirror(new AgentDb(dir), path.join(dir, 'tight'), { budgetBytes: 2500, fetch: halting });
     const keep = new Set(items.map((i) => i.sha256));
@@ -320,7 +321,7 @@ describe('the mirror', () => {
         if (p === '/f/0') await held;
         yield bytes.subarray(100);
       }
-      return { status: 200, headers: {}, body: Readable.from(body()) };
+      return streamedResponse(200, {}, Readable.from(body()));
     };
     const mirror = new Mirror(new AgentDb(dir), path.join(dir, 'guard'), { budgetBytes: 2500, fetch: fetchIt });
     const first = mirror.ensure([a!], new Set([a!.sha256]));

@@ -25,7 +25,23 @@ export interface MirrorItem {
 export interface ContentResponse {
   status: number;
   headers: Readonly<Record<string, string | string[] | undefined>>;
-  body: Readable;
+  /**
+   * Writes the body into `file` (appending or from scratch). On a failure what reached the disk
+   * stays: the file is always a prefix of the content, which the next attempt resumes after.
+   */
+  saveTo(file: string, flags: 'a' | 'w'): Promise<void>;
+  /** Leaves the body unread (its transfer is stopped). */
+  discard(): void;
+}
+
+/** A ContentResponse whose body is a Node stream. */
+export function streamedResponse(status: number, headers: ContentResponse['headers'], body: Readable): ContentResponse {
+  return {
+    status,
+    headers,
+    saveTo: (file, flags) => pipeline(body, fs.createWriteStream(file, { flags, highWaterMark: WRITE_BUFFER_BYTES })),
+    discard: () => body.destroy(),
+  };
 }
 
 /** Fetches an upstream content path; `range` asks for the rest of a partial file. */
@@ -82,18 +98,10 @@ export const MIRROR_CONCURRENCY = 3;
  */
 export const HASH_WORKERS = 1;
 /**
- * Bytes a download buffers toward the disk before the socket is paused: the file stream writes what
- * gathered meanwhile in one writev, so a fast link costs a write per megabyte, not per socket read.
+ * Bytes a streamed body buffers toward the disk before its stream is paused: the file stream writes
+ * what gathered meanwhile in one writev.
  */
 const WRITE_BUFFER_BYTES = 1024 * 1024;
-
-/**
- * Streams a body to `file` (appending or from scratch). On a failure what reached the disk stays:
- * the file is always a prefix of the content, which the next attempt resumes after.
- */
-async function writeBody(body: Readable, file: string, flags: 'a' | 'w'): Promise<void> {
-  await pipeline(body, fs.createWriteStream(file, { flags, highWaterMark: WRITE_BUFFER_BYTES }));
-}
 
 async function flush(file: string): Promise<void> {
   const handle = await fs.promises.open(file, 'r');
@@ -329,7 +337,7 @@ export class Mirror {
         return this.receive(item, response, part, 'a', keep);
       // The whole file came back (the server ignores ranges, or If-Range failed): start over with it.
       if (response.status === 200) return this.receive(item, response, part, 'w', keep);
-      response.body.destroy();
+      response.discard();
     }
     const response = await this.options.fetch(item.path, { signal });
     return this.receive(item, response, part, 'w', keep);
@@ -343,7 +351,7 @@ export class Mirror {
     keep: ReadonlySet<string>,
   ): Promise<void> {
     try {
-      await writeBody(response.body, part, flags);
+      await response.saveTo(part, flags);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
         // The disk filled before the budget did: free what is not needed; the next pass resumes.
