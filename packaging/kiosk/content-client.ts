@@ -11,6 +11,7 @@ import tls from 'node:tls';
 import { HTTPParser } from 'http-parser-js';
 import { MarqueeNetworkError, type MarqueeProblem } from '../../sdk/client/problem';
 import { problemOf } from '../../sdk/client/transport';
+import type { HashStream } from './file-hash';
 import type { ContentFetch, ContentResponse } from './mirror';
 
 /** A problem body is read up to this much (a content route never sends more for an error). */
@@ -24,7 +25,7 @@ const CHUNK_BYTES = 1024 * 1024;
 /** Chunks a body may hold toward the disk before its socket is paused. */
 const CHUNKS_PER_BODY = 3;
 /** Chunks kept for reuse between bodies (three downloads' worth). */
-const POOL_MAX_CHUNKS = 12;
+const POOL_MAX_CHUNKS = 32;
 
 /** The read buffer and the pooled chunks go once no transfer used them for this long. */
 export const BUFFERS_IDLE_MS = 5_000;
@@ -343,7 +344,7 @@ class Connection {
       reading.resolve({
         status,
         headers,
-        saveTo: (file, flags) => body.saveTo(file, flags),
+        saveTo: (file, flags, hash) => body.saveTo(file, flags, hash),
         discard: () => {
           if (this.reading?.stage === 'body' && this.reading.body === body)
             this.destroy(new Error('the body was left unread'));
@@ -401,7 +402,8 @@ class Connection {
 
 /**
  * A body on its way to a file: bytes are copied into pooled chunks as they arrive (they may arrive
- * before `saveTo` names the file), and full chunks are written in order, one write at a time. When
+ * before `saveTo` names the file), and full chunks are written in order, one write at a time, then
+ * handed to the hash, which gives them back to the pool. When
  * the transfer fails, what arrived is still written (the file stays a prefix of the content, which
  * a resumed download appends to) before `saveTo` rejects.
  */
@@ -417,6 +419,8 @@ class BodyFile {
   private settle: { resolve: () => void; reject: (e: unknown) => void } | undefined;
   /** `saveTo` settled. */
   private settled = false;
+  /** Where written chunks go to be hashed (and come back from to the pool). */
+  private hash: HashStream | undefined;
 
   push(source: Buffer, offset: number, length: number): void {
     if (this.failed !== undefined) return;
@@ -445,7 +449,8 @@ class BodyFile {
     this.roomWaiter = wake;
   }
 
-  saveTo(file: string, flags: 'a' | 'w'): Promise<void> {
+  saveTo(file: string, flags: 'a' | 'w', hash?: HashStream): Promise<void> {
+    this.hash = hash;
     return new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };
       if (this.failed !== undefined && this.queue.length === 0) return this.finish();
@@ -503,7 +508,10 @@ class BodyFile {
     this.writing = true;
     fs.writev(this.fd, buffers, (error) => {
       this.writing = false;
-      for (const { chunk } of batch) giveChunk(chunk);
+      for (const { chunk, length } of batch) {
+        if (this.hash && !error) this.hash.give(chunk, length, giveChunk);
+        else giveChunk(chunk);
+      }
       if (error) {
         this.failed = error;
         this.drop();

@@ -1,26 +1,63 @@
-// SHA-256 of whole files on worker threads. Hashing was the largest share of the mirror's main
-// thread (about 0.9 s of CPU per 500 MB under load): on workers it runs beside the downloads, on
-// another core, and the main thread stays on the sockets. Workers start when a file is to be
-// hashed and end after a few idle seconds, so an agent that is only playing holds none.
+// SHA-256 on worker threads, of whole files (the daily verification) and of downloads as they are
+// written (the mirror): hashing is the largest share of the mirror's CPU (about 0.45 s per 500 MB),
+// and on a worker it runs beside the downloads, on another core. A download hands each chunk it has
+// written to the worker (the chunk's memory moves there and back, no copy), so a landed file is not
+// read back from disk to be hashed (D-384). Workers start when there is something to hash and end
+// after a few idle seconds, so an agent that is only playing holds none.
 import { Worker } from 'node:worker_threads';
 
-/** The worker: reads the file in 1 MiB blocks and answers its hex digest, or the error. */
+/**
+ * The worker. `file`: the digest of a whole file. `begin`: a stream, starting with the first
+ * `bytes` of `file` (the part a resumed download already holds); `add`: the next bytes (handed
+ * back when `ret` is set); `digest` ends the stream; `drop` forgets it.
+ */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const block = Buffer.allocUnsafe(1024 * 1024);
-parentPort.on('message', (file) => {
-  let fd;
+const streams = new Map();
+function hashFile(hash, file, limit) {
+  const fd = fs.openSync(file, 'r');
   try {
-    fd = fs.openSync(file, 'r');
-    const hash = crypto.createHash('sha256');
-    for (let n; (n = fs.readSync(fd, block, 0, block.length, null)) > 0; ) hash.update(block.subarray(0, n));
-    parentPort.postMessage({ digest: hash.digest('hex') });
-  } catch (error) {
-    parentPort.postMessage({ error: String(error && error.message), code: error && error.code });
+    let left = limit;
+    for (let n; left > 0 && (n = fs.readSync(fd, block, 0, Math.min(block.length, left), null)) > 0; left -= n)
+      hash.update(block.subarray(0, n));
+    if (left > 0 && limit !== Infinity)
+      throw Object.assign(new Error('the file is shorter than the part to hash'), { code: 'ESHORT' });
   } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+    fs.closeSync(fd);
+  }
+}
+const failure = (error) => ({ error: String(error && error.message), code: error && error.code });
+parentPort.on('message', (m) => {
+  if (m.op === 'file') {
+    try {
+      const hash = crypto.createHash('sha256');
+      hashFile(hash, m.file, Infinity);
+      parentPort.postMessage({ id: m.id, digest: hash.digest('hex') });
+    } catch (error) {
+      parentPort.postMessage({ id: m.id, ...failure(error) });
+    }
+  } else if (m.op === 'begin') {
+    const stream = { hash: crypto.createHash('sha256'), failed: undefined };
+    streams.set(m.id, stream);
+    try {
+      if (m.bytes > 0) hashFile(stream.hash, m.file, m.bytes);
+    } catch (error) {
+      stream.failed = failure(error);
+    }
+  } else if (m.op === 'add') {
+    const stream = streams.get(m.id);
+    if (stream && !stream.failed) stream.hash.update(new Uint8Array(m.buffer, 0, m.length));
+    if (m.ret !== undefined) parentPort.postMessage({ ret: m.ret, buffer: m.buffer }, [m.buffer]);
+  } else if (m.op === 'digest') {
+    const stream = streams.get(m.id);
+    streams.delete(m.id);
+    if (!stream) parentPort.postMessage({ id: m.id, error: 'no such stream' });
+    else parentPort.postMessage(stream.failed ? { id: m.id, ...stream.failed } : { id: m.id, digest: stream.hash.digest('hex') });
+  } else if (m.op === 'drop') {
+    streams.delete(m.id);
   }
 });
 `;
@@ -28,85 +65,173 @@ parentPort.on('message', (file) => {
 /** Idle workers end after this long. */
 const IDLE_MS = 5_000;
 
+/** A hash of bytes as a download writes them, on a worker; the digest covers its prefix too. */
+export interface HashStream {
+  /**
+   * Adds the first `length` bytes of `chunk`, which must be a whole ArrayBuffer of its own: its
+   * memory moves to the worker and comes back, as a new Buffer, to `returned` once hashed.
+   */
+  give(chunk: Buffer, length: number, returned: (chunk: Buffer) => void): void;
+  /** Adds a copy of `bytes`. */
+  add(bytes: Uint8Array): void;
+  /** The SHA-256 (hex) of the prefix and of every byte added; the stream ends. */
+  digest(): Promise<string>;
+  /** Ends the stream unread (its download failed). */
+  drop(): void;
+}
+
+interface Answer {
+  id?: number;
+  digest?: string;
+  error?: string;
+  code?: string;
+  ret?: number;
+  buffer?: ArrayBuffer;
+}
+
+interface Job {
+  resolve: (digest: string) => void;
+  reject: (error: Error) => void;
+}
+
+/** One worker and what it owes: digests by job id, handed-over chunks by return id. */
+class HashWorker {
+  readonly worker = new Worker(WORKER_SOURCE, { eval: true });
+  readonly jobs = new Map<number, Job>();
+  readonly returns = new Map<number, (chunk: Buffer) => void>();
+  /** Streams begun and not yet ended, and whole files asked for. */
+  load = 0;
+  dead: Error | undefined;
+
+  constructor(onCrash: (w: HashWorker, error: Error) => void) {
+    this.worker.unref();
+    this.worker.on('message', (answer: Answer) => {
+      if (answer.ret !== undefined) {
+        const returned = this.returns.get(answer.ret);
+        this.returns.delete(answer.ret);
+        returned?.(Buffer.from(answer.buffer!));
+        return;
+      }
+      const job = this.jobs.get(answer.id!);
+      if (!job) return;
+      this.jobs.delete(answer.id!);
+      if (answer.digest) job.resolve(answer.digest);
+      else job.reject(Object.assign(new Error(answer.error ?? 'hashing failed'), { code: answer.code }));
+    });
+    this.worker.once('error', (error) => onCrash(this, error));
+  }
+}
+
 export class FileHasher {
-  private readonly idle: Worker[] = [];
-  private readonly waiting: ((worker: Worker) => void)[] = [];
-  private running = 0;
+  private readonly live: HashWorker[] = [];
+  private nextId = 1;
   private reaper: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly maxWorkers: number) {}
 
   /** The file's SHA-256 (hex), read whole on a worker thread. */
-  async sha256(file: string): Promise<string> {
-    const worker = await this.acquire();
-    let healthy = true;
-    try {
-      return await new Promise<string>((resolve, reject) => {
-        const onError = (error: Error) => {
-          healthy = false;
-          worker.off('message', onMessage);
-          reject(error);
-        };
-        const onMessage = (answer: { digest?: string; error?: string; code?: string }) => {
-          worker.off('error', onError);
-          if (answer.digest) resolve(answer.digest);
-          else reject(Object.assign(new Error(answer.error ?? 'hashing failed'), { code: answer.code }));
-        };
-        worker.once('message', onMessage);
-        worker.once('error', onError);
-        worker.postMessage(file);
-      });
-    } finally {
-      if (healthy) this.release(worker);
-      else this.replace(worker);
-    }
+  sha256(file: string): Promise<string> {
+    const worker = this.pick();
+    const id = this.nextId++;
+    return this.answer(worker, id, { op: 'file', id, file });
+  }
+
+  /** A hash of what a download writes after the first `prefixBytes` of `file` (already on disk). */
+  stream(file: string, prefixBytes: number): HashStream {
+    const w = this.pick();
+    const id = this.nextId++;
+    w.worker.postMessage({ op: 'begin', id, file, bytes: prefixBytes });
+    let ended = false;
+    return {
+      give: (chunk, length, returned) => {
+        if (chunk.byteOffset !== 0 || chunk.byteLength !== chunk.buffer.byteLength)
+          throw new TypeError('only a chunk that is a whole ArrayBuffer can be handed over');
+        const ret = this.nextId++;
+        w.returns.set(ret, returned);
+        const buffer = chunk.buffer as ArrayBuffer;
+        w.worker.postMessage({ op: 'add', id, buffer, length, ret }, [buffer]);
+      },
+      add: (bytes) => {
+        const copy = new Uint8Array(bytes); // a Buffer may be a view into a shared pool
+        w.worker.postMessage({ op: 'add', id, buffer: copy.buffer, length: copy.length }, [copy.buffer]);
+      },
+      digest: () => {
+        ended = true;
+        return this.answer(w, id, { op: 'digest', id });
+      },
+      drop: () => {
+        if (ended) return;
+        ended = true;
+        w.worker.postMessage({ op: 'drop', id });
+        this.settled(w);
+      },
+    };
   }
 
   /** Workers alive now (busy or idle). */
   get workers(): number {
-    return this.running;
+    return this.live.length;
   }
 
   /** Ends every worker (the agent stops). */
   async close(): Promise<void> {
     clearTimeout(this.reaper);
-    await Promise.all(this.idle.splice(0).map((w) => w.terminate()));
-    this.running = 0;
+    await Promise.all(this.live.splice(0).map((w) => w.worker.terminate()));
   }
 
-  private acquire(): Promise<Worker> {
+  /** The least busy worker, or a new one while every worker is busy and there may be more. */
+  private pick(): HashWorker {
     clearTimeout(this.reaper);
-    const worker = this.idle.pop();
-    if (worker) return Promise.resolve(worker);
-    if (this.running < this.maxWorkers) return Promise.resolve(this.spawn());
-    return new Promise((resolve) => this.waiting.push(resolve));
+    let best = this.live[0];
+    for (const w of this.live) if (w.load < best!.load) best = w;
+    if (!best || (best.load > 0 && this.live.length < this.maxWorkers)) {
+      best = new HashWorker((w, error) => this.crashed(w, error));
+      this.live.push(best);
+    }
+    best.load++;
+    return best;
   }
 
-  private spawn(): Worker {
-    this.running++;
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
-    worker.unref();
-    return worker;
+  private answer(w: HashWorker, id: number, message: object): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      if (w.dead) {
+        this.settled(w);
+        return reject(w.dead);
+      }
+      w.jobs.set(id, {
+        resolve: (digest) => {
+          this.settled(w);
+          resolve(digest);
+        },
+        reject: (error) => {
+          this.settled(w);
+          reject(error);
+        },
+      });
+      w.worker.postMessage(message);
+    });
   }
 
-  /** A worker that failed goes; one waiting for a worker gets a new one. */
-  private replace(worker: Worker): void {
-    this.running--;
-    void worker.terminate();
-    const next = this.waiting.shift();
-    if (next) next(this.spawn());
-  }
-
-  private release(worker: Worker): void {
-    const next = this.waiting.shift();
-    if (next) return next(worker);
-    this.idle.push(worker);
+  /** A job or stream ended; idle workers go after IDLE_MS. */
+  private settled(w: HashWorker): void {
+    w.load--;
+    if (this.live.some((x) => x.load > 0)) return;
     clearTimeout(this.reaper);
     this.reaper = setTimeout(() => {
-      const ending = this.idle.splice(0);
-      this.running -= ending.length;
-      for (const w of ending) void w.terminate();
+      if (this.live.some((x) => x.load > 0)) return;
+      for (const x of this.live.splice(0)) void x.worker.terminate();
     }, IDLE_MS);
     this.reaper.unref();
+  }
+
+  /** A worker that died fails what it owed; the next job starts another. */
+  private crashed(w: HashWorker, error: Error): void {
+    w.dead = error;
+    const at = this.live.indexOf(w);
+    if (at >= 0) this.live.splice(at, 1);
+    for (const job of w.jobs.values()) job.reject(error);
+    w.jobs.clear();
+    w.returns.clear();
+    void w.worker.terminate();
   }
 }

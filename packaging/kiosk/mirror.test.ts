@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentDb } from './agent-db';
-import { FileHasher } from './file-hash';
+import { FileHasher, type HashStream } from './file-hash';
 import {
   IntegrityError,
   MIRROR_CONCURRENCY,
@@ -228,16 +228,16 @@ describe('the mirror', () => {
       requested.push(p);
       return streamedResponse(200, {}, Readable.from([files[Number(p.slice(3))]!]));
     };
-    // Hashing waits until every item was requested (or half a second): with lanes that waited for
+    // Hashing waits until every item was requested (or 3 s): with lanes that waited for
     // their landing, only MIRROR_CONCURRENCY would be.
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
-    const timer = setTimeout(release, 500);
+    const timer = setTimeout(release, 3000);
     let requestedBeforeRelease = 0;
     class HeldHasher extends FileHasher {
-      override async sha256(file: string): Promise<string> {
-        await released;
-        return super.sha256(file);
+      override stream(file: string, prefixBytes: number): HashStream {
+        const stream = super.stream(file, prefixBytes);
+        return { ...stream, digest: () => released.then(() => stream.digest()) };
       }
     }
     const hasher = new HeldHasher(1);

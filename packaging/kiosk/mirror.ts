@@ -7,10 +7,10 @@
 // or missing is dropped and fetched again.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AgentDb } from './agent-db';
-import { FileHasher } from './file-hash';
+import { FileHasher, type HashStream } from './file-hash';
 
 export interface MirrorItem {
   /** The content's SHA-256 (hex): its name on disk. */
@@ -26,10 +26,11 @@ export interface ContentResponse {
   status: number;
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /**
-   * Writes the body into `file` (appending or from scratch). On a failure what reached the disk
-   * stays: the file is always a prefix of the content, which the next attempt resumes after.
+   * Writes the body into `file` (appending or from scratch), and every byte it writes, in order,
+   * into `hash` if given. On a failure what reached the disk stays: the file is always a prefix of the
+   * content, which the next attempt resumes after.
    */
-  saveTo(file: string, flags: 'a' | 'w'): Promise<void>;
+  saveTo(file: string, flags: 'a' | 'w', hash?: HashStream): Promise<void>;
   /** Leaves the body unread (its transfer is stopped). */
   discard(): void;
 }
@@ -39,7 +40,17 @@ export function streamedResponse(status: number, headers: ContentResponse['heade
   return {
     status,
     headers,
-    saveTo: (file, flags) => pipeline(body, fs.createWriteStream(file, { flags, highWaterMark: WRITE_BUFFER_BYTES })),
+    saveTo: (file, flags, hash) =>
+      pipeline(
+        body,
+        new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            hash?.add(chunk);
+            done(null, chunk);
+          },
+        }),
+        fs.createWriteStream(file, { flags, highWaterMark: WRITE_BUFFER_BYTES }),
+      ),
     discard: () => body.destroy(),
   };
 }
@@ -308,24 +319,28 @@ export class Mirror {
     // Room for the rest, then the whole item counts as promised (no await between the two).
     this.makeRoom(item.bytes - offset, keep);
     this.downloading.set(item.sha256, item.bytes);
+    let hash: HashStream | undefined;
     try {
-      await this.fetchToPart(item, part, offset, keep, signal);
+      hash = await this.fetchToPart(item, part, offset, keep, signal);
     } catch (error) {
       this.downloading.delete(item.sha256);
       throw error;
     }
-    return { landed: this.land(item).finally(() => this.downloading.delete(item.sha256)) };
+    return { landed: this.land(item, hash).finally(() => this.downloading.delete(item.sha256)) };
   }
 
-  /** Fetches an item into its partial file, resuming after the `offset` bytes it holds. */
+  /**
+   * Fetches an item into its partial file, resuming after the `offset` bytes it holds; answers the
+   * hash of the whole file as written (none when the file was whole already).
+   */
   private async fetchToPart(
     item: MirrorItem,
     part: string,
     offset: number,
     keep: ReadonlySet<string>,
     signal?: AbortSignal,
-  ): Promise<void> {
-    if (offset === item.bytes) return;
+  ): Promise<HashStream | undefined> {
+    if (offset === item.bytes) return undefined;
     if (offset > 0) {
       const response = await this.options.fetch(item.path, {
         range: `bytes=${offset}-`,
@@ -334,25 +349,29 @@ export class Mirror {
       });
       const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(header(response, 'content-range') ?? '');
       if (response.status === 206 && range && Number(range[1]) === offset)
-        return this.receive(item, response, part, 'a', keep);
+        return this.receive(item, response, part, offset, keep);
       // The whole file came back (the server ignores ranges, or If-Range failed): start over with it.
-      if (response.status === 200) return this.receive(item, response, part, 'w', keep);
+      if (response.status === 200) return this.receive(item, response, part, 0, keep);
       response.discard();
     }
     const response = await this.options.fetch(item.path, { signal });
-    return this.receive(item, response, part, 'w', keep);
+    return this.receive(item, response, part, 0, keep);
   }
 
+  /** Writes the body after the first `offset` bytes of the partial file (from scratch at 0), hashing the whole. */
   private async receive(
     item: MirrorItem,
     response: ContentResponse,
     part: string,
-    flags: 'a' | 'w',
+    offset: number,
     keep: ReadonlySet<string>,
-  ): Promise<void> {
+  ): Promise<HashStream> {
+    const hash = this.hasher.stream(part, offset);
     try {
-      await response.saveTo(part, flags);
+      await response.saveTo(part, offset > 0 ? 'a' : 'w', hash);
+      return hash;
     } catch (error) {
+      hash.drop();
       if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
         // The disk filled before the budget did: free what is not needed; the next pass resumes.
         this.evictAllBut(keep);
@@ -371,13 +390,20 @@ export class Mirror {
     }
   }
 
-  /** Verifies the complete partial file, flushes it to disk and renames it into place. */
-  private async land(item: MirrorItem): Promise<void> {
+  /**
+   * Verifies the complete partial file (by the hash of what was written, or else by reading it),
+   * flushes it to disk and renames it into place.
+   */
+  private async land(item: MirrorItem, hash?: HashStream): Promise<void> {
     const part = this.partPath(item.sha256);
     const size = fs.statSync(part).size;
-    // The bytes on disk are hashed (on a worker) while they are flushed: on disk before the blob
-    // has its final name, so after a power cut a named blob is whole.
-    const [digest] = size === item.bytes ? await Promise.all([this.hasher.sha256(part), flush(part)]) : [];
+    if (size !== item.bytes) hash?.drop();
+    // Hashed (on a worker) while flushed: on disk before the blob has its final name, so after a
+    // power cut a named blob is whole.
+    const digest =
+      size === item.bytes
+        ? (await Promise.all([hash ? hash.digest() : this.hasher.sha256(part), flush(part)]))[0]
+        : undefined;
     if (digest !== item.sha256) {
       fs.rmSync(part, { force: true });
       throw new IntegrityError(item.sha256);
