@@ -65,6 +65,21 @@ export class AgentDb {
     return this.sqlite.transaction(fn)();
   }
 
+  /**
+   * Runs `fn` with commits that wait for no flush (synchronous = NORMAL): for rows whose loss in a
+   * power cut costs only work done again, written where a flush would hold up the event loop (a
+   * landed download's row: 26 flushes held the mirror's reads back by about 130 ms). The next FULL
+   * commit (the manifest that uses the download, for one) flushes them with it.
+   */
+  relaxed<T>(fn: () => T): T {
+    this.sqlite.pragma('synchronous = NORMAL');
+    try {
+      return fn();
+    } finally {
+      this.sqlite.pragma('synchronous = FULL');
+    }
+  }
+
   close(): void {
     if (this.sqlite.open) this.sqlite.close();
   }

@@ -96,6 +96,33 @@ describe('the mirror', () => {
     expect(origin.requests).toHaveLength(1);
   });
 
+  it('records a landed file with a commit that waits for no flush: a lost row costs only a download', async () => {
+    const { origin, mirror, db } = setup();
+    const a = origin.add(crypto.randomBytes(5000));
+    const synchronous = () => db.sqlite.pragma('synchronous', { simple: true });
+    const during: unknown[] = [];
+    const relaxed = db.relaxed.bind(db);
+    db.relaxed = <T>(fn: () => T): T =>
+      relaxed(() => {
+        during.push(synchronous());
+        return fn();
+      });
+    await mirror.ensure([a], new Set([a.sha256]));
+    expect(during).toEqual([1]); // NORMAL for the row
+    expect(synchronous()).toBe(2); // FULL again for everything else
+    expect(() =>
+      db.relaxed(() => {
+        throw new Error('a failed write');
+      }),
+    ).toThrow('a failed write');
+    expect(synchronous()).toBe(2);
+    // The row lost, as in a power cut before the next flush: the file is fetched again and found.
+    db.sqlite.prepare('DELETE FROM entries WHERE key = ?').run(a.sha256);
+    await mirror.ensure([a], new Set([a.sha256]));
+    expect(origin.requests).toHaveLength(2);
+    expect(mirror.has(a.sha256, a.bytes)).toBe(true);
+  });
+
   it('writes a body of many small chunks whole (the hot path)', async () => {
     const { dir } = setup();
     const bytes = crypto.randomBytes(3 * 1024 * 1024 + 777);

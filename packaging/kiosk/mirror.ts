@@ -410,12 +410,16 @@ export class Mirror {
     }
     fs.renameSync(part, this.filePath(item.sha256));
     const now = this.now();
-    this.db
-      .prepare(
-        `INSERT INTO entries (key, kind, bytes, last_used, verified_at) VALUES (?, ?, ?, ?, ?)
+    // Not flushed on its own: lost in a power cut, the file is only fetched again (it is found by
+    // its row); the manifest that needs it is committed with a flush, which takes this row along.
+    this.db.relaxed(() =>
+      this.db
+        .prepare(
+          `INSERT INTO entries (key, kind, bytes, last_used, verified_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET bytes = excluded.bytes, last_used = excluded.last_used, verified_at = excluded.verified_at`,
-      )
-      .run(item.sha256, item.kind, item.bytes, now, now);
+        )
+        .run(item.sha256, item.kind, item.bytes, now, now),
+    );
   }
 
   /**
