@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MarqueeNetworkError, MarqueeProblem } from '../../sdk/client/problem';
 import { AgentDb } from './agent-db';
 import { ContentClient } from './content-client';
+import type { HashStream } from './file-hash';
 import { Mirror, type MirrorItem } from './mirror';
 
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
@@ -261,6 +262,52 @@ describe('the content client on the wire', () => {
       const target = scratchFile();
       await response.saveTo(target, 'w');
       expect(fs.readFileSync(target).equals(big)).toBe(true);
+    } finally {
+      client.close();
+      await new Promise<void>((resolve) => flooding.close(() => resolve()));
+    }
+  });
+
+  it('stops reading while the hash is behind, and goes on once it catches up', async () => {
+    const big = crypto.randomBytes(24 * 1024 * 1024);
+    const flooding = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-length': big.length });
+      res.end(big);
+    });
+    await new Promise<void>((resolve) => flooding.listen(0, '127.0.0.1', resolve));
+    const client = plainClient(`http://127.0.0.1:${(flooding.address() as { port: number }).port}`);
+    // A hash that keeps every chunk it is given until told to give them back.
+    const held: (() => void)[] = [];
+    let given = 0;
+    const digest = crypto.createHash('sha256');
+    const hash: HashStream = {
+      give: (chunk, length, returned) => {
+        given++;
+        digest.update(chunk.subarray(0, length));
+        held.push(() => returned(chunk));
+      },
+      add: () => {
+        throw new Error('the client hands over its chunks');
+      },
+      digest: async () => digest.digest('hex'),
+      drop: () => undefined,
+    };
+    try {
+      const target = scratchFile();
+      const saving = (await client.fetch('/big', {})).saveTo(target, 'w', hash);
+      await new Promise((r) => setTimeout(r, 300));
+      // Four chunks in the hash, and what was read already (three queued, one filling): no more.
+      expect(given).toBeGreaterThanOrEqual(4);
+      expect(given).toBeLessThanOrEqual(8);
+      expect(fs.statSync(target).size).toBeLessThanOrEqual(8 * 1024 * 1024);
+      const catchUp = setInterval(() => {
+        for (const back of held.splice(0)) back();
+      }, 5);
+      await saving;
+      clearInterval(catchUp);
+      expect(fs.readFileSync(target).equals(big)).toBe(true);
+      expect(await hash.digest()).toBe(sha(big));
+      expect(given).toBe(24);
     } finally {
       client.close();
       await new Promise<void>((resolve) => flooding.close(() => resolve()));

@@ -1,10 +1,11 @@
 // The mirror's downloads from upstream's content routes. Each of a few kept-alive connections
 // reads into one static buffer (net's `onread`) instead of a fresh buffer per socket read, the
 // answer is framed by http-parser-js, and a body's bytes are copied into pooled 1 MiB buffers that
-// go to the file in order, one write (or writev) at a time. node:http cost the agent most of its
-// CPU per byte here: a buffer allocated for every 64 KiB read, each pushed through a Readable
-// (D-383). Anything but a 2xx answer is thrown as a MarqueeProblem (a 401 lets the caller mint a
-// session and ask again); no answer at all is a MarqueeNetworkError.
+// go to the file in order, one write (or writev) at a time, then to the hash (D-384) and back to
+// the pool. node:http cost the agent most of its CPU per byte here: a buffer allocated for every
+// 64 KiB read, each pushed through a Readable (D-383). Anything but a 2xx answer is thrown as a
+// MarqueeProblem (a 401 lets the caller mint a session and ask again); no answer at all is a
+// MarqueeNetworkError.
 import fs from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -24,11 +25,13 @@ const READ_BUFFER_BYTES = 1024 * 1024;
 const CHUNK_BYTES = 1024 * 1024;
 /** Chunks a body may hold toward the disk before its socket is paused. */
 const CHUNKS_PER_BODY = 3;
-/** Chunks kept for reuse between bodies (three downloads' worth). */
+/** Written chunks a body may have waiting for the hash before its socket is paused. */
+const CHUNKS_IN_HASH = 4;
+/** Chunks kept for reuse: three downloads' worth, with those on their way through the hash. */
 const POOL_MAX_CHUNKS = 32;
 
 /** The read buffer and the pooled chunks go once no transfer used them for this long. */
-export const BUFFERS_IDLE_MS = 5_000;
+const BUFFERS_IDLE_MS = 5_000;
 
 /**
  * The one read buffer. A read's bytes are parsed, and a body's copied out, before its callback
@@ -332,7 +335,7 @@ class Connection {
       this.destroy(new Error(`the answer's head is larger than ${HEAD_MAX_BYTES} bytes`));
       return 1;
     }
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = Object.create(null);
     for (let i = 0; i < info.headers.length; i += 2) {
       const name = info.headers[i]!.toLowerCase();
       const value = info.headers[i + 1]!;
@@ -403,9 +406,9 @@ class Connection {
 /**
  * A body on its way to a file: bytes are copied into pooled chunks as they arrive (they may arrive
  * before `saveTo` names the file), and full chunks are written in order, one write at a time, then
- * handed to the hash, which gives them back to the pool. When
- * the transfer fails, what arrived is still written (the file stays a prefix of the content, which
- * a resumed download appends to) before `saveTo` rejects.
+ * handed to the hash, which gives them back to the pool. When the transfer fails, what arrived is
+ * still written (the file stays a prefix of the content, which a resumed download appends to)
+ * before `saveTo` rejects.
  */
 class BodyFile {
   private readonly queue: { chunk: Buffer; length: number }[] = [];
@@ -421,6 +424,8 @@ class BodyFile {
   private settled = false;
   /** Where written chunks go to be hashed (and come back from to the pool). */
   private hash: HashStream | undefined;
+  /** Chunks handed to the hash and not back yet. */
+  private hashing = 0;
 
   push(source: Buffer, offset: number, length: number): void {
     if (this.failed !== undefined) return;
@@ -436,9 +441,9 @@ class BodyFile {
     this.pump();
   }
 
-  /** Room for another read's worth of bytes. */
+  /** Room for another read's worth of bytes: neither the disk nor the hash is behind. */
   hasRoom(): boolean {
-    return this.failed !== undefined || this.queue.length < CHUNKS_PER_BODY;
+    return this.failed !== undefined || (this.queue.length < CHUNKS_PER_BODY && this.hashing < CHUNKS_IN_HASH);
   }
 
   get isFailed(): boolean {
@@ -509,8 +514,15 @@ class BodyFile {
     fs.writev(this.fd, buffers, (error) => {
       this.writing = false;
       for (const { chunk, length } of batch) {
-        if (this.hash && !error) this.hash.give(chunk, length, giveChunk);
-        else giveChunk(chunk);
+        if (!this.hash || error) giveChunk(chunk);
+        else {
+          this.hashing++;
+          this.hash.give(chunk, length, (back) => {
+            this.hashing--;
+            giveChunk(back);
+            this.wakeRoom();
+          });
+        }
       }
       if (error) {
         this.failed = error;
@@ -521,7 +533,9 @@ class BodyFile {
     });
   }
 
+  /** Lets a paused socket read again, once there is room for what it reads. */
   private wakeRoom(): void {
+    if (!this.hasRoom()) return;
     const wake = this.roomWaiter;
     this.roomWaiter = undefined;
     wake?.();

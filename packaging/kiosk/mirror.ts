@@ -1,7 +1,7 @@
 // The mirror: every media item and application package the kiosk's active and next manifests
 // name, on local disk by SHA-256. Downloads run a few at a time, resume with a byte range after an
 // interruption (the partial file is kept), are verified against the manifest's digest and size
-// (the complete file is hashed on a worker thread, file-hash.ts), flushed, and land by atomic
+// (hashed on a worker thread as they are written, file-hash.ts), flushed, and land by atomic
 // rename, so a file under its final name is always whole. A disk budget is kept by evicting the
 // least recently used entries, never one the active or next manifest needs; a file found corrupt
 // or missing is dropped and fetched again.
@@ -102,10 +102,9 @@ const TOUCH_EVERY_MS = 60_000;
  */
 export const MIRROR_CONCURRENCY = 3;
 /**
- * Hashing threads. One keeps up with the downloads (SHA-256 runs near 1 GB/s a core) and, as a
- * download's next file starts while the last one is hashed and flushed, never holds a download
- * back; each further thread cost its start-up (tens of milliseconds of CPU) on the same cores the
- * downloads need, for no gain (D-380).
+ * Hashing threads. One keeps up with the downloads (SHA-256 runs near 1 GB/s a core; each chunk is
+ * hashed once written, D-384) and never holds a download back; each further thread cost its
+ * start-up (tens of milliseconds of CPU) on the same cores the downloads need, for no gain (D-380).
  */
 export const HASH_WORKERS = 1;
 /**
