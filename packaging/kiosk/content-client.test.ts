@@ -183,6 +183,30 @@ async function rawServer(
   };
 }
 
+/** Starts `server` on a loopback port: its origin, and how to close it (with its connections). */
+async function onLoopback(
+  server: http.Server,
+  scheme = 'http',
+): Promise<{ origin: string; close: () => Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `${scheme}://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A server that answers every request with all of `body` at once. */
+const flooding = (body: Buffer) =>
+  onLoopback(
+    http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-length': body.length });
+      res.end(body);
+    }),
+  );
+
 const plainClient = (at: string, more: Partial<ConstructorParameters<typeof ContentClient>[1]> = {}) =>
   new ContentClient(at, {
     headers: () => ({ authorization: 'Marquee-Session good' }),
@@ -212,20 +236,21 @@ describe('the content client on the wire', () => {
 
   it('writes a chunked body, and one sent until the server closes the connection', async () => {
     const body = crypto.randomBytes(2 * 1024 * 1024 + 7);
-    const chunked = http.createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/octet-stream' });
-      res.write(body.subarray(0, 1000));
-      setTimeout(() => {
-        res.write(body.subarray(1000, 1_500_000));
-        res.end(body.subarray(1_500_000));
-      }, 20);
-    });
-    await new Promise<void>((resolve) => chunked.listen(0, '127.0.0.1', resolve));
+    const chunked = await onLoopback(
+      http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        res.write(body.subarray(0, 1000));
+        setTimeout(() => {
+          res.write(body.subarray(1000, 1_500_000));
+          res.end(body.subarray(1_500_000));
+        }, 20);
+      }),
+    );
     const untilClose = await rawServer((socket) => {
       socket.write('HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n');
       socket.end(body);
     });
-    const a = plainClient(`http://127.0.0.1:${(chunked.address() as { port: number }).port}`);
+    const a = plainClient(chunked.origin);
     const b = plainClient(untilClose.origin);
     try {
       const viaChunks = await a.fetch('/x', {});
@@ -242,19 +267,15 @@ describe('the content client on the wire', () => {
     } finally {
       a.close();
       b.close();
-      await new Promise<void>((resolve) => chunked.close(() => resolve()));
+      await chunked.close();
       await untilClose.close();
     }
   });
 
   it('holds a body that arrives before it is given a file, without losing a byte', async () => {
     const big = crypto.randomBytes(24 * 1024 * 1024);
-    const flooding = http.createServer((_req, res) => {
-      res.writeHead(200, { 'content-length': big.length });
-      res.end(big);
-    });
-    await new Promise<void>((resolve) => flooding.listen(0, '127.0.0.1', resolve));
-    const client = plainClient(`http://127.0.0.1:${(flooding.address() as { port: number }).port}`);
+    const upstream = await flooding(big);
+    const client = plainClient(upstream.origin);
     try {
       const response = await client.fetch('/big', {});
       // Far more than the client buffers arrives meanwhile: it stops reading, then goes on.
@@ -264,18 +285,14 @@ describe('the content client on the wire', () => {
       expect(fs.readFileSync(target).equals(big)).toBe(true);
     } finally {
       client.close();
-      await new Promise<void>((resolve) => flooding.close(() => resolve()));
+      await upstream.close();
     }
   });
 
   it('stops reading while the hash is behind, and goes on once it catches up', async () => {
     const big = crypto.randomBytes(24 * 1024 * 1024);
-    const flooding = http.createServer((_req, res) => {
-      res.writeHead(200, { 'content-length': big.length });
-      res.end(big);
-    });
-    await new Promise<void>((resolve) => flooding.listen(0, '127.0.0.1', resolve));
-    const client = plainClient(`http://127.0.0.1:${(flooding.address() as { port: number }).port}`);
+    const upstream = await flooding(big);
+    const client = plainClient(upstream.origin);
     // A hash that keeps every chunk it is given until told to give them back.
     const held: (() => void)[] = [];
     let given = 0;
@@ -310,7 +327,7 @@ describe('the content client on the wire', () => {
       expect(given).toBe(24);
     } finally {
       client.close();
-      await new Promise<void>((resolve) => flooding.close(() => resolve()));
+      await upstream.close();
     }
   });
 
@@ -369,13 +386,13 @@ describe('the content client on the wire', () => {
 
   it('cuts a body that stops sending, and one whose download is called off, keeping what arrived', async () => {
     const start = crypto.randomBytes(200 * 1024);
-    const stalling = http.createServer((_req, res) => {
-      res.writeHead(200, { 'content-length': start.length * 10 });
-      res.write(start);
-    });
-    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
-    const at = `http://127.0.0.1:${(stalling.address() as { port: number }).port}`;
-    const client = plainClient(at, { timeoutMs: 300 });
+    const stalling = await onLoopback(
+      http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-length': start.length * 10 });
+        res.write(start);
+      }),
+    );
+    const client = plainClient(stalling.origin, { timeoutMs: 300 });
     try {
       const stalled = scratchFile();
       await expect((await client.fetch('/x', {})).saveTo(stalled, 'w')).rejects.toThrow(
@@ -392,27 +409,27 @@ describe('the content client on the wire', () => {
       expect(start.subarray(0, fs.statSync(target).size).equals(fs.readFileSync(target))).toBe(true);
     } finally {
       client.close();
-      stalling.closeAllConnections();
-      await new Promise<void>((resolve) => stalling.close(() => resolve()));
+      await stalling.close();
     }
   });
 
   it('downloads over https from a server its CA vouches for, and refuses one it does not', async () => {
     const fixtures = path.join(import.meta.dirname, 'fixtures');
-    const secure = https.createServer(
-      {
-        key: fs.readFileSync(path.join(fixtures, 'loopback-test.key')),
-        cert: fs.readFileSync(path.join(fixtures, 'loopback-test.crt')),
-      },
-      (_req, res) => {
-        res.writeHead(200, { 'content-length': file.length });
-        res.end(file);
-      },
+    const secure = await onLoopback(
+      https.createServer(
+        {
+          key: fs.readFileSync(path.join(fixtures, 'loopback-test.key')),
+          cert: fs.readFileSync(path.join(fixtures, 'loopback-test.crt')),
+        },
+        (_req, res) => {
+          res.writeHead(200, { 'content-length': file.length });
+          res.end(file);
+        },
+      ),
+      'https',
     );
-    await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
-    const at = `https://127.0.0.1:${(secure.address() as { port: number }).port}`;
-    const trusting = plainClient(at, { ca: fs.readFileSync(path.join(fixtures, 'loopback-test.crt')) });
-    const doubting = plainClient(at);
+    const trusting = plainClient(secure.origin, { ca: fs.readFileSync(path.join(fixtures, 'loopback-test.crt')) });
+    const doubting = plainClient(secure.origin);
     try {
       const target = scratchFile();
       await (await trusting.fetch('/x', {})).saveTo(target, 'w');
@@ -421,7 +438,7 @@ describe('the content client on the wire', () => {
     } finally {
       trusting.close();
       doubting.close();
-      await new Promise<void>((resolve) => secure.close(() => resolve()));
+      await secure.close();
     }
   });
 });
