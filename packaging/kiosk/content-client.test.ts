@@ -153,6 +153,10 @@ describe('the content client', () => {
     expect(dropReused).toBe(false); // the drop happened, and the request went again
     expect(again.status).toBe(200);
     again.discard();
+    // Its one connection went with the unread body: the next download is not left waiting for it.
+    const after = scratchFile();
+    await (await client.fetch(item.path, {})).saveTo(after, 'w');
+    expect(fs.readFileSync(after).equals(file)).toBe(true);
     client.close();
   });
 });
@@ -333,6 +337,13 @@ describe('the content client on the wire', () => {
 
   it('passes over an informational answer, and refuses a head too large to be one', async () => {
     const early = await rawServer((socket, head) => {
+      if (head.startsWith('GET /endless ')) {
+        // A head that never ends, sent a piece at a time.
+        socket.write('HTTP/1.1 200 OK\r\n');
+        const more = setInterval(() => socket.destroyed || socket.write(`x-more: ${'b'.repeat(8000)}\r\n`), 5);
+        socket.once('close', () => clearInterval(more));
+        return;
+      }
       if (head.startsWith('GET /huge ')) {
         socket.write(`HTTP/1.1 200 OK\r\nx-padding: ${'a'.repeat(70 * 1024)}\r\ncontent-length: 2\r\n\r\nok`);
         return;
@@ -351,6 +362,9 @@ describe('the content client on the wire', () => {
       const huge = await client.fetch('/huge', {}).catch((e: unknown) => e);
       expect(huge).toBeInstanceOf(MarqueeNetworkError);
       expect(String((huge as Error).message)).toContain('head is larger');
+      const endless = await client.fetch('/endless', {}).catch((e: unknown) => e);
+      expect(endless).toBeInstanceOf(MarqueeNetworkError);
+      expect(String((endless as Error).message)).toContain('head is larger');
     } finally {
       client.close();
       await early.close();
@@ -387,9 +401,10 @@ describe('the content client on the wire', () => {
   it('cuts a body that stops sending, and one whose download is called off, keeping what arrived', async () => {
     const start = crypto.randomBytes(200 * 1024);
     const stalling = await onLoopback(
-      http.createServer((_req, res) => {
+      http.createServer((req, res) => {
         res.writeHead(200, { 'content-length': start.length * 10 });
-        res.write(start);
+        if (req.url === '/quiet') res.flushHeaders();
+        else res.write(start);
       }),
     );
     const client = plainClient(stalling.origin, { timeoutMs: 300 });
@@ -407,6 +422,20 @@ describe('the content client on the wire', () => {
       setTimeout(() => stop.abort(), 50);
       await expect(saving).rejects.toMatchObject({ name: 'AbortError' });
       expect(start.subarray(0, fs.statSync(target).size).equals(fs.readFileSync(target))).toBe(true);
+
+      // A body left unread gives up its connection at once, not when it next sends or times out.
+      const patient = plainClient(stalling.origin, { timeoutMs: 10_000 });
+      try {
+        (await patient.fetch('/quiet', {})).discard();
+        const next = await Promise.race([
+          patient.fetch('/quiet', {}),
+          new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 1000)),
+        ]);
+        expect(next).not.toBe('waiting');
+        if (next !== 'waiting') next.discard();
+      } finally {
+        patient.close();
+      }
     } finally {
       client.close();
       await stalling.close();

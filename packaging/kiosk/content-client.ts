@@ -7,6 +7,7 @@
 // MarqueeProblem (a 401 lets the caller mint a session and ask again); no answer at all is a
 // MarqueeNetworkError.
 import fs from 'node:fs';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { HTTPParser } from 'http-parser-js';
@@ -59,10 +60,8 @@ function giveChunk(chunk: Buffer): void {
   if (pool.length < POOL_MAX_CHUNKS) pool.push(chunk);
 }
 
-/** Header names and values and the request target may not carry what would end a line early. */
+/** The request target may not carry what would end the request line early. */
 const TARGET = /^\/[\x21-\x7e]*$/;
-const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export interface ContentClientOptions {
   /** The credential headers of the moment (read for each request). */
@@ -145,7 +144,13 @@ function requestHead(origin: URL, path: string, headers: Record<string, string>)
   if (!TARGET.test(path)) throw new TypeError('a content path must be an absolute path of visible ASCII');
   let head = `GET ${path} HTTP/1.1\r\nhost: ${origin.host}\r\n`;
   for (const [name, value] of Object.entries(headers)) {
-    if (!FIELD_NAME.test(name) || !FIELD_VALUE.test(value)) throw new TypeError(`header ${name} cannot be sent`);
+    try {
+      // node:http's own checks: a token for the name, no control characters in the value.
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    } catch {
+      throw new TypeError(`header ${name} cannot be sent`);
+    }
     head += `${name}: ${value}\r\n`;
   }
   return `${head}\r\n`;

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentDb } from './agent-db';
 import { FileHasher, type HashStream } from './file-hash';
@@ -12,9 +13,29 @@ import {
   Mirror,
   MirrorFullError,
   type ContentFetch,
+  type ContentResponse,
   type MirrorItem,
-  streamedResponse,
 } from './mirror';
+
+/** A ContentResponse whose body is a Node stream: the fake origins' answers. */
+function streamedResponse(status: number, headers: ContentResponse['headers'], body: Readable): ContentResponse {
+  return {
+    status,
+    headers,
+    saveTo: (file, flags, hash) =>
+      pipeline(
+        body,
+        new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            hash?.add(chunk);
+            done(null, chunk);
+          },
+        }),
+        fs.createWriteStream(file, { flags }),
+      ),
+    discard: () => body.destroy(),
+  };
+}
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -123,7 +144,7 @@ describe('the mirror', () => {
     expect(mirror.has(a.sha256, a.bytes)).toBe(true);
   });
 
-  it('writes a body of many small chunks whole (the hot path)', async () => {
+  it('writes a body of many small chunks whole, each into the hash in order', async () => {
     const { dir } = setup();
     const bytes = crypto.randomBytes(3 * 1024 * 1024 + 777);
     const item: MirrorItem = { sha256: sha(bytes), bytes: bytes.length, path: '/content/v1/big', kind: 'media' };

@@ -7,8 +7,6 @@
 // or missing is dropped and fetched again.
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { AgentDb } from './agent-db';
 import { FileHasher, type HashStream } from './file-hash';
 
@@ -33,26 +31,6 @@ export interface ContentResponse {
   saveTo(file: string, flags: 'a' | 'w', hash?: HashStream): Promise<void>;
   /** Leaves the body unread (its transfer is stopped). */
   discard(): void;
-}
-
-/** A ContentResponse whose body is a Node stream. */
-export function streamedResponse(status: number, headers: ContentResponse['headers'], body: Readable): ContentResponse {
-  return {
-    status,
-    headers,
-    saveTo: (file, flags, hash) =>
-      pipeline(
-        body,
-        new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            hash?.add(chunk);
-            done(null, chunk);
-          },
-        }),
-        fs.createWriteStream(file, { flags, highWaterMark: WRITE_BUFFER_BYTES }),
-      ),
-    discard: () => body.destroy(),
-  };
 }
 
 /** Fetches an upstream content path; `range` asks for the rest of a partial file. */
@@ -107,11 +85,6 @@ export const MIRROR_CONCURRENCY = 3;
  * start-up (tens of milliseconds of CPU) on the same cores the downloads need, for no gain (D-380).
  */
 export const HASH_WORKERS = 1;
-/**
- * Bytes a streamed body buffers toward the disk before its stream is paused: the file stream writes
- * what gathered meanwhile in one writev.
- */
-const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 async function flush(file: string): Promise<void> {
   const handle = await fs.promises.open(file, 'r');
