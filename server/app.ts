@@ -104,6 +104,15 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
     );
   };
 
+  const fail = (res: Response, error: unknown, requestId: string, path: string) =>
+    sendProblem(res, error, {
+      controlOrigin: config.controlOrigin,
+      generation: config.model,
+      requestId,
+      instance: path,
+      logger,
+    });
+
   const handle = (req: Request, res: Response) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newRequestId();
@@ -111,51 +120,44 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     lifecycle.requestStarted();
-    // 'close' follows 'finish' for an answer that completed; one listener does both.
-    res.once('close', () => {
+    // 'close' follows 'finish' for an answer that completed, and comes once: one listener does both.
+    res.on('close', () => {
       if (res.writableFinished) closeIfBodyLingers(req, services);
       logRequest(req, res, requestId, started);
     });
 
-    const fail = (error: unknown) =>
-      sendProblem(res, error, {
-        controlOrigin: config.controlOrigin,
-        generation: config.model,
-        requestId,
-        instance: req.path,
-        logger,
-      });
+    const path = req.path;
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without Host.
       res.setHeader('Connection', 'close');
-      return fail(problem('invalid_request', 'an HTTP/1.1 request needs a Host header'));
+      return fail(res, problem('invalid_request', 'an HTTP/1.1 request needs a Host header'), requestId, path);
     }
-    if (lifecycle.state === 'draining' && req.path !== '/.health' && req.path !== '/.ready') {
+    if (lifecycle.state === 'draining' && path !== '/.health' && path !== '/.ready') {
       res.setHeader('Connection', 'close');
-      return fail(problem('server_draining', 'this host is draining; retry on another host'));
+      return fail(res, problem('server_draining', 'this host is draining; retry on another host'), requestId, path);
     }
     try {
       const { planes, releaseLabel } = dispatcher.planesFor(req.headers.host ?? '');
       res.locals.releaseLabel = releaseLabel;
-      const found = dispatcher.dispatch(planes, req.method, req.path);
+      const found = dispatcher.dispatch(planes, req.method, path);
       if (found.kind === 'route') {
         res.locals.plane = found.plane;
-        return void runRoute({ route: found.route, params: found.params }, req, res, services, requestId);
+        return void runRoute(found, req, res, services, requestId);
       }
       // spec: release hosts answer a disallowed method with 403, not 405.
       if (found.kind === 'method_not_allowed' && found.plane === 'release') {
-        return fail(
-          problem('forbidden', `${req.method} is not allowed on a release host; only GET and HEAD are`, {
-            headers: { 'Referrer-Policy': 'no-referrer' },
-          }),
-        );
+        const refusal = problem('forbidden', `${req.method} is not allowed on a release host; only GET and HEAD are`, {
+          headers: { 'Referrer-Policy': 'no-referrer' },
+        });
+        return fail(res, refusal, requestId, path);
       }
       if (found.kind === 'method_not_allowed') {
-        return fail(
-          problem('method_not_allowed', `${req.method} is not allowed here; allowed: ${found.allow.join(', ')}`, {
-            headers: { Allow: found.allow.join(', ') },
-          }),
+        const refusal = problem(
+          'method_not_allowed',
+          `${req.method} is not allowed here; allowed: ${found.allow.join(', ')}`,
+          { headers: { Allow: found.allow.join(', ') } },
         );
+        return fail(res, refusal, requestId, path);
       }
       if (
         found.planes.includes('runtime') &&
@@ -163,9 +165,9 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
         servePlayer(req, res, options.playerDir, pairingHint)
       )
         return;
-      fail(problem('not_found', `no route for ${req.method} ${redactPath(req.path)}`));
+      fail(res, problem('not_found', `no route for ${req.method} ${redactPath(path)}`), requestId, path);
     } catch (error) {
-      fail(error);
+      fail(res, error, requestId, path);
     }
   };
 

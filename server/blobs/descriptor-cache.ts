@@ -14,6 +14,8 @@ export const DESCRIPTOR_IDLE_MS = 60_000;
 interface Entry {
   key: string;
   fd: Promise<number>;
+  /** The descriptor once `fd` resolved. */
+  openFd?: number;
   /** Reads in progress (acquired, not yet released). */
   holders: number;
   lastUsed: number;
@@ -44,41 +46,30 @@ export class DescriptorCache {
     else {
       const opening: Entry = { key, fd: openForReading(file), holders: 0, lastUsed: now, retired: false };
       entry = opening;
-      // An object that cannot be opened (absent) is not kept.
-      opening.fd.catch(() => {
-        if (this.entries.get(key) === opening) this.entries.delete(key);
-        opening.retired = true;
-      });
+      opening.fd.then(
+        (fd) => {
+          opening.openFd = fd;
+        },
+        // An object that cannot be opened (absent) is not kept.
+        () => {
+          if (this.entries.get(key) === opening) this.entries.delete(key);
+          opening.retired = true;
+        },
+      );
     }
     this.entries.set(key, entry);
     entry.holders++;
     entry.lastUsed = now;
     this.evict();
     const held = entry;
-    let fd: number;
+    // A descriptor already open is handed out without waiting a turn for its promise.
+    if (held.openFd !== undefined) return new Handle(held, held.openFd);
     try {
-      fd = await held.fd;
+      return new Handle(held, await held.fd);
     } catch (error) {
       held.holders--;
       throw error;
     }
-    let released = false;
-    return {
-      read: (buffer, offset, length, position) =>
-        new Promise((resolve, reject) =>
-          fs.read(fd, buffer, offset, length, position, (error, bytesRead) =>
-            error ? reject(error) : resolve(bytesRead),
-          ),
-        ),
-      readSync: (buffer, offset, length, position) => fs.readSync(fd, buffer, offset, length, position),
-      release: () => {
-        if (released) return;
-        released = true;
-        held.holders--;
-        held.lastUsed = Date.now();
-        if (held.retired && held.holders === 0) close(held);
-      },
-    };
   }
 
   /** The object at `key`, or every object below `key/`, changed or went away: never hand out its descriptor again. */
@@ -110,6 +101,40 @@ export class DescriptorCache {
     for (const entry of [...this.entries.values()]) {
       if (entry.holders === 0 && now - entry.lastUsed >= this.idleMs) this.retire(entry);
     }
+  }
+}
+
+/**
+ * One use of an entry: reads on its descriptor until released. A class, not an object of closures:
+ * one is made for every range served.
+ */
+class Handle implements OpenBlob {
+  private released = false;
+
+  constructor(
+    private readonly entry: Entry,
+    private readonly fd: number,
+  ) {}
+
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
+    return new Promise((resolve, reject) =>
+      fs.read(this.fd, buffer, offset, length, position, (error, bytesRead) =>
+        error ? reject(error) : resolve(bytesRead),
+      ),
+    );
+  }
+
+  readSync(buffer: Buffer, offset: number, length: number, position: number): number {
+    return fs.readSync(this.fd, buffer, offset, length, position);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    const entry = this.entry;
+    entry.holders--;
+    entry.lastUsed = Date.now();
+    if (entry.retired && entry.holders === 0) close(entry);
   }
 }
 

@@ -71,7 +71,7 @@ class PlaneRoutes {
 }
 
 export type Dispatch =
-  | { kind: 'route'; route: RouteHandler; params: Record<string, string>; plane: Plane }
+  | { kind: 'route'; route: RouteHandler; params: Record<string, string>; plane: Plane; pattern: string }
   | { kind: 'method_not_allowed'; allow: string[]; plane: Plane }
   | { kind: 'not_found'; planes: Plane[] };
 
@@ -121,7 +121,7 @@ export class Dispatcher {
           entry.method === method ||
           (method === 'HEAD' && entry.method === 'GET' && !this.hasExplicitHead(plane, pathname))
         ) {
-          return { kind: 'route', route: entry.route, params: flatten(m.params), plane };
+          return { kind: 'route', route: entry.route, params: flatten(m.params), plane, pattern: entry.path };
         }
         allow.add(entry.method);
         if (entry.method === 'GET') allow.add('HEAD');

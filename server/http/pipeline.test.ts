@@ -497,6 +497,18 @@ describe('capability areas', () => {
 });
 
 describe('the credit meter', () => {
+  it('charges a request whatever the case of its path (routes match ignoring case)', async () => {
+    const { token } = await server.enroll();
+    const remaining = [];
+    for (const path of ['/api/v1/screens', '/API/V1/SCREENS', '/Api/v1/Screens']) {
+      const res = await server.request('GET', path, { token });
+      expect(res.status).toBe(200);
+      remaining.push(Number(res.headers['marquee-credits-remaining']));
+    }
+    expect(remaining[1]).toBe(remaining[0]! - 1);
+    expect(remaining[2]).toBe(remaining[0]! - 2);
+  });
+
   it('answers 500 to every request whose debit failed in the database, and charges none of them', async () => {
     const { token, projectId } = await server.enroll();
     const { store } = server.services;

@@ -24,6 +24,8 @@ import { DEFAULT_JSON_BODY_LIMIT, parseJson, queryObject, readBody, validate } f
 export interface RouteMatch {
   route: RouteHandler;
   params: Record<string, string>;
+  /** The table's path pattern that matched (paths match whatever their case; the pattern does not vary). */
+  pattern: string;
 }
 
 class Context implements RequestContext<unknown, unknown, Principal | undefined> {
@@ -36,7 +38,8 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
   readonly now: number;
   /** Set when the route is idempotent and a key was sent. */
   record: { id: RecordId; fingerprint: string; policy: IdempotencyPolicy } | undefined;
-  readonly records: IdempotencyRecords;
+  private parsedUrl: URL | undefined;
+  private idempotencyRecords: IdempotencyRecords | undefined;
 
   constructor(
     readonly req: Request,
@@ -46,7 +49,17 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
     readonly params: Record<string, string>,
   ) {
     this.now = services.clock.now();
-    this.records = new IdempotencyRecords(services.keys, services.locks);
+  }
+
+  /** The request's URL, parsed when first asked for (most requests never need it). */
+  get url(): URL {
+    this.parsedUrl ??= new URL(this.req.originalUrl, 'http://request.invalid');
+    return this.parsedUrl;
+  }
+
+  get records(): IdempotencyRecords {
+    this.idempotencyRecords ??= new IdempotencyRecords(this.services.keys, this.services.locks);
+    return this.idempotencyRecords;
   }
 
   get generation(): Generation {
@@ -109,14 +122,14 @@ export async function runRoute(
   services: Services,
   requestId: string,
 ): Promise<void> {
-  const { policy, handler } = match.route;
+  const { policy } = match.route;
   const ctx = new Context(req, res, services, requestId, match.params);
-  const url = new URL(req.originalUrl, 'http://request.invalid');
   try {
     if (policy.auth) ctx.principal = await policy.auth.authenticate(ctx);
     const tenant = isTenantPrincipal(ctx.principal) ? ctx.principal : undefined;
     if (tenant && policy.area) checkArea(tenant, policy.area, req.method);
-    if (tenant?.generation === 'P' && url.pathname.startsWith('/api/')) {
+    // By the route's pattern, not the request's path: paths match whatever their case.
+    if (tenant?.generation === 'P' && match.pattern.startsWith('/api/')) {
       const metered = await services.meter.charge({
         tenantId: tenant.tenantId,
         plan: tenant.plan,
@@ -127,112 +140,121 @@ export async function runRoute(
       Object.assign(ctx.answerHeaders, metered.headers);
       if ('error' in metered) throw metered.error;
     }
-
-    // Refusals of the request itself wait until the caller is known to own what the path names.
-    const ownedFirst = async (error: unknown): Promise<never> => {
-      if (policy.resource && isRequestRefusal(error)) await policy.resource(ctx);
-      throw error;
-    };
     try {
-      ctx.query = policy.query ? validate(policy.query, queryObject(url), 'query') : {};
-
-      // A request that declares no body has none (what readBody would find, without its promise).
-      if (
-        policy.body !== 'raw' &&
-        (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
-      ) {
-        const rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, {
-          idleMs: bodyIdleTimeoutMs(services),
-          deadlineMs: (bytes) => jsonBodyDeadlineMs(services, bytes),
-        });
-        ctx.body = parseJson(req, rawBody);
-      }
-
-      const ifMatchMode = resolveMode(policy.ifMatch, ctx.generation);
-      ctx.ifMatch = ifMatchMode === 'none' ? undefined : parseIfMatch(req.headers['if-match']);
-      if (ifMatchMode === 'required' && ctx.ifMatch === undefined) {
-        throw problem('invalid_request', 'this request needs If-Match with the current revision', {
-          errors: [{ field: 'If-Match', code: 'required', detail: 'is required' }],
-        });
-      }
-
-      const idem: IdempotencyPolicy | undefined =
-        typeof policy.idempotency === 'string' ? { mode: policy.idempotency } : policy.idempotency;
-      const idemMode = resolveMode(idem?.mode, ctx.generation);
-      const key = req.headers['idempotency-key'];
-      if (idem && idemMode !== 'none' && typeof key === 'string') {
-        IdempotencyRecords.validateKey(key);
-        ctx.idempotencyKey = key;
-        const headers = (idem.fingerprintHeaders ?? []).map((h) => [
-          h.toLowerCase(),
-          req.headers[h.toLowerCase()] ?? null,
-        ]);
-        ctx.record = {
-          id: {
-            scope: ctx.principal?.scope ?? idem.anonymousScope?.(ctx) ?? 'anon',
-            route: `${req.method} ${url.pathname}`,
-            key,
-          },
-          fingerprint: IdempotencyRecords.fingerprint([
-            req.method,
-            url.pathname,
-            url.search,
-            ctx.body ?? null,
-            ctx.ifMatch ?? null,
-            headers,
-          ]),
-          policy: idem,
-        };
-      } else if (idemMode === 'required') {
-        throw problem('invalid_request', 'this request needs an Idempotency-Key header (8 to 200 characters)', {
-          errors: [{ field: 'Idempotency-Key', code: 'required', detail: 'is required' }],
-        });
-      }
+      await readRequest(ctx, policy);
     } catch (error) {
-      await ownedFirst(error);
+      await ownedFirst(ctx, policy, error);
     }
-
-    const run = async () => {
-      if (ctx.record) {
-        const existing = await ctx.records.find(services.store.db, ctx.record.id, ctx.now);
-        if (existing) return replay(ctx, existing);
-      }
-      if (policy.rateLimits)
-        Object.assign(ctx.answerHeaders, await admit(services.rateLimiter, policy.rateLimits(ctx as never), ctx.now));
-      try {
-        if (policy.body !== undefined && policy.body !== 'raw') ctx.body = validate(policy.body, ctx.body, 'body');
-        else if (policy.body === undefined && ctx.body !== undefined && !isEmptyObject(ctx.body)) {
-          throw problem('invalid_request', 'this route takes no request body', {
-            errors: [{ field: 'body', code: 'unexpected', detail: 'send no body' }],
-          });
-        }
-      } catch (error) {
-        await ownedFirst(error);
-      }
-      let answer: Reply | void;
-      try {
-        answer =
-          handler.kind === 'mutation'
-            ? await ctx.commitReply((work) => handler.run(ctx as never, work))
-            : await handler.run(ctx as never);
-      } catch (error) {
-        if (error instanceof ReplayInstead) return replay(ctx, error.answer);
-        throw error;
-      }
-      if (answer) send(res, answer, ctx.answerHeaders);
-      else if (!res.headersSent) throw new Error(`route ${req.method} ${url.pathname} returned no answer`);
-    };
-    await (ctx.record ? ctx.records.exclusive(ctx.record.id, run) : run());
+    await (ctx.record
+      ? ctx.records.exclusive(ctx.record.id, () => runHandler(ctx, match.route))
+      : runHandler(ctx, match.route));
   } catch (error) {
     sendProblem(res, error, {
       controlOrigin: services.config.controlOrigin,
       generation: ctx.generation,
       requestId,
-      instance: url.pathname,
+      instance: ctx.url.pathname,
       headers: ctx.answerHeaders,
       logger: services.logger,
     });
   }
+}
+
+/** Refusals of the request itself wait until the caller is known to own what the path names. */
+async function ownedFirst(ctx: Context, policy: RouteHandler['policy'], error: unknown): Promise<never> {
+  if (policy.resource && isRequestRefusal(error)) await policy.resource(ctx);
+  throw error;
+}
+
+/** The query, the body (read, not yet validated), If-Match and the idempotency record's id. */
+async function readRequest(ctx: Context, policy: RouteHandler['policy']): Promise<void> {
+  const { req, services } = ctx;
+  ctx.query = policy.query ? validate(policy.query, queryObject(ctx.url), 'query') : {};
+
+  // A request that declares no body has none (what readBody would find, without its promise).
+  if (
+    policy.body !== 'raw' &&
+    (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+  ) {
+    const rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, {
+      idleMs: bodyIdleTimeoutMs(services),
+      deadlineMs: (bytes) => jsonBodyDeadlineMs(services, bytes),
+    });
+    ctx.body = parseJson(req, rawBody);
+  }
+
+  const ifMatchMode = resolveMode(policy.ifMatch, ctx.generation);
+  ctx.ifMatch = ifMatchMode === 'none' ? undefined : parseIfMatch(req.headers['if-match']);
+  if (ifMatchMode === 'required' && ctx.ifMatch === undefined) {
+    throw problem('invalid_request', 'this request needs If-Match with the current revision', {
+      errors: [{ field: 'If-Match', code: 'required', detail: 'is required' }],
+    });
+  }
+
+  const idem: IdempotencyPolicy | undefined =
+    typeof policy.idempotency === 'string' ? { mode: policy.idempotency } : policy.idempotency;
+  const idemMode = resolveMode(idem?.mode, ctx.generation);
+  const key = req.headers['idempotency-key'];
+  if (idem && idemMode !== 'none' && typeof key === 'string') {
+    IdempotencyRecords.validateKey(key);
+    ctx.idempotencyKey = key;
+    const headers = (idem.fingerprintHeaders ?? []).map((h) => [h.toLowerCase(), req.headers[h.toLowerCase()] ?? null]);
+    const url = ctx.url;
+    ctx.record = {
+      id: {
+        scope: ctx.principal?.scope ?? idem.anonymousScope?.(ctx) ?? 'anon',
+        route: `${req.method} ${url.pathname}`,
+        key,
+      },
+      fingerprint: IdempotencyRecords.fingerprint([
+        req.method,
+        url.pathname,
+        url.search,
+        ctx.body ?? null,
+        ctx.ifMatch ?? null,
+        headers,
+      ]),
+      policy: idem,
+    };
+  } else if (idemMode === 'required') {
+    throw problem('invalid_request', 'this request needs an Idempotency-Key header (8 to 200 characters)', {
+      errors: [{ field: 'Idempotency-Key', code: 'required', detail: 'is required' }],
+    });
+  }
+}
+
+/** A recorded answer replayed, or: rate budgets, body validation, the handler and its answer. */
+async function runHandler(ctx: Context, route: RouteHandler): Promise<void> {
+  const { policy, handler } = route;
+  const { services, res } = ctx;
+  if (ctx.record) {
+    const existing = await ctx.records.find(services.store.db, ctx.record.id, ctx.now);
+    if (existing) return replay(ctx, existing);
+  }
+  if (policy.rateLimits)
+    Object.assign(ctx.answerHeaders, await admit(services.rateLimiter, policy.rateLimits(ctx as never), ctx.now));
+  try {
+    if (policy.body !== undefined && policy.body !== 'raw') ctx.body = validate(policy.body, ctx.body, 'body');
+    else if (policy.body === undefined && ctx.body !== undefined && !isEmptyObject(ctx.body)) {
+      throw problem('invalid_request', 'this route takes no request body', {
+        errors: [{ field: 'body', code: 'unexpected', detail: 'send no body' }],
+      });
+    }
+  } catch (error) {
+    await ownedFirst(ctx, policy, error);
+  }
+  let answer: Reply | void;
+  try {
+    answer =
+      handler.kind === 'mutation'
+        ? await ctx.commitReply((work) => handler.run(ctx as never, work))
+        : await handler.run(ctx as never);
+  } catch (error) {
+    if (error instanceof ReplayInstead) return replay(ctx, error.answer);
+    throw error;
+  }
+  if (answer) send(res, answer, ctx.answerHeaders);
+  else if (!res.headersSent) throw new Error(`route ${ctx.req.method} ${ctx.url.pathname} returned no answer`);
 }
 
 async function replay(ctx: Context, recorded: RecordedAnswer): Promise<void> {

@@ -79,7 +79,7 @@ export const exportMediaContent = query({ auth: projectBearer, area: 'content' }
     return;
   }
   const tenantId = ctx.principal.tenantId;
-  res.once('finish', () => services.egressLedger.record(tenantId, MEDIA_EXPORT_EGRESS, length, services.clock.now()));
+  res.on('finish', () => services.egressLedger.record(tenantId, MEDIA_EXPORT_EGRESS, length, services.clock.now()));
   // Offloaded, the range is recorded as sent once nginx has the answer: Marquee no longer sees the bytes go.
   const key = row.blob_key!;
   const accel = services.config.accelRedirect;

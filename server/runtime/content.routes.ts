@@ -137,22 +137,22 @@ interface Delivery {
   egressKind: string;
 }
 
-/** Sets headers one by one on the response (Express's res.set looks up every value's type). */
-function setHeaders(res: ContentContext['res'], headers: Record<string, string>): void {
-  for (const name in headers) res.setHeader(name, headers[name]!);
+/**
+ * What a 304 and a 2xx share: the entity tag, caching and the route's own headers, set one by one
+ * (Express's res.set looks up every value's type).
+ */
+function setRepresentationHeaders(res: ContentContext['res'], d: Delivery): void {
+  res.setHeader('ETag', d.etag);
+  res.setHeader('Cache-Control', IMMUTABLE_PRIVATE);
+  for (const name in d.extraHeaders) res.setHeader(name, d.extraHeaders[name]!);
 }
 
 /** One byte range of an immutable blob, conditional on its strong ETag, within the egress budgets. */
 async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   const { req, res, services } = ctx;
-  const common = (status: number) => {
-    res.statusCode = status;
-    res.setHeader('ETag', d.etag);
-    res.setHeader('Cache-Control', IMMUTABLE_PRIVATE);
-    setHeaders(res, d.extraHeaders);
-  };
   if (noneMatch(req.headers['if-none-match'], d.etag)) {
-    common(304);
+    res.statusCode = 304;
+    setRepresentationHeaders(res, d);
     res.end();
     return;
   }
@@ -170,13 +170,14 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   // What did not go out (a client that hung up) is given back; a completed answer is in the ledger.
   const tenantId = ctx.principal.tenantId;
   const recorded = req.method !== 'HEAD';
-  res.once('close', () => {
+  res.on('close', () => {
     void services.egress.settle(reservation, sent);
     if (recorded && res.writableFinished)
       services.egressLedger.record(tenantId, d.egressKind, length, services.clock.now());
   });
 
-  common(range.kind === 'range' ? 206 : 200);
+  res.statusCode = range.kind === 'range' ? 206 : 200;
+  setRepresentationHeaders(res, d);
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('Content-Length', length);
   res.setHeader('Content-Type', d.contentType);
