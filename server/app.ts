@@ -72,6 +72,15 @@ function newRequestId(): string {
   return `req_${id}`;
 }
 
+/** The request's path (Express's req.path), or undefined for an absolute-form target that is no URL. */
+function requestPath(req: Request): string | undefined {
+  try {
+    return req.path;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The Express app over the services: request ids and the request log, draining, Host routing,
  * problems. Express provides the request and response helpers (req.get, res.status …) and the app
@@ -88,7 +97,7 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
   app.disable('etag');
   app.set('query parser', 'simple');
 
-  const logRequest = (req: Request, res: Response, requestId: string, started: bigint) => {
+  const logRequest = (req: Request, res: Response, path: string, requestId: string, started: bigint) => {
     lifecycle.requestFinished();
     if (!logger.isLevelEnabled('info')) return;
     logger.info(
@@ -96,7 +105,7 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
         request_id: requestId,
         method: req.method,
         // The path only (query strings carry launch tickets and signatures), credential segments redacted.
-        path: redactPath(req.path),
+        path: redactPath(path),
         status: res.statusCode,
         ms: Number(process.hrtime.bigint() - started) / 1e6,
       },
@@ -120,13 +129,17 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     lifecycle.requestStarted();
+    const path = requestPath(req);
     // 'close' follows 'finish' for an answer that completed, and comes once: one listener does both.
     res.on('close', () => {
       if (res.writableFinished) closeIfBodyLingers(req, services);
-      logRequest(req, res, requestId, started);
+      logRequest(req, res, path ?? '/', requestId, started);
     });
 
-    const path = req.path;
+    if (path === undefined) {
+      res.setHeader('Connection', 'close');
+      return fail(res, problem('invalid_request', 'the request target is not a valid URL'), requestId, '/');
+    }
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without Host.
       res.setHeader('Connection', 'close');

@@ -123,6 +123,18 @@ describe('requests Node cannot parse', () => {
     expect(body.instance).toBe('/api/v1/capabilities');
   });
 
+  it('answers a target that is no URL with a problem and stays up: an absolute form, a path that looks like a host', async () => {
+    const absolute = await send(`GET http://[/api/v1/screens HTTP/1.1\r\nHost: ${server.host}\r\n\r\n`);
+    expectProblem(absolute.raw, 400, 'invalid_request');
+    // "//[" matches a release host's wildcard route; a URL parser reads it as a host and throws.
+    const releaseHost = `abc.release.localhost:${server.port}`;
+    const path = await send(`GET //[ HTTP/1.1\r\nHost: ${releaseHost}\r\nConnection: close\r\n\r\n`);
+    expect(parse(path.raw).status).toBe(403); // no such release
+    expect(JSON.parse(parse(path.raw).body).instance).toBe('//[');
+    const health = await send(`GET /.health HTTP/1.1\r\nHost: ${server.host}\r\nConnection: close\r\n\r\n`);
+    expect(parse(health.raw).status).toBe(200);
+  });
+
   it('still serves HTTP/1.0 without Host', async () => {
     const { raw } = await send('GET /.health HTTP/1.0\r\n\r\n');
     expect(parse(raw).status).toBe(200);

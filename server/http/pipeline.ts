@@ -53,8 +53,17 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
 
   /** The request's URL, parsed when first asked for (most requests never need it). */
   get url(): URL {
-    this.parsedUrl ??= new URL(this.req.originalUrl, 'http://request.invalid');
+    this.parsedUrl ??= requestUrl(this.req.originalUrl);
     return this.parsedUrl;
+  }
+
+  /** The path a problem names as its instance, also for a target that is no URL. */
+  get instance(): string {
+    try {
+      return this.url.pathname;
+    } catch {
+      return '/';
+    }
   }
 
   get records(): IdempotencyRecords {
@@ -96,6 +105,22 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
       }
       return answer;
     });
+  }
+}
+
+const URL_BASE = 'http://request.invalid';
+
+/**
+ * The request target as a URL. An origin-form target is read as a path, also when it begins with
+ * "//", which a URL parser would read as a host (and refuse: `//[` would throw); an absolute-form
+ * target that is no URL is refused.
+ */
+export function requestUrl(target: string): URL {
+  if (target.startsWith('/')) return new URL(URL_BASE + target);
+  try {
+    return new URL(target, URL_BASE);
+  } catch {
+    throw problem('invalid_request', 'the request target is not a valid URL');
   }
 }
 
@@ -153,7 +178,7 @@ export async function runRoute(
       controlOrigin: services.config.controlOrigin,
       generation: ctx.generation,
       requestId,
-      instance: ctx.url.pathname,
+      instance: ctx.instance,
       headers: ctx.answerHeaders,
       logger: services.logger,
     });

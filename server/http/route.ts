@@ -94,6 +94,8 @@ export interface RequestContext<B = unknown, Q = unknown, P extends Principal | 
   /** The request clock, read once at arrival. */
   readonly now: number;
   readonly params: Record<string, string>;
+  /** The request target as a URL, parsed when first read (an absolute-form target that is no URL: invalid_request). */
+  readonly url: URL;
   readonly query: Q;
   body: B;
   principal: P;

@@ -60,11 +60,7 @@ export const receiveSignedPut = endpoint({ body: 'raw' }, async (ctx) => {
     });
 
   if (!services.blobs.verifyPut) throw problem('not_found', 'this storage does not receive uploads');
-  const verdict = services.blobs.verifyPut(
-    key,
-    new URL(req.originalUrl, 'http://upload.invalid').searchParams,
-    ctx.now,
-  );
+  const verdict = services.blobs.verifyPut(key, ctx.url.searchParams, ctx.now);
   if (!verdict.ok) {
     throw refuse(
       'forbidden',
