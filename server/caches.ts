@@ -8,7 +8,7 @@ export const CACHES = {
   'trusted-proxies': 'MARQUEE_TRUSTED_PROXIES as a prepared address list (http/client-ip.ts)',
   'runtime-cookies': 'runtime cookie values already verified, by their exact text (pairing/pairing-cookies.ts)',
   'runtime-session-rows':
-    'runtime session rows as /content/v1 authenticates them, for 5 s, emptied by any write of a session, screen, device credential or tenant status (pairing/pairing.auth.ts)',
+    'runtime session rows as /content/v1 authenticates them, for 5 s, emptied by any write of a session or device credential, or of the screen columns or tenant status the row reads (pairing/pairing.auth.ts)',
   'compiled-queries':
     "hot-path queries compiled once, by SQL dialect, run with new values; process-wide, as the SQL text is the dialect's (store/compiled-once.ts)",
   'manifest-session-tags':

@@ -37,6 +37,7 @@ import { openAiCompatibleVendor, type ImageVendor } from './media/image-vendor';
 import { composeReferences, installers } from './modules';
 import { InProcessNotifier, type Notifier } from './notifier';
 import { PostgresNotifier } from './replicas/postgres-notifier';
+import { relayWatchedWrites } from './replicas/write-relay';
 import { SharedPresence } from './replicas/shared-presence';
 import { SharedEgressBudgets } from './replicas/shared-egress-budgets';
 import { SharedRateLimiter } from './replicas/shared-rate-limiter';
@@ -100,6 +101,8 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
   await store.migrate();
   const notifier = options.notifier ?? (await defaultNotifier(store, config, logger));
   const shared = store.driver.engine === 'postgres';
+  // Replicas drop each other's cached credentials, sessions and media as the rows change (D-386).
+  if (shared) relayWatchedWrites(store, notifier);
   const events = new EventLog(notifier);
   const services: Services = {
     config,

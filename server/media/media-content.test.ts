@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
 import { utcDay } from '../tenants/credits';
 import { TestServer } from '../testing/harness';
+import { watchedWritesSettled } from '../testing/test-store';
 import { MEDIA_EXPORT_EGRESS } from './egress';
 import { cachedReadyMedia } from './ready-media-cache';
 import { sha256, uploadReady, video } from './media.fixtures';
@@ -186,6 +187,7 @@ describe('the ready media cache of the byte routes', () => {
   it('keeps a media across a retag (no column it holds changed) and drops it when its state changes', async () => {
     const one = await uploadReady(server, token, bytes, 'video/mp4');
     const { store } = server.services;
+    await watchedWritesSettled(store);
     const first = await cachedReadyMedia(store, projectId, one.id);
     const retag = await server.request('PATCH', `/api/v1/media/${one.id}`, { token, json: { tag: 'lobby' } });
     expect(retag.status).toBe(200);

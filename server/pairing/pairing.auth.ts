@@ -187,10 +187,10 @@ export const SESSION_ROW_CACHE_MS = 5_000;
 
 /**
  * Session rows as the byte routes (/content/v1) read them: a player fetching video asks for a
- * range every few hundred milliseconds. Any update or delete of a session, a screen, a tenant's
- * status or a device credential by this process empties the cache as it runs, so a revocation,
- * rotation, unpairing or archive here takes effect on the next range; another replica's within
- * SESSION_ROW_CACHE_MS, as for control-plane credentials (D-332).
+ * range every few hundred milliseconds. Any update or delete of a session or a device credential,
+ * and a write of what the row reads of a screen or a tenant, empties the cache as it runs, so a
+ * revocation, rotation, unpairing or archive here takes effect on the next range; another replica's
+ * once its relayed write arrives (D-386), and within SESSION_ROW_CACHE_MS at the latest.
  */
 const sessionRows = serverCache(
   'runtime-session-rows',
@@ -200,7 +200,8 @@ const sessionRows = serverCache(
       maxEntries: 10_000,
       watches: [
         { table: 'runtime_sessions' },
-        { table: 'screens' },
+        // What the row reads of its screen: presence (last_online_at) and the like keep the cache.
+        { table: 'screens', columns: ['state', 'content_access_generation', 'manifest_revision', 'tenant_id'] },
         { table: 'tenants', columns: ['status'] },
         { table: 'screen_devices' },
       ],

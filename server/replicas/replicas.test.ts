@@ -9,6 +9,7 @@ import { StreamReader } from '../events/stream-reader.testing';
 import { TestServer } from '../testing/harness';
 import { TEST_DATABASE_URL } from '../testing/test-database';
 import { PostgresNotifier } from './postgres-notifier';
+import { BEARER_CACHE_MS } from '../tenants/tenant-bearers';
 
 const onPostgres = TEST_DATABASE_URL?.startsWith('postgres') ?? false;
 
@@ -90,5 +91,21 @@ describe.skipIf(!onPostgres)('replicas on one PostgreSQL database', () => {
     await appendOnB(projectId, 'after the reconnect');
     expect((await stream.waitForFrames(4))[3]!.json().message).toBe('after the reconnect');
     stream.close();
+  });
+
+  it('refuses on A a bearer revoked on B as the write is relayed, not after A’s cache lifetime (D-386)', async () => {
+    const { token, projectId } = await a.enroll();
+    expect((await a.request('GET', '/api/v1/project', { token })).status).toBe(200); // A now holds the credential
+    await b.services.store.db
+      .updateTable('credentials')
+      .set({ status: 'revoked', revoked_at: b.clock.now() })
+      .where('tenant_id', '=', projectId)
+      .execute();
+    const started = performance.now();
+    await vi.waitFor(async () => expect((await a.request('GET', '/api/v1/project', { token })).status).toBe(401), {
+      timeout: BEARER_CACHE_MS - 1000,
+      interval: 20,
+    });
+    expect(performance.now() - started).toBeLessThan(BEARER_CACHE_MS / 2);
   });
 });

@@ -2,10 +2,12 @@ import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { placementOf, WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
 import { imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
 import { CookieJar, randomKey, type RequestOptions } from '../testing/harness';
+import { watchedWritesSettled } from '../testing/test-store';
 import { EGRESS_LIMITS, type EgressLimits } from './egress-budgets';
 import { manifestRevisionId } from '../manifests/manifest-ids';
 import { SUPERSEDED_MANIFEST_GRACE_MS } from '../manifests/manifest-store';
@@ -252,6 +254,23 @@ describe('protected media', () => {
     });
     expect(archived.status).toBe(200);
     expect((await fetchMedia(t)).status).toBe(403);
+  });
+
+  it('keeps its session rows across a screen write they do not read (presence), not across one they do', async () => {
+    const s = await showing();
+    await watchedWritesSettled(env.server.services.store);
+    expect((await fetchMedia(s)).status).toBe(200);
+    const { db } = env.server.services.store;
+    // Raw SQL: a change the cache is not told of, so only what empties the cache makes it seen.
+    await sql`UPDATE runtime_sessions SET revoked_at = ${clock.now()} WHERE screen_id = ${s.p.screen.id}`.execute(db);
+    await db.updateTable('screens').set({ last_online_at: clock.now() }).where('id', '=', s.p.screen.id).execute();
+    expect((await fetchMedia(s)).status).toBe(200);
+    await db
+      .updateTable('screens')
+      .set((eb) => ({ manifest_revision: eb.ref('manifest_revision') }))
+      .where('id', '=', s.p.screen.id)
+      .execute();
+    expect((await fetchMedia(s)).status).toBe(401);
   });
 
   it('grants nothing on an archived screen', async () => {

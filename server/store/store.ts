@@ -2,7 +2,7 @@
 // numbered migrations, transactions with after-commit hooks. Features see only Kysely and
 // store.transaction, so which engine runs underneath is decided once, in openStore.
 import { compiledOnce } from './compiled-once';
-import { WriteWatch } from './write-watch';
+import { WriteWatch, type WatchedWriteRelay } from './write-watch';
 import { Kysely, Migrator, sql, type Transaction } from 'kysely';
 import type { Database } from './schema';
 import type { StoreDriver, StoreOptions } from './driver';
@@ -88,6 +88,20 @@ export class Store {
    */
   watchWrites(table: keyof Database & string, columns: readonly string[] | undefined, changed: () => void): void {
     this.writeWatch.watch(table, columns, changed);
+  }
+
+  /** Hands every write that reached a watcher to `relay`: replicas tell each other of them (D-386). */
+  relayWatchedWrites(relay: WatchedWriteRelay): void {
+    this.writeWatch.relayTo(relay);
+  }
+
+  /**
+   * A write another process made (`columns` undefined: a delete), or, with no table, writes that
+   * may have been missed: the watchers run as if it ran here.
+   */
+  replayWatchedWrite(table?: string, columns?: readonly (string | undefined)[]): void {
+    if (table === undefined) this.writeWatch.replayAll();
+    else this.writeWatch.replay(table, columns);
   }
 
   /** Runs pending migrations. A database written by a newer Marquee is left untouched and reported. */

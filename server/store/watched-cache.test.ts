@@ -1,7 +1,8 @@
 // The shared short-lived cache (watched-cache.ts): lifetime, bound, and which writes empty it.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useTestStore } from '../testing/test-store';
-import { WatchedCache } from './watched-cache';
+import type { Store } from './store';
+import { WatchedCache, WRITE_SETTLE_MS } from './watched-cache';
 
 const testStore = useTestStore('watched-cache');
 
@@ -76,5 +77,31 @@ describe('WatchedCache', () => {
     const none = digests(0);
     await none.get('a');
     expect(none.cache.size).toBe(0);
+  });
+});
+
+describe('WatchedCache on PostgreSQL', () => {
+  it('keeps nothing read within WRITE_SETTLE_MS of a watched write: the write may not have committed yet', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      let changed = () => {};
+      const store = {
+        driver: { engine: 'postgres' },
+        watchWrites: (_table: string, _columns: unknown, fn: () => void) => {
+          changed = fn;
+        },
+      } as unknown as Store;
+      const cache = new WatchedCache<string>(store, { ttlMs: 60_000, maxEntries: 10, watches: [{ table: 'media' }] });
+      await cache.get('a', async () => 'before');
+      expect(cache.peek('a')).toBe('before');
+      changed();
+      await cache.get('a', async () => 'maybe the old row');
+      expect(cache.peek('a')).toBeUndefined();
+      vi.advanceTimersByTime(WRITE_SETTLE_MS);
+      await cache.get('a', async () => 'after');
+      expect(cache.peek('a')).toBe('after');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,6 +1,7 @@
 // A short-lived in-process cache of values read from the store, emptied as this process writes the
 // rows they derive from (Store.watchWrites): what this process changes is seen by the very next
-// lookup, what another process (a replica, the operator CLI) changes within `ttlMs`. A lookup that
+// lookup; what another replica on PostgreSQL changes, once its relayed write arrives (D-386); what
+// another process changes otherwise (the operator CLI on SQLite), within `ttlMs`. A lookup that
 // raced a watched write is answered but not kept. Lifetimes run on monotonic time, so the bound
 // holds whatever the request clock says. The credential, ready-media and named-content caches of
 // the hot routes are all one of these (D-370).
@@ -22,15 +23,27 @@ export interface WatchedCacheOptions {
   watches: readonly WatchedRows[];
 }
 
+/**
+ * On PostgreSQL a watched write is seen as its statement runs, before its transaction commits (here
+ * or, relayed, on another replica): for this long after, what lookups read is not kept, as they may
+ * have read the rows as they were. A transaction slower than this leaves the entry's lifetime as the bound.
+ */
+export const WRITE_SETTLE_MS = 1_000;
+
 export class WatchedCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
   /** Moves on with every invalidation, so a lookup that raced one is not kept. */
   private generation = 0;
+  /** Lookups started before this (monotonic) time are not kept. */
+  private settledAt = 0;
+  private readonly settleMs: number;
 
   constructor(
     store: Store,
     private readonly options: WatchedCacheOptions,
   ) {
+    // SQLite runs one transaction at a time on one connection: no read sees a row between a watched statement and its commit.
+    this.settleMs = store.driver.engine === 'postgres' ? WRITE_SETTLE_MS : 0;
     const forget = () => this.clear();
     for (const w of options.watches) store.watchWrites(w.table, w.columns, forget);
   }
@@ -43,6 +56,7 @@ export class WatchedCache<V> {
   clear(): void {
     this.generation++;
     this.entries.clear();
+    if (this.settleMs > 0) this.settledAt = performance.now() + this.settleMs;
   }
 
   /** The fresh value under `key`, or undefined; synchronous, so a hit costs the hot routes no promise. */
@@ -64,7 +78,8 @@ export class WatchedCache<V> {
     const generation = this.generation;
     const started = performance.now();
     const value = await load();
-    if (generation === this.generation && this.options.ttlMs > 0 && keep(value)) this.set(key, value, started);
+    if (generation === this.generation && started >= this.settledAt && this.options.ttlMs > 0 && keep(value))
+      this.set(key, value, started);
     return value;
   }
 

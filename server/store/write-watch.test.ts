@@ -27,3 +27,33 @@ it('calls the watchers of the written table only: an update setting a named colu
   await db.deleteFrom('screen_boundaries').where('screen_id', '=', 'scr_none').execute();
   expect(heard).toEqual(['boundaries']);
 });
+
+it('relays the writes that reached a watcher, and replays another process’s writes without relaying them (D-386)', async () => {
+  const heard: string[] = [];
+  const relayed: [string, readonly (string | undefined)[] | undefined][] = [];
+  const { store } = testStore;
+  store.watchWrites('media', ['state'], () => heard.push('media:state'));
+  store.watchWrites('credentials', undefined, () => heard.push('credentials'));
+  store.relayWatchedWrites((table, columns) => relayed.push([table, columns]));
+  await store.db.updateTable('media').set({ tag: 'x' }).where('id', '=', 'med_none').execute();
+  expect(relayed).toEqual([]); // reached no watcher
+  await store.db.updateTable('media').set({ state: 'deleted', tag: 'y' }).where('id', '=', 'med_none').execute();
+  await store.db.deleteFrom('credentials').where('id', '=', 'cred_none').execute();
+  expect(relayed).toEqual([
+    ['media', ['state', 'tag']],
+    ['credentials', undefined],
+  ]);
+  expect(heard).toEqual(['media:state', 'credentials']);
+  relayed.length = 0;
+  heard.length = 0;
+  store.replayWatchedWrite('media', ['tag']);
+  expect(heard).toEqual([]);
+  store.replayWatchedWrite('media', ['state']);
+  store.replayWatchedWrite('credentials', undefined);
+  expect(heard).toEqual(['media:state', 'credentials']);
+  heard.length = 0;
+  store.replayWatchedWrite(); // writes may have been missed: every watcher
+  expect(heard).toContain('media:state');
+  expect(heard).toContain('credentials');
+  expect(relayed).toEqual([]);
+});

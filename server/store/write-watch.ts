@@ -26,14 +26,33 @@ interface Watcher {
   changed: () => void;
 }
 
+/** A watched write: its table, and the columns it set (undefined: a delete; an undefined column: one not named). */
+export type WatchedWriteRelay = (table: string, columns: readonly (string | undefined)[] | undefined) => void;
+
 export class WriteWatch implements KyselyPlugin {
   /** By table: a statement on a table nobody watches costs a kind check and a lookup. */
   private readonly watchers = new Map<string, Watcher[]>();
+  private relay: WatchedWriteRelay | undefined;
 
   watch(table: string, columns: readonly string[] | undefined, changed: () => void): void {
     const watchers = this.watchers.get(table) ?? [];
     watchers.push({ table, columns: columns && new Set(columns), changed });
     this.watchers.set(table, watchers);
+  }
+
+  /** Hands every write that reached a watcher to `relay` too (replicas tell each other of them). */
+  relayTo(relay: WatchedWriteRelay): void {
+    this.relay = relay;
+  }
+
+  /** A write another process made: calls the watchers it reaches, as if it ran here (not relayed again). */
+  replay(table: string, columns: readonly (string | undefined)[] | undefined): void {
+    this.reach(table, columns);
+  }
+
+  /** Calls every watcher: writes may have been missed (another replica's, while not listening). */
+  replayAll(): void {
+    for (const watchers of this.watchers.values()) for (const w of watchers) w.changed();
   }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
@@ -47,13 +66,27 @@ export class WriteWatch implements KyselyPlugin {
 
   private inspect(node: RootOperationNode): void {
     if (node.kind === 'UpdateQueryNode') {
-      const watchers = this.watchers.get(tableName(node.table) ?? '');
-      if (!watchers) return;
+      const table = tableName(node.table);
+      if (table === undefined || !this.watchers.has(table)) return;
       const set = (node.updates ?? []).map((u) => columnName(u.column));
-      for (const w of watchers) if (!w.columns || set.some((c) => c === undefined || w.columns!.has(c))) w.changed();
+      if (this.reach(table, set)) this.relay?.(table, set);
     } else if (node.kind === 'DeleteQueryNode') {
-      for (const from of node.from.froms) for (const w of this.watchers.get(tableName(from) ?? '') ?? []) w.changed();
+      for (const from of node.from.froms) {
+        const table = tableName(from);
+        if (table !== undefined && this.reach(table, undefined)) this.relay?.(table, undefined);
+      }
     }
+  }
+
+  /** Calls the watchers of `table` that a write setting `set` (undefined: a delete) concerns; whether any was. */
+  private reach(table: string, set: readonly (string | undefined)[] | undefined): boolean {
+    let reached = false;
+    for (const w of this.watchers.get(table) ?? []) {
+      if (set && w.columns && !set.some((c) => c === undefined || w.columns!.has(c))) continue;
+      w.changed();
+      reached = true;
+    }
+    return reached;
   }
 }
 

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { openStore, type Store } from '../store/store';
+import { WRITE_SETTLE_MS } from '../store/watched-cache';
 import { testDatabase, type TestDatabase } from './test-database';
 
 export interface TestStore {
@@ -45,4 +46,12 @@ export function useTestStore(name: string): TestStore {
       return other;
     },
   };
+}
+
+/**
+ * Waits until the store's caches keep what they read again after a watched write: at once on SQLite,
+ * WRITE_SETTLE_MS on PostgreSQL (watched-cache.ts). For tests that look at what a cache kept.
+ */
+export async function watchedWritesSettled(store: Store): Promise<void> {
+  if (store.driver.engine === 'postgres') await new Promise((r) => setTimeout(r, WRITE_SETTLE_MS + 10));
 }
