@@ -3,7 +3,8 @@
 // (GET /api/v1/media/{id}/content with a project bearer, credit meter and all), the player's route
 // (GET /content/v1/manifests/{rev}/media/{id} with a paired runtime session: grant, Fetch Metadata,
 // request and byte budgets), and the export through nginx with MARQUEE_ACCEL_REDIRECT (nginx sends
-// the file). The server is bench/marquee-server.ts: every budget is consulted, with limits raised.
+// the file); and, as the floor under Marquee's figures, Node's bare HTTP server sending the same
+// ranges with the same headers and no checks (bare-node-range.ts). The server is bench/marquee-server.ts: every budget is consulted, with limits raised.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -11,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { BufferTarget, EncodedPacket, EncodedVideoPacketSource, Mp4OutputFormat, Output } from 'mediabunny';
-import { median, startMarquee, table } from './harness';
+import { median, startChild, startMarquee, table } from './harness';
 import { pairedPlayer } from './manifest.bench';
 import { freePort } from '../server/testing/harness';
 import { loopbackNginxConfig, operationsAccelLocation, startNginx as startNginxAt } from '../server/testing/nginx';
@@ -252,6 +253,7 @@ export async function mediaRangedExport(): Promise<void> {
     { script: 'bench/marquee-server.ts' },
   );
   let nginx: { stop(): Promise<void> } | undefined;
+  let bare: { stop(): Promise<void> } | undefined;
   try {
     const object = await mp4Of(OBJECT_BYTES);
     const enrolled = await api(marquee.origin, 'POST', '/api/v1/enrollments', {
@@ -269,12 +271,25 @@ export async function mediaRangedExport(): Promise<void> {
     const blobs = path.join(marquee.dataDir, 'blobs');
     for (const dir of [marquee.dataDir, blobs, path.join(blobs, 'media')]) fs.chmodSync(dir, 0o755);
     nginx = await startNginx(root, object, blobs);
+    const barePort = await freePort();
+    const bareNode = await startChild(
+      'bench/bare-node-range.ts',
+      { PORT: String(barePort), FILE: path.join(root, 'www', 'object.mp4') },
+      'listening',
+    );
+    bare = bareNode;
 
     const exportPath = `/api/v1/media/${mediaId}/content`;
     const bearer = { host: `localhost:${MARQUEE_PORT}`, authorization: `Bearer ${token}` };
     const pid = marquee.process.pid;
     const targets: { server: string; url: string; headers: Record<string, string>; pid?: number }[] = [
       { server: 'nginx', url: `http://127.0.0.1:${NGINX_PORT}/object.mp4`, headers: {} },
+      {
+        server: 'bare Node http (floor)',
+        url: `http://127.0.0.1:${barePort}/object.mp4`,
+        headers: {},
+        pid: bareNode.process.pid,
+      },
       { server: 'Marquee export', url: `${marquee.origin}${exportPath}`, headers: bearer, pid },
       {
         server: 'Marquee /content/v1 (player)',
@@ -321,7 +336,7 @@ export async function mediaRangedExport(): Promise<void> {
       }
     }
     console.log(
-      `object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections; ${rounds} interleaved rounds of 2 s per target; ratio = median of the rounds' MB/s ÷ nginx MB/s (range: lowest-highest); non206 = answers that were not 206; marquee_cpu_us = CPU time of the Marquee process per request (median of the rounds; less sensitive to the machine's load than MB/s); load average ${os
+      `object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections; ${rounds} interleaved rounds of 2 s per target; ratio = median of the rounds' MB/s ÷ nginx MB/s (range: lowest-highest); non206 = answers that were not 206; marquee_cpu_us = CPU time of the server process per request (Marquee's, or the bare Node floor's) (median of the rounds; less sensitive to the machine's load than MB/s); load average ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
@@ -329,6 +344,7 @@ export async function mediaRangedExport(): Promise<void> {
     table(rows);
   } finally {
     await nginx?.stop();
+    await bare?.stop();
     await marquee.stop();
     fs.rmSync(root, { recursive: true, force: true });
   }

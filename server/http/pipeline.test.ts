@@ -85,6 +85,18 @@ const extraRoutes: RouteEntry[] = [
     path: '/test/whoami',
     route: query({ auth: anyBearer, area: 'screens' }, async (ctx) => reply.ok({ tenant: ctx.principal.tenantId })),
   },
+  {
+    plane: 'control',
+    method: 'GET',
+    path: '/test/messages',
+    route: query({}, async (ctx) =>
+      reply.ok({
+        request: Object.getPrototypeOf(ctx.req).constructor.name,
+        response: Object.getPrototypeOf(ctx.res).constructor.name,
+        host: ctx.req.get('host'),
+      }),
+    ),
+  },
 ];
 
 let server: TestServer;
@@ -493,6 +505,13 @@ describe('capability areas', () => {
     expect(res.status).toBe(403);
     expect(res.json().detail).toContain('platinum-legacy');
     expect((await server.request('GET', '/api/v1/project/capabilities', { token })).status).toBe(403);
+  });
+});
+
+describe('requests and responses', () => {
+  it('are built with Express’s helpers by the server, not given them one by one (D-387)', async () => {
+    const res = await server.request('GET', '/test/messages');
+    expect(res.json()).toEqual({ request: 'ExpressRequest', response: 'ExpressResponse', host: server.host });
   });
 });
 

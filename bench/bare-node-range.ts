@@ -1,0 +1,38 @@
+// Baseline: Node's own HTTP server answering byte ranges of one file with what Marquee's byte
+// routes send (a positional read into a reused buffer, the same response headers, one res.end),
+// and nothing else: no credential, grant, budget or ledger. The floor under Marquee's figures.
+import fs from 'node:fs';
+import http from 'node:http';
+
+const file = process.env.FILE!;
+const size = fs.statSync(file).size;
+const fd = fs.openSync(file, 'r');
+const chunk = Buffer.allocUnsafeSlow(1024 * 1024);
+const RANGE = /^bytes=(\d+)-(\d+)$/;
+
+const server = http.createServer((req, res) => {
+  const range = RANGE.exec(req.headers.range ?? '');
+  const start = range ? Number(range[1]) : 0;
+  const end = range ? Math.min(Number(range[2]), size - 1) : size - 1;
+  const length = end - start + 1;
+  // Ranges above a megabyte are not what this floor is for.
+  const body = length <= chunk.length ? chunk.subarray(0, length) : Buffer.allocUnsafe(length);
+  fs.readSync(fd, body, 0, length, start);
+  res.statusCode = range ? 206 : 200;
+  res.setHeader('X-Request-Id', 'req_0000000000000000000000');
+  res.setHeader('ETag', '"0000000000000000000000000000000000000000000000000000000000000000"');
+  res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Vary', 'Cookie');
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('Content-Length', length);
+  res.setHeader('Content-Type', 'video/mp4');
+  res.setHeader('Content-Disposition', 'inline; filename="object.mp4"');
+  if (range) res.setHeader('Content-Range', `bytes ${start}-${end}/${size}`);
+  res.end(body);
+});
+const port = Number(process.env.PORT);
+server.listen(port, '127.0.0.1', () => console.log(`bare node listening on ${port}`));
+process.on('SIGTERM', () => process.exit(0));
