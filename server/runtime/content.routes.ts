@@ -166,6 +166,8 @@ async function deliver(ctx: ContentContext, d: Delivery): Promise<void> {
   const { start, end } = range.kind === 'range' ? range : { start: 0, end: d.bytes - 1 };
   const length = end - start + 1;
   const reservation = await reserveEgress(ctx, req.method === 'HEAD' ? 0 : length);
+  // A client gone while the budgets were asked: its 'close' has passed, nothing will be sent.
+  if (res.destroyed) return void services.egress.settle(reservation, 0);
   let sent = 0;
   // What did not go out (a client that hung up) is given back; a completed answer is in the ledger.
   const tenantId = ctx.principal.tenantId;
@@ -219,7 +221,7 @@ const GRANT_CACHE_MS = 5_000;
 const MAX_CACHED_GRANTS = 10_000;
 
 /** `inManifest` answers that were yes, by screen, revision, kind and id; emptied by any write of the rows. */
-const namedContent = serverCache(
+export const namedContentCache = serverCache(
   'named-content',
   (store: Store) =>
     new WatchedCache<boolean>(store, {
@@ -231,7 +233,7 @@ const namedContent = serverCache(
 
 /** Whether the minted revision names this content (a yes is kept; a no is read again next time). */
 function isNamed(store: Store, screenId: string, revision: number, kind: 'media' | 'release', id: string) {
-  return namedContent(store).get(
+  return namedContentCache(store).get(
     `${screenId}\u0000${revision}\u0000${kind}\u0000${id}`,
     () => inManifest(store.db, screenId, revision, kind, id),
     (named) => named,

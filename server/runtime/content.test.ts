@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { placementOf, WEBAPP_PACKAGE_CONTENT_TYPE } from '../../sdk/contract/manifest';
 import { imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
 import { CookieJar, randomKey, type RequestOptions } from '../testing/harness';
@@ -271,6 +271,39 @@ describe('protected media', () => {
       .where('id', '=', s.p.screen.id)
       .execute();
     expect((await fetchMedia(s)).status).toBe(401);
+  });
+
+  it('gives back the bytes it reserved for a client that left while they were reserved', async () => {
+    const s = await showing();
+    const { egress } = env.server.services;
+    const { reserve, settle } = egress;
+    const settled: number[] = [];
+    let entered = () => {};
+    const reserving = new Promise<void>((resolve) => (entered = resolve));
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    egress.reserve = async (...args) => {
+      entered();
+      await released;
+      return reserve.apply(egress, args);
+    };
+    egress.settle = async (reservation, sent) => {
+      settled.push(sent);
+      return settle.call(egress, reservation, sent);
+    };
+    try {
+      const path = `/content/v1/manifests/${s.rev}/media/${s.mediaId}`;
+      const req = env.server.rawRequest('GET', path, { cookies: s.p.cookies }, () => {});
+      req.on('error', () => {});
+      await reserving;
+      req.destroy();
+      await new Promise((r) => setTimeout(r, 50)); // the server sees the connection close
+      release();
+      await vi.waitFor(() => expect(settled).toEqual([0]));
+    } finally {
+      egress.reserve = reserve;
+      egress.settle = settle;
+    }
   });
 
   it('grants nothing on an archived screen', async () => {
