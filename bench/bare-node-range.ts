@@ -7,7 +7,9 @@ import http from 'node:http';
 const file = process.env.FILE!;
 const size = fs.statSync(file).size;
 const fd = fs.openSync(file, 'r');
-const chunk = Buffer.allocUnsafeSlow(1024 * 1024);
+const CHUNK_BYTES = 1024 * 1024;
+/** Buffers back from the socket, as Marquee pools its chunks: one in use per response being sent. */
+const idle: Buffer[] = [];
 const RANGE = /^bytes=(\d+)-(\d+)$/;
 
 const server = http.createServer((req, res) => {
@@ -16,7 +18,8 @@ const server = http.createServer((req, res) => {
   const end = range ? Math.min(Number(range[2]), size - 1) : size - 1;
   const length = end - start + 1;
   // Ranges above a megabyte are not what this floor is for.
-  const body = length <= chunk.length ? chunk.subarray(0, length) : Buffer.allocUnsafe(length);
+  const chunk = length <= CHUNK_BYTES ? (idle.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES)) : undefined;
+  const body = chunk ? chunk.subarray(0, length) : Buffer.allocUnsafe(length);
   fs.readSync(fd, body, 0, length, start);
   res.statusCode = range ? 206 : 200;
   res.setHeader('X-Request-Id', 'req_0000000000000000000000');
@@ -31,7 +34,7 @@ const server = http.createServer((req, res) => {
   res.setHeader('Content-Type', 'video/mp4');
   res.setHeader('Content-Disposition', 'inline; filename="object.mp4"');
   if (range) res.setHeader('Content-Range', `bytes ${start}-${end}/${size}`);
-  res.end(body);
+  res.end(body, () => chunk && idle.push(chunk));
 });
 const port = Number(process.env.PORT);
 server.listen(port, '127.0.0.1', () => console.log(`bare node listening on ${port}`));

@@ -346,8 +346,8 @@ export async function mediaRangedExport(): Promise<void> {
     );
     table(rows);
   } finally {
-    await nginx?.stop();
-    await bare?.stop();
+    await nginx?.stop().catch(() => {});
+    await bare?.stop().catch(() => {});
     await marquee.stop();
     fs.rmSync(root, { recursive: true, force: true });
   }
