@@ -57,7 +57,7 @@ export async function findManifest(
 const RECORD_CACHE_MS = 5_000;
 const MAX_CACHED_RECORDS = 10_000;
 
-const manifestRecords = serverCache(
+export const manifestRecordCache = serverCache(
   'manifest-records',
   (store: Store) =>
     new WatchedCache<ManifestRecord | undefined>(store, {
@@ -82,7 +82,7 @@ export function findByRevisionId(
  * findByRevisionId outside any transaction, from a short-lived cache by the id's text (so neither
  * the id's digest nor the row is computed again): the byte routes ask for the same revision on
  * every range. A revision's row changes only when it is superseded (an update this process sees
- * at once, another replica's within the lifetime) or pruned.
+ * at once, another replica's once relayed, D-386) or pruned.
  */
 export function cachedManifest(
   services: Services,
@@ -90,7 +90,7 @@ export function cachedManifest(
   screenId: string,
   revisionId: string,
 ): Promise<ManifestRecord | undefined> {
-  return manifestRecords(services.store).get(
+  return manifestRecordCache(services.store).get(
     `${screenId}\u0000${revisionId}`,
     () => findByRevisionId(services, services.store.db, screenId, revisionId),
     (record) => record !== undefined,

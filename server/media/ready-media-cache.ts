@@ -21,7 +21,7 @@ export type ReadyMediaBytes = Pick<MediaTable, 'id' | 'content_type' | 'bytes' |
 /** The columns held (besides those the lookup filters on: tenant and state). */
 const HELD = ['id', 'content_type', 'bytes', 'sha256', 'blob_key'] as const;
 
-const cacheOf = serverCache(
+export const readyMediaCache = serverCache(
   'ready-media',
   (store: Store) =>
     new WatchedCache<ReadyMediaBytes | undefined>(store, {
@@ -35,7 +35,7 @@ const cacheOf = serverCache(
 export async function cachedReadyMedia(store: Store, tenantId: string, id: string): Promise<ReadyMediaBytes> {
   const key = `${tenantId}\u0000${id}`;
   // Nothing is cached for an unknown media: it may become ready any moment.
-  const row = await cacheOf(store).get(
+  const row = await readyMediaCache(store).get(
     key,
     () =>
       store.db

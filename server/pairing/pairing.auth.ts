@@ -192,7 +192,7 @@ export const SESSION_ROW_CACHE_MS = 5_000;
  * revocation, rotation, unpairing or archive here takes effect on the next range; another replica's
  * once its relayed write arrives (D-386), and within SESSION_ROW_CACHE_MS at the latest.
  */
-const sessionRows = serverCache(
+export const sessionRowCache = serverCache(
   'runtime-session-rows',
   (store: Store) =>
     new WatchedCache<SessionRow | undefined>(store, {
@@ -222,7 +222,7 @@ async function runtimeSession(ctx: AnyContext, requirePaired: boolean, cached = 
     throw refused('this route needs a current runtime cookie; create a runtime session');
   const { store } = ctx.services;
   const row = cached
-    ? await sessionRows(store).get(
+    ? await sessionRowCache(store).get(
         value.r,
         () => readSession(store.db, value.r),
         (found) => found !== undefined,

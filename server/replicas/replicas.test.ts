@@ -9,6 +9,7 @@ import { StreamReader } from '../events/stream-reader.testing';
 import { TestServer } from '../testing/harness';
 import { TEST_DATABASE_URL } from '../testing/test-database';
 import { PostgresNotifier } from './postgres-notifier';
+import { WATCHED_WRITES_CHANNEL } from './write-relay';
 import { BEARER_CACHE_MS } from '../tenants/tenant-bearers';
 
 const onPostgres = TEST_DATABASE_URL?.startsWith('postgres') ?? false;
@@ -107,5 +108,27 @@ describe.skipIf(!onPostgres)('replicas on one PostgreSQL database', () => {
       interval: 20,
     });
     expect(performance.now() - started).toBeLessThan(BEARER_CACHE_MS / 2);
+  });
+
+  it('relays the writes of every watched cache, also from a replica that has served no route reading them', async () => {
+    const heard: unknown[] = [];
+    const stop = b.services.notifier.subscribe(WATCHED_WRITES_CHANNEL, (message) => heard.push(message));
+    try {
+      // B has served control-plane requests only: no player session, media or manifest was read there.
+      const { db } = b.services.store;
+      await db.updateTable('runtime_sessions').set({ revoked_at: 1 }).where('id', '=', 'rts_none').execute();
+      await db.updateTable('screens').set({ state: 'archived' }).where('id', '=', 'scr_none').execute();
+      await db.deleteFrom('media').where('id', '=', 'med_none').execute();
+      await db.updateTable('runtime_manifests').set({ superseded_at: 1 }).where('screen_id', '=', 'scr_none').execute();
+      await new Promise((r) => setImmediate(r));
+      expect(heard.map((m) => (m as { t: string }).t).sort()).toEqual([
+        'media',
+        'runtime_manifests',
+        'runtime_sessions',
+        'screens',
+      ]);
+    } finally {
+      stop();
+    }
   });
 });

@@ -95,13 +95,14 @@ export class Store {
     this.writeWatch.relayTo(relay);
   }
 
-  /**
-   * A write another process made (`columns` undefined: a delete), or, with no table, writes that
-   * may have been missed: the watchers run as if it ran here.
-   */
-  replayWatchedWrite(table?: string, columns?: readonly (string | undefined)[]): void {
-    if (table === undefined) this.writeWatch.replayAll();
-    else this.writeWatch.replay(table, columns);
+  /** A write another process made: the watchers it reaches run as if it ran here. */
+  replayWatchedWrite(table: string, columns: readonly (string | undefined)[] | 'delete'): void {
+    this.writeWatch.replay(table, columns === 'delete' ? undefined : columns);
+  }
+
+  /** Writes of other processes may have been missed (the notifier reconnected): every watcher runs. */
+  replayAllWatchedWrites(): void {
+    this.writeWatch.replayAll();
   }
 
   /** Runs pending migrations. A database written by a newer Marquee is left untouched and reported. */

@@ -25,8 +25,9 @@ export interface WatchedCacheOptions {
 
 /**
  * On PostgreSQL a watched write is seen as its statement runs, before its transaction commits (here
- * or, relayed, on another replica): for this long after, what lookups read is not kept, as they may
- * have read the rows as they were. A transaction slower than this leaves the entry's lifetime as the bound.
+ * or, relayed, on another replica): what lookups read in the next WRITE_SETTLE_MS may be the rows as
+ * they were, and is kept only until that time has passed, then read again. A transaction slower than
+ * this leaves the entry's lifetime as the bound.
  */
 export const WRITE_SETTLE_MS = 1_000;
 
@@ -34,7 +35,7 @@ export class WatchedCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
   /** Moves on with every invalidation, so a lookup that raced one is not kept. */
   private generation = 0;
-  /** Lookups started before this (monotonic) time are not kept. */
+  /** What lookups started before this (monotonic) time read is kept at most until then. */
   private settledAt = 0;
   private readonly settleMs: number;
 
@@ -78,14 +79,14 @@ export class WatchedCache<V> {
     const generation = this.generation;
     const started = performance.now();
     const value = await load();
-    if (generation === this.generation && started >= this.settledAt && this.options.ttlMs > 0 && keep(value))
-      this.set(key, value, started);
+    if (generation === this.generation && this.options.ttlMs > 0 && keep(value)) this.set(key, value, started);
     return value;
   }
 
   private set(key: string, value: V, readAt: number): void {
     this.entries.delete(key);
     if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value, until: readAt + this.options.ttlMs });
+    const until = readAt + this.options.ttlMs;
+    this.entries.set(key, { value, until: readAt < this.settledAt ? Math.min(until, this.settledAt) : until });
   }
 }

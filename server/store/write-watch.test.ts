@@ -49,10 +49,10 @@ it('relays the writes that reached a watcher, and replays another process’s wr
   store.replayWatchedWrite('media', ['tag']);
   expect(heard).toEqual([]);
   store.replayWatchedWrite('media', ['state']);
-  store.replayWatchedWrite('credentials', undefined);
+  store.replayWatchedWrite('credentials', 'delete');
   expect(heard).toEqual(['media:state', 'credentials']);
   heard.length = 0;
-  store.replayWatchedWrite(); // writes may have been missed: every watcher
+  store.replayAllWatchedWrites(); // writes may have been missed: every watcher
   expect(heard).toContain('media:state');
   expect(heard).toContain('credentials');
   expect(relayed).toEqual([]);

@@ -2,8 +2,9 @@
 // hash, with the tenant's plan, balance and the areas that plan allows the credential; then kept
 // for at most BEARER_CACHE_MS. Any change this process makes to a credential (revocation,
 // activation, areas) or to a tenant's status, plan or generation empties the cache as the statement
-// runs (a WatchedCache over Store.watchWrites), so in-process revocation takes effect at once; a change made by another
-// process (a second replica, the operator CLI) is seen within BEARER_CACHE_MS (D-332).
+// runs (a WatchedCache over Store.watchWrites), so in-process revocation takes effect at once; another
+// replica's change once its relayed write arrives (D-386), another process's otherwise (the operator
+// CLI on SQLite) within BEARER_CACHE_MS (D-332).
 import type { BearerRecord, TenantBearers } from '../http/tenancy';
 import type { Store } from '../store/store';
 import { WatchedCache } from '../store/watched-cache';
