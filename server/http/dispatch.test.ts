@@ -4,7 +4,7 @@ import { match } from 'path-to-regexp';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { routeTable } from '../routes';
-import { Dispatcher, type Dispatch, type Plane } from './dispatch';
+import { canonicalPath, Dispatcher, type Dispatch, type Plane } from './dispatch';
 
 const PLANES: Plane[][] = [['control', 'runtime'], ['control'], ['runtime'], ['dashboard'], ['release']];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -81,5 +81,22 @@ describe('Dispatcher', () => {
           compared++;
         }
     expect(compared).toBeGreaterThan(10_000);
+  });
+});
+
+describe('canonicalPath', () => {
+  it('spells a matched path as its pattern does, parameters as sent, for every idempotent route of the table', () => {
+    expect(canonicalPath('/api/v1/screens/:id/commands', { id: 'scr_AbC' })).toBe('/api/v1/screens/scr_AbC/commands');
+    expect(canonicalPath('/*asset_path', { asset_path: 'a/b' })).toBeUndefined();
+    const dispatcher = new Dispatcher(routeTable, loadConfig({}));
+    for (const entry of routeTable) {
+      if (entry.route.policy.idempotency === undefined) continue;
+      const path = entry.path.replace(/:(\w+)/g, 'x_Y1');
+      const found = dispatcher.dispatch([entry.plane], entry.method, path.toUpperCase());
+      if (found.kind !== 'route') throw new Error(`${entry.method} ${path} did not match upper-cased`);
+      expect(canonicalPath(found.pattern, found.params), `${entry.method} ${entry.path}`).toBe(
+        entry.path.replace(/:(\w+)/g, 'X_Y1'),
+      );
+    }
   });
 });

@@ -35,6 +35,16 @@ function patternKey(pattern: string): string | undefined {
   return segments.join('/').toLowerCase();
 }
 
+/**
+ * The path as the matched pattern spells it, with the request's parameters: one spelling for every
+ * path that matches (paths match whatever their case), so an idempotency record is found again
+ * however a retry spells its path. Undefined for a pattern with wildcards or optional parts.
+ */
+export function canonicalPath(pattern: string, params: Record<string, string>): string | undefined {
+  if (/[*{}()?+!\\]/.test(pattern)) return undefined;
+  return pattern.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}
+
 /** The index key of a request path: its first KEY_SEGMENTS segments, as they are. */
 function pathKey(pathname: string): string {
   let end = 0;

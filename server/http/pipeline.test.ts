@@ -284,6 +284,17 @@ describe('idempotency records', () => {
     expect(executions).toBe(count);
   });
 
+  it('replays a retry that spells its path in another case: the record is the route’s, not the spelling’s', async () => {
+    const key = randomKey();
+    const first = await server.request('POST', '/test/echo', { json: { name: 'cased' }, idempotencyKey: key });
+    expect(first.status).toBe(201);
+    const count = executions;
+    const again = await server.request('POST', '/TEST/Echo', { json: { name: 'cased' }, idempotencyKey: key });
+    expect(again.status).toBe(201);
+    expect(again.json()).toEqual(first.json());
+    expect(executions).toBe(count);
+  });
+
   it('refuses the same key with a different request as idempotency_mismatch', async () => {
     const key = randomKey();
     await server.request('POST', '/test/echo', { json: { name: 'one' }, idempotencyKey: key });

@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import type { Services } from '../services';
 import type { Work } from '../store/store';
 import { isTenantPrincipal, type TenantPrincipal } from './auth';
+import { canonicalPath } from './dispatch';
 import { bodyIdleTimeoutMs, jsonBodyDeadlineMs } from './body-progress';
 import {
   IdempotencyRecords,
@@ -166,7 +167,7 @@ export async function runRoute(
       if ('error' in metered) throw metered.error;
     }
     try {
-      await readRequest(ctx, policy);
+      await readRequest(ctx, match);
     } catch (error) {
       await ownedFirst(ctx, policy, error);
     }
@@ -192,8 +193,9 @@ async function ownedFirst(ctx: Context, policy: RouteHandler['policy'], error: u
 }
 
 /** The query, the body (read, not yet validated), If-Match and the idempotency record's id. */
-async function readRequest(ctx: Context, policy: RouteHandler['policy']): Promise<void> {
+async function readRequest(ctx: Context, match: RouteMatch): Promise<void> {
   const { req, services } = ctx;
+  const { policy } = match.route;
   ctx.query = policy.query ? validate(policy.query, queryObject(ctx.url), 'query') : {};
 
   // A request that declares no body has none (what readBody would find, without its promise).
@@ -225,15 +227,16 @@ async function readRequest(ctx: Context, policy: RouteHandler['policy']): Promis
     ctx.idempotencyKey = key;
     const headers = (idem.fingerprintHeaders ?? []).map((h) => [h.toLowerCase(), req.headers[h.toLowerCase()] ?? null]);
     const url = ctx.url;
+    const path = canonicalPath(match.pattern, match.params) ?? url.pathname;
     ctx.record = {
       id: {
         scope: ctx.principal?.scope ?? idem.anonymousScope?.(ctx) ?? 'anon',
-        route: `${req.method} ${url.pathname}`,
+        route: `${req.method} ${path}`,
         key,
       },
       fingerprint: IdempotencyRecords.fingerprint([
         req.method,
-        url.pathname,
+        path,
         url.search,
         ctx.body ?? null,
         ctx.ifMatch ?? null,
