@@ -155,7 +155,11 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
       const found = dispatcher.dispatch(planes, req.method, path);
       if (found.kind === 'route') {
         res.locals.plane = found.plane;
-        return void runRoute(found, req, res, services, requestId);
+        // runRoute answers its errors itself; should that answer fail too, the request ends, not the process.
+        return void runRoute(found, req, res, services, requestId).catch((error: unknown) => {
+          logger.error({ err: error, request_id: requestId }, 'request: its answer failed; connection closed');
+          res.destroy();
+        });
       }
       // spec: release hosts answer a disallowed method with 403, not 405.
       if (found.kind === 'method_not_allowed' && found.plane === 'release') {
@@ -224,7 +228,14 @@ async function listen(services: Services, app: express.Express): Promise<http.Se
   await services.boundaries.start();
   const server = http.createServer({ ...edgeServerOptions(services), ...expressMessages(app) }, (req, res) => {
     // A connection over the per-address cap was already answered and is closing.
-    if (!wasRefused(req.socket)) app(req, res);
+    if (wasRefused(req.socket)) return;
+    try {
+      app(req, res);
+    } catch (error) {
+      // Every error has its problem answer; one that cannot be written ends this request, not the process.
+      services.logger.error({ err: error }, 'request: its answer failed; connection closed');
+      res.destroy();
+    }
   });
   installEdge(server, services);
   await new Promise<void>((resolve, reject) => {

@@ -88,6 +88,15 @@ const extraRoutes: RouteEntry[] = [
   {
     plane: 'control',
     method: 'GET',
+    path: '/test/unanswerable',
+    // A header value Node refuses to write: the problem answer itself throws.
+    route: query({}, async () => {
+      throw problem('invalid_request', 'no', { headers: { 'X-Broken': 'a\nb' } });
+    }),
+  },
+  {
+    plane: 'control',
+    method: 'GET',
     path: '/test/messages',
     route: query({}, async (ctx) =>
       reply.ok({
@@ -520,6 +529,25 @@ describe('capability areas', () => {
 });
 
 describe('requests and responses', () => {
+  it('end the connection of a request whose answer cannot be written, and the server stays up', async () => {
+    await expect(server.request('GET', '/test/unanswerable')).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect((await server.request('GET', '/.health')).status).toBe(200);
+  });
+
+  it('end the connection of a request the app throws on outside any route, and the server stays up', async () => {
+    const app = server.server.app as unknown as { handle: (...args: unknown[]) => void };
+    const handle = app.handle;
+    app.handle = () => {
+      throw new Error('the app failed before any route');
+    };
+    try {
+      await expect(server.request('GET', '/.health')).rejects.toThrow(/socket hang up|ECONNRESET/);
+    } finally {
+      app.handle = handle;
+    }
+    expect((await server.request('GET', '/.health')).status).toBe(200);
+  });
+
   it('are built with Express’s helpers by the server, not given them one by one (D-387)', async () => {
     const res = await server.request('GET', '/test/messages');
     expect(res.json()).toEqual({ request: 'ExpressRequest', response: 'ExpressResponse', host: server.host });
