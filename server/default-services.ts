@@ -38,10 +38,7 @@ import { composeReferences, installers } from './modules';
 import { InProcessNotifier, type Notifier } from './notifier';
 import { PostgresNotifier } from './replicas/postgres-notifier';
 import { relayWatchedWrites } from './replicas/write-relay';
-import { sessionRowCache } from './pairing/pairing.auth';
-import { readyMediaCache } from './media/ready-media-cache';
-import { namedContentCache } from './runtime/content.routes';
-import { manifestRecordCache } from './manifests/manifest-store';
+import { makeWatchedCaches } from './store/watched-cache';
 import { SharedPresence } from './replicas/shared-presence';
 import { SharedEgressBudgets } from './replicas/shared-egress-budgets';
 import { SharedRateLimiter } from './replicas/shared-rate-limiter';
@@ -107,9 +104,8 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
   const shared = store.driver.engine === 'postgres';
   // Replicas drop each other's cached credentials, sessions and media as the rows change (D-386).
   if (shared) relayWatchedWrites(store, notifier);
-  // Made now, not on first use: a replica relays the writes its caches watch, also before it has
-  // served a route that reads them (the credential cache is the bearers' own, made below).
-  for (const cache of [sessionRowCache, readyMediaCache, namedContentCache, manifestRecordCache]) cache(store);
+  // Made now, not on first use (the credential cache is the bearers' own, made below).
+  makeWatchedCaches(store);
   const events = new EventLog(notifier);
   const services: Services = {
     config,

@@ -5,8 +5,8 @@
 import { serverCache } from '../caches';
 import { problem } from '../problem';
 import type { Services } from '../services';
-import { json, type Db, type Store, type Tx } from '../store/store';
-import { WatchedCache } from '../store/watched-cache';
+import { json, type Db, type Tx } from '../store/store';
+import { watchedCache } from '../store/watched-cache';
 import type { StoredManifest } from './manifest-compose';
 import { manifestRevisionOf } from './manifest-ids';
 import type { ManifestRecord } from './manifest-minter';
@@ -57,15 +57,11 @@ export async function findManifest(
 const RECORD_CACHE_MS = 5_000;
 const MAX_CACHED_RECORDS = 10_000;
 
-export const manifestRecordCache = serverCache(
-  'manifest-records',
-  (store: Store) =>
-    new WatchedCache<ManifestRecord | undefined>(store, {
-      ttlMs: RECORD_CACHE_MS,
-      maxEntries: MAX_CACHED_RECORDS,
-      watches: [{ table: 'runtime_manifests' }],
-    }),
-);
+export const manifestRecordCache = watchedCache<ManifestRecord | undefined>('manifest-records', {
+  ttlMs: RECORD_CACHE_MS,
+  maxEntries: MAX_CACHED_RECORDS,
+  watches: [{ table: 'runtime_manifests' }],
+});
 
 /** The stored revision a `man_…` id names for this screen (undefined: malformed, another screen's, or none). */
 export function findByRevisionId(

@@ -1,15 +1,6 @@
-// Ready media as the byte routes read them (the export, /content/v1): only what delivery needs,
-// kept for at most READY_MEDIA_CACHE_MS: a 64 KiB range is answered in a fraction of a
-// millisecond, and its media row was a query of its own. An update of this process that sets one
-// of the columns held here (state, bytes, digest, type, blob key, owner) or a delete of a media row
-// empties the cache as the statement runs (a WatchedCache over Store.watchWrites), so a deleted
-// media is not_found at once here; a retag or any other column's update keeps it. Another
-// replica's deletion is seen within the lifetime (its bytes are removed only after that deletion
-// commits, and a descriptor already open still reads them, D-336).
-import { serverCache } from '../caches';
 import { problem } from '../problem';
 import type { Store } from '../store/store';
-import { WatchedCache } from '../store/watched-cache';
+import { watchedCache } from '../store/watched-cache';
 import type { MediaTable } from './media.tables';
 
 export const READY_MEDIA_CACHE_MS = 5_000;
@@ -21,15 +12,11 @@ export type ReadyMediaBytes = Pick<MediaTable, 'id' | 'content_type' | 'bytes' |
 /** The columns held (besides those the lookup filters on: tenant and state). */
 const HELD = ['id', 'content_type', 'bytes', 'sha256', 'blob_key'] as const;
 
-export const readyMediaCache = serverCache(
-  'ready-media',
-  (store: Store) =>
-    new WatchedCache<ReadyMediaBytes | undefined>(store, {
-      ttlMs: READY_MEDIA_CACHE_MS,
-      maxEntries: MAX_CACHED_MEDIA,
-      watches: [{ table: 'media', columns: [...HELD, 'tenant_id', 'state'] }],
-    }),
-);
+export const readyMediaCache = watchedCache<ReadyMediaBytes | undefined>('ready-media', {
+  ttlMs: READY_MEDIA_CACHE_MS,
+  maxEntries: MAX_CACHED_MEDIA,
+  watches: [{ table: 'media', columns: [...HELD, 'tenant_id', 'state'] }],
+});
 
 /** A ready media of the tenant (not_found otherwise), from the cache when fresh. */
 export async function cachedReadyMedia(store: Store, tenantId: string, id: string): Promise<ReadyMediaBytes> {

@@ -3,12 +3,11 @@
 // never authorizes a runtime route (and a cookie never a control route: bearers read no cookies).
 // The one exception is a native player's `Marquee-Session`, which stands in for the runtime cookie.
 import { RUNTIME_CAPABILITIES, type RuntimeCapability } from '../../sdk/contract/screens';
-import { serverCache } from '../caches';
 import { problem } from '../problem';
 import type { AnyContext, Authenticator, Principal } from '../http/route';
 import { compiledOnce } from '../store/compiled-once';
-import type { Db, Store } from '../store/store';
-import { WatchedCache } from '../store/watched-cache';
+import type { Db } from '../store/store';
+import { watchedCache } from '../store/watched-cache';
 import type { PairingSessionTable } from './pairing.tables';
 import { cookieValues, DEVICE_COOKIE, PAIRING_COOKIE, readCookie, RUNTIME_COOKIE } from './pairing-cookies';
 import { checkNativeDevice, nativeSessionOf } from './native.auth';
@@ -192,21 +191,17 @@ export const SESSION_ROW_CACHE_MS = 5_000;
  * revocation, rotation, unpairing or archive here takes effect on the next range; another replica's
  * once its relayed write arrives (D-386), and within SESSION_ROW_CACHE_MS at the latest.
  */
-export const sessionRowCache = serverCache(
-  'runtime-session-rows',
-  (store: Store) =>
-    new WatchedCache<SessionRow | undefined>(store, {
-      ttlMs: SESSION_ROW_CACHE_MS,
-      maxEntries: 10_000,
-      watches: [
-        { table: 'runtime_sessions' },
-        // What the row reads of its screen: presence (last_online_at) and the like keep the cache.
-        { table: 'screens', columns: ['state', 'content_access_generation', 'manifest_revision', 'tenant_id'] },
-        { table: 'tenants', columns: ['status'] },
-        { table: 'screen_devices' },
-      ],
-    }),
-);
+export const sessionRowCache = watchedCache<SessionRow | undefined>('runtime-session-rows', {
+  ttlMs: SESSION_ROW_CACHE_MS,
+  maxEntries: 10_000,
+  watches: [
+    { table: 'runtime_sessions' },
+    // What the row reads of its screen: presence (last_online_at) and the like keep the cache.
+    { table: 'screens', columns: ['state', 'content_access_generation', 'manifest_revision', 'tenant_id'] },
+    { table: 'tenants', columns: ['status'] },
+    { table: 'screen_devices' },
+  ],
+});
 
 async function readSession(db: Db, id: string): Promise<SessionRow | undefined> {
   return (await sessionQuery.run(db, id)).rows[0];

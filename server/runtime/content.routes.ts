@@ -19,9 +19,8 @@ import { screenStateOf } from '../screens/screens';
 import { contentFetchConflict } from './content-fetch-metadata';
 import type { ByteBudget, EgressReservation } from './egress-budgets';
 import { cachedManifest, grantedManifest, inManifest } from '../manifests/manifest-store';
-import { serverCache } from '../caches';
 import type { Store } from '../store/store';
-import { WatchedCache } from '../store/watched-cache';
+import { watchedCache } from '../store/watched-cache';
 
 /** spec: runtime delivery records completed bytes as egress, like the media export does. */
 export const RUNTIME_MEDIA_EGRESS = 'runtime_media_delivery';
@@ -221,15 +220,11 @@ const GRANT_CACHE_MS = 5_000;
 const MAX_CACHED_GRANTS = 10_000;
 
 /** `inManifest` answers that were yes, by screen, revision, kind and id; emptied by any write of the rows. */
-export const namedContentCache = serverCache(
-  'named-content',
-  (store: Store) =>
-    new WatchedCache<boolean>(store, {
-      ttlMs: GRANT_CACHE_MS,
-      maxEntries: MAX_CACHED_GRANTS,
-      watches: [{ table: 'runtime_manifest_content' }],
-    }),
-);
+export const namedContentCache = watchedCache<boolean>('named-content', {
+  ttlMs: GRANT_CACHE_MS,
+  maxEntries: MAX_CACHED_GRANTS,
+  watches: [{ table: 'runtime_manifest_content' }],
+});
 
 /** Whether the minted revision names this content (a yes is kept; a no is read again next time). */
 function isNamed(store: Store, screenId: string, revision: number, kind: 'media' | 'release', id: string) {

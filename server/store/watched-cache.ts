@@ -5,6 +5,7 @@
 // raced a watched write is answered but not kept. Lifetimes run on monotonic time, so the bound
 // holds whatever the request clock says. The credential, ready-media and named-content caches of
 // the hot routes are all one of these (D-370).
+import { serverCache, type CacheName } from '../caches';
 import type { Database } from './schema';
 import type { Store } from './store';
 
@@ -43,7 +44,8 @@ export class WatchedCache<V> {
     store: Store,
     private readonly options: WatchedCacheOptions,
   ) {
-    // SQLite runs one transaction at a time on one connection: no read sees a row between a watched statement and its commit.
+    // SQLite runs one transaction at a time on one connection: no read sees a row between a
+    // watched statement and its commit.
     this.settleMs = store.driver.engine === 'postgres' ? WRITE_SETTLE_MS : 0;
     const forget = () => this.clear();
     for (const w of options.watches) store.watchWrites(w.table, w.columns, forget);
@@ -89,4 +91,24 @@ export class WatchedCache<V> {
     const until = readAt + this.options.ttlMs;
     this.entries.set(key, { value, until: readAt < this.settledAt ? Math.min(until, this.settledAt) : until });
   }
+}
+
+/** Every store-owned watched cache defined with watchedCache, to be made with the services. */
+const defined: ((store: Store) => unknown)[] = [];
+
+/**
+ * A named server cache (caches.ts) over the store: one WatchedCache per store, made by
+ * makeWatchedCaches when the services are built, not on first use, because a replica relays only
+ * the writes its own caches watch (D-386): one that had served no player range yet would not tell
+ * the others of a session's revocation.
+ */
+export function watchedCache<V>(name: CacheName, options: WatchedCacheOptions): (store: Store) => WatchedCache<V> {
+  const cache = serverCache(name, (store: Store) => new WatchedCache<V>(store, options));
+  defined.push(cache);
+  return cache;
+}
+
+/** Makes every cache defined with watchedCache for this store (buildServices). */
+export function makeWatchedCaches(store: Store): void {
+  for (const cache of defined) cache(store);
 }
