@@ -72,6 +72,17 @@ function newRequestId(): string {
   return `req_${id}`;
 }
 
+/** Ends a request whose answer itself failed (D-388): logged, and its connection closed. */
+function abandon(
+  res: http.ServerResponse,
+  error: unknown,
+  logger: Services['logger'],
+  requestId: string | undefined,
+): void {
+  logger.error({ err: error, request_id: requestId }, 'request: its answer failed; connection closed');
+  res.destroy();
+}
+
 /** The request's path (Express's req.path), or undefined for an absolute-form target that is no URL. */
 function requestPath(req: Request): string | undefined {
   try {
@@ -156,10 +167,9 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
       if (found.kind === 'route') {
         res.locals.plane = found.plane;
         // runRoute answers its errors itself; should that answer fail too, the request ends, not the process.
-        return void runRoute(found, req, res, services, requestId).catch((error: unknown) => {
-          logger.error({ err: error, request_id: requestId }, 'request: its answer failed; connection closed');
-          res.destroy();
-        });
+        return void runRoute(found, req, res, services, requestId).catch((error: unknown) =>
+          abandon(res, error, logger, requestId),
+        );
       }
       // spec: release hosts answer a disallowed method with 403, not 405.
       if (found.kind === 'method_not_allowed' && found.plane === 'release') {
@@ -233,8 +243,7 @@ async function listen(services: Services, app: express.Express): Promise<http.Se
       app(req, res);
     } catch (error) {
       // Every error has its problem answer; one that cannot be written ends this request, not the process.
-      services.logger.error({ err: error }, 'request: its answer failed; connection closed');
-      res.destroy();
+      abandon(res, error, services.logger, (res as Partial<Response>).locals?.requestId);
     }
   });
   installEdge(server, services);

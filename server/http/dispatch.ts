@@ -23,7 +23,8 @@ interface Compiled {
 
 /** How many leading path segments index the routes. */
 const KEY_SEGMENTS = 3;
-const SPECIAL = /[:*{}()?+!\\]/;
+/** Pattern syntax besides `:name` parameters: wildcards, optional groups. */
+const WILDCARD = /[*{}()?+!\\]/;
 
 /**
  * The index key of a pattern: its first KEY_SEGMENTS segments when they are all literal, else
@@ -31,7 +32,8 @@ const SPECIAL = /[:*{}()?+!\\]/;
  */
 function patternKey(pattern: string): string | undefined {
   const segments = pattern.split('/', KEY_SEGMENTS + 1).slice(1);
-  if (segments.length < KEY_SEGMENTS || segments.some((s) => s === '' || SPECIAL.test(s))) return undefined;
+  if (segments.length < KEY_SEGMENTS || segments.some((s) => s === '' || s.includes(':') || WILDCARD.test(s)))
+    return undefined;
   return segments.join('/').toLowerCase();
 }
 
@@ -41,7 +43,7 @@ function patternKey(pattern: string): string | undefined {
  * however a retry spells its path. Undefined for a pattern with wildcards or optional parts.
  */
 export function canonicalPath(pattern: string, params: Record<string, string>): string | undefined {
-  if (/[*{}()?+!\\]/.test(pattern)) return undefined;
+  if (WILDCARD.test(pattern)) return undefined;
   return pattern.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
 }
 

@@ -4,9 +4,10 @@
 // commit: on SQLite (one connection, transactions serialized) no other read can see the old rows
 // in between; on PostgreSQL a read racing the commit may find them, which WatchedCache keeps only
 // for WRITE_SETTLE_MS. Writes that reach a watcher are also handed to the relay, which tells the
-// other replicas (D-386); their writes come back through replay. Writes it cannot see: raw SQL text and a statement compiled by hand and
-// executed many times (it is inspected when compiled); write such a statement with the query
-// builder, or compile it with compiledOnce (compiled-once.ts), which shows it the plugins at each run.
+// other replicas (D-386); their writes come back through replay. Writes it cannot see: raw SQL
+// text and a statement compiled by hand and executed many times (it is inspected when compiled);
+// write such a statement with the query builder, or compile it with compiledOnce
+// (compiled-once.ts), which shows it the plugins at each run.
 import {
   AliasNode,
   ColumnNode,
