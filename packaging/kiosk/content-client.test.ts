@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MarqueeNetworkError, MarqueeProblem } from '../../sdk/client/problem';
 import { AgentDb } from './agent-db';
-import { ContentClient } from './content-client';
+import { ContentClient, pooledChunks } from './content-client';
 import type { HashStream } from './file-hash';
 import { Mirror, type MirrorItem } from './mirror';
 
@@ -81,8 +81,7 @@ function scratchDir(): string {
 const scratchFile = () => path.join(scratchDir(), 'body');
 
 function mirrorOver(client: ContentClient) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-content-'));
-  dirs.push(dir);
+  const dir = scratchDir();
   return new Mirror(new AgentDb(dir), path.join(dir, 'mirror'), { budgetBytes: 20_000_000, fetch: client.fetch });
 }
 
@@ -202,14 +201,18 @@ async function onLoopback(
   };
 }
 
-/** A server that answers every request with all of `body` at once. */
-const flooding = (body: Buffer) =>
-  onLoopback(
+/** A server that answers every request with all of `body` at once; `unsent()`: bytes of it still waiting at the server. */
+async function flooding(body: Buffer) {
+  let last: http.ServerResponse | undefined;
+  const served = await onLoopback(
     http.createServer((_req, res) => {
+      last = res;
       res.writeHead(200, { 'content-length': body.length });
       res.end(body);
     }),
   );
+  return { ...served, unsent: () => last?.socket?.writableLength ?? 0 };
+}
 
 const plainClient = (at: string, more: Partial<ConstructorParameters<typeof ContentClient>[1]> = {}) =>
   new ContentClient(at, {
@@ -284,9 +287,26 @@ describe('the content client on the wire', () => {
       const response = await client.fetch('/big', {});
       // Far more than the client buffers arrives meanwhile: it stops reading, then goes on.
       await new Promise((r) => setTimeout(r, 300));
+      // The client holds a few chunks and the kernel's socket buffers some more; the rest waits.
+      expect(upstream.unsent()).toBeGreaterThan(4 * 1024 * 1024);
       const target = scratchFile();
       await response.saveTo(target, 'w');
       expect(fs.readFileSync(target).equals(big)).toBe(true);
+    } finally {
+      client.close();
+      await upstream.close();
+    }
+  });
+
+  it('gives the chunks of a body discarded while it arrives back to the pool', async () => {
+    const upstream = await flooding(crypto.randomBytes(24 * 1024 * 1024));
+    const client = plainClient(upstream.origin);
+    try {
+      const response = await client.fetch('/big', {});
+      await new Promise((r) => setTimeout(r, 300)); // chunks fill, and the client stops reading
+      const idle = pooledChunks();
+      response.discard();
+      expect(pooledChunks()).toBeGreaterThan(idle);
     } finally {
       client.close();
       await upstream.close();
@@ -306,9 +326,6 @@ describe('the content client on the wire', () => {
         given++;
         digest.update(chunk.subarray(0, length));
         held.push(() => returned(chunk));
-      },
-      add: () => {
-        throw new Error('the client hands over its chunks');
       },
       digest: async () => digest.digest('hex'),
       drop: () => undefined,

@@ -60,6 +60,11 @@ function giveChunk(chunk: Buffer): void {
   if (pool.length < POOL_MAX_CHUNKS) pool.push(chunk);
 }
 
+/** Body chunks idle in the pool now (tests: what a body held comes back). */
+export function pooledChunks(): number {
+  return pool.length;
+}
+
 /** The request target may not carry what would end the request line early. */
 const TARGET = /^\/[\x21-\x7e]*$/;
 
@@ -354,9 +359,10 @@ class Connection {
         headers,
         saveTo: (file, flags, hash) => body.saveTo(file, flags, hash),
         discard: () => {
-          if (this.reading?.stage === 'body' && this.reading.body === body)
-            this.destroy(new Error('the body was left unread'));
-          body.fail(new Error('the body was left unread'), false);
+          // Its chunks go back to the pool first: the connection's end would keep them for a file.
+          const unread = new Error('the body was left unread');
+          body.fail(unread, false);
+          if (this.reading?.stage === 'body' && this.reading.body === body) this.destroy(unread);
         },
       });
     } else {

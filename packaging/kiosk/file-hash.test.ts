@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileHasher } from './file-hash';
+import { FileHasher, type HashStream } from './file-hash';
+
+/** Hands the stream a copy of `bytes` in memory of its own, as the mirror hands over its chunks. */
+function giveCopy(stream: HashStream, bytes: Buffer, returned: (chunk: Buffer) => void = () => {}): void {
+  const chunk = Buffer.alloc(bytes.length);
+  bytes.copy(chunk);
+  stream.give(chunk, chunk.length, returned);
+}
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -11,7 +18,7 @@ afterEach(() => {
 });
 
 describe('the file hasher', () => {
-  it('hashes files on at most its number of workers, queueing the rest, and ends them on close', async () => {
+  it('hashes files on at most its number of workers, each job on the least busy, and ends them on close', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-hash-'));
     dirs.push(dir);
     const files = [0, 1, 2, 3, 4].map((i) => {
@@ -46,7 +53,7 @@ describe('the file hasher', () => {
     whole.copy(chunk, 0, 1_000_001, 1_000_001 + chunk.length);
     stream.give(chunk, chunk.length, (back) => returned.push(back));
     expect(chunk.length).toBe(0); // its memory went to the worker
-    stream.add(whole.subarray(1_000_001 + 1024 * 1024));
+    giveCopy(stream, whole.subarray(1_000_001 + 1024 * 1024));
     expect(await stream.digest()).toBe(crypto.createHash('sha256').update(whole).digest('hex'));
     expect(returned).toHaveLength(1);
     expect(returned[0]!.length).toBe(1024 * 1024);
@@ -56,12 +63,38 @@ describe('the file hasher', () => {
     const missing = hasher.stream(path.join(dir, 'gone'), 10);
     await expect(missing.digest()).rejects.toMatchObject({ code: 'ENOENT' });
     const dropped = hasher.stream(file, 0);
-    dropped.add(whole.subarray(0, 10));
+    giveCopy(dropped, whole.subarray(0, 10));
     dropped.drop();
     const fresh = hasher.stream(file, 0);
-    fresh.add(whole.subarray(0, 10));
+    giveCopy(fresh, whole.subarray(0, 10));
     expect(await fresh.digest()).toBe(crypto.createHash('sha256').update(whole.subarray(0, 10)).digest('hex'));
     expect(() => hasher.stream(file, 0).give(whole.subarray(5, 10), 5, () => undefined)).toThrow(/whole ArrayBuffer/);
+    await hasher.close();
+  });
+
+  it('lets an idle worker go once its stream is dropped: the next stream takes it instead of a new one', async () => {
+    const hasher = new FileHasher(2);
+    const dropped = hasher.stream('/nonexistent', 0);
+    expect(hasher.workers).toBe(1);
+    dropped.drop();
+    const next = hasher.stream('/nonexistent', 0);
+    expect(hasher.workers).toBe(1); // a dropped stream that kept its worker busy would start a second
+    next.drop();
+    await hasher.close();
+  });
+
+  it('gives back every chunk a crashed worker held, fails the digest, and hands later chunks straight back', async () => {
+    const hasher = new FileHasher(1);
+    const stream = hasher.stream('/nonexistent', 0);
+    const returned: number[] = [];
+    // Handed over, then the worker dies before answering (as from an out-of-memory abort).
+    giveCopy(stream, Buffer.alloc(4096, 1), (chunk) => returned.push(chunk.length));
+    const worker = (hasher as unknown as { live: { worker: { emit(event: string, error: Error): void } }[] }).live[0]!;
+    worker.worker.emit('error', new Error('the worker died'));
+    expect(returned).toEqual([4096]);
+    giveCopy(stream, Buffer.alloc(100, 2), (chunk) => returned.push(chunk.length));
+    expect(returned).toEqual([4096, 100]);
+    await expect(stream.digest()).rejects.toThrow('the worker died');
     await hasher.close();
   });
 });

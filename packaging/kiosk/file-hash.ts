@@ -8,8 +8,8 @@ import { Worker } from 'node:worker_threads';
 
 /**
  * The worker. `file`: the digest of a whole file. `begin`: a stream, starting with the first
- * `bytes` of `file` (the part a resumed download already holds); `add`: the next bytes (handed
- * back when `ret` is set); `digest` ends the stream; `drop` forgets it.
+ * `bytes` of `file` (the part a resumed download already holds); `add`: the next bytes, whose
+ * buffer is handed back as `ret`; `digest` ends the stream; `drop` forgets it.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -50,7 +50,7 @@ parentPort.on('message', (m) => {
   } else if (m.op === 'add') {
     const stream = streams.get(m.id);
     if (stream && !stream.failed) stream.hash.update(new Uint8Array(m.buffer, 0, m.length));
-    if (m.ret !== undefined) parentPort.postMessage({ ret: m.ret, buffer: m.buffer }, [m.buffer]);
+    parentPort.postMessage({ ret: m.ret, buffer: m.buffer }, [m.buffer]);
   } else if (m.op === 'digest') {
     const stream = streams.get(m.id);
     streams.delete(m.id);
@@ -72,8 +72,6 @@ export interface HashStream {
    * memory moves to the worker and comes back, as a new Buffer, to `returned` once hashed.
    */
   give(chunk: Buffer, length: number, returned: (chunk: Buffer) => void): void;
-  /** Adds a copy of `bytes`. */
-  add(bytes: Uint8Array): void;
   /** The SHA-256 (hex) of the prefix and of every byte added; the stream ends. */
   digest(): Promise<string>;
   /** Ends the stream unread (its download failed). */
@@ -98,7 +96,8 @@ interface Job {
 class HashWorker {
   readonly worker = new Worker(WORKER_SOURCE, { eval: true });
   readonly jobs = new Map<number, Job>();
-  readonly returns = new Map<number, (chunk: Buffer) => void>();
+  /** Chunks handed over and not yet back: who gets them, and their size. */
+  readonly returns = new Map<number, { returned: (chunk: Buffer) => void; bytes: number }>();
   /** Streams begun and not yet ended, and whole files asked for. */
   load = 0;
   dead: Error | undefined;
@@ -107,9 +106,9 @@ class HashWorker {
     this.worker.unref();
     this.worker.on('message', (answer: Answer) => {
       if (answer.ret !== undefined) {
-        const returned = this.returns.get(answer.ret);
+        const owed = this.returns.get(answer.ret);
         this.returns.delete(answer.ret);
-        returned?.(Buffer.from(answer.buffer!));
+        owed?.returned(Buffer.from(answer.buffer!));
         return;
       }
       const job = this.jobs.get(answer.id!);
@@ -146,14 +145,12 @@ export class FileHasher {
       give: (chunk, length, returned) => {
         if (chunk.byteOffset !== 0 || chunk.byteLength !== chunk.buffer.byteLength)
           throw new TypeError('only a chunk that is a whole ArrayBuffer can be handed over');
+        // A dead worker hashes nothing more (the digest fails): the chunk goes straight back.
+        if (w.dead) return returned(chunk);
         const ret = this.nextId++;
-        w.returns.set(ret, returned);
+        w.returns.set(ret, { returned, bytes: chunk.byteLength });
         const buffer = chunk.buffer as ArrayBuffer;
         w.worker.postMessage({ op: 'add', id, buffer, length, ret }, [buffer]);
-      },
-      add: (bytes) => {
-        const copy = new Uint8Array(bytes); // a Buffer may be a view into a shared pool
-        w.worker.postMessage({ op: 'add', id, buffer: copy.buffer, length: copy.length }, [copy.buffer]);
       },
       digest: () => {
         ended = true;
@@ -224,13 +221,18 @@ export class FileHasher {
     this.reaper.unref();
   }
 
-  /** A worker that died fails what it owed; the next job starts another. */
+  /**
+   * A worker that died fails what it owed, and gives back the chunks it held (as fresh memory:
+   * theirs died with it), so a download waiting for them is not held forever. The next job starts
+   * another worker.
+   */
   private crashed(w: HashWorker, error: Error): void {
     w.dead = error;
     const at = this.live.indexOf(w);
     if (at >= 0) this.live.splice(at, 1);
     for (const job of w.jobs.values()) job.reject(error);
     w.jobs.clear();
+    for (const owed of w.returns.values()) owed.returned(Buffer.allocUnsafeSlow(owed.bytes));
     w.returns.clear();
     void w.worker.terminate();
   }
