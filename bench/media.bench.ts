@@ -3,8 +3,10 @@
 // (GET /api/v1/media/{id}/content with a project bearer, credit meter and all), the player's route
 // (GET /content/v1/manifests/{rev}/media/{id} with a paired runtime session: grant, Fetch Metadata,
 // request and byte budgets), and the export through nginx with MARQUEE_ACCEL_REDIRECT (nginx sends
-// the file); and, as the floor under Marquee's figures, Node's bare HTTP server sending the same
-// ranges with the same headers and no checks (bare-node-range.ts). The server is bench/marquee-server.ts: every budget is consulted, with limits raised.
+// the file), nginx reaching Marquee over loopback TCP and over MARQUEE_PROXY_SOCKET; and, as the
+// floor under Marquee's figures, Node's bare HTTP server sending the same ranges with the same
+// headers and no checks (bare-node-range.ts). The server is bench/marquee-server.ts: every budget
+// is consulted, with limits raised.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -21,6 +23,8 @@ const OBJECT_BYTES = 50 * 1024 * 1024;
 
 let MARQUEE_PORT = 0;
 let NGINX_PORT = 0;
+/** nginx's second server: the same offload, reaching Marquee over MARQUEE_PROXY_SOCKET. */
+let NGINX_SOCKET_PORT = 0;
 
 /** A real MP4 (synthetic packets) of about `bytes`, so it passes Marquee's verification. */
 async function mp4Of(bytes: number): Promise<Buffer> {
@@ -103,7 +107,12 @@ const PROXY_ADDRESS = '127.0.0.2';
 /** The internal location of docs/operations.md ("Media through nginx"). */
 const ACCEL_PREFIX = '/_marquee_blobs/';
 
-async function startNginx(root: string, file: Buffer, marqueeBlobs: string): Promise<{ stop(): Promise<void> }> {
+async function startNginx(
+  root: string,
+  file: Buffer,
+  marqueeBlobs: string,
+  marqueeSocket: string,
+): Promise<{ stop(): Promise<void> }> {
   const www = path.join(root, 'www');
   fs.mkdirSync(www, { recursive: true });
   fs.writeFileSync(path.join(www, 'object.mp4'), file);
@@ -117,12 +126,27 @@ async function startNginx(root: string, file: Buffer, marqueeBlobs: string): Pro
     server 127.0.0.1:${MARQUEE_PORT};
     keepalive 16;
   }
+  upstream marquee_socket {
+    server unix:${marqueeSocket};
+    keepalive 16;
+  }
   server {
     listen 127.0.0.1:${NGINX_PORT};
     location / { root ${www}; }
     location /api/ {
       proxy_pass http://marquee;
       proxy_bind ${PROXY_ADDRESS};
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+${operationsAccelLocation(marqueeBlobs)}
+  }
+  server {
+    listen 127.0.0.1:${NGINX_SOCKET_PORT};
+    location /api/ {
+      proxy_pass http://marquee_socket;
       proxy_set_header Host $http_host;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_http_version 1.1;
@@ -246,10 +270,19 @@ async function playerMediaUrl(
 export async function mediaRangedExport(): Promise<void> {
   MARQUEE_PORT = await freePort();
   NGINX_PORT = await freePort();
+  NGINX_SOCKET_PORT = await freePort();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-bench-nginx-'));
+  // nginx's worker (nobody, when started as root) must reach the socket in this directory.
+  fs.chmodSync(root, 0o755);
+  const marqueeSocket = path.join(root, 'marquee.sock');
   const marquee = await startMarquee(
     MARQUEE_PORT,
-    { MARQUEE_ACCEL_REDIRECT: ACCEL_PREFIX, MARQUEE_TRUSTED_PROXIES: PROXY_ADDRESS },
+    {
+      MARQUEE_ACCEL_REDIRECT: ACCEL_PREFIX,
+      MARQUEE_TRUSTED_PROXIES: PROXY_ADDRESS,
+      MARQUEE_PROXY_SOCKET: marqueeSocket,
+      MARQUEE_PROXY_SOCKET_MODE: '666',
+    },
     { script: 'bench/marquee-server.ts' },
   );
   let nginx: { stop(): Promise<void> } | undefined;
@@ -270,7 +303,7 @@ export async function mediaRangedExport(): Promise<void> {
     // Started as root, nginx reads files as its worker user (nobody): let it through the temp dirs.
     const blobs = path.join(marquee.dataDir, 'blobs');
     for (const dir of [marquee.dataDir, blobs, path.join(blobs, 'media')]) fs.chmodSync(dir, 0o755);
-    nginx = await startNginx(root, object, blobs);
+    nginx = await startNginx(root, object, blobs, marqueeSocket);
     const barePort = await freePort();
     const bareNode = await startChild(
       'bench/bare-node-range.ts',
@@ -301,6 +334,12 @@ export async function mediaRangedExport(): Promise<void> {
       {
         server: 'export via nginx (X-Accel-Redirect)',
         url: `http://127.0.0.1:${NGINX_PORT}${exportPath}`,
+        headers: bearer,
+        pid,
+      },
+      {
+        server: 'export via nginx over a Unix socket (X-Accel-Redirect)',
+        url: `http://127.0.0.1:${NGINX_SOCKET_PORT}${exportPath}`,
         headers: bearer,
         pid,
       },

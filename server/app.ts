@@ -2,10 +2,12 @@
 // app that serves every plane, routed by Host, over them, and listen.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import type net from 'node:net';
 import express, { type Request, type Response } from 'express';
 import { buildServices, type ServiceOptions } from './default-services';
 import { Dispatcher, type RouteEntry } from './http/dispatch';
 import { closeIfBodyLingers, edgeServerOptions, installEdge, wasRefused } from './http/edge';
+import { closeProxySocket, listenForProxy } from './http/proxy-socket';
 import { runRoute } from './http/pipeline';
 import { problem } from './problem';
 import { sendProblem } from './http/problem-response';
@@ -40,18 +42,18 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
     routes: [...routeTable, ...(options.extraRoutes ?? [])],
     playerDir: options.playerDir ?? PLAYER_DIR,
   });
-  let server: http.Server | undefined;
+  let listening: Listening | undefined;
   return {
     services,
     app,
     get httpServer() {
-      return server;
+      return listening?.server;
     },
     async listen() {
-      server = await listen(services, app);
-      return (server.address() as { port: number }).port;
+      listening = await listen(services, app);
+      return (listening.server.address() as { port: number }).port;
     },
-    stop: (drainTimeoutMs = 10_000) => stop(services, server, drainTimeoutMs),
+    stop: (drainTimeoutMs = 10_000) => stop(services, listening, drainTimeoutMs),
   };
 }
 
@@ -229,8 +231,14 @@ function expressMessages(app: express.Express): Pick<http.ServerOptions, 'Incomi
   return { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse };
 }
 
+/** The HTTP server, and the proxy's Unix socket when MARQUEE_PROXY_SOCKET is set. */
+interface Listening {
+  server: http.Server;
+  proxy?: net.Server;
+}
+
 /** Starts the workers and housekeeping, then listens; the lifecycle turns ready once bound. */
-async function listen(services: Services, app: express.Express): Promise<http.Server> {
+async function listen(services: Services, app: express.Express): Promise<Listening> {
   const { config, lifecycle } = services;
   await services.operations.start();
   services.housekeeping.start();
@@ -251,14 +259,27 @@ async function listen(services: Services, app: express.Express): Promise<http.Se
     server.once('error', reject);
     server.listen(config.port, config.bind, () => resolve());
   });
+  let proxy: net.Server | undefined;
+  if (config.proxySocket !== undefined) {
+    try {
+      proxy = await listenForProxy(server, config.proxySocket, config.proxySocketMode, services.logger);
+    } catch (error) {
+      await new Promise((resolve) => server.close(resolve));
+      throw error;
+    }
+  }
   lifecycle.state = 'ready';
-  return server;
+  return { server, proxy };
 }
 
 /** Drains, closes connections (at most after the timeout), stops the workers and closes the store. */
-async function stop(services: Services, server: http.Server | undefined, drainTimeoutMs: number): Promise<void> {
+async function stop(services: Services, listening: Listening | undefined, drainTimeoutMs: number): Promise<void> {
   await services.lifecycle.drain(drainTimeoutMs);
-  const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+  const server = listening?.server;
+  const closed = Promise.all([
+    server ? new Promise<void>((resolve) => server.close(() => resolve())) : undefined,
+    listening?.proxy ? closeProxySocket(listening.proxy) : undefined,
+  ]);
   server?.closeIdleConnections();
   await Promise.race([closed, new Promise((r) => setTimeout(r, drainTimeoutMs).unref())]);
   server?.closeAllConnections();

@@ -171,6 +171,29 @@ export const SETTINGS = {
     ),
     fallback: () => [] as string[],
   }),
+  proxySocket: setting({
+    env: 'MARQUEE_PROXY_SOCKET',
+    flag: '--proxy-socket',
+    doc: 'Path of a Unix socket to listen on as well, for a reverse proxy on this machine (nginx `server unix:…` in its upstream; docs/operations.md). Its connections are the trusted proxy: X-Forwarded-For names the client, MARQUEE_ACCEL_REDIRECT applies and the per-address connection cap does not. A stale socket file is replaced; one in use stops the start. Unset: TCP only.',
+    schema: z
+      .string()
+      .refine((p) => path.isAbsolute(p), 'must be an absolute path')
+      // sun_path holds 108 bytes with its terminating NUL on Linux (104 on the BSDs).
+      .refine((p) => Buffer.byteLength(p) <= 100, 'must be at most 100 bytes long (a Unix socket path limit)')
+      .optional(),
+    fallback: () => undefined,
+  }),
+  proxySocketMode: setting({
+    env: 'MARQUEE_PROXY_SOCKET_MODE',
+    flag: '--proxy-socket-mode',
+    doc: "Permissions of MARQUEE_PROXY_SOCKET, in octal: who may connect as the trusted proxy. Default 660 (Marquee's user and group; put nginx's user in that group).",
+    schema: z.preprocess(
+      (mode) => (typeof mode === 'string' && /^0?[0-7]{3}$/.test(mode) ? Number.parseInt(mode, 8) : mode),
+      z.number({ error: 'must be octal permissions such as 660' }).int().min(0).max(0o777),
+    ),
+    show: (mode) => (typeof mode === 'number' ? mode.toString(8) : String(mode)),
+    fallback: () => 0o660,
+  }),
   maxConnectionsPerIp: setting({
     env: 'MARQUEE_MAX_CONNECTIONS_PER_IP',
     flag: '--max-connections-per-ip',

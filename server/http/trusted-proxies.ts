@@ -26,6 +26,26 @@ export interface ForwardedRequest {
 /** The answer of peerIsTrusted, on the socket it is about. */
 const PEER_TRUSTED = Symbol('marquee.peer-trusted');
 
+/** Set on connections accepted on the proxy's Unix socket. */
+const PROXY_SOCKET = Symbol('marquee.proxy-socket');
+
+type MarkedSocket = ForwardedRequest['socket'] & { [PEER_TRUSTED]?: boolean; [PROXY_SOCKET]?: true };
+
+/**
+ * Marks a connection accepted on the proxy's Unix socket (MARQUEE_PROXY_SOCKET, D-389): its peer is
+ * the trusted proxy whatever MARQUEE_TRUSTED_PROXIES lists, as the socket file's permissions already
+ * chose who may connect. Such a socket has no address of its own.
+ */
+export function markProxySocket(socket: object): void {
+  (socket as MarkedSocket)[PROXY_SOCKET] = true;
+  (socket as MarkedSocket)[PEER_TRUSTED] = true;
+}
+
+/** Whether markProxySocket marked this connection. */
+export function isProxySocket(socket: object): boolean {
+  return (socket as MarkedSocket)[PROXY_SOCKET] === true;
+}
+
 export class TrustedProxies {
   private readonly list = new net.BlockList();
   readonly empty: boolean;
@@ -45,8 +65,8 @@ export class TrustedProxies {
    * socket: its peer never changes, and the byte routes ask on every request of a keep-alive connection.
    */
   peerIsTrusted(req: ForwardedRequest): boolean {
-    if (this.empty) return false;
-    const socket = req.socket as ForwardedRequest['socket'] & { [PEER_TRUSTED]?: boolean };
+    const socket = req.socket as MarkedSocket;
+    if (this.empty) return socket[PEER_TRUSTED] === true;
     return (socket[PEER_TRUSTED] ??= this.trusts(normalizedAddress(socket.remoteAddress ?? '')));
   }
 
@@ -62,7 +82,7 @@ export class TrustedProxies {
    */
   clientIp(req: ForwardedRequest): string {
     let client = normalizedAddress(req.socket.remoteAddress ?? 'unknown');
-    if (this.empty || !this.trusts(client)) return client;
+    if (!this.peerIsTrusted(req)) return client;
     const header = req.headers['x-forwarded-for'];
     const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
       .split(',')
