@@ -95,4 +95,26 @@ describe('npm start entry point', () => {
       expect(res.status).toBe(200);
     });
   }, 40_000);
+
+  it('says why it could not start and exits 1', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-main-'));
+    const notASocket = path.join(root, 'proxy.sock');
+    fs.writeFileSync(notASocket, 'a file');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: {
+        ...process.env,
+        PORT: String(20000 + Math.floor(Math.random() * 20000)),
+        MARQUEE_DATA_DIR: path.join(root, 'data'),
+        MARQUEE_LOG_LEVEL: 'warn',
+        MARQUEE_PROXY_SOCKET: notASocket,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toContain(`marquee: could not start: MARQUEE_PROXY_SOCKET: ${notASocket} exists and is not a socket`);
+    fs.rmSync(root, { recursive: true, force: true });
+  }, 30_000);
 });

@@ -50,7 +50,13 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
       return listening?.server;
     },
     async listen() {
-      listening = await listen(services, app);
+      try {
+        listening = await listen(services, app);
+      } catch (error) {
+        // Nothing may keep running for a server that never listened: workers, timers, the store.
+        await stop(services, undefined, 0).catch(() => {});
+        throw error;
+      }
       return (listening.server.address() as { port: number }).port;
     },
     stop: (drainTimeoutMs = 10_000) => stop(services, listening, drainTimeoutMs),

@@ -5,7 +5,9 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from '../app';
 import { TestClock } from '../clock';
 import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../logger';
@@ -211,6 +213,27 @@ describe('starting and stopping on the proxy socket', () => {
     expect(fs.existsSync(socketPath)).toBe(false);
   });
 
+  it('warns when every local user may connect', async () => {
+    const lines: string[] = [];
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write(chunk, _enc, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }) as never,
+    );
+    const dir = tempDir();
+    const private660 = await listenForProxy(http.createServer(), path.join(dir, 'a.sock'), 0o660, logger);
+    open.push(private660);
+    expect(lines.join('')).not.toContain('every local user');
+    const open666 = await listenForProxy(http.createServer(), path.join(dir, 'b.sock'), 0o666, logger);
+    open.push(open666);
+    expect(fs.lstatSync(path.join(dir, 'b.sock')).mode & 0o777).toBe(0o666);
+    expect(lines.join('')).toContain('every local user may connect');
+  });
+
   it('refuses a socket another process listens on, and a file that is no socket', async () => {
     const dir = tempDir();
     const live = path.join(dir, 'live.sock');
@@ -230,8 +253,13 @@ describe('starting and stopping on the proxy socket', () => {
     const live = path.join(dir, 'live.sock');
     open.push(await listening(live));
     const port = await freePort();
-    await expect(TestServer.start({ config: { port, proxySocket: live } })).rejects.toThrow(/in use/);
-    // The TCP port was let go.
+    const refused = await createServer({
+      config: loadConfig({}, [], { port, bind: '127.0.0.1', dataDir: path.join(dir, 'data'), proxySocket: live }),
+      logDestination: new Writable({ write: (_c, _e, done) => done() }) as never,
+    });
+    await expect(refused.listen()).rejects.toThrow(/in use/);
+    // Nothing of it keeps running: its store is closed, and the TCP port was let go.
+    await expect(refused.services.store.db.selectFrom('tenants').select('id').execute()).rejects.toThrow();
     await new Promise<void>((resolve, reject) => {
       const probe = net.createServer().listen(port, '127.0.0.1', () => probe.close(() => resolve()));
       probe.once('error', reject);
