@@ -348,37 +348,51 @@ export async function mediaRangedExport(): Promise<void> {
     const wanted = process.env.BENCH_TARGETS?.split(',');
     if (wanted)
       targets.splice(1, targets.length, ...targets.slice(1).filter((t) => wanted.some((w) => t.server.includes(w))));
-    const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+    const seconds = Number(process.env.BENCH_SECONDS ?? 1.5);
     const rows: Record<string, string | number>[] = [];
     // BENCH_RANGES=64,1024 (KiB) measures some sizes only.
     const sizes = (process.env.BENCH_RANGES ?? '64,1024,8192').split(',').map((k) => Number(k) * 1024);
+    const [nginxTarget, ...others] = targets as [(typeof targets)[0], ...typeof targets];
     for (const rangeBytes of sizes) {
       // The floor reads a range into one buffer: a measure for ranges a single read serves.
-      const measured = targets.filter((t) => !t.floor || rangeBytes <= 1024 * 1024);
-      for (const t of measured) await rangedLoad(t.url, object.length, rangeBytes, t.headers, 1); // warm-up
+      const measured = others.filter((t) => !t.floor || rangeBytes <= 1024 * 1024);
+      for (const t of [nginxTarget, ...measured]) await rangedLoad(t.url, object.length, rangeBytes, t.headers, 1); // warm-up
+      const load = (t: (typeof targets)[0]) =>
+        rangedLoad(t.url, object.length, rangeBytes, t.headers, seconds, 8, t.pid);
+      const nginxRuns: RangedLoad[] = [];
       const results = measured.map(() => [] as RangedLoad[]);
-      // Each round measures every target right after nginx: the machine's load drifts within seconds.
+      const ratios = measured.map(() => [] as number[]);
+      // nginx runs before and after every target, and the target's ratio is to the mean of the two:
+      // the machine's load drifts within seconds, and a drift between the two cancels out.
       for (let round = 0; round < rounds; round++) {
-        for (const [i, t] of measured.entries())
-          results[i]!.push(await rangedLoad(t.url, object.length, rangeBytes, t.headers, 2, 8, t.pid));
+        let before = await load(nginxTarget);
+        nginxRuns.push(before);
+        for (const [i, t] of measured.entries()) {
+          const result = await load(t);
+          const after = await load(nginxTarget);
+          nginxRuns.push(after);
+          results[i]!.push(result);
+          ratios[i]!.push(result.megabytesPerSecond / ((before.megabytesPerSecond + after.megabytesPerSecond) / 2));
+          before = after;
+        }
       }
       const label = `${rangeBytes / 1024} KiB`;
-      for (const [i, t] of measured.entries()) {
-        const ratios = results[i]!.map((r, round) => r.megabytesPerSecond / results[0]![round]!.megabytesPerSecond);
-        rows.push({
-          server: `${t.server} (${label})`,
-          'req/s': Math.round(median(results[i]!.map((r) => r.requestsPerSecond))),
-          'MB/s': Math.round(median(results[i]!.map((r) => r.megabytesPerSecond))),
-          p99_ms: median(results[i]!.map((r) => r.p99Ms)),
-          ratio: `${median(ratios).toFixed(2)}x`,
-          range: `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`,
-          non206: results[i]!.reduce((n, r) => n + r.non2xx, 0),
-          server_cpu_us: t.pid ? Math.round(median(results[i]!.map((r) => r.serverMicrosPerRequest))) : '',
-        });
-      }
+      const row = (name: string, runs: RangedLoad[], ratio: number[], pid: number | undefined) => ({
+        server: `${name} (${label})`,
+        'req/s': Math.round(median(runs.map((r) => r.requestsPerSecond))),
+        'MB/s': Math.round(median(runs.map((r) => r.megabytesPerSecond))),
+        p99_ms: median(runs.map((r) => r.p99Ms)),
+        ratio: `${median(ratio).toFixed(2)}x`,
+        range: `${Math.min(...ratio).toFixed(2)}-${Math.max(...ratio).toFixed(2)}`,
+        non206: runs.reduce((n, r) => n + r.non2xx, 0),
+        server_cpu_us: pid ? Math.round(median(runs.map((r) => r.serverMicrosPerRequest))) : '',
+      });
+      rows.push(row(nginxTarget.server, nginxRuns, [1], undefined));
+      for (const [i, t] of measured.entries()) rows.push(row(t.server, results[i]!, ratios[i]!, t.pid));
     }
     console.log(
-      `object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections; ${rounds} interleaved rounds of 2 s per target; ratio = median of the rounds' MB/s ÷ nginx MB/s (range: lowest-highest); non206 = answers that were not 206; server_cpu_us = CPU time of the server process per request (Marquee's, or the bare Node floor's) (median of the rounds; less sensitive to the machine's load than MB/s); load average ${os
+      `object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections; ${rounds} rounds of ${seconds} s per target, nginx measured before and after each; ratio = median over the rounds of MB/s ÷ the mean of nginx's MB/s just before and after (range: lowest-highest); non206 = answers that were not 206; server_cpu_us = CPU time of the server process per request (Marquee's, or the bare Node floor's) (median of the rounds; less sensitive to the machine's load than MB/s); load average ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
