@@ -145,7 +145,7 @@ ${operationsAccelLocation(marqueeBlobs)}
   }
   server {
     listen 127.0.0.1:${NGINX_SOCKET_PORT};
-    location /api/ {
+    location / {
       proxy_pass http://marquee_socket;
       proxy_set_header Host $http_host;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
@@ -165,7 +165,22 @@ interface RangedLoad {
   non2xx: number;
   /** CPU time (user + system) the Marquee process spent per request, in µs; NaN when not measured. */
   serverMicrosPerRequest: number;
+  /** CPU time nginx's worker spent per request, in µs (whatever the target: it may be idle). */
+  nginxMicrosPerRequest: number;
 }
+
+/** nginx's worker process (the bench runs one): the child of the master named in its pid file. */
+function nginxWorkerPid(prefix: string): number | undefined {
+  try {
+    const master = fs.readFileSync(path.join(prefix, 'nginx.pid'), 'utf8').trim();
+    const children = fs.readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').trim().split(' ');
+    return children[0] ? Number(children[0]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let NGINX_WORKER: number | undefined;
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
 function cpuSeconds(pid: number | undefined): number {
@@ -226,6 +241,7 @@ async function rangedLoad(
     });
   const started = performance.now();
   const cpuBefore = cpuSeconds(serverPid);
+  const nginxBefore = cpuSeconds(NGINX_WORKER);
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (performance.now() < deadline) await once();
@@ -233,6 +249,7 @@ async function rangedLoad(
   );
   const elapsed = (performance.now() - started) / 1000;
   const serverCpu = cpuSeconds(serverPid) - cpuBefore;
+  const nginxCpu = cpuSeconds(NGINX_WORKER) - nginxBefore;
   agent.destroy();
   latencies.sort((a, b) => a - b);
   return {
@@ -241,6 +258,7 @@ async function rangedLoad(
     p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
     non2xx,
     serverMicrosPerRequest: (serverCpu / latencies.length) * 1e6,
+    nginxMicrosPerRequest: (nginxCpu / latencies.length) * 1e6,
   };
 }
 
@@ -304,6 +322,7 @@ export async function mediaRangedExport(): Promise<void> {
     const blobs = path.join(marquee.dataDir, 'blobs');
     for (const dir of [marquee.dataDir, blobs, path.join(blobs, 'media')]) fs.chmodSync(dir, 0o755);
     nginx = await startNginx(root, object, blobs, marqueeSocket);
+    NGINX_WORKER = nginxWorkerPid(root);
     const barePort = await freePort();
     const bareNode = await startChild(
       'bench/bare-node-range.ts',
@@ -343,6 +362,12 @@ export async function mediaRangedExport(): Promise<void> {
         headers: bearer,
         pid,
       },
+      {
+        server: '/content/v1 via nginx over a Unix socket (X-Accel-Redirect)',
+        url: `http://127.0.0.1:${NGINX_SOCKET_PORT}${player.path}`,
+        headers: { host: `localhost:${MARQUEE_PORT}`, cookie: player.cookie },
+        pid,
+      },
     ];
     // BENCH_TARGETS=export,content measures nginx and the targets whose names contain one of the words.
     const wanted = process.env.BENCH_TARGETS?.split(',');
@@ -350,6 +375,7 @@ export async function mediaRangedExport(): Promise<void> {
       targets.splice(1, targets.length, ...targets.slice(1).filter((t) => wanted.some((w) => t.server.includes(w))));
     const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
     const seconds = Number(process.env.BENCH_SECONDS ?? 1.5);
+    const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
     const rows: Record<string, string | number>[] = [];
     // BENCH_RANGES=64,1024 (KiB) measures some sizes only.
     const sizes = (process.env.BENCH_RANGES ?? '64,1024,8192').split(',').map((k) => Number(k) * 1024);
@@ -359,7 +385,7 @@ export async function mediaRangedExport(): Promise<void> {
       const measured = others.filter((t) => !t.floor || rangeBytes <= 1024 * 1024);
       for (const t of [nginxTarget, ...measured]) await rangedLoad(t.url, object.length, rangeBytes, t.headers, 1); // warm-up
       const load = (t: (typeof targets)[0]) =>
-        rangedLoad(t.url, object.length, rangeBytes, t.headers, seconds, 8, t.pid);
+        rangedLoad(t.url, object.length, rangeBytes, t.headers, seconds, connections, t.pid);
       const nginxRuns: RangedLoad[] = [];
       const results = measured.map(() => [] as RangedLoad[]);
       const ratios = measured.map(() => [] as number[]);
@@ -378,7 +404,7 @@ export async function mediaRangedExport(): Promise<void> {
         }
       }
       const label = `${rangeBytes / 1024} KiB`;
-      const row = (name: string, runs: RangedLoad[], ratio: number[], pid: number | undefined) => ({
+      const row = (name: string, runs: RangedLoad[], ratio: number[], pid: number | undefined, nginxUsed: boolean) => ({
         server: `${name} (${label})`,
         'req/s': Math.round(median(runs.map((r) => r.requestsPerSecond))),
         'MB/s': Math.round(median(runs.map((r) => r.megabytesPerSecond))),
@@ -387,12 +413,22 @@ export async function mediaRangedExport(): Promise<void> {
         range: `${Math.min(...ratio).toFixed(2)}-${Math.max(...ratio).toFixed(2)}`,
         non206: runs.reduce((n, r) => n + r.non2xx, 0),
         server_cpu_us: pid ? Math.round(median(runs.map((r) => r.serverMicrosPerRequest))) : '',
+        nginx_cpu_us: nginxUsed ? Math.round(median(runs.map((r) => r.nginxMicrosPerRequest))) : '',
       });
-      rows.push(row(nginxTarget.server, nginxRuns, [1], undefined));
-      for (const [i, t] of measured.entries()) rows.push(row(t.server, results[i]!, ratios[i]!, t.pid));
+      rows.push(row(nginxTarget.server, nginxRuns, [1], undefined, true));
+      for (const [i, t] of measured.entries())
+        rows.push(
+          row(
+            t.server,
+            results[i]!,
+            ratios[i]!,
+            t.pid,
+            t.url.includes(`:${NGINX_PORT}/`) || t.url.includes(`:${NGINX_SOCKET_PORT}/`),
+          ),
+        );
     }
     console.log(
-      `object: ${(object.length / 1e6).toFixed(1)} MB; 8 connections; ${rounds} rounds of ${seconds} s per target, nginx measured before and after each; ratio = median over the rounds of MB/s ÷ the mean of nginx's MB/s just before and after (range: lowest-highest); non206 = answers that were not 206; server_cpu_us = CPU time of the server process per request (Marquee's, or the bare Node floor's) (median of the rounds; less sensitive to the machine's load than MB/s); load average ${os
+      `object: ${(object.length / 1e6).toFixed(1)} MB; ${connections} connections; ${rounds} rounds of ${seconds} s per target, nginx measured before and after each; ratio = median over the rounds of MB/s ÷ the mean of nginx's MB/s just before and after (range: lowest-highest); non206 = answers that were not 206; server_cpu_us = CPU time of the server process per request (Marquee's, or the bare Node floor's) and nginx_cpu_us that of nginx's worker, for the targets nginx serves (medians of the rounds; less sensitive to the machine's load than MB/s); load average ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
