@@ -373,7 +373,9 @@ export async function mediaRangedExport(): Promise<void> {
     const wanted = process.env.BENCH_TARGETS?.split(',');
     if (wanted)
       targets.splice(1, targets.length, ...targets.slice(1).filter((t) => wanted.some((w) => t.server.includes(w))));
-    const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+    // A window holds only a few dozen 8 MiB ranges, and its MB/s varies by ±30% on a shared machine:
+    // larger ranges get more rounds.
+    const roundsFor = (rangeBytes: number) => Number(process.env.BENCH_ROUNDS ?? (rangeBytes > 1024 * 1024 ? 5 : 3));
     const seconds = Number(process.env.BENCH_SECONDS ?? 1.5);
     const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
     const rows: Record<string, string | number>[] = [];
@@ -391,7 +393,7 @@ export async function mediaRangedExport(): Promise<void> {
       const ratios = measured.map(() => [] as number[]);
       // nginx runs before and after every target, and the target's ratio is to the mean of the two:
       // the machine's load drifts within seconds, and a drift between the two cancels out.
-      for (let round = 0; round < rounds; round++) {
+      for (let round = 0; round < roundsFor(rangeBytes); round++) {
         let before = await load(nginxTarget);
         nginxRuns.push(before);
         for (const [i, t] of measured.entries()) {
@@ -428,7 +430,7 @@ export async function mediaRangedExport(): Promise<void> {
         );
     }
     console.log(
-      `object: ${(object.length / 1e6).toFixed(1)} MB; ${connections} connections; ${rounds} rounds of ${seconds} s per target, nginx measured before and after each; ratio = median over the rounds of MB/s ÷ the mean of nginx's MB/s just before and after (range: lowest-highest); non206 = answers that were not 206; server_cpu_us = CPU time of the server process per request (Marquee's, or the bare Node floor's) and nginx_cpu_us that of nginx's worker, for the targets nginx serves (medians of the rounds; less sensitive to the machine's load than MB/s); load average ${os
+      `object: ${(object.length / 1e6).toFixed(1)} MB; ${connections} connections; ${roundsFor(0)} rounds (${roundsFor(8 << 20)} above 1 MiB) of ${seconds} s per target, nginx measured before and after each; ratio = median over the rounds of MB/s ÷ the mean of nginx's MB/s just before and after (range: lowest-highest); non206 = answers that were not 206; server_cpu_us = CPU time of the server process per request (Marquee's, or the bare Node floor's) and nginx_cpu_us that of nginx's worker, for the targets nginx serves (medians of the rounds; less sensitive to the machine's load than MB/s); load average ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
