@@ -52,5 +52,14 @@ describe('the server’s systemd unit and environment file', () => {
     expect(unit.get('Restart')).toBe('always');
     // The data dir (worker id, SQLite or a local blob directory) is the one place it may write.
     expect(unit.get('ReadWritePaths')).toBe(environmentFile().MARQUEE_DATA_DIR);
+    // The proxy socket's directory, as the commented setting and docs/operations.md name it.
+    expect(unit.get('RuntimeDirectory')).toBe('marquee');
+    expect(unit.get('RuntimeDirectoryMode')).toBe('0750');
+    const socketLine = /^# (MARQUEE_PROXY_SOCKET)=(\S+)$/m.exec(
+      fs.readFileSync(path.join(here, 'marquee-server.env'), 'utf8'),
+    );
+    expect(socketLine).not.toBeNull();
+    expect(path.dirname(socketLine![2]!)).toBe('/run/marquee');
+    expect(loadConfig({ ...environmentFile(), [socketLine![1]!]: socketLine![2]! }).proxySocket).toBe(socketLine![2]);
   });
 });
