@@ -12,15 +12,9 @@ import { TestClock } from '../clock';
 import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { uploadReady, video } from '../media/media.fixtures';
+import { capturedLogs } from '../testing/captured-logs';
 import { clientId, freePort, randomKey, TestServer } from '../testing/harness';
-import {
-  ACCEL_PREFIX,
-  hasNginx,
-  loopbackNginxConfig,
-  operationsAccelLocation,
-  rawGet,
-  startNginx,
-} from '../testing/nginx';
+import { ACCEL_PREFIX, accelProxyConfig, hasNginx, rawGet, startNginx } from '../testing/nginx';
 import { closeProxySocket, listenForProxy } from './proxy-socket';
 
 const silent = createLogger('silent');
@@ -214,16 +208,7 @@ describe('starting and stopping on the proxy socket', () => {
   });
 
   it('warns when every local user may connect', async () => {
-    const lines: string[] = [];
-    const logger = createLogger(
-      'info',
-      new Writable({
-        write(chunk, _enc, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }) as never,
-    );
+    const { lines, logger } = capturedLogs();
     const dir = tempDir();
     const private660 = await listenForProxy(http.createServer(), path.join(dir, 'a.sock'), 0o660, logger);
     open.push(private660);
@@ -313,30 +298,9 @@ describe.skipIf(!hasNginx)('nginx reaching Marquee over the proxy socket', () =>
     ({ token } = await server.enroll());
     bytes = await video('mp4', { seconds: 1 });
     media = await uploadReady(server, token, bytes, 'video/mp4');
-    const blobs = path.join(server.dataDir, 'blobs');
-    for (const d of [server.dataDir, blobs, path.join(blobs, 'media')]) fs.chmodSync(d, 0o755);
     nginxPort = await freePort();
     const prefix = path.join(dir, 'nginx');
-    nginx = await startNginx(
-      prefix,
-      loopbackNginxConfig(
-        prefix,
-        `${operationsUpstream(socketPath)}
-  server {
-    listen 127.0.0.1:${nginxPort};
-    location / {
-      proxy_pass http://marquee;
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-    }
-${operationsAccelLocation(blobs)}
-  }`,
-        64,
-      ),
-      nginxPort,
-    );
+    nginx = await startNginx(prefix, accelProxyConfig(prefix, nginxPort, { socketPath }, server.dataDir), nginxPort);
   });
   afterAll(async () => {
     await nginx?.stop();
@@ -363,11 +327,3 @@ ${operationsAccelLocation(blobs)}
     expect(res.headers['content-type']).toContain('application/problem+json');
   });
 });
-
-/** The upstream block of docs/operations.md ("One machine: nginx over a Unix socket"), on this socket. */
-function operationsUpstream(socketPath: string): string {
-  const operations = fs.readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
-  const block = /# proxy-upstream-begin\n([\s\S]*?)# proxy-upstream-end/.exec(operations);
-  if (!block) throw new Error('docs/operations.md has no proxy upstream block');
-  return block[1]!.replace('/run/marquee/proxy.sock', socketPath);
-}

@@ -3,12 +3,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../logger';
 import { TestServer, randomKey } from '../testing/harness';
 import { linkToken, parseMessage, SmtpCapture } from './mail.fixtures';
 import { sendAfterCommit, type OutgoingMail } from './mailer';
+import { capturedLogs } from '../testing/captured-logs';
 import { OutboxMailer } from './outbox-mailer';
 import { SmtpMailer } from './smtp-mailer';
 
@@ -19,20 +18,6 @@ const mail: OutgoingMail = {
   text: `A line long enough that quoted-printable wraps it somewhere in the middle of it, then the link:\n\n${LINK}\n`,
   kind: 'invitation',
 };
-
-function capturedLogs(): { lines: string[]; logger: ReturnType<typeof createLogger> } {
-  const lines: string[] = [];
-  const logger = createLogger(
-    'info',
-    new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }) as never,
-  );
-  return { lines, logger };
-}
 
 let smtp: SmtpCapture;
 beforeAll(async () => {

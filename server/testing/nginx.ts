@@ -81,23 +81,40 @@ function canConnect(port: number): Promise<boolean> {
 export const ACCEL_PREFIX = '/_marquee_blobs/';
 export const ACCEL_PROXY_ADDRESS = '127.0.0.2';
 
+/** The upstream block of docs/operations.md (nginx reaching Marquee over its proxy socket), on this socket. */
+export function operationsSocketUpstream(socketPath: string): string {
+  const operations = fs.readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+  const block = /# proxy-upstream-begin\n([\s\S]*?)# proxy-upstream-end/.exec(operations);
+  if (!block) throw new Error('docs/operations.md has no proxy upstream block');
+  return block[1]!.replace('/run/marquee/proxy.sock', socketPath);
+}
+
 /**
  * The server block of docs/operations.md ("Media through nginx") on loopback: nginx on `nginxPort`
- * proxies to Marquee from ACCEL_PROXY_ADDRESS and serves `blobs` from the internal location. Started
- * as root, nginx reads files as its worker user (nobody): the data dir and the blob directories
- * are opened to it.
+ * proxies to Marquee, on its port from ACCEL_PROXY_ADDRESS or over its proxy socket with the
+ * documented upstream block, and serves `blobs` from the internal location. Started as root, nginx
+ * reads files and connects as its worker user (nobody): the data dir and the blob directories are
+ * opened to it.
  */
-export function accelProxyConfig(prefix: string, nginxPort: number, marqueePort: number, dataDir: string): string {
+export function accelProxyConfig(
+  prefix: string,
+  nginxPort: number,
+  marquee: number | { socketPath: string },
+  dataDir: string,
+): string {
   const blobs = path.join(dataDir, 'blobs');
   for (const dir of [dataDir, blobs, ...fs.readdirSync(blobs).map((d) => path.join(blobs, d))])
     if (fs.statSync(dir).isDirectory()) fs.chmodSync(dir, 0o755);
+  const [upstream, pass] =
+    typeof marquee === 'number'
+      ? ['', `proxy_pass http://127.0.0.1:${marquee};\n      proxy_bind ${ACCEL_PROXY_ADDRESS};`]
+      : [operationsSocketUpstream(marquee.socketPath), 'proxy_pass http://marquee;'];
   return loopbackNginxConfig(
     prefix,
-    `  server {
+    `${upstream}  server {
     listen 127.0.0.1:${nginxPort};
     location / {
-      proxy_pass http://127.0.0.1:${marqueePort};
-      proxy_bind ${ACCEL_PROXY_ADDRESS};
+      ${pass}
       proxy_set_header Host $http_host;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_http_version 1.1;
