@@ -12,12 +12,21 @@ export interface FetchMetadata {
   dest?: string;
 }
 
-export function fetchMetadataOf(headers: Record<string, string | string[] | undefined>): FetchMetadata {
-  const one = (name: string) => {
-    const value = headers[name];
-    return Array.isArray(value) ? value.join(',') : value;
+type Headers = Record<string, string | string[] | undefined>;
+
+// Module-level rather than a closure per call: under tsx every function made also gets its name
+// defined on it, and this runs on every player media range.
+function one(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+export function fetchMetadataOf(headers: Headers): FetchMetadata {
+  return {
+    site: one(headers, 'sec-fetch-site'),
+    mode: one(headers, 'sec-fetch-mode'),
+    dest: one(headers, 'sec-fetch-dest'),
   };
-  return { site: one('sec-fetch-site'), mode: one('sec-fetch-mode'), dest: one('sec-fetch-dest') };
 }
 
 /** Why the metadata contradicts a release-host request, or undefined when it fits. */
