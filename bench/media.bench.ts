@@ -208,28 +208,24 @@ interface LoadTally {
  * little of the machine as it can from the servers it measures. Answers must carry Content-Length
  * (nginx's and Marquee's do).
  */
-async function rangeClient(
-  target: URL,
-  head: string,
-  size: number,
-  rangeBytes: number,
-  deadline: number,
-  tally: LoadTally,
-): Promise<void> {
+/** What one client asks for, until when, and where it counts what it got. */
+interface RangeJob {
+  target: URL;
+  /** The request line and headers, all but Range and the blank line. */
+  head: string;
+  size: number;
+  rangeBytes: number;
+  deadline: number;
+  tally: LoadTally;
+}
+
+async function rangeClient(job: RangeJob): Promise<void> {
   const buffer = Buffer.allocUnsafe(256 * 1024);
-  while (performance.now() < deadline) await rangeConnection(target, head, size, rangeBytes, deadline, tally, buffer);
+  while (performance.now() < job.deadline) await rangeConnection(job, buffer);
 }
 
 /** One connection of rangeClient: resolves when it closed, after its last complete answer. */
-function rangeConnection(
-  target: URL,
-  head: string,
-  size: number,
-  rangeBytes: number,
-  deadline: number,
-  tally: LoadTally,
-  buffer: Buffer,
-): Promise<void> {
+function rangeConnection({ target, head, size, rangeBytes, deadline, tally }: RangeJob, buffer: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
     let headerText = '';
     let remaining = -1; // body bytes still to come; -1 while reading the header
@@ -347,7 +343,7 @@ async function rangedLoad(
       .join('')}`;
     const tally: LoadTally = { latencies, bytes: 0, non2xx: 0 };
     await Promise.all(
-      Array.from({ length: connections }, () => rangeClient(target, head, size, rangeBytes, deadline, tally)),
+      Array.from({ length: connections }, () => rangeClient({ target, head, size, rangeBytes, deadline, tally })),
     );
     bytes = tally.bytes;
     non2xx = tally.non2xx;
