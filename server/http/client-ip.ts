@@ -20,7 +20,10 @@ export function viaTrustedProxy(ctx: AnyContext): boolean {
   return trustedProxiesOf(ctx.services).peerIsTrusted(ctx.req);
 }
 
-/** Whether this socket address is a trusted proxy (the per-address connection cap exempts them). */
-export function isTrustedProxyAddress(services: AnyContext['services'], address: string): boolean {
-  return trustedProxiesOf(services).trusts(address);
+/**
+ * Whether this connection comes from a trusted proxy (listed, or on the proxy's Unix socket): the
+ * per-address connection cap exempts them.
+ */
+export function isTrustedProxySocket(services: AnyContext['services'], socket: { remoteAddress?: string }): boolean {
+  return trustedProxiesOf(services).socketIsTrusted(socket);
 }

@@ -10,8 +10,8 @@ import { randomToken } from '../keys';
 import { problem, retryAfterOf, type ProblemCode, type ProblemError } from '../problem';
 import type { Services } from '../services';
 import { problemBody } from './problem-response';
-import { isTrustedProxyAddress } from './client-ip';
-import { isProxySocket, normalizedAddress } from './trusted-proxies';
+import { isTrustedProxySocket } from './client-ip';
+import { normalizedAddress } from './trusted-proxies';
 
 /** How long a client has for its request line and headers, from the first byte it could send. */
 export const HEADERS_TIMEOUT_MS = 20_000;
@@ -183,17 +183,17 @@ export function wasRefused(socket: net.Socket): boolean {
 
 /**
  * At most config.maxConnectionsPerIp open connections per socket peer (0: no cap). A trusted proxy
- * (listed, or on the proxy's Unix socket) is exempt (it carries many clients; per-client budgets read X-Forwarded-For behind it). One over
- * the cap is answered `429 rate_limited` at once and closed.
+ * (listed, or on the proxy's Unix socket) is exempt: it carries many clients, and per-client
+ * budgets read X-Forwarded-For behind it. One over the cap is answered `429 rate_limited` at once
+ * and closed.
  */
 function capConnectionsPerAddress(server: http.Server, services: Services): void {
   const cap = services.config.maxConnectionsPerIp;
   if (cap === 0) return;
   const open = new Map<string, number>();
   server.prependListener('connection', (socket: net.Socket) => {
-    if (isProxySocket(socket)) return;
+    if (isTrustedProxySocket(services, socket)) return;
     const address = normalizedAddress(socket.remoteAddress ?? 'unknown');
-    if (isTrustedProxyAddress(services, address)) return;
     const count = open.get(address) ?? 0;
     if (count >= cap) {
       (socket as net.Socket & { [REFUSED]?: true })[REFUSED] = true;

@@ -26,10 +26,7 @@ export interface ForwardedRequest {
 /** The answer of peerIsTrusted, on the socket it is about. */
 const PEER_TRUSTED = Symbol('marquee.peer-trusted');
 
-/** Set on connections accepted on the proxy's Unix socket. */
-const PROXY_SOCKET = Symbol('marquee.proxy-socket');
-
-type MarkedSocket = ForwardedRequest['socket'] & { [PEER_TRUSTED]?: boolean; [PROXY_SOCKET]?: true };
+type MarkedSocket = ForwardedRequest['socket'] & { [PEER_TRUSTED]?: boolean };
 
 /**
  * Marks a connection accepted on the proxy's Unix socket (MARQUEE_PROXY_SOCKET, D-389): its peer is
@@ -37,13 +34,7 @@ type MarkedSocket = ForwardedRequest['socket'] & { [PEER_TRUSTED]?: boolean; [PR
  * chose who may connect. Such a socket has no address of its own.
  */
 export function markProxySocket(socket: object): void {
-  (socket as MarkedSocket)[PROXY_SOCKET] = true;
   (socket as MarkedSocket)[PEER_TRUSTED] = true;
-}
-
-/** Whether markProxySocket marked this connection. */
-export function isProxySocket(socket: object): boolean {
-  return (socket as MarkedSocket)[PROXY_SOCKET] === true;
 }
 
 export class TrustedProxies {
@@ -65,9 +56,14 @@ export class TrustedProxies {
    * socket: its peer never changes, and the byte routes ask on every request of a keep-alive connection.
    */
   peerIsTrusted(req: ForwardedRequest): boolean {
-    const socket = req.socket as MarkedSocket;
-    if (this.empty) return socket[PEER_TRUSTED] === true;
-    return (socket[PEER_TRUSTED] ??= this.trusts(normalizedAddress(socket.remoteAddress ?? '')));
+    return this.socketIsTrusted(req.socket);
+  }
+
+  /** Whether this connection's peer is a trusted proxy: listed, or marked by markProxySocket. */
+  socketIsTrusted(socket: ForwardedRequest['socket']): boolean {
+    const marked = socket as MarkedSocket;
+    if (this.empty) return marked[PEER_TRUSTED] === true;
+    return (marked[PEER_TRUSTED] ??= this.trusts(normalizedAddress(socket.remoteAddress ?? '')));
   }
 
   trusts(address: string): boolean {
