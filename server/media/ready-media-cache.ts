@@ -1,3 +1,12 @@
+// Ready media as the byte routes read them (the export, /content/v1): only what delivery needs,
+// kept for at most READY_MEDIA_CACHE_MS: a 64 KiB range is answered in a fraction of a
+// millisecond, and its media row was a query of its own. An update that sets one of the columns
+// held here (state, bytes, digest, type, blob key, owner) or a delete of a media row empties the
+// cache as the statement runs (a WatchedCache over Store.watchWrites), so a deleted media is
+// not_found at once here; a retag or any other column's update keeps it. Another replica's
+// deletion arrives relayed over the notifier (D-386), within a second, and within the lifetime at
+// the latest (its bytes are removed only after that deletion commits, and a descriptor already
+// open still reads them, D-336).
 import { problem } from '../problem';
 import type { Store } from '../store/store';
 import { watchedCache } from '../store/watched-cache';
