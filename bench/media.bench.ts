@@ -211,8 +211,8 @@ interface LoadTally {
 /** What one client asks for, until when, and where it counts what it got. */
 interface RangeJob {
   target: URL;
-  /** The request line and headers, all but Range and the blank line. */
-  head: string;
+  /** Headers of every request but Range (Host defaults to the target's). */
+  headers: Record<string, string>;
   size: number;
   rangeBytes: number;
   deadline: number;
@@ -225,7 +225,13 @@ async function rangeClient(job: RangeJob): Promise<void> {
 }
 
 /** One connection of rangeClient: resolves when it closed, after its last complete answer. */
-function rangeConnection({ target, head, size, rangeBytes, deadline, tally }: RangeJob, buffer: Buffer): Promise<void> {
+function rangeConnection(
+  { target, headers, size, rangeBytes, deadline, tally }: RangeJob,
+  buffer: Buffer,
+): Promise<void> {
+  const head = `GET ${target.pathname} HTTP/1.1\r\n${Object.entries({ host: target.host, ...headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}`;
   return new Promise((resolve, reject) => {
     let headerText = '';
     let remaining = -1; // body bytes still to come; -1 while reading the header
@@ -297,12 +303,35 @@ async function rangedLoad(
   connections = 8,
   serverPid?: number,
 ): Promise<RangedLoad> {
-  const target = new URL(url);
+  const tally: LoadTally = { latencies: [], bytes: 0, non2xx: 0 };
+  const job: RangeJob = { target: new URL(url), headers, size, rangeBytes, tally, deadline: 0 };
+  const started = performance.now();
+  job.deadline = started + seconds * 1000;
+  const cpuBefore = cpuSeconds(serverPid);
+  const nginxBefore = cpuSeconds(NGINX_WORKER);
+  if (process.env.BENCH_CLIENT === 'http') await httpRangeClients(job, connections);
+  else await Promise.all(Array.from({ length: connections }, () => rangeClient(job)));
+  const elapsed = (performance.now() - started) / 1000;
+  const serverCpu = cpuSeconds(serverPid) - cpuBefore;
+  const nginxCpu = cpuSeconds(NGINX_WORKER) - nginxBefore;
+  const { latencies } = tally;
+  latencies.sort((a, b) => a - b);
+  return {
+    requestsPerSecond: latencies.length / elapsed,
+    megabytesPerSecond: tally.bytes / elapsed / 1e6,
+    p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
+    non2xx: tally.non2xx,
+    serverMicrosPerRequest: (serverCpu / latencies.length) * 1e6,
+    nginxMicrosPerRequest: (nginxCpu / latencies.length) * 1e6,
+  };
+}
+
+/** BENCH_CLIENT=http: the same job with Node's own HTTP client (what the bench used before D-390). */
+async function httpRangeClients(
+  { target, headers, size, rangeBytes, deadline, tally }: RangeJob,
+  connections: number,
+): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const latencies: number[] = [];
-  let bytes = 0;
-  let non2xx = 0;
-  const deadline = performance.now() + seconds * 1000;
   const once = () =>
     new Promise<void>((resolve, reject) => {
       const start = Math.floor(Math.random() * (size - rangeBytes));
@@ -316,10 +345,10 @@ async function rangedLoad(
           headers: { ...headers, range: `bytes=${start}-${start + rangeBytes - 1}` },
         },
         (res) => {
-          if (res.statusCode !== 206) non2xx++;
-          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+          if (res.statusCode !== 206) tally.non2xx++;
+          res.on('data', (chunk: Buffer) => (tally.bytes += chunk.length));
           res.on('end', () => {
-            latencies.push(performance.now() - began);
+            tally.latencies.push(performance.now() - began);
             resolve();
           });
           res.on('error', reject);
@@ -328,39 +357,15 @@ async function rangedLoad(
       req.on('error', reject);
       req.end();
     });
-  const started = performance.now();
-  const cpuBefore = cpuSeconds(serverPid);
-  const nginxBefore = cpuSeconds(NGINX_WORKER);
-  if (process.env.BENCH_CLIENT === 'http')
+  try {
     await Promise.all(
       Array.from({ length: connections }, async () => {
         while (performance.now() < deadline) await once();
       }),
     );
-  else {
-    const head = `GET ${target.pathname} HTTP/1.1\r\n${Object.entries({ host: target.host, ...headers })
-      .map(([name, value]) => `${name}: ${value}\r\n`)
-      .join('')}`;
-    const tally: LoadTally = { latencies, bytes: 0, non2xx: 0 };
-    await Promise.all(
-      Array.from({ length: connections }, () => rangeClient({ target, head, size, rangeBytes, deadline, tally })),
-    );
-    bytes = tally.bytes;
-    non2xx = tally.non2xx;
+  } finally {
+    agent.destroy();
   }
-  const elapsed = (performance.now() - started) / 1000;
-  const serverCpu = cpuSeconds(serverPid) - cpuBefore;
-  const nginxCpu = cpuSeconds(NGINX_WORKER) - nginxBefore;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    requestsPerSecond: latencies.length / elapsed,
-    megabytesPerSecond: bytes / elapsed / 1e6,
-    p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
-    non2xx,
-    serverMicrosPerRequest: (serverCpu / latencies.length) * 1e6,
-    nginxMicrosPerRequest: (nginxCpu / latencies.length) * 1e6,
-  };
 }
 
 /** The player's URL of the media in its manifest, with its paired cookies. */
