@@ -3,7 +3,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -16,19 +15,10 @@ import { capturedLogs } from '../testing/captured-logs';
 import { clientId, freePort, randomKey, TestServer } from '../testing/harness';
 import { ACCEL_PREFIX, accelProxyConfig, hasNginx, rawGet, startNginx } from '../testing/nginx';
 import { closeProxySocket, listenForProxy } from './proxy-socket';
+import { tempDirs } from '../testing/temp-dirs';
 
 const silent = createLogger('silent');
-const dirs: string[] = [];
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-sock-'));
-  dirs.push(dir);
-  return dir;
-}
-
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('sock');
 
 interface Answer {
   status: number;

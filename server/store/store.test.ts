@@ -1,7 +1,6 @@
 // The store through its driver: every migration from empty on the engine MARQUEE_TEST_DATABASE_URL
 // names, values past 32 bits, the portable expressions, and SQLite databases made before the seam.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
@@ -11,6 +10,7 @@ import { TEST_DATABASE_URL, testDatabase, type TestDatabase } from '../testing/t
 import { migrationNames } from './migrations/index';
 import { greatest } from './portable-sql';
 import { expectUpdated, isUniqueViolation, openStore, StaleWrite, type Store } from './store';
+import { tempDirs } from '../testing/temp-dirs';
 
 const TABLES = [
   'agent_connections',
@@ -146,15 +146,7 @@ const INDEXES = [
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 const FIVE_GIB = 5 * 2 ** 30;
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-store-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('store');
 
 async function insertTenant(store: Store, id: string, overrides: Partial<TenantTable> = {}): Promise<void> {
   await store.db
