@@ -107,12 +107,15 @@ async function uploadMedia(origin: string, token: string, bytes: Buffer): Promis
 const PROXY_ADDRESS = '127.0.0.2';
 /** The internal location of docs/operations.md ("Media through nginx"). */
 const ACCEL_PREFIX = '/_marquee_blobs/';
+/** The floor's offload location: the operations block over nginx's own copy of the object. */
+const FLOOR_ACCEL_PREFIX = '/_floor_blobs/';
 
 async function startNginx(
   root: string,
   file: Buffer,
   marqueeBlobs: string,
   marqueeSocket: string,
+  barePort: number,
 ): Promise<{ stop(): Promise<void> }> {
   const www = path.join(root, 'www');
   fs.mkdirSync(www, { recursive: true });
@@ -131,9 +134,21 @@ async function startNginx(
     server unix:${marqueeSocket};
     keepalive 16;
   }
+  upstream bare {
+    server 127.0.0.1:${barePort};
+    keepalive 16;
+  }
   server {
     listen 127.0.0.1:${NGINX_PORT};
     location / { root ${www}; }
+    location /offload/ {
+      proxy_pass http://bare;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+${operationsAccelLocation(www).replace(ACCEL_PREFIX, FLOOR_ACCEL_PREFIX)}
     location /api/ {
       proxy_pass http://marquee;
       proxy_bind ${PROXY_ADDRESS};
@@ -427,12 +442,12 @@ export async function mediaRangedExport(): Promise<void> {
     // Started as root, nginx reads files as its worker user (nobody): let it through the temp dirs.
     const blobs = path.join(marquee.dataDir, 'blobs');
     for (const dir of [marquee.dataDir, blobs, path.join(blobs, 'media')]) fs.chmodSync(dir, 0o755);
-    nginx = await startNginx(root, object, blobs, marqueeSocket);
-    NGINX_WORKER = nginxWorkerPid(root);
     const barePort = await freePort();
+    nginx = await startNginx(root, object, blobs, marqueeSocket, barePort);
+    NGINX_WORKER = nginxWorkerPid(root);
     const bareNode = await startChild(
       'bench/bare-node-range.ts',
-      { PORT: String(barePort), FILE: path.join(root, 'www', 'object.mp4') },
+      { PORT: String(barePort), FILE: path.join(root, 'www', 'object.mp4'), OFFLOAD_PREFIX: FLOOR_ACCEL_PREFIX },
       'listening',
     );
     bare = bareNode;
@@ -448,6 +463,12 @@ export async function mediaRangedExport(): Promise<void> {
         headers: {},
         pid: bareNode.process.pid,
         floor: true,
+      },
+      {
+        server: 'bare Node offload via nginx (offload floor)',
+        url: `http://127.0.0.1:${NGINX_PORT}/offload/object.mp4`,
+        headers: {},
+        pid: bareNode.process.pid,
       },
       { server: 'Marquee export', url: `${marquee.origin}${exportPath}`, headers: bearer, pid },
       {
