@@ -270,7 +270,10 @@ async function listen(services: Services, app: express.Express): Promise<Listeni
     try {
       proxy = await listenForProxy(server, config.proxySocket, config.proxySocketMode, services.logger);
     } catch (error) {
-      await new Promise((resolve) => server.close(resolve));
+      // Connections already accepted on the port (a stream, a slow upload) would hold close() open.
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
+      await closed;
       throw error;
     }
   }

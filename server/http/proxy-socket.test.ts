@@ -5,7 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServer } from '../app';
 import { TestClock } from '../clock';
 import { ConfigError, loadConfig } from '../config';
@@ -195,6 +195,43 @@ describe('starting and stopping on the proxy socket', () => {
     expect(fs.lstatSync(socketPath).mode & 0o777).toBe(0o660);
     await closeProxySocket(open.pop()!);
     expect(fs.existsSync(socketPath)).toBe(false);
+  });
+
+  it('is given its mode before it is at its path, whatever the umask, and leaves nothing else in the directory', async () => {
+    const dir = tempDir();
+    const socketPath = path.join(dir, 'proxy.sock');
+    const chmods: { target: string; parentMode: number; atPath: boolean }[] = [];
+    const realChmod = fs.chmodSync;
+    const spy = vi.spyOn(fs, 'chmodSync').mockImplementation((target, mode) => {
+      const t = String(target);
+      chmods.push({
+        target: t,
+        parentMode: fs.statSync(path.dirname(t)).mode & 0o777,
+        atPath: fs.existsSync(socketPath),
+      });
+      realChmod(target, mode);
+    });
+    const umask = process.umask(0);
+    try {
+      open.push(await listenForProxy(http.createServer(), socketPath, 0o600, silent));
+    } finally {
+      process.umask(umask);
+      spy.mockRestore();
+    }
+    // Given its mode in a directory only this process may enter, before anything was at the path.
+    expect(chmods).toHaveLength(1);
+    expect(chmods[0]!.target).not.toBe(socketPath);
+    expect(chmods[0]!.parentMode).toBe(0o700);
+    expect(chmods[0]!.atPath).toBe(false);
+    expect(fs.lstatSync(socketPath).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(dir)).toEqual(['proxy.sock']);
+  });
+
+  it('names a missing directory as such', async () => {
+    const missing = path.join(tempDir(), 'missing', 'proxy.sock');
+    await expect(listenForProxy(http.createServer(), missing, 0o660, silent)).rejects.toThrow(
+      /directory .*missing does not exist/,
+    );
   });
 
   it('warns when every local user may connect', async () => {

@@ -1,13 +1,17 @@
 // The Unix socket a reverse proxy on the same machine reaches Marquee through (MARQUEE_PROXY_SOCKET,
 // D-389). Its connections join the HTTP server as if accepted on the TCP port, marked as the
 // trusted proxy's: the socket file's permissions decide who may connect, so no address list is
-// needed, and no TCP port other local users could reach. (It is no faster than loopback TCP:
-// D-390 measured the same CPU per offloaded range over both.)
+// needed, and no trusted TCP address other local users could connect from. (It is no faster than
+// loopback TCP: D-390 measured the same CPU per offloaded range over both.)
 import fs from 'node:fs';
 import type http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import type { Logger } from '../logger';
 import { markProxySocket } from './trusted-proxies';
+
+/** The path each proxy server was moved to (its own address is the staging path it was bound at). */
+const publicPaths = new WeakMap<net.Server, string>();
 
 /**
  * Listens on `socketPath` with permissions `mode`, handing each connection to `server`. A socket
@@ -20,28 +24,36 @@ export async function listenForProxy(
   mode: number,
   logger: Logger,
 ): Promise<net.Server> {
+  const directory = path.dirname(socketPath);
+  if (!fs.statSync(directory, { throwIfNoEntry: false })?.isDirectory())
+    throw new Error(`MARQUEE_PROXY_SOCKET: the directory ${directory} does not exist`);
   await clearStaleSocket(socketPath);
   const proxy = net.createServer((socket) => {
     markProxySocket(socket);
     server.emit('connection', socket);
   });
-  await new Promise<void>((resolve, reject) => {
-    proxy.once('error', reject);
-    proxy.listen(socketPath, () => {
-      proxy.off('error', reject);
-      resolve();
-    });
-  });
+  // Bound in a directory of its own that only this process may enter, given its mode there, then
+  // renamed onto the path: nobody can connect before the mode is set (whatever the umask), and no
+  // one can swap the file the mode is given to.
+  const staging = fs.mkdtempSync(path.join(directory, '.mq-'));
+  const staged = path.join(staging, 's');
   try {
-    // Made under the process umask (022 by default: nobody else may connect), then given its mode,
-    // unless something other than our socket took the path meanwhile (chmod follows symbolic links).
-    if (!fs.lstatSync(socketPath).isSocket())
-      throw new Error(`MARQUEE_PROXY_SOCKET: ${socketPath} was replaced while Marquee bound it`);
-    fs.chmodSync(socketPath, mode);
+    await new Promise<void>((resolve, reject) => {
+      proxy.once('error', reject);
+      proxy.listen(staged, () => {
+        proxy.off('error', reject);
+        resolve();
+      });
+    });
+    fs.chmodSync(staged, mode);
+    fs.renameSync(staged, socketPath);
   } catch (error) {
-    await closeProxySocket(proxy);
+    if (proxy.listening) await new Promise((resolve) => proxy.close(resolve));
     throw error;
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
   }
+  publicPaths.set(proxy, socketPath);
   if ((mode & 0o002) !== 0)
     logger.warn(
       { mode: mode.toString(8) },
@@ -53,10 +65,13 @@ export async function listenForProxy(
 
 /**
  * Stops accepting on the proxy socket and removes its file; resolves once the connections it
- * accepted have closed as well (the HTTP server's drain closes them).
+ * accepted have closed as well (stop() closes them with the TCP port's).
  */
 export function closeProxySocket(proxy: net.Server): Promise<void> {
-  return new Promise((resolve) => proxy.close(() => resolve()));
+  const closed = new Promise<void>((resolve) => proxy.close(() => resolve()));
+  const socketPath = publicPaths.get(proxy);
+  if (socketPath) fs.rmSync(socketPath, { force: true });
+  return closed;
 }
 
 /**
