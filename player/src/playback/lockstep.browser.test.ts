@@ -292,6 +292,34 @@ describe('lockstep page changes', () => {
     expectOnFirstFrames(await samples(p), seen.slice(1, 2), [['b', at]]);
     await p.context().close();
   }, 90_000);
+
+  it('joins where a barrier took the group when the barrier came while its first page was being prepared', async () => {
+    // The first page's image takes 2 s to arrive: the member is still preparing it when the barrier comes.
+    fixture.media.set('med_slow_a', { ...fixture.media.get('med_imga')!, delayMs: 2000 });
+    const probe = await fixture.open();
+    const epoch = Math.ceil((await wallNow(probe)) - 1000);
+    await probe.context().close();
+    const pages = [
+      page('a', [images('hero', ['med_slow_a'])], { advance: { mode: 'application', maxMs: 60_000 } }),
+      page('b', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: 4000 } }),
+    ];
+    const m = manifest(pages, { sync: sync(epoch) });
+    const p = await member(m);
+    const barrier = { timeline: `@1@${m.sync!.epoch}`, pageIndex: 1, at: Math.ceil((await wallNow(p)) + 300) };
+    const apply = () => p.evaluate((b) => (window as unknown as TestWindow).m.engine.applyBarrier(b), barrier);
+    await apply();
+    const first = (await waitForChanges(p, 1))[0]!;
+    // On glass once its first page could be: on the group's page then (b, mid-turn), not on a from
+    // the turn the epoch began.
+    expect(first.page).toBe('b');
+    expect(first.frame).toBeGreaterThan(barrier.at);
+    // The player hands the last barrier to each loop that comes on glass: applied again, it changes nothing.
+    await apply();
+    // b's turn: its 200 ms crossfade and 4 s; then a, on the first frame at or after that instant.
+    const seen = await waitForChanges(p, 2);
+    expectOnFirstFrames(await samples(p), seen.slice(1, 2), [['a', barrier.at + 200 + 4000]]);
+    await p.context().close();
+  }, 90_000);
 });
 
 describe('lockstep video', () => {

@@ -93,6 +93,8 @@ interface Lockstep {
   cache: TimelinePosition | null;
   /** A pending loop moves on glass at this instant (a boundary of its own timeline). */
   joinAt: number | null;
+  /** The instant of the last barrier applied to this timeline. */
+  barrierAt: number | null;
 }
 
 interface Loop {
@@ -170,12 +172,28 @@ export class PlaybackEngine {
 
   /**
    * Lockstep: the group's lead announced "page P at instant T" (an advance no member can compute):
-   * from T the timeline runs on from that page. Barriers of another timeline are ignored.
+   * from T the timeline runs on from that page. Barriers of another timeline are ignored. A loop
+   * still preparing to join the group moves too, so it joins where the barrier took the group.
    */
   applyBarrier(barrier: BarrierAnnouncement): void {
+    const pending = this.pending;
+    if (pending) this.moveTimeline(pending, barrier);
     const loop = this.current;
-    const lockstep = loop?.lockstep;
-    if (!loop || !lockstep || lockstep.key !== barrier.timeline || !loop.views[barrier.pageIndex]) return;
+    if (!loop || !this.moveTimeline(loop, barrier) || !this.segment) return;
+    if (this.segment.end > barrier.at) this.segment = { ...this.segment, end: Math.max(barrier.at, this.segment.fill) };
+    this.armBoundary();
+    this.leaveNext();
+    this.warmNext();
+  }
+
+  /**
+   * Runs `loop`'s timeline on from the barrier's page at its instant; false when the barrier is of
+   * another timeline, or was already applied (the host hands the last one to every new loop again).
+   */
+  private moveTimeline(loop: Loop, barrier: BarrierAnnouncement): boolean {
+    const lockstep = loop.lockstep;
+    if (!lockstep || lockstep.key !== barrier.timeline || !loop.views[barrier.pageIndex]) return false;
+    if (lockstep.barrierAt !== null && barrier.at <= lockstep.barrierAt) return false;
     const replaced = this.positionAt(loop, barrier.at);
     const again = replaced?.segment.index === barrier.pageIndex;
     const segment = segmentOf(loop.sequence, barrier.pageIndex, barrier.at, again);
@@ -183,13 +201,8 @@ export class PlaybackEngine {
     lockstep.before = this.positionAt(loop, Math.min(this.host.now(), barrier.at - 1)) ?? lockstep.anchor;
     lockstep.anchor = anchorAt(loop.sequence, segment);
     lockstep.cache = null;
-    if (this.segment) {
-      if (this.segment.end > barrier.at)
-        this.segment = { ...this.segment, end: Math.max(barrier.at, this.segment.fill) };
-      this.armBoundary();
-      this.leaveNext();
-      this.warmNext();
-    }
+    lockstep.barrierAt = barrier.at;
+    return true;
   }
 
   private measure(): Size {
@@ -722,5 +735,5 @@ function lockstepOf(manifest: RuntimeManifest, sequence: SequencePage[]): Lockst
   if (!sync) return null;
   const anchor = epochAnchor(sequence, Date.parse(sync.epoch), manifest.timezone);
   if (!anchor) return null;
-  return { sync, key: timelineKey(manifest)!, anchor, before: null, cache: null, joinAt: null };
+  return { sync, key: timelineKey(manifest)!, anchor, before: null, cache: null, joinAt: null, barrierAt: null };
 }
