@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // browser project (every `*.browser.test.ts`, each driving Debian's Chromium) runs one file at a
 // time, so a page's frame timing never competes with another Chromium or a busy test worker.
 const shared = { testTimeout: 20_000, hookTimeout: 20_000, pool: 'forks' } as const;
-const roots = ['server', 'sdk', 'player', 'dashboard', 'packaging'];
+const roots = ['server', 'sdk', 'player', 'dashboard', 'packaging', 'bench'];
 const browser = roots.map((r) => `${r}/**/*.browser.test.{ts,tsx}`);
 
 export default defineConfig({

@@ -5,17 +5,19 @@
 // request and byte budgets), and the export through nginx with MARQUEE_ACCEL_REDIRECT (nginx sends
 // the file), nginx reaching Marquee over loopback TCP and over MARQUEE_PROXY_SOCKET; and, as the
 // floor under Marquee's figures, Node's bare HTTP server sending the same ranges with the same
-// headers and no checks (bare-node-range.ts). The server is bench/marquee-server.ts: every budget
-// is consulted, with limits raised.
+// headers and no checks (bare-node-range.ts), and as the offload's floor that server answering
+// each range with X-Accel-Redirect behind the same nginx (D-391). The server is
+// bench/marquee-server.ts: every budget is consulted, with limits raised. The load comes from
+// range-client.ts (D-390).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { BufferTarget, EncodedPacket, EncodedVideoPacketSource, Mp4OutputFormat, Output } from 'mediabunny';
 import { median, startChild, startMarquee, table } from './harness';
+import { type LoadTally, type RangeJob, rangeClient } from './range-client';
 import { pairedPlayer } from './manifest.bench';
 import { freePort } from '../server/testing/harness';
 import { loopbackNginxConfig, operationsAccelLocation, startNginx as startNginxAt } from '../server/testing/nginx';
@@ -210,98 +212,6 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
-interface LoadTally {
-  latencies: number[];
-  bytes: number;
-  non2xx: number;
-}
-
-/**
- * One client asking for ranges in turn until `deadline` on a keep-alive connection (a new one when
- * the server closes it, as nginx does after 1,000 requests), reading every answer into one reused
- * buffer (`onread`): no Buffer per chunk and no HTTP parser object, so that the client takes as
- * little of the machine as it can from the servers it measures. Answers must carry Content-Length
- * (nginx's and Marquee's do).
- */
-/** What one client asks for, until when, and where it counts what it got. */
-interface RangeJob {
-  target: URL;
-  /** Headers of every request but Range (Host defaults to the target's). */
-  headers: Record<string, string>;
-  size: number;
-  rangeBytes: number;
-  deadline: number;
-  tally: LoadTally;
-}
-
-async function rangeClient(job: RangeJob): Promise<void> {
-  const buffer = Buffer.allocUnsafe(256 * 1024);
-  while (performance.now() < job.deadline) await rangeConnection(job, buffer);
-}
-
-/** One connection of rangeClient: resolves when it closed, after its last complete answer. */
-function rangeConnection(
-  { target, headers, size, rangeBytes, deadline, tally }: RangeJob,
-  buffer: Buffer,
-): Promise<void> {
-  const head = `GET ${target.pathname} HTTP/1.1\r\n${Object.entries({ host: target.host, ...headers })
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('')}`;
-  return new Promise((resolve, reject) => {
-    let headerText = '';
-    let remaining = -1; // body bytes still to come; -1 while reading the header
-    let closing = false; // the answer said Connection: close
-    let began = 0;
-    const ask = () => {
-      const start = Math.floor(Math.random() * (size - rangeBytes));
-      began = performance.now();
-      headerText = '';
-      remaining = -1;
-      socket.write(`${head}range: bytes=${start}-${start + rangeBytes - 1}\r\n\r\n`);
-    };
-    const answered = () => {
-      tally.latencies.push(performance.now() - began);
-      if (closing || performance.now() >= deadline) {
-        remaining = -2; // nothing more is asked on this connection
-        socket.end();
-      } else ask();
-    };
-    const socket = net.connect({
-      host: target.hostname,
-      port: Number(target.port),
-      onread: {
-        buffer,
-        callback(length: number, chunk: Uint8Array) {
-          let offset = 0;
-          if (remaining === -1) {
-            headerText += Buffer.from(chunk.buffer, chunk.byteOffset, length).toString('latin1');
-            const end = headerText.indexOf('\r\n\r\n');
-            if (end < 0) return true;
-            const contentLength = /\r\ncontent-length: *([0-9]+)/i.exec(headerText);
-            if (!contentLength) {
-              socket.destroy(new Error(`an answer without Content-Length: ${headerText.slice(0, 200)}`));
-              return false;
-            }
-            if (headerText.slice(9, 12) !== '206') tally.non2xx++;
-            closing = /\r\nconnection: *close/i.test(headerText.slice(0, end));
-            remaining = Number(contentLength[1]);
-            offset = length - (headerText.length - end - 4);
-          } else if (remaining < 0) return true;
-          const body = Math.min(length - offset, remaining);
-          tally.bytes += body;
-          remaining -= body;
-          if (remaining === 0) answered();
-          return true;
-        },
-      },
-    });
-    socket.once('connect', ask);
-    // A reset after the last complete answer (a server closing its keep-alive side) ends the connection, not the run.
-    socket.once('error', (error) => (remaining === -2 ? undefined : reject(error)));
-    socket.once('close', () => resolve());
-  });
-}
-
 /**
  * Closed-loop load: `connections` keep-alive clients, each asking for `rangeBytes` at a random
  * offset, draining the body and asking again. The clients are rangeClient's (D-390): Node's own
@@ -360,10 +270,15 @@ async function httpRangeClients(
           headers: { ...headers, range: `bytes=${start}-${start + rangeBytes - 1}` },
         },
         (res) => {
-          if (res.statusCode !== 206) tally.non2xx++;
-          res.on('data', (chunk: Buffer) => (tally.bytes += chunk.length));
+          const counted = res.statusCode === 206 && Number(res.headers['content-length']) === rangeBytes;
+          if (!counted) tally.non2xx++;
+          let received = 0;
+          res.on('data', (chunk: Buffer) => (received += chunk.length));
           res.on('end', () => {
-            tally.latencies.push(performance.now() - began);
+            if (counted && received === rangeBytes) {
+              tally.bytes += received;
+              tally.latencies.push(performance.now() - began);
+            }
             resolve();
           });
           res.on('error', reject);
@@ -557,7 +472,7 @@ export async function mediaRangedExport(): Promise<void> {
         );
     }
     console.log(
-      `object: ${(object.length / 1e6).toFixed(1)} MB; ${connections} connections; ${roundsFor(0)} rounds (${roundsFor(8 << 20)} above 1 MiB) of ${seconds} s per target, nginx measured before and after each; ratio = median over the rounds of MB/s ÷ the mean of nginx's MB/s just before and after (range: lowest-highest); non206 = answers that were not 206; server_cpu_us = CPU time of the server process per request (Marquee's, or the bare Node floor's) and nginx_cpu_us that of nginx's worker, for the targets nginx serves (medians of the rounds; less sensitive to the machine's load than MB/s); load average ${os
+      `object: ${(object.length / 1e6).toFixed(1)} MB; ${connections} connections; ${roundsFor(0)} rounds (${roundsFor(8 << 20)} above 1 MiB) of ${seconds} s per target, nginx measured before and after each; ratio = median over the rounds of MB/s ÷ the mean of nginx's MB/s just before and after (range: lowest-highest); non206 = answers that were not a 206 of the range asked (neither their bytes nor their time count); server_cpu_us = CPU time of the server process per request (Marquee's, or the bare Node floor's) and nginx_cpu_us that of nginx's worker, for the targets nginx serves (medians of the rounds; less sensitive to the machine's load than MB/s); load average ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
