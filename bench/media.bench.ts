@@ -20,7 +20,14 @@ import { median, startChild, startMarquee, table } from './harness';
 import { type LoadTally, type RangeJob, rangeClient } from './range-client';
 import { pairedPlayer } from './manifest.bench';
 import { freePort } from '../server/testing/harness';
-import { loopbackNginxConfig, operationsAccelLocation, startNginx as startNginxAt } from '../server/testing/nginx';
+import {
+  ACCEL_PREFIX,
+  ACCEL_PROXY_ADDRESS,
+  loopbackNginxConfig,
+  operationsAccelLocation,
+  operationsSocketUpstream,
+  startNginx as startNginxAt,
+} from '../server/testing/nginx';
 
 const OBJECT_BYTES = 50 * 1024 * 1024;
 
@@ -105,10 +112,8 @@ async function uploadMedia(origin: string, token: string, bytes: Buffer): Promis
   throw new Error('verification did not finish');
 }
 
-/** nginx connects to Marquee from this address, Marquee's only trusted proxy (the bench's own requests come from 127.0.0.1). */
-const PROXY_ADDRESS = '127.0.0.2';
-/** The internal location of docs/operations.md ("Media through nginx"). */
-const ACCEL_PREFIX = '/_marquee_blobs/';
+// nginx connects to Marquee from ACCEL_PROXY_ADDRESS, Marquee's only trusted proxy (the bench's own
+// requests come from 127.0.0.1); ACCEL_PREFIX is the internal location of docs/operations.md.
 /** The floor's offload location: the operations block over nginx's own copy of the object. */
 const FLOOR_ACCEL_PREFIX = '/_floor_blobs/';
 
@@ -125,50 +130,40 @@ async function startNginx(
   // nginx started as root runs its worker as nobody, which must read the files.
   for (const p of [root, www]) fs.chmodSync(p, 0o755);
   fs.chmodSync(path.join(www, 'object.mp4'), 0o644);
+  // Each upstream proxied the same way; the socket's is the upstream block of docs/operations.md.
+  const proxyTo = (upstream: string, extra = '') => `proxy_pass http://${upstream};${extra}
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";`;
   const config = loopbackNginxConfig(
     root,
     `  types { video/mp4 mp4; }
-  upstream marquee {
+  upstream marquee_tcp {
     server 127.0.0.1:${MARQUEE_PORT};
-    keepalive 16;
+    keepalive 32;
+    keepalive_timeout 4s;
   }
-  upstream marquee_socket {
-    server unix:${marqueeSocket};
-    keepalive 16;
-  }
-  upstream bare {
+${operationsSocketUpstream(marqueeSocket)}  upstream bare {
     server 127.0.0.1:${barePort};
-    keepalive 16;
+    keepalive 32;
   }
   server {
     listen 127.0.0.1:${NGINX_PORT};
     location / { root ${www}; }
     location /offload/ {
-      proxy_pass http://bare;
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
+      ${proxyTo('bare')}
     }
 ${operationsAccelLocation(www).replace(ACCEL_PREFIX, FLOOR_ACCEL_PREFIX)}
     location /api/ {
-      proxy_pass http://marquee;
-      proxy_bind ${PROXY_ADDRESS};
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
+      ${proxyTo('marquee_tcp', `\n      proxy_bind ${ACCEL_PROXY_ADDRESS};`)}
     }
 ${operationsAccelLocation(marqueeBlobs)}
   }
   server {
     listen 127.0.0.1:${NGINX_SOCKET_PORT};
     location / {
-      proxy_pass http://marquee_socket;
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
+      ${proxyTo('marquee')}
     }
 ${operationsAccelLocation(marqueeBlobs)}
   }`,
@@ -333,7 +328,7 @@ export async function mediaRangedExport(): Promise<void> {
     MARQUEE_PORT,
     {
       MARQUEE_ACCEL_REDIRECT: ACCEL_PREFIX,
-      MARQUEE_TRUSTED_PROXIES: PROXY_ADDRESS,
+      MARQUEE_TRUSTED_PROXIES: ACCEL_PROXY_ADDRESS,
       MARQUEE_PROXY_SOCKET: marqueeSocket,
       MARQUEE_PROXY_SOCKET_MODE: '666',
     },

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { query, reply } from './http/route';
-import { TestServer } from './testing/harness';
+import { freePort, TestServer } from './testing/harness';
+import { tempDirs } from './testing/temp-dirs';
 
 describe('process lifecycle', () => {
   it('keeps data across a restart', async () => {
@@ -56,10 +56,12 @@ describe('process lifecycle', () => {
   });
 });
 
+const tempDir = tempDirs('main');
+
 describe('npm start entry point', () => {
   it('creates the data dir on first run, reuses it on the second, and exits cleanly on SIGTERM', async () => {
-    const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-main-')), 'data');
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const dataDir = path.join(tempDir(), 'data');
+    const port = await freePort();
     const run = async (work: (origin: string) => Promise<void>) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
         env: { ...process.env, PORT: String(port), MARQUEE_DATA_DIR: dataDir, MARQUEE_LOG_LEVEL: 'warn' },
@@ -97,13 +99,13 @@ describe('npm start entry point', () => {
   }, 40_000);
 
   it('says why it could not start and exits 1', async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-main-'));
+    const root = tempDir();
     const notASocket = path.join(root, 'proxy.sock');
     fs.writeFileSync(notASocket, 'a file');
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
       env: {
         ...process.env,
-        PORT: String(20000 + Math.floor(Math.random() * 20000)),
+        PORT: String(await freePort()),
         MARQUEE_DATA_DIR: path.join(root, 'data'),
         MARQUEE_LOG_LEVEL: 'warn',
         MARQUEE_PROXY_SOCKET: notASocket,
@@ -115,6 +117,5 @@ describe('npm start entry point', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
     expect(err).toContain(`marquee: could not start: MARQUEE_PROXY_SOCKET: ${notASocket} exists and is not a socket`);
-    fs.rmSync(root, { recursive: true, force: true });
   }, 30_000);
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { TestServer, clientId, randomKey } from '../testing/harness';
-import { TrustedProxies, isAddressOrRange } from './trusted-proxies';
+import { TrustedProxies, isAddressOrRange, markProxySocket } from './trusted-proxies';
 
 function request(peer: string, forwardedFor?: string | string[]) {
   return {
@@ -34,6 +34,25 @@ describe('client IP', () => {
     expect(proxies.clientIp(request('10.1.1.1', 'random-key-123'))).toBe('10.1.1.1');
     // Only trusted hops: the left-most is the best guess.
     expect(proxies.clientIp(request('10.1.1.1', '10.3.3.3'))).toBe('10.3.3.3');
+  });
+
+  it('trusts a connection from the proxy socket whatever the list holds, and walks its X-Forwarded-For the same way', () => {
+    // A connection on MARQUEE_PROXY_SOCKET has no address: the mark alone makes it the proxy's.
+    const fromSocket = (forwardedFor?: string) => {
+      const req = { socket: {}, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } };
+      markProxySocket(req.socket);
+      return req as never;
+    };
+    for (const list of [[], ['10.0.0.0/8']]) {
+      const proxies = new TrustedProxies(list);
+      expect(proxies.socketIsTrusted((fromSocket() as { socket: object }).socket)).toBe(true);
+      expect(proxies.clientIp(fromSocket('203.0.113.9, 198.51.100.1'))).toBe('198.51.100.1');
+    }
+    // With a list, a listed hop behind the socket's proxy is walked through; an unmarked socket is not trusted.
+    const listed = new TrustedProxies(['10.0.0.0/8']);
+    expect(listed.clientIp(fromSocket('198.51.100.1, 10.2.2.2'))).toBe('198.51.100.1');
+    expect(listed.socketIsTrusted({ remoteAddress: '192.0.2.7' })).toBe(false);
+    expect(listed.clientIp(request('192.0.2.7', '198.51.100.1'))).toBe('192.0.2.7');
   });
 
   it('takes MARQUEE_TRUSTED_PROXIES as comma-separated addresses and CIDR ranges', () => {

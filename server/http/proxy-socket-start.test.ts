@@ -4,20 +4,27 @@
 import net from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServer } from '../app';
 import { loadConfig } from '../config';
 import { freePort } from '../testing/harness';
 import { tempDirs } from '../testing/temp-dirs';
+import * as proxySocket from './proxy-socket';
 
 const held: { fail?: (error: Error) => void } = {};
-vi.mock('./proxy-socket', async (original) => ({
-  ...(await original<typeof import('./proxy-socket')>()),
-  listenForProxy: () =>
-    new Promise((_resolve, reject) => {
-      held.fail = reject;
-    }),
-}));
+// Spied, not mocked: the unit project's files share their modules (isolate: false), so a module
+// mock would reach every file in this worker.
+beforeEach(() => {
+  vi.spyOn(proxySocket, 'listenForProxy').mockImplementation(
+    () =>
+      new Promise((_resolve, reject) => {
+        held.fail = reject;
+      }),
+  );
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 const tempDir = tempDirs('sock-start');
 

@@ -13,38 +13,22 @@ import { createLogger } from '../logger';
 import { uploadReady, video } from '../media/media.fixtures';
 import { capturedLogs } from '../testing/captured-logs';
 import { clientId, freePort, randomKey, TestServer } from '../testing/harness';
-import { ACCEL_PREFIX, accelProxyConfig, hasNginx, rawGet, startNginx } from '../testing/nginx';
+import { ACCEL_PREFIX, accelProxyConfig, hasNginx, rawGet, rawRequest, startNginx } from '../testing/nginx';
 import { closeProxySocket, listenForProxy } from './proxy-socket';
 import { tempDirs } from '../testing/temp-dirs';
 
 const silent = createLogger('silent');
 const tempDir = tempDirs('sock');
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
 /** A request over the Unix socket at `socketPath`, on `agent`'s connections when given. */
-function overSocket(
+const overSocket = (
   socketPath: string,
   method: string,
   pathname: string,
   headers: Record<string, string>,
   body?: string,
   agent?: http.Agent,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath, method, path: pathname, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+) => rawRequest({ socketPath }, method, pathname, headers, body, agent);
 
 function listening(socketPath: string): Promise<net.Server> {
   return new Promise((resolve, reject) => {

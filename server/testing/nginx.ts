@@ -134,12 +134,26 @@ export interface RawAnswer {
 
 /** A plain GET on a loopback port with exactly these headers, its whole body read. */
 export function rawGet(port: number, pathname: string, headers: Record<string, string>): Promise<RawAnswer> {
+  return rawRequest({ port }, 'GET', pathname, headers);
+}
+
+/** A request to a TCP port on 127.0.0.1 or to a Unix socket, with the answer's raw headers and bytes. */
+export function rawRequest(
+  to: { port: number } | { socketPath: string },
+  method: string,
+  pathname: string,
+  headers: Record<string, string>,
+  body?: string,
+  agent?: http.Agent,
+): Promise<RawAnswer> {
+  const where = 'port' in to ? { host: '127.0.0.1', port: to.port } : { socketPath: to.socketPath };
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: pathname, headers }, (res) => {
+    const req = http.request({ ...where, method, path: pathname, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
     });
     req.on('error', reject);
+    req.end(body);
   });
 }

@@ -505,6 +505,7 @@ function nginxConfig(prefix: string, replicas: Replica[]): string {
     `  upstream marquee {
 ${replicas.map((r) => `    server 127.0.0.1:${r.port} max_fails=1 fail_timeout=2s;`).join('\n')}
     keepalive 16;
+    keepalive_timeout 4s;
   }
   server {
     listen 127.0.0.1:${nginxPort};
