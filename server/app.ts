@@ -287,7 +287,7 @@ async function stop(services: Services, listening: Listening | undefined, drainT
   const server = listening?.server;
   const closed = Promise.all([
     server ? new Promise<void>((resolve) => server.close(() => resolve())) : undefined,
-    listening?.proxy ? closeProxySocket(listening.proxy) : undefined,
+    listening?.proxy ? closeProxySocket(listening.proxy, services.config.proxySocket!) : undefined,
   ]);
   server?.closeIdleConnections();
   await Promise.race([closed, new Promise((r) => setTimeout(r, drainTimeoutMs).unref())]);

@@ -177,7 +177,7 @@ describe('starting and stopping on the proxy socket', () => {
     const answer = await overSocket(socketPath, 'GET', '/', { host: 'x' }, undefined, new http.Agent());
     expect(answer.body.toString()).toBe('here');
     expect(fs.lstatSync(socketPath).mode & 0o777).toBe(0o660);
-    await closeProxySocket(open.pop()!);
+    await closeProxySocket(open.pop()!, socketPath);
     expect(fs.existsSync(socketPath)).toBe(false);
   });
 

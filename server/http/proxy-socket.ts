@@ -10,9 +10,6 @@ import path from 'node:path';
 import type { Logger } from '../logger';
 import { markProxySocket } from './trusted-proxies';
 
-/** The path each proxy server was moved to (its own address is the staging path it was bound at). */
-const publicPaths = new WeakMap<net.Server, string>();
-
 /**
  * Listens on `socketPath` with permissions `mode`, handing each connection to `server`. A socket
  * file left by a process that is gone is replaced; a live one, or another kind of file, is an
@@ -53,7 +50,6 @@ export async function listenForProxy(
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
-  publicPaths.set(proxy, socketPath);
   if ((mode & 0o002) !== 0)
     logger.warn(
       { mode: mode.toString(8) },
@@ -64,13 +60,13 @@ export async function listenForProxy(
 }
 
 /**
- * Stops accepting on the proxy socket and removes its file; resolves once the connections it
- * accepted have closed as well (stop() closes them with the TCP port's).
+ * Stops accepting on the proxy socket and removes its file at `socketPath` (where listenForProxy
+ * moved it: the server's own address is the staging path it was bound at); resolves once the
+ * connections it accepted have closed as well (stop() closes them with the TCP port's).
  */
-export function closeProxySocket(proxy: net.Server): Promise<void> {
+export function closeProxySocket(proxy: net.Server, socketPath: string): Promise<void> {
   const closed = new Promise<void>((resolve) => proxy.close(() => resolve()));
-  const socketPath = publicPaths.get(proxy);
-  if (socketPath) fs.rmSync(socketPath, { force: true });
+  fs.rmSync(socketPath, { force: true });
   return closed;
 }
 

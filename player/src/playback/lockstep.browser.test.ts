@@ -129,6 +129,26 @@ const threePages = (revision = 'man_test') => [
   page('p3', [images('hero', ['med_imgc'], { revision })], { advance: { mode: 'duration', afterMs: 600 } }),
 ];
 
+/** A group playing since a second ago: page a (image `aMedia`), moved on by its application, then b for `bMs`. */
+async function advancedByApplication(aMedia: string, bMs: number): Promise<RuntimeManifest> {
+  const probe = await fixture.open();
+  const epoch = Math.ceil((await wallNow(probe)) - 1000);
+  await probe.context().close();
+  const pages = [
+    page('a', [images('hero', [aMedia])], { advance: { mode: 'application', maxMs: 60_000 } }),
+    page('b', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: bMs } }),
+  ];
+  return manifest(pages, { sync: sync(epoch) });
+}
+
+/** The group's lead announces "page b at `at`" to the member's engine. */
+const barrierTo = (p: Page, m: RuntimeManifest, at: number) =>
+  p.evaluate((b) => (window as unknown as TestWindow).m.engine.applyBarrier(b), {
+    timeline: `@1@${m.sync!.epoch}`,
+    pageIndex: 1,
+    at,
+  });
+
 describe('lockstep page changes', () => {
   it('changes page on the first animation frame at or after each instant, on every member', async () => {
     const members = await Promise.all([member(null), member(null)]);
@@ -273,21 +293,11 @@ describe('lockstep page changes', () => {
   }, 90_000);
 
   it('moves to the page a barrier announces, on the first frame at or after its instant', async () => {
-    const probe = await fixture.open();
-    const epoch = Math.ceil((await wallNow(probe)) - 1000);
-    await probe.context().close();
-    const long = [
-      page('a', [images('hero', ['med_imga'])], { advance: { mode: 'application', maxMs: 60_000 } }),
-      page('b', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: 60_000 } }),
-    ];
-    const m = manifest(long, { sync: sync(epoch) });
+    const m = await advancedByApplication('med_imga', 60_000);
     const p = await member(m);
     await waitForChanges(p, 1);
     const at = Math.ceil((await wallNow(p)) + 700);
-    await p.evaluate(
-      ({ timeline, at }) => (window as unknown as TestWindow).m.engine.applyBarrier({ timeline, pageIndex: 1, at }),
-      { timeline: `@1@${m.sync!.epoch}`, at },
-    );
+    await barrierTo(p, m, at);
     const seen = await waitForChanges(p, 2);
     expectOnFirstFrames(await samples(p), seen.slice(1, 2), [['b', at]]);
     await p.context().close();
@@ -296,28 +306,20 @@ describe('lockstep page changes', () => {
   it('joins where a barrier took the group when the barrier came while its first page was being prepared', async () => {
     // The first page's image takes 2 s to arrive: the member is still preparing it when the barrier comes.
     fixture.media.set('med_slow_a', { ...fixture.media.get('med_imga')!, delayMs: 2000 });
-    const probe = await fixture.open();
-    const epoch = Math.ceil((await wallNow(probe)) - 1000);
-    await probe.context().close();
-    const pages = [
-      page('a', [images('hero', ['med_slow_a'])], { advance: { mode: 'application', maxMs: 60_000 } }),
-      page('b', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: 4000 } }),
-    ];
-    const m = manifest(pages, { sync: sync(epoch) });
+    const m = await advancedByApplication('med_slow_a', 4000);
     const p = await member(m);
-    const barrier = { timeline: `@1@${m.sync!.epoch}`, pageIndex: 1, at: Math.ceil((await wallNow(p)) + 300) };
-    const apply = () => p.evaluate((b) => (window as unknown as TestWindow).m.engine.applyBarrier(b), barrier);
-    await apply();
+    const at = Math.ceil((await wallNow(p)) + 300);
+    await barrierTo(p, m, at);
     const first = (await waitForChanges(p, 1))[0]!;
     // On glass once its first page could be: on the group's page then (b, mid-turn), not on a from
     // the turn the epoch began.
     expect(first.page).toBe('b');
-    expect(first.frame).toBeGreaterThan(barrier.at);
+    expect(first.frame).toBeGreaterThan(at);
     // The player hands the last barrier to each loop that comes on glass: applied again, it changes nothing.
-    await apply();
+    await barrierTo(p, m, at);
     // b's turn: its 200 ms crossfade and 4 s; then a, on the first frame at or after that instant.
     const seen = await waitForChanges(p, 2);
-    expectOnFirstFrames(await samples(p), seen.slice(1, 2), [['a', barrier.at + 200 + 4000]]);
+    expectOnFirstFrames(await samples(p), seen.slice(1, 2), [['a', at + 200 + 4000]]);
     await p.context().close();
   }, 90_000);
 });
