@@ -303,6 +303,33 @@ describe('lockstep page changes', () => {
     await p.context().close();
   }, 90_000);
 
+  it('starts the page on glass again when a barrier announces that same page (a one-page application playlist)', async () => {
+    const probe = await fixture.open();
+    const epoch = Math.ceil((await wallNow(probe)) - 1000);
+    await probe.context().close();
+    const pages = [page('a', [images('hero', ['med_imga'])], { advance: { mode: 'application', maxMs: 60_000 } })];
+    const m = manifest(pages, { sync: sync(epoch) });
+    const p = await member(m);
+    await waitForChanges(p, 1);
+    const at = Math.ceil((await wallNow(p)) + 700);
+    await p.evaluate((b) => (window as unknown as TestWindow).m.engine.applyBarrier(b), {
+      timeline: `@1@${m.sync!.epoch}`,
+      pageIndex: 0,
+      at,
+    });
+    // The page's next turn begins at the barrier's instant: a new showing from then.
+    const startedAt = (
+      await p.waitForFunction(
+        (t) =>
+          (window as unknown as TestWindow).m.records.showings.find((s) => s.startedAt >= t - 1)?.startedAt ?? false,
+        at,
+        { timeout: 5_000, polling: 50 },
+      )
+    ).jsonValue();
+    expect(await startedAt).toBeLessThan(at + 100);
+    await p.context().close();
+  }, 90_000);
+
   it('joins where a barrier took the group when the barrier came while its first page was being prepared', async () => {
     // The first page's image takes 2 s to arrive: the member is still preparing it when the barrier comes.
     fixture.media.set('med_slow_a', { ...fixture.media.get('med_imga')!, delayMs: 2000 });

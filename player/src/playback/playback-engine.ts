@@ -557,7 +557,8 @@ export class PlaybackEngine {
       const next = this.positionAt(loop, this.segment.end);
       if (!next) return null;
       const view = loop.views[next.segment.index]!;
-      if (view !== this.live) view.setTurn(next.turn);
+      // The page on glass too: after a barrier its next turn is the group's count, not its own.
+      view.setTurn(next.turn);
       return view;
     }
     const now = this.host.now();
@@ -623,7 +624,8 @@ export class PlaybackEngine {
     }
     if (same) this.segment = position.segment;
     else {
-      if (view !== this.live) view.setTurn(position.turn);
+      // On glass or off, the page is prepared for the group's turn (a barrier may have renumbered them).
+      view.setTurn(position.turn);
       // A page that failed is tried again only after its retry delay, not on every look.
       if (view.retryDue(frameTime)) void view.warm(() => this.host.now());
       this.segment = { ...this.segment, end: frameTime + NOT_READY_RETRY_MS };
