@@ -135,7 +135,11 @@ export class ChromiumKiosk implements RendererControl {
     fs.mkdirSync(this.options.profileDir, { recursive: true, mode: 0o700 });
     const child = spawn(
       this.options.executable ?? SYSTEM_CHROMIUM,
-      chromiumKioskArgs(this.options.url, this.options.profileDir, { headless: this.options.headless }),
+      // With page hooks, the window opens blank and goes to the agent once they are in: its page then
+      // loads once, with them (a reload after attaching could follow a first load that had them too).
+      chromiumKioskArgs(this.options.hooks ? 'about:blank' : this.options.url, this.options.profileDir, {
+        headless: this.options.headless,
+      }),
       // A process group of its own, so a kill takes Chromium's helpers (zygote, renderers, GPU) with
       // it: left behind, they keep writing the profile and hold its lock against the relaunch.
       { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], detached: true },
@@ -167,8 +171,7 @@ export class ChromiumKiosk implements RendererControl {
         const hooks = this.options.hooks;
         if (hooks) {
           await this.installHooks(connection, sessionId, hooks);
-          // The first document loaded before the shell could attach: load it again with the hooks in.
-          await connection.send('Page.reload', {}, sessionId);
+          await connection.send('Page.navigate', { url: this.options.url }, sessionId);
         }
         return;
       }
