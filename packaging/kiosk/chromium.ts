@@ -259,17 +259,48 @@ export class ChromiumKiosk implements RendererControl {
   private async kill(): Promise<void> {
     const child = this.child;
     this.closing = true;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    if (!child?.pid) return;
+    const running = child.exitCode === null && child.signalCode === null;
+    const exited = running ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
     try {
-      process.kill(-child.pid!, 'SIGKILL');
+      // The group: helpers a crashed browser left behind as well.
+      process.kill(-child.pid, 'SIGKILL');
     } catch {
-      child.kill('SIGKILL'); // the group is gone already: the browser itself, if still there
+      if (running) child.kill('SIGKILL'); // the group is gone already: the browser itself, if still there
     }
     await exited;
+    // The browser's exit can come before its helpers are gone; one still running keeps writing the
+    // profile and holds its lock against the relaunch.
+    await groupGone(child.pid);
   }
 
   async close(): Promise<void> {
     await this.kill();
   }
+}
+
+/** Resolves once no live process is left in process group `pgid`, or after `waitMs` (Linux: /proc). */
+async function groupGone(pgid: number, waitMs = 5000): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline && liveInGroup(pgid)) await new Promise((r) => setTimeout(r, 20));
+}
+
+function liveInGroup(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return false;
+  }
+  return entries.some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      // After the command name (which may hold spaces): state, parent, process group.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return state !== 'Z' && Number(group) === pgid;
+    } catch {
+      return false;
+    }
+  });
 }
