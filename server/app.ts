@@ -285,9 +285,10 @@ async function listen(services: Services, app: express.Express): Promise<Listeni
 async function stop(services: Services, listening: Listening | undefined, drainTimeoutMs: number): Promise<void> {
   await services.lifecycle.drain(drainTimeoutMs);
   const server = listening?.server;
+  const { proxySocket } = services.config;
   const closed = Promise.all([
     server ? new Promise<void>((resolve) => server.close(() => resolve())) : undefined,
-    listening?.proxy ? closeProxySocket(listening.proxy, services.config.proxySocket!) : undefined,
+    listening?.proxy && proxySocket !== undefined ? closeProxySocket(listening.proxy, proxySocket) : undefined,
   ]);
   server?.closeIdleConnections();
   await Promise.race([closed, new Promise((r) => setTimeout(r, drainTimeoutMs).unref())]);
