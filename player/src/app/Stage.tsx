@@ -32,9 +32,6 @@ export function Stage({
       launch: (launchUrl) => controller.client.launch(launchUrl),
       onActivated: (manifest: RuntimeManifest, derived: boolean) => {
         soundtrack.set(manifest.soundtrack);
-        // A new loop of the group's timeline starts from its epoch: the last barrier moves it on.
-        const barrier = controller.latestBarrier;
-        if (barrier) engine.applyBarrier(barrier);
         void controller.activated(manifest, derived);
       },
       onApplicationEvent: (placementId, code) =>
@@ -45,6 +42,9 @@ export function Stage({
     });
     onEngine?.(engine);
     const stopFollowingClock = controller.onClockStep(() => engine.clockChanged());
+    // A barrier heard before the engine existed: the engine starts each new loop of its timeline from it.
+    const latest = controller.latestBarrier;
+    if (latest) engine.applyBarrier(latest);
     const stopFollowingBarriers = controller.onBarrier((barrier) => engine.applyBarrier(barrier));
     const feed = (manifest: RuntimeManifest | null) => {
       if (manifest) engine.setManifest(manifest);

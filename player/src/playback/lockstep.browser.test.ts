@@ -342,11 +342,40 @@ describe('lockstep page changes', () => {
     // the turn the epoch began.
     expect(first.page).toBe('b');
     expect(first.frame).toBeGreaterThan(at);
-    // The player hands the last barrier to each loop that comes on glass: applied again, it changes nothing.
+    // The same barrier again (a catch-up and the stream may both bring it): applied again, it changes nothing.
     await barrierTo(p, m, at);
     // b's turn: its 200 ms crossfade and 4 s; then a, on the first frame at or after that instant.
     const seen = await waitForChanges(p, 2);
     expectOnFirstFrames(await samples(p), seen.slice(1, 2), [['a', at + 200 + 4000]]);
+    await p.context().close();
+  }, 90_000);
+
+  it('starts a new revision of the timeline where the last barrier took the group, not from its epoch', async () => {
+    const m = await advancedByApplication('med_imga', 4000);
+    const p = await member(m);
+    await waitForChanges(p, 1);
+    const at = Math.ceil((await wallNow(p)) + 300);
+    await barrierTo(p, m, at);
+    await waitForChanges(p, 2);
+    // The same timeline, another revision (page a shows another image): the barrier came before it.
+    const revised = manifest(
+      [
+        page('a', [images('hero', ['med_imgc'], { revision: 'man_2' })], {
+          advance: { mode: 'application', maxMs: 60_000 },
+        }),
+        page('b', [images('hero', ['med_imgb'], { revision: 'man_2' })], {
+          advance: { mode: 'duration', afterMs: 4000 },
+        }),
+      ],
+      { manifestRevision: 'man_2', sync: m.sync! },
+    );
+    await play(p, revised);
+    // It comes on glass at the end of b's turn, on a (the group's page then), not on a from its epoch's turn.
+    const seen = await waitForChanges(p, 3);
+    expectOnFirstFrames(await samples(p), seen.slice(2, 3), [['a', at + 200 + 4000]]);
+    // That a is the new revision's.
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.records.activated.includes('man_2'));
+    expect((await samples(p)).at(-1)!.shown.hero).toBe('med_imgc');
     await p.context().close();
   }, 90_000);
 });

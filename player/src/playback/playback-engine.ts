@@ -129,6 +129,8 @@ export class PlaybackEngine {
   /** The manifest last handed in (what the server served), and the wait for its upcoming switch. */
   private served: RuntimeManifest | null = null;
   private upcomingTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Lockstep: the group's last barrier handed in; each new loop of its timeline starts from it. */
+  private lastBarrier: BarrierAnnouncement | null = null;
 
   constructor(
     private readonly root: HTMLElement,
@@ -173,9 +175,13 @@ export class PlaybackEngine {
   /**
    * Lockstep: the group's lead announced "page P at instant T" (an advance no member can compute):
    * from T the timeline runs on from that page. Barriers of another timeline are ignored. A loop
-   * still preparing to join the group moves too, so it joins where the barrier took the group.
+   * still preparing to join the group moves too, so it joins where the barrier took the group, and
+   * so does each loop made later (a new revision of the timeline): hand a new engine the group's
+   * last barrier before its first manifest.
    */
   applyBarrier(barrier: BarrierAnnouncement): void {
+    const last = this.lastBarrier;
+    if (!last || last.timeline !== barrier.timeline || barrier.at > last.at) this.lastBarrier = barrier;
     const pending = this.pending;
     if (pending) this.moveTimeline(pending, barrier);
     const loop = this.current;
@@ -188,7 +194,7 @@ export class PlaybackEngine {
 
   /**
    * Runs `loop`'s timeline on from the barrier's page at its instant; false when the barrier is of
-   * another timeline, or was already applied (the host hands the last one to every new loop again).
+   * another timeline, or was already applied (a stream and a catch-up may both bring the last one).
    */
   private moveTimeline(loop: Loop, barrier: BarrierAnnouncement): boolean {
     const lockstep = loop.lockstep;
@@ -238,6 +244,8 @@ export class PlaybackEngine {
     }
     if (this.pending) this.dispose(this.pending);
     this.pending = this.build(manifest, derived);
+    // A new loop of the group's timeline starts from its epoch: the last barrier moves it on before it joins.
+    if (this.lastBarrier) this.moveTimeline(this.pending, this.lastBarrier);
     if (!this.current || !this.segment) this.startPending();
     else if (this.pending.lockstep) this.armJoin(this.pending);
     else this.warmPendingFirst();
