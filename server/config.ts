@@ -288,6 +288,7 @@ type Settings = typeof SETTINGS;
 type RawConfig = { [K in keyof Settings]: Settings[K] extends Setting<infer T> ? T : never };
 export type Config = Readonly<RawConfig>;
 
+/** A setting, or what it names on this machine, that cannot be used: the start fails with its message alone. */
 export class ConfigError extends Error {}
 
 /** Resolves settings from defaults, then environment, then flags (later wins), validating each. */

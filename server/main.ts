@@ -1,8 +1,8 @@
 // `npm start`: serve every plane with the configuration of the environment and arguments.
-import { serve } from './serve';
+import { serve, startFailure } from './serve';
 
 serve(process.env, process.argv.slice(2)).catch((error: unknown) => {
   // A start that fails (a port or socket in use, a store that cannot open) says why and exits.
-  console.error(`marquee: could not start: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(startFailure(error));
   process.exit(1);
 });

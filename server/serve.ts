@@ -5,6 +5,19 @@ import { createServer, type MarqueeServer } from './app';
 import { ConfigError, describeConfig, loadConfig } from './config';
 import type { ServiceOptions } from './default-services';
 
+/**
+ * What `npm start` prints when the start fails. A refused setting or a system error (a port in use,
+ * a directory it may not write) is its message; anything else is a defect, and its stack says where.
+ */
+export function startFailure(error: unknown): string {
+  const expected =
+    error instanceof ConfigError ||
+    (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string');
+  const said = error instanceof Error ? error.message : String(error);
+  const stack = !expected && error instanceof Error && error.stack ? `\n${error.stack}` : '';
+  return `marquee: could not start: ${said}${stack}`;
+}
+
 export async function serve(
   env: NodeJS.ProcessEnv,
   argv: string[],

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { ConfigError } from '../config';
 import type { Logger } from '../logger';
 import { markProxySocket } from './trusted-proxies';
 
@@ -23,7 +24,7 @@ export async function listenForProxy(
 ): Promise<net.Server> {
   const directory = path.dirname(socketPath);
   if (!fs.statSync(directory, { throwIfNoEntry: false })?.isDirectory())
-    throw new Error(`MARQUEE_PROXY_SOCKET: the directory ${directory} does not exist`);
+    throw new ConfigError(`MARQUEE_PROXY_SOCKET: the directory ${directory} does not exist`);
   await clearStaleSocket(socketPath);
   const proxy = net.createServer((socket) => {
     markProxySocket(socket);
@@ -83,16 +84,18 @@ async function clearStaleSocket(socketPath: string): Promise<void> {
     throw error;
   }
   if (!stat.isSocket())
-    throw new Error(`MARQUEE_PROXY_SOCKET: ${socketPath} exists and is not a socket; remove it or choose another path`);
+    throw new ConfigError(
+      `MARQUEE_PROXY_SOCKET: ${socketPath} exists and is not a socket; remove it or choose another path`,
+    );
   const refusal = await connectionRefusal(socketPath);
   if (refusal === undefined)
-    throw new Error(
+    throw new ConfigError(
       `MARQUEE_PROXY_SOCKET: ${socketPath} is in use by another process (another Marquee on this machine?)`,
     );
   // Only a refused connection says nobody listens: a full backlog (EAGAIN) or a socket we may not
   // open (EACCES) belongs to a live process.
   if (refusal !== 'ECONNREFUSED' && refusal !== 'ENOENT')
-    throw new Error(
+    throw new ConfigError(
       `MARQUEE_PROXY_SOCKET: ${socketPath} may be in use by another process (connecting to it: ${refusal})`,
     );
   fs.rmSync(socketPath, { force: true });
