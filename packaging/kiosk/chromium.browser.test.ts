@@ -80,6 +80,49 @@ describe('the Chromium kiosk shell', () => {
   }, 60_000);
 });
 
+describe('the Chromium kiosk after a crash', () => {
+  it("kills what the dead browser's process group left behind before it starts again", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-chromium-'));
+    const profileDir = path.join(dir, 'profile');
+    // A browser whose helper outlives it: the wrapper leaves one in the group, then becomes Chromium.
+    const helperPidFile = path.join(dir, 'helper.pid');
+    const executable = path.join(dir, 'chromium-with-helper');
+    fs.writeFileSync(
+      executable,
+      `#!/bin/sh\nsleep 300 &\necho $! > '${helperPidFile}'\nexec '${CHROMIUM_PATH}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    let exits = 0;
+    const kiosk = await ChromiumKiosk.launch({
+      url: 'about:blank',
+      profileDir,
+      executable,
+      headless: true,
+      onExit: () => exits++,
+    });
+    try {
+      const helper = Number(fs.readFileSync(helperPidFile, 'utf8'));
+      process.kill(kiosk.pid!, 'SIGKILL');
+      await expect.poll(() => exits, { timeout: 15_000 }).toBe(1);
+      expect(isLive(helper)).toBe(true); // the browser died; its helper did not
+      await kiosk.restart();
+      expect(isLive(helper)).toBe(false);
+    } finally {
+      await kiosk.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+/** Whether `pid` is a live process (a zombie is not). */
+function isLive(pid: number): boolean {
+  try {
+    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 /** Pids of live processes whose command line names `dir` (Chromium's helpers carry the profile path). */
 function processesUsing(dir: string): number[] {
   return fs.readdirSync('/proc').flatMap((entry) => {
