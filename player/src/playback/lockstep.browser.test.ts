@@ -129,13 +129,16 @@ const threePages = (revision = 'man_test') => [
   page('p3', [images('hero', ['med_imgc'], { revision })], { advance: { mode: 'duration', afterMs: 600 } }),
 ];
 
-/** A group playing since a second ago: page a (image `aMedia`), moved on by its application, then b for `bMs`. */
-async function advancedByApplication(aMedia: string, bMs: number): Promise<RuntimeManifest> {
+/**
+ * A group playing since a second ago: page a (image `aMedia`), moved on by its application (or
+ * after `aMaxMs`), then b for `bMs`.
+ */
+async function advancedByApplication(aMedia: string, bMs: number, aMaxMs = 60_000): Promise<RuntimeManifest> {
   const probe = await fixture.open();
   const epoch = Math.ceil((await wallNow(probe)) - 1000);
   await probe.context().close();
   const pages = [
-    page('a', [images('hero', [aMedia])], { advance: { mode: 'application', maxMs: 60_000 } }),
+    page('a', [images('hero', [aMedia])], { advance: { mode: 'application', maxMs: aMaxMs } }),
     page('b', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: bMs } }),
   ];
   return manifest(pages, { sync: sync(epoch) });
@@ -376,6 +379,41 @@ describe('lockstep page changes', () => {
     // That a is the new revision's.
     await p.waitForFunction(() => (window as unknown as TestWindow).m.records.activated.includes('man_2'));
     expect((await samples(p)).at(-1)!.shown.hero).toBe('med_imgc');
+    await p.context().close();
+  }, 90_000);
+
+  it('joins a new revision of the timeline at the barrier’s instant when the barrier comes while it waits for a later boundary', async () => {
+    // Page a ends by itself 9 s into the group's turn: a new revision is armed to join there, on b.
+    const m = await advancedByApplication('med_imga', 4000, 9000);
+    const p = await member(m);
+    await waitForChanges(p, 1);
+    const revised = manifest(
+      [
+        page('a', [images('hero', ['med_imgc'], { revision: 'man_2' })], {
+          advance: { mode: 'application', maxMs: 9000 },
+        }),
+        page('b', [images('hero', ['med_imgc'], { revision: 'man_2' })], {
+          advance: { mode: 'duration', afterMs: 4000 },
+        }),
+      ],
+      { manifestRevision: 'man_2', sync: m.sync! },
+    );
+    await play(p, revised);
+    const epoch = Date.parse(m.sync!.epoch);
+    const boundary = timeline(m, epoch, epoch + 60_000)[1]![1];
+    // The barrier brings b well before that boundary, and after the revision's preparation time.
+    const at = Math.ceil((await wallNow(p)) + 2000);
+    expect(at).toBeLessThan(boundary - 2000);
+    await barrierTo(p, m, at);
+    const seen = await waitForChanges(p, 2);
+    expectOnFirstFrames(await samples(p), seen.slice(1, 2), [['b', at]]);
+    // The new revision (its image c) comes on glass with b, not at a's old boundary.
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.records.activated.includes('man_2'), undefined, {
+      timeout: 15_000,
+    });
+    const revisedFrom = (await samples(p)).find((s) => s.shown.hero === 'med_imgc')!.frame;
+    expect(revisedFrom).toBeGreaterThanOrEqual(at - 0.01);
+    expect(revisedFrom).toBeLessThan(at + 100);
     await p.context().close();
   }, 90_000);
 });

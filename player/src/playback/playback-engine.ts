@@ -183,7 +183,12 @@ export class PlaybackEngine {
     const last = this.lastBarrier;
     if (!last || last.timeline !== barrier.timeline || barrier.at > last.at) this.lastBarrier = barrier;
     const pending = this.pending;
-    if (pending) this.moveTimeline(pending, barrier);
+    if (pending && this.moveTimeline(pending, barrier)) {
+      // Armed to join at or after T: the page prepared for the join may no longer be the group's
+      // then, and the moved timeline may have a boundary sooner. (Before T the timeline holds.)
+      const joinAt = pending.lockstep!.joinAt;
+      if (joinAt !== null && barrier.at <= joinAt) this.armJoin(pending);
+    }
     const loop = this.current;
     if (!loop || !this.moveTimeline(loop, barrier) || !this.segment) return;
     if (this.segment.end > barrier.at) this.segment = { ...this.segment, end: Math.max(barrier.at, this.segment.fill) };
