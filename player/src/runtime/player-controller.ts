@@ -199,7 +199,10 @@ export class PlayerController {
     }
   }
 
-  /** The group's last barrier the player heard of (the stage applies it to each new loop of its timeline). */
+  /**
+   * The group's last barrier the player heard of: the stage hands it to a new engine, which starts
+   * each new loop of its timeline from it.
+   */
   get latestBarrier(): BarrierAnnouncement | null {
     return this.lastBarrier;
   }
