@@ -365,14 +365,13 @@ export async function mediaRangedExport(): Promise<void> {
     const exportPath = `/api/v1/media/${mediaId}/content`;
     const bearer = { host: `localhost:${MARQUEE_PORT}`, authorization: `Bearer ${token}` };
     const pid = marquee.process.pid;
-    const targets: { server: string; url: string; headers: Record<string, string>; pid?: number; floor?: boolean }[] = [
+    const targets: { server: string; url: string; headers: Record<string, string>; pid?: number }[] = [
       { server: 'nginx', url: `http://127.0.0.1:${NGINX_PORT}/object.mp4`, headers: {} },
       {
         server: 'bare Node http (floor)',
         url: `http://127.0.0.1:${barePort}/object.mp4`,
         headers: {},
         pid: bareNode.process.pid,
-        floor: true,
       },
       {
         server: 'bare Node offload via nginx (offload floor)',
@@ -418,10 +417,8 @@ export async function mediaRangedExport(): Promise<void> {
     const rows: Record<string, string | number>[] = [];
     // BENCH_RANGES=64,1024 (KiB) measures some sizes only.
     const sizes = (process.env.BENCH_RANGES ?? '64,1024,8192').split(',').map((k) => Number(k) * 1024);
-    const [nginxTarget, ...others] = targets as [(typeof targets)[0], ...typeof targets];
+    const [nginxTarget, ...measured] = targets as [(typeof targets)[0], ...typeof targets];
     for (const rangeBytes of sizes) {
-      // The floor reads a range into one buffer: a measure for ranges a single read serves.
-      const measured = others.filter((t) => !t.floor || rangeBytes <= 1024 * 1024);
       for (const t of [nginxTarget, ...measured]) await rangedLoad(t.url, object.length, rangeBytes, t.headers, 1); // warm-up
       const load = (t: (typeof targets)[0]) =>
         rangedLoad(t.url, object.length, rangeBytes, t.headers, seconds, connections, t.pid);
