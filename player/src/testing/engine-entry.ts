@@ -119,6 +119,11 @@ export interface Mounted {
   samples: Sample[];
   /** Every page that came on glass, with its frame (seen as the DOM changed, within that frame). */
   changes: PageChange[];
+  /**
+   * Every page element that came on glass, with its frame and what its placements show: unlike
+   * `changes`, also the same page of another loop (a new revision joining on the page on glass).
+   */
+  swaps: (PageChange & { shown: Sample['shown'] })[];
 }
 
 /** The playback clock at the current animation frame's timestamp (inside a frame callback, or a microtask after one). */
@@ -145,11 +150,19 @@ export function mountEngine(options: { start: number | 'wall'; releaseOrigin: st
   };
   const samples: Sample[] = [];
   const changes: PageChange[] = [];
+  const swaps: Mounted['swaps'] = [];
   let shown: string | undefined;
+  let shownElement: HTMLElement | undefined;
   new MutationObserver(() => {
-    const page = livePage(stage)?.dataset.pageId;
+    const live = livePage(stage);
+    const page = live?.dataset.pageId;
     if (page && page !== shown) changes.push({ page, frame: frameTime(clock) });
+    if (live && page && live !== shownElement) {
+      const { shown: showing } = sampleStage(stage, clock.now(), frameTime(clock));
+      swaps.push({ page, frame: frameTime(clock), shown: showing });
+    }
     shown = page;
+    shownElement = live;
   }).observe(stage, { subtree: true, attributes: true, attributeFilter: ['data-state', 'style'] });
   const engine = new PlaybackEngine(stage, {
     now: () => clock.now(),
@@ -182,7 +195,7 @@ export function mountEngine(options: { start: number | 'wall'; releaseOrigin: st
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
-  return { clock, engine, stage, records, samples, changes };
+  return { clock, engine, stage, records, samples, changes, swaps };
 }
 
 /** A soundtrack element on the page, with the retry timings the test chooses. */
