@@ -429,8 +429,19 @@ describe('lockstep page changes', () => {
     const m = await advancedByApplication('med_imga', 4000, 12_000);
     const p = await member(m);
     const boundary = await waitingRevision(p, m);
+    // The revision's b (image c), warmed for the join at a's old boundary.
+    const revisionB = () =>
+      p.evaluate(
+        () =>
+          [...document.querySelectorAll<HTMLElement>('.page[data-page-id="b"]')].find((e) =>
+            e.querySelector('[data-media-id="med_imgc"]'),
+          )!.dataset.state,
+      );
+    await expect.poll(revisionB).toBe('ready');
     const at = await barrierAhead(p, m, 1000);
     expect(at + 200 + 4000).toBeLessThan(boundary - 1000);
+    // The join moved to a: what was warmed for b is let go.
+    expect(await revisionB()).toBe('cold');
     // b comes too soon to prepare the revision's b: it joins at the end of b's turn, on a, not at a's old boundary.
     const seen = await waitForChanges(p, 3);
     expectOnFirstFrames(await samples(p), seen.slice(1, 3), [

@@ -124,6 +124,8 @@ export class PlaybackEngine {
   /** Lockstep: waits for the first frame at or after an instant (a boundary; a pending timeline's join). */
   private frameWait: { cancel(): void } | null = null;
   private joinWait: { cancel(): void } | null = null;
+  /** Lockstep: the page `armJoin` warmed for the pending loop's join (null once it joined). */
+  private joinView: PageView | null = null;
   private viewportSize: Size;
   private destroyed = false;
   /** The manifest last handed in (what the server served), and the wait for its upcoming switch. */
@@ -423,6 +425,11 @@ export class PlaybackEngine {
     lockstep.joinAt = joinAt;
     const position = this.positionAt(loop, joinAt)!;
     const view = loop.views[position.segment.index]!;
+    // A join armed again (a barrier moved the timeline, or the due page was not ready) for another
+    // page: the one warmed for the old join is not coming on glass then; what it holds goes.
+    const replaced = this.joinView;
+    if (replaced && replaced !== view && loop.views.includes(replaced)) replaced.leave();
+    this.joinView = view;
     view.setTurn(position.turn);
     void view.warm(() => this.host.now());
     this.joinWait?.cancel();
@@ -432,6 +439,7 @@ export class PlaybackEngine {
       const at = this.positionAt(loop, frameTime)!;
       const due = loop.views[at.segment.index]!;
       if (due.turns !== at.turn || !due.usable()) return this.armJoin(loop, frameTime + NOT_READY_RETRY_MS);
+      this.joinView = null;
       this.leaveNext();
       this.turn = at.turn;
       this.swapTo(loop, at.segment);
