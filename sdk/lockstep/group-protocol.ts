@@ -19,6 +19,14 @@ export const BarrierAnnouncement = z.strictObject({
 });
 export type BarrierAnnouncement = z.infer<typeof BarrierAnnouncement>;
 
+/**
+ * Whether `barrier` replaces `last` as the group's last barrier: there is none yet, it is of another
+ * timeline, or it comes later on the same one (an older or repeated one of that timeline does not).
+ */
+export function supersedes(barrier: BarrierAnnouncement, last: BarrierAnnouncement | null): boolean {
+  return !last || last.timeline !== barrier.timeline || barrier.at > last.at;
+}
+
 export const GroupMessage = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('heartbeat'),

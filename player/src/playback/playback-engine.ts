@@ -11,7 +11,7 @@
 // its own timeline. Nothing a member alone decides (a media end, an application's advance) ends a
 // page early there; an application's advance goes to the host, which may make it a group barrier.
 import { isPlacementOf, type RuntimeManifest, type RuntimeSync } from '../../../sdk/contract/manifest';
-import type { BarrierAnnouncement } from '../../../sdk/lockstep/group-protocol';
+import { type BarrierAnnouncement, supersedes } from '../../../sdk/lockstep/group-protocol';
 import {
   anchorAt,
   epochAnchor,
@@ -182,8 +182,7 @@ export class PlaybackEngine {
    * last barrier before its first manifest.
    */
   applyBarrier(barrier: BarrierAnnouncement): void {
-    const last = this.lastBarrier;
-    if (!last || last.timeline !== barrier.timeline || barrier.at > last.at) this.lastBarrier = barrier;
+    if (supersedes(barrier, this.lastBarrier)) this.lastBarrier = barrier;
     const pending = this.pending;
     if (pending && this.moveTimeline(pending, barrier)) {
       // Armed to join at or after T: the page prepared for the join may no longer be the group's

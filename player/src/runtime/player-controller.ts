@@ -33,7 +33,7 @@ import { isUnreachable, ManifestRejected, RuntimeClient } from '../../../sdk/cli
 import { MANIFEST_ACTIVATED } from '../../../sdk/contract/runtime';
 import { ClockSync } from '../../../sdk/lockstep/clock-sync';
 import { GlassClock } from '../../../sdk/lockstep/glass-clock';
-import type { BarrierAnnouncement } from '../../../sdk/lockstep/group-protocol';
+import { type BarrierAnnouncement, supersedes } from '../../../sdk/lockstep/group-protocol';
 import type { ScreenSurface } from '../../../sdk/contract/screen-health';
 import type { CaptureRequest } from './glass-capture';
 
@@ -221,8 +221,7 @@ export class PlayerController {
     const at = Date.parse(details.at);
     if (!Number.isFinite(at)) return;
     const barrier: BarrierAnnouncement = { timeline: details.timeline, pageIndex: details.page_index, at };
-    const last = this.lastBarrier;
-    if (last && last.timeline === barrier.timeline && last.at >= barrier.at) return;
+    if (!supersedes(barrier, this.lastBarrier)) return;
     this.lastBarrier = barrier;
     for (const listener of this.barrierListeners) listener(barrier);
   }
