@@ -128,8 +128,7 @@ function processesUsing(dir: string): number[] {
   return fs.readdirSync('/proc').flatMap((entry) => {
     if (!/^\d+$/.test(entry)) return [];
     try {
-      const status = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (/\) Z /.test(status)) return []; // a zombie holds no files
+      if (!isLive(Number(entry))) return []; // a zombie holds no files
       return fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir) ? [Number(entry)] : [];
     } catch {
       return [];

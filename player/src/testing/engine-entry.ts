@@ -151,18 +151,16 @@ export function mountEngine(options: { start: number | 'wall'; releaseOrigin: st
   const samples: Sample[] = [];
   const changes: PageChange[] = [];
   const swaps: Mounted['swaps'] = [];
-  let shown: string | undefined;
-  let shownElement: HTMLElement | undefined;
+  let shown: HTMLElement | undefined;
   new MutationObserver(() => {
     const live = livePage(stage);
     const page = live?.dataset.pageId;
-    if (page && page !== shown) changes.push({ page, frame: frameTime(clock) });
-    if (live && page && live !== shownElement) {
-      const { shown: showing } = sampleStage(stage, clock.now(), frameTime(clock));
-      swaps.push({ page, frame: frameTime(clock), shown: showing });
+    if (live && page && live !== shown) {
+      const frame = frameTime(clock);
+      if (page !== shown?.dataset.pageId) changes.push({ page, frame });
+      swaps.push({ page, frame, shown: sampleStage(stage, clock.now(), frame).shown });
     }
-    shown = page;
-    shownElement = live;
+    shown = live;
   }).observe(stage, { subtree: true, attributes: true, attributeFilter: ['data-state', 'style'] });
   const engine = new PlaybackEngine(stage, {
     now: () => clock.now(),
