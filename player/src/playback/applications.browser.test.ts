@@ -16,6 +16,7 @@ import { titledPng } from '../../../e2e/support/media-fixtures';
 import { images, manifest, page, PlayerFixture, type EngineTestWindow } from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
+fixture.reportFailures();
 beforeAll(async () => {
   await fixture.start();
   fixture.media.set('med_imga', { body: await titledPng(320, 180, '#1b4d7a', 'Image'), type: 'image/png' });
@@ -125,6 +126,33 @@ describe('page.advance', () => {
     );
     await p.context().close();
   });
+});
+
+describe('an application that does not start', () => {
+  it('is skipped, and the log says where its launch stopped', async () => {
+    const p = await fixture.play(
+      manifest([
+        page('app', [application('board')], { advance: { mode: 'application', maxMs: 5000 } }),
+        page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 2000 } }),
+      ]),
+      undefined,
+      '/silent.html',
+    );
+    // The release page loads and never answers the handshake: after the launch's 15 s the loop plays on.
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'img'),
+      undefined,
+      { timeout: 40_000 },
+    );
+    const { logs } = await records(p);
+    expect(logs).toContainEqual(
+      expect.stringMatching(
+        /^page app: placement board is not ready: TimeoutError: application launch \(waiting for the release's handshake answer\) did not finish within 15000 ms$/,
+      ),
+    );
+    expect((await samples(p)).filter((s) => s.page === 'app')).toEqual([]);
+    await p.context().close();
+  }, 90_000);
 });
 
 describe('application relaunch', () => {

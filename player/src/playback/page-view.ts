@@ -49,7 +49,7 @@ export class PageView {
   constructor(
     public page: RuntimePage,
     readonly index: number,
-    host: PlacementHost,
+    private readonly host: PlacementHost,
   ) {
     this.element = document.createElement('section');
     this.element.className = 'page';
@@ -125,6 +125,13 @@ export class PageView {
       if (this.preparing?.abort === abort) this.preparing = null;
       if (abort.signal.aborted || this.turns !== turn) return false;
       const outcomes = results.map((r) => (r.status === 'fulfilled' ? r.value : ('failed' as const)));
+      // Why a placement could not get ready, for the operator reading the player's log.
+      results.forEach((r, i) => {
+        if (r.status === 'rejected')
+          this.host.log(
+            `page ${this.page.id}: placement ${this.views[i]!.placement.id} is not ready: ${String(r.reason)}`,
+          );
+      });
       const ok = !outcomes.includes('failed') && outcomes.some((o: WarmResult | 'failed') => o === 'ready');
       if (ok) {
         this.preparedTurn = turn;

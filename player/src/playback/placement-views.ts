@@ -16,7 +16,7 @@ import {
 import { rotationIndex } from '../../../sdk/lockstep/sequencer';
 import type { ShowingOutcome } from '../../../sdk/contract/playback';
 import type { ShowingFacts, ShowingHandle } from '../offline/playback-queue';
-import { waitFor, withTimeout } from './waits';
+import { TimeoutError, waitFor, withTimeout } from './waits';
 
 /** An image must decode within this, a video buffer enough to play through. */
 export const MEDIA_READY_TIMEOUT_MS = 20_000;
@@ -704,11 +704,15 @@ class ApplicationView implements PlacementView {
   /** Launch ticket, frame load, bridge handshake, within APPLICATION_READY_TIMEOUT_MS. */
   private async connect(launched: LaunchedFrame, signal: AbortSignal): Promise<void> {
     const content = this.placement.content;
+    // Where a launch that timed out was stuck, for the log.
+    let stage = 'the launch ticket';
     await withTimeout(
       (async () => {
         const launch = await this.host.launch(content.launchUrl);
         if (new URL(launch.launch_url).origin !== new URL(content.origin).origin)
           throw new Error('the launch URL is not on the release origin');
+        stage = 'the frame loading';
+        launched.frame.addEventListener('load', () => (stage = "the release's handshake answer"), { once: true });
         launched.frame.src = launch.launch_url;
         // The bridge handshakes on every load of the frame; wait until the release answered.
         while (!launched.bridge.isConnected) {
@@ -720,7 +724,11 @@ class ApplicationView implements PlacementView {
       })(),
       APPLICATION_READY_TIMEOUT_MS,
       'application launch',
-    );
+    ).catch((error: unknown) => {
+      throw error instanceof TimeoutError
+        ? new TimeoutError(`application launch (waiting for ${stage})`, APPLICATION_READY_TIMEOUT_MS)
+        : error;
+    });
   }
 
   start(): void {

@@ -135,7 +135,12 @@ function frameTime(clock: TestClock, timestamp = Number(document.timeline.curren
  * Mounts an engine on a fresh stage, playing on a clock that starts at `start` (`'wall'`: the
  * browser's own time, the same in every page of the test's browser: lockstep members).
  */
-export function mountEngine(options: { start: number | 'wall'; releaseOrigin: string }): Mounted {
+export function mountEngine(options: {
+  start: number | 'wall';
+  releaseOrigin: string;
+  /** The release page launches open (default the fixture's app.html, which speaks the bridge). */
+  launchPath?: string;
+}): Mounted {
   const stage = document.createElement('div');
   stage.className = 'stage';
   document.body.append(stage);
@@ -169,7 +174,9 @@ export function mountEngine(options: { start: number | 'wall'; releaseOrigin: st
     screenId: 'scr_test',
     launch: async (launchUrl) => {
       records.launches.push(launchUrl);
-      return { launch_url: `${options.releaseOrigin}/app.html?launch=${records.launches.length}` };
+      return {
+        launch_url: `${options.releaseOrigin}${options.launchPath ?? '/app.html'}?launch=${records.launches.length}`,
+      };
     },
     onActivated: (manifest: RuntimeManifest, derived: boolean) =>
       records.activated.push(derived ? `${manifest.manifestRevision} derived` : manifest.manifestRevision),

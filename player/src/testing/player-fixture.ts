@@ -4,11 +4,14 @@
 // server's /.marquee/player-origin answer). Media answers can be delayed or refused per media id,
 // and every media request is counted. Further player/release host pairs (`sites`) let a test put
 // release hosts on the player's own site or another one; Chromium resolves them to 127.0.0.1.
+// A failed test prints what its pages logged (every frame's console, the engine's log) and the
+// fixture's last requests, so a failure seen once can be read rather than guessed at.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
+import { beforeEach } from 'vitest';
 import { buildBridgeBundles } from '../../../sdk/testing/bridge-fixture';
 import { launchChromium } from '../../../sdk/testing/chromium';
 import { pageFixture } from '../playback/manifest.fixtures';
@@ -66,6 +69,14 @@ export interface SitePair {
 /** The test page's globals: the engine-entry bundle (`t`) and the engine it mounted (`m`). */
 export type EngineTestWindow = { t: typeof import('./engine-entry'); m: Mounted };
 
+/** How many of the fixture's last requests a failure report shows. */
+const REQUESTS_KEPT = 60;
+
+/** Wall-clock time of day with milliseconds, to line up the console, the log and the requests. */
+function clock(): string {
+  return new Date().toISOString().slice(11, 23);
+}
+
 export const LOCAL_SITES: SitePair = { player: 'localhost', release: `${RELEASE_LABEL}.release.localhost` };
 
 export class PlayerFixture {
@@ -79,6 +90,10 @@ export class PlayerFixture {
   private readonly css = fs.readFileSync(path.join(playerDir, 'app/player.css'), 'utf8');
   port = 0;
   private readonly sites: SitePair[];
+  /** Console lines of each page opened and not yet closed, by page. */
+  private readonly consoles = new Map<Page, string[]>();
+  /** The last requests the fixture answered: when, host, path and status. */
+  private readonly requests: string[] = [];
 
   /** `sites`: the pairs to answer as; the first is `origin` and `releaseOrigin`. */
   constructor(sites: SitePair[] = [LOCAL_SITES]) {
@@ -129,21 +144,33 @@ export class PlayerFixture {
     const context = await this.browser.newContext({ viewport });
     const page = await context.newPage();
     page.on('pageerror', (error) => console.error(`[page] ${error.message}`));
+    const lines: string[] = [];
+    this.consoles.set(page, lines);
+    page.on('close', () => this.consoles.delete(page));
+    // Every frame's console, the application frames' included: where a frame stopped, it said so.
+    page.on('console', (message) => {
+      const frame = message.location().url ? new URL(message.location().url).host : '?';
+      lines.push(`${clock()} ${frame} ${message.type()}: ${message.text()}`);
+    });
     await page.goto(`${playerOrigin}/engine.html`);
     await page.waitForFunction(() => (window as unknown as { loaded?: boolean }).loaded === true);
     return page;
   }
 
   /** Opens a test page and starts playing `manifest` on a playback clock that starts at `start`. */
-  async play(manifest: RuntimeManifest, start = Date.parse('2026-03-02T11:00:00Z')): Promise<Page> {
+  async play(
+    manifest: RuntimeManifest,
+    start = Date.parse('2026-03-02T11:00:00Z'),
+    launchPath?: string,
+  ): Promise<Page> {
     const p = await this.open();
     await p.evaluate(
-      ({ m, start, releaseOrigin }) => {
+      ({ m, start, releaseOrigin, launchPath }) => {
         const w = window as unknown as EngineTestWindow;
-        w.m = w.t.mountEngine({ start, releaseOrigin });
+        w.m = w.t.mountEngine({ start, releaseOrigin, launchPath });
         w.m.engine.setManifest(m);
       },
-      { m: manifest, start, releaseOrigin: this.releaseOrigin },
+      { m: manifest, start, releaseOrigin: this.releaseOrigin, launchPath },
     );
     return p;
   }
@@ -156,6 +183,26 @@ export class PlayerFixture {
   /** What the engine told its host (activations, launches, advances, logs). */
   records(p: Page): Promise<Records> {
     return p.evaluate(() => (window as unknown as EngineTestWindow).m.records);
+  }
+
+  /**
+   * Registers, for the calling test file, a report printed when a test fails: for each page the
+   * test left open, its console and its engine's log, then the fixture's last requests.
+   */
+  reportFailures(): void {
+    beforeEach(({ onTestFailed }) => {
+      onTestFailed(async () => {
+        for (const [page, lines] of this.consoles) {
+          const logs = await page
+            .evaluate(() => (window as unknown as Partial<EngineTestWindow>).m?.records.logs ?? [])
+            .catch((error: unknown) => [`(the engine's log could not be read: ${String(error)})`]);
+          console.error(
+            [`--- ${page.url()}: console`, ...lines, '--- engine log', ...logs].map((l) => `  ${l}`).join('\n'),
+          );
+        }
+        console.error(['--- last requests', ...this.requests].map((l) => `  ${l}`).join('\n'));
+      });
+    });
   }
 
   /** Saves what is on glass under e2e/artifacts (ignored by git), to look at. */
@@ -171,6 +218,11 @@ export class PlayerFixture {
   }
 
   private route(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const asked = `${clock()} ${req.method} ${req.headers.host} ${req.url}`;
+    res.on('close', () => {
+      this.requests.push(`${asked} -> ${res.writableFinished ? res.statusCode : 'closed unfinished'}`);
+      if (this.requests.length > REQUESTS_KEPT) this.requests.shift();
+    });
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     const url = new URL(req.url ?? '/', 'http://fixture.invalid');
     const released = this.sites.find((s) => s.release === host);
@@ -210,6 +262,14 @@ export class PlayerFixture {
           'text/html; charset=utf-8',
         );
       }
+      // A release page without the SDK: it loads, and never answers the player's handshake.
+      if (url.pathname === '/silent.html')
+        return this.send(
+          res,
+          200,
+          '<!doctype html><title>silent</title><p>no bridge here</p>',
+          'text/html; charset=utf-8',
+        );
       if (url.pathname === '/_marquee/runtime.js')
         return this.send(res, 200, this.runtimeScript, 'text/javascript; charset=utf-8');
     }
