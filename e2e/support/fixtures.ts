@@ -114,7 +114,20 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
 
   baseURL: async ({ marquee }, use) => use(marquee.origin),
-  player: async ({ page }, use) => use(new PlayerPage(page)),
+  // A failed test prints what the player's page and its frames logged, to read rather than guess at.
+  player: async ({ page }, use, testInfo) => {
+    const lines: string[] = [];
+    page.on('console', (message) => {
+      const where = message.location().url ? new URL(message.location().url).host : '?';
+      lines.push(`${new Date().toISOString().slice(11, 23)} ${where} ${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) =>
+      lines.push(`${new Date().toISOString().slice(11, 23)} pageerror: ${error.message}`),
+    );
+    await use(new PlayerPage(page));
+    if (testInfo.status !== testInfo.expectedStatus)
+      console.error(['--- player console', ...lines].map((l) => `  ${l}`).join('\n'));
+  },
   kiosk: async ({ marquee }, use, testInfo) => {
     const agent = new KioskAgentProcess(kioskPort(testInfo.parallelIndex), marquee.origin);
     await agent.start();

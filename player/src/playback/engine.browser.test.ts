@@ -10,6 +10,7 @@ import { UPCOMING_GRACE_MS } from './upcoming';
 import { images, manifest, page, PlayerFixture, videos, type EngineTestWindow } from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
+fixture.reportFailures();
 const COLORS = ['#1b4d7a', '#7a3b1b', '#1b7a4d', '#5b1b7a', '#7a1b5b', '#4d7a1b'];
 
 beforeAll(async () => {

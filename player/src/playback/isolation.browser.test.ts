@@ -47,6 +47,7 @@ const BACKSTOP_SLACK_MS = 1500;
 const FRAME_READY_WAIT_MS = 40_000;
 
 const fixture = new PlayerFixture([LOCAL_SITES, PRODUCTION_SITES, SAME_SITE]);
+fixture.reportFailures();
 
 beforeAll(async () => {
   await fixture.start();

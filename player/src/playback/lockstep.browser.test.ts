@@ -12,6 +12,7 @@ import type { PageChange, Sample } from '../testing/engine-entry';
 import { images, manifest, page, PlayerFixture, videos, type EngineTestWindow } from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
+fixture.reportFailures();
 const CLIP_SECONDS = 3;
 
 /** Solid colours of the wall's quadrants (top left, top right, bottom left, bottom right). */

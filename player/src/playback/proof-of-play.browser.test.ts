@@ -7,6 +7,7 @@ import { titledPng, webmClip } from '../../../e2e/support/media-fixtures';
 import { images, manifest, page, PlayerFixture, videos, type EngineTestWindow } from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
+fixture.reportFailures();
 
 beforeAll(async () => {
   await fixture.start();

@@ -9,6 +9,7 @@ import type { SoundtrackPlayer } from './soundtrack-player';
 import { PlayerFixture } from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
+fixture.reportFailures();
 const RETRY = { initialMs: 200, maxMs: 800, attemptsPerTrack: 3 };
 
 beforeAll(async () => {
