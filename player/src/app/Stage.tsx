@@ -5,6 +5,7 @@ import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import { PlaybackEngine } from '../playback/playback-engine';
 import type { PlayerController } from '../runtime/player-controller';
 import { SoundtrackPlayer } from '../soundtrack/soundtrack-player';
+import { followController } from './follow-controller';
 import type { PlayerStore } from '../state/player-store';
 
 export function Stage({
@@ -41,11 +42,7 @@ export function Stage({
       log: (message) => console.info(message),
     });
     onEngine?.(engine);
-    const stopFollowingClock = controller.onClockStep(() => engine.clockChanged());
-    // A barrier heard before the engine existed: the engine starts each new loop of its timeline from it.
-    const latest = controller.latestBarrier;
-    if (latest) engine.applyBarrier(latest);
-    const stopFollowingBarriers = controller.onBarrier((barrier) => engine.applyBarrier(barrier));
+    const stopFollowing = followController(engine, controller);
     const feed = (manifest: RuntimeManifest | null) => {
       if (manifest) engine.setManifest(manifest);
     };
@@ -55,8 +52,7 @@ export function Stage({
     });
     return () => {
       unsubscribe();
-      stopFollowingClock();
-      stopFollowingBarriers();
+      stopFollowing();
       onEngine?.(null);
       engine.destroy();
       soundtrack.destroy();
