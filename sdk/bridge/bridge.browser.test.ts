@@ -3,7 +3,13 @@
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium } from '../testing/chromium';
-import { BridgeFixture, buildBridgeBundles, CAPABILITY_HANDLE, RELEASE_LABEL } from '../testing/bridge-fixture';
+import {
+  BridgeFixture,
+  buildBridgeBundles,
+  CAPABILITY_HANDLE,
+  RELEASE_LABEL,
+  SLOW_LOAD_MS,
+} from '../testing/bridge-fixture';
 
 const ALL = { 'page.advance': true, 'kv.read': true, 'kv.write': true };
 
@@ -888,6 +894,45 @@ describe('app bridge in Chromium', () => {
     await expect.poll(async () => (await records(third)).diagnostics).toEqual(['handshake_timeout']);
     expect(await third.evaluate(() => (window as any).host.isConnected)).toBe(false);
     await third.context().close();
+  });
+
+  it("connects when the bridge watched the frame's initial about:blank and the release document loads slowly", async () => {
+    // As the player does it: the bridge is made before the frame is added (so it sees the initial
+    // about:blank load), then the frame is sent to a release page whose load event waits for an
+    // image. The SDK there learns its player and listens long before that load event.
+    const page = await openPlayer();
+    await page.evaluate(
+      ({ src, releaseOrigin }) => {
+        const w = window as any;
+        const frame = document.createElement('iframe');
+        frame.id = 'app';
+        w.bridge.prepareApplicationFrame(frame);
+        w.host = new w.bridge.ApplicationFrameBridge({
+          frame,
+          releaseOrigin,
+          placementId: 'board',
+          applicationId: 'app_counter000001',
+          releaseId: 'rel_counter000001',
+          capabilities: { 'page.advance': true, 'kv.read': true, 'kv.write': true },
+          viewport: { width: 1280, height: 720 },
+          placement: { width: 640, height: 360 },
+          runtimeKv: w.bridge.runtimeKvFetch({ runtimeOrigin: location.origin, capabilityHandle: () => 'x' }),
+          onDiagnostic: (d: { code: string }) => w.records.diagnostics.push(d.code),
+        });
+        document.body.append(frame);
+        frame.src = src;
+        w.host.activate();
+      },
+      { src: `${fixture.releaseOrigin}/slow-load.html`, releaseOrigin: fixture.releaseOrigin },
+    );
+    const frame = await frameAt(page, `${fixture.releaseOrigin}/slow-load.html`);
+    // Connected right after the load event, not after a handshake that never comes.
+    await page.waitForFunction(() => (window as any).host.isConnected === true, undefined, {
+      timeout: SLOW_LOAD_MS + 3000,
+    });
+    expect((await frame.evaluate(() => (window as any).marquee.ready())).generation).toBe(1);
+    expect((await records(page)).diagnostics).not.toContain('invalid_handshake');
+    await page.context().close();
   });
 
   it('handshakes anew with a fresh challenge when the frame reloads', async () => {

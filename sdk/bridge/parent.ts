@@ -239,7 +239,26 @@ export class ApplicationFrameBridge {
     this.options.onDiagnostic?.({ code, detail });
   }
 
-  private readonly onLoad = () => this.handshake();
+  private readonly onLoad = () => {
+    // The frame's initial about:blank is never the release. A round of handshakes started for it
+    // would go on reaching the release's document (the retries go to the frame's window, whatever
+    // document it holds) before that document's own load: it would answer that stale challenge
+    // and, answering one challenge only, never the one its load brings.
+    if (this.holdsNoRelease()) return this.stopHandshake();
+    this.handshake();
+  };
+
+  /** The frame has no page of ours yet (no src), or holds a document of the player's own origin (about:blank). */
+  private holdsNoRelease(): boolean {
+    const src = this.options.frame.getAttribute('src');
+    if (src === null || src === '' || src === 'about:blank') return true;
+    try {
+      // Readable only for a document of the player's own origin, which a release never has.
+      return this.options.frame.contentWindow?.location.href !== undefined;
+    } catch {
+      return false;
+    }
+  }
 
   /**
    * Handshakes with the frame's current document (done on every load). Call it yourself only when

@@ -10,6 +10,8 @@ import { PLAYER_ORIGIN_PATH } from '../contract/archive-paths';
 export const RELEASE_LABEL = '0123456789abcdef0123456789abcdef01234567';
 export const CAPABILITY_HANDLE = 'cap_test_handle_that_must_never_reach_the_frame_0123456789';
 export const RUNTIME_COOKIE = 'marquee-runtime=runtime-session-for-tests';
+/** How long /slow-load.html's image holds the frame's load event. */
+export const SLOW_LOAD_MS = 1500;
 
 const sdkDir = path.resolve(import.meta.dirname, '..');
 
@@ -191,6 +193,19 @@ export class BridgeFixture {
           200,
           `<!doctype html><html><head>${RECORDER}<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script></head><body>app</body></html>`,
         );
+      }
+      // An application whose load event waits for a slow image: its SDK runs, and asks which
+      // player to trust, well before the frame's load event tells the parent to handshake.
+      if (url.pathname === '/slow-load.html') {
+        return this.send(
+          res,
+          200,
+          `<!doctype html><html><head>${RECORDER}<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script></head><body>app<img src="/slow.svg"></body></html>`,
+        );
+      }
+      if (url.pathname === '/slow.svg') {
+        const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>';
+        return void setTimeout(() => this.send(res, 200, svg, 'image/svg+xml'), SLOW_LOAD_MS);
       }
       if (url.pathname === '/_marquee/runtime.js') return this.send(res, 200, this.bundles.classic, js);
       if (url.pathname === '/marquee-app.mjs') return this.send(res, 200, this.bundles.module, js);
