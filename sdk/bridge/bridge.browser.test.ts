@@ -3,13 +3,7 @@
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium } from '../testing/chromium';
-import {
-  BridgeFixture,
-  buildBridgeBundles,
-  CAPABILITY_HANDLE,
-  RELEASE_LABEL,
-  SLOW_LOAD_MS,
-} from '../testing/bridge-fixture';
+import { BridgeFixture, buildBridgeBundles, CAPABILITY_HANDLE, RELEASE_LABEL } from '../testing/bridge-fixture';
 
 const ALL = { 'page.advance': true, 'kv.read': true, 'kv.write': true };
 
@@ -50,18 +44,20 @@ interface HostOptions {
   handshakeTimeoutMs?: number;
   /** Attach the bridge to the frame (default) or leave the frame without a parent bridge. */
   bridge?: boolean;
+  /** Make the bridge before the frame is added, as the player does (it then sees the initial about:blank load). */
+  bridgeFirst?: boolean;
 }
 
 /** Adds the application frame to the player page, hosted by an ApplicationFrameBridge, and activates it. */
 async function hostFrame(page: Page, options: HostOptions): Promise<Frame> {
   const src = `${options.origin ?? fixture.releaseOrigin}${options.path}`;
   await page.evaluate(
-    ({ src, releaseOrigin, capabilities, handle, kvTimeoutMs, handshakeTimeoutMs, bridge }) => {
+    ({ src, releaseOrigin, capabilities, handle, kvTimeoutMs, handshakeTimeoutMs, bridge, bridgeFirst }) => {
       const w = window as any;
       const frame = document.createElement('iframe');
       frame.id = 'app';
       w.bridge.prepareApplicationFrame(frame);
-      document.body.append(frame);
+      if (!bridgeFirst) document.body.append(frame);
       if (bridge) {
         const r = w.records;
         w.host = new w.bridge.ApplicationFrameBridge({
@@ -85,6 +81,7 @@ async function hostFrame(page: Page, options: HostOptions): Promise<Frame> {
         });
         w.host.activate();
       }
+      if (bridgeFirst) document.body.append(frame);
       frame.src = src;
     },
     {
@@ -95,6 +92,7 @@ async function hostFrame(page: Page, options: HostOptions): Promise<Frame> {
       kvTimeoutMs: options.kvTimeoutMs,
       handshakeTimeoutMs: options.handshakeTimeoutMs,
       bridge: options.bridge ?? true,
+      bridgeFirst: options.bridgeFirst ?? false,
     },
   );
   return frameAt(page, src);
@@ -897,39 +895,12 @@ describe('app bridge in Chromium', () => {
   });
 
   it("connects when the bridge watched the frame's initial about:blank and the release document loads slowly", async () => {
-    // As the player does it: the bridge is made before the frame is added (so it sees the initial
-    // about:blank load), then the frame is sent to a release page whose load event waits for an
-    // image. The SDK there learns its player and listens long before that load event.
+    // The release page's load event waits for an image: its SDK learns its player and listens
+    // long before that load tells the parent to handshake.
     const page = await openPlayer();
-    await page.evaluate(
-      ({ src, releaseOrigin }) => {
-        const w = window as any;
-        const frame = document.createElement('iframe');
-        frame.id = 'app';
-        w.bridge.prepareApplicationFrame(frame);
-        w.host = new w.bridge.ApplicationFrameBridge({
-          frame,
-          releaseOrigin,
-          placementId: 'board',
-          applicationId: 'app_counter000001',
-          releaseId: 'rel_counter000001',
-          capabilities: { 'page.advance': true, 'kv.read': true, 'kv.write': true },
-          viewport: { width: 1280, height: 720 },
-          placement: { width: 640, height: 360 },
-          runtimeKv: w.bridge.runtimeKvFetch({ runtimeOrigin: location.origin, capabilityHandle: () => 'x' }),
-          onDiagnostic: (d: { code: string }) => w.records.diagnostics.push(d.code),
-        });
-        document.body.append(frame);
-        frame.src = src;
-        w.host.activate();
-      },
-      { src: `${fixture.releaseOrigin}/slow-load.html`, releaseOrigin: fixture.releaseOrigin },
-    );
-    const frame = await frameAt(page, `${fixture.releaseOrigin}/slow-load.html`);
+    const frame = await hostFrame(page, { path: '/slow-load.html', bridgeFirst: true });
     // Connected right after the load event, not after a handshake that never comes.
-    await page.waitForFunction(() => (window as any).host.isConnected === true, undefined, {
-      timeout: SLOW_LOAD_MS + 3000,
-    });
+    await page.waitForFunction(() => (window as any).host.isConnected === true, undefined, { timeout: 3000 });
     expect((await frame.evaluate(() => (window as any).marquee.ready())).generation).toBe(1);
     expect((await records(page)).diagnostics).not.toContain('invalid_handshake');
     await page.context().close();

@@ -11,7 +11,7 @@ export const RELEASE_LABEL = '0123456789abcdef0123456789abcdef01234567';
 export const CAPABILITY_HANDLE = 'cap_test_handle_that_must_never_reach_the_frame_0123456789';
 export const RUNTIME_COOKIE = 'marquee-runtime=runtime-session-for-tests';
 /** How long /slow-load.html's image holds the frame's load event. */
-export const SLOW_LOAD_MS = 1500;
+const SLOW_LOAD_MS = 1500;
 
 const sdkDir = path.resolve(import.meta.dirname, '..');
 
