@@ -24,6 +24,7 @@ afterEach(() => {
   fixture.playerOriginAnswer = null;
   fixture.playerOriginDelayMs = 0;
   fixture.playerOriginRequests.length = 0;
+  fixture.playerOriginFailures.length = 0;
 });
 
 /** The player page with the module child framed on the release host, no parent bridge: the test speaks for the player. */
@@ -85,14 +86,32 @@ describe('the player origin a frame trusts', () => {
     await page.close();
   });
 
-  it('stays inert when the release host names no player: an error, a redirect-free non-JSON answer, or not exactly an origin', async () => {
+  it('is asked again after a failure that may pass (no answer, a 5xx), and the frame then pins its player', async () => {
+    fixture.playerOriginFailures.push('reset', 503);
+    const { page, frame } = await framedChild();
+    await handshake(page, 'E'.repeat(32));
+    await expect.poll(() => answers(page), { timeout: 10_000 }).toHaveLength(1);
+    expect((await answers(page))[0]).toMatchObject({ challenge: 'E'.repeat(32), parent_origin: fixture.playerOrigin });
+    expect(fixture.playerOriginRequests).toHaveLength(3);
+    expect(await diagnostics(frame)).toEqual([]);
+    await page.close();
+  });
+
+  it('stays inert when the release host names no player: an error, a redirect, a non-JSON answer, or not exactly an origin', async () => {
     for (const answer of [
       { status: 403, body: JSON.stringify({ code: 'forbidden' }), type: 'application/problem+json' },
+      {
+        status: 302,
+        body: '',
+        type: 'text/plain',
+        headers: { location: `${fixture.releaseOrigin}/.marquee/elsewhere` },
+      },
       { status: 200, body: JSON.stringify({ player_origin: fixture.playerOrigin }), type: 'text/html' },
       { status: 200, body: JSON.stringify({ player_origin: `${fixture.playerOrigin}/` }), type: 'application/json' },
       { status: 200, body: '{"player_origin":', type: 'application/json' },
     ]) {
       fixture.playerOriginAnswer = answer;
+      fixture.playerOriginRequests.length = 0;
       const { page, frame } = await framedChild();
       const ready = frame.evaluate(() =>
         (window as any).app.ready().then(
@@ -105,6 +124,8 @@ describe('the player origin a frame trusts', () => {
       await expect.poll(() => diagnostics(frame)).toEqual(['inert', 'untrusted_origin']);
       expect(await answers(page)).toEqual([]);
       expect(await frame.evaluate(() => (window as any).app.context)).toBeNull();
+      // An answer is an answer: asked once, not again.
+      expect(fixture.playerOriginRequests, JSON.stringify(answer)).toHaveLength(1);
       await page.close();
     }
   });

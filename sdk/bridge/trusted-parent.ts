@@ -26,9 +26,14 @@ export function playerOriginOf(answer: unknown): string | null {
   return url.origin === value ? value : null;
 }
 
+/** Waits before asking again after a transient failure (doubling), within PLAYER_ORIGIN_TIMEOUT_MS. */
+const RETRY_FIRST_MS = 250;
+
 /**
  * Asks the frame's own release host which player it trusts: same origin, with its cookies (the
- * answer needs the release-grant cookie), never from a cache. Null on any failure.
+ * answer needs the release-grant cookie), never from a cache. A transient failure (no answer, a
+ * 5xx, a 429) is asked again with backoff until `timeoutMs` is up; any other answer counts at once.
+ * Null when the host names no player, or never answered.
  */
 export async function fetchTrustedParentOrigin(
   win: Window,
@@ -38,13 +43,38 @@ export async function fetchTrustedParentOrigin(
   const abort = new AbortController();
   const timer = win.setTimeout(() => abort.abort(), timeoutMs);
   try {
-    const response = await win.fetch(PLAYER_ORIGIN_PATH, {
+    for (let wait = RETRY_FIRST_MS; ; wait *= 2) {
+      const answer = await askOnce(win, abort.signal);
+      if (answer !== 'transient' || abort.signal.aborted) return answer === 'transient' ? null : answer;
+      await new Promise((resolve) => {
+        const again = win.setTimeout(resolve, wait);
+        abort.signal.addEventListener('abort', () => (win.clearTimeout(again), resolve(undefined)), { once: true });
+      });
+      if (abort.signal.aborted) return null;
+    }
+  } finally {
+    win.clearTimeout(timer);
+  }
+}
+
+/** One request: the origin named, null for an answer that names none, 'transient' for one worth asking again. */
+async function askOnce(win: Window, signal: AbortSignal): Promise<string | null | 'transient'> {
+  let response: Response;
+  try {
+    response = await win.fetch(PLAYER_ORIGIN_PATH, {
       credentials: 'same-origin',
       cache: 'no-store',
-      redirect: 'error',
+      // A redirect names no player: not followed, its opaque answer (status 0) counts at once.
+      redirect: 'manual',
       headers: { accept: 'application/json' },
-      signal: abort.signal,
+      signal,
     });
+  } catch {
+    // A network failure, or the deadline (the caller sees the abort).
+    return 'transient';
+  }
+  if (response.status >= 500 || response.status === 429) return 'transient';
+  try {
     if (response.status !== 200 || !/^application\/json\s*(;|$)/i.test(response.headers.get('content-type') ?? ''))
       return null;
     const text = await response.text();
@@ -52,7 +82,5 @@ export async function fetchTrustedParentOrigin(
     return playerOriginOf(JSON.parse(text));
   } catch {
     return null;
-  } finally {
-    win.clearTimeout(timer);
   }
 }

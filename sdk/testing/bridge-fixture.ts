@@ -93,6 +93,8 @@ export interface PlayerOriginAnswer {
   status: number;
   body: string;
   type: string;
+  /** Further headers (a redirect's Location). */
+  headers?: Record<string, string>;
 }
 
 export class BridgeFixture {
@@ -108,6 +110,8 @@ export class BridgeFixture {
   playerOriginAnswer: PlayerOriginAnswer | null = null;
   /** Holds the answer this long (handshakes arrive meanwhile). */
   playerOriginDelayMs = 0;
+  /** Transient failures the next requests meet, one each, before the answer: a 503 or a reset connection. */
+  readonly playerOriginFailures: (503 | 'reset')[] = [];
   /** Files of a packed application, served from the release origin by path. */
   readonly releaseFiles = new Map<string, Buffer>();
   /** When set, runtime KV calls go here (a real server) instead of the fake store. */
@@ -241,6 +245,9 @@ export class BridgeFixture {
       mode: req.headers['sec-fetch-mode'] as string | undefined,
       cacheControl: req.headers['cache-control'],
     });
+    const failure = this.playerOriginFailures.shift();
+    if (failure === 'reset') return void req.socket.destroy();
+    if (failure === 503) return this.send(res, 503, '{"code":"unavailable"}', 'application/problem+json');
     const answer = this.playerOriginAnswer ?? {
       status: 200,
       body: JSON.stringify({ player_origin: this.playerOrigin }),
@@ -250,6 +257,7 @@ export class BridgeFixture {
       this.send(res, answer.status, answer.body, answer.type, {
         'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
+        ...answer.headers,
       });
     if (this.playerOriginDelayMs > 0) setTimeout(send, this.playerOriginDelayMs);
     else send();
