@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Two projects, run one after the other by `npm test`: the unit project spreads over the cores; the
@@ -14,6 +15,9 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'unit',
+          // Every core (vitest's default leaves one free, which on a 2-core machine is one worker):
+          // many files wait on subprocesses and sockets rather than compute (D-401).
+          maxWorkers: os.availableParallelism(),
           // Files share their worker's module cache instead of each importing the server afresh:
           // that import, not the tests, was most of the project's CPU time (D-376). Files that fake
           // timers, stub globals or mock modules restore them in afterEach, as they must anyway.
