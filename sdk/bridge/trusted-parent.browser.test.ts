@@ -97,6 +97,23 @@ describe('the player origin a frame trusts', () => {
     await page.close();
   });
 
+  it('gives up, inert, when the release host keeps failing for 10 s, having asked with backoff rather than in a storm', async () => {
+    fixture.playerOriginFailures.push(...Array<503>(100).fill(503));
+    const { frame } = await framedChild();
+    const startedAt = Date.now();
+    const ready = await frame.evaluate(() =>
+      (window as any).app.ready().then(
+        () => 'ready',
+        (e: { code: string }) => e.code,
+      ),
+    );
+    expect(ready).toBe('inert');
+    expect(Date.now() - startedAt).toBeLessThan(12_000);
+    // 250, 500, 1000, 2000 and 4000 ms apart: six requests fit in 10 s.
+    expect(fixture.playerOriginRequests.length).toBeGreaterThanOrEqual(5);
+    expect(fixture.playerOriginRequests.length).toBeLessThanOrEqual(7);
+  }, 30_000);
+
   it('stays inert when the release host names no player: an error, a redirect, a non-JSON answer, or not exactly an origin', async () => {
     for (const answer of [
       { status: 403, body: JSON.stringify({ code: 'forbidden' }), type: 'application/problem+json' },

@@ -45,16 +45,28 @@ export async function fetchTrustedParentOrigin(
   try {
     for (let wait = RETRY_FIRST_MS; ; wait *= 2) {
       const answer = await askOnce(win, abort.signal);
-      if (answer !== 'transient' || abort.signal.aborted) return answer === 'transient' ? null : answer;
-      await new Promise((resolve) => {
-        const again = win.setTimeout(resolve, wait);
-        abort.signal.addEventListener('abort', () => (win.clearTimeout(again), resolve(undefined)), { once: true });
-      });
-      if (abort.signal.aborted) return null;
+      if (answer !== 'transient') return answer;
+      if (!(await pause(win, wait, abort.signal))) return null;
     }
   } finally {
     win.clearTimeout(timer);
   }
+}
+
+/** Waits `ms`; false at once when `signal` aborts (before or meanwhile). */
+function pause(win: Window, ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      win.clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = win.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** One request: the origin named, null for an answer that names none, 'transient' for one worth asking again. */
