@@ -190,6 +190,11 @@ export class ApplicationFrameBridge {
     return this.connected;
   }
 
+  /** Whether a document that may be the release has loaded (a handshake round was begun for it). */
+  get handshakeBegun(): boolean {
+    return this.challenge !== '';
+  }
+
   get generation(): number {
     return this.currentGeneration;
   }

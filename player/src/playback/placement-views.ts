@@ -704,15 +704,13 @@ class ApplicationView implements PlacementView {
   /** Launch ticket, frame load, bridge handshake, within APPLICATION_READY_TIMEOUT_MS. */
   private async connect(launched: LaunchedFrame, signal: AbortSignal): Promise<void> {
     const content = this.placement.content;
-    // Where a launch that timed out was stuck, for the log.
-    let stage = 'the launch ticket';
+    let ticketed = false;
     await withTimeout(
       (async () => {
         const launch = await this.host.launch(content.launchUrl);
         if (new URL(launch.launch_url).origin !== new URL(content.origin).origin)
           throw new Error('the launch URL is not on the release origin');
-        stage = 'the frame loading';
-        launched.frame.addEventListener('load', () => (stage = "the release's handshake answer"), { once: true });
+        ticketed = true;
         launched.frame.src = launch.launch_url;
         // The bridge handshakes on every load of the frame; wait until the release answered.
         while (!launched.bridge.isConnected) {
@@ -725,9 +723,14 @@ class ApplicationView implements PlacementView {
       APPLICATION_READY_TIMEOUT_MS,
       'application launch',
     ).catch((error: unknown) => {
-      throw error instanceof TimeoutError
-        ? new TimeoutError(`application launch (waiting for ${stage})`, APPLICATION_READY_TIMEOUT_MS)
-        : error;
+      if (!(error instanceof TimeoutError)) throw error;
+      // Where it was stuck, for the log.
+      const stage = !ticketed
+        ? 'the launch ticket'
+        : launched.bridge.handshakeBegun
+          ? "the release's handshake answer"
+          : 'the frame loading';
+      throw new TimeoutError(`application launch (waiting for ${stage})`, APPLICATION_READY_TIMEOUT_MS);
     });
   }
 
