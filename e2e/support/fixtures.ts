@@ -8,6 +8,7 @@ import { test as base, expect } from '@playwright/test';
 import { defaultRuntimeScript, packApplication } from '../../sdk/pack/pack';
 import { SmtpCapture } from '../../server/mail/mail.fixtures';
 import { PlayerPage } from '../pages/player-page';
+import { recordConsole } from '../../sdk/testing/chromium';
 import { ControlApi } from './control-api';
 import { MarqueeServer } from './marquee-server';
 import { silentMp3, titledPng, webmClip } from './media-fixtures';
@@ -116,14 +117,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   baseURL: async ({ marquee }, use) => use(marquee.origin),
   // A failed test prints what the player's page and its frames logged, to read rather than guess at.
   player: async ({ page }, use, testInfo) => {
-    const lines: string[] = [];
-    page.on('console', (message) => {
-      const where = message.location().url ? new URL(message.location().url).host : '?';
-      lines.push(`${new Date().toISOString().slice(11, 23)} ${where} ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) =>
-      lines.push(`${new Date().toISOString().slice(11, 23)} pageerror: ${error.message}`),
-    );
+    const lines = recordConsole(page);
     await use(new PlayerPage(page));
     if (testInfo.status !== testInfo.expectedStatus)
       console.error(['--- player console', ...lines].map((l) => `  ${l}`).join('\n'));

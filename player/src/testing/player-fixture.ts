@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { beforeEach } from 'vitest';
 import { buildBridgeBundles } from '../../../sdk/testing/bridge-fixture';
-import { launchChromium } from '../../../sdk/testing/chromium';
+import { launchChromium, recordConsole, timeOfDay } from '../../../sdk/testing/chromium';
 import { pageFixture } from '../playback/manifest.fixtures';
 import { PLAYER_ORIGIN_PATH } from '../../../sdk/contract/archive-paths';
 import {
@@ -71,11 +71,6 @@ export type EngineTestWindow = { t: typeof import('./engine-entry'); m: Mounted 
 
 /** How many of the fixture's last requests a failure report shows. */
 const REQUESTS_KEPT = 60;
-
-/** Wall-clock time of day with milliseconds, to line up the console, the log and the requests. */
-function clock(): string {
-  return new Date().toISOString().slice(11, 23);
-}
 
 export const LOCAL_SITES: SitePair = { player: 'localhost', release: `${RELEASE_LABEL}.release.localhost` };
 
@@ -144,14 +139,9 @@ export class PlayerFixture {
     const context = await this.browser.newContext({ viewport });
     const page = await context.newPage();
     page.on('pageerror', (error) => console.error(`[page] ${error.message}`));
-    const lines: string[] = [];
-    this.consoles.set(page, lines);
-    page.on('close', () => this.consoles.delete(page));
     // Every frame's console, the application frames' included: where a frame stopped, it said so.
-    page.on('console', (message) => {
-      const frame = message.location().url ? new URL(message.location().url).host : '?';
-      lines.push(`${clock()} ${frame} ${message.type()}: ${message.text()}`);
-    });
+    this.consoles.set(page, recordConsole(page));
+    page.on('close', () => this.consoles.delete(page));
     await page.goto(`${playerOrigin}/engine.html`);
     await page.waitForFunction(() => (window as unknown as { loaded?: boolean }).loaded === true);
     return page;
@@ -218,7 +208,7 @@ export class PlayerFixture {
   }
 
   private route(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const asked = `${clock()} ${req.method} ${req.headers.host} ${req.url}`;
+    const asked = `${timeOfDay()} ${req.method} ${req.headers.host} ${req.url}`;
     res.on('close', () => {
       this.requests.push(`${asked} -> ${res.writableFinished ? res.statusCode : 'closed unfinished'}`);
       if (this.requests.length > REQUESTS_KEPT) this.requests.shift();
