@@ -8,7 +8,8 @@ export const ARTIFACTS = path.resolve(import.meta.dirname, '..', 'artifacts');
 
 /** What the player exposes on window for tests and operators. */
 interface PlayerWindow {
-  marqueePlayer: {
+  /** Set once the player booted (after its offline database opened): absent just after a reload. */
+  marqueePlayer?: {
     store: {
       getState(): {
         session: { paired: boolean; publicUrl: string } | null;
@@ -121,27 +122,31 @@ export class PlayerPage {
     return this.page.locator('audio.soundtrack');
   }
 
-  /** The runtime session the player holds (null before one is open). */
+  /** The runtime session the player holds (null before one is open, or before the player booted). */
   session(): Promise<{ paired: boolean; publicUrl: string } | null> {
-    return this.page.evaluate(() => (window as unknown as PlayerWindow).marqueePlayer.store.getState().session);
+    return this.page.evaluate(
+      () => (window as unknown as PlayerWindow).marqueePlayer?.store.getState().session ?? null,
+    );
   }
 
   /** The manifest revision on glass. */
   activeRevision(): Promise<string | null> {
-    return this.page.evaluate(() => (window as unknown as PlayerWindow).marqueePlayer.store.getState().activeRevision);
+    return this.page.evaluate(
+      () => (window as unknown as PlayerWindow).marqueePlayer?.store.getState().activeRevision ?? null,
+    );
   }
 
   /** The revision of the manifest the player holds (fetched; on glass once activated). */
   heldRevision(): Promise<string | null> {
     return this.page.evaluate(
-      () => (window as unknown as PlayerWindow).marqueePlayer.store.getState().manifest?.manifestRevision ?? null,
+      () => (window as unknown as PlayerWindow).marqueePlayer?.store.getState().manifest?.manifestRevision ?? null,
     );
   }
 
   /** When the manifest the player holds switches to its upcoming pages by itself (null: it does not). */
   upcomingAt(): Promise<string | null> {
     return this.page.evaluate(
-      () => (window as unknown as PlayerWindow).marqueePlayer.store.getState().manifest?.upcoming?.at ?? null,
+      () => (window as unknown as PlayerWindow).marqueePlayer?.store.getState().manifest?.upcoming?.at ?? null,
     );
   }
 
