@@ -19,12 +19,42 @@ export const BarrierAnnouncement = z.strictObject({
 });
 export type BarrierAnnouncement = z.infer<typeof BarrierAnnouncement>;
 
+/** How many timelines a `BarrierBook` remembers: the one playing, the ones just left, the one coming. */
+const TIMELINES_KEPT = 4;
+
 /**
- * Whether `barrier` replaces `last` as the group's last barrier: there is none yet, it is of another
- * timeline, or it comes later on the same one (an older or repeated one of that timeline does not).
+ * The last barrier of each timeline a member heard of (the few most recent timelines). Kept per
+ * timeline, so a late barrier of one timeline never takes the place of a newer one's of another.
  */
-export function supersedes(barrier: BarrierAnnouncement, last: BarrierAnnouncement | null): boolean {
-  return !last || last.timeline !== barrier.timeline || barrier.at > last.at;
+export class BarrierBook {
+  private readonly byTimeline = new Map<string, BarrierAnnouncement>();
+
+  /**
+   * Keeps `barrier` when it is the first of its timeline or later than the one kept for it, and
+   * says whether it did (an older or repeated one of that timeline is not news).
+   */
+  offer(barrier: BarrierAnnouncement): boolean {
+    const last = this.byTimeline.get(barrier.timeline);
+    if (last && barrier.at <= last.at) return false;
+    // Map order is insertion order: re-inserting makes this timeline the most recent.
+    this.byTimeline.delete(barrier.timeline);
+    this.byTimeline.set(barrier.timeline, barrier);
+    for (const timeline of this.byTimeline.keys()) {
+      if (this.byTimeline.size <= TIMELINES_KEPT) break;
+      this.byTimeline.delete(timeline);
+    }
+    return true;
+  }
+
+  /** The last barrier of `timeline` (null when none was heard, or for no timeline). */
+  of(timeline: string | null): BarrierAnnouncement | null {
+    return (timeline !== null && this.byTimeline.get(timeline)) || null;
+  }
+
+  /** Each timeline's last barrier, the timeline heard of longest ago first. */
+  all(): BarrierAnnouncement[] {
+    return [...this.byTimeline.values()];
+  }
 }
 
 export const GroupMessage = z.discriminatedUnion('type', [

@@ -11,7 +11,7 @@
 // its own timeline. Nothing a member alone decides (a media end, an application's advance) ends a
 // page early there; an application's advance goes to the host, which may make it a group barrier.
 import { isPlacementOf, type RuntimeManifest, type RuntimeSync } from '../../../sdk/contract/manifest';
-import { type BarrierAnnouncement, supersedes } from '../../../sdk/lockstep/group-protocol';
+import { type BarrierAnnouncement, BarrierBook } from '../../../sdk/lockstep/group-protocol';
 import {
   anchorAt,
   epochAnchor,
@@ -131,8 +131,8 @@ export class PlaybackEngine {
   /** The manifest last handed in (what the server served), and the wait for its upcoming switch. */
   private served: RuntimeManifest | null = null;
   private upcomingTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Lockstep: the group's last barrier handed in; each new loop of its timeline starts from it. */
-  private lastBarrier: BarrierAnnouncement | null = null;
+  /** Lockstep: each timeline's last barrier handed in; each new loop of a timeline starts from its. */
+  private readonly barriers = new BarrierBook();
 
   constructor(
     private readonly root: HTMLElement,
@@ -182,7 +182,7 @@ export class PlaybackEngine {
    * last barrier before its first manifest.
    */
   applyBarrier(barrier: BarrierAnnouncement): void {
-    if (supersedes(barrier, this.lastBarrier)) this.lastBarrier = barrier;
+    this.barriers.offer(barrier);
     const pending = this.pending;
     if (pending && this.moveTimeline(pending, barrier)) {
       // Armed to join at or after T: the page prepared for the join may no longer be the group's
@@ -250,8 +250,9 @@ export class PlaybackEngine {
     }
     if (this.pending) this.dispose(this.pending);
     this.pending = this.build(manifest, derived);
-    // A new loop of the group's timeline starts from its epoch: the last barrier moves it on before it joins.
-    if (this.lastBarrier) this.moveTimeline(this.pending, this.lastBarrier);
+    // A new loop of the group's timeline starts from its epoch: its last barrier moves it on before it joins.
+    const barrier = this.barriers.of(this.pending.lockstep?.key ?? null);
+    if (barrier) this.moveTimeline(this.pending, barrier);
     if (!this.current || !this.segment) this.startPending();
     else if (this.pending.lockstep) this.armJoin(this.pending);
     else this.warmPendingFirst();

@@ -499,7 +499,7 @@ describe('the barriers of a sync group', () => {
     await controller.fetchManifest();
     await vi.waitFor(() => expect(heard).toHaveLength(1));
     expect(heard[0]).toEqual({ timeline: barrier.timeline, pageIndex: 1, at: Date.parse(barrier.at) });
-    expect(controller.latestBarrier).toEqual(heard[0]);
+    expect(controller.latestBarriers).toEqual([heard[0]]);
     await controller.advanceGroup(barrier.timeline, 2);
     expect(advances).toEqual([{ timeline: barrier.timeline, page_index: 2 }]);
     expect(heard).toHaveLength(2);
@@ -507,6 +507,45 @@ describe('the barriers of a sync group', () => {
     // The same barrier again (the stream after the answer) is not handed on twice.
     await controller.advanceGroup(barrier.timeline, 2);
     expect(heard).toHaveLength(2);
+    controller.destroy();
+  });
+});
+
+describe('the barriers of several timelines', () => {
+  const epoch = '2026-03-02T11:00:00.000Z';
+  const ofRevision = (playlistRevision: number) =>
+    manifestFixture({ playlistRevision, sync: { group: 'wall', epoch } });
+
+  it('asks for the group’s last barrier again when the manifest’s timeline has none yet, and keeps each timeline’s last', async () => {
+    let served = ofRevision(1);
+    let etag = 0;
+    const asked: string[] = [];
+    let answer = { timeline: `pl_fixture@1@${epoch}`, page_index: 1, at: '2026-03-02T11:05:00.000Z' };
+    const runtime = fakeRuntime(0, {
+      'GET /runtime/v1/manifest': () => Response.json(served, { headers: { etag: `"m${++etag}"` } }),
+      'GET /runtime/v1/time': () => Response.json({ received_at_ms: Date.now(), sent_at_ms: Date.now() }),
+      'GET /runtime/v1/sync/barrier': () => {
+        asked.push(answer.timeline);
+        return Response.json({ barrier: answer });
+      },
+    });
+    const { controller } = controllerWith(runtime);
+    const heard: string[] = [];
+    controller.onBarrier((b) => heard.push(`${b.timeline} ${b.pageIndex}`));
+    await controller.fetchManifest();
+    await vi.waitFor(() => expect(heard).toEqual([`pl_fixture@1@${epoch} 1`]));
+    // The playlist's next revision is a new timeline: the barrier heard is not its.
+    served = ofRevision(2);
+    answer = { timeline: `pl_fixture@2@${epoch}`, page_index: 0, at: '2026-03-02T11:06:00.000Z' };
+    await controller.fetchManifest();
+    await vi.waitFor(() => expect(heard).toEqual([`pl_fixture@1@${epoch} 1`, `pl_fixture@2@${epoch} 0`]));
+    expect(asked).toEqual([`pl_fixture@1@${epoch}`, `pl_fixture@2@${epoch}`]);
+    // A fresh manifest of a timeline whose barrier it holds asks nothing.
+    await controller.fetchManifest();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(asked).toHaveLength(2);
+    // Each timeline keeps its own last barrier: the new engine gets both, the newest last.
+    expect(controller.latestBarriers.map((b) => `${b.timeline} ${b.pageIndex}`)).toEqual(heard);
     controller.destroy();
   });
 });

@@ -33,7 +33,8 @@ import { isUnreachable, ManifestRejected, RuntimeClient } from '../../../sdk/cli
 import { MANIFEST_ACTIVATED } from '../../../sdk/contract/runtime';
 import { ClockSync } from '../../../sdk/lockstep/clock-sync';
 import { GlassClock } from '../../../sdk/lockstep/glass-clock';
-import { type BarrierAnnouncement, supersedes } from '../../../sdk/lockstep/group-protocol';
+import { type BarrierAnnouncement, BarrierBook } from '../../../sdk/lockstep/group-protocol';
+import { timelineKey } from '../../../sdk/lockstep/timeline';
 import type { ScreenSurface } from '../../../sdk/contract/screen-health';
 import type { CaptureRequest } from './glass-capture';
 
@@ -124,8 +125,11 @@ export class PlayerController {
   private clockSync: ClockSync | null = null;
   private readonly clockListeners = new Set<() => void>();
   private readonly barrierListeners = new Set<(barrier: BarrierAnnouncement) => void>();
-  /** The last barrier handed on: the same one heard again (the answer, then the stream) is not applied twice. */
-  private lastBarrier: BarrierAnnouncement | null = null;
+  /**
+   * Each timeline's last barrier handed on: the same one heard again (the answer, then the stream)
+   * is not applied twice, and a late one of an old timeline does not stand in for the new one's.
+   */
+  private readonly barriers = new BarrierBook();
   private displayTimer: ReturnType<typeof setTimeout> | undefined;
   private toastTimer: ReturnType<typeof setTimeout> | undefined;
   /** Proof of play: showings written down as they start, uploaded while paired. */
@@ -200,11 +204,11 @@ export class PlayerController {
   }
 
   /**
-   * The group's last barrier the player heard of: the stage hands it to a new engine, which starts
-   * each new loop of its timeline from it.
+   * The last barrier of each timeline the player heard of (oldest first): the stage hands them to a
+   * new engine, which starts each new loop of a timeline from that timeline's.
    */
-  get latestBarrier(): BarrierAnnouncement | null {
-    return this.lastBarrier;
+  get latestBarriers(): BarrierAnnouncement[] {
+    return this.barriers.all();
   }
 
   /** A member that starts (or reloads) after a barrier joins the timeline that barrier began. */
@@ -221,8 +225,7 @@ export class PlayerController {
     const at = Date.parse(details.at);
     if (!Number.isFinite(at)) return;
     const barrier: BarrierAnnouncement = { timeline: details.timeline, pageIndex: details.page_index, at };
-    if (!supersedes(barrier, this.lastBarrier)) return;
-    this.lastBarrier = barrier;
+    if (!this.barriers.offer(barrier)) return;
     for (const listener of this.barrierListeners) listener(barrier);
   }
 
@@ -500,7 +503,7 @@ export class PlayerController {
         this.etag = result.etag;
         askToCacheMedia(result.manifest);
         this.followClock(result.manifest);
-        if (result.manifest.sync && !this.lastBarrier) void this.catchUpBarrier();
+        if (result.manifest.sync && !this.barriers.of(timelineKey(result.manifest))) void this.catchUpBarrier();
         this.host.store.setState({ phase: 'playing', manifest: result.manifest });
       } else if (state.phase !== 'playing') {
         this.host.store.setState({ phase: 'playing' });
