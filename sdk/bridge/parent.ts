@@ -245,10 +245,7 @@ export class ApplicationFrameBridge {
   }
 
   private readonly onLoad = () => {
-    // The frame's initial about:blank is never the release. A round of handshakes started for it
-    // would go on reaching the release's document (the retries go to the frame's window, whatever
-    // document it holds) before that document's own load: it would answer that stale challenge
-    // and, answering one challenge only, never the one its load brings.
+    // The frame's initial about:blank is never the release: no round for it (D-399).
     if (this.holdsNoRelease()) return this.stopHandshake();
     this.handshake();
   };
@@ -267,15 +264,21 @@ export class ApplicationFrameBridge {
 
   /**
    * Handshakes with the frame's current document (done on every load). Call it yourself only when
-   * the bridge is attached to a frame that already loaded: a document answers one challenge only.
+   * the bridge is attached to a frame that already loaded.
+   *
+   * The challenge is the launch's: made for the first round, and sent again in each round after
+   * (D-403). The retries of a round go to the frame's window, whatever document it holds, so a
+   * document can hear the round of the document before it (a loader page, a page that navigated)
+   * before its own load begins a new one. It pins the first challenge it hears and answers no
+   * other; a new challenge per load would then never be answered.
    */
   handshake(): void {
     if (this.destroyed) return;
-    // A new document: a new challenge, nothing carried over from the previous one.
+    // A new document: nothing carried over from the previous one but the challenge.
     this.stopHandshake();
     this.connected = false;
     this.seen = new Set();
-    this.challenge = randomToken(32);
+    if (this.challenge === '') this.challenge = randomToken(32);
     const handshake = { protocol: HANDSHAKE_PROTOCOL, kind: 'parent.handshake', challenge: this.challenge };
     const post = () => this.options.frame.contentWindow?.postMessage(handshake, this.releaseOrigin);
     post();

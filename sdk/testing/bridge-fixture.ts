@@ -207,6 +207,15 @@ export class BridgeFixture {
           `<!doctype html><html><head>${RECORDER}<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script></head><body>app<img src="/slow.svg"></body></html>`,
         );
       }
+      // A loader page without the SDK that sends the frame on to a slowly loading release page
+      // once it has loaded (the parent has begun a round of handshakes for it by then).
+      if (url.pathname === '/loader.html') {
+        return this.send(
+          res,
+          200,
+          `<!doctype html><html><body>loading<script>addEventListener('load', () => setTimeout(() => location.replace('/slow-load.html'), 50));</script></body></html>`,
+        );
+      }
       if (url.pathname === '/slow.svg') {
         const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>';
         return void setTimeout(() => this.send(res, 200, svg, 'image/svg+xml'), SLOW_LOAD_MS);
