@@ -459,6 +459,29 @@ describe('lockstep page changes', () => {
     await expectRevisionFrom(p, seen[2]!);
     await p.context().close();
   }, 90_000);
+
+  it('keeps the join a new revision is armed for when a barrier 1 s ahead starts that same page then', async () => {
+    const m = await advancedByApplication('med_imga', 4000, 12_000);
+    const p = await member(m);
+    const boundary = await waitingRevision(p, m);
+    // The lead's application ends a's turn exactly at its maximum: "page b at that boundary", 1 s ahead.
+    const lead = boundary - (await wallNow(p)) - 1000;
+    await p.waitForTimeout(lead);
+    const at = await p.evaluate(
+      ({ timeline, at }) => {
+        (window as unknown as TestWindow).m.engine.applyBarrier({ timeline, pageIndex: 1, at });
+        return at - (performance.timeOrigin + performance.now());
+      },
+      { timeline: `@1@${m.sync!.epoch}`, at: boundary },
+    );
+    expect(at).toBeGreaterThan(500);
+    expect(at).toBeLessThan(1500);
+    // The revision comes on glass with b at that boundary, as armed; not at the end of b's turn.
+    const seen = await waitForChanges(p, 2);
+    expectOnFirstFrames(await samples(p), seen.slice(1, 2), [['b', boundary]]);
+    await expectRevisionFrom(p, seen[1]!);
+    await p.context().close();
+  }, 90_000);
 });
 
 describe('lockstep video', () => {

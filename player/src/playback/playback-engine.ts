@@ -188,7 +188,7 @@ export class PlaybackEngine {
       // Armed to join at or after T: the page prepared for the join may no longer be the group's
       // then, and the moved timeline may have a boundary sooner. (Before T the timeline holds.)
       const joinAt = pending.lockstep!.joinAt;
-      if (joinAt !== null && barrier.at <= joinAt) this.armJoin(pending);
+      if (joinAt !== null && barrier.at <= joinAt && !this.joinHolds(pending, joinAt)) this.armJoin(pending);
     }
     const loop = this.current;
     if (!loop || !this.moveTimeline(loop, barrier) || !this.segment) return;
@@ -444,6 +444,18 @@ export class PlaybackEngine {
       this.turn = at.turn;
       this.swapTo(loop, at.segment);
     });
+  }
+
+  /**
+   * Whether the join armed for `joinAt` still fits `loop`'s moved timeline: a turn of the page
+   * warmed for it starts then, the same turn. Arming it again would wait for a boundary the
+   * preparation time away, later than this one.
+   */
+  private joinHolds(loop: Loop, joinAt: number): boolean {
+    const position = this.positionAt(loop, joinAt);
+    if (!position || position.segment.start !== joinAt) return false;
+    const view = loop.views[position.segment.index];
+    return view === this.joinView && view.turns === position.turn;
   }
 
   private usable(loop: Loop) {
