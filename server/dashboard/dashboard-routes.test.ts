@@ -202,6 +202,13 @@ describe('the tenant is the session’s project', () => {
       ],
       ['DELETE', `/dashboard/v1/applications/${theirs.application}`],
       ['GET', `/dashboard/v1/playback?application_id=${theirs.application}`],
+      // A key the handler refuses (a control character): ownership is judged first.
+      ['GET', `/dashboard/v1/applications/${theirs.application}/kv/a%00b`],
+      [
+        'PUT',
+        `/dashboard/v1/applications/${theirs.application}/kv/a%00b`,
+        { value_base64: 'aGk=', content_type: 'text/plain' },
+      ],
     ];
     for (const [method, path, json] of cases) {
       const res = await ada.request(method, path, { json, headers: { 'idempotency-key': randomKey() } });

@@ -175,6 +175,41 @@ describe('authorization before validation, on every route', () => {
     expect(refusals).toEqual([]);
   }, 120_000);
 
+  it('answers 403 or 404 to another tenant whose request passes the pipeline and is refused by the handler', async () => {
+    // Idempotency-Key and If-Match present, so the pipeline's own checks pass, and path values the
+    // handler refuses (a key with a control character, a malformed page id, an upload's headers).
+    const refusals: string[] = [];
+    let checked = 0;
+    for (const entry of routeTable) {
+      const cred = credentialFor(entry, 'another tenant');
+      if (!cred) continue;
+      const path = concrete(entry, originalAuth.get(entry) === accountBearer)
+        .replace('/matrix-key', '/a%00b')
+        .replace(/\/page\/[^/]+/, '/page/1bad');
+      const raw = entry.route.policy.body === 'raw';
+      const read = entry.method === 'GET' || entry.method === 'HEAD';
+      checked++;
+      const res = await server.request(entry.method, path, {
+        host: hostOf(entry),
+        token: cred.token,
+        headers: read
+          ? {}
+          : {
+              'content-type': raw ? 'application/gzip' : 'application/json',
+              'idempotency-key': `matrix-handler-${checked}`,
+              'if-match': '"1"',
+            },
+        body: read ? undefined : raw ? 'not an archive' : '{}',
+      });
+      if (!cred.allowed.includes(res.status)) {
+        const code = res.headers['content-type']?.includes('json') ? res.json().code : res.text.slice(0, 40);
+        refusals.push(`${entry.method} ${entry.path} → ${res.status} ${code}`);
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    expect(refusals).toEqual([]);
+  }, 120_000);
+
   it('still validates the request of the rightful owner', async () => {
     const res = await server.request('PATCH', `/api/v1/screens/${owned.screen}`, {
       token: a.token,

@@ -279,7 +279,8 @@ async function runHandler(ctx: Context, route: RouteHandler): Promise<void> {
         : await handler.run(ctx as never);
   } catch (error) {
     if (error instanceof ReplayInstead) return replay(ctx, error.answer);
-    throw error;
+    // A handler's own refusal of the request (a path value, a header it reads) waits for ownership too.
+    await ownedFirst(ctx, policy, error);
   }
   if (answer) send(res, answer, ctx.answerHeaders);
   else if (!res.headersSent) throw new Error(`route ${ctx.req.method} ${ctx.url.pathname} returned no answer`);
@@ -329,8 +330,8 @@ function checkArea(
 }
 
 /**
- * A refusal of the request's own content (its query, body and headers, read before the handler
- * runs), as opposed to of its caller: what the ownership check must come before.
+ * A refusal of the request's own content (its query, body, headers and path values, by the pipeline
+ * or the handler), as opposed to of its caller: what the ownership check must come before.
  */
 function isRequestRefusal(error: unknown): boolean {
   if (!(error instanceof ProblemError)) return (error as { status?: number } | null)?.status === 400;
