@@ -203,6 +203,78 @@ describe('strict JSON validation', () => {
     expect(res.json().errors[0].code).toBe('malformed_json');
   });
 
+  it('never quotes the body back in a malformed JSON problem (it may hold a password), and says where it broke', async () => {
+    const secret = 'hunter2-secret-pw';
+    for (const body of [`{"name":"a","password":${secret}}`, `{"password":"${secret}`, `{"password":"${secret}",}`]) {
+      const res = await server.request('POST', '/test/echo', {
+        body,
+        headers: { 'content-type': 'application/json' },
+        idempotencyKey: randomKey(),
+      });
+      expect(res.status).toBe(400);
+      expect(res.json().errors[0].code).toBe('malformed_json');
+      expect(res.text).not.toContain('hunter2');
+      expect(res.json().detail).toMatch(/^malformed JSON/);
+    }
+    const early = await server.request('POST', '/test/echo', {
+      body: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
+    expect(early.json().detail).toBe('malformed JSON: the body ends early');
+  });
+
+  it('refuses a string holding a lone surrogate rather than storing it mangled, and takes a pair', async () => {
+    for (const name of ['\\ud800', 'a\\uDC00b', '\\ud83d']) {
+      const res = await server.request('POST', '/test/echo', {
+        body: `{"name":"${name}"}`,
+        headers: { 'content-type': 'application/json' },
+        idempotencyKey: randomKey(),
+      });
+      expect(res.status, name).toBe(400);
+      expect(res.json().errors[0]).toMatchObject({ field: 'body', code: 'invalid_unicode' });
+    }
+    const key = await server.request('POST', '/test/echo', {
+      body: '{"name":"a","\\udfff":1}',
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
+    expect(key.json().errors[0].code).toBe('invalid_unicode');
+    const pair = await server.request('POST', '/test/echo', {
+      body: '{"name":"\\ud83d\\ude00 ok"}',
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
+    expect(pair.status).toBe(201);
+    expect(pair.json().name).toBe('😀 ok');
+  });
+
+  it('refuses a body that is not UTF-8', async () => {
+    const res = await server.request('POST', '/test/echo', {
+      body: Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
+    expect(res.status).toBe(400);
+    expect(res.json().detail).toBe('the body is not valid UTF-8');
+  });
+
+  it('refuses a body sent with a Content-Encoding, which it would otherwise read as the body', async () => {
+    const res = await server.request('POST', '/test/echo', {
+      json: { name: 'a' },
+      headers: { 'content-encoding': 'br' },
+      idempotencyKey: randomKey(),
+    });
+    expect(res.status).toBe(400);
+    expect(res.json().errors[0]).toMatchObject({ field: 'Content-Encoding', code: 'unsupported' });
+    const identity = await server.request('POST', '/test/echo', {
+      json: { name: 'a' },
+      headers: { 'content-encoding': 'identity' },
+      idempotencyKey: randomKey(),
+    });
+    expect(identity.status).toBe(201);
+  });
+
   it('refuses a non-JSON content type', async () => {
     const res = await server.request('POST', '/test/echo', {
       body: 'name=a',

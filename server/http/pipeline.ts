@@ -20,7 +20,7 @@ import { problem, ProblemError, type Generation } from '../problem';
 import { sendProblem } from './problem-response';
 import { admit } from './rate-limit';
 import type { IdempotencyPolicy, Mode, Principal, Reply, RequestContext, RouteHandler } from './route';
-import { DEFAULT_JSON_BODY_LIMIT, parseJson, queryObject, readBody, validate } from './validation';
+import { DEFAULT_JSON_BODY_LIMIT, parseJson, queryObject, readBody, refuseContentEncoding, validate } from './validation';
 
 export interface RouteMatch {
   route: RouteHandler;
@@ -199,10 +199,9 @@ async function readRequest(ctx: Context, match: RouteMatch): Promise<void> {
   ctx.query = policy.query ? validate(policy.query, queryObject(ctx.url), 'query') : {};
 
   // A request that declares no body has none (what readBody would find, without its promise).
-  if (
-    policy.body !== 'raw' &&
-    (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
-  ) {
+  const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody) refuseContentEncoding(req);
+  if (policy.body !== 'raw' && hasBody) {
     const rawBody = await readBody(req, policy.bodyLimit ?? DEFAULT_JSON_BODY_LIMIT, {
       idleMs: bodyIdleTimeoutMs(services),
       deadlineMs: (bytes) => jsonBodyDeadlineMs(services, bytes),
@@ -280,7 +279,7 @@ async function runHandler(ctx: Context, route: RouteHandler): Promise<void> {
   } catch (error) {
     if (error instanceof ReplayInstead) return replay(ctx, error.answer);
     // A handler's own refusal of the request (a path value, a header it reads) waits for ownership too.
-    await ownedFirst(ctx, policy, error);
+    return ownedFirst(ctx, policy, error);
   }
   if (answer) send(res, answer, ctx.answerHeaders);
   else if (!res.headersSent) throw new Error(`route ${ctx.req.method} ${ctx.url.pathname} returned no answer`);

@@ -80,13 +80,62 @@ export function parseJson(req: Request, raw: Buffer): unknown {
       errors: [{ field: 'body', code: 'too_deep', detail: `at most ${MAX_JSON_DEPTH} levels of nesting` }],
     });
   }
+  let text: string;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    text = UTF8.decode(raw);
+  } catch {
+    throw problem('invalid_request', 'the body is not valid UTF-8', {
+      errors: [{ field: 'body', code: 'malformed_json', detail: 'body is not valid UTF-8' }],
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
   } catch (error) {
-    throw problem('invalid_request', `malformed JSON: ${echo((error as Error).message)}`, {
+    // V8's message quotes the body around the fault, and the body may hold a password: say only where.
+    throw problem('invalid_request', `malformed JSON${whereMalformed((error as Error).message)}`, {
       errors: [{ field: 'body', code: 'malformed_json', detail: 'body is not valid JSON' }],
     });
   }
+  // Only an escape (\ud800 to \udfff) can make one: text decoded from UTF-8 holds none.
+  if (SURROGATE_ESCAPE.test(text) && holdsLoneSurrogate(value)) {
+    throw problem('invalid_request', 'a string in the body holds a lone UTF-16 surrogate (an unpaired \\ud800 to \\udfff)', {
+      errors: [{ field: 'body', code: 'invalid_unicode', detail: 'strings must be well-formed Unicode' }],
+    });
+  }
+  return value;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** In `u` mode a class of surrogates matches only unpaired ones: a pair is one code point. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+function holdsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(holdsLoneSurrogate);
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).some(([key, v]) => LONE_SURROGATE.test(key) || holdsLoneSurrogate(v));
+  return false;
+}
+
+/** Where JSON.parse stopped, from its message, without the excerpt of the body it quotes. */
+function whereMalformed(message: string): string {
+  if (/Unexpected end of JSON input/.test(message)) return ': the body ends early';
+  const position = /at position (\d+)/.exec(message);
+  return position ? ` at character ${position[1]}` : '';
+}
+
+/**
+ * Bodies are taken as sent: a Content-Encoding other than identity (gzip, br) is refused rather
+ * than read as if it were the body itself.
+ */
+export function refuseContentEncoding(req: Request): void {
+  const coding = req.headers['content-encoding'];
+  if (coding === undefined || coding.trim().toLowerCase() === 'identity') return;
+  throw problem('invalid_request', 'send the body without a Content-Encoding: this server does not decode one', {
+    errors: [{ field: 'Content-Encoding', code: 'unsupported', detail: 'send the body uncompressed' }],
+  });
 }
 
 const QUOTE = 0x22;
