@@ -4,7 +4,7 @@
 // route, not even which checks its request would have passed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairPendingScreen } from '../pairing/pairing.fixtures';
-import { insertMedia, insertRelease } from '../playlists/content.fixtures';
+import { imageDoc, insertMedia, insertRelease } from '../playlists/content.fixtures';
 import { routeTable } from '../routes';
 import { TestServer } from '../testing/harness';
 import { accountBearer, anyBearer, projectBearer } from './auth';
@@ -54,10 +54,11 @@ beforeAll(async () => {
   owned.accountApplication = (await insertRelease(server, accountA.accountId)).applicationId;
   const playlist = await server.request('POST', '/api/v1/playlists', {
     token: a.token,
-    json: { name: 'Owned by A', pages: [] },
+    json: imageDoc(owned.media, 'Owned by A'),
     idempotencyKey: 'matrix-playlist-a',
   });
-  owned.playlist = playlist.status === 201 ? playlist.json().id : 'pl_missing';
+  if (playlist.status !== 201) throw new Error(`playlist: ${playlist.status} ${playlist.text}`);
+  owned.playlist = playlist.json().id;
 }, 60_000);
 afterAll(async () => {
   for (const [entry, auth] of originalAuth) entry.route = { ...entry.route, policy: { ...entry.route.policy, auth } };
@@ -209,6 +210,19 @@ describe('authorization before validation, on every route', () => {
     expect(checked).toBeGreaterThan(50);
     expect(refusals).toEqual([]);
   }, 120_000);
+
+  it('refuses a query parameter an API route does not take, as the routes that take some do', async () => {
+    for (const path of [
+      '/api/v1/playlists?limit=abc',
+      '/api/v1/applications?cursor=x',
+      `/api/v1/playlists/${owned.playlist}?zz=1`,
+    ]) {
+      const res = await server.request('GET', path, { token: a.token });
+      expect(res.status, path).toBe(400);
+      expect(res.json().errors[0].code, path).toBe('unknown_field');
+    }
+    expect((await server.request('GET', '/api/v1/playlists', { token: a.token })).status).toBe(200);
+  });
 
   it('still validates the request of the rightful owner', async () => {
     const res = await server.request('PATCH', `/api/v1/screens/${owned.screen}`, {

@@ -193,6 +193,23 @@ describe('strict JSON validation', () => {
     expect(res.json().errors[0]).toMatchObject({ field: 'name', code: 'required' });
   });
 
+  it('tells a field of the wrong type from a missing one', async () => {
+    const wrong = await server.request('POST', '/test/echo', { json: { name: 5 }, idempotencyKey: randomKey() });
+    expect(wrong.status).toBe(400);
+    expect(wrong.json().errors[0]).toMatchObject({ field: 'name', code: 'invalid_type' });
+    expect(wrong.json().detail).toBe('name: Invalid input: expected string, received number');
+    const nested = await server.request('POST', '/test/echo', {
+      json: { name: 'a', nested: { n: 'x' } },
+      idempotencyKey: randomKey(),
+    });
+    expect(nested.json().errors[0]).toMatchObject({ field: 'nested.n', code: 'invalid_type' });
+    const missing = await server.request('POST', '/test/echo', {
+      json: { name: 'a', nested: {} },
+      idempotencyKey: randomKey(),
+    });
+    expect(missing.json().errors[0]).toMatchObject({ field: 'nested.n', code: 'required', detail: 'is required' });
+  });
+
   it('refuses malformed JSON as invalid_request', async () => {
     const res = await server.request('POST', '/test/echo', {
       body: '{"name": ',

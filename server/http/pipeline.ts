@@ -3,6 +3,7 @@
 // idempotency (replay or mismatch) → rate budgets → body validation → handler → answer. A refusal
 // of the request itself (query, body, If-Match, Idempotency-Key) first runs the route's `resource`
 // check, so a caller who does not own what the path names gets not_found, never a 400 (D-322).
+import { z } from 'zod';
 import type { Request, Response } from 'express';
 import type { Services } from '../services';
 import type { Work } from '../store/store';
@@ -20,7 +21,14 @@ import { problem, ProblemError, type Generation } from '../problem';
 import { sendProblem } from './problem-response';
 import { admit } from './rate-limit';
 import type { IdempotencyPolicy, Mode, Principal, Reply, RequestContext, RouteHandler } from './route';
-import { DEFAULT_JSON_BODY_LIMIT, parseJson, queryObject, readBody, refuseContentEncoding, validate } from './validation';
+import {
+  DEFAULT_JSON_BODY_LIMIT,
+  parseJson,
+  queryObject,
+  readBody,
+  refuseContentEncoding,
+  validate,
+} from './validation';
 
 export interface RouteMatch {
   route: RouteHandler;
@@ -192,11 +200,16 @@ async function ownedFirst(ctx: Context, policy: RouteHandler['policy'], error: u
   throw error;
 }
 
+/** A JSON API route that names no query takes none: an unknown parameter is refused, as on the others. */
+const NO_QUERY = z.strictObject({});
+const takesNoQuery = (pattern: string) => /^\/(api\/v[12]|dashboard\/v1|operator\/v1)\//.test(pattern);
+
 /** The query, the body (read, not yet validated), If-Match and the idempotency record's id. */
 async function readRequest(ctx: Context, match: RouteMatch): Promise<void> {
   const { req, services } = ctx;
   const { policy } = match.route;
-  ctx.query = policy.query ? validate(policy.query, queryObject(ctx.url), 'query') : {};
+  const query = policy.query ?? (takesNoQuery(match.pattern) ? NO_QUERY : undefined);
+  ctx.query = query ? validate(query, queryObject(ctx.url), 'query') : {};
 
   // A request that declares no body has none (what readBody would find, without its promise).
   const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;

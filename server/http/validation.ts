@@ -99,9 +99,13 @@ export function parseJson(req: Request, raw: Buffer): unknown {
   }
   // Only an escape (\ud800 to \udfff) can make one: text decoded from UTF-8 holds none.
   if (SURROGATE_ESCAPE.test(text) && holdsLoneSurrogate(value)) {
-    throw problem('invalid_request', 'a string in the body holds a lone UTF-16 surrogate (an unpaired \\ud800 to \\udfff)', {
-      errors: [{ field: 'body', code: 'invalid_unicode', detail: 'strings must be well-formed Unicode' }],
-    });
+    throw problem(
+      'invalid_request',
+      'a string in the body holds a lone UTF-16 surrogate (an unpaired \\ud800 to \\udfff)',
+      {
+        errors: [{ field: 'body', code: 'invalid_unicode', detail: 'strings must be well-formed Unicode' }],
+      },
+    );
   }
   return value;
 }
@@ -165,12 +169,12 @@ export function exceedsDepth(raw: Uint8Array, max: number): boolean {
 export function validate<T>(schema: z.ZodType<T>, value: unknown, where: 'body' | 'query'): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const errors = fieldErrors(result.error, where);
+  const errors = fieldErrors(result.error, where, value);
   const first = errors[0]!;
   throw problem('invalid_request', `${first.field}: ${first.detail}`, { errors });
 }
 
-export function fieldErrors(error: z.ZodError, where: 'body' | 'query'): FieldError[] {
+export function fieldErrors(error: z.ZodError, where: 'body' | 'query', input: unknown): FieldError[] {
   const errors: FieldError[] = [];
   for (const issue of error.issues) {
     const base = issue.path.map(String);
@@ -183,12 +187,22 @@ export function fieldErrors(error: z.ZodError, where: 'body' | 'query'): FieldEr
         });
       }
     } else {
-      const code = issue.code === 'invalid_type' && issue.input === undefined ? 'required' : issue.code;
+      // Zod's issues do not carry the input: a field is missing when nothing is at its path.
+      const code = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'required' : issue.code;
       const detail = code === 'required' ? 'is required' : issue.message;
       errors.push({ field: join(where, base), code, detail });
     }
   }
   return errors;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }
 
 function join(where: string, path: string[]): string {
