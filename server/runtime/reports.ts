@@ -77,9 +77,14 @@ export async function activateManifest(
       tenant_id: reporter.tenantId,
       active_manifest_revision: record.revision,
       activated_at: now,
+      playlist_id: record.stored.playlistId ?? null,
     })
     .onConflict((oc) =>
-      oc.column('screen_id').doUpdateSet({ active_manifest_revision: record.revision, activated_at: now }),
+      oc.column('screen_id').doUpdateSet({
+        active_manifest_revision: record.revision,
+        activated_at: now,
+        playlist_id: record.stored.playlistId ?? null,
+      }),
     )
     .execute();
   // Release grants of revisions the player no longer shows end; the active and the newest stay.

@@ -33,6 +33,8 @@ export interface ScreenRuntimeStateTable {
   tenant_id: string;
   active_manifest_revision: number;
   activated_at: number;
+  /** The playlist of that manifest (null: it had none, nothing was assigned). */
+  playlist_id: string | null;
 }
 
 /** The normalized webapp package of a release: a deterministic tar.gz, built once and kept as a blob. */

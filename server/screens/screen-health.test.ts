@@ -3,9 +3,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { StreamReader } from '../events/stream-reader.testing';
 import { PRESENCE_GRACE_MS } from '../runtime/presence';
+import { imageDoc, insertMedia } from '../playlists/content.fixtures';
 import {
   activate,
   anonymousPlayer,
+  createPlaylist,
+  patchScreen,
   report,
   useEnrolledServer,
   validManifest,
@@ -137,6 +140,23 @@ describe('the health of a screen', () => {
     const list = await env.server.request('GET', '/api/v1/screens', { token: env.token });
     expect(list.json().items.find((s: { id: string }) => s.id === p.screen.id).health).toEqual(view.health);
     reader.close();
+  });
+
+  it('names the playlist of the manifest the player activated, not the one assigned since', async () => {
+    const p = await env.player();
+    const { manifest: empty } = await validManifest(env.server, p);
+    await activate(env.server, p, empty.manifestRevision);
+    const mediaId = await insertMedia(env.server, env.tenantId);
+    const playlistId = await createPlaylist(env.server, env.token, imageDoc(mediaId));
+    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: playlistId });
+    // Assigned, but the player still shows the manifest from before: nothing is playing.
+    const before = (await screen(p.screen.id)).health.now_playing;
+    expect(before).toMatchObject({ playlist_id: null, manifest_revision: empty.manifestRevision });
+    const { manifest } = await validManifest(env.server, p);
+    expect(manifest.manifestRevision).not.toBe(empty.manifestRevision);
+    await activate(env.server, p, manifest.manifestRevision);
+    const after = (await screen(p.screen.id)).health.now_playing;
+    expect(after).toMatchObject({ playlist_id: playlistId, manifest_revision: manifest.manifestRevision });
   });
 
   it('counts the kiosk watchdog’s recoveries from its reports', async () => {

@@ -63,7 +63,8 @@ export async function healthOf(
         host: json.read<ScreenHealth['host']>(hostBy.get(row.id) ?? null),
         now_playing: active
           ? {
-              playlist_id: row.effective_playlist_id,
+              // The activated manifest's playlist: a player still on an older one is not said to play the new.
+              playlist_id: active.playlist_id,
               manifest_revision: manifestRevisionId(row.id, active.active_manifest_revision),
               activated_at: isoTime(active.activated_at),
             }

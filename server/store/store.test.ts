@@ -495,6 +495,48 @@ describe('SQLite databases made before the store seam (issue 13)', () => {
     }
   });
 
+  it('names the playlist each screen last activated from that manifest’s document (0027)', async () => {
+    const file = oldDatabase();
+    const db = new SQLite(file);
+    db.prepare(
+      `INSERT INTO tenants (id, generation, email, name, status, plan, revision, content_limit_bytes, screen_limit, credit_millis, credit_grant_month, created_at, updated_at)
+       VALUES ('prj_old', 'P', 'o@example.com', 'Old', 'active', 'signage', 1, 0, 0, 0, '2026-11', ?, ?)`,
+    ).run(NOW, NOW);
+    const screen = db.prepare(
+      `INSERT INTO screens (id, tenant_id, public_id, label, revision, manifest_revision, content_access_generation, state, created_at, updated_at)
+       VALUES (?, 'prj_old', ?, 'Lobby', 1, 2, 1, 'active', ?, ?)`,
+    );
+    for (const id of ['scr_playing', 'scr_empty']) screen.run(id, `pub_${id}`, NOW, NOW);
+    const manifest = db.prepare(
+      `INSERT INTO runtime_manifests (screen_id, manifest_revision, tenant_id, document, has_capabilities, created_at, superseded_at)
+       VALUES (?, ?, 'prj_old', ?, 0, ?, NULL)`,
+    );
+    manifest.run('scr_playing', 1, JSON.stringify({ playlistId: 'pl_first', pages: [] }), NOW);
+    manifest.run('scr_playing', 2, JSON.stringify({ playlistId: 'pl_second', pages: [] }), NOW);
+    manifest.run('scr_empty', 1, JSON.stringify({ pages: [] }), NOW);
+    const state = db.prepare(
+      `INSERT INTO screen_runtime_state (screen_id, tenant_id, active_manifest_revision, activated_at) VALUES (?, 'prj_old', ?, ?)`,
+    );
+    state.run('scr_playing', 1, NOW);
+    state.run('scr_empty', 1, NOW);
+    db.close();
+    const store = await openStore(`sqlite:${file}`);
+    try {
+      await store.migrate();
+      const rows = await store.db
+        .selectFrom('screen_runtime_state')
+        .select(['screen_id', 'playlist_id'])
+        .orderBy('screen_id')
+        .execute();
+      expect(rows).toEqual([
+        { screen_id: 'scr_empty', playlist_id: null },
+        { screen_id: 'scr_playing', playlist_id: 'pl_first' },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('has the same index definitions as a database the current migrations create (no drift)', async () => {
     const old = await openStore(`sqlite:${await migratedOldDatabase()}`);
     const fresh = await freshDatabase();

@@ -26,6 +26,7 @@ import * as m0019 from './0019-feedback';
 import * as m0024 from './0024-comments';
 import * as m0025 from './0025-browser-links';
 import * as m0026 from './0026-replica-state';
+import * as m0027 from './0027-playing-playlist';
 import * as m0020 from './0020-proof-of-play';
 import * as m0021 from './0021-screen-health';
 import * as m0022 from './0022-event-actors';
@@ -63,6 +64,7 @@ const modules: Record<string, EngineMigration> = {
   '0024-comments': m0024,
   '0025-browser-links': m0025,
   '0026-replica-state': m0026,
+  '0027-playing-playlist': m0027,
 };
 
 /** Every migration by name, bound to the engine it will run on, as Kysely's Migrator takes them. */
