@@ -1,6 +1,7 @@
 // Whose is what a path names. The route table (routes.ts) gives every route whose path names a
 // tenant's resource a `resource` check from here; the pipeline runs it before refusing the request
-// itself (a bad body, query, If-Match or Idempotency-Key), so another tenant's id answers not_found
+// itself (a bad body, query, If-Match or Idempotency-Key, or a path value or header the handler
+// refuses, D-404), so another tenant's id answers not_found
 // whatever else is wrong with the request (D-322). Handlers still resolve their resource as before;
 // this only decides the order of refusals.
 import type { RouteEntry } from './http/dispatch';

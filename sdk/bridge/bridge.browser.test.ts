@@ -920,6 +920,16 @@ describe('app bridge in Chromium', () => {
     await page.context().close();
   });
 
+  it('takes the requests the release page makes from its own load handler, after it connected through the loader’s round', async () => {
+    const page = await openPlayer();
+    await hostFrame(page, { path: '/loader.html?to=/onload-kv.html', bridgeFirst: true });
+    const frame = await frameAt(page, `${fixture.releaseOrigin}/onload-kv.html`);
+    await expect.poll(() => frame.evaluate(() => (window as any).onloadResult), { timeout: 5000 }).toBe('ok:1');
+    expect((await records(page)).diagnostics).not.toContain('inert');
+    expect((await frame.evaluate(() => (window as any).marquee.ready())).generation).toBe(1);
+    await page.context().close();
+  });
+
   it('handshakes again when the frame reloads, with the challenge of its launch', async () => {
     const page = await openPlayer();
     const frame = await hostFrame(page, { path: '/app.html' });

@@ -158,7 +158,10 @@ export class ApplicationFrameBridge {
   private viewport: Size;
   private placement: Size;
   private challenge = '';
+  /** A document of the launch answered the challenge: messages carrying it are the release's. */
   private connected = false;
+  /** The frame's current document answered (each load asks again). */
+  private answered = false;
   private destroyed = false;
   private active = false;
   private advanced = false;
@@ -185,7 +188,7 @@ export class ApplicationFrameBridge {
     options.frame.addEventListener('load', this.onLoad);
   }
 
-  /** True once the frame's current document answered the handshake. */
+  /** True once a document of the launch answered the handshake (it stays so across the frame's loads). */
   get isConnected(): boolean {
     return this.connected;
   }
@@ -274,9 +277,12 @@ export class ApplicationFrameBridge {
    */
   handshake(): void {
     if (this.destroyed) return;
-    // A new document: nothing carried over from the previous one but the challenge.
+    // A new document: it hears the challenge again and, once it answers, the context. Its requests
+    // count meanwhile: carrying the challenge, they come from a document that pinned it, which may
+    // have happened before this load (a retry of the round before reached it), and may be made
+    // from this very load's handlers.
     this.stopHandshake();
-    this.connected = false;
+    this.answered = false;
     this.seen = new Set();
     if (this.challenge === '') this.challenge = randomToken(32);
     const handshake = { protocol: HANDSHAKE_PROTOCOL, kind: 'parent.handshake', challenge: this.challenge };
@@ -384,7 +390,9 @@ export class ApplicationFrameBridge {
       return this.diagnose('invalid_handshake', 'child handshake with another challenge');
     if (handshake.value.parent_origin !== this.ownOrigin)
       return this.diagnose('invalid_player_origin', 'the child pinned another parent origin');
-    if (this.connected) return;
+    // Repeats of this load's answer (the child answers every retry that reached it) change nothing.
+    if (this.answered) return;
+    this.answered = true;
     this.connected = true;
     this.stopHandshake();
     if (this.active) this.sendContext();

@@ -208,12 +208,22 @@ export class BridgeFixture {
         );
       }
       // A loader page without the SDK that sends the frame on to a slowly loading release page
-      // once it has loaded (the parent has begun a round of handshakes for it by then).
+      // (?to=, /slow-load.html by default) once it has loaded: the parent has begun a round of
+      // handshakes for it by then.
       if (url.pathname === '/loader.html') {
+        const to = JSON.stringify(url.searchParams.get('to') ?? '/slow-load.html');
         return this.send(
           res,
           200,
-          `<!doctype html><html><body>loading<script>addEventListener('load', () => setTimeout(() => location.replace('/slow-load.html'), 50));</script></body></html>`,
+          `<!doctype html><html><body>loading<script>addEventListener('load', () => setTimeout(() => location.replace(${to}), 50));</script></body></html>`,
+        );
+      }
+      // A slowly loading release page that makes a KV write from its own load handler.
+      if (url.pathname === '/onload-kv.html') {
+        return this.send(
+          res,
+          200,
+          `<!doctype html><html><head>${RECORDER}<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script><script>addEventListener('load', () => { window.onloadResult = 'pending'; window.marquee.kv.set('onload', 'ok').then((e) => { window.onloadResult = 'ok:' + e.revision; }, (e) => { window.onloadResult = 'err:' + e.code; }); });</script></head><body>app<img src="/slow.svg"></body></html>`,
         );
       }
       if (url.pathname === '/slow.svg') {

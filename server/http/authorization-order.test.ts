@@ -216,6 +216,8 @@ describe('authorization before validation, on every route', () => {
       '/api/v1/playlists?limit=abc',
       '/api/v1/applications?cursor=x',
       `/api/v1/playlists/${owned.playlist}?zz=1`,
+      '/api/v1/playlists?__proto__=x',
+      '/api/v1/playlists?constructor=1',
     ]) {
       const res = await server.request('GET', path, { token: a.token });
       expect(res.status, path).toBe(400);

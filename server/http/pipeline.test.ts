@@ -266,6 +266,23 @@ describe('strict JSON validation', () => {
     expect(pair.json().name).toBe('😀 ok');
   });
 
+  it('skips a leading byte order mark, and refuses one anywhere else', async () => {
+    const bom = '\uFEFF';
+    const leading = await server.request('POST', '/test/echo', {
+      body: `${bom}{"name":"a"}`,
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
+    expect(leading.status).toBe(201);
+    const inside = await server.request('POST', '/test/echo', {
+      body: `{${bom}"name":"a"}`,
+      headers: { 'content-type': 'application/json' },
+      idempotencyKey: randomKey(),
+    });
+    expect(inside.status).toBe(400);
+    expect(inside.json().errors[0].code).toBe('malformed_json');
+  });
+
   it('refuses a body that is not UTF-8', async () => {
     const res = await server.request('POST', '/test/echo', {
       body: Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),

@@ -1,8 +1,9 @@
 // Runs one route: the cross-cutting steps in their one order, then the handler, then the answer.
 // Order: authenticate → capability area → credit meter → query → body read → If-Match →
 // idempotency (replay or mismatch) → rate budgets → body validation → handler → answer. A refusal
-// of the request itself (query, body, If-Match, Idempotency-Key) first runs the route's `resource`
-// check, so a caller who does not own what the path names gets not_found, never a 400 (D-322).
+// of the request itself (query, body, If-Match, Idempotency-Key, or a path value or header the
+// handler refuses) first runs the route's `resource` check, so a caller who does not own what the
+// path names gets not_found, never a 400 (D-322, D-404).
 import { z } from 'zod';
 import type { Request, Response } from 'express';
 import type { Services } from '../services';

@@ -110,7 +110,8 @@ export function parseJson(req: Request, raw: Buffer): unknown {
   return value;
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+/** Strict UTF-8; a leading byte order mark is skipped (RFC 8259 lets a parser ignore it). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 /** In `u` mode a class of surrogates matches only unpaired ones: a pair is one code point. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -211,9 +212,10 @@ function join(where: string, path: string[]): string {
 
 /** First value of each query parameter; a repeated parameter is refused rather than guessed. */
 export function queryObject(url: URL): Record<string, string> {
-  const out: Record<string, string> = {};
+  // No prototype: `constructor` or `__proto__` is a parameter like any other (and unknown to every schema).
+  const out: Record<string, string> = Object.create(null);
   for (const [key, value] of url.searchParams) {
-    if (key in out)
+    if (Object.hasOwn(out, key))
       throw problem('invalid_request', `query parameter ${echo(key)} is repeated`, {
         errors: [{ field: echo(key), code: 'repeated', detail: 'send it once' }],
       });
