@@ -136,9 +136,9 @@ describe('an application that does not start', () => {
         page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 2000 } }),
       ]),
       undefined,
-      '/silent.html',
+      '/never.html',
     );
-    // The release page loads and never answers the handshake: after the launch's 15 s the loop plays on.
+    // The release page never arrives: after the launch's 15 s the loop plays on.
     await p.waitForFunction(
       () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'img'),
       undefined,
@@ -147,12 +147,40 @@ describe('an application that does not start', () => {
     const { logs } = await records(p);
     expect(logs).toContainEqual(
       expect.stringMatching(
-        /^page app: placement board is not ready: TimeoutError: application launch \(waiting for the release's handshake answer\) did not finish within 15000 ms$/,
+        /^page app: placement board is not ready: TimeoutError: application launch \(waiting for the frame loading\) did not finish within 15000 ms$/,
       ),
     );
     expect((await samples(p)).filter((s) => s.page === 'app')).toEqual([]);
     await p.context().close();
   }, 90_000);
+});
+
+describe('an application without the SDK bridge', () => {
+  it('plays once its page has loaded, as any page would, and the log says it has no bridge', async () => {
+    const p = await fixture.play(
+      manifest([
+        page('app', [application('board')], { advance: { mode: 'application', maxMs: 3000 } }),
+        page('img', [images('hero', ['med_imga'])], { advance: { mode: 'duration', afterMs: 2000 } }),
+      ]),
+      undefined,
+      '/silent.html',
+    );
+    // Its page loads and never answers the handshake: it comes on glass after the bridge's grace,
+    // plays to its page's maximum (no page.advance without a bridge), and the loop goes on.
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'img'),
+      undefined,
+      { timeout: 30_000 },
+    );
+    const shown = (await samples(p)).filter((s) => s.page === 'app');
+    expect(shown.length).toBeGreaterThan(0);
+    const { logs } = await records(p);
+    expect(logs).toContainEqual(
+      expect.stringMatching(/its release did not answer the SDK bridge; it plays without one/),
+    );
+    expect(logs.filter((l) => l.includes('is not ready'))).toEqual([]);
+    await p.context().close();
+  }, 60_000);
 });
 
 describe('application relaunch', () => {

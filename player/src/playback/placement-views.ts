@@ -34,6 +34,11 @@ export const APPLICATION_RELAUNCH_AFTER_MS = 12 * 3600_000;
 /** A relaunch that failed is tried again after this long; the frame on glass plays on meanwhile. */
 export const APPLICATION_RELAUNCH_RETRY_MS = 30_000;
 const HANDSHAKE_POLL_MS = 50;
+/**
+ * How long a loaded release document has to answer the bridge's handshake before it plays without
+ * one: a web app that does not include the SDK is shown as any page is (no KV, no page.advance).
+ */
+export const APPLICATION_BRIDGE_GRACE_MS = 4_000;
 
 export type WarmResult = 'ready' | 'unavailable';
 
@@ -579,14 +584,18 @@ interface LaunchedFrame {
   grantId: string;
   contentGeneration: number;
   launchedAt: number;
+  /** Launched: the release answered the bridge, or loaded and plays without one. */
+  ready: boolean;
 }
 
 /**
  * An application placement: a launch ticket, then the release origin in a sandboxed frame (its own
  * origin, scripts and its grant cookie, no top navigation), spoken to through the SDK parent bridge.
  * The placement capability stays here and goes on runtime KV calls; the frame never sees it. The
- * frame stays loaded across turns (each turn is a new bridge activation); one that fails to launch,
- * load or handshake makes its page unavailable, so the loop moves on instead of showing a white box.
+ * frame stays loaded across turns (each turn is a new bridge activation); one that fails to launch
+ * or load makes its page unavailable, so the loop moves on instead of showing a white box. A release
+ * that loads and does not answer the bridge (an app without the SDK) plays without one after
+ * APPLICATION_BRIDGE_GRACE_MS.
  *
  * The release host checks the frame's grant on every request, and the grant lapses (24 h) or is
  * revoked (a public-id rotation or credential revoke gives the manifest a new grant and content
@@ -627,7 +636,7 @@ class ApplicationView implements PlacementView {
 
   async prepare(_turn: number, signal: AbortSignal): Promise<WarmResult> {
     const current = this.current;
-    if (current?.bridge.isConnected) {
+    if (current?.ready) {
       if (this.stale(current)) this.relaunchBehind();
       return 'ready';
     }
@@ -698,6 +707,7 @@ class ApplicationView implements PlacementView {
       grantId: content.grantId,
       contentGeneration: this.host.contentGeneration(),
       launchedAt: this.host.now(),
+      ready: false,
     };
   }
 
@@ -712,13 +722,23 @@ class ApplicationView implements PlacementView {
           throw new Error('the launch URL is not on the release origin');
         ticketed = true;
         launched.frame.src = launch.launch_url;
-        // The bridge handshakes on every load of the frame; wait until the release answered.
+        // The bridge handshakes on every load of the frame; wait until the release answered, or
+        // for a while after its document loaded (an app without the SDK never answers).
+        let loadedAt: number | null = null;
         while (!launched.bridge.isConnected) {
           signal.throwIfAborted();
           if (this.current !== launched && this.replacement !== launched)
             throw new Error('the application frame was released');
+          if (launched.bridge.handshakeBegun) loadedAt ??= performance.now();
+          if (loadedAt !== null && performance.now() - loadedAt >= APPLICATION_BRIDGE_GRACE_MS) {
+            this.host.log(
+              `application ${content.applicationId}: its release did not answer the SDK bridge; it plays without one (no key/value, no page.advance)`,
+            );
+            break;
+          }
           await new Promise((r) => setTimeout(r, HANDSHAKE_POLL_MS));
         }
+        launched.ready = true;
       })(),
       APPLICATION_READY_TIMEOUT_MS,
       'application launch',
@@ -736,7 +756,7 @@ class ApplicationView implements PlacementView {
 
   start(): void {
     const replacement = this.replacement;
-    if (replacement?.bridge.isConnected && !this.stale(replacement)) {
+    if (replacement?.ready && !this.stale(replacement)) {
       const old = this.current;
       this.current = replacement;
       this.replacement = null;

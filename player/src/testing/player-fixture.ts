@@ -252,6 +252,8 @@ export class PlayerFixture {
           'text/html; charset=utf-8',
         );
       }
+      // A release page that never arrives: the frame never loads (the connection closes at stop).
+      if (url.pathname === '/never.html') return void res.writeHead(200, { 'content-type': 'text/html' });
       // A release page without the SDK: it loads, and never answers the player's handshake.
       if (url.pathname === '/silent.html')
         return this.send(
