@@ -13,7 +13,15 @@ import { command, type CommandContext } from '../command';
 import { invalidInput, usage } from '../exit-codes';
 import { fields, table, type Block } from '../output';
 
-function scheduleBlocks(view: ScreenPlaylistScheduleView): Block[] {
+/** What an empty schedule means now: never that the assigned playlist plays while a takeover does. */
+const NO_ENTRIES: Record<ScreenPlaylistScheduleView['effective_playlist']['source'], string> = {
+  takeover: 'no schedule entries: the takeover plays until it ends',
+  schedule: 'no schedule entries',
+  assignment: 'no schedule entries: the assigned playlist plays',
+  none: 'no schedule entries and no assigned playlist: nothing plays',
+};
+
+export function scheduleBlocks(view: ScreenPlaylistScheduleView): Block[] {
   return [
     fields(
       ['showing', view.effective_playlist.playlist_id ?? 'nothing'],
@@ -25,7 +33,7 @@ function scheduleBlocks(view: ScreenPlaylistScheduleView): Block[] {
     table(
       ['entry', 'playlist', 'rule'],
       view.entries.map((e) => [e.id, e.playlist_id, JSON.stringify(e.rule)]),
-      'no schedule entries: the assigned playlist plays',
+      NO_ENTRIES[view.effective_playlist.source],
     ),
   ];
 }
