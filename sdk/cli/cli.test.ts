@@ -374,8 +374,18 @@ describe('screens', () => {
 
   it('tags, toasts, turns the display off and on, reboots, and acts on every screen with a tag', async () => {
     const tagged = await ok(['screen', 'tag', screenId, '--add', 'fleetcli', '--remove', 'east']);
-    expect(tagged.results).toMatchObject([{ screen_id: screenId, ok: true }]);
+    expect(tagged.edits).toMatchObject([
+      { action: 'add_tags', tags: ['fleetcli'], results: [{ screen_id: screenId, ok: true }] },
+      { action: 'remove_tags', tags: ['east'], results: [{ screen_id: screenId, ok: true }] },
+    ]);
+    expect(tagged.screen_tags).toEqual(['fleetcli', 'lobby']);
     expect((await direct.screens.get(screenId)).data.tags).toEqual(['fleetcli', 'lobby']);
+    // For a person: both edits and what the screen is tagged with now.
+    const human = await run(['screen', 'tag', screenId, '--add', 'north', '--remove', 'nothere']);
+    expect(human.stdout).toMatch(/add_tags\s+north\s+done/);
+    expect(human.stdout).toMatch(/remove_tags\s+nothere\s+done/);
+    expect(human.stdout).toMatch(/tags now:\s+fleetcli, lobby, north/);
+    await ok(['screen', 'tag', screenId, '--remove', 'north']);
     const [toast, off, schedule] = await Promise.all([
       ok(['screen', 'toast', screenId, 'Doors close at 18:00', '--level', 'alert', '--seconds', '5']),
       ok(['screen', 'display', screenId, 'off']),
