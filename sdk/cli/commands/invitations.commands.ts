@@ -54,7 +54,8 @@ export const invitationCommands = [
       ),
       ...(created.link_url ? [lines('Hand this link to the person (shown once):', created.link_url)] : []),
     ],
-    ids: (created) => created.items.map((i) => i.id),
+    // A link is shown once: with -q it is what is printed (its id is in `invitation list`).
+    ids: (created) => (created.link_url ? [created.link_url] : created.items.map((i) => i.id)),
   }),
   command({
     name: 'invitation list',
