@@ -17,6 +17,8 @@ test('a screen shows its code, is paired through the API, and stays paired acros
   await expect(player.pairingScreen).toBeVisible();
   const code = await player.code();
   await expect(page.locator('.pairing-qr svg')).toBeVisible();
+  // A browser's code lives ten minutes and is replaced a minute early.
+  await expect(player.pairingExpiry).toHaveText('This code is replaced in about 9 minutes.');
   await player.screenshot('pairing-1920x1080.png');
   await page.setViewportSize({ width: 1080, height: 1920 });
   await expect(player.pairingCode).toHaveText(`${code.slice(0, 3)}-${code.slice(3)}`);

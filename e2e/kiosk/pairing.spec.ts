@@ -12,6 +12,9 @@ test('a kiosk shows its native pairing code, is claimed, and puts its content on
   library,
 }) => {
   await player.open(`${kiosk.origin}/`);
+  // A native code lives 72 hours: the screen says so in days, not in thousands of minutes.
+  await expect(player.pairingExpiry).toHaveText('This code is replaced in about 3 days.');
+  await player.screenshot('kiosk-pairing.png');
   const claim = await project.pair(await player.code(), 'Kiosk');
   await expect(player.pairingScreen).toBeHidden({ timeout: 15_000 });
   expect(await kiosk.status()).toMatchObject({ paired: true });

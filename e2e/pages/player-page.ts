@@ -23,6 +23,8 @@ interface PlayerWindow {
 export class PlayerPage {
   readonly pairingScreen: Locator;
   readonly pairingCode: Locator;
+  /** When the code on glass is replaced, as the screen words it. */
+  readonly pairingExpiry: Locator;
   readonly stage: Locator;
   readonly statusMark: Locator;
   readonly startingCard: Locator;
@@ -37,6 +39,7 @@ export class PlayerPage {
   constructor(readonly page: Page) {
     this.pairingScreen = page.getByTestId('pairing-screen');
     this.pairingCode = page.getByTestId('pairing-code');
+    this.pairingExpiry = page.locator('.pairing-expiry');
     this.stage = page.getByTestId('stage');
     this.statusMark = page.getByTestId('status-mark');
     this.startingCard = page.getByTestId('starting-card');

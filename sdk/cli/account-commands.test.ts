@@ -1,7 +1,8 @@
-// The CLI's account, agent, link, feedback and comment commands as subprocesses of the built command
-// against a real server: `account show`, `dashboard`, `auth revoke --yes`, `agent connect` (a member
-// approves by code, denies, or the CLI is stopped while it waits), `screen link`, `feedback
-// send|list`, and `comment show|set|delete` on screens, playlists and pages. No run prints a token.
+// The CLI's account, agent, invitation, link, feedback and comment commands as subprocesses of the
+// built command against a real server: `account show`, `dashboard`, `auth revoke --yes`, `agent
+// connect` (a member approves by code, denies, or the CLI is stopped while it waits), `invitation
+// create` for a member, `screen link`, `feedback send|list`, and `comment show|set|delete` on
+// screens, playlists and pages. No run prints a token.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,6 +90,13 @@ describe('account commands', () => {
     const human = await run(['dashboard'], env);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/#link=[A-Za-z0-9_-]{43}\n.*single use; expires/);
+  });
+
+  it('dashboard -q prints the link alone: the essential value, never nothing', async () => {
+    const { env } = await enrolled();
+    const quiet = await run(['dashboard', '-q'], env);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toMatch(/^\S+\/#link=[A-Za-z0-9_-]{43}\n$/);
   });
 
   it('auth revoke needs --yes, then revokes the credential and forgets it', async () => {
@@ -181,6 +189,45 @@ describe('agent connect', () => {
     expect(held.envelope.error!.code).toBe('already_connected');
     const wrong = await json(['agent', 'connect', '--areas', 'screens,everything'], newConfig());
     expect(wrong.code).toBe(2);
+  });
+});
+
+describe('invitation create', () => {
+  let owner: Awaited<ReturnType<typeof enrolled>>;
+
+  beforeAll(async () => {
+    owner = await enrolled();
+    await joinAsMember(server, smtp, owner.token, 'grace@example.com', { name: 'Grace' });
+  });
+
+  const outstanding = async () =>
+    (await ok(['invitation', 'list', '--status', 'outstanding', '--all'], owner.env)).items.map((i: any) => i.email);
+
+  it('says an address that accepted an invitation already is a member, and does not invite it again', async () => {
+    const made = await ok(['invitation', 'create', 'Grace@Example.com'], owner.env);
+    expect(made.items).toEqual([]);
+    expect(made.already_members).toEqual([
+      { email: 'Grace@Example.com', invitation_id: expect.stringMatching(/^inv_/), accepted_at: expect.any(String) },
+    ]);
+    const human = await run(['invitation', 'create', 'grace@example.com'], owner.env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(
+      /grace@example\.com is already a member \(accepted inv_\S+ at .+\): not invited again/,
+    );
+    expect(await outstanding()).toEqual([]);
+  });
+
+  it('invites the others named with a member', async () => {
+    const made = await ok(['invitation', 'create', 'grace@example.com', 'hopper@example.com'], owner.env);
+    expect(made.items.map((i: any) => [i.email, i.status])).toEqual([['hopper@example.com', 'outstanding']]);
+    expect(made.already_members.map((m: any) => m.email)).toEqual(['grace@example.com']);
+    expect(await outstanding()).toEqual(['hopper@example.com']);
+  });
+
+  it('--link -q prints the link, shown once, rather than the id', async () => {
+    const quiet = await run(['invitation', 'create', '--link', '-q'], owner.env);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toMatch(/^\S+\/#invite=[A-Za-z0-9_-]{43}\n$/);
   });
 });
 

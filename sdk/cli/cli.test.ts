@@ -374,8 +374,18 @@ describe('screens', () => {
 
   it('tags, toasts, turns the display off and on, reboots, and acts on every screen with a tag', async () => {
     const tagged = await ok(['screen', 'tag', screenId, '--add', 'fleetcli', '--remove', 'east']);
-    expect(tagged.results).toMatchObject([{ screen_id: screenId, ok: true }]);
+    expect(tagged.edits).toMatchObject([
+      { action: 'add_tags', tags: ['fleetcli'], results: [{ screen_id: screenId, ok: true }] },
+      { action: 'remove_tags', tags: ['east'], results: [{ screen_id: screenId, ok: true }] },
+    ]);
+    expect(tagged.screen_tags).toEqual(['fleetcli', 'lobby']);
     expect((await direct.screens.get(screenId)).data.tags).toEqual(['fleetcli', 'lobby']);
+    // For a person: both edits and what the screen is tagged with now.
+    const human = await run(['screen', 'tag', screenId, '--add', 'north', '--remove', 'nothere']);
+    expect(human.stdout).toMatch(/add_tags\s+north\s+done/);
+    expect(human.stdout).toMatch(/remove_tags\s+nothere\s+done/);
+    expect(human.stdout).toMatch(/tags now:\s+fleetcli, lobby, north/);
+    await ok(['screen', 'tag', screenId, '--remove', 'north']);
     const [toast, off, schedule] = await Promise.all([
       ok(['screen', 'toast', screenId, 'Doors close at 18:00', '--level', 'alert', '--seconds', '5']),
       ok(['screen', 'display', screenId, 'off']),
@@ -456,7 +466,8 @@ describe('media', () => {
 
   it('transcodes a format the server does not take through the ffmpeg on the PATH', async () => {
     const file = path.join(work, 'scan.tiff');
-    fs.writeFileSync(file, 'not really a tiff: the stand-in ffmpeg does not read it');
+    // A TIFF's byte-order mark, then anything: the stand-in ffmpeg does not read it.
+    fs.writeFileSync(file, Buffer.concat([Buffer.from('II*\0', 'latin1'), crypto.randomBytes(64)]));
     const media = await ok(['media', 'upload', file], { PATH: `${fakeFfmpegDir}:${process.env.PATH}` });
     expect(media).toMatchObject({
       filename: 'scan.webp',
@@ -470,6 +481,18 @@ describe('media', () => {
     // Without an ffmpeg the local setup is what is missing: exit 12.
     const error = await fails(['media', 'upload', file], 12, 'ffmpeg_not_found', { PATH: '/nonexistent' });
     expect(error.hint).toMatch(/ffmpeg/);
+  });
+
+  it('refuses a file that is not media at all, saying so rather than asking for --kind', async () => {
+    const readme = path.join(work, 'README.md');
+    fs.writeFileSync(readme, '# Lobby screens\n\nWhat plays where.\n');
+    const notMedia = await fails(['media', 'upload', readme], 2, 'invalid_input');
+    expect(notMedia.detail).toBe('README.md is not an image, video or audio file Marquee plays');
+    const unknown = path.join(work, 'capture.raw');
+    fs.writeFileSync(unknown, crypto.randomBytes(256));
+    expect((await fails(['media', 'upload', unknown], 2, 'invalid_input')).detail).toMatch(
+      /pass --kind image or --kind video/,
+    );
   });
 
   it('lists, shows, tags with If-Match, and exports the bytes checked against their SHA-256', async () => {

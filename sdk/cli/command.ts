@@ -69,7 +69,10 @@ export interface CommandSpec<T = unknown> {
   run(ctx: CommandContext): Promise<T>;
   /** The result for a person; without it, the data is printed as fields or JSON. */
   human?(data: T): Block[];
-  /** What --quiet prints: the ids a script wants (`ID=$(marquee screen pair … -q)`). */
+  /**
+   * What --quiet prints: the essential value a script wants, usually ids (`ID=$(marquee screen pair … -q)`),
+   * or a link the command made to be handed over. A command that makes something shown once has one.
+   */
   ids?(data: T): string[];
 }
 

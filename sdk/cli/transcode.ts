@@ -30,6 +30,12 @@ const VIDEO_EXTENSIONS = new Set([
   'webm',
 ]);
 const IMAGE_EXTENSIONS = new Set(['bmp', 'tif', 'tiff', 'heic', 'heif', 'avif', 'tga', 'jpg', 'jpeg', 'png', 'webp']);
+/** Audio the server does not take as it is (it plays MP3); the CLI converts only images and video. */
+const AUDIO_EXTENSIONS = new Set(['wav', 'flac', 'm4a', 'aac', 'ogg', 'oga', 'opus', 'wma', 'aif', 'aiff']);
+/** What the server plays as it is, for messages. */
+const PLAYED_AS_IS = 'PNG, JPEG, WebP, GIF, MP4, WebM or MP3';
+/** How much of a file is read to tell text from media (a header, never the whole file). */
+export const MEDIA_SNIFF_BYTES = 4096;
 /** How much of ffmpeg's stderr a failure repeats. */
 const STDERR_TAIL_CHARACTERS = 600;
 
@@ -55,6 +61,31 @@ function extensionOf(file: string): string {
   return path.extname(file).slice(1).toLowerCase();
 }
 
+/** Whether a file's first bytes are text: no NUL byte and valid UTF-8 (images, video and audio are binary). */
+function isText(head: Uint8Array): boolean {
+  if (head.includes(0)) return false;
+  try {
+    // stream: a character cut at the end of the head is not an error.
+    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses a file that is no media at all (a README, a document saved as text, an empty file) before
+ * anything is uploaded or transcoded, by its first bytes (`MEDIA_SNIFF_BYTES`), whatever its name.
+ */
+export function checkMediaFile(file: string, head: Uint8Array): void {
+  const name = path.basename(file);
+  if (head.length === 0) throw invalidInput(`${name} is empty`);
+  if (isText(head))
+    throw invalidInput(`${name} is not an image, video or audio file Marquee plays`, {
+      hint: `upload a ${PLAYED_AS_IS} file, or another image or video format for ffmpeg to convert`,
+    });
+}
+
 /** Whether this file should go through ffmpeg, and as what. */
 export function transcodePlan(
   file: string,
@@ -66,9 +97,12 @@ export function transcodePlan(
   const extension = extensionOf(file);
   const guessed = VIDEO_EXTENSIONS.has(extension) ? 'video' : IMAGE_EXTENSIONS.has(extension) ? 'image' : undefined;
   const decided = kind ?? guessed;
+  if (!decided && AUDIO_EXTENSIONS.has(extension))
+    throw invalidInput(`${path.basename(file)} is audio in a format Marquee does not play: convert it to MP3`);
   if (!decided)
     throw invalidInput(
       `cannot tell whether ${path.basename(file)} is an image or a video: pass --kind image or --kind video`,
+      { hint: `Marquee plays ${PLAYED_AS_IS} as it is; ffmpeg converts other images and videos` },
     );
   return { transcode: true, kind: decided };
 }

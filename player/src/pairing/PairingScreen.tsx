@@ -4,6 +4,7 @@ import QRCode from 'qrcode';
 import { useEffect, useState } from 'react';
 import { displayPairingCode } from '../../../sdk/contract/screens';
 import type { PairingView } from '../state/player-store';
+import { codeReplacedIn } from './code-replacement';
 import { CODE_RENEWAL_MARGIN_MS } from './pairing-flow';
 
 /** What the QR code carries: the configured hint URL with the code, or the code itself. */
@@ -39,7 +40,7 @@ export function PairingScreen({ pairing, hintUrl }: { pairing: PairingView | nul
 
   const display = code ? displayPairingCode(code) : '···-···';
   const [left, right] = display.split('-');
-  const minutes = pairing ? Math.max(1, Math.round((pairing.expiresAt - CODE_RENEWAL_MARGIN_MS - now) / 60_000)) : null;
+  const replacedIn = pairing ? codeReplacedIn(pairing.expiresAt - CODE_RENEWAL_MARGIN_MS - now) : null;
   return (
     <main className="pairing" data-testid="pairing-screen">
       <div className="wordmark">Marquee</div>
@@ -59,7 +60,7 @@ export function PairingScreen({ pairing, hintUrl }: { pairing: PairingView | nul
             Waiting to be paired; content starts right after.
           </li>
         </ul>
-        {minutes !== null && <p className="pairing-expiry">This code is replaced in about {minutes} min.</p>}
+        {replacedIn !== null && <p className="pairing-expiry">This code is replaced {replacedIn}.</p>}
       </section>
       {qr && (
         <aside className="pairing-qr">

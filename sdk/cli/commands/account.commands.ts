@@ -37,6 +37,9 @@ export const accountCommands = [
       return (await (await ctx.client()).account.dashboardLink(ctx.call())).data;
     },
     human: (link) => [lines(link.url, `single use; expires ${link.expires_at}`)],
+    // The link is the essential value: with -q it is all that is printed, never nothing (it would be
+    // made, counted against the hourly budget, and lost).
+    ids: (link) => [link.url],
   }),
   command({
     name: 'auth revoke',

@@ -6,14 +6,24 @@ import type {
   FleetAction,
   FleetSelector,
   PlaylistScheduleEntryWrite,
+  ScreenActionItem,
   ScreenActionResult,
   ScreenPlaylistScheduleView,
 } from '../../contract/fleet';
+import type { Screen } from '../../contract/screens';
 import { command, type CommandContext } from '../command';
 import { invalidInput, usage } from '../exit-codes';
 import { fields, table, type Block } from '../output';
 
-function scheduleBlocks(view: ScreenPlaylistScheduleView): Block[] {
+/** What an empty schedule means now: never that the assigned playlist plays while a takeover does. */
+const NO_ENTRIES: Record<ScreenPlaylistScheduleView['effective_playlist']['source'], string> = {
+  takeover: 'no schedule entries: the takeover plays until it ends',
+  schedule: 'no schedule entries',
+  assignment: 'no schedule entries: the assigned playlist plays',
+  none: 'no schedule entries and no assigned playlist: nothing plays',
+};
+
+export function scheduleBlocks(view: ScreenPlaylistScheduleView): Block[] {
   return [
     fields(
       ['showing', view.effective_playlist.playlist_id ?? 'nothing'],
@@ -25,8 +35,37 @@ function scheduleBlocks(view: ScreenPlaylistScheduleView): Block[] {
     table(
       ['entry', 'playlist', 'rule'],
       view.entries.map((e) => [e.id, e.playlist_id, JSON.stringify(e.rule)]),
-      'no schedule entries: the assigned playlist plays',
+      NO_ENTRIES[view.effective_playlist.source],
     ),
+  ];
+}
+
+type TagAction = Extract<FleetAction, { type: 'set_tags' | 'add_tags' | 'remove_tags' }>;
+
+/** `screen tag`: each edit sent (adds before removes, or one set) with its outcome, and the tags after. */
+export interface TagEdit {
+  edits: (ScreenActionResult & { tags: string[] })[];
+  /** The screen's tags after the last edit that went through; null when none did. */
+  screen_tags: string[] | null;
+}
+
+function tagsAfter(edits: TagEdit['edits']): string[] | null {
+  const done = edits.flatMap((e) => e.results).filter((r) => r.ok);
+  return (done.at(-1)?.result as Screen | undefined)?.tags ?? null;
+}
+
+function outcomeOf(item: ScreenActionItem | undefined): string {
+  if (!item) return 'no screen';
+  return item.ok ? 'done' : String((item.problem as { detail?: string }).detail ?? item.problem.code);
+}
+
+export function tagBlocks(edit: TagEdit): Block[] {
+  return [
+    table(
+      ['edit', 'tags', 'outcome'],
+      edit.edits.map((e) => [e.action, e.tags.join(', ') || '(none)', outcomeOf(e.results[0])]),
+    ),
+    fields(['tags now', edit.screen_tags === null ? undefined : edit.screen_tags.join(', ') || '(none)']),
   ];
 }
 
@@ -43,11 +82,7 @@ function actionBlocks(result: ScreenActionResult): Block[] {
   return [
     table(
       ['screen', 'status', 'outcome'],
-      result.results.map((r) => [
-        r.screen_id,
-        r.status,
-        r.ok ? 'done' : String((r.problem as { detail?: string }).detail ?? r.problem.code),
-      ]),
+      result.results.map((r) => [r.screen_id, r.status, outcomeOf(r)]),
       'no screens selected',
     ),
     fields(['action', result.action], ['succeeded', result.succeeded], ['failed', result.failed]),
@@ -97,19 +132,25 @@ export const fleetCommands = [
       { flags: '--remove <tags>', description: 'tags to remove: a,b', parse: 'list' },
       { flags: '--set <tags>', description: 'replace the tags (empty string clears)', parse: 'list' },
     ],
-    async run(ctx): Promise<ScreenActionResult> {
+    async run(ctx): Promise<TagEdit> {
       const ids = [ctx.args[0] as string];
       const { add, remove, set } = ctx.options as Record<string, string[] | undefined>;
+      const actions: TagAction[] =
+        set !== undefined
+          ? [{ type: 'set_tags', tags: set }]
+          : [
+              ...(add?.length ? [{ type: 'add_tags' as const, tags: add }] : []),
+              ...(remove?.length ? [{ type: 'remove_tags' as const, tags: remove }] : []),
+            ];
+      if (actions.length === 0) throw usage('give --add, --remove or --set');
       const client = await ctx.client();
-      if (set !== undefined) return (await client.screens.actions({ ids }, { type: 'set_tags', tags: set })).data;
-      if (!add?.length && !remove?.length) throw usage('give --add, --remove or --set');
-      let result: ScreenActionResult | undefined;
-      if (add?.length) result = (await client.screens.actions({ ids }, { type: 'add_tags', tags: add })).data;
-      if (remove?.length) result = (await client.screens.actions({ ids }, { type: 'remove_tags', tags: remove })).data;
-      return result!;
+      const edits: TagEdit['edits'] = [];
+      for (const action of actions)
+        edits.push({ ...(await client.screens.actions({ ids }, action)).data, tags: action.tags });
+      return { edits, screen_tags: tagsAfter(edits) };
     },
-    human: actionBlocks,
-    ids: (r) => r.results.map((x) => x.screen_id),
+    human: tagBlocks,
+    ids: (edit) => [...new Set(edit.edits.flatMap((e) => e.results.map((r) => r.screen_id)))],
   }),
   command({
     name: 'screen schedule',

@@ -1,10 +1,17 @@
 // Invitations of people into the project: by email (one per address; an outstanding one of the
 // same kind and address is sent again) or one link to hand over, list, revoke. How a person joins
 // is in the README ("How a person joins a project").
-import type { Invitation, InvitationCreate, InvitationCreated, InvitationList } from '../../contract/people';
+import type { MarqueeClient } from '../../client/marquee-client';
+import type {
+  Invitation,
+  InvitationCreate,
+  InvitationCreated,
+  InvitationList,
+  InvitationListQuery,
+} from '../../contract/people';
 import { command } from '../command';
 import { usage } from '../exit-codes';
-import { lines, table, type Value } from '../output';
+import { lines, table, type Block, type Value } from '../output';
 
 // Literal lists here, not the contract's constants: those modules bring schemas, and the CLI
 // loads none on its common path.
@@ -13,6 +20,59 @@ const STATES = ['outstanding', 'accepted', 'revoked', 'expired'] as const;
 
 function invitationRows(items: (Invitation & { reused?: boolean })[]): Value[][] {
   return items.map((i) => [i.id, i.kind, i.delivery, i.email ?? '(link)', i.status, i.expires_at]);
+}
+
+/** Every page of the project's invitations that match. */
+async function allInvitations(client: MarqueeClient, query: Partial<InvitationListQuery>): Promise<Invitation[]> {
+  const items: Invitation[] = [];
+  let cursor: string | null | undefined = query.cursor;
+  do {
+    const page: InvitationList = (await client.invitations.list({ ...query, cursor })).data;
+    items.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor !== null);
+  return items;
+}
+
+/** An address that accepted an invitation of this kind: its person is a member (memberships are never removed). */
+export interface AlreadyMember {
+  email: string;
+  invitation_id: string;
+  accepted_at: string | null;
+}
+
+/**
+ * The addresses among `emails` that accepted an email invitation of `kind` already. The API plane has
+ * no members list and the server invites a member again without a word, so accepted invitations are
+ * what the CLI can go by; someone who joined by a link is not found this way.
+ */
+export function alreadyMembers(emails: string[], accepted: Invitation[]): AlreadyMember[] {
+  const byEmail = new Map(accepted.flatMap((i) => (i.email ? [[i.email.trim().toLowerCase(), i] as const] : [])));
+  return emails.flatMap((email) => {
+    const invitation = byEmail.get(email.trim().toLowerCase());
+    return invitation ? [{ email, invitation_id: invitation.id, accepted_at: invitation.accepted_at }] : [];
+  });
+}
+
+type InvitationsMade = InvitationCreated & { already_members?: AlreadyMember[] };
+
+function createdBlocks(created: InvitationsMade): Block[] {
+  const members = (created.already_members ?? []).map(
+    (m) =>
+      `${m.email} is already a member (accepted ${m.invitation_id} at ${m.accepted_at ?? 'an unknown time'}): not invited again`,
+  );
+  return [
+    ...(created.items.length > 0 || members.length === 0
+      ? [
+          table(
+            ['id', 'kind', 'delivery', 'email', 'status', 'expires', 'sent again'],
+            created.items.map((i) => [...invitationRows([i])[0]!, i.reused]),
+          ),
+        ]
+      : []),
+    ...(members.length > 0 ? [lines(...members)] : []),
+    ...(created.link_url ? [lines('Hand this link to the person (shown once):', created.link_url)] : []),
+  ];
 }
 
 export const invitationCommands = [
@@ -33,7 +93,7 @@ export const invitationCommands = [
       { flags: '--slot <slot-id>', description: 'ad_buyer scope: an ad slot (repeatable)', repeatable: true },
     ],
     idempotencyKeyOption: true,
-    async run(ctx): Promise<InvitationCreated> {
+    async run(ctx): Promise<InvitationsMade> {
       const emails = (ctx.args[0] as string[] | undefined) ?? [];
       const link = ctx.options.link === true;
       if (link === emails.length > 0) throw usage('name the addresses to invite, or give --link (not both)');
@@ -43,18 +103,18 @@ export const invitationCommands = [
       const scoped = screens !== undefined || slots !== undefined;
       if (kind === 'ad_buyer' && !scoped) throw usage('an ad_buyer invitation needs --screen or --slot');
       if (kind !== 'ad_buyer' && scoped) throw usage('--screen and --slot are for --kind ad_buyer only');
-      const body: InvitationCreate = link ? { kind, delivery: 'link' } : { kind, delivery: 'email', emails };
+      const client = await ctx.client();
+      const members = link ? [] : alreadyMembers(emails, await allInvitations(client, { kind, status: 'accepted' }));
+      const invited = emails.filter((e) => !members.some((m) => m.email === e));
+      const already_members = members.length > 0 ? { already_members: members } : {};
+      if (!link && invited.length === 0) return { items: [], ...already_members };
+      const body: InvitationCreate = link ? { kind, delivery: 'link' } : { kind, delivery: 'email', emails: invited };
       if (scoped) body.advertising = { ...(screens && { screens }), ...(slots && { slots }) };
-      return (await (await ctx.client()).invitations.create(body, ctx.call())).data;
+      return { ...(await client.invitations.create(body, ctx.call())).data, ...already_members };
     },
-    human: (created) => [
-      table(
-        ['id', 'kind', 'delivery', 'email', 'status', 'expires', 'sent again'],
-        created.items.map((i) => [...invitationRows([i])[0]!, i.reused]),
-      ),
-      ...(created.link_url ? [lines('Hand this link to the person (shown once):', created.link_url)] : []),
-    ],
-    ids: (created) => created.items.map((i) => i.id),
+    human: createdBlocks,
+    // A link is shown once: with -q it is what is printed (its id is in `invitation list`).
+    ids: (created) => (created.link_url ? [created.link_url] : created.items.map((i) => i.id)),
   }),
   command({
     name: 'invitation list',
@@ -72,16 +132,8 @@ export const invitationCommands = [
         status: ctx.options.status as (typeof STATES)[number] | undefined,
         cursor: ctx.options.cursor as string | undefined,
       };
-      const page = (await client.invitations.list(query)).data;
-      if (!ctx.options.all) return page;
-      const items = [...page.items];
-      let cursor = page.next_cursor;
-      while (cursor !== null) {
-        const next = (await client.invitations.list({ ...query, cursor })).data;
-        items.push(...next.items);
-        cursor = next.next_cursor;
-      }
-      return { items, next_cursor: null };
+      if (ctx.options.all) return { items: await allInvitations(client, query), next_cursor: null };
+      return (await client.invitations.list(query)).data;
     },
     human: (list) => [
       table(['id', 'kind', 'delivery', 'email', 'status', 'expires'], invitationRows(list.items), 'no invitations'),

@@ -8,7 +8,15 @@ import { command } from '../command';
 import { CliFailure, EXIT, invalidInput } from '../exit-codes';
 import { fields, formatBytes, lines, table, type Block, type Value } from '../output';
 import { writeVerified } from '../verified-file';
-import { transcode, transcodePlan, type MediaKindHint, type TranscodeMode, type Transcoded } from '../transcode';
+import {
+  checkMediaFile,
+  MEDIA_SNIFF_BYTES,
+  transcode,
+  transcodePlan,
+  type MediaKindHint,
+  type TranscodeMode,
+  type Transcoded,
+} from '../transcode';
 
 /** How long an upload waits for verification, unless --timeout says otherwise. */
 const DEFAULT_WAIT_SECONDS = 120;
@@ -48,6 +56,18 @@ function etagSha256(etag: string | undefined): string | undefined {
   return /^"([a-f0-9]{64})"$/.exec(etag ?? '')?.[1];
 }
 
+/** The first `bytes` of a file (all of it when shorter). */
+async function fileHead(file: string, bytes: number): Promise<Uint8Array> {
+  const handle = await fs.open(file);
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 export const mediaCommands = [
   command({
     name: 'media upload',
@@ -77,11 +97,14 @@ export const mediaCommands = [
     ],
     async run(ctx) {
       const original = ctx.args[0] as string;
+      let head: Uint8Array;
       try {
         if (!(await fs.stat(original)).isFile()) throw new Error('not a file');
+        head = await fileHead(original, MEDIA_SNIFF_BYTES);
       } catch {
         throw invalidInput(`${original} is not a readable file`);
       }
+      checkMediaFile(original, head);
       const client = await ctx.client();
       const plan = transcodePlan(original, ctx.options.transcode as TranscodeMode, ctx.options.kind as MediaKindHint);
       const progress = ctx.progress(`upload ${path.basename(original)}`);
