@@ -49,6 +49,14 @@ export class DashboardAppsPage {
     await form.getByRole('button', { name: 'Add key' }).click();
   }
 
+  /** The list's row of a key: key, type, size, revision. */
+  kvRow(key: string): Locator {
+    return this.page
+      .getByTestId('kv-keys')
+      .getByRole('row')
+      .filter({ has: this.kvKey(key) });
+  }
+
   kvKey(key: string): Locator {
     return this.page.getByTestId('kv-keys').getByRole('button', { name: key, exact: true });
   }
