@@ -51,10 +51,9 @@ export class DashboardAppsPage {
 
   /** The list's row of a key: key, type, size, revision. */
   kvRow(key: string): Locator {
-    return this.page
-      .getByTestId('kv-keys')
-      .getByRole('row')
-      .filter({ has: this.kvKey(key) });
+    // `has` is relative to the row.
+    const button = this.page.getByRole('button', { name: key, exact: true });
+    return this.page.getByTestId('kv-keys').getByRole('row').filter({ has: button });
   }
 
   kvKey(key: string): Locator {
