@@ -6,7 +6,7 @@
 // in the field's own unit.
 import type { z } from 'zod';
 import { MarqueeProblem } from '../../../sdk/client/problem';
-import { problemMessage } from '../state/problem-message';
+import { fieldSentence, problemMessage } from '../state/problem-message';
 
 export interface FieldProblems {
   /** By dotted field path. */
@@ -90,41 +90,6 @@ export function durationText(ms: number): string {
         ? [ms / 60_000, 'minute']
         : [ms / 1000, 'second'];
   return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
-}
-
-/** A field path for a sentence: `entries.0.rule.windows.1.start` → "entry 1, window 2, start". */
-export function fieldLabel(path: string): string {
-  if (FIELD_LABELS[path]) return FIELD_LABELS[path];
-  const parts: string[] = [];
-  const segments = path.split('.');
-  segments.forEach((segment, i) => {
-    if (/^\d+$/.test(segment)) return;
-    const next = segments[i + 1];
-    const words = segment.replace(/_ms$/, '').replace(/_id$/, '').replace(/_/g, ' ');
-    if (next !== undefined && /^\d+$/.test(next)) parts.push(`${singular(words)} ${Number(next) + 1}`);
-    else if (segment !== 'rule') parts.push(words);
-  });
-  return parts.join(', ');
-}
-
-/** Top-level fields that live elsewhere on the page, by the name the page gives them. */
-const FIELD_LABELS: Record<string, string> = {
-  timezone: 'the screen’s time zone (under Settings)',
-  playlist_id: 'the assigned playlist',
-  sync_group: 'sync group',
-  wall_region: 'wall region',
-  until: 'ends at',
-};
-
-function singular(word: string): string {
-  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  return word.endsWith('s') ? word.slice(0, -1) : word;
-}
-
-/** "Field: detail." as a sentence. */
-function fieldSentence(field: string, detail: string): string {
-  const label = fieldLabel(field);
-  return `${label.charAt(0).toUpperCase()}${label.slice(1)}: ${detail}`;
 }
 
 /**

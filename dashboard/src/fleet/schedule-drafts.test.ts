@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScreenPlaylistScheduleWrite } from '../../../sdk/contract/fleet';
 import { MarqueeProblem } from '../../../sdk/client/problem';
-import { fieldLabel, issuesByField, problemsOf } from './field-problems';
+import { issuesByField, problemsOf } from './field-problems';
 import { entryDraft, entryWrite, moved, newWindow } from './schedule-drafts';
 import { calendarBlocks, DAY_MINUTES } from './week-calendar';
 
@@ -95,10 +95,5 @@ describe('field problems', () => {
     expect(fields['entries.0.id']).toBe('must be 1 to 64 letters, digits, _ or -');
     expect(fields['entries.0.playlist_id']).toBe('at most 200 characters');
     for (const text of Object.values(fields)) expect(text).not.toMatch(/^(Invalid|Too (small|big))/);
-  });
-
-  it('names a field the form does not show in words', () => {
-    expect(fieldLabel('entries.0.rule.windows.1.start')).toBe('entry 1, window 2, start');
-    expect(fieldLabel('pages.2.advance.after_ms')).toBe('page 3, advance, after');
   });
 });
