@@ -14,6 +14,7 @@ import { sendProblem } from './http/problem-response';
 import { redactPath } from './logger';
 import { routeTable } from './routes';
 import type { Services } from './services';
+import { DASHBOARD_DIR, isPageNavigation, serveNotFoundPage } from './dashboard/dashboard-app.routes';
 import { dashboardPairingHint, PLAYER_DIR, servePlayer } from './player-host';
 
 export interface ServerOptions extends ServiceOptions {
@@ -21,6 +22,8 @@ export interface ServerOptions extends ServiceOptions {
   extraRoutes?: RouteEntry[];
   /** The built player to serve (default dist/player; tests serve a fixture build). */
   playerDir?: string;
+  /** The built dashboard whose shell answers a mistyped page address (default dist/dashboard). */
+  dashboardDir?: string;
 }
 
 export interface MarqueeServer {
@@ -41,6 +44,7 @@ export async function createServer(options: ServerOptions): Promise<MarqueeServe
   const app = buildApp(services, {
     routes: [...routeTable, ...(options.extraRoutes ?? [])],
     playerDir: options.playerDir ?? PLAYER_DIR,
+    dashboardDir: options.dashboardDir ?? DASHBOARD_DIR,
   });
   let listening: Listening | undefined;
   return {
@@ -107,7 +111,10 @@ function requestPath(req: Request): string | undefined {
  * and the route table's dispatcher, which on the hot byte routes saved a tenth of the server's
  * time spent in the router's layers (D-371).
  */
-export function buildApp(services: Services, options: { routes: RouteEntry[]; playerDir: string }): express.Express {
+export function buildApp(
+  services: Services,
+  options: { routes: RouteEntry[]; playerDir: string; dashboardDir: string },
+): express.Express {
   const pairingHint = dashboardPairingHint(services.config.dashboardOrigin);
   const { config, lifecycle, logger } = services;
   const dispatcher = new Dispatcher(options.routes, config);
@@ -198,6 +205,12 @@ export function buildApp(services: Services, options: { routes: RouteEntry[]; pl
         found.planes.includes('runtime') &&
         (req.method === 'GET' || req.method === 'HEAD') &&
         servePlayer(req, res, options.playerDir, pairingHint)
+      )
+        return;
+      if (
+        found.planes.includes('dashboard') &&
+        isPageNavigation(req) &&
+        serveNotFoundPage(res, req.method, options.dashboardDir)
       )
         return;
       fail(res, problem('not_found', `no route for ${req.method} ${redactPath(path)}`), requestId, path);

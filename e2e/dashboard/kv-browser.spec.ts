@@ -1,6 +1,7 @@
 // The key/value browser on an application's page: a key added and edited there is what the owner
 // API reads, and an edit made over a value someone else changed since is refused (If-Match), not
-// written over theirs.
+// written over theirs. The list's row agrees with the value shown, and a new key can be added with
+// a key selected.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +56,16 @@ test('a key added and edited on the dashboard is what the API reads; a stale edi
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'soup was changed since you opened it' })).toBeVisible();
   expect(await read()).toBe('Minestrone');
+  // The row shows what the value beside it shows (10 B at revision 3), not the list's older read.
+  await expect(page.getByTestId('kv-value')).toContainText('10 B · revision 3');
+  await expect(apps.kvRow('soup')).toContainText('10 B');
+  await expect(apps.kvRow('soup').getByRole('cell').last()).toHaveText('3');
   await page.getByRole('button', { name: 'Discard my edit' }).click();
   await expect(value).toHaveValue('Minestrone');
+
+  // With a key selected, the form for a new one is a click away.
+  await page.getByRole('button', { name: 'New key…' }).click();
+  await apps.addKey('bread', 'Rye');
+  await expect(dashboard.said('Created bread.')).toBeVisible();
+  await expect(apps.kvRow('bread')).toContainText('3 B');
 });

@@ -75,7 +75,10 @@ test('reordering a playlist redraws its pages and the live preview plays the new
   const seconds = dashboard.playlistPage(2).getByLabel('Seconds on glass');
   await seconds.fill('0.5');
   await expect(seconds).toHaveAttribute('aria-invalid', 'true');
-  await expect(dashboard.playlistPage(2).locator('#playlist-pages-1-advance-after_ms-problem')).not.toBeEmpty();
+  // In the field's own unit, not the schema's milliseconds.
+  await expect(dashboard.playlistPage(2).locator('#playlist-pages-1-advance-after_ms-problem')).toHaveText(
+    'at least 1 second',
+  );
   await expect(dashboard.page.getByRole('alert').filter({ hasText: '1 problem to fix first' })).toBeVisible();
   await expect(dashboard.page.getByTestId('preview-held')).toBeVisible();
   await seconds.fill('2');

@@ -1,5 +1,6 @@
 // A takeover from a screen's page: a member puts another playlist on the glass until an end time,
-// the player shows it at once, and ending it early brings the screen's own playlist back.
+// the player shows it at once, and ending it early brings the screen's own playlist back. The page
+// names what is on glass and, apart, what is assigned; an archived screen offers no live controls.
 import { DashboardPage } from '../pages/dashboard-page';
 import { imagePage } from '../support/playlist-documents';
 import { expect, test } from './dashboard-fixtures';
@@ -27,13 +28,27 @@ test('a takeover started on a screen’s page plays on the player until it is en
   await dashboard.open(`/screens/${pairedScreen.id}`);
   await dashboard.signIn(member.email, member.password);
   await expect(dashboard.heading).toHaveText('Lobby');
+  await expect(dashboard.page.getByTestId('screen-last-seen')).toHaveText('now (online)');
+  await expect(dashboard.page.getByLabel(/Ends at \(your time, [A-Za-z_/]+\)/)).toBeVisible();
 
   await dashboard.startTakeover('Fire drill', 'Drill at noon');
   await expect(dashboard.page.getByTestId('takeover-now')).toContainText('Fire drill');
   await player.waitForLivePage('drill', 20_000);
+  await dashboard.page.reload();
+  await expect(dashboard.page.getByTestId('screen-playing')).toHaveText('Fire drill');
+  await expect(dashboard.page.getByTestId('screen-assigned')).toContainText('Lobby loop');
 
   await dashboard.endTakeover();
   await expect(dashboard.page.getByTestId('takeover-now')).toBeHidden();
   await player.waitForLivePage('lobby', 20_000);
+
+  const archived = await project.request('POST', `/api/v1/screens/${pairedScreen.id}/archive`);
+  expect(archived.status, JSON.stringify(archived.body)).toBe(200);
+  await dashboard.page.reload();
+  await expect(dashboard.page.getByTestId('screen-status')).toHaveText('Archived');
+  await expect(dashboard.page.getByTestId('archived-note')).toBeVisible();
+  for (const panel of ['Takeover', 'Toast', 'Display'])
+    await expect(dashboard.page.getByRole('heading', { name: panel, exact: true })).toBeHidden();
+  await expect(dashboard.page.getByRole('button', { name: 'Unarchive' })).toBeVisible();
   await tab.close();
 });

@@ -49,6 +49,13 @@ export class DashboardAppsPage {
     await form.getByRole('button', { name: 'Add key' }).click();
   }
 
+  /** The list's row of a key: key, type, size, revision. */
+  kvRow(key: string): Locator {
+    // `has` is relative to the row.
+    const button = this.page.getByRole('button', { name: key, exact: true });
+    return this.page.getByTestId('kv-keys').getByRole('row').filter({ has: button });
+  }
+
   kvKey(key: string): Locator {
     return this.page.getByTestId('kv-keys').getByRole('button', { name: key, exact: true });
   }

@@ -1,9 +1,11 @@
 // Serves the built dashboard (dist/dashboard, `npm run build:web`) on the dashboard origin: its
 // hashed assets, and its one HTML shell for every page path (the app routes on the client). The
 // shell runs only its own scripts and may not be framed (a framed dashboard could be clickjacked into
-// archiving screens or approving agents).
+// archiving screens or approving agents). A browser's navigation to a path that is no page gets the
+// shell too, as a 404, and the app shows its not-found view (the API keeps its JSON problems).
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Request, Response } from 'express';
 import { query } from '../http/route';
 import { problem } from '../problem';
 import { checkDashboardRequest } from '../sign-in/dashboard.auth';
@@ -63,6 +65,33 @@ function isFile(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The dashboard's own JSON API: its unknown paths answer problems, whatever the client accepts. */
+const DASHBOARD_API = /^\/dashboard\/v1(\/|$)/i;
+
+/**
+ * Whether a request the route table has no route for is a person's browser navigating on the
+ * dashboard origin (GET or HEAD that accepts HTML, not the API, not loaded by another site, no
+ * Authorization header: what the shell itself would answer).
+ */
+export function isPageNavigation(req: Request): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  if (DASHBOARD_API.test(req.path) || req.headers.authorization !== undefined) return false;
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return false;
+  return /\btext\/html\b/i.test(req.headers.accept ?? '');
+}
+
+/** Answers a mistyped page address with the shell and 404 (the app shows "no such page"); false when not built. */
+export function serveNotFoundPage(res: Response, method: string, dir: string): boolean {
+  const index = path.join(dir, 'index.html');
+  if (!isFile(index)) return false;
+  res
+    .status(404)
+    .set({ ...DASHBOARD_HEADERS, 'Cache-Control': 'no-cache', 'Content-Type': 'text/html; charset=utf-8' });
+  res.end(method === 'HEAD' ? undefined : fs.readFileSync(index));
+  return true;
 }
 
 export function dashboardApp(dir: string) {

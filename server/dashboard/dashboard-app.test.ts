@@ -1,5 +1,5 @@
 // Serving the built dashboard: hashed assets from its folder only, with the page's headers; the
-// shell for the app's pages.
+// shell for the app's pages, and for a browser's navigation to a path that is no page (as a 404).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +19,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'secret.key'), 'not served');
   const app = dashboardApp(dir);
   server = await TestServer.start({
+    dashboardDir: dir,
     extraRoutes: [
       { plane: 'dashboard', method: 'GET', path: '/fixture-assets/:file', route: app.asset },
       { plane: 'dashboard', method: 'GET', path: '/fixture-page', route: app.shell },
@@ -62,5 +63,37 @@ describe('the built dashboard', () => {
       headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'iframe' },
     });
     expect(res.status).toBe(403);
+  });
+
+  it('answers a browser’s navigation to no page with the shell and 404, so the app can say so', async () => {
+    const html = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const res = await server.request('GET', '/no-such-page', { host: host(), headers: { accept: html } });
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain('fixture shell');
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    const head = await server.request('HEAD', '/screens/x/y', { host: host(), headers: { accept: html } });
+    expect(head.status).toBe(404);
+  });
+
+  it('keeps JSON problems for the API, for clients that do not ask for HTML, and for other sites', async () => {
+    const html = { accept: 'text/html' };
+    const api = await server.request('GET', '/dashboard/v1/no-such-thing', { host: host(), headers: html });
+    expect(api.status).toBe(404);
+    expect(api.headers['content-type']).toContain('application/problem+json');
+    const script = await server.request('GET', '/no-such-page', { host: host(), headers: { accept: '*/*' } });
+    expect(script.headers['content-type']).toContain('application/problem+json');
+    const framed = await server.request('GET', '/no-such-page', {
+      host: host(),
+      headers: { ...html, 'sec-fetch-site': 'cross-site' },
+    });
+    expect(framed.headers['content-type']).toContain('application/problem+json');
+    const posted = await server.request('POST', '/no-such-page', { host: host(), headers: html });
+    expect(posted.headers['content-type']).toContain('application/problem+json');
+  });
+
+  it('answers a mistyped address on another origin with a problem, not the dashboard', async () => {
+    const res = await server.request('GET', '/no-such-page', { headers: { accept: 'text/html' } });
+    expect(res.text).not.toContain('fixture shell');
   });
 });

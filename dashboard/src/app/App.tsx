@@ -1,7 +1,7 @@
 // The app: the sign-in page until a session exists, then the shell (header, navigation) around
 // the page the address names. Every page is reachable by keyboard; each moves focus to its heading.
 import { lazy, type ReactNode, Suspense, useEffect } from 'react';
-import { Redirect, Route, Switch } from 'wouter';
+import { Link, Redirect, Route, Switch } from 'wouter';
 import { BillingPage } from '../people/BillingPage';
 import { EventsPage } from '../events/EventsPage';
 import { MediaPage } from '../media/MediaPage';
@@ -13,6 +13,7 @@ import { ScreensPage } from '../screens/ScreensPage';
 import { SignInPage } from '../people/SignInPage';
 import { followProject } from '../state/live-events';
 import { useDashboard, useSession } from './dashboard-context';
+import { PageHeading } from './PageHeading';
 import { PAGES } from './routes';
 import { Shell } from './Shell';
 
@@ -88,11 +89,25 @@ function SignedIn() {
             <ProofOfPlayPage />
           </Lazy>
         </Route>
-        <Route>
+        <Route path={PAGES.home}>
           <Redirect to={PAGES.screens} replace />
         </Route>
+        <Route component={NotFoundPage} />
       </Switch>
     </Shell>
+  );
+}
+
+/** A mistyped address (the server answered it 404 with this shell). */
+function NotFoundPage() {
+  return (
+    <section className="page" data-testid="not-found">
+      <PageHeading>No such page</PageHeading>
+      <p>
+        There is no page at <code>{window.location.pathname}</code>. Check the address, or go to{' '}
+        <Link href={PAGES.screens}>the screens</Link>.
+      </p>
+    </section>
   );
 }
 

@@ -2,6 +2,7 @@
 // key/value store (the owner's view: list page by page, read, write with If-Match, delete).
 import { useCallback, useState } from 'react';
 import { Link, useLocation } from 'wouter';
+import { useHistoryState } from 'wouter/use-browser-location';
 import type { Application, OperationAccepted } from '../../../sdk/contract/applications';
 import { useDashboard } from '../app/dashboard-context';
 import { timeAgo } from '../app/format';
@@ -10,7 +11,7 @@ import { PAGES } from '../app/routes';
 import { useLoaded } from '../app/use-loaded';
 import { useNow } from '../app/use-now';
 import { problemMessage } from '../state/problem-message';
-import { STATE_TEXT } from './ApplicationsPage';
+import { STATE_TEXT, type UploadOutcomeState } from './ApplicationsPage';
 import { KvBrowser } from './KvBrowser';
 import { UploadPanel } from './UploadPanel';
 import './applications.css';
@@ -32,6 +33,8 @@ export default function ApplicationPage({ id }: { id: string }) {
     },
     [app.reload],
   );
+  // Published from the Applications page, which came here: its outcome line, kept.
+  const arrived = useHistoryState<Partial<UploadOutcomeState> | null>()?.uploadOutcome;
   const a = app.value;
   return (
     <section className="page">
@@ -39,6 +42,7 @@ export default function ApplicationPage({ id }: { id: string }) {
         <Link href={PAGES.applications}>Applications</Link>
       </p>
       <PageHeading>{a?.name ?? 'Application'}</PageHeading>
+      <Notice text={arrived?.join(' ') || null} />
       <Notice text={app.error} error />
       {a && (
         <>

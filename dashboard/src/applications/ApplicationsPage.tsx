@@ -12,6 +12,11 @@ import { useNow } from '../app/use-now';
 import { UploadPanel } from './UploadPanel';
 import './applications.css';
 
+/** What the Applications page hands the page of an application it just published (history state). */
+export interface UploadOutcomeState {
+  uploadOutcome: string[];
+}
+
 export const STATE_TEXT: Record<Application['state'], string> = {
   ready: 'Ready',
   pending: 'Publishing',
@@ -24,9 +29,10 @@ export default function ApplicationsPage() {
   const now = useNow();
   const apps = useLoaded(async () => (await client.applications.list()).data.items, [client], 'The applications');
   const published = useCallback(
-    (accepted: { id: string }) => {
+    (accepted: { id: string }, outcome: string[]) => {
       apps.reload();
-      navigate(applicationPath(accepted.id));
+      // The new application's page shows what the upload's line said (published as, left out).
+      navigate(applicationPath(accepted.id), { state: { uploadOutcome: outcome } satisfies UploadOutcomeState });
     },
     [apps.reload, navigate],
   );

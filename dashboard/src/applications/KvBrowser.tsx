@@ -1,8 +1,9 @@
 // An application's key/value store as its owner sees it (the routes an agent uses): keys a page of
 // 200 at a time, a value read on demand, text values edited in place with the revision read
-// (If-Match, so a screen's write in between is a conflict, not lost), new keys, deletes.
+// (If-Match, so a screen's write in between is a conflict, not lost), new keys, deletes. The list's
+// row of the key shown never lags the value read beside it.
 import { useEffect, useId, useState } from 'react';
-import { KV_LIST_MAX_ITEMS, type KVEntry } from '../../../sdk/contract/kv';
+import { KV_LIST_MAX_ITEMS, type KVEntry, type KVSummary } from '../../../sdk/contract/kv';
 import { useDashboard } from '../app/dashboard-context';
 import { byteSize } from '../app/format';
 import { Notice } from '../app/PageHeading';
@@ -19,6 +20,7 @@ import {
   pageRange,
   pageRead,
   previousPage,
+  withEntryRead,
 } from './kv-pager';
 
 const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -27,6 +29,8 @@ export function KvBrowser({ applicationId }: { applicationId: string }) {
   const { client } = useDashboard();
   const [pages, setPages] = useState<KvPages>(FIRST_PAGE);
   const [selected, setSelected] = useState<string | null>(null);
+  /** What the detail last read of the selected key. */
+  const [read, setRead] = useState<KVSummary | null>(null);
   const [result, setResult] = useState<{ text: string; error: boolean } | null>(null);
   const cursor = currentCursor(pages);
   const list = useLoaded(
@@ -36,7 +40,11 @@ export function KvBrowser({ applicationId }: { applicationId: string }) {
   );
   const next = list.value?.next_cursor ?? null;
   useEffect(() => setPages((p) => pageRead(p, next)), [next]);
-  const items = list.value?.items ?? [];
+  const items = withEntryRead(list.value?.items ?? [], read);
+  const select = (key: string | null) => {
+    setRead(null);
+    setSelected(key);
+  };
   const changed = (text: string) => {
     setResult({ text, error: false });
     list.reload();
@@ -58,6 +66,7 @@ export function KvBrowser({ applicationId }: { applicationId: string }) {
                 <th scope="col">Key</th>
                 <th scope="col">Type</th>
                 <th scope="col">Size</th>
+                <th scope="col">Revision</th>
               </tr>
             </thead>
             <tbody>
@@ -68,13 +77,14 @@ export function KvBrowser({ applicationId }: { applicationId: string }) {
                       type="button"
                       className="link-button"
                       aria-pressed={entry.key === selected}
-                      onClick={() => setSelected(entry.key)}
+                      onClick={() => select(entry.key)}
                     >
                       {entry.key}
                     </button>
                   </th>
                   <td>{entry.content_type}</td>
                   <td>{byteSize(entry.bytes)}</td>
+                  <td>{entry.revision}</td>
                 </tr>
               ))}
             </tbody>
@@ -90,22 +100,30 @@ export function KvBrowser({ applicationId }: { applicationId: string }) {
         </div>
         <div className="kv-detail">
           {selected ? (
-            <KvValue
-              key={selected}
-              applicationId={applicationId}
-              entryKey={selected}
-              onChanged={changed}
-              onDeleted={(text) => {
-                setSelected(null);
-                changed(text);
-              }}
-              onFailed={(text) => setResult({ text, error: true })}
-            />
+            <>
+              <p>
+                <button type="button" className="secondary" onClick={() => select(null)}>
+                  New key…
+                </button>
+              </p>
+              <KvValue
+                key={selected}
+                applicationId={applicationId}
+                entryKey={selected}
+                onRead={setRead}
+                onChanged={changed}
+                onDeleted={(text) => {
+                  select(null);
+                  changed(text);
+                }}
+                onFailed={(text) => setResult({ text, error: true })}
+              />
+            </>
           ) : (
             <NewKey
               applicationId={applicationId}
               onCreated={(key) => {
-                setSelected(key);
+                select(key);
                 changed(`Created ${key}.`);
               }}
               onFailed={(text) => setResult({ text, error: true })}
@@ -120,12 +138,14 @@ export function KvBrowser({ applicationId }: { applicationId: string }) {
 function KvValue({
   applicationId,
   entryKey,
+  onRead,
   onChanged,
   onDeleted,
   onFailed,
 }: {
   applicationId: string;
   entryKey: string;
+  onRead: (entry: KVSummary) => void;
   onChanged: (text: string) => void;
   onDeleted: (text: string) => void;
   onFailed: (text: string) => void;
@@ -140,6 +160,9 @@ function KvValue({
   const [draft, setDraft] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const e = entry.value;
+  useEffect(() => {
+    if (e) onRead(e);
+  }, [e, onRead]);
   const text = e && isTextual(e.content_type) ? decodeText(client.kv.bytes(e)) : null;
   const save = async () => {
     if (!e || draft === null) return;

@@ -4,7 +4,7 @@ import { useId, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { OperationAccepted } from '../../../sdk/contract/applications';
 import { useDashboard } from '../app/dashboard-context';
-import { createAppUpload, progressText, progressValue } from './app-upload';
+import { createAppUpload, leftOutText, progressText, progressValue } from './app-upload';
 
 export function UploadPanel({
   applicationId,
@@ -12,7 +12,7 @@ export function UploadPanel({
 }: {
   /** A new release of this application; a new application when absent. */
   applicationId?: string;
-  onPublished: (accepted: OperationAccepted) => void;
+  onPublished: (accepted: OperationAccepted, outcome: string[]) => void;
 }) {
   const { client } = useDashboard();
   const upload = useMemo(
@@ -24,6 +24,7 @@ export function UploadPanel({
   const id = useId();
   const busy = state.stage === 'packing' || state.stage === 'uploading' || state.stage === 'processing';
   const text = progressText(state);
+  const leftOut = leftOutText(state);
   return (
     <section className="panel app-upload" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>{applicationId ? 'Upload a new release' : 'Upload an application'}</h2>
@@ -75,6 +76,11 @@ export function UploadPanel({
         <p role="status" className={state.stage === 'failed' ? 'error' : undefined}>
           {text}
         </p>
+        {leftOut && (
+          <p className="hint" data-testid="app-upload-left-out">
+            {leftOut}
+          </p>
+        )}
       </div>
     </section>
   );

@@ -3,12 +3,12 @@
 // fetch made of XMLHttpRequest, which reports the bytes sent (fetch cannot in browsers over
 // HTTP/1.1), then a wait for the operation that checks and publishes the release.
 import { createStore } from 'zustand/vanilla';
-import { applicationRoutes, type ArchiveFacts } from '../../../sdk/client/applications';
+import { applicationRoutes } from '../../../sdk/client/applications';
 import type { OperationAccepted } from '../../../sdk/contract/applications';
 import type { DashboardClient } from '../api/dashboard-client';
 import { byteSize } from '../app/format';
 import { problemMessage } from '../state/problem-message';
-import { archiveFile, BrowserPackError, folderFiles, packFolder } from './browser-pack';
+import { archiveFile, BrowserPackError, folderFiles, type PackedFacts, packFolder } from './browser-pack';
 
 export type AppUploadStage = 'idle' | 'packing' | 'uploading' | 'processing' | 'done' | 'failed';
 
@@ -21,9 +21,30 @@ export interface AppUploadState {
   error: string | null;
   /** Once accepted: the application and the release this upload creates. */
   accepted: OperationAccepted | null;
+  /** What the packer left out, when it packed here (a folder, a .zip); null for an archive sent as it is. */
+  ignored: string[] | null;
 }
 
-export const IDLE: AppUploadState = { stage: 'idle', source: '', sent: 0, total: 0, error: null, accepted: null };
+export const IDLE: AppUploadState = {
+  stage: 'idle',
+  source: '',
+  sent: 0,
+  total: 0,
+  error: null,
+  accepted: null,
+  ignored: null,
+};
+
+/** What packing left out, in the words of `marquee app pack` ("left out: nothing"); '' when nothing was packed here. */
+export function leftOutText(state: Pick<AppUploadState, 'ignored'>): string {
+  if (state.ignored === null) return '';
+  return `Left out: ${state.ignored.length > 0 ? state.ignored.join(', ') : 'nothing'}.`;
+}
+
+/** A published upload's outcome, to show where the page goes next (the new application's page). */
+export function outcomeLines(state: AppUploadState): string[] {
+  return [progressText(state), leftOutText(state)].filter(Boolean);
+}
 
 /** The progress line's words for a state. */
 export function progressText(state: AppUploadState): string {
@@ -86,11 +107,11 @@ export type AppUploadStore = ReturnType<typeof createAppUpload>;
 
 /**
  * One upload at a time for a page: a new application, or (with `applicationId`) a new release of
- * one. `onPublished` hears the accepted upload once its release is ready.
+ * one. `onPublished` hears the accepted upload once its release is ready, with its outcome's lines.
  */
 export function createAppUpload(
   client: DashboardClient,
-  options: { applicationId?: string; onPublished: (accepted: OperationAccepted) => void },
+  options: { applicationId?: string; onPublished: (accepted: OperationAccepted, outcome: string[]) => void },
 ) {
   return createStore<
     AppUploadState & {
@@ -98,13 +119,13 @@ export function createAppUpload(
       uploadFolder(files: readonly File[], name?: string): Promise<void>;
     }
   >()((set, get) => {
-    const run = async (source: string, prepare: () => Promise<ArchiveFacts>) => {
+    const run = async (source: string, prepare: () => Promise<PackedFacts>) => {
       if (get().stage === 'packing' || get().stage === 'uploading' || get().stage === 'processing') return;
       set({ ...IDLE, stage: 'packing', source });
       try {
         const facts = await prepare();
         const total = facts.archive instanceof Blob ? facts.archive.size : facts.archive.byteLength;
-        set({ stage: 'uploading', total, sent: 0 });
+        set({ stage: 'uploading', total, sent: 0, ignored: facts.ignored ?? null });
         const transport = client.transportOver(xhrFetch((sent) => set({ sent: Math.min(sent, total) })));
         const accepted = (
           await applicationRoutes(transport, client.operations).upload(facts, { applicationId: options.applicationId })
@@ -112,7 +133,7 @@ export function createAppUpload(
         set({ stage: 'processing', sent: total, accepted });
         await client.operations.waitForSuccess(accepted.operation_id);
         set({ stage: 'done' });
-        options.onPublished(accepted);
+        options.onPublished(accepted, outcomeLines(get()));
       } catch (error) {
         const error_ = error instanceof BrowserPackError ? error.message : problemMessage(error, 'the upload failed');
         set({ stage: 'failed', error: error_ });

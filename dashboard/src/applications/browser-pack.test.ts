@@ -197,4 +197,34 @@ describe('a .zip archive', () => {
     const locked = zipOf([{ name: 'index.html', data: 'x', flags: 0x801 }]);
     await expect(zipFiles(new Blob([locked]))).rejects.toThrow(/index.html: is encrypted/);
   });
+
+  it('refuses an entry that climbs out of the root or is absolute, naming the server’s rule', async () => {
+    const climbing = zipOf([
+      { name: 'index.html', data: 'x' },
+      { name: '../evil.html', data: 'x' },
+    ]);
+    await expect(archiveFile(new File([climbing], 'evil.zip'))).rejects.toThrow(
+      '../evil.html: contains a ".." segment (parent_segment)',
+    );
+    const inside = zipOf([
+      { name: 'index.html', data: 'x' },
+      { name: 'a/../../b.html', data: 'x' },
+    ]);
+    await expect(zipFiles(new Blob([inside]))).rejects.toThrow(/\(parent_segment\)/);
+    const absolute = zipOf([{ name: '/etc/index.html', data: 'x' }]);
+    await expect(zipFiles(new Blob([absolute]))).rejects.toThrow(/\(absolute_path\)/);
+  });
+
+  it('names what it left out, and says archive, not folder, when index.html is missing', async () => {
+    const zip = zipOf([
+      { name: 'index.html', data: 'x' },
+      { name: '.env', data: 'SECRET=1' },
+      { name: 'app.js.map', data: '{}' },
+    ]);
+    expect((await archiveFile(new File([zip], 'site.zip'))).ignored).toEqual(['.env', 'app.js.map']);
+    const empty = zipOf([{ name: 'page.html', data: 'x' }]);
+    await expect(archiveFile(new File([empty], 'site.zip'))).rejects.toThrow(
+      'the archive has no index.html at its root (index_missing)',
+    );
+  });
 });

@@ -25,7 +25,8 @@ export interface PackProblem {
 
 export class BrowserPackError extends Error {
   constructor(readonly problems: PackProblem[]) {
-    super(problems.map((p) => (p.path ? `${p.path}: ${p.detail}` : p.detail)).join('; '));
+    // Each names its rule by code, as the server's problem does (`parent_segment`).
+    super(problems.map((p) => `${p.path ? `${p.path}: ` : ''}${p.detail} (${p.code})`).join('; '));
     this.name = 'BrowserPackError';
   }
 }
@@ -54,9 +55,13 @@ interface Entry {
   blob?: Blob;
 }
 
+/** What the files came from, for the problems' words: a chosen folder or a .zip being repacked. */
+export type PackSource = 'folder' | 'archive';
+
 /** Which files of a folder go into the archive, or every rule they break. */
 export async function selectFolder(
   files: readonly FolderFile[],
+  source: PackSource = 'folder',
 ): Promise<{ files: FolderFile[]; ignored: string[]; directories: string[] }> {
   const problems: PackProblem[] = [];
   const problem = (code: string, detail: string, path?: string) => {
@@ -104,7 +109,8 @@ export async function selectFolder(
   }
   if (kept.length > LIMITS.application_file_count)
     problem('too_many_files', `more than ${LIMITS.application_file_count} files`);
-  if (!kept.some((f) => f.path === 'index.html')) problem('index_missing', 'the folder has no index.html at its root');
+  if (!kept.some((f) => f.path === 'index.html'))
+    problem('index_missing', `the ${source} has no index.html at its root`);
   // The bridge runtime is added by `marquee app pack --runtime`; the browser has no copy to add.
   for (const file of kept)
     if (
@@ -127,12 +133,16 @@ export async function selectFolder(
   return { files: kept, ignored, directories: [...directories] };
 }
 
+/** An archive's upload figures; `ignored`, when it was packed here, names what the packer left out. */
+export type PackedFacts = ArchiveFacts & { ignored?: string[] };
+
 /** Packs a chosen folder: the archive and the figures its upload declares. */
 export async function packFolder(
   files: readonly FolderFile[],
   name?: string,
+  source: PackSource = 'folder',
 ): Promise<ArchiveFacts & { ignored: string[] }> {
-  const selected = await selectFolder(files);
+  const selected = await selectFolder(files, source);
   const entries: Entry[] = [
     ...selected.directories.map((d) => ({ name: `${d}/`, type: 'directory' as const })),
     ...selected.files.map((f) => ({ name: f.path, type: 'file' as const, blob: f.blob })),
@@ -270,8 +280,8 @@ export async function tarFacts(tar: ReadableStream<Uint8Array>): Promise<{ fileC
 }
 
 /** An archive someone made: a .tar.gz (sent as it is), a .tar (gzipped here) or a .zip (repacked), with its figures. */
-export async function archiveFile(file: File, name?: string): Promise<ArchiveFacts> {
-  if (/\.zip$/i.test(file.name) || (await isZip(file))) return packFolder(await zipFiles(file), name);
+export async function archiveFile(file: File, name?: string): Promise<PackedFacts> {
+  if (/\.zip$/i.test(file.name) || (await isZip(file))) return packFolder(await zipFiles(file), name, 'archive');
   const gzipped = /\.(tar\.gz|tgz)$/i.test(file.name) || (await isGzip(file));
   const archive = gzipped ? file : await gzip(file);
   const tar = gzipped ? file.stream().pipeThrough(new DecompressionStream('gzip')) : file.stream();
@@ -342,6 +352,9 @@ export async function zipFiles(zip: Blob): Promise<FolderFile[]> {
     const local = view.getUint32(at + 42, true);
     const path = decoder.decode(bytes.subarray(at + 46, at + 46 + nameLength));
     at += 46 + nameLength + extraLength + commentLength;
+    // What the server refuses in an archive is refused here, not left out as a dot-path would be.
+    const unsafe = unsafeEntryRule(path);
+    if (unsafe) refuse(unsafe.code, unsafe.why, path);
     if (path.endsWith('/') || path.startsWith('__MACOSX/')) continue;
     if (flags & 1) refuse('unsupported_entry', 'is encrypted', path);
     if ((mode & UNIX_TYPE_MASK) === UNIX_SYMLINK)
@@ -359,6 +372,17 @@ export async function zipFiles(zip: Blob): Promise<FolderFile[]> {
       refuse('unsupported_entry', `uses compression method ${method}; only stored and deflated entries are read`, path);
   }
   return withoutWrapper(files);
+}
+
+/**
+ * The server's archive rules (server/applications/archive-rules.ts) that a name written into a zip
+ * can break and a folder's names cannot: it escapes the root or reads as a path elsewhere.
+ */
+export function unsafeEntryRule(path: string): { code: string; why: string } | null {
+  if (path.includes('\\')) return { code: 'backslash', why: 'contains a backslash' };
+  if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return { code: 'absolute_path', why: 'is absolute' };
+  if (path.split('/').includes('..')) return { code: 'parent_segment', why: 'contains a ".." segment' };
+  return null;
 }
 
 /** A zip of one folder holds `folder/index.html`: that folder is the application's root. */

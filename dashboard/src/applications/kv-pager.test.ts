@@ -9,6 +9,7 @@ import {
   pageRange,
   pageRead,
   previousPage,
+  withEntryRead,
 } from './kv-pager';
 
 const keys = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `k${i}` }) as KVSummary);
@@ -49,5 +50,21 @@ describe('values', () => {
     expect(isTextual('application/octet-stream')).toBe(false);
     expect(decodeText(new TextEncoder().encode('héllo'))).toBe('héllo');
     expect(decodeText(new Uint8Array([0xff, 0xfe]))).toBeNull();
+  });
+});
+
+describe('the list beside the value read', () => {
+  const row = (key: string, revision: number, bytes: number) =>
+    ({ key, revision, bytes, content_type: 'text/plain', sha256: `h${revision}` }) as KVSummary;
+
+  it('shows the size and revision of a value read after the list was', () => {
+    const items = [row('blob', 1, 9), row('greeting', 2, 6)];
+    expect(withEntryRead(items, row('greeting', 3, 8))).toEqual([row('blob', 1, 9), row('greeting', 3, 8)]);
+  });
+
+  it('keeps a row the list read after the value', () => {
+    const items = [row('greeting', 4, 12)];
+    expect(withEntryRead(items, row('greeting', 3, 8))).toEqual(items);
+    expect(withEntryRead(items, null)).toEqual(items);
   });
 });

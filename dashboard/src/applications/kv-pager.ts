@@ -32,6 +32,20 @@ export function previousPage(pages: KvPages): KvPages {
   return { ...pages, index: pages.index - 1, next: pages.cursors[pages.index] ?? null };
 }
 
+/**
+ * The page's keys with what the detail last read of one of them: a value read after the list (a
+ * write, a conflict that showed a screen's newer value) is newer than the list's row, so the row
+ * shows that size and revision too, never an older one beside it.
+ */
+export function withEntryRead(items: readonly KVSummary[], read: KVSummary | null): KVSummary[] {
+  if (!read) return [...items];
+  return items.map((item) =>
+    item.key === read.key && read.revision > item.revision
+      ? { ...item, content_type: read.content_type, bytes: read.bytes, sha256: read.sha256, revision: read.revision }
+      : item,
+  );
+}
+
 /** "Keys 201–400" for the shown page. */
 export function pageRange(pages: KvPages, items: readonly KVSummary[], pageSize: number): string {
   if (items.length === 0) return pages.index === 0 ? 'No keys' : 'No more keys';

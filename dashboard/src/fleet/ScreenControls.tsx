@@ -21,6 +21,22 @@ import { FieldProblem, invalidProps, WindowsEditor } from './WindowsEditor';
 export type Run = (what: string, change: () => Promise<Screen | string>) => Promise<void>;
 type Playlists = { id: string; name: string }[];
 
+/** The viewer's time zone: a datetime-local field is typed, and shown, in it. */
+export function viewerZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/**
+ * When a takeover ends, said in the viewer's zone (the one its field is typed in), and in the
+ * screen's own zone too when that is another: "29 Nov 2026, 06:29 your time (Europe/Paris)".
+ */
+export function takeoverEndText(until: string, viewer: string, screenZone: string | undefined): string {
+  const at = (zone: string) =>
+    new Date(until).toLocaleString('en-GB', { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' });
+  const mine = `${at(viewer)} your time (${viewer})`;
+  return screenZone && screenZone !== viewer ? `${mine}, ${at(screenZone)} on the screen (${screenZone})` : mine;
+}
+
 /** A datetime-local value (the viewer's local time) an hour from `now`. */
 export function localInputIn(now: number, ms: number): string {
   const d = new Date(now + ms);
@@ -76,8 +92,8 @@ export function TakeoverPanel({
       <h2 id="takeover-heading">Takeover</h2>
       {takeover ? (
         <p data-testid="takeover-now">
-          Taken over by <strong>{name(takeover.playlist_id)}</strong> until {new Date(takeover.until).toLocaleString()}{' '}
-          ({takeover.reason}).
+          Taken over by <strong>{name(takeover.playlist_id)}</strong> until{' '}
+          {takeoverEndText(takeover.until, viewerZone(), screen.timezone)} ({takeover.reason}).
         </p>
       ) : (
         <p className="hint">Plays one playlist now, over the schedule, until the time you choose.</p>
@@ -98,7 +114,7 @@ export function TakeoverPanel({
       </label>
       <FieldProblem id={fieldId('takeover', 'playlist_id')} text={problems.fields.playlist_id} />
       <label>
-        Ends at
+        Ends at <span className="hint">(your time, {viewerZone()})</span>
         <input
           type="datetime-local"
           value={until}

@@ -75,7 +75,25 @@ describe('field problems', () => {
     });
     expect(problemsOf(problem, (f) => f === 'until', 'Takeover')).toEqual({
       fields: { until: 'must be in the future' },
-      message: 'timezone: set it first',
+      message: 'The screen’s time zone (under Settings): set it first',
     });
+  });
+
+  it('says what an entry without a playlist needs, not the schema’s string length', () => {
+    const parsed = ScreenPlaylistScheduleWrite.safeParse({
+      entries: [{ playlist_id: '', rule: { enabled: true, windows: [{ days: ['mon'] }] } }],
+    });
+    expect(parsed.success).toBe(false);
+    expect(issuesByField(parsed.error!)).toEqual({ 'entries.0.playlist_id': 'choose a playlist' });
+  });
+
+  it('keeps a schema’s own words and never passes zod’s defaults through', () => {
+    const parsed = ScreenPlaylistScheduleWrite.safeParse({
+      entries: [{ id: 'a b', playlist_id: 'x'.repeat(201), rule: { enabled: true, windows: [{ days: ['someday'] }] } }],
+    });
+    const fields = issuesByField(parsed.error!);
+    expect(fields['entries.0.id']).toBe('must be 1 to 64 letters, digits, _ or -');
+    expect(fields['entries.0.playlist_id']).toBe('at most 200 characters');
+    for (const text of Object.values(fields)) expect(text).not.toMatch(/^(Invalid|Too (small|big))/);
   });
 });

@@ -78,6 +78,15 @@ describe('draftProblems', () => {
     expect(Object.keys(problems).sort()).toEqual(['pages.1.advance.after_ms', 'pages.2.transition.duration_ms']);
   });
 
+  it('says a duration’s bounds in seconds, the unit the field is typed in, not the schema’s milliseconds', () => {
+    let draft = draftOf(answer);
+    draft = withPage(draft, 1, (p) => ({ ...p, advance: { mode: 'duration', after_ms: msFromSeconds('0') } }));
+    draft = withPage(draft, 2, (p) => ({ ...p, transition: { ...p.transition, duration_ms: 61_000 } }));
+    const problems = draftProblems(draft);
+    expect(problems['pages.1.advance.after_ms']).toBe('at least 1 second');
+    expect(problems['pages.2.transition.duration_ms']).toBe('at most 60 seconds');
+  });
+
   it('names the page list when every page has a visibility rule', () => {
     const rule = { enabled: true, windows: [{ days: ['mon'] }] };
     let draft = draftOf(answer);
@@ -90,7 +99,7 @@ describe('draftProblems', () => {
       ...p,
       advance: { mode: 'duration', after_ms: msFromSeconds('') },
     }));
-    expect(draftProblems(draft)).toHaveProperty(['pages.0.advance.after_ms']);
+    expect(draftProblems(draft)).toHaveProperty(['pages.0.advance.after_ms'], 'enter a number of seconds');
   });
 });
 

@@ -4,6 +4,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { TOAST_LEVELS, TOAST_TEXT_MAX } from '../../../sdk/contract/fleet';
+import type { Playlist } from '../../../sdk/contract/playlist';
 import type { Screen } from '../../../sdk/contract/screens';
 import type { ScreenPlaylistScheduleView } from '../../../sdk/contract/fleet';
 import { useDashboard, useScreens } from '../app/dashboard-context';
@@ -13,10 +14,10 @@ import { DisplayPanel, LifecyclePanel, ScreenshotPanel, SettingsForm, TakeoverPa
 import { Notice, PageHeading } from '../app/PageHeading';
 import { PAGES, playlistPath } from '../app/routes';
 import { useNow } from '../app/use-now';
-import { timeAgo } from '../app/format';
 import { playlistName, usePlaylists } from '../playlists/use-playlists';
 import { problemMessage } from '../state/problem-message';
 import { ScreenStatus } from './ScreenStatus';
+import { lastSeenText, playingOf } from './screen-facts';
 import { parseTags } from './tags';
 
 type Result = { text: string; error: boolean } | null;
@@ -75,6 +76,8 @@ export function ScreenPage({ id }: { id: string }) {
       </section>
     );
 
+  const playing = playingOf(screen);
+  const archived = screen.state === 'archived';
   return (
     <section className="page">
       <p className="crumbs">
@@ -85,17 +88,39 @@ export function ScreenPage({ id }: { id: string }) {
       <Notice text={result?.text ?? null} error={result?.error} />
       <dl className="facts">
         <dt>Playing</dt>
-        <dd>
-          {screen.playlist_id ? (
-            <Link href={playlistPath(screen.playlist_id)}>{playlistName(playlists.value, screen.playlist_id)}</Link>
+        <dd data-testid="screen-playing">
+          {archived ? (
+            'Nothing: an archived screen’s glass is dark'
+          ) : playing.playlistId ? (
+            <>
+              {!playing.reported && 'Assigned '}
+              <Link href={playlistPath(playing.playlistId)}>{playlistName(playlists.value, playing.playlistId)}</Link>
+            </>
+          ) : playing.reported ? (
+            'No playlist'
           ) : (
             'No playlist assigned'
           )}
         </dd>
+        {playing.assignedApart !== undefined && (
+          <>
+            <dt>Assigned</dt>
+            <dd data-testid="screen-assigned">
+              {playing.assignedApart ? (
+                <Link href={playlistPath(playing.assignedApart)}>
+                  {playlistName(playlists.value, playing.assignedApart)}
+                </Link>
+              ) : (
+                'No playlist'
+              )}{' '}
+              <span className="hint">(plays again when no takeover or schedule entry holds)</span>
+            </dd>
+          </>
+        )}
         <dt>State</dt>
         <dd>{screen.state.replace('_', ' ')}</dd>
         <dt>Last seen</dt>
-        <dd>{screen.last_online_at ? timeAgo(screen.last_online_at, now) : 'never'}</dd>
+        <dd data-testid="screen-last-seen">{lastSeenText(screen, now)}</dd>
         <dt>Time zone</dt>
         <dd>{screen.timezone ?? 'the server’s (UTC)'}</dd>
         <dt>Screen id</dt>
@@ -103,28 +128,64 @@ export function ScreenPage({ id }: { id: string }) {
           <code>{screen.id}</code>
         </dd>
       </dl>
+      {archived && (
+        <p className="hint" data-testid="archived-note">
+          This screen is archived: its player is refused, and it takes no takeover, toast, display or schedule change.
+          Unarchive it to control it again.
+        </p>
+      )}
       <div className="panels">
-        <AssignForm screen={screen} playlists={playlists.value ?? []} run={run} />
-        <TakeoverPanel
-          screen={screen}
-          view={schedule.value}
-          playlists={playlists.value ?? []}
-          onChanged={reread}
-          run={run}
-        />
-        <TagsForm screen={screen} run={run} />
-        <ToastForm screen={screen} run={run} />
-        <DisplayPanel screen={screen} run={run} />
-        <SettingsForm key={screen.revision} screen={screen} run={run} />
-        <ScreenshotPanel screen={screen} now={now} run={run} />
-        <LifecyclePanel key={screen.state} screen={screen} run={run} />
+        {archived ? (
+          <LifecyclePanel key={screen.state} screen={screen} run={run} />
+        ) : (
+          <ActiveControls
+            screen={screen}
+            schedule={schedule.value}
+            playlists={playlists.value ?? []}
+            now={now}
+            run={run}
+            onChanged={reread}
+          />
+        )}
       </div>
-      <ScheduleEditor screen={screen} view={schedule.value} playlists={playlists.value ?? []} onSaved={reread} />
+      {!archived && (
+        <ScheduleEditor screen={screen} view={schedule.value} playlists={playlists.value ?? []} onSaved={reread} />
+      )}
     </section>
   );
 }
 
 type Run = (what: string, change: () => Promise<Screen | string>) => Promise<void>;
+
+/** The controls of a screen whose player may be reached (an archived one has only its lifecycle). */
+function ActiveControls({
+  screen,
+  schedule,
+  playlists,
+  now,
+  run,
+  onChanged,
+}: {
+  screen: Screen;
+  schedule: ScreenPlaylistScheduleView | undefined;
+  playlists: Playlist[];
+  now: number;
+  run: Run;
+  onChanged: (view: ScreenPlaylistScheduleView) => void;
+}) {
+  return (
+    <>
+      <AssignForm screen={screen} playlists={playlists} run={run} />
+      <TakeoverPanel screen={screen} view={schedule} playlists={playlists} onChanged={onChanged} run={run} />
+      <TagsForm screen={screen} run={run} />
+      <ToastForm screen={screen} run={run} />
+      <DisplayPanel screen={screen} run={run} />
+      <SettingsForm key={screen.revision} screen={screen} run={run} />
+      <ScreenshotPanel screen={screen} now={now} run={run} />
+      <LifecyclePanel key={screen.state} screen={screen} run={run} />
+    </>
+  );
+}
 
 function AssignForm({
   screen,

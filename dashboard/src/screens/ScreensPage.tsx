@@ -17,6 +17,7 @@ import { sortedScreens } from '../state/screens-store';
 import { healthLine } from './health-line';
 import { liveLine } from './live-line';
 import { codeFromLink, isPairingCode, normalizePairingCode, withoutPairingParam } from './pairing-code';
+import { playingOf } from './screen-facts';
 import { ScreenStatus } from './ScreenStatus';
 
 /** A card with a screenshot, status, what plays and a line of tags, before it is measured. */
@@ -106,7 +107,7 @@ function ScreenCard({
 }) {
   const health = screen.health;
   const shot = health?.screenshot;
-  const playing = health?.now_playing ? health.now_playing.playlist_id : screen.playlist_id;
+  const playing = playingOf(screen);
   const live = useScreens((s) => s.live[screen.id]);
   const line = [liveLine(live, screen.online, now), health ? healthLine(health, now) : ''].filter(Boolean).join(' · ');
   return (
@@ -136,9 +137,10 @@ function ScreenCard({
       </div>
       <ScreenStatus screen={screen} now={now} />
       <p className="playing">
-        {playing ? (
+        {playing.playlistId ? (
           <>
-            {health?.now_playing ? 'Now playing' : 'Assigned'} <strong>{playlistName(playlists, playing)}</strong>
+            {playing.reported ? 'Now playing' : 'Assigned'}{' '}
+            <strong>{playlistName(playlists, playing.playlistId)}</strong>
           </>
         ) : (
           'No playlist assigned'

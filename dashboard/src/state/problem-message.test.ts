@@ -2,13 +2,38 @@ import { describe, expect, it } from 'vitest';
 import { OperationFailedError } from '../../../sdk/client/operations';
 import { MarqueeProblem } from '../../../sdk/client/problem';
 import type { Operation } from '../../../sdk/contract/operations';
-import { problemMessage } from './problem-message';
+import { fieldLabel, problemMessage } from './problem-message';
 
 describe('problemMessage', () => {
   it('says a problem’s detail', () => {
     expect(problemMessage(new MarqueeProblem(404, { code: 'not_found', detail: 'screen not found' }), 'x')).toBe(
       'screen not found',
     );
+  });
+
+  it('names each field of an invalid request in words, not by the path a program reads', () => {
+    const problem = new MarqueeProblem(400, {
+      code: 'invalid_request',
+      detail: 'timezone: a playlist schedule is evaluated in the screen timezone; set it first',
+      errors: [
+        {
+          field: 'timezone',
+          code: 'required',
+          detail: 'a playlist schedule is evaluated in the screen timezone; set it first',
+        },
+        { field: 'entries.0.rule.windows.1.start', code: 'invalid', detail: 'must be HH:MM' },
+        { field: '', code: 'invalid', detail: 'send a JSON object' },
+      ],
+    });
+    expect(problemMessage(problem, 'x')).toBe(
+      'The screen’s time zone (under Settings): a playlist schedule is evaluated in the screen timezone; set it first; ' +
+        'Entry 1, window 2, start: must be HH:MM; send a JSON object',
+    );
+  });
+
+  it('names a field path in words', () => {
+    expect(fieldLabel('entries.0.rule.windows.1.start')).toBe('entry 1, window 2, start');
+    expect(fieldLabel('pages.2.advance.after_ms')).toBe('page 3, advance, after');
   });
 
   it('says why a background operation failed, without its id', () => {

@@ -1,12 +1,51 @@
-// A sentence for a person from whatever a call threw: the problem's detail, else a fallback.
+// A sentence for a person from whatever a call threw: the problem's detail (its fields' problems
+// with each field named in words, not as the path `timezone:` a program reads), else a fallback.
 import { OperationFailedError } from '../../../sdk/client/operations';
 import { MarqueeNetworkError, MarqueeProblem } from '../../../sdk/client/problem';
 
 export function problemMessage(error: unknown, fallback: string): string {
   // A background operation (media verification) failed: its problem says why.
   if (error instanceof OperationFailedError) return error.problem.detail || fallback;
+  if (error instanceof MarqueeProblem && error.errors.length > 0)
+    return error.errors.map((e) => fieldSentence(e.field, e.detail ?? e.code ?? 'is not valid')).join('; ');
   if (error instanceof MarqueeProblem) return error.detail || `${fallback} (${error.status} ${error.code})`;
   if (error instanceof MarqueeNetworkError) return `${fallback}: the server did not answer. Check the connection.`;
   if (error instanceof Error && error.message) return `${fallback}: ${error.message}`;
   return fallback;
+}
+
+/** A field path for a sentence: `entries.0.rule.windows.1.start` → "entry 1, window 2, start". */
+export function fieldLabel(path: string): string {
+  if (FIELD_LABELS[path]) return FIELD_LABELS[path];
+  const parts: string[] = [];
+  const segments = path.split('.');
+  segments.forEach((segment, i) => {
+    if (/^\d+$/.test(segment)) return;
+    const next = segments[i + 1];
+    const words = segment.replace(/_ms$/, '').replace(/_id$/, '').replace(/_/g, ' ');
+    if (next !== undefined && /^\d+$/.test(next)) parts.push(`${singular(words)} ${Number(next) + 1}`);
+    else if (segment !== 'rule') parts.push(words);
+  });
+  return parts.join(', ');
+}
+
+/** Top-level fields that live elsewhere on the page, by the name the page gives them. */
+const FIELD_LABELS: Record<string, string> = {
+  timezone: 'the screen’s time zone (under Settings)',
+  playlist_id: 'the assigned playlist',
+  sync_group: 'sync group',
+  wall_region: 'wall region',
+  until: 'ends at',
+};
+
+function singular(word: string): string {
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  return word.endsWith('s') ? word.slice(0, -1) : word;
+}
+
+/** "Field: detail" for a person: the field named in words, as a sentence starts. */
+export function fieldSentence(field: string, detail: string): string {
+  const label = fieldLabel(field);
+  if (label === '') return detail;
+  return `${label.charAt(0).toUpperCase()}${label.slice(1)}: ${detail}`;
 }
