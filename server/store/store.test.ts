@@ -428,6 +428,14 @@ describe('SQLite databases made before the store seam (issue 13)', () => {
     return file;
   }
 
+  /** Project prj_old, as the 0010 schema holds a project. */
+  function insertOldProject(db: SQLite.Database): void {
+    db.prepare(
+      `INSERT INTO tenants (id, generation, email, name, status, plan, revision, content_limit_bytes, screen_limit, credit_millis, credit_grant_month, created_at, updated_at)
+       VALUES ('prj_old', 'P', 'o@example.com', 'Old', 'active', 'signage', 1, 0, 0, 0, '2026-11', ?, ?)`,
+    ).run(NOW, NOW);
+  }
+
   /** The old database brought up to date by the migrations that came after 0010. */
   async function migratedOldDatabase(): Promise<string> {
     const file = oldDatabase();
@@ -466,10 +474,7 @@ describe('SQLite databases made before the store seam (issue 13)', () => {
   it('makes every project bearer it held an agent installation (issue 18), active or revoked as the bearer was', async () => {
     const file = oldDatabase();
     const db = new SQLite(file);
-    db.prepare(
-      `INSERT INTO tenants (id, generation, email, name, status, plan, revision, content_limit_bytes, screen_limit, credit_millis, credit_grant_month, created_at, updated_at)
-       VALUES ('prj_old', 'P', 'o@example.com', 'Old', 'active', 'signage', 1, 0, 0, 0, '2026-11', ?, ?)`,
-    ).run(NOW, NOW);
+    insertOldProject(db);
     const credential = db.prepare(
       `INSERT INTO credentials (id, tenant_id, kind, token_hash, areas, status, issuance_id, issuance_expires_at, created_at, revoked_at)
        VALUES (?, 'prj_old', ?, ?, '[]', ?, ?, ?, ?, ?)`,
@@ -498,10 +503,7 @@ describe('SQLite databases made before the store seam (issue 13)', () => {
   it('names the playlist each screen last activated from that manifest’s document (0027)', async () => {
     const file = oldDatabase();
     const db = new SQLite(file);
-    db.prepare(
-      `INSERT INTO tenants (id, generation, email, name, status, plan, revision, content_limit_bytes, screen_limit, credit_millis, credit_grant_month, created_at, updated_at)
-       VALUES ('prj_old', 'P', 'o@example.com', 'Old', 'active', 'signage', 1, 0, 0, 0, '2026-11', ?, ?)`,
-    ).run(NOW, NOW);
+    insertOldProject(db);
     const screen = db.prepare(
       `INSERT INTO screens (id, tenant_id, public_id, label, revision, manifest_revision, content_access_generation, state, created_at, updated_at)
        VALUES (?, 'prj_old', ?, 'Lobby', 1, 2, 1, 'active', ?, ?)`,
