@@ -224,6 +224,10 @@ describe('authorization before validation, on every route', () => {
       expect(res.json().errors[0].code, path).toBe('unknown_field');
     }
     expect((await server.request('GET', '/api/v1/playlists', { token: a.token })).status).toBe(200);
+    // A parameter the route takes, given no number, says so (not that it is missing).
+    const notANumber = await server.request('GET', '/api/v1/media?limit=abc', { token: a.token });
+    expect(notANumber.status).toBe(400);
+    expect(notANumber.json().detail).toBe('limit: must be a number');
   });
 
   it('still validates the request of the rightful owner', async () => {

@@ -190,7 +190,9 @@ export function fieldErrors(error: z.ZodError, where: 'body' | 'query', input: u
     } else {
       // Zod's issues do not carry the input: a field is missing when nothing is at its path.
       const code = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'required' : issue.code;
-      const detail = code === 'required' ? 'is required' : issue.message;
+      // A query's number that is not one (`?limit=abc`) reaches zod as NaN: say what was expected.
+      const notANumber = issue.code === 'invalid_type' && (issue as { received?: unknown }).received === 'NaN';
+      const detail = code === 'required' ? 'is required' : notANumber ? 'must be a number' : issue.message;
       errors.push({ field: join(where, base), code, detail });
     }
   }
