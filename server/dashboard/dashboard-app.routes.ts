@@ -83,31 +83,31 @@ export function isPageNavigation(req: Request): boolean {
   return /\btext\/html\b/i.test(req.headers.accept ?? '');
 }
 
-/** Answers a mistyped page address with the shell and 404 (the app shows "no such page"); false when not built. */
-export function serveNotFoundPage(res: Response, method: string, dir: string): boolean {
+/** Sends the built shell with the dashboard's headers and `status`; false when it is not built. */
+function sendShell(res: Response, method: string, dir: string, status: number): boolean {
   const index = path.join(dir, 'index.html');
   if (!isFile(index)) return false;
   res
-    .status(404)
+    .status(status)
     .set({ ...DASHBOARD_HEADERS, 'Cache-Control': 'no-cache', 'Content-Type': 'text/html; charset=utf-8' });
   res.end(method === 'HEAD' ? undefined : fs.readFileSync(index));
   return true;
 }
 
+/** Answers a mistyped page address with the shell and 404 (the app shows "no such page"); false when not built. */
+export function serveNotFoundPage(res: Response, method: string, dir: string): boolean {
+  return sendShell(res, method, dir, 404);
+}
+
 export function dashboardApp(dir: string) {
   const shell = query({}, async (ctx) => {
     checkDashboardRequest(ctx);
-    const index = path.join(dir, 'index.html');
-    ctx.res.set({ ...DASHBOARD_HEADERS, 'Cache-Control': 'no-cache' });
-    if (!isFile(index)) {
-      ctx.res
-        .status(503)
-        .type('text/plain')
-        .end('The dashboard is not built yet. Run `npm run build:web` (npm start does this for you).\n');
-      return;
-    }
-    ctx.res.status(200).set('Content-Type', 'text/html; charset=utf-8');
-    ctx.res.end(ctx.req.method === 'HEAD' ? undefined : fs.readFileSync(index));
+    if (sendShell(ctx.res, ctx.req.method, dir, 200)) return;
+    ctx.res
+      .status(503)
+      .set({ ...DASHBOARD_HEADERS, 'Cache-Control': 'no-cache' })
+      .type('text/plain')
+      .end('The dashboard is not built yet. Run `npm run build:web` (npm start does this for you).\n');
   });
 
   const asset = query({}, async (ctx) => {

@@ -209,7 +209,8 @@ const takesNoQuery = (pattern: string) => /^\/(api\/v[12]|dashboard\/v1|operator
 async function readRequest(ctx: Context, match: RouteMatch): Promise<void> {
   const { req, services } = ctx;
   const { policy } = match.route;
-  const query = policy.query ?? (takesNoQuery(match.pattern) ? NO_QUERY : undefined);
+  // Only a query that is there is judged on a route that takes none (not the hot byte routes' every request).
+  const query = policy.query ?? (ctx.url.search !== '' && takesNoQuery(match.pattern) ? NO_QUERY : undefined);
   ctx.query = query ? validate(query, queryObject(ctx.url), 'query') : {};
 
   // A request that declares no body has none (what readBody would find, without its promise).
