@@ -23,6 +23,12 @@ beforeAll(async () => {
     extraRoutes: [
       { plane: 'dashboard', method: 'GET', path: '/fixture-assets/:file', route: app.asset },
       { plane: 'dashboard', method: 'GET', path: '/fixture-page', route: app.shell },
+      {
+        plane: 'dashboard',
+        method: 'GET',
+        path: '/unbuilt-page',
+        route: dashboardApp(path.join(dir, 'not-built')).shell,
+      },
     ],
   });
 });
@@ -39,6 +45,17 @@ describe('the built dashboard', () => {
     expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(res.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('serves the shell for a page, and says how to build it when it is not built', async () => {
+    const page = await server.request('GET', '/fixture-page', { host: host(), headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.text).toBe('<!doctype html><title>fixture shell</title>');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    const unbuilt = await server.request('GET', '/unbuilt-page', { host: host(), headers: { accept: 'text/html' } });
+    expect(unbuilt.status).toBe(503);
+    expect(unbuilt.text).toMatch(/npm run build:web/);
+    expect(unbuilt.headers['x-frame-options']).toBe('DENY');
   });
 
   it('serves nothing outside its assets folder and no unknown type', async () => {
