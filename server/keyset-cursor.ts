@@ -1,5 +1,6 @@
 // The opaque cursor of a newest-first list paged by (created_at, id): the last row's two keys,
 // base64url JSON. A cursor this server did not issue is refused as a field error, never guessed at.
+import { type SelectQueryBuilder, sql } from 'kysely';
 import { problem } from './problem';
 
 export function encodeKeysetCursor(row: { created_at: number; id: string }): string {
@@ -23,4 +24,32 @@ export function decodeKeysetCursor(cursor: string): { createdAt: number; id: str
   throw problem('invalid_request', 'cursor: not a cursor this server issued', {
     errors: [{ field: 'cursor', code: 'invalid', detail: 'pass next_cursor unchanged' }],
   });
+}
+
+/**
+ * One page of a newest-first list: `q`'s rows after `cursor`, ordered by (created_at, id) descending,
+ * at most `limit` of them, and the cursor of the next page (null on the last). `table` qualifies the
+ * two keys when `q` joins or selects from more than one table.
+ */
+export async function newestFirstPage<DB, TB extends keyof DB, Row extends { created_at: number; id: string }>(
+  q: SelectQueryBuilder<DB, TB, Row>,
+  cursor: string | undefined,
+  limit: number,
+  table?: string,
+): Promise<{ rows: Row[]; next_cursor: string | null }> {
+  const createdAt = sql.ref(table === undefined ? 'created_at' : `${table}.created_at`);
+  const id = sql.ref(table === undefined ? 'id' : `${table}.id`);
+  if (cursor) {
+    const after = decodeKeysetCursor(cursor);
+    q = q.where(
+      sql<boolean>`(${createdAt} < ${after.createdAt} or (${createdAt} = ${after.createdAt} and ${id} < ${after.id}))`,
+    );
+  }
+  const rows = await q
+    .orderBy(createdAt, 'desc')
+    .orderBy(id, 'desc')
+    .limit(limit + 1)
+    .execute();
+  const page = rows.slice(0, limit);
+  return { rows: page, next_cursor: rows.length > limit ? encodeKeysetCursor(page.at(-1)!) : null };
 }

@@ -12,7 +12,7 @@ import { isoTime } from '../clock';
 import { newId } from '../keys';
 import type { Db, Work } from '../store/store';
 import type { FeedbackTable } from './feedback.tables';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../keyset-cursor';
+import { newestFirstPage } from '../keyset-cursor';
 
 export const OPERATOR_FEEDBACK_DEFAULT_LIMIT = 50;
 /** A project's own list is short by nature (the submit budget bounds it); it still has a ceiling. */
@@ -69,21 +69,7 @@ export async function operatorInbox(
   const limit = query.limit ?? OPERATOR_FEEDBACK_DEFAULT_LIMIT;
   let q = db.selectFrom('feedback').selectAll();
   if (query.kind) q = q.where('kind', '=', query.kind);
-  if (query.cursor) {
-    const after = decodeKeysetCursor(query.cursor);
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '<', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-      ]),
-    );
-  }
-  const rows = await q
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
-  const page = rows.slice(0, limit);
+  const { rows: page, next_cursor } = await newestFirstPage(q, query.cursor, limit);
   const items: OperatorFeedback[] = page.map((row) => ({ ...view(row), project_id: row.tenant_id }));
-  return { items, next_cursor: rows.length > limit ? encodeKeysetCursor(page.at(-1)!) : null };
+  return { items, next_cursor };
 }

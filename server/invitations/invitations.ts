@@ -20,7 +20,7 @@ import { problem } from '../problem';
 import type { Services } from '../services';
 import type { Db, Tx, Work } from '../store/store';
 import type { InvitationTable } from './invitations.tables';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../keyset-cursor';
+import { newestFirstPage } from '../keyset-cursor';
 
 /** spec Limits: email invitation seven days. */
 export const INVITATION_EMAIL_TTL_MS = 7 * 24 * 3600_000;
@@ -304,24 +304,10 @@ export async function listInvitations(
       q = q.where('state', '=', query.status);
       break;
   }
-  if (query.cursor) {
-    const after = decodeKeysetCursor(query.cursor);
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '<', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-      ]),
-    );
-  }
-  const rows = await q
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(INVITATION_PAGE_SIZE + 1)
-    .execute();
-  const page = rows.slice(0, INVITATION_PAGE_SIZE);
+  const { rows: page, next_cursor } = await newestFirstPage(q, query.cursor, INVITATION_PAGE_SIZE);
   return {
     items: page.map((row) => invitationView(row, now)),
-    next_cursor: rows.length > INVITATION_PAGE_SIZE ? encodeKeysetCursor(page.at(-1)!) : null,
+    next_cursor,
   };
 }
 

@@ -14,7 +14,7 @@ import type { Services } from '../services';
 import { expectUpdated, type Db, type Tx, type Work } from '../store/store';
 import { releaseUsedBytes } from '../tenants/tenants';
 import type { MediaTable } from './media.tables';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../keyset-cursor';
+import { newestFirstPage } from '../keyset-cursor';
 
 export const MEDIA_UPLOAD_KIND = 'media.upload';
 export const MEDIA_GENERATION_KIND = 'media.generation';
@@ -69,24 +69,10 @@ export async function listReadyMedia(db: Db, tenantId: string, query: MediaListQ
   // spec: with a tag filter, untagged media are omitted (an exact match never matches null).
   if (query.tag !== undefined) q = q.where('tag', '=', query.tag);
   if (query.kind !== undefined) q = q.where('kind', '=', query.kind);
-  if (query.cursor !== undefined) {
-    const after = decodeKeysetCursor(query.cursor);
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '<', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-      ]),
-    );
-  }
-  const rows = await q
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
-  const page = rows.slice(0, limit);
+  const { rows: page, next_cursor } = await newestFirstPage(q, query.cursor, limit);
   return {
     items: page.map(mediaView),
-    next_cursor: rows.length > limit ? encodeKeysetCursor(page[page.length - 1]!) : null,
+    next_cursor,
   };
 }
 

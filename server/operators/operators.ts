@@ -13,7 +13,7 @@ import { expectUpdated, type Db, type Store, type Tx, type Work } from '../store
 import { MILLIS_PER_CREDIT, recordLedger } from '../tenants/credits';
 import { PLANS, planOf } from '../tenants/plans';
 import type { TenantTable } from '../tenants/tenants.tables';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../keyset-cursor';
+import { newestFirstPage } from '../keyset-cursor';
 
 const OPERATOR_TOKEN_PREFIX = 'mq_op_';
 export const OPERATOR_PROJECTS_DEFAULT_LIMIT = 50;
@@ -111,22 +111,8 @@ export async function listProjects(
   const limit = query.limit ?? OPERATOR_PROJECTS_DEFAULT_LIMIT;
   let q = projectsWithCounts(db);
   if (query.status) q = q.where('tenants.status', '=', query.status);
-  if (query.cursor) {
-    const after = decodeKeysetCursor(query.cursor);
-    q = q.where((eb) =>
-      eb.or([
-        eb('tenants.created_at', '<', after.createdAt),
-        eb.and([eb('tenants.created_at', '=', after.createdAt), eb('tenants.id', '<', after.id)]),
-      ]),
-    );
-  }
-  const rows = (await q
-    .orderBy('tenants.created_at', 'desc')
-    .orderBy('tenants.id', 'desc')
-    .limit(limit + 1)
-    .execute()) as ProjectWithCounts[];
-  const page = rows.slice(0, limit);
-  return { items: page.map(operatorView), next_cursor: rows.length > limit ? encodeKeysetCursor(page.at(-1)!) : null };
+  const { rows: page, next_cursor } = await newestFirstPage(q, query.cursor, limit, 'tenants');
+  return { items: (page as ProjectWithCounts[]).map(operatorView), next_cursor };
 }
 
 /** Suspends the project (a suspended one stays so) and ends its open streams once committed. */
