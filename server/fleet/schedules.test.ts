@@ -227,6 +227,39 @@ describe('schedule boundaries', () => {
     expect(lunchManifest.nextBoundaryAt).toBe('2026-11-23T13:00:00.000Z');
   });
 
+  it('applies the other screens when one boundary cannot be applied, and retries that one later', async () => {
+    server.clock.set(START);
+    const broken = await berlinScreen();
+    const healthy = await berlinScreen();
+    const lunchPlaylist = await playlist();
+    await putSchedule(broken.id, [lunch(lunchPlaylist)]);
+    await putSchedule(healthy.id, [lunch(lunchPlaylist)]);
+    // A zone this runtime no longer knows (its time-zone data changed under a stored screen) makes
+    // resolving that screen throw; its boundary is the earliest due.
+    const { db } = server.services.store;
+    await db.updateTable('screens').set({ timezone: 'Europe/Atlantis' }).where('id', '=', broken.id).execute();
+    await db
+      .updateTable('screen_boundaries')
+      .set({ due_at: Date.parse('2026-11-23T10:29:00Z') })
+      .where('screen_id', '=', broken.id)
+      .execute();
+
+    server.clock.set('2026-11-23T10:30:00Z');
+    expect(await server.services.boundaries.runDue()).toBe(1);
+    expect((await screenRow(healthy.id)).effective_playlist_id).toBe(lunchPlaylist);
+    const retry = await db
+      .selectFrom('screen_boundaries')
+      .select('due_at')
+      .where('screen_id', '=', broken.id)
+      .executeTakeFirstOrThrow();
+    expect(retry.due_at).toBe(Date.parse('2026-11-23T10:31:00Z'));
+
+    await db.updateTable('screens').set({ timezone: 'Europe/Berlin' }).where('id', '=', broken.id).execute();
+    server.clock.set('2026-11-23T10:31:00Z');
+    expect(await server.services.boundaries.runDue()).toBe(1);
+    expect((await screenRow(broken.id)).effective_playlist_id).toBe(lunchPlaylist);
+  });
+
   it('applies a boundary that passed while the server was down at start-up', async () => {
     server.clock.set(START);
     const screen = await berlinScreen();
