@@ -854,6 +854,13 @@ describe('events', () => {
     const next = await ok(['events', 'follow', '--resume', '--count', '1']);
     expect(next.items.map((e: any) => e.type)).toEqual(['kv.created']);
   });
+
+  it('stops a replay at --count events, with the cursor of the last one it printed', async () => {
+    const replay = await ok(['events', 'follow', '--from-start', '--type', 'kv.', '--count', '2']);
+    expect(replay.items).toHaveLength(2);
+    expect(replay.items.every((e: any) => e.type.startsWith('kv.'))).toBe(true);
+    expect(replay.cursor).toBe(replay.items[1].cursor);
+  });
 });
 
 describe('operations', () => {
