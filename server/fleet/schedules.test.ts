@@ -252,10 +252,10 @@ describe('schedule boundaries', () => {
       .select('due_at')
       .where('screen_id', '=', broken.id)
       .executeTakeFirstOrThrow();
-    expect(retry.due_at).toBe(Date.parse('2026-11-23T10:31:00Z'));
+    expect(retry.due_at).toBe(Date.parse('2026-11-23T10:30:10Z'));
 
     await db.updateTable('screens').set({ timezone: 'Europe/Berlin' }).where('id', '=', broken.id).execute();
-    server.clock.set('2026-11-23T10:31:00Z');
+    server.clock.set('2026-11-23T10:30:10Z');
     expect(await server.services.boundaries.runDue()).toBe(1);
     expect((await screenRow(broken.id)).effective_playlist_id).toBe(lunchPlaylist);
   });

@@ -19,10 +19,11 @@ const BOUNDARIES_PER_PASS = 200;
  */
 const MAX_WAIT_MS = 60 * 60_000;
 /**
- * A boundary that failed to apply (a screen whose resolution throws) is tried again this much later:
- * the screens due after it still switch on time, and the timer does not spin on the same failure.
+ * A boundary that failed to apply (a screen whose resolution throws, after the store's own retries
+ * of a transient conflict) is tried again this much later: the screens due after it still switch on
+ * time, the timer does not spin on the same failure, and a passing fault costs seconds, not minutes.
  */
-export const FAILED_BOUNDARY_RETRY_MS = 60_000;
+export const FAILED_BOUNDARY_RETRY_MS = 10_000;
 
 export interface BoundaryTimerDeps {
   store: Store;
@@ -78,7 +79,7 @@ export class BoundaryTimer {
         } catch (error) {
           this.deps.logger.error(
             { err: error, screen_id },
-            'applying a schedule boundary failed; the screen is tried again in a minute',
+            'applying a schedule boundary failed; the screen is tried again shortly',
           );
           await this.postpone(screen_id, now, now + FAILED_BOUNDARY_RETRY_MS);
         }
@@ -132,7 +133,7 @@ export class BoundaryTimer {
         await this.runDue();
       } catch (error) {
         failed = true;
-        this.deps.logger.error({ err: error }, 'applying schedule boundaries failed; retrying in a minute');
+        this.deps.logger.error({ err: error }, 'applying schedule boundaries failed; retrying shortly');
       }
       const next = await this.deps.store.db
         .selectFrom('screen_boundaries')
