@@ -135,6 +135,11 @@ describe('PUT playlist-schedule', () => {
     const refused = await putSchedule(screen.id, []);
     expect(refused.status).toBe(409);
     expect(refused.json().code).toBe('screen_archived');
+    // Its glass is dark: the view shows nothing playing, for no reason but the archive.
+    expect((await getSchedule(screen.id)).json()).toMatchObject({
+      entries: [{ id: 'always' }],
+      effective_playlist: { playlist_id: null, source: 'none' },
+    });
     // The scheduled playlist stays referenced: its delete is refused.
     const del = await server.request('DELETE', `/api/v1/playlists/${allDay}`, { token, idempotencyKey: randomKey() });
     expect(del.status).toBe(409);
