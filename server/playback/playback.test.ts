@@ -141,6 +141,16 @@ describe('POST /runtime/v1/playback', () => {
     expect(await rows(`?screen_id=${s.p.screen.id}&from=2026-11-01&to=2026-11-02`)).toHaveLength(2);
   });
 
+  it("counts a late report on the day of the zone its manifest had, after the screen's zone changed", async () => {
+    const s = await showing({ timezone: 'America/New_York' });
+    // Shown at 23:30 New York time on Nov 2 (04:30 UTC on Nov 3), uploaded after the zone became London's.
+    await patchScreen(env.server, env.token, s.p.screen.id, { timezone: 'Europe/London' });
+    const late = await upload(env.server, s.p, [showingReport(s, '2026-11-03T04:30:00Z')]);
+    expect(late.json()).toEqual({ counted: 1, duplicates: 0, refused: [] });
+    const days = (await rows(`?screen_id=${s.p.screen.id}`)).map((r) => r.day);
+    expect(days).toEqual(['2026-11-02']);
+  });
+
   it('adds interrupted showings to the count and their time on glass, and orders "last" by start', async () => {
     const s = await showing();
     const late = showingReport(s, '2026-11-03T10:00:00Z', { page_id: 'later' });

@@ -49,6 +49,11 @@ async function screenZone(db: Db | Tx, screenId: string): Promise<string | null>
 interface RevisionFacts {
   content: Set<string>;
   /**
+   * The zone the screen had while this revision was on glass (a zone change remints): its showings
+   * count on that zone's day, however late they are uploaded. Null: the screen had none (UTC).
+   */
+  timezone: string | null;
+  /**
    * page id → what each page of that id is: its slot key, or null for an ordinary page. The
    * revision's pages come first, then those of its `upcoming` playlist (which an offline player
    * shows past the boundary under this revision), where the same page id may mean another page.
@@ -80,7 +85,7 @@ async function revisionFacts(
   const slots = new Map<string, (string | null)[]>();
   for (const page of [...record.stored.pages, ...(record.stored.upcoming?.pages ?? [])])
     slots.set(page.id, [...(slots.get(page.id) ?? []), page.slot?.key ?? null]);
-  return { content: new Set(rows.map((r) => r.ref)), slots };
+  return { content: new Set(rows.map((r) => r.ref)), slots, timezone: record.stored.timezone ?? null };
 }
 
 /** Filenames of the tenant's media (in any state: deleted media keep theirs) and names of its applications. */
@@ -171,7 +176,7 @@ export async function ingestPlayback(
         started_at: startedAt,
         ended_at: endedAt,
         outcome: r.outcome,
-        day: localDay(startedAt, zone),
+        day: localDay(startedAt, revision ? revision.timezone : zone),
         received_at: now,
       });
     }
