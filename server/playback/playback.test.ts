@@ -354,6 +354,7 @@ describe('GET /api/v1/playback', () => {
     expect(theirs.json().items).toEqual([]);
     for (const bad of [
       'day=2026-13-45',
+      'day=2026-02-30',
       'day=yesterday',
       'screen_id=med_1',
       'limit=0',
