@@ -47,9 +47,9 @@ test('the quick start: the CLI pairs the screen on glass and puts an image on it
   await player.waitForLivePage('images');
   await expect(player.livePage().locator('img')).toBeVisible();
   const listed = await marqueeCli('screen', 'list');
-  // id, state, online, last seen, player, playlist, revision, label
+  // id, state, online, last seen, player, now playing (once the player reported it), assigned, revision, label
   expect(listed.stdout).toMatch(
-    new RegExp(`scr_\\S+\\s+active\\s+yes\\s+now\\s+browser\\s+${playlist}\\s+\\d+\\s+Lobby`),
+    new RegExp(`scr_\\S+\\s+active\\s+yes\\s+now\\s+browser\\s+(?:${playlist}|-)\\s+${playlist}\\s+\\d+\\s+Lobby`),
   );
   await player.screenshot('cli-quick-start.png');
   fs.rmSync(home, { recursive: true, force: true });

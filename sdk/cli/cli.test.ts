@@ -628,10 +628,16 @@ describe('playlists', () => {
     expect(scheduled.entries).toMatchObject([{ id: 'always', playlist_id: playlist }]);
     expect(scheduled.effective_playlist).toEqual({ playlist_id: playlist, source: 'schedule' });
 
-    const [taken, , , notArray] = await Promise.all([
+    const [taken, , , , notArray] = await Promise.all([
       ok(['screen', 'takeover', screen, playlist, '--until', '90m', '--reason', 'Fire drill']),
       fails(['screen', 'takeover', screen, playlist, '--reason', 'no end'], 2, 'usage'),
       fails(['screen', 'takeover', screen, playlist, '--until', 'someday', '--reason', 'x'], 2, 'invalid_input'),
+      // A repeat with the same key would carry another end: refused before anything is sent.
+      fails(
+        ['screen', 'takeover', screen, playlist, '--until', '90m', '--reason', 'x', '--idempotency-key', 'retry-0001'],
+        2,
+        'usage',
+      ),
       (async () => {
         const object = path.join(work, 'not-entries.json');
         fs.writeFileSync(object, '{"entries": []}');
@@ -641,7 +647,7 @@ describe('playlists', () => {
     expect(notArray.detail).toMatch(/JSON array/);
     expect(taken.takeover).toMatchObject({ playlist_id: playlist, reason: 'Fire drill' });
     expect(taken.effective_playlist.source).toBe('takeover');
-    // 90 minutes from the server's clock, give or take the run.
+    // 90 minutes from the CLI's clock (this machine's, as the server's here), give or take the run.
     const minutes = (Date.parse(taken.takeover.until) - Date.now()) / 60_000;
     expect(minutes).toBeGreaterThan(80);
     expect(minutes).toBeLessThanOrEqual(90);
@@ -847,6 +853,13 @@ describe('events', () => {
     await ok(['kv', 'set', app, 'resume-me', 'x']);
     const next = await ok(['events', 'follow', '--resume', '--count', '1']);
     expect(next.items.map((e: any) => e.type)).toEqual(['kv.created']);
+  });
+
+  it('stops a replay at --count events, with the cursor of the last one it printed', async () => {
+    const replay = await ok(['events', 'follow', '--from-start', '--type', 'kv.', '--count', '2']);
+    expect(replay.items).toHaveLength(2);
+    expect(replay.items.every((e: any) => e.type.startsWith('kv.'))).toBe(true);
+    expect(replay.cursor).toBe(replay.items[1].cursor);
   });
 });
 

@@ -8,7 +8,16 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SCREENSHOT_TTL_MS } from '../contract/screen-health';
 import { TestClock } from '../../server/clock';
-import { pairedPlayer, type Player } from '../../server/runtime/runtime.fixtures';
+import { imageDoc } from '../../server/playlists/content.fixtures';
+import {
+  createPlaylist,
+  pairedPlayer,
+  patchScreen,
+  report,
+  storedMedia,
+  validManifest,
+  type Player,
+} from '../../server/runtime/runtime.fixtures';
 import { TestServer } from '../../server/testing/harness';
 import { normalizeApiUrl } from './config-file';
 import { envelopeOf, runCli, startCli } from './testing/cli-process';
@@ -17,13 +26,14 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 let server: TestServer;
 let token: string;
+let projectId: string;
 let work: string;
 let env: Record<string, string>;
 const clock = new TestClock('2026-11-25T09:00:00Z');
 
 beforeAll(async () => {
   server = await TestServer.start({ clock });
-  ({ token } = await server.enroll());
+  ({ token, projectId } = await server.enroll());
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-cli-shot-'));
   const config = path.join(work, 'config.json');
   fs.writeFileSync(config, JSON.stringify({ version: 1, servers: { [normalizeApiUrl(server.origin)]: { token } } }));
@@ -113,5 +123,27 @@ describe('screen health in screen show and screen list', () => {
     expect(item?.health).toMatchObject({ player: { kind: 'browser', version: '0.1.0' } });
     const table = await runCli(['screen', 'list'], { env });
     expect(table.stdout).toMatch(/LAST SEEN\s+PLAYER/);
+  });
+
+  it('lists what the player reported on glass apart from the assignment', async () => {
+    const p = await pairedPlayer(server, token);
+    const shown = await createPlaylist(server, token, imageDoc(await storedMedia(server, projectId, Buffer.from('a'))));
+    await patchScreen(server, token, p.screen.id, { playlist_id: shown });
+    const { manifest } = await validManifest(server, p);
+    const activated = await report(server, p, {
+      severity: 'info',
+      code: 'manifest.activated',
+      context: { manifest_revision: manifest.manifestRevision },
+    });
+    expect(activated.status).toBe(202);
+    // Assigned anew; the player has not shown it yet.
+    const next = await createPlaylist(server, token, imageDoc(await storedMedia(server, projectId, Buffer.from('b'))));
+    await patchScreen(server, token, p.screen.id, { playlist_id: next });
+    const table = await runCli(['screen', 'list'], { env });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/NOW PLAYING\s+ASSIGNED/);
+    const row = table.stdout.split('\n').find((line) => line.startsWith(p.screen.id))!;
+    expect(row.indexOf(shown)).toBeGreaterThan(-1);
+    expect(row.indexOf(shown)).toBeLessThan(row.indexOf(next));
   });
 });

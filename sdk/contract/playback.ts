@@ -32,7 +32,11 @@ const Instant = z.iso.datetime({ offset: true });
 const Day = z
   .string()
   .regex(DAY_PATTERN, 'must be a calendar day YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'must be a calendar day');
+  // A day that exists: Date.parse takes 2026-02-30 as March 2, so the day must come back unchanged.
+  .refine((d) => {
+    const at = Date.parse(`${d}T00:00:00Z`);
+    return !Number.isNaN(at) && new Date(at).toISOString().slice(0, 10) === d;
+  }, 'must be a calendar day');
 
 export const SHOWING_OUTCOMES = ['complete', 'interrupted'] as const;
 export type ShowingOutcome = (typeof SHOWING_OUTCOMES)[number];

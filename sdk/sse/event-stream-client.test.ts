@@ -238,4 +238,27 @@ describe('followEventStream', () => {
     expect(retries).toBe(0);
     expect(scripted.calls.length).toBe(1);
   });
+
+  it('hands over no event after its AbortSignal aborts, even from the read that is being handed over', async () => {
+    const controller = new AbortController();
+    // One read holds three frames, as a replay does.
+    const { fetch } = scriptedFetch(
+      sse(frame('c1', 'test.x', { n: 1 }) + frame('c2', 'test.x', { n: 2 }) + frame('c3', 'test.x', { n: 3 }), {
+        hold: true,
+      }),
+    );
+    const seen: string[] = [];
+    const stream = followEventStream({
+      url: 'http://marquee.test/s',
+      fetch,
+      signal: controller.signal,
+      onEvent: (message) => {
+        seen.push(message.cursor!);
+        controller.abort(); // "stop after one"
+      },
+    });
+    await expect(stream.done).resolves.toBeUndefined();
+    expect(seen).toEqual(['c1']);
+    expect(stream.cursor).toBe('c1');
+  });
 });

@@ -172,7 +172,8 @@ export function followEventStream(options: EventStreamOptions): EventStream {
           if (done) return false;
           resetIdle();
           parser.feed(value);
-          while (queue.length > 0) {
+          // An abort stops the hand-over of a read already parsed (a replay parses many frames at once).
+          while (queue.length > 0 && !outer.signal.aborted) {
             const message = queue.shift()!;
             onHealthy();
             if (await handle(message)) return true;

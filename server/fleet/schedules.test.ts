@@ -135,6 +135,11 @@ describe('PUT playlist-schedule', () => {
     const refused = await putSchedule(screen.id, []);
     expect(refused.status).toBe(409);
     expect(refused.json().code).toBe('screen_archived');
+    // Its glass is dark: the view shows nothing playing, for no reason but the archive.
+    expect((await getSchedule(screen.id)).json()).toMatchObject({
+      entries: [{ id: 'always' }],
+      effective_playlist: { playlist_id: null, source: 'none' },
+    });
     // The scheduled playlist stays referenced: its delete is refused.
     const del = await server.request('DELETE', `/api/v1/playlists/${allDay}`, { token, idempotencyKey: randomKey() });
     expect(del.status).toBe(409);
@@ -225,6 +230,39 @@ describe('schedule boundaries', () => {
     const lunchManifest = (await getManifest(server, player)).json();
     expect(lunchManifest.playlistId).toBe(lunchPlaylist);
     expect(lunchManifest.nextBoundaryAt).toBe('2026-11-23T13:00:00.000Z');
+  });
+
+  it('applies the other screens when one boundary cannot be applied, and retries that one later', async () => {
+    server.clock.set(START);
+    const broken = await berlinScreen();
+    const healthy = await berlinScreen();
+    const lunchPlaylist = await playlist();
+    await putSchedule(broken.id, [lunch(lunchPlaylist)]);
+    await putSchedule(healthy.id, [lunch(lunchPlaylist)]);
+    // A zone this runtime no longer knows (its time-zone data changed under a stored screen) makes
+    // resolving that screen throw; its boundary is the earliest due.
+    const { db } = server.services.store;
+    await db.updateTable('screens').set({ timezone: 'Europe/Atlantis' }).where('id', '=', broken.id).execute();
+    await db
+      .updateTable('screen_boundaries')
+      .set({ due_at: Date.parse('2026-11-23T10:29:00Z') })
+      .where('screen_id', '=', broken.id)
+      .execute();
+
+    server.clock.set('2026-11-23T10:30:00Z');
+    expect(await server.services.boundaries.runDue()).toBe(1);
+    expect((await screenRow(healthy.id)).effective_playlist_id).toBe(lunchPlaylist);
+    const retry = await db
+      .selectFrom('screen_boundaries')
+      .select('due_at')
+      .where('screen_id', '=', broken.id)
+      .executeTakeFirstOrThrow();
+    expect(retry.due_at).toBe(Date.parse('2026-11-23T10:30:10Z'));
+
+    await db.updateTable('screens').set({ timezone: 'Europe/Berlin' }).where('id', '=', broken.id).execute();
+    server.clock.set('2026-11-23T10:30:10Z');
+    expect(await server.services.boundaries.runDue()).toBe(1);
+    expect((await screenRow(broken.id)).effective_playlist_id).toBe(lunchPlaylist);
   });
 
   it('applies a boundary that passed while the server was down at start-up', async () => {

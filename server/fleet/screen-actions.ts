@@ -258,10 +258,11 @@ export async function scheduleView(db: Db | Tx, screen: ScreenTable, now: number
   return {
     entries: schedule.entries,
     updated_at: schedule.updatedAt === null ? null : isoTime(schedule.updatedAt),
-    effective_playlist: {
-      playlist_id: screen.state === 'archived' ? null : screen.effective_playlist_id,
-      source: resolution.effective.source,
-    },
+    // An archived screen's glass is dark whatever its schedule says (it is re-resolved on unarchive).
+    effective_playlist:
+      screen.state === 'archived'
+        ? { playlist_id: null, source: 'none' }
+        : { playlist_id: screen.effective_playlist_id, source: resolution.effective.source },
     next_boundary_at: boundary === null ? null : isoTime(boundary),
     takeover: takeover
       ? { playlist_id: takeover.playlistId, until: isoTime(takeover.until), reason: takeover.reason }

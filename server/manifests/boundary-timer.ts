@@ -18,6 +18,12 @@ const BOUNDARIES_PER_PASS = 200;
  * suspended VM) is caught within this. Re-arming reads one indexed MIN(due_at), not the screens.
  */
 const MAX_WAIT_MS = 60 * 60_000;
+/**
+ * A boundary that failed to apply (a screen whose resolution throws, after the store's own retries
+ * of a transient conflict) is tried again this much later: the screens due after it still switch on
+ * time, the timer does not spin on the same failure, and a passing fault costs seconds, not minutes.
+ */
+export const FAILED_BOUNDARY_RETRY_MS = 10_000;
 
 export interface BoundaryTimerDeps {
   store: Store;
@@ -67,10 +73,28 @@ export class BoundaryTimer {
         .execute();
       if (due.length === 0) return applied;
       for (const { screen_id } of due) {
-        await this.apply(screen_id, now);
-        applied++;
+        try {
+          await this.apply(screen_id, now);
+          applied++;
+        } catch (error) {
+          this.deps.logger.error(
+            { err: error, screen_id },
+            'applying a schedule boundary failed; the screen is tried again shortly',
+          );
+          await this.postpone(screen_id, now, now + FAILED_BOUNDARY_RETRY_MS);
+        }
       }
     }
+  }
+
+  /** Moves a due boundary that failed to `retryAt`, unless a write moved it meanwhile. */
+  private async postpone(screenId: string, now: number, retryAt: number): Promise<void> {
+    await this.deps.store.db
+      .updateTable('screen_boundaries')
+      .set({ due_at: retryAt })
+      .where('screen_id', '=', screenId)
+      .where('due_at', '<=', now)
+      .execute();
   }
 
   /** One screen's boundary, in its own transaction: re-resolved at now, reminted when it switched. */
@@ -104,10 +128,12 @@ export class BoundaryTimer {
   private async tick(): Promise<void> {
     if (this.running) return this.running;
     this.running = (async () => {
+      let failed = false;
       try {
         await this.runDue();
       } catch (error) {
-        this.deps.logger.error({ err: error }, 'applying schedule boundaries failed; retrying at the next wake');
+        failed = true;
+        this.deps.logger.error({ err: error }, 'applying schedule boundaries failed; retrying shortly');
       }
       const next = await this.deps.store.db
         .selectFrom('screen_boundaries')
@@ -115,7 +141,9 @@ export class BoundaryTimer {
         .executeTakeFirst()
         .catch(() => undefined);
       this.armedFor = Number.POSITIVE_INFINITY;
-      if (next?.due_at !== null && next?.due_at !== undefined) this.armAt(Number(next.due_at));
+      // After a failure (the store itself), a boundary still due would re-arm at once: wait instead.
+      const notBefore = failed ? this.deps.clock.now() + FAILED_BOUNDARY_RETRY_MS : 0;
+      if (next?.due_at !== null && next?.due_at !== undefined) this.armAt(Math.max(Number(next.due_at), notBefore));
     })().finally(() => {
       this.running = undefined;
     });

@@ -1,6 +1,7 @@
 // Proof of play: POST /runtime/v1/playback counts each report id once into screen-local days;
 // GET /api/v1/playback reads the rows as JSON pages or CSV.
 import crypto from 'node:crypto';
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { PLAYBACK_CSV_COLUMNS, PLAYBACK_REPORT_MAX_AGE_MS } from '../../sdk/contract/playback';
 import { canvas, imageDoc, imagePlacement, page } from '../playlists/content.fixtures';
@@ -68,6 +69,27 @@ async function rows(query: string, token = env.token) {
   return res.json().items as Record<string, unknown>[];
 }
 
+/** A v2 playlist of an ordinary page `main` and an adslot page `break` (slot `lobby`), both showing `image`. */
+function adsDocument(image: string) {
+  return {
+    name: 'Ads',
+    pages: [
+      page('main', [imagePlacement('hero', { by: 'id', media_id: image })]),
+      {
+        type: 'adslot',
+        id: 'break',
+        slot: { key: 'lobby', duration_ms: 15_000 },
+        transition: { type: 'crossfade', duration_ms: 200 },
+        fallback: {
+          canvas,
+          advance: { mode: 'duration', after_ms: 5000 },
+          placements: [imagePlacement('house', { by: 'id', media_id: image })],
+        },
+      },
+    ],
+  };
+}
+
 describe('POST /runtime/v1/playback', () => {
   it('counts each report id once, and a retried upload only acknowledges', async () => {
     const s = await showing();
@@ -117,6 +139,16 @@ describe('POST /runtime/v1/playback', () => {
     ]);
     expect(await rows(`?screen_id=${s.p.screen.id}&day=2026-11-01`)).toHaveLength(1);
     expect(await rows(`?screen_id=${s.p.screen.id}&from=2026-11-01&to=2026-11-02`)).toHaveLength(2);
+  });
+
+  it("counts a late report on the day of the zone its manifest had, after the screen's zone changed", async () => {
+    const s = await showing({ timezone: 'America/New_York' });
+    // Shown at 23:30 New York time on Nov 2 (04:30 UTC on Nov 3), uploaded after the zone became London's.
+    await patchScreen(env.server, env.token, s.p.screen.id, { timezone: 'Europe/London' });
+    const late = await upload(env.server, s.p, [showingReport(s, '2026-11-03T04:30:00Z')]);
+    expect(late.json()).toEqual({ counted: 1, duplicates: 0, refused: [] });
+    const days = (await rows(`?screen_id=${s.p.screen.id}`)).map((r) => r.day);
+    expect(days).toEqual(['2026-11-02']);
   });
 
   it('adds interrupted showings to the count and their time on glass, and orders "last" by start', async () => {
@@ -222,26 +254,9 @@ describe('POST /runtime/v1/playback', () => {
   it('counts showings on an adslot page as impressions of that page', async () => {
     const p = await env.player();
     const image = await storedMedia(env.server, env.tenantId, crypto.randomBytes(8));
-    const doc = {
-      name: 'Ads',
-      pages: [
-        page('main', [imagePlacement('hero', { by: 'id', media_id: image })]),
-        {
-          type: 'adslot',
-          id: 'break',
-          slot: { key: 'lobby', duration_ms: 15_000 },
-          transition: { type: 'crossfade', duration_ms: 200 },
-          fallback: {
-            canvas,
-            advance: { mode: 'duration', after_ms: 5000 },
-            placements: [imagePlacement('house', { by: 'id', media_id: image })],
-          },
-        },
-      ],
-    };
     const created = await env.server.request('POST', '/api/v2/playlists', {
       token: env.token,
-      json: doc,
+      json: adsDocument(image),
       idempotencyKey: randomKey(),
     });
     expect(created.status, created.text).toBe(201);
@@ -254,6 +269,49 @@ describe('POST /runtime/v1/playback', () => {
       showingReport(s, '2026-11-03T09:00:00Z', { page_id: 'main', slot_key: 'lobby' }),
       showingReport(s, '2026-11-03T09:00:08Z', { page_id: 'break', placement_id: 'house' }),
     ]);
+    const [row] = await rows(`?screen_id=${p.screen.id}`);
+    expect(row).toMatchObject({ play_count: 2, impression_count: 1 });
+  });
+
+  it("counts an offline player's showings on the upcoming playlist's adslot page as impressions", async () => {
+    const p = await env.player();
+    const image = await storedMedia(env.server, env.tenantId, crypto.randomBytes(8));
+    const ads = await env.server.request('POST', '/api/v2/playlists', {
+      token: env.token,
+      json: adsDocument(image),
+      idempotencyKey: randomKey(),
+    });
+    expect(ads.status, ads.text).toBe(201);
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, imageDoc(image)),
+      timezone: 'America/New_York',
+    });
+    // From the next whole minute but one, New York time, the ads play: the manifest minted now carries them as upcoming.
+    const opens = DateTime.fromMillis(clock.now(), { zone: 'America/New_York' }).startOf('minute').plus({ minutes: 2 });
+    const window = {
+      days: ['tue'],
+      start: opens.toFormat('HH:mm'),
+      end: opens.plus({ minutes: 30 }).toFormat('HH:mm'),
+    };
+    const put = await env.server.request('PUT', `/api/v1/screens/${p.screen.id}/playlist-schedule`, {
+      token: env.token,
+      json: { entries: [{ id: 'ads', playlist_id: ads.json().id, rule: { enabled: true, windows: [window] } }] },
+    });
+    expect(put.status, put.text).toBe(200);
+    const { manifest } = await validManifest(env.server, p);
+    expect(manifest.upcoming?.pages[1]).toMatchObject({ id: 'break', slot: { key: 'lobby' } });
+    const s = { p, rev: manifest.manifestRevision, mediaId: image };
+    // Cut off then, the player plays the upcoming pages and names the revision that carried them.
+    const at = opens.toMillis();
+    const sent = await upload(env.server, p, [
+      showingReport(s, new Date(at).toISOString(), { page_id: 'main' }),
+      showingReport(s, new Date(at + 8000).toISOString(), {
+        page_id: 'break',
+        placement_id: 'house',
+        slot_key: 'lobby',
+      }),
+    ]);
+    expect(sent.json()).toEqual({ counted: 2, duplicates: 0, refused: [] });
     const [row] = await rows(`?screen_id=${p.screen.id}`);
     expect(row).toMatchObject({ play_count: 2, impression_count: 1 });
   });
@@ -296,6 +354,7 @@ describe('GET /api/v1/playback', () => {
     expect(theirs.json().items).toEqual([]);
     for (const bad of [
       'day=2026-13-45',
+      'day=2026-02-30',
       'day=yesterday',
       'screen_id=med_1',
       'limit=0',

@@ -48,8 +48,23 @@ async function screenZone(db: Db | Tx, screenId: string): Promise<string | null>
 /** What a manifest revision the reports name says about its content (undefined: pruned, judged by tenancy alone). */
 interface RevisionFacts {
   content: Set<string>;
-  /** page id → slot key of its adslot pages. */
-  slots: Map<string, string>;
+  /**
+   * The zone the screen had while this revision was on glass (a zone change remints): its showings
+   * count on that zone's day, however late they are uploaded. Null: the screen had none (UTC).
+   */
+  timezone: string | null;
+  /**
+   * page id → what each page of that id is: its slot key, or null for an ordinary page. The
+   * revision's pages come first, then those of its `upcoming` playlist (which an offline player
+   * shows past the boundary under this revision), where the same page id may mean another page.
+   */
+  slots: Map<string, (string | null)[]>;
+}
+
+/** The slot a showing counts for: the one the player names when a page of that id has it, else the revision's own page's. */
+function slotOf(facts: RevisionFacts, pageId: string, claimed: string | null): string | null {
+  const kinds = facts.slots.get(pageId) ?? [];
+  return kinds.includes(claimed) ? claimed : (kinds[0] ?? null);
 }
 
 async function revisionFacts(
@@ -67,9 +82,10 @@ async function revisionFacts(
     .where('manifest_revision', '=', revision)
     .where('kind', 'in', ['media', 'application'])
     .execute();
-  const slots = new Map<string, string>();
-  for (const page of record.stored.pages) if (page.slot) slots.set(page.id, page.slot.key);
-  return { content: new Set(rows.map((r) => r.ref)), slots };
+  const slots = new Map<string, (string | null)[]>();
+  for (const page of [...record.stored.pages, ...(record.stored.upcoming?.pages ?? [])])
+    slots.set(page.id, [...(slots.get(page.id) ?? []), page.slot?.key ?? null]);
+  return { content: new Set(rows.map((r) => r.ref)), slots, timezone: record.stored.timezone ?? null };
 }
 
 /** Filenames of the tenant's media (in any state: deleted media keep theirs) and names of its applications. */
@@ -147,7 +163,7 @@ export async function ingestPlayback(
       refuse(r.id, 'not_in_manifest');
     else {
       // A stored manifest says which pages are adslots; a pruned one leaves it to the player's word.
-      const slotKey = revision ? (revision.slots.get(r.page_id) ?? null) : (r.slot_key ?? null);
+      const slotKey = revision ? slotOf(revision, r.page_id, r.slot_key ?? null) : (r.slot_key ?? null);
       rows.push({
         screen_id: reporter.screenId,
         report_id: r.id,
@@ -160,7 +176,7 @@ export async function ingestPlayback(
         started_at: startedAt,
         ended_at: endedAt,
         outcome: r.outcome,
-        day: localDay(startedAt, zone),
+        day: localDay(startedAt, revision ? revision.timezone : zone),
         received_at: now,
       });
     }

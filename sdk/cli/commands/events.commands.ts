@@ -106,6 +106,8 @@ export const eventCommands = [
         cursor,
         signal: stop.signal,
         onEvent: async (message) => {
+          // A replay hands over a whole read at once: what comes after the end is neither shown nor resumed past.
+          if (stop.signal.aborted) return;
           const event = message.data;
           last = message.cursor ?? last;
           await save(false);

@@ -97,9 +97,12 @@ async function readJson(file: string, what: string): Promise<unknown> {
   }
 }
 
+/** `--until 90m`: a duration from now, so another time on every run. */
+const UNTIL_DURATION = /^(\d+)([mhd])$/;
+
 /** `2026-11-23T15:00:00Z`, or a duration from now: `90m`, `2h`, `1d`. */
 export function untilOf(input: string, now: number): string {
-  const duration = /^(\d+)([mhd])$/.exec(input);
+  const duration = UNTIL_DURATION.exec(input);
   if (duration) {
     const unit = { m: 60_000, h: 3600_000, d: 86_400_000 }[duration[2] as 'm' | 'h' | 'd'];
     return new Date(now + Number(duration[1]) * unit).toISOString();
@@ -197,6 +200,11 @@ export const fleetCommands = [
       const playlist = ctx.args[1] as string | undefined;
       const { until, reason } = ctx.options as Record<string, string | undefined>;
       if (!playlist || !until || !reason) throw usage('give <playlist-id>, --until and --reason (or --clear)');
+      // The repeat of an attempt would send another end, which the server refuses as another request.
+      if (ctx.options.idempotencyKey !== undefined && UNTIL_DURATION.test(until))
+        throw usage(
+          `--until ${until} is a new time on every run, so repeating this takeover with --idempotency-key would be refused (idempotency_mismatch): give the end as an ISO time with offset`,
+        );
       const body = { playlist_id: playlist, until: untilOf(until, Date.now()), reason };
       return (await client.screens.takeover(id, body, ctx.guarded())).data;
     },

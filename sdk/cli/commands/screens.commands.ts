@@ -212,13 +212,16 @@ export const screenCommands = [
     },
     human: (list) => [
       table(
-        ['id', 'state', 'online', 'last seen', 'player', 'playlist', 'revision', 'label'],
+        // What is on glass is what the player last reported; the assignment is shown apart (a takeover
+        // or a schedule entry may be playing instead).
+        ['id', 'state', 'online', 'last seen', 'player', 'now playing', 'assigned', 'revision', 'label'],
         list.items.map((s) => [
           s.id,
           s.state,
           s.online,
           s.online ? 'now' : s.health?.last_seen_at,
           s.health?.player?.kind,
+          s.health?.now_playing?.playlist_id ?? undefined,
           s.playlist_id,
           s.revision,
           s.label,
