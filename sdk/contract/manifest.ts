@@ -277,6 +277,11 @@ export const RuntimeManifest = z
      */
     nextBoundaryAt: Instant.optional(),
     upcoming: RuntimeUpcoming.optional(),
+    /**
+     * Our addition: the pages are a takeover's. A change into or out of a takeover cuts in as soon
+     * as the new first page is ready, instead of waiting for the page on glass to end.
+     */
+    takeover: z.literal(true).optional(),
   })
   .superRefine((m, ctx) => {
     const checkPages = (pages: readonly RuntimePage[], at: (string | number)[]) => {

@@ -66,6 +66,8 @@ export interface StoredManifest {
   nextBoundaryAt?: string;
   /** What the screen shows from its next boundary, for a player offline then (RuntimeUpcoming). */
   upcoming?: StoredUpcoming;
+  /** The playlist is the screen's takeover (RuntimeManifest.takeover). */
+  takeover?: true;
 }
 
 export interface StoredUpcoming {
@@ -129,6 +131,8 @@ export interface ComposeInputs {
   revision: number;
   /** The effective playlist; null when none applies (unassigned). */
   playlist: ServedPlaylist | null;
+  /** The effective playlist is an active takeover's. */
+  takeover?: boolean;
   /**
    * The playlist the schedule resolves to at the screen's next boundary, when that differs from
    * `playlist`: its pages go into the manifest as `upcoming` (media, ready and owned, in `media`).
@@ -343,6 +347,7 @@ export function composeManifest(inputs: ComposeInputs): Composition {
       pages,
       ...(tracks.length > 0 ? { soundtrack: { tracks } } : {}),
       ...syncOf(screen, playlist),
+      ...(inputs.takeover ? { takeover: true as const } : {}),
     },
     content: [...content.values()],
     hasCapabilities,

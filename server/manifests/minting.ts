@@ -65,6 +65,8 @@ interface BatchContent {
   boundaries: Map<string, number>;
   /** The playlist a screen shows from its next boundary, when that differs from what it shows now. */
   upcoming: Map<string, string>;
+  /** Each screen's takeover (its playlist and end), while one is set. */
+  takeovers: Map<string, { playlistId: string; until: number }>;
 }
 
 /** The playlists the screens show and the ready content they name, read once for the batch. */
@@ -78,6 +80,7 @@ async function loadContent(db: Tx, screens: ScreenTable[]): Promise<BatchContent
     packages: new Map(),
     boundaries: new Map(),
     upcoming: new Map(),
+    takeovers: new Map(),
   };
   const boundaries = await db
     .selectFrom('screen_boundaries')
@@ -89,6 +92,16 @@ async function loadContent(db: Tx, screens: ScreenTable[]): Promise<BatchContent
     )
     .execute();
   for (const b of boundaries) content.boundaries.set(b.screen_id, b.due_at);
+  const takeovers = await db
+    .selectFrom('screen_takeovers')
+    .select(['screen_id', 'playlist_id', 'until'])
+    .where(
+      'screen_id',
+      'in',
+      screens.map((s) => s.id),
+    )
+    .execute();
+  for (const t of takeovers) content.takeovers.set(t.screen_id, { playlistId: t.playlist_id, until: t.until });
   for (const screen of screens) {
     const at = content.boundaries.get(screen.id);
     if (at === undefined || screen.state === 'archived') continue;
@@ -192,9 +205,11 @@ function compose(services: Services, screen: ScreenTable, content: BatchContent,
     .filter((id) => releases.has(id) && !content.packages.has(id))
     .map((id) => ({ id, tenant_id: screen.tenant_id }));
   if (unpackaged.length > 0) return { screen, unpackaged };
+  const takeover = content.takeovers.get(screen.id);
   const composition = composeManifest({
     ...base,
     playlist,
+    takeover: takeover !== undefined && takeover.playlistId === playlist.id && now < takeover.until,
     upcoming,
     media: owned(content.media, screen.tenant_id),
     releases,

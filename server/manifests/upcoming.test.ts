@@ -117,6 +117,24 @@ describe('upcoming', () => {
     expect(manifest.upcoming).toMatchObject({ at: '2026-11-23T08:05:00.000Z', playlistId: defaultPlaylist });
   });
 
+  it("marks a takeover's manifest, so the player cuts in rather than waiting for the page on glass", async () => {
+    const { player, id, defaultPlaylist } = await berlinPlayer();
+    expect((await validManifest(server, player)).manifest.takeover).toBeUndefined();
+    const alert = await playlist();
+    const res = await server.request('POST', `/api/v1/screens/${id}/takeover`, {
+      token,
+      json: { playlist_id: alert, until: '2026-11-23T08:05:00Z', reason: 'drill' },
+    });
+    expect(res.status, res.text).toBe(200);
+    const during = (await validManifest(server, player)).manifest;
+    expect(during).toMatchObject({ playlistId: alert, takeover: true });
+    const cleared = await server.request('POST', `/api/v1/screens/${id}/takeover/clear`, { token, json: {} });
+    expect(cleared.status, cleared.text).toBe(200);
+    const after = (await validManifest(server, player)).manifest;
+    expect(after.playlistId).toBe(defaultPlaylist);
+    expect(after.takeover).toBeUndefined();
+  });
+
   it('remints a minted manifest whose upcoming a schedule write changed, and only then (upcoming_changed)', async () => {
     const { player, id } = await berlinPlayer();
     const [first, second] = [await playlist(), await playlist()];

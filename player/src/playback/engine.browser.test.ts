@@ -362,6 +362,72 @@ describe('swapping manifests', () => {
     await p.context().close();
   });
 
+  it('cuts in when a takeover starts and when it ends, without waiting for the long page on glass', async () => {
+    const long = { advance: { mode: 'duration' as const, afterMs: 60_000 } };
+    const assigned = manifest([page('a1', [images('hero', ['med_imga'])], long)], {
+      manifestRevision: 'man_a',
+      playlistId: 'pl_lobby',
+    });
+    const alert = manifest([page('alert', [images('hero', ['med_imgd'], { revision: 'man_t' })], long)], {
+      manifestRevision: 'man_t',
+      playlistId: 'pl_alert',
+      takeover: true,
+    });
+    const back = manifest([page('b1', [images('hero', ['med_imge'], { revision: 'man_c' })], long)], {
+      manifestRevision: 'man_c',
+      playlistId: 'pl_lobby',
+      playlistRevision: 2,
+    });
+    const p = await play(assigned);
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'a1'));
+    const setManifest = (m: RuntimeManifest) =>
+      p.evaluate((next) => {
+        const w = window as unknown as TestWindow;
+        w.m.engine.setManifest(next);
+        return w.m.clock.now();
+      }, m);
+    const onGlassWithin = async (pageId: string, since: number) => {
+      await p.waitForFunction((id) => (window as unknown as TestWindow).m.samples.some((s) => s.page === id), pageId, {
+        timeout: 10_000,
+      });
+      return (await samples(p)).find((s) => s.page === pageId)!.t - since;
+    };
+    // The takeover replaces a page with 60 s still to play as soon as its image is ready ...
+    expect(await onGlassWithin('alert', await setManifest(alert))).toBeLessThan(3000);
+    // ... and its end gives the screen back the same way.
+    expect(await onGlassWithin('b1', await setManifest(back))).toBeLessThan(3000);
+    // Activated once its first page's transition finished.
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.records.activated.includes('man_c'));
+    const all = onGlass(await samples(p));
+    expect(all.filter((s) => !s.painted)).toEqual([]);
+    expect((await records(p)).activated).toEqual(['man_a', 'man_t', 'man_c']);
+    // The pages cut short are reported as such in proof of play.
+    const outcomes = (await records(p)).showings.map((s) => [s.pageId, s.outcome]);
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        ['a1', 'interrupted'],
+        ['alert', 'interrupted'],
+      ]),
+    );
+    await p.context().close();
+  });
+
+  it('keeps an ordinary change of playlist for the page boundary (no takeover on either side)', async () => {
+    const long = { advance: { mode: 'duration' as const, afterMs: 60_000 } };
+    const p = await play(
+      manifest([page('a1', [images('hero', ['med_imga'])], long)], { manifestRevision: 'man_a', playlistId: 'pl_a' }),
+    );
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.page === 'a1'));
+    const other = manifest([page('b1', [images('hero', ['med_imgb'], { revision: 'man_b' })], long)], {
+      manifestRevision: 'man_b',
+      playlistId: 'pl_b',
+    });
+    await p.evaluate((m) => (window as unknown as TestWindow).m.engine.setManifest(m), other);
+    await p.waitForTimeout(2500);
+    expect((await samples(p)).some((s) => s.page === 'b1')).toBe(false);
+    await p.context().close();
+  });
+
   it("plays the upcoming pages from the manifest's boundary, until the reminted revision replaces them", async () => {
     const start = Date.parse('2026-03-02T11:00:00Z');
     const at = new Date(start + 1500).toISOString();

@@ -229,7 +229,8 @@ export class PlaybackEngine {
 
   /**
    * Plays `manifest`. The same revision refreshes capability handles in place; a new revision is
-   * prepared off glass and swapped in at the next page boundary once its first page is ready.
+   * prepared off glass and swapped in at the next page boundary once its first page is ready, or
+   * as soon as it is ready when a takeover starts or ends (`cutsIn`).
    */
   setManifest(served: RuntimeManifest): void {
     if (this.destroyed) return;
@@ -255,7 +256,35 @@ export class PlaybackEngine {
     if (barrier) this.moveTimeline(this.pending, barrier);
     if (!this.current || !this.segment) this.startPending();
     else if (this.pending.lockstep) this.armJoin(this.pending);
+    else if (cutsIn(this.current.manifest, manifest)) this.cutIn(this.pending);
     else this.warmPendingFirst();
+  }
+
+  /**
+   * A takeover started or ended: `loop` replaces the page on glass as soon as its first page is
+   * ready (an emergency notice must not wait for a long video to end). Until then the page on glass
+   * plays on; should `loop`'s first page fail, it still comes on glass at a page boundary.
+   */
+  private cutIn(loop: Loop): void {
+    if (loop.manifest.pages.length === 0) {
+      if (this.live) this.live.cutShort = true;
+      return this.swapTo(loop, null);
+    }
+    const view = this.pendingFirst();
+    if (!view) return;
+    void view
+      .warm(() => this.host.now())
+      .then((ok) => {
+        if (!ok || this.destroyed || this.pending !== loop || !this.current || !this.segment) return;
+        const now = this.host.now();
+        const first = firstSegment(loop.sequence, now, loop.manifest.timezone, this.usable(loop));
+        if (!first) return;
+        this.frameWait?.cancel();
+        this.frameWait = null;
+        if (this.live) this.live.cutShort = true;
+        this.leaveNext();
+        this.swapTo(loop, first);
+      });
   }
 
   /** At the served manifest's upcoming instant, it is played again: as its derived loop then. */
@@ -765,6 +794,14 @@ export class PlaybackEngine {
 }
 
 /** The lockstep state of a manifest of a sync group (null otherwise, or when no page may ever start). */
+/**
+ * Whether `next` replaces `current` at once rather than at a page boundary: a takeover starts or
+ * ends and what shows changes with it (a takeover of the playlist already on glass changes nothing).
+ */
+export function cutsIn(current: RuntimeManifest, next: RuntimeManifest): boolean {
+  return (current.takeover === true) !== (next.takeover === true) && current.playlistId !== next.playlistId;
+}
+
 function lockstepOf(manifest: RuntimeManifest, sequence: SequencePage[]): Lockstep | null {
   const sync = manifest.sync;
   if (!sync) return null;

@@ -38,6 +38,12 @@ describe('playableAt', () => {
     expect(parseRuntimeManifest(manifest, RUNTIME_ORIGIN).ok).toBe(true);
   });
 
+  it("ends a takeover at its boundary: the derived loop is not a takeover's, so it cuts in (an offline screen's emergency ends)", () => {
+    const m = served({ takeover: true });
+    expect(playableAt(m, at - 1).manifest.takeover).toBe(true);
+    expect(playableAt(m, at).manifest.takeover).toBeUndefined();
+  });
+
   it("starts a sync group's derived timeline at the boundary, the same on every member", () => {
     const m = served({ sync: { group: 'wall', epoch: '2026-03-01T08:00:00.000Z' } });
     expect(playableAt(m, at + 5000).manifest.sync).toEqual({ group: 'wall', epoch: AT });

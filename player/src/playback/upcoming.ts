@@ -23,7 +23,15 @@ export interface Playable {
 export function playableAt(served: RuntimeManifest, now: number): Playable {
   const upcoming = served.upcoming;
   if (!upcoming || now < Date.parse(upcoming.at) + UPCOMING_GRACE_MS) return { manifest: served, derived: false };
-  const { upcoming: _upcoming, nextBoundaryAt: _next, soundtrack: _soundtrack, sync, ...rest } = served;
+  // What comes after the boundary is never the takeover on glass before it (a takeover ends there).
+  const {
+    upcoming: _upcoming,
+    nextBoundaryAt: _next,
+    soundtrack: _soundtrack,
+    takeover: _takeover,
+    sync,
+    ...rest
+  } = served;
   return {
     manifest: {
       ...rest,
