@@ -75,8 +75,14 @@ async function signedIn(session, message) {
   say(message);
   if (acceptAfterSignIn) {
     acceptAfterSignIn = false;
-    const joined = await api('POST', '/dashboard/v1/invitations/accept');
-    say(`You joined “${joined.project?.name}”.`);
+    try {
+      const joined = await api('POST', '/dashboard/v1/invitations/accept');
+      say(`You joined “${joined.project?.name}”.`);
+    } catch (error) {
+      // Signed in all the same: show the person's page, and why the invitation was not accepted.
+      await route();
+      throw error;
+    }
   }
   return route();
 }
@@ -233,22 +239,67 @@ function invitationStep(next) {
   $('accept-box').hidden = next !== 'accept';
 }
 
+/** Shows the sign-in form with the reason; the claimed invitation is accepted right after. */
+function askToSignIn(reason) {
+  acceptAfterSignIn = true;
+  $('sign-in-reason').hidden = false;
+  $('sign-in-reason').textContent = reason;
+  show('sign-in');
+}
+
+/** The invitation token this page claimed, kept in memory only: signing out claims it again. */
+let claimedInvite = '';
+
 async function claimInvitation(token) {
+  claimedInvite = token;
   const claim = await api('POST', '/dashboard/v1/invitations/claim', { token });
   csrf = claim.csrf_token;
   const role = claim.invitation.kind === 'ad_buyer' ? 'an advertiser' : 'a member';
   $('invitation-summary').textContent =
     `You are invited to “${claim.invitation.project_name}” as ${role}${claim.invitation.email ? ` (${claim.invitation.email})` : ''}.`;
-  if (claim.next === 'sign_in') {
-    acceptAfterSignIn = true;
-    $('sign-in-reason').hidden = false;
-    $('sign-in-reason').textContent =
-      `${$('invitation-summary').textContent} This address has a login: sign in to accept.`;
-    show('sign-in');
-    return;
+  if (claim.next === 'sign_in')
+    return askToSignIn(`${$('invitation-summary').textContent} This address has a login: sign in to accept.`);
+  if (claim.next === 'accept') {
+    // Accepting is the session's change: it takes the session's CSRF token, not the signup's.
+    const session = await currentSession();
+    if (!session) return askToSignIn(`${$('invitation-summary').textContent} Sign in to accept.`);
+    $('accept-who').textContent =
+      `You are signed in as ${session.display_name} (${session.email}): joining adds this login to the project.`;
   }
   invitationStep(claim.next);
   show('invitation');
+}
+
+/** What a link that cannot be used says, and what the person can do instead, by the link's kind. */
+const LINK_PROBLEMS = {
+  invitation: {
+    link_invalid:
+      'This invitation link does not work: it was revoked, or a newer one replaced it. Ask whoever invited you for a new one.',
+    link_expired: 'This invitation link has expired. Ask whoever invited you for a new one.',
+    invitation_consumed:
+      'This invitation was accepted already. If that was you, sign in; otherwise ask whoever invited you for a new one.',
+  },
+  reset: {
+    link_invalid:
+      'This sign-in link does not work: it was used already, or a newer one replaced it. Ask for a new one below.',
+    link_expired: 'This sign-in link has expired (it works for one hour). Ask for a new one below.',
+  },
+};
+
+/**
+ * Claims a link's token. A link that cannot be used is said in words, and the page goes on as it
+ * would without it (the sign-in form, or the signed-in person's page), never stuck on "Loading…".
+ */
+async function claimLink(kind, token) {
+  try {
+    await (kind === 'reset' ? claimReset(token) : claimInvitation(token));
+  } catch (error) {
+    const words =
+      error instanceof Problem && Object.hasOwn(LINK_PROBLEMS[kind], error.code) ? LINK_PROBLEMS[kind][error.code] : '';
+    if (!words) throw error;
+    await route();
+    say(words, true);
+  }
 }
 
 $('address-form').addEventListener(
@@ -266,13 +317,7 @@ $('code-form').addEventListener(
   step(async () => {
     const verified = await api('POST', '/dashboard/v1/signup/email/verify', { code: $('address-code').value });
     say(`Address ${verified.email} confirmed.`);
-    if (verified.next === 'sign_in') {
-      acceptAfterSignIn = true;
-      $('sign-in-reason').hidden = false;
-      $('sign-in-reason').textContent = 'This address has a login: sign in to accept the invitation.';
-      show('sign-in');
-      return;
-    }
+    if (verified.next === 'sign_in') return askToSignIn('This address has a login: sign in to accept the invitation.');
     invitationStep(verified.next);
   }),
 );
@@ -303,6 +348,16 @@ $('accept').addEventListener(
   step(async () => {
     const session = await api('POST', '/dashboard/v1/invitations/accept');
     await signedIn(session, `You joined “${session.project?.name}”.`);
+  }),
+);
+
+$('accept-sign-out').addEventListener(
+  'click',
+  step(async () => {
+    await api('POST', '/dashboard/v1/logout');
+    csrf = '';
+    say('Signed out. Join with your own login.');
+    await claimLink('invitation', claimedInvite);
   }),
 );
 
@@ -366,8 +421,8 @@ async function start() {
   const invite = fragment.get('invite') ?? fragment.get('link');
   const reset = fragment.get('reset');
   if (invite || reset) history.replaceState(null, '', location.pathname);
-  if (invite) return claimInvitation(invite);
-  if (reset) return claimReset(reset);
+  if (invite) return claimLink('invitation', invite);
+  if (reset) return claimLink('reset', reset);
   return route();
 }
 
