@@ -42,6 +42,13 @@ async function api(method, path, body) {
   return data;
 }
 
+/** What the browser's WebAuthn refusals mean, in words (its own messages point at the W3C spec). */
+const PASSKEY_REFUSALS = {
+  NotAllowedError:
+    'No passkey was used: the request was cancelled, timed out, or this device has none for Marquee. Try again, or use a password.',
+  InvalidStateError: 'This device has a passkey for this login already.',
+};
+
 /** Runs a step, showing what went wrong instead of throwing. */
 function step(fn) {
   return async (event) => {
@@ -49,7 +56,10 @@ function step(fn) {
     try {
       await fn(event);
     } catch (error) {
-      say(error instanceof Problem ? error.message : `Something went wrong: ${error.message}`, true);
+      if (error instanceof Problem) say(error.message, true);
+      else if (error instanceof DOMException && Object.hasOwn(PASSKEY_REFUSALS, error.name))
+        say(PASSKEY_REFUSALS[error.name], true);
+      else say(`Something went wrong: ${error.message}`, true);
     }
   };
 }
