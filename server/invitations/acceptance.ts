@@ -102,7 +102,7 @@ export async function acceptInvitation(
   if (await membershipOf(work.db, invitation.tenant_id, input.person.id))
     throw problem(
       'resource_conflict',
-      'you are a member of this project already; this invitation stays open for the person it was sent to (sign out to accept it as someone else)',
+      'you are a member of this project already, so the invitation was left unused (to accept it for someone else, sign out and open its link again)',
     );
   const accepted = await work.db
     .updateTable('invitations')
