@@ -121,7 +121,48 @@ async function home(session) {
       list.append(item);
     }
   }
+  await listSessions();
   show('home');
+}
+
+const HOW = {
+  password: 'with a password',
+  passkey: 'with a passkey',
+  signup: 'on joining a project',
+  reset: 'through a sign-in link',
+};
+const when = (iso) => new Date(iso).toLocaleString();
+
+/** The person's live sessions, this one first; each other one can be signed out from here. */
+async function listSessions() {
+  const sessions = (await api('GET', '/dashboard/v1/sessions')).items;
+  sessions.sort((a, b) => Number(b.current) - Number(a.current));
+  const list = $('sessions');
+  list.replaceChildren(
+    ...sessions.map((s) => {
+      const item = document.createElement('li');
+      const text = document.createElement('span');
+      text.textContent = `${s.current ? 'This browser: signed in' : 'Signed in'} ${HOW[s.method] ?? s.method} on ${when(s.created_at)}, last used ${when(s.last_seen_at)}`;
+      item.append(text);
+      if (!s.current) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'quiet';
+        button.textContent = 'Sign it out';
+        button.addEventListener(
+          'click',
+          step(async () => {
+            await api('POST', `/dashboard/v1/sessions/${encodeURIComponent(s.id)}/revoke`);
+            say('That session is signed out.');
+            await listSessions();
+          }),
+        );
+        item.append(' ', button);
+      }
+      return item;
+    }),
+  );
+  $('sign-out-others').hidden = !sessions.some((s) => !s.current);
 }
 
 // ---- Agent approval
@@ -221,6 +262,23 @@ $('sign-out').addEventListener(
     csrf = '';
     say('Signed out.');
     await route();
+  }),
+);
+
+$('sign-out-others').addEventListener(
+  'click',
+  step(async () => {
+    const others = (await api('GET', '/dashboard/v1/sessions')).items.filter((s) => !s.current);
+    for (const other of others) {
+      try {
+        await api('POST', `/dashboard/v1/sessions/${encodeURIComponent(other.id)}/revoke`);
+      } catch (error) {
+        // One that ended meanwhile is signed out already.
+        if (!(error instanceof Problem && error.status === 404)) throw error;
+      }
+    }
+    say(`Signed out everywhere else (${others.length === 1 ? 'one session' : `${others.length} sessions`}).`);
+    await listSessions();
   }),
 );
 
