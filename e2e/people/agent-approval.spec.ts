@@ -51,4 +51,11 @@ test('a member approves an agent installation on the dashboard', async ({ page, 
     json: { name: 'x', pages: [] },
   });
   expect(playlists.body.missing_capability).toBe('playlists');
+
+  // A mistyped approval address says so in words over the member's page.
+  await access.open('/connect/agc_no-such-request');
+  await expect(access.status).toHaveText(
+    'No agent asks to connect at this address. Check it against the one your agent shows, or ask it to start again.',
+  );
+  await access.expectSignedIn('Amal');
 });

@@ -478,7 +478,20 @@ async function route() {
     show('sign-in');
     return;
   }
-  if (connectId) return connect(decodeURIComponent(connectId), session);
+  if (connectId) {
+    try {
+      return await connect(decodeURIComponent(connectId), session);
+    } catch (error) {
+      if (!(error instanceof Problem && error.status === 404)) throw error;
+      // A mistyped or unknown approval address: say so over the person's page, not over "Loading…".
+      await home(session);
+      say(
+        'No agent asks to connect at this address. Check it against the one your agent shows, or ask it to start again.',
+        true,
+      );
+      return;
+    }
+  }
   return home(session);
 }
 
