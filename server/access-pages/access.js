@@ -187,10 +187,18 @@ async function connect(id, session) {
     dd.textContent = value;
     details.append(dt, dd);
   }
+  // The agent joins the session's project: a person in several chooses it here, not on another page.
+  const projects = (await api('GET', '/dashboard/v1/projects')).items;
   $('connect-project').textContent = session.project
     ? `Approving connects it to “${session.project.name}” as ${session.display_name}.`
-    : 'Select a project before approving.';
-  $('connect-form').hidden = connection.state !== 'pending';
+    : projects.length > 0
+      ? 'Choose the project to connect it to before approving.'
+      : 'You are in no project yet: only a member of a project can approve an agent into it.';
+  const select = $('connect-project-select');
+  select.replaceChildren(...projects.map((p) => new Option(p.name, p.id, false, p.selected)));
+  const pending = connection.state === 'pending';
+  $('connect-project-form').hidden = !pending || projects.length === 0 || (projects.length === 1 && session.project);
+  $('connect-form').hidden = !pending || !session.project;
   if (connection.state !== 'pending') say(`This request is ${connection.state}.`);
   show('connect');
 }
@@ -204,6 +212,14 @@ $('connect-form').addEventListener(
     });
     $('connect-form').hidden = true;
     say(`Approved: the agent “${result.name}” is now collecting its credential.`);
+  }),
+);
+
+$('connect-project-form').addEventListener(
+  'submit',
+  step(async () => {
+    await api('PUT', '/dashboard/v1/session/project', { project_id: $('connect-project-select').value });
+    await route();
   }),
 );
 
