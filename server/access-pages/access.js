@@ -365,8 +365,9 @@ const LINK_PROBLEMS = {
   },
   reset: {
     link_invalid:
-      'This sign-in link does not work: it was used already, or a newer one replaced it. Ask for a new one below.',
-    link_expired: 'This sign-in link has expired (it works for one hour). Ask for a new one below.',
+      'This sign-in link does not work: it was used already, or a newer one replaced it. If you still need one, ask for a new one under “Forgot how you sign in” on the sign-in page.',
+    link_expired:
+      'This sign-in link has expired (it works for one hour). If you still need one, ask for a new one under “Forgot how you sign in” on the sign-in page.',
   },
 };
 
