@@ -53,5 +53,5 @@ test('a signed-in person accepts a link, reopens it, and signs out for a newcome
   await page.getByRole('button', { name: 'Not you? Sign out' }).click();
   await access.signUpWithPassword('Noor', 'another long passphrase');
   await access.expectSignedIn('Noor');
-  await expect(page.getByRole('list')).toContainText('Uma (uma@example.com)');
+  await expect(page.getByRole('list', { name: 'Members' })).toContainText('Uma (uma@example.com)');
 });
