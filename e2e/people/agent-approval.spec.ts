@@ -51,4 +51,57 @@ test('a member approves an agent installation on the dashboard', async ({ page, 
     json: { name: 'x', pages: [] },
   });
   expect(playlists.body.missing_capability).toBe('playlists');
+
+  // A mistyped approval address says so in words over the member's page.
+  await access.open('/connect/agc_no-such-request');
+  await expect(access.status).toHaveText(
+    'No agent asks to connect at this address. Check it against the one your agent shows, or ask it to start again.',
+  );
+  await access.expectSignedIn('Amal');
+});
+
+test('a member of two projects chooses which one an agent joins, on the approval page', async ({
+  page,
+  marquee,
+  mailbox,
+}) => {
+  const access = new AccessPage(page, marquee.dashboardOrigin);
+  const projects: ControlApi[] = [];
+  for (const name of ['Harbour', 'Station']) {
+    const owner = new ControlApi(marquee.origin);
+    await owner.enroll();
+    expect((await owner.request('PATCH', '/api/v1/project', { json: { name } })).status).toBe(200);
+    projects.push(owner);
+  }
+  await projects[0]!.request('POST', '/api/v1/invitations', {
+    json: { kind: 'project_member', emails: ['tove@example.com'] },
+  });
+  await access.openLink(
+    `${marquee.dashboardOrigin}/#invite=${linkToken(await mailbox.waitFor('tove@example.com'), 'invite')}`,
+  );
+  await access.signUpWithPassword('Tove', 'a long enough passphrase');
+  await access.expectSignedIn('Tove');
+  const link = await projects[1]!.request('POST', '/api/v1/account/dashboard-links');
+  await access.openLink(link.body.url);
+  await page.getByRole('button', { name: 'Join the project' }).click();
+  await expect(access.status).toContainText('You joined');
+  const first = (await projects[0]!.request('GET', '/api/v1/project')).body;
+
+  let started!: (start: AgentConnectionStart) => void;
+  const startedPromise = new Promise<AgentConnectionStart>((resolve) => (started = resolve));
+  const connecting = connectAgent(
+    { baseUrl: marquee.origin },
+    { name: 'Night robot', capabilities: ['screens'] },
+    { onStart: started },
+  );
+  const start = await startedPromise;
+  await access.open(start.approval_url);
+  // The session is in the project joined last; Tove connects the agent to the first one instead.
+  await expect(page.locator('#connect-project')).not.toContainText(first.name);
+  await page.getByLabel('Connect it to').selectOption(first.id);
+  await page.getByRole('button', { name: 'Choose this project' }).click();
+  await expect(page.locator('#connect-project')).toHaveText(`Approving connects it to “${first.name}” as Tove.`);
+  await access.approveAgent(start.user_code);
+  const { credential } = await connecting;
+  expect(credential.project_id).toBe(first.id);
 });

@@ -16,6 +16,11 @@ test('a person joins with a passkey and signs in with it again', async ({ page, 
   const access = new AccessPage(page, marquee.dashboardOrigin);
   await access.open();
   const { cdp, authenticatorId } = await access.addVirtualAuthenticator();
+  // No passkey on this device yet: the browser's refusal is said in words, not in its own wording.
+  await access.signInWithPasskey();
+  await expect(access.status).toHaveText(
+    'No passkey was used: the request was cancelled, timed out, or this device has none for Marquee. Try again, or use a password.',
+  );
   await access.openLink(`${marquee.dashboardOrigin}/#invite=${linkToken(mail, 'invite')}`);
   await access.signUpWithPasskey('Pavel');
   await access.expectSignedIn('Pavel');

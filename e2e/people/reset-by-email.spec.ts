@@ -25,6 +25,12 @@ test('a member resets their sign-in by email', async ({ browser, marquee, mailbo
   await other.setNewPassword('the second passphrase');
   await other.expectSignedIn('Rosa');
   await expect(other.status).toContainText('every other session is signed out');
+  // The link is spent: opened again, it says so in words over Rosa's page.
+  await other.openLink(`${marquee.dashboardOrigin}/#reset=${linkToken(reset, 'reset')}`);
+  await expect(other.status).toHaveText(
+    'This sign-in link does not work: it was used already, or a newer one replaced it. If you still need one, ask for a new one under “Forgot how you sign in” on the sign-in page.',
+  );
+  await other.expectSignedIn('Rosa');
 
   // The first browser's session was revoked by the reset.
   await first.page.reload();

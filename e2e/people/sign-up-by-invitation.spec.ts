@@ -24,7 +24,7 @@ test('a person joins a project through an emailed invitation and a password', as
   await expect(page.locator('#invitation-summary')).toContainText('as a member (ines@example.com)');
   await access.signUpWithPassword('Inès', 'a long enough passphrase');
   await access.expectSignedIn('Inès');
-  await expect(page.getByRole('list')).toContainText('Inès (ines@example.com)');
+  await expect(page.getByRole('list', { name: 'Members' })).toContainText('Inès (ines@example.com)');
   await page.screenshot({ path: path.join(ARTIFACTS, 'people-signed-up.png') });
 
   const cookies = await page.context().cookies(marquee.dashboardOrigin);

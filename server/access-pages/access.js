@@ -42,6 +42,13 @@ async function api(method, path, body) {
   return data;
 }
 
+/** What the browser's WebAuthn refusals mean, in words (its own messages point at the W3C spec). */
+const PASSKEY_REFUSALS = {
+  NotAllowedError:
+    'No passkey was used: the request was cancelled, timed out, or this device has none for Marquee. Try again, or use a password.',
+  InvalidStateError: 'This device has a passkey for this login already.',
+};
+
 /** Runs a step, showing what went wrong instead of throwing. */
 function step(fn) {
   return async (event) => {
@@ -49,7 +56,10 @@ function step(fn) {
     try {
       await fn(event);
     } catch (error) {
-      say(error instanceof Problem ? error.message : `Something went wrong: ${error.message}`, true);
+      if (error instanceof Problem) say(error.message, true);
+      else if (error instanceof DOMException && Object.hasOwn(PASSKEY_REFUSALS, error.name))
+        say(PASSKEY_REFUSALS[error.name], true);
+      else say(`Something went wrong: ${error.message}`, true);
     }
   };
 }
@@ -75,8 +85,14 @@ async function signedIn(session, message) {
   say(message);
   if (acceptAfterSignIn) {
     acceptAfterSignIn = false;
-    const joined = await api('POST', '/dashboard/v1/invitations/accept');
-    say(`You joined “${joined.project?.name}”.`);
+    try {
+      const joined = await api('POST', '/dashboard/v1/invitations/accept');
+      say(`You joined “${joined.project?.name}”.`);
+    } catch (error) {
+      // Signed in all the same: show the person's page, and why the invitation was not accepted.
+      await route();
+      throw error;
+    }
   }
   return route();
 }
@@ -105,7 +121,48 @@ async function home(session) {
       list.append(item);
     }
   }
+  await listSessions();
   show('home');
+}
+
+const HOW = {
+  password: 'with a password',
+  passkey: 'with a passkey',
+  signup: 'on joining a project',
+  reset: 'through a sign-in link',
+};
+const when = (iso) => new Date(iso).toLocaleString();
+
+/** The person's live sessions, this one first; each other one can be signed out from here. */
+async function listSessions() {
+  const sessions = (await api('GET', '/dashboard/v1/sessions')).items;
+  sessions.sort((a, b) => Number(b.current) - Number(a.current));
+  const list = $('sessions');
+  list.replaceChildren(
+    ...sessions.map((s) => {
+      const item = document.createElement('li');
+      const text = document.createElement('span');
+      text.textContent = `${s.current ? 'This browser: signed in' : 'Signed in'} ${HOW[s.method] ?? s.method} on ${when(s.created_at)}, last used ${when(s.last_seen_at)}`;
+      item.append(text);
+      if (!s.current) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'quiet';
+        button.textContent = 'Sign it out';
+        button.addEventListener(
+          'click',
+          step(async () => {
+            await api('POST', `/dashboard/v1/sessions/${encodeURIComponent(s.id)}/revoke`);
+            say('That session is signed out.');
+            await listSessions();
+          }),
+        );
+        item.append(' ', button);
+      }
+      return item;
+    }),
+  );
+  $('sign-out-others').hidden = !sessions.some((s) => !s.current);
 }
 
 // ---- Agent approval
@@ -130,10 +187,18 @@ async function connect(id, session) {
     dd.textContent = value;
     details.append(dt, dd);
   }
+  // The agent joins the session's project: a person in several chooses it here, not on another page.
+  const projects = (await api('GET', '/dashboard/v1/projects')).items;
   $('connect-project').textContent = session.project
     ? `Approving connects it to “${session.project.name}” as ${session.display_name}.`
-    : 'Select a project before approving.';
-  $('connect-form').hidden = connection.state !== 'pending';
+    : projects.length > 0
+      ? 'Choose the project to connect it to before approving.'
+      : 'You are in no project yet: only a member of a project can approve an agent into it.';
+  const select = $('connect-project-select');
+  select.replaceChildren(...projects.map((p) => new Option(p.name, p.id, false, p.selected)));
+  const pending = connection.state === 'pending';
+  $('connect-project-form').hidden = !pending || projects.length === 0 || (projects.length === 1 && session.project);
+  $('connect-form').hidden = !pending || !session.project;
   if (connection.state !== 'pending') say(`This request is ${connection.state}.`);
   show('connect');
 }
@@ -147,6 +212,14 @@ $('connect-form').addEventListener(
     });
     $('connect-form').hidden = true;
     say(`Approved: the agent “${result.name}” is now collecting its credential.`);
+  }),
+);
+
+$('connect-project-form').addEventListener(
+  'submit',
+  step(async () => {
+    await api('PUT', '/dashboard/v1/session/project', { project_id: $('connect-project-select').value });
+    await route();
   }),
 );
 
@@ -208,6 +281,23 @@ $('sign-out').addEventListener(
   }),
 );
 
+$('sign-out-others').addEventListener(
+  'click',
+  step(async () => {
+    const others = (await api('GET', '/dashboard/v1/sessions')).items.filter((s) => !s.current);
+    for (const other of others) {
+      try {
+        await api('POST', `/dashboard/v1/sessions/${encodeURIComponent(other.id)}/revoke`);
+      } catch (error) {
+        // One that ended meanwhile is signed out already.
+        if (!(error instanceof Problem && error.status === 404)) throw error;
+      }
+    }
+    say(`Signed out everywhere else (${others.length === 1 ? 'one session' : `${others.length} sessions`}).`);
+    await listSessions();
+  }),
+);
+
 $('add-passkey').addEventListener(
   'click',
   step(async () => {
@@ -233,22 +323,68 @@ function invitationStep(next) {
   $('accept-box').hidden = next !== 'accept';
 }
 
+/** Shows the sign-in form with the reason; the claimed invitation is accepted right after. */
+function askToSignIn(reason) {
+  acceptAfterSignIn = true;
+  $('sign-in-reason').hidden = false;
+  $('sign-in-reason').textContent = reason;
+  show('sign-in');
+}
+
+/** The invitation token this page claimed, kept in memory only: signing out claims it again. */
+let claimedInvite = '';
+
 async function claimInvitation(token) {
+  claimedInvite = token;
   const claim = await api('POST', '/dashboard/v1/invitations/claim', { token });
   csrf = claim.csrf_token;
   const role = claim.invitation.kind === 'ad_buyer' ? 'an advertiser' : 'a member';
   $('invitation-summary').textContent =
     `You are invited to “${claim.invitation.project_name}” as ${role}${claim.invitation.email ? ` (${claim.invitation.email})` : ''}.`;
-  if (claim.next === 'sign_in') {
-    acceptAfterSignIn = true;
-    $('sign-in-reason').hidden = false;
-    $('sign-in-reason').textContent =
-      `${$('invitation-summary').textContent} This address has a login: sign in to accept.`;
-    show('sign-in');
-    return;
+  if (claim.next === 'sign_in')
+    return askToSignIn(`${$('invitation-summary').textContent} This address has a login: sign in to accept.`);
+  if (claim.next === 'accept') {
+    // Accepting is the session's change: it takes the session's CSRF token, not the signup's.
+    const session = await currentSession();
+    if (!session) return askToSignIn(`${$('invitation-summary').textContent} Sign in to accept.`);
+    $('accept-who').textContent =
+      `You are signed in as ${session.display_name} (${session.email}): joining adds this login to the project.`;
   }
   invitationStep(claim.next);
   show('invitation');
+}
+
+/** What a link that cannot be used says, and what the person can do instead, by the link's kind. */
+const LINK_PROBLEMS = {
+  invitation: {
+    link_invalid:
+      'This invitation link does not work: it was revoked, or a newer one replaced it. Ask whoever invited you for a new one.',
+    link_expired: 'This invitation link has expired. Ask whoever invited you for a new one.',
+    invitation_consumed:
+      'This invitation was accepted already. If that was you, sign in; otherwise ask whoever invited you for a new one.',
+  },
+  reset: {
+    link_invalid:
+      'This sign-in link does not work: it was used already, or a newer one replaced it. If you still need one, ask for a new one under “Forgot how you sign in” on the sign-in page.',
+    link_expired:
+      'This sign-in link has expired (it works for one hour). If you still need one, ask for a new one under “Forgot how you sign in” on the sign-in page.',
+  },
+};
+
+/**
+ * Claims a link's token. A link that cannot be used is said in words, and the page goes on as it
+ * would without it (the sign-in form, or the signed-in person's page), never stuck on "Loading…".
+ */
+async function claimLink(kind, token) {
+  try {
+    await (kind === 'reset' ? claimReset(token) : claimInvitation(token));
+  } catch (error) {
+    const words =
+      error instanceof Problem && Object.hasOwn(LINK_PROBLEMS[kind], error.code) ? LINK_PROBLEMS[kind][error.code] : '';
+    if (!words) throw error;
+    await route();
+    say(words, true);
+  }
 }
 
 $('address-form').addEventListener(
@@ -266,13 +402,7 @@ $('code-form').addEventListener(
   step(async () => {
     const verified = await api('POST', '/dashboard/v1/signup/email/verify', { code: $('address-code').value });
     say(`Address ${verified.email} confirmed.`);
-    if (verified.next === 'sign_in') {
-      acceptAfterSignIn = true;
-      $('sign-in-reason').hidden = false;
-      $('sign-in-reason').textContent = 'This address has a login: sign in to accept the invitation.';
-      show('sign-in');
-      return;
-    }
+    if (verified.next === 'sign_in') return askToSignIn('This address has a login: sign in to accept the invitation.');
     invitationStep(verified.next);
   }),
 );
@@ -303,6 +433,16 @@ $('accept').addEventListener(
   step(async () => {
     const session = await api('POST', '/dashboard/v1/invitations/accept');
     await signedIn(session, `You joined “${session.project?.name}”.`);
+  }),
+);
+
+$('accept-sign-out').addEventListener(
+  'click',
+  step(async () => {
+    await api('POST', '/dashboard/v1/logout');
+    csrf = '';
+    say('Signed out. Join with your own login.');
+    await claimLink('invitation', claimedInvite);
   }),
 );
 
@@ -355,7 +495,20 @@ async function route() {
     show('sign-in');
     return;
   }
-  if (connectId) return connect(decodeURIComponent(connectId), session);
+  if (connectId) {
+    try {
+      return await connect(decodeURIComponent(connectId), session);
+    } catch (error) {
+      if (!(error instanceof Problem && error.status === 404)) throw error;
+      // A mistyped or unknown approval address: say so over the person's page, not over "Loading…".
+      await home(session);
+      say(
+        'No agent asks to connect at this address. Check it against the one your agent shows, or ask it to start again.',
+        true,
+      );
+      return;
+    }
+  }
   return home(session);
 }
 
@@ -366,8 +519,8 @@ async function start() {
   const invite = fragment.get('invite') ?? fragment.get('link');
   const reset = fragment.get('reset');
   if (invite || reset) history.replaceState(null, '', location.pathname);
-  if (invite) return claimInvitation(invite);
-  if (reset) return claimReset(reset);
+  if (invite) return claimLink('invitation', invite);
+  if (reset) return claimLink('reset', reset);
   return route();
 }
 

@@ -8,7 +8,7 @@ import { isoTime } from '../clock';
 import { safeEqual, sha256Hex } from '../keys';
 import { sendAfterCommit } from '../mail/mailer';
 import type { PersonTable } from '../members/members.tables';
-import { addMembership, normalizeEmail, personByEmail } from '../members/people';
+import { addMembership, membershipOf, normalizeEmail, personByEmail } from '../members/people';
 import { problem } from '../problem';
 import type { Services } from '../services';
 import type { SignupTable } from '../sign-in/sign-in.tables';
@@ -97,6 +97,13 @@ export async function acceptInvitation(
   now: number,
 ): Promise<InvitationTable> {
   const invitation = await acceptableInvitation(work.db, { id: input.invitationId }, now);
+  // A member already (a signed-in colleague who opened someone else's link, say) would spend the
+  // invitation on a membership that exists: it stays outstanding for the person it was meant for.
+  if (await membershipOf(work.db, invitation.tenant_id, input.person.id))
+    throw problem(
+      'resource_conflict',
+      'you are a member of this project already, so the invitation was left unused (to accept it for someone else, sign out and open its link again)',
+    );
   const accepted = await work.db
     .updateTable('invitations')
     .set({ state: 'accepted', accepted_at: now, accepted_by: input.person.id })

@@ -18,13 +18,13 @@ import { sessionAnswer } from '../sign-in/dashboard-sessions';
 import { newPasswordHash } from '../sign-in/sign-in';
 import { acceptWithSession, claimInvitation, sendAddressCode, verifyAddressCode } from './acceptance';
 import {
+  checkDashboardLinkReplay,
   createDashboardLink,
   createInvitations,
   DASHBOARD_LINK_TTL_MS,
   listInvitations,
   revokeInvitation,
 } from './invitations';
-import { problem } from '../problem';
 import { checkSignupReady, completeInvitationSignup } from './signup';
 
 /** Invitation requests per project per hour: each may send up to twenty mails. */
@@ -84,14 +84,7 @@ export const createAccountDashboardLink = mutation(
     idempotency: {
       mode: 'optional',
       eraseBodyAfterMs: DASHBOARD_LINK_TTL_MS,
-      async onReplay(ctx, recorded) {
-        const expiresAt = Date.parse((recorded.body as { expires_at?: string } | undefined)?.expires_at ?? '');
-        if (!(ctx.now < expiresAt))
-          throw problem(
-            'link_expired',
-            'this dashboard link has expired; ask for a new one with a new Idempotency-Key',
-          );
-      },
+      onReplay: (ctx, recorded) => checkDashboardLinkReplay(ctx.services.store.db, recorded.body, ctx.now),
     },
     rateLimits: (ctx) => [
       {

@@ -369,4 +369,27 @@ describe('accepting an invitation', () => {
       .link_url.split('#invite=')[1];
     expect((await claim(browser, link2)).json().next).toBe('accept');
   });
+
+  it('leaves an invitation open when a signed-in member of its project opens its link and accepts', async () => {
+    const member = await joinAsMember(server, smtp, token, 'colleague@example.com', { name: 'Col' });
+    const before = smtp.to('newcomer@example.com').length;
+    const item = await inviteByEmail(server, token, 'newcomer@example.com');
+    const link = linkToken(await nextMail('newcomer@example.com', before), 'invite');
+    // The colleague's browser opens the newcomer's link (a shared computer, a forwarded mail).
+    expect((await claim(member, link)).json().next).toBe('accept');
+    await member.request('GET', '/dashboard/v1/session'); // the session's CSRF token, as the page does
+    const refused = await member.request('POST', '/dashboard/v1/invitations/accept');
+    expect(refused.status).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'resource_conflict' });
+    expect(refused.json().detail).toContain('member of this project already');
+    const listed = (await server.request('GET', '/api/v1/invitations?status=outstanding', { token })).json().items;
+    expect(listed.find((i: any) => i.id === item.id)).toMatchObject({ status: 'outstanding' });
+    // The person it was sent to still joins with it.
+    const newcomer = new DashboardBrowser(server);
+    expect((await claim(newcomer, link)).json().next).toBe('create_credential');
+    const joined = await newcomer.request('POST', '/dashboard/v1/signup/password', {
+      json: { display_name: 'New', password: TEST_PASSWORD },
+    });
+    expect(joined.status, joined.text).toBe(200);
+  });
 });

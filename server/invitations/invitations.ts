@@ -192,6 +192,31 @@ export async function createDashboardLink(
 }
 
 /**
+ * Whether a recorded dashboard link may be handed to an exact retry: only while it can still be
+ * claimed (D-221). An expired one (its recorded body is erased then) is link_expired; one already
+ * accepted, or revoked, would only mislead the person it is handed to.
+ */
+export async function checkDashboardLinkReplay(db: Db, recorded: unknown, now: number): Promise<void> {
+  const body = recorded as { url?: string; expires_at?: string } | undefined;
+  const expiresAt = Date.parse(body?.expires_at ?? '');
+  if (!(now < expiresAt))
+    throw problem('link_expired', 'this dashboard link has expired; ask for a new one with a new Idempotency-Key');
+  const token = new URLSearchParams(new URL(body!.url!).hash.slice(1)).get('link') ?? '';
+  const row = await db
+    .selectFrom('invitations')
+    .select('state')
+    .where('token_hash', '=', sha256Hex(token))
+    .executeTakeFirst();
+  if (row?.state === 'accepted')
+    throw problem(
+      'invitation_consumed',
+      'this dashboard link was used already; ask for a new one with a new Idempotency-Key',
+    );
+  if (row?.state !== 'outstanding')
+    throw problem('link_invalid', 'this dashboard link was revoked; ask for a new one with a new Idempotency-Key');
+}
+
+/**
  * An email invitation to `email`: the outstanding one of the same kind and project with a fresh
  * token (reused), or a new one. An ad buyer's reuse also takes the scope this request names.
  */

@@ -183,6 +183,29 @@ describe('POST /api/v1/account/dashboard-links', () => {
     expect(late.text).not.toContain(first.url.split('#link=')[1]);
   });
 
+  it('replays no link that can no longer be claimed: one accepted is invitation_consumed, one revoked link_invalid', async () => {
+    const { token } = await server.enroll({ project_name: 'Cloister' });
+    const member = await joinAsMember(server, smtp, (await server.enroll()).token, 'cloister@example.com');
+    const key = randomKey();
+    const first = (await dashboardLink(token, key)).json();
+    const link = first.url.split('#link=')[1];
+    await member.request('POST', '/dashboard/v1/links/claim', { json: { token: link } });
+    await member.request('GET', '/dashboard/v1/session');
+    expect((await member.request('POST', '/dashboard/v1/invitations/accept')).status).toBe(200);
+    const used = await dashboardLink(token, key);
+    expect(used.status).toBe(409);
+    expect(used.json().code).toBe('invitation_consumed');
+    expect(used.text).not.toContain(link);
+
+    const revokedKey = randomKey();
+    const second = (await dashboardLink(token, revokedKey)).json();
+    const listed = (await server.request('GET', '/api/v1/invitations?status=outstanding', { token })).json().items;
+    for (const item of listed) await server.request('POST', `/api/v1/invitations/${item.id}/revoke`, { token });
+    const revoked = await dashboardLink(token, revokedKey);
+    expect(revoked.json().code).toBe('link_invalid');
+    expect(revoked.text).not.toContain(second.url.split('#link=')[1]);
+  });
+
   it('is limited to 20 links per credential per hour', async () => {
     const { token } = await server.enroll();
     for (let i = 0; i < 20; i++) expect((await dashboardLink(token)).status).toBe(201);

@@ -76,7 +76,10 @@ function Who() {
   const name = useSession((s) => s.session?.display_name ?? '');
   return (
     <div className="who">
-      <span className="who-name">{name}</span>
+      {/* The access page holds the person's passkeys and sessions ("sign out everywhere else"). */}
+      <a className="who-name" href="/access" title="Your sign-in: passkeys and where you are signed in">
+        {name}
+      </a>
       <button type="button" className="quiet" onClick={() => void session.getState().signOut()}>
         Sign out
       </button>

@@ -22,6 +22,16 @@ export function MembersPage() {
 
   const invite = async (e: FormEvent) => {
     e.preventDefault();
+    // As the CLI does: a member's address is not invited again (the mail could only confuse them,
+    // and accepting it would be refused: they are in the project already).
+    const member = members.value?.find((m) => m.email.toLowerCase() === email.trim().toLowerCase());
+    if (member) {
+      setResult({
+        text: `${member.display_name} (${member.email}) is a member already: not invited again.`,
+        error: true,
+      });
+      return;
+    }
     try {
       await client.invitations.create({ kind: 'project_member', emails: [email.trim()] });
       setResult({ text: `Invitation mailed to ${email.trim()}.`, error: false });

@@ -5,6 +5,20 @@ import type { Operation } from '../../../sdk/contract/operations';
 import { fieldLabel, problemMessage } from './problem-message';
 
 describe('problemMessage', () => {
+  it('says what a passkey refusal means instead of the browser’s wording', () => {
+    const cancelled = new DOMException(
+      'The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.',
+      'NotAllowedError',
+    );
+    const said = problemMessage(cancelled, 'Signing in with a passkey failed');
+    expect(said).toBe(
+      'Signing in with a passkey failed: no passkey was used (the request was cancelled, timed out, or this device has none for Marquee). Try again, or use your password.',
+    );
+    expect(problemMessage(new DOMException('already registered', 'InvalidStateError'), 'Adding a passkey failed')).toBe(
+      'Adding a passkey failed: this device has a passkey for this login already.',
+    );
+  });
+
   it('says a problem’s detail', () => {
     expect(problemMessage(new MarqueeProblem(404, { code: 'not_found', detail: 'screen not found' }), 'x')).toBe(
       'screen not found',

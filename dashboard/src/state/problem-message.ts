@@ -10,6 +10,11 @@ export function problemMessage(error: unknown, fallback: string): string {
     return error.errors.map((e) => fieldSentence(e.field, e.detail ?? e.code ?? 'is not valid')).join('; ');
   if (error instanceof MarqueeProblem) return error.detail || `${fallback} (${error.status} ${error.code})`;
   if (error instanceof MarqueeNetworkError) return `${fallback}: the server did not answer. Check the connection.`;
+  // WebAuthn's refusals carry the browser's wording (with a link to the W3C spec); say what they mean.
+  if (error instanceof DOMException && error.name === 'NotAllowedError')
+    return `${fallback}: no passkey was used (the request was cancelled, timed out, or this device has none for Marquee). Try again, or use your password.`;
+  if (error instanceof DOMException && error.name === 'InvalidStateError')
+    return `${fallback}: this device has a passkey for this login already.`;
   if (error instanceof Error && error.message) return `${fallback}: ${error.message}`;
   return fallback;
 }
