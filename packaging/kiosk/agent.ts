@@ -344,10 +344,17 @@ export class KioskAgent {
     this.db.close();
   }
 
+  /** Waits `ms`, or less when the agent stops; leaves no listener behind (it runs every few seconds offline). */
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.stopped.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      const signal = this.stopped.signal;
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
     });
   }
 
@@ -364,7 +371,11 @@ export class KioskAgent {
     while (!this.stopped.signal.aborted) {
       if (!this.enrollment()) {
         await new Promise<void>((resolve) => {
-          const done = () => (this.pairingListeners.delete(done), resolve());
+          const done = () => {
+            this.pairingListeners.delete(done);
+            this.stopped.signal.removeEventListener('abort', done);
+            resolve();
+          };
           this.pairingListeners.add(done);
           this.stopped.signal.addEventListener('abort', done, { once: true });
         });
@@ -747,7 +758,8 @@ export class KioskAgent {
   private awaitClaim(pairing: PendingPairing): void {
     if (this.pairingWait) return;
     const stop = new AbortController();
-    this.stopped.signal.addEventListener('abort', () => stop.abort(), { once: true });
+    const abort = () => stop.abort();
+    this.stopped.signal.addEventListener('abort', abort, { once: true });
     this.pairingWait = (async () => {
       for (;;) {
         try {
@@ -767,7 +779,10 @@ export class KioskAgent {
           if (this.pendingPairing()?.credential !== pairing.credential) return;
         }
       }
-    })().finally(() => (this.pairingWait = undefined));
+    })().finally(() => {
+      this.stopped.signal.removeEventListener('abort', abort);
+      this.pairingWait = undefined;
+    });
   }
 
   /** Resolves when the agent is paired (the renderer's pairing stream waits on it). */
