@@ -203,6 +203,35 @@ describe('the kiosk agent', () => {
     expect(Buffer.from(await media.arrayBuffer()).equals(bytes)).toBe(true);
     expect(offline.isOnline).toBe(false);
   });
+
+  it('never serves a file that rotted on disk while it was down, and fetches it again', async () => {
+    const dataDir = tempDataDir();
+    const agent = await agentAt(dataDir);
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
+    const bytes = crypto.randomBytes(4000);
+    const mediaId = await showImage(screen.id, bytes);
+    const revision = await showing(agent, mediaId);
+    await agent.stop();
+    // Same size, other bytes: the boot's size check passes; the renderer would cache it for good.
+    const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
+    const file = `${dataDir}/mirror/blobs/${sha256}`;
+    const rotten = fs.readFileSync(file);
+    rotten[10] = rotten[10]! ^ 0xff;
+    fs.writeFileSync(file, rotten);
+
+    const again = await agentAt(dataDir);
+    const renderer = new Renderer(again);
+    expect((await renderer.post('/runtime/v1/device-sessions', {})).status).toBe(201);
+    const url = `/content/v1/manifests/${revision}/media/${mediaId}`;
+    const first = await renderer.fetch(url);
+    expect(first.status).toBe(503);
+    // Dropped and fetched again from upstream: then served whole.
+    const media = await until(async () => {
+      const res = await renderer.fetch(url);
+      return res.status === 200 ? Buffer.from(await res.arrayBuffer()) : undefined;
+    });
+    expect(media.equals(bytes)).toBe(true);
+  });
 });
 
 describe('identity reset', () => {

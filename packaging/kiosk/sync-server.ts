@@ -355,8 +355,12 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
       });
   });
 
-  const serveBlob = (req: Request, res: Response, file: { sha256: string; bytes: number; contentType: string }) => {
-    if (!agent.mirror.intact(file.sha256)) {
+  const serveBlob = async (
+    req: Request,
+    res: Response,
+    file: { sha256: string; bytes: number; contentType: string },
+  ) => {
+    if (!(await agent.mirror.servable(file.sha256))) {
       void agent.refresh(); // fetched again when upstream allows
       return sendProblem(res, 503, 'dependency_unavailable', 'this content is not on the kiosk yet', {
         'Retry-After': '5',
@@ -391,14 +395,14 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
     stream.pipe(res);
   };
 
-  player.get('/content/v1/manifests/:rev/media/:mediaId', (req, res) => {
+  player.get('/content/v1/manifests/:rev/media/:mediaId', async (req, res) => {
     const held = agent.book.byRevision(req.params.rev!);
     const item = held ? mediaOf(held.manifest, req.params.mediaId!) : undefined;
     if (!item) return sendProblem(res, 404, 'not_found', 'this manifest shows no such media');
-    serveBlob(req, res, item);
+    await serveBlob(req, res, item);
   });
 
-  player.get('/content/v1/manifests/:rev/releases/:releaseId/package', (req, res) => {
+  player.get('/content/v1/manifests/:rev/releases/:releaseId/package', async (req, res) => {
     const held = agent.book.byRevision(req.params.rev!);
     const found = held ? releasesOf(held.manifest).find((r) => r.releaseId === req.params.releaseId) : undefined;
     if (!held || !found) return sendProblem(res, 404, 'not_found', 'this manifest shows no such release');
@@ -406,7 +410,7 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
       .flatMap((p) => p.placements)
       .find((p) => p.content.type === 'application' && p.content.releaseId === found.releaseId);
     const pkg = placement?.content.type === 'application' ? placement.content.package : undefined;
-    serveBlob(req, res, {
+    await serveBlob(req, res, {
       sha256: found.packageSha256,
       bytes: pkg?.bytes ?? 0,
       contentType: pkg?.contentType ?? 'application/gzip',
