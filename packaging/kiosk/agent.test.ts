@@ -316,6 +316,34 @@ describe('a refresh that fails', () => {
   });
 });
 
+describe('a manifest larger than the disk budget', () => {
+  it('keeps the agent online and tells the owner once, however often the refresh is tried', async () => {
+    const logged: string[] = [];
+    const agent = await startAgent(server.origin, tempDataDir(), {
+      budgetBytes: 2000,
+      log: (_level, message) => void logged.push(message),
+    });
+    agents.push(agent);
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
+    await showImage(screen.id, crypto.randomBytes(4000));
+    const reports = async () =>
+      (await allEvents()).filter(
+        (e) =>
+          e.type === 'runtime.reported' &&
+          e.details?.code === 'kiosk.mirror_full' &&
+          (e as { resource?: { id?: string } }).resource?.id === screen.id,
+      );
+    await until(async () => (await reports()).length > 0);
+    // Tried again with backoff (1 s, 2 s, ...): the server stayed reachable all along.
+    await until(() => logged.filter((m) => m === 'manifest refresh failed').length >= 3, 20_000);
+    expect(logged).not.toContain('upstream unreachable: playing from the mirror');
+    expect(agent.isOnline).toBe(true);
+    const [report] = await reports();
+    expect(await reports()).toHaveLength(1);
+    expect(report!.details?.context).toMatchObject({ budget_bytes: 2000 });
+  });
+});
+
 describe('an upstream event the agent fails on', () => {
   it('is passed over once, not delivered again and again ahead of the events after it', async () => {
     const agent = await agentAt(tempDataDir());

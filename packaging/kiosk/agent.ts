@@ -32,7 +32,7 @@ import { LocalEvents } from './local-events';
 import { ManifestBook } from './manifest-book';
 import { parsePageCall, runPageCall } from './page-hooks';
 import type { PlatformAdapter } from './platform';
-import { MIRROR_CONCURRENCY, Mirror, type ContentFetch } from './mirror';
+import { IntegrityError, MIRROR_CONCURRENCY, Mirror, MirrorFullError, type ContentFetch } from './mirror';
 import { ReleaseTrees } from './release-trees';
 import type { RendererChannel } from './renderer-channel';
 import { ReportQueue } from './report-queue';
@@ -57,6 +57,8 @@ const VERIFY_EVERY_MS = 24 * 3600_000;
  * the renderer's manifest changes carry this constant where upstream's carry its generation.
  */
 const LOCAL_CONTENT_ACCESS_GENERATION = 1;
+/** The runtime condition of a manifest that does not fit the mirror's disk budget (an error: it never reaches glass). */
+export const MIRROR_FULL = 'kiosk.mirror_full';
 /** Queued reports and key/value writes are offered upstream at least this often. */
 const QUEUE_REPLAY_MS = 30_000;
 
@@ -136,6 +138,8 @@ export class KioskAgent {
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   private refreshFailures = 0;
+  /** The manifest last reported as not fitting the mirror's budget. */
+  private mirrorFullReported: string | undefined;
   private refreshRetry: ReturnType<typeof setTimeout> | undefined;
   /** Why upstream last said the manifest changed, told on to the renderer with the mirrored one. */
   private upstreamReason: ManifestChangeReason | undefined;
@@ -528,7 +532,9 @@ export class KioskAgent {
         } while (this.refreshAgain && !this.stopped.signal.aborted);
         this.refreshFailures = 0;
       } catch (error) {
-        if (isUnreachable(error)) this.setOnline(false);
+        // The mirror's own failures say nothing of the network: upstream answered.
+        if (error instanceof MirrorFullError) this.reportMirrorFull(error);
+        else if (isUnreachable(error) && !(error instanceof IntegrityError)) this.setOnline(false);
         this.log('warn', 'manifest refresh failed', { error: String(error) });
         this.retryRefresh();
       } finally {
@@ -536,6 +542,18 @@ export class KioskAgent {
       }
     })();
     return this.refreshing;
+  }
+
+  /** The manifest that does not fit, told to the owner once per manifest (the refresh is tried again and again). */
+  private reportMirrorFull(error: MirrorFullError): void {
+    const revision = this.book.next()?.manifest.manifestRevision ?? this.book.active()?.manifest.manifestRevision;
+    if (!revision || revision === this.mirrorFullReported) return;
+    this.mirrorFullReported = revision;
+    this.report({
+      severity: 'error',
+      code: MIRROR_FULL,
+      context: { manifest_revision: revision, needed_bytes: error.neededBytes, budget_bytes: this.mirror.budgetBytes },
+    });
   }
 
   private retryRefresh(): void {
