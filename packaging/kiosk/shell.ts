@@ -9,6 +9,7 @@ export function channelControl(agent: KioskAgent): RendererControl {
   return {
     reload: async () => agent.channel?.send({ type: 'reload', reason: 'watchdog' }),
     restart: async () => agent.channel?.send({ type: 'reload', reason: 'watchdog' }),
+    present: () => (agent.channel?.connected ?? 0) > 0,
   };
 }
 
