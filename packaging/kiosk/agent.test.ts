@@ -385,6 +385,21 @@ describe('the display', () => {
     expect(((await session.json()) as { display: unknown }).display).toEqual({ power: 'off', schedule: night });
   });
 
+  it('expects no content on glass while the display is off (black glass is no fault for the watchdog)', async () => {
+    const agent = await agentAt(tempDataDir());
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(1000)));
+    expect(agent.contentExpected()).toBe(true);
+    const power = (value: 'on' | 'off' | null) =>
+      server.request('POST', `/api/v1/screens/${screen.id}/display`, { token, json: { power: value } });
+    expect((await power('off')).status).toBe(200);
+    await until(() => agent.display().power === 'off');
+    expect(agent.contentExpected()).toBe(false);
+    expect((await power('on')).status).toBe(200);
+    await until(() => agent.display().power === 'on');
+    expect(agent.contentExpected()).toBe(true);
+  });
+
   it("acts on the page's display power and reboot calls through the platform adapter, ignoring anything else", async () => {
     const platform = new FakePlatform(fixedHostFacts(HOST));
     const agent = await startAgent(server.origin, tempDataDir(), { platform });

@@ -27,6 +27,7 @@ import { DeviceIdentity } from './identity';
 import { KvMirror } from './kv-mirror';
 import { AgentLockstep, type LanSettings } from './lan-lockstep';
 import { timelineKey } from '../../sdk/lockstep/timeline';
+import { isDisplayOn } from '../../sdk/schedule/display-power';
 import { localReleaseLabel, mirrorItemsOf, neededKeys, releasesOf } from './local-manifest';
 import { LocalEvents } from './local-events';
 import { ManifestBook } from './manifest-book';
@@ -268,6 +269,17 @@ export class KioskAgent {
   /** The screen's display state as upstream last told it: the renderer applies it offline too. */
   display(): DisplayState {
     return this.db.get<DisplayState>('display') ?? { power: null, schedule: null };
+  }
+
+  /**
+   * Whether content should be on glass now (the watchdog judges blank glass only then): paired, a
+   * manifest with pages, and the display on. A display turned off, by fleet control or by its
+   * schedule, is black glass on purpose.
+   */
+  contentExpected(now = Date.now()): boolean {
+    const manifest = this.book.active()?.manifest;
+    if (!this.enrollment() || !manifest || manifest.pages.length === 0) return false;
+    return isDisplayOn(this.display(), now, manifest.timezone);
   }
 
   private mirrorDisplay(display: DisplayState | undefined): void {
