@@ -370,7 +370,8 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
     const etag = `"${file.sha256}"`;
     const common = {
       ETag: etag,
-      'Cache-Control': IMMUTABLE,
+      // The mirror is the screen's one copy, within its budget: the renderer keeps none of its own (D-411).
+      'Cache-Control': 'no-store',
       'Accept-Ranges': 'bytes',
       'X-Content-Type-Options': 'nosniff',
     };
