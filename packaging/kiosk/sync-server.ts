@@ -573,7 +573,7 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
 
   // ---- The player build (the same one the server serves), never inside a frame
 
-  let shell: string | undefined;
+  let shell: { builtAt: number; html: string } | undefined;
   player.get(/.*/, (req, res) => {
     if (/^\/(api|runtime|content|kiosk)(\/|$)/.test(req.path))
       return sendProblem(res, 404, 'not_found', `no route for ${req.method} ${req.path}`);
@@ -601,16 +601,17 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
     }
     if (path.extname(relative) !== '' && relative !== '/index.html')
       return sendProblem(res, 404, 'not_found', 'no such file');
-    if (shell === undefined) {
-      try {
-        shell = fs
-          .readFileSync(path.join(playerDir, 'index.html'), 'utf8')
-          .replace('</head>', `  ${KIOSK_META}\n  </head>`);
-      } catch {
-        return void res.status(503).type('text/plain').send('The player is not built yet (npm run build:web).\n');
-      }
+    // Read again whenever the build on disk changed (an update rebuilt it in place): a kept shell
+    // would name hashed assets that are gone, and a renderer that reloads would show nothing.
+    const index = path.join(playerDir, 'index.html');
+    try {
+      const builtAt = fs.statSync(index).mtimeMs;
+      if (shell?.builtAt !== builtAt)
+        shell = { builtAt, html: fs.readFileSync(index, 'utf8').replace('</head>', `  ${KIOSK_META}\n  </head>`) };
+    } catch {
+      return void res.status(503).type('text/plain').send('The player is not built yet (npm run build:web).\n');
     }
-    res.set({ 'Content-Type': MIME['.html'], 'Cache-Control': 'no-cache', ...FRAMING }).send(shell);
+    res.set({ 'Content-Type': MIME['.html'], 'Cache-Control': 'no-cache', ...FRAMING }).send(shell.html);
   });
 
   // ---- Release hosts: one local origin per release, launch ticket → grant cookie → files
