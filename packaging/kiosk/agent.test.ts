@@ -203,6 +203,35 @@ describe('the kiosk agent', () => {
     expect(Buffer.from(await media.arrayBuffer()).equals(bytes)).toBe(true);
     expect(offline.isOnline).toBe(false);
   });
+
+  it('never serves a file that rotted on disk while it was down, and fetches it again', async () => {
+    const dataDir = tempDataDir();
+    const agent = await agentAt(dataDir);
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
+    const bytes = crypto.randomBytes(4000);
+    const mediaId = await showImage(screen.id, bytes);
+    const revision = await showing(agent, mediaId);
+    await agent.stop();
+    // Same size, other bytes: the boot's size check passes; the renderer would cache it for good.
+    const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
+    const file = `${dataDir}/mirror/blobs/${sha256}`;
+    const rotten = fs.readFileSync(file);
+    rotten[10] = rotten[10]! ^ 0xff;
+    fs.writeFileSync(file, rotten);
+
+    const again = await agentAt(dataDir);
+    const renderer = new Renderer(again);
+    expect((await renderer.post('/runtime/v1/device-sessions', {})).status).toBe(201);
+    const url = `/content/v1/manifests/${revision}/media/${mediaId}`;
+    const first = await renderer.fetch(url);
+    expect(first.status).toBe(503);
+    // Dropped and fetched again from upstream: then served whole.
+    const media = await until(async () => {
+      const res = await renderer.fetch(url);
+      return res.status === 200 ? Buffer.from(await res.arrayBuffer()) : undefined;
+    });
+    expect(media.equals(bytes)).toBe(true);
+  });
 });
 
 describe('identity reset', () => {
@@ -287,6 +316,34 @@ describe('a refresh that fails', () => {
   });
 });
 
+describe('a manifest larger than the disk budget', () => {
+  it('keeps the agent online and tells the owner once, however often the refresh is tried', async () => {
+    const logged: string[] = [];
+    const agent = await startAgent(server.origin, tempDataDir(), {
+      budgetBytes: 2000,
+      log: (_level, message) => void logged.push(message),
+    });
+    agents.push(agent);
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
+    await showImage(screen.id, crypto.randomBytes(4000));
+    const reports = async () =>
+      (await allEvents()).filter(
+        (e) =>
+          e.type === 'runtime.reported' &&
+          e.details?.code === 'kiosk.mirror_full' &&
+          (e as { resource?: { id?: string } }).resource?.id === screen.id,
+      );
+    await until(async () => (await reports()).length > 0);
+    // Tried again with backoff (1 s, 2 s, ...): the server stayed reachable all along.
+    await until(() => logged.filter((m) => m === 'manifest refresh failed').length >= 3, 20_000);
+    expect(logged).not.toContain('upstream unreachable: playing from the mirror');
+    expect(agent.isOnline).toBe(true);
+    const [report] = await reports();
+    expect(await reports()).toHaveLength(1);
+    expect(report!.details?.context).toMatchObject({ budget_bytes: 2000 });
+  });
+});
+
 describe('an upstream event the agent fails on', () => {
   it('is passed over once, not delivered again and again ahead of the events after it', async () => {
     const agent = await agentAt(tempDataDir());
@@ -326,6 +383,21 @@ describe('the display', () => {
     const session = await new Renderer(offline).post('/runtime/v1/device-sessions', {});
     expect(session.status).toBe(201);
     expect(((await session.json()) as { display: unknown }).display).toEqual({ power: 'off', schedule: night });
+  });
+
+  it('expects no content on glass while the display is off (black glass is no fault for the watchdog)', async () => {
+    const agent = await agentAt(tempDataDir());
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(1000)));
+    expect(agent.contentExpected()).toBe(true);
+    const power = (value: 'on' | 'off' | null) =>
+      server.request('POST', `/api/v1/screens/${screen.id}/display`, { token, json: { power: value } });
+    expect((await power('off')).status).toBe(200);
+    await until(() => agent.display().power === 'off');
+    expect(agent.contentExpected()).toBe(false);
+    expect((await power('on')).status).toBe(200);
+    await until(() => agent.display().power === 'on');
+    expect(agent.contentExpected()).toBe(true);
   });
 
   it("acts on the page's display power and reboot calls through the platform adapter, ignoring anything else", async () => {

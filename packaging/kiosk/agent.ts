@@ -27,12 +27,13 @@ import { DeviceIdentity } from './identity';
 import { KvMirror } from './kv-mirror';
 import { AgentLockstep, type LanSettings } from './lan-lockstep';
 import { timelineKey } from '../../sdk/lockstep/timeline';
+import { isDisplayOn } from '../../sdk/schedule/display-power';
 import { localReleaseLabel, mirrorItemsOf, neededKeys, releasesOf } from './local-manifest';
 import { LocalEvents } from './local-events';
 import { ManifestBook } from './manifest-book';
 import { parsePageCall, runPageCall } from './page-hooks';
 import type { PlatformAdapter } from './platform';
-import { MIRROR_CONCURRENCY, Mirror, type ContentFetch } from './mirror';
+import { IntegrityError, MIRROR_CONCURRENCY, Mirror, MirrorFullError, type ContentFetch } from './mirror';
 import { ReleaseTrees } from './release-trees';
 import type { RendererChannel } from './renderer-channel';
 import { ReportQueue } from './report-queue';
@@ -57,6 +58,8 @@ const VERIFY_EVERY_MS = 24 * 3600_000;
  * the renderer's manifest changes carry this constant where upstream's carry its generation.
  */
 const LOCAL_CONTENT_ACCESS_GENERATION = 1;
+/** The runtime condition of a manifest that does not fit the mirror's disk budget (an error: it never reaches glass). */
+export const MIRROR_FULL = 'kiosk.mirror_full';
 /** Queued reports and key/value writes are offered upstream at least this often. */
 const QUEUE_REPLAY_MS = 30_000;
 
@@ -136,6 +139,8 @@ export class KioskAgent {
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   private refreshFailures = 0;
+  /** The manifest last reported as not fitting the mirror's budget. */
+  private mirrorFullReported: string | undefined;
   private refreshRetry: ReturnType<typeof setTimeout> | undefined;
   /** Why upstream last said the manifest changed, told on to the renderer with the mirrored one. */
   private upstreamReason: ManifestChangeReason | undefined;
@@ -266,6 +271,17 @@ export class KioskAgent {
     return this.db.get<DisplayState>('display') ?? { power: null, schedule: null };
   }
 
+  /**
+   * Whether content should be on glass now (the watchdog judges blank glass only then): paired, a
+   * manifest with pages, and the display on. A display turned off, by fleet control or by its
+   * schedule, is black glass on purpose.
+   */
+  contentExpected(now = Date.now()): boolean {
+    const manifest = this.book.active()?.manifest;
+    if (!this.enrollment() || !manifest || manifest.pages.length === 0) return false;
+    return isDisplayOn(this.display(), now, manifest.timezone);
+  }
+
   private mirrorDisplay(display: DisplayState | undefined): void {
     if (display) this.db.set('display', { power: display.power, schedule: display.schedule });
   }
@@ -344,10 +360,17 @@ export class KioskAgent {
     this.db.close();
   }
 
+  /** Waits `ms`, or less when the agent stops; leaves no listener behind (it runs every few seconds offline). */
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.stopped.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      const signal = this.stopped.signal;
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
     });
   }
 
@@ -364,7 +387,11 @@ export class KioskAgent {
     while (!this.stopped.signal.aborted) {
       if (!this.enrollment()) {
         await new Promise<void>((resolve) => {
-          const done = () => (this.pairingListeners.delete(done), resolve());
+          const done = () => {
+            this.pairingListeners.delete(done);
+            this.stopped.signal.removeEventListener('abort', done);
+            resolve();
+          };
           this.pairingListeners.add(done);
           this.stopped.signal.addEventListener('abort', done, { once: true });
         });
@@ -517,7 +544,9 @@ export class KioskAgent {
         } while (this.refreshAgain && !this.stopped.signal.aborted);
         this.refreshFailures = 0;
       } catch (error) {
-        if (isUnreachable(error)) this.setOnline(false);
+        // The mirror's own failures say nothing of the network: upstream answered.
+        if (error instanceof MirrorFullError) this.reportMirrorFull(error);
+        else if (isUnreachable(error) && !(error instanceof IntegrityError)) this.setOnline(false);
         this.log('warn', 'manifest refresh failed', { error: String(error) });
         this.retryRefresh();
       } finally {
@@ -525,6 +554,18 @@ export class KioskAgent {
       }
     })();
     return this.refreshing;
+  }
+
+  /** The manifest that does not fit, told to the owner once per manifest (the refresh is tried again and again). */
+  private reportMirrorFull(error: MirrorFullError): void {
+    const revision = this.book.next()?.manifest.manifestRevision ?? this.book.active()?.manifest.manifestRevision;
+    if (!revision || revision === this.mirrorFullReported) return;
+    this.mirrorFullReported = revision;
+    this.report({
+      severity: 'error',
+      code: MIRROR_FULL,
+      context: { manifest_revision: revision, needed_bytes: error.neededBytes, budget_bytes: this.mirror.budgetBytes },
+    });
   }
 
   private retryRefresh(): void {
@@ -747,7 +788,8 @@ export class KioskAgent {
   private awaitClaim(pairing: PendingPairing): void {
     if (this.pairingWait) return;
     const stop = new AbortController();
-    this.stopped.signal.addEventListener('abort', () => stop.abort(), { once: true });
+    const abort = () => stop.abort();
+    this.stopped.signal.addEventListener('abort', abort, { once: true });
     this.pairingWait = (async () => {
       for (;;) {
         try {
@@ -767,7 +809,10 @@ export class KioskAgent {
           if (this.pendingPairing()?.credential !== pairing.credential) return;
         }
       }
-    })().finally(() => (this.pairingWait = undefined));
+    })().finally(() => {
+      this.stopped.signal.removeEventListener('abort', abort);
+      this.pairingWait = undefined;
+    });
   }
 
   /** Resolves when the agent is paired (the renderer's pairing stream waits on it). */

@@ -77,6 +77,14 @@ describe('kiosk settings', () => {
     ).toMatchObject({ server: 'https://play.example.com', port: 8090, browser: true, budgetBytes: 512 * 1024 * 1024 });
   });
 
+  it('take a budget in MiB as whole bytes, fractions included', () => {
+    const settings = readSettings(['--server', 'http://x', '--data-dir', '/tmp/k', '--budget-mb', '0.04'], {});
+    expect(settings.budgetBytes).toBe(41_943);
+    expect(() => readSettings(['--server', 'http://x', '--data-dir', '/tmp/k', '--budget-mb', '0'], {})).toThrow(
+      'budget',
+    );
+  });
+
   it('refuse what they cannot use', () => {
     expect(() => readSettings(['--data-dir', '/tmp/k'], {})).toThrow('usage');
     expect(() => readSettings(['--server', 'ftp://x', '--data-dir', '/tmp/k'], {})).toThrow('play origin');

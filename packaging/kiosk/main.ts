@@ -83,7 +83,7 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): KioskSetti
   const port = Number(values.port ?? env.MARQUEE_KIOSK_PORT ?? 8090);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0 to 65535\n${USAGE}`);
   const budget = values['budget-mb'] ?? env.MARQUEE_KIOSK_BUDGET_MB;
-  const budgetBytes = budget === undefined ? undefined : Number(budget) * 1024 * 1024;
+  const budgetBytes = budget === undefined ? undefined : Math.floor(Number(budget) * 1024 * 1024);
   if (budgetBytes !== undefined && !(budgetBytes > 0))
     throw new Error(`--budget-mb must be a positive number\n${USAGE}`);
   const lan = readLanSettings(

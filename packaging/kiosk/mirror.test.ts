@@ -257,6 +257,28 @@ describe('the mirror', () => {
     expect(sha(fs.readFileSync(mirror.filePath(b.sha256)))).toBe(b.sha256);
   });
 
+  it('hashes a blob once before it first serves it after a restart, and drops one that rotted', async () => {
+    const { dir, origin, mirror, db } = setup();
+    const a = origin.add(crypto.randomBytes(4000));
+    const b = origin.add(crypto.randomBytes(4000));
+    await mirror.ensure([a, b], new Set([a.sha256, b.sha256]));
+    // Landed by this process: served as they are.
+    expect(await mirror.servable(a.sha256)).toBe(true);
+    const file = mirror.filePath(a.sha256);
+    const bytes = fs.readFileSync(file);
+    bytes[100] = bytes[100]! ^ 0xff;
+    fs.writeFileSync(file, bytes);
+    // The agent starts again: a mirror over the same disk trusts nothing it has not hashed.
+    const restarted = new Mirror(db, path.join(dir, 'mirror'), { budgetBytes: 10_000_000, fetch: origin.fetch });
+    try {
+      expect(await Promise.all([restarted.servable(a.sha256), restarted.servable(a.sha256)])).toEqual([false, false]);
+      expect(restarted.has(a.sha256)).toBe(false);
+      expect(await restarted.servable(b.sha256)).toBe(true);
+    } finally {
+      await restarted.close();
+    }
+  });
+
   it('downloads side by side, never more than its concurrency, and lands each one whole', async () => {
     const { dir } = setup();
     const files = [1, 2, 3, 4, 5, 6, 7].map(() => crypto.randomBytes(64 * 1024));

@@ -113,6 +113,12 @@ export class Mirror {
    */
   private readonly downloading = new Map<string, number>();
   private readonly hasher: FileHasher;
+  /**
+   * Blobs this process hashed to their name (landed or verified): served without hashing again.
+   * Any other is hashed once before it is first served (servable).
+   */
+  private readonly hashedThisRun = new Set<string>();
+  private readonly checking = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly db: AgentDb,
@@ -200,6 +206,7 @@ export class Mirror {
     else fs.rmSync(this.filePath(row.key), { force: true });
     this.db.prepare('DELETE FROM entries WHERE key = ?').run(row.key);
     this.touched.delete(row.key);
+    this.hashedThisRun.delete(row.key);
   }
 
   /**
@@ -381,6 +388,7 @@ export class Mirror {
       throw new IntegrityError(item.sha256);
     }
     fs.renameSync(part, this.filePath(item.sha256));
+    this.hashedThisRun.add(item.sha256);
     const now = this.now();
     // Not flushed on its own: lost in a power cut, the file is only fetched again (it is found by
     // its row); the manifest that needs it is committed with a flush, which takes this row along.
@@ -417,9 +425,29 @@ export class Mirror {
         dropped.push(row.key);
       } else {
         this.db.prepare('UPDATE entries SET verified_at = ? WHERE key = ?').run(this.now(), row.key);
+        this.hashedThisRun.add(row.key);
       }
     }
     return dropped;
+  }
+
+  /**
+   * Whether the blob may be served to the renderer: intact, and its bytes hashed to its name once
+   * by this process. The renderer keeps what it is given for good (its HTTP cache and service
+   * worker hold media by id), so bytes that rotted on disk while the agent was down must never
+   * leave; a blob that fails is dropped like one verify finds (fetched again on the next refresh).
+   */
+  servable(sha256: string): Promise<boolean> {
+    if (!this.intact(sha256)) return Promise.resolve(false);
+    if (this.hashedThisRun.has(sha256)) return Promise.resolve(true);
+    let check = this.checking.get(sha256);
+    if (!check) {
+      check = this.verify([sha256])
+        .then((dropped) => dropped.length === 0 && this.hashedThisRun.has(sha256))
+        .finally(() => this.checking.delete(sha256));
+      this.checking.set(sha256, check);
+    }
+    return check;
   }
 
   /** A cheap check before serving: the file is there with its size; otherwise it is dropped (refetched later). */

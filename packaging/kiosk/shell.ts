@@ -1,6 +1,7 @@
 // What every shell (Chromium launcher, Electron, none) wires between the agent and its renderer:
 // heartbeats from the renderer channel feed the watchdog, its recoveries are counted and reported
-// upstream by the agent, and blank glass counts only while the active manifest has pages.
+// upstream by the agent, and blank glass counts only while the active manifest has pages and the
+// display is on.
 import type { KioskAgent } from './agent';
 import { Watchdog, type RendererControl } from './watchdog';
 
@@ -9,6 +10,7 @@ export function channelControl(agent: KioskAgent): RendererControl {
   return {
     reload: async () => agent.channel?.send({ type: 'reload', reason: 'watchdog' }),
     restart: async () => agent.channel?.send({ type: 'reload', reason: 'watchdog' }),
+    present: () => (agent.channel?.connected ?? 0) > 0,
   };
 }
 
@@ -23,7 +25,7 @@ export function watchRenderer(
       agent.log('warn', `watchdog: ${action} after ${reason}`);
       agent.recordRecovery(reason);
     },
-    contentExpected: () => agent.enrollment() !== undefined && (agent.book.active()?.manifest.pages.length ?? 0) > 0,
+    contentExpected: () => agent.contentExpected(),
   });
   let armed = !options.armOnFirstHeartbeat;
   if (armed) watchdog.start();

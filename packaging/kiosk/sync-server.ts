@@ -355,8 +355,12 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
       });
   });
 
-  const serveBlob = (req: Request, res: Response, file: { sha256: string; bytes: number; contentType: string }) => {
-    if (!agent.mirror.intact(file.sha256)) {
+  const serveBlob = async (
+    req: Request,
+    res: Response,
+    file: { sha256: string; bytes: number; contentType: string },
+  ) => {
+    if (!(await agent.mirror.servable(file.sha256))) {
       void agent.refresh(); // fetched again when upstream allows
       return sendProblem(res, 503, 'dependency_unavailable', 'this content is not on the kiosk yet', {
         'Retry-After': '5',
@@ -366,7 +370,8 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
     const etag = `"${file.sha256}"`;
     const common = {
       ETag: etag,
-      'Cache-Control': IMMUTABLE,
+      // The mirror is the screen's one copy, within its budget: the renderer keeps none of its own (D-411).
+      'Cache-Control': 'no-store',
       'Accept-Ranges': 'bytes',
       'X-Content-Type-Options': 'nosniff',
     };
@@ -391,14 +396,14 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
     stream.pipe(res);
   };
 
-  player.get('/content/v1/manifests/:rev/media/:mediaId', (req, res) => {
+  player.get('/content/v1/manifests/:rev/media/:mediaId', async (req, res) => {
     const held = agent.book.byRevision(req.params.rev!);
     const item = held ? mediaOf(held.manifest, req.params.mediaId!) : undefined;
     if (!item) return sendProblem(res, 404, 'not_found', 'this manifest shows no such media');
-    serveBlob(req, res, item);
+    await serveBlob(req, res, item);
   });
 
-  player.get('/content/v1/manifests/:rev/releases/:releaseId/package', (req, res) => {
+  player.get('/content/v1/manifests/:rev/releases/:releaseId/package', async (req, res) => {
     const held = agent.book.byRevision(req.params.rev!);
     const found = held ? releasesOf(held.manifest).find((r) => r.releaseId === req.params.releaseId) : undefined;
     if (!held || !found) return sendProblem(res, 404, 'not_found', 'this manifest shows no such release');
@@ -406,7 +411,7 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
       .flatMap((p) => p.placements)
       .find((p) => p.content.type === 'application' && p.content.releaseId === found.releaseId);
     const pkg = placement?.content.type === 'application' ? placement.content.package : undefined;
-    serveBlob(req, res, {
+    await serveBlob(req, res, {
       sha256: found.packageSha256,
       bytes: pkg?.bytes ?? 0,
       contentType: pkg?.contentType ?? 'application/gzip',
@@ -568,7 +573,7 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
 
   // ---- The player build (the same one the server serves), never inside a frame
 
-  let shell: string | undefined;
+  let shell: { builtAt: number; html: string } | undefined;
   player.get(/.*/, (req, res) => {
     if (/^\/(api|runtime|content|kiosk)(\/|$)/.test(req.path))
       return sendProblem(res, 404, 'not_found', `no route for ${req.method} ${req.path}`);
@@ -596,16 +601,17 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
     }
     if (path.extname(relative) !== '' && relative !== '/index.html')
       return sendProblem(res, 404, 'not_found', 'no such file');
-    if (shell === undefined) {
-      try {
-        shell = fs
-          .readFileSync(path.join(playerDir, 'index.html'), 'utf8')
-          .replace('</head>', `  ${KIOSK_META}\n  </head>`);
-      } catch {
-        return void res.status(503).type('text/plain').send('The player is not built yet (npm run build:web).\n');
-      }
+    // Read again whenever the build on disk changed (an update rebuilt it in place): a kept shell
+    // would name hashed assets that are gone, and a renderer that reloads would show nothing.
+    const index = path.join(playerDir, 'index.html');
+    try {
+      const builtAt = fs.statSync(index).mtimeMs;
+      if (shell?.builtAt !== builtAt)
+        shell = { builtAt, html: fs.readFileSync(index, 'utf8').replace('</head>', `  ${KIOSK_META}\n  </head>`) };
+    } catch {
+      return void res.status(503).type('text/plain').send('The player is not built yet (npm run build:web).\n');
     }
-    res.set({ 'Content-Type': MIME['.html'], 'Cache-Control': 'no-cache', ...FRAMING }).send(shell);
+    res.set({ 'Content-Type': MIME['.html'], 'Cache-Control': 'no-cache', ...FRAMING }).send(shell.html);
   });
 
   // ---- Release hosts: one local origin per release, launch ticket → grant cookie → files

@@ -86,6 +86,35 @@ describe('the watchdog', () => {
     return { calls, c };
   }
 
+  it('neither acts nor counts a recovery while no renderer is there (a browser it did not start was closed)', async () => {
+    let now = T0;
+    let present = true;
+    const { calls, c } = control();
+    const recoveries: string[] = [];
+    const dog = new Watchdog({
+      control: { ...c, present: () => present },
+      onRecovery: (reason, action) => recoveries.push(`${action}:${reason}`),
+      contentExpected: () => true,
+      now: () => now,
+    });
+    dog.heartbeat(1);
+    present = false;
+    for (let i = 0; i < 60; i++) {
+      now += 60_000;
+      await dog.tick();
+    }
+    expect(calls).toEqual([]);
+    expect(recoveries).toEqual([]);
+    // A renderer comes back: it has its start grace, then a hang counts again.
+    present = true;
+    now += L.startGraceMs - 1000;
+    await dog.tick();
+    expect(recoveries).toEqual([]);
+    now += 2000;
+    await dog.tick();
+    expect(recoveries).toEqual(['reload:hang']);
+  });
+
   it('acts through the shell and counts each recovery', async () => {
     let now = T0;
     const { calls, c } = control();

@@ -99,6 +99,11 @@ export interface RendererControl {
   restart(): Promise<void>;
   /** A PNG of the renderer's glass, when the shell can take one. */
   capture?(): Promise<Buffer>;
+  /**
+   * Whether a renderer is there to act on (a shell that starts its own always has one). Without
+   * one there is nothing to recover: a browser the agent did not start was closed, not hung.
+   */
+  present?(): boolean;
 }
 
 export interface WatchdogOptions {
@@ -146,6 +151,11 @@ export class Watchdog {
   /** Decides and acts once. */
   async tick(): Promise<WatchdogAction> {
     if (this.acting) return { kind: 'none' };
+    if (this.options.control.present?.() === false) {
+      // The next renderer to come gets its start grace from when it comes.
+      Object.assign(this.state, { startedAt: this.now(), lastFrameAt: undefined, blankRun: 0, crashed: false });
+      return { kind: 'none' };
+    }
     const action = decide(this.state, this.now(), this.limits);
     if (action.kind === 'none') return action;
     this.acting = true;

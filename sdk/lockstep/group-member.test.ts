@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ClockSync } from './clock-sync';
 import { GlassClock } from './glass-clock';
@@ -286,6 +287,25 @@ describe('the lead’s clock over the LAN', () => {
     expect(clock.synchronized).toBe(true);
     expect(clock.now() - (performance.now() + 1_700_000_000_000)).toBeCloseTo(0, 3);
     sync.stop();
+  });
+
+  it('leaves nothing on the long-lived signal its exchanges share, answered or not', async () => {
+    const lan = new FakeLan();
+    join(lan, 'scr_a');
+    const follower = join(lan, 'scr_b');
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    // A ClockSync passes the same signal to every exchange of its life (one every ten seconds, for days).
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 20; i++) {
+      const exchange = follower.member.timeExchange(signal);
+      await vi.advanceTimersByTimeAsync(10);
+      await exchange;
+    }
+    lan.kill('scr_a');
+    const unanswered = expect(follower.member.timeExchange(signal)).rejects.toThrow('did not answer');
+    await vi.advanceTimersByTimeAsync(3000);
+    await unanswered;
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
   it('gives up an exchange the lead does not answer', async () => {

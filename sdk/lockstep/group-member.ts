@@ -161,16 +161,21 @@ export class GroupMember {
     if (this.currentLead === null) return Promise.reject(new Error('no lead is heard yet'));
     const id = this.nextExchangeId++;
     return new Promise<ReferenceStamps>((resolve, reject) => {
-      const fail = (reason: string) => {
+      // The signal is the ClockSync's, shared by every exchange of its life: each removes its own listener.
+      const settle = () => {
         this.exchanges.delete(id);
         clearTimeout(timer);
+        signal.removeEventListener('abort', aborted);
+      };
+      const fail = (reason: string) => {
+        settle();
         reject(new Error(reason));
       };
+      const aborted = () => fail('aborted');
       const timer = setTimeout(() => fail('the lead did not answer'), TIME_EXCHANGE_TIMEOUT_MS);
-      signal.addEventListener('abort', () => fail('aborted'), { once: true });
+      signal.addEventListener('abort', aborted, { once: true });
       this.exchanges.set(id, (stamps) => {
-        this.exchanges.delete(id);
-        clearTimeout(timer);
+        settle();
         resolve(stamps);
       });
       this.send({ type: 'time.request', group: this.options.group, member: this.options.self, id });

@@ -55,13 +55,22 @@ async function cacheMedia(items: Array<{ mediaId: string; url: string }>): Promi
     filling.add(mediaId);
     try {
       const response = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
-      if (response.status === 200) await cache.put(key, response);
+      if (response.status === 200 && mayKeep(response)) await cache.put(key, response);
+      else await response.body?.cancel();
     } catch {
       // Offline or refused: the element's own request, or the next manifest, tries again.
     } finally {
       filling.delete(mediaId);
     }
   }
+}
+
+/**
+ * Whether a media answer may be kept. A kiosk agent answers `no-store`: its disk mirror is the
+ * screen's copy, within its budget, and a second one in this cache would sit outside it (D-411).
+ */
+function mayKeep(response: Response): boolean {
+  return !/(^|,)\s*no-store\s*(,|$)/i.test(response.headers.get('cache-control') ?? '');
 }
 
 /** The shell and the hashed assets it names, kept for the next start without a server. */
@@ -124,7 +133,7 @@ async function serveMedia(request: Request, mediaId: string): Promise<Response> 
       : response.status === 206
         ? coversWholeObject(response.headers.get('content-range'))
         : null;
-  if (whole !== null && response.body) {
+  if (whole !== null && response.body && mayKeep(response)) {
     const headers = new Headers({
       'Content-Type': response.headers.get('content-type') ?? 'application/octet-stream',
       'Content-Length': String(whole),

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import packageJson from '../../../package.json';
 import {
@@ -259,6 +260,22 @@ describe('the controller when the runtime does not answer', () => {
     expect(attempts).toBeGreaterThanOrEqual(8);
     expect(attempts).toBeLessThanOrEqual(25);
     expect(store.getState().connectivity).toBe('offline');
+    controller.destroy();
+  });
+
+  it('leaves nothing behind on its stop signal after each wait between attempts (a week offline is thousands)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Promise.reject(new TypeError('network error')),
+    });
+    const storage = memoryStorage();
+    storage.setItem(PAIRED_DEVICE_KEY, '1');
+    const { controller } = controllerWith(runtime, { storage });
+    await controller.start();
+    await vi.advanceTimersByTimeAsync(30 * 60_000);
+    expect(runtime.calls.filter((c) => c === 'POST /runtime/v1/device-sessions').length).toBeGreaterThan(20);
+    const stop = (controller as unknown as { stop: AbortController }).stop.signal;
+    expect(getEventListeners(stop, 'abort').length).toBeLessThan(5);
     controller.destroy();
   });
 

@@ -310,10 +310,17 @@ export class PlayerController {
     }
   }
 
+  /** Waits `ms`, or less when the player stops; leaves no listener behind (it runs again and again offline). */
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      const signal = this.stop.signal;
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
     });
   }
 
