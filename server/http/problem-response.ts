@@ -62,6 +62,17 @@ export function problemBody(
   return body;
 }
 
+/** Headers that describe a body the handler meant to send, not the problem sent instead. */
+const REPRESENTATION_HEADERS = [
+  'Content-Length',
+  'Content-Range',
+  'Content-Disposition',
+  'Content-Encoding',
+  'Accept-Ranges',
+  'ETag',
+  'Last-Modified',
+];
+
 export function sendProblem(res: Response, error: unknown, ctx: ProblemContext): void {
   const p = toProblem(error, ctx.logger, ctx.requestId);
   const body = problemBody(p, ctx);
@@ -70,6 +81,9 @@ export function sendProblem(res: Response, error: unknown, ctx: ProblemContext):
     res.destroy();
     return;
   }
+  // A handler that failed after describing its body (a blob read that failed at once) leaves that
+  // description behind: the problem is another representation.
+  for (const name of REPRESENTATION_HEADERS) res.removeHeader(name);
   const headers: Record<string, string> = { ...ctx.headers, ...p.options.headers };
   const retryAfter = p.options.retryAfter ?? retryAfterOf(p.code);
   if (retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfter)));
@@ -77,5 +91,7 @@ export function sendProblem(res: Response, error: unknown, ctx: ProblemContext):
   res.status(body.status as number);
   res.set(headers);
   res.setHeader('Content-Type', 'application/problem+json');
-  res.end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }
