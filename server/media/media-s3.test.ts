@@ -154,4 +154,28 @@ describe('media on S3', () => {
     expect(part.headers['content-range']).toBe(`bytes 8-15/${bytes.length}`);
     expect(part.body.equals(bytes.subarray(8, 16))).toBe(true);
   });
+
+  it('answers a problem, not a cut connection, when the bucket cannot give the bytes', async () => {
+    const client = testClient(env.server.origin, { token: env.token });
+    const gif = await image('gif', 40, 30);
+    const { id } = (await client.media.upload(new Uint8Array(gif), { filename: 'gone.gif' })).data;
+    const p = await env.player();
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, imageDoc(id)),
+    });
+    const { manifest } = await validManifest(env.server, p);
+    await blobs().delete(`media/${id}`); // the object is lost from the bucket behind Marquee's back
+    const exported = await env.server.request('GET', `/api/v1/media/${id}/content`, { token: env.token });
+    const played = await env.server.request('GET', `/content/v1/manifests/${manifest.manifestRevision}/media/${id}`, {
+      cookies: p.cookies,
+      headers: { range: 'bytes=0-9' },
+    });
+    for (const answer of [exported, played]) {
+      expect(answer.status, answer.text).toBe(500);
+      expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(answer.json()).toMatchObject({ code: 'internal_error' });
+      // The bucket's own words (its error, its key) stay in the log.
+      expect(answer.text).not.toMatch(/NoSuchKey|marquee\/media/);
+    }
+  });
 });
