@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { type ProblemError, problem } from '../problem';
 import {
   assertBlobKey,
   collect,
@@ -83,6 +84,18 @@ export class S3BlobStore implements BlobStore {
         connectionTimeout: CONNECT_TIMEOUT_MS,
       },
     });
+    // After the SDK's own retries: a bucket out of reach or refusing the credentials is a dependency
+    // that is down, which callers answer as dependency_unavailable (the SDK's error is only logged).
+    this.client.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args);
+        } catch (error) {
+          throw unavailable(error) ?? error;
+        }
+      },
+      { step: 'initialize', name: 'marqueeDependencyUnavailable' },
+    );
   }
 
   /** The bucket key of a blob key. */
@@ -383,6 +396,19 @@ class S3TreeStaging implements TreeStaging {
     await this.writes.settle();
     await this.discard();
   }
+}
+
+/**
+ * The bucket did not answer (no HTTP status: refused, reset, timed out, no credentials to sign with),
+ * failed (5xx after retries) or refused the credentials (403): a dependency_unavailable problem
+ * carrying the SDK's error as its cause. Other answers (404, 412) stay the SDK's errors; an abort
+ * stays an abort.
+ */
+function unavailable(error: unknown): ProblemError | undefined {
+  if ((error as { name?: unknown } | null)?.name === 'AbortError') return undefined;
+  const status = statusOf(error);
+  if (status !== undefined && status < 500 && status !== 403) return undefined;
+  return problem('dependency_unavailable', 'the blob store is unavailable; retry later', { cause: error });
 }
 
 function statusOf(error: unknown): number | undefined {

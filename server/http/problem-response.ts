@@ -30,7 +30,11 @@ export interface ProblemContext {
 }
 
 export function toProblem(error: unknown, logger: Logger, requestId: string): ProblemError {
-  if (error instanceof ProblemError) return error;
+  if (error instanceof ProblemError) {
+    if (error.options.cause !== undefined)
+      logger.warn({ request_id: requestId, err: error.options.cause }, `answered ${error.code}`);
+    return error;
+  }
   const status = (error as { status?: number; statusCode?: number } | null)?.status;
   // Errors raised by Node/Express body handling (aborted or malformed requests) are the client's.
   if (status === 400 || status === 413) return problem('invalid_request', 'the request could not be read');

@@ -21,8 +21,9 @@ beforeAll(async () => {
   restoreEnvironment = credentialsInEnvironment();
 });
 const env = useEnrolledServer({ config });
+let bucketStopped = false;
 afterAll(async () => {
-  await s3.stop();
+  if (!bucketStopped) await s3.stop();
   restoreEnvironment();
 });
 
@@ -176,6 +177,34 @@ describe('media on S3', () => {
       expect(answer.json()).toMatchObject({ code: 'internal_error' });
       // The bucket's own words (its error, its key) stay in the log.
       expect(answer.text).not.toMatch(/NoSuchKey|marquee\/media/);
+    }
+  });
+
+  // Last: it stops the bucket.
+  it('answers dependency_unavailable with Retry-After 5 while the bucket is out of reach', async () => {
+    const declared = await declare(env.server, env.token, bytes, 'image/png');
+    expect((await putToBucket(declared.session, bytes)).status).toBe(200);
+    const p = await env.player();
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, imageDoc(mediaId)),
+    });
+    const { manifest } = await validManifest(env.server, p);
+    await s3.stop();
+    bucketStopped = true;
+    const committed = await commit(env.server, env.token, declared);
+    const played = await env.server.request(
+      'GET',
+      `/content/v1/manifests/${manifest.manifestRevision}/media/${mediaId}`,
+      {
+        cookies: p.cookies,
+        headers: { range: 'bytes=0-9' },
+      },
+    );
+    for (const answer of [committed, played]) {
+      expect(answer.status, answer.text).toBe(500);
+      expect(answer.json()).toMatchObject({ code: 'dependency_unavailable' });
+      expect(answer.headers['retry-after']).toBe('5');
+      expect(answer.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
     }
   });
 });

@@ -513,6 +513,8 @@ export class OperationWorker {
         : problem('internal_error', 'the operation failed unexpectedly; see the server log for its id');
     if (!(error instanceof ProblemError))
       this.deps.logger.error({ err: error, operation_id: op.id }, 'operation failed unexpectedly');
+    else if (error.options.cause !== undefined)
+      this.deps.logger.warn({ err: error.options.cause, operation_id: op.id }, `operation failed: ${error.code}`);
     await this.deps.store.transaction(async (work) => {
       const now = this.deps.clock.now();
       const result = await work.db
