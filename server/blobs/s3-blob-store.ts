@@ -60,6 +60,8 @@ export interface S3BlobStoreOptions {
 export class S3BlobStore implements BlobStore {
   readonly client: S3Client;
   private readonly now: () => number;
+  /** Where presigned PUTs go (the SDK decides path or virtual-host style): known after the first one. */
+  uploadOrigin: string | undefined;
 
   constructor(
     readonly location: S3Location,
@@ -96,6 +98,13 @@ export class S3BlobStore implements BlobStore {
       },
       { step: 'initialize', name: 'marqueeDependencyUnavailable' },
     );
+    // Signing is local: the dashboard's pages name the bucket's origin from their first answer on.
+    void this.presignPut({
+      key: 'media/upload-origin',
+      bytes: 1,
+      contentType: 'application/octet-stream',
+      expiresAt: this.now() + 60_000,
+    }).catch(() => undefined);
   }
 
   /** The bucket key of a blob key. */
@@ -246,6 +255,7 @@ export class S3BlobStore implements BlobStore {
         signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
       },
     );
+    this.uploadOrigin = new URL(url).origin;
     return { url, method: 'PUT', headers, expiresAt: grant.expiresAt };
   }
 

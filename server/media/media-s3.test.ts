@@ -180,6 +180,16 @@ describe('media on S3', () => {
     }
   });
 
+  it("lets the dashboard's pages PUT to the bucket: its origin is in their connect-src", async () => {
+    const bucket = new URL((await declare(env.server, env.token, bytes, 'image/png')).session.upload_url).origin;
+    const host = new URL(env.server.config.dashboardOrigin).host;
+    for (const path of ['/', '/media', '/no-such-page']) {
+      const page = await env.server.request('GET', path, { host, headers: { accept: 'text/html' } });
+      expect([200, 404, 503], path).toContain(page.status);
+      expect(page.headers['content-security-policy'], path).toContain(`connect-src 'self' ${bucket};`);
+    }
+  });
+
   // Last: it stops the bucket.
   it('answers dependency_unavailable with Retry-After 5 while the bucket is out of reach', async () => {
     const declared = await declare(env.server, env.token, bytes, 'image/png');
