@@ -210,7 +210,7 @@ export function buildApp(
       if (
         found.planes.includes('dashboard') &&
         isPageNavigation(req) &&
-        serveNotFoundPage(res, req.method, options.dashboardDir)
+        serveNotFoundPage(res, req.method, options.dashboardDir, services.blobs.uploadOrigin)
       )
         return;
       fail(res, problem('not_found', `no route for ${req.method} ${redactPath(path)}`), requestId, path);

@@ -15,6 +15,8 @@ export interface ProblemOptions {
   headers?: Record<string, string>;
   /** Extra members of the problem document (never secrets). */
   extensions?: Record<string, unknown>;
+  /** What went wrong underneath (a dependency's own error): logged, never sent. */
+  cause?: unknown;
 }
 
 export class ProblemError extends Error {
@@ -22,7 +24,7 @@ export class ProblemError extends Error {
   readonly detail: string;
   readonly options: ProblemOptions;
   constructor(code: ProblemCode, detail: string, options: ProblemOptions = {}) {
-    super(`${code}: ${detail}`);
+    super(`${code}: ${detail}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ProblemError';
     this.code = code;
     this.detail = detail;

@@ -40,6 +40,20 @@ describe('the server’s systemd unit and environment file', () => {
     expect(config.trustedProxies.length).toBeGreaterThan(0);
   });
 
+  it('is served by the replicas’ nginx block of docs/operations.md: every origin has its server name', () => {
+    const operations = fs.readFileSync(path.join(repo, 'docs/operations.md'), 'utf8');
+    const block = /```nginx\n(upstream marquee \{\n {2}server 10\.0\.0\.11[\s\S]*?)```/.exec(operations);
+    expect(block, 'the replicas’ nginx block').not.toBeNull();
+    const names = /^\s*server_name ([^;]+);/m.exec(block![1]!)![1]!.split(/\s+/);
+    const served = (host: string) =>
+      names.some((name) => (name.startsWith('*.') ? host.endsWith(name.slice(1)) : host === name));
+    const config = loadConfig(environmentFile());
+    const release = new URL(config.releaseOrigin.replace('{label}', 'a'.repeat(40))).hostname;
+    for (const origin of [config.controlOrigin, config.playOrigin, config.dashboardOrigin])
+      expect(served(new URL(origin).hostname), origin).toBe(true);
+    expect(served(release), release).toBe(true);
+  });
+
   it('starts the server’s entry in the install directory, drains on SIGTERM and restarts it', () => {
     const unit = unitDirectives();
     const [node, ...args] = unit.get('ExecStart')!.split(' ');

@@ -11,6 +11,7 @@ import { releaseHostLabel } from '../release-host/host-label';
 import { packageKey } from './release-package';
 import { uploadRunner } from './upload-runner';
 import { sweepStagedTrees } from './applications.module';
+import { LEASE_MS } from '../operations/worker';
 
 /** Applications that a "live manifest" references (the runtime's seam, installed for these tests). */
 const inUse = new Set<string>();
@@ -856,6 +857,50 @@ describe('restarts', () => {
     } catch (error) {
       await s.stop().catch(() => undefined);
       throw error;
+    }
+  });
+
+  it('fails an upload whose receiving replica stopped renewing it and never came back, and frees what it held', async () => {
+    const s = await TestServer.start({ clock: new TestClock('2026-11-21T12:00:00Z'), beforeListen: install });
+    try {
+      const { token, projectId } = await s.enroll();
+      const { body, answer } = slowUpload(archiveOf(sampleApp('orphan')), token, s);
+      answer.catch(() => undefined);
+      const op = await waitFor(async () => (await operationsOf(projectId, s))[0], 'the receiving operation');
+      const row = () =>
+        s.services.store.db.selectFrom('operations').selectAll().where('id', '=', op.id).executeTakeFirstOrThrow();
+      // While its receiver lives, the lease is renewed: the watchdog leaves the upload alone.
+      for (let i = 0; i < 3; i++) {
+        s.clock.advance(LEASE_MS / 2 + 1);
+        await s.services.operations.renewLeases();
+        await s.services.operations.expireLeases();
+      }
+      expect((await row()).state).toBe('receiving');
+      // The replica receiving it dies for good: no restart with its worker id will fail it.
+      await s.services.store.db
+        .updateTable('operations')
+        .set({ lease_owner: 'wkr_gone' })
+        .where('id', '=', op.id)
+        .execute();
+      s.clock.advance(LEASE_MS + 1);
+      await s.services.operations.renewLeases();
+      await s.services.operations.expireLeases();
+      const failed = await row();
+      expect(failed.state).toBe('failed');
+      expect(JSON.parse(failed.error!).detail).toBe('the server receiving the upload stopped; upload again');
+      const tenant = await s.services.store.db
+        .selectFrom('tenants')
+        .select(['reserved_bytes', 'used_bytes'])
+        .where('id', '=', projectId)
+        .executeTakeFirstOrThrow();
+      expect(tenant).toEqual({ reserved_bytes: 0, used_bytes: 0 });
+      await waitFor(
+        async () => (blobFiles(s, `.staging/${op.id}`).length === 0 ? true : undefined),
+        'the staged files to go',
+      );
+      body.destroy();
+    } finally {
+      await s.stop();
     }
   });
 

@@ -69,6 +69,11 @@ export interface BlobStore {
    * to storage, until `grant.expiresAt` (an S3-compatible store returns a presigned PUT URL).
    */
   presignPut(grant: PutGrant): Promise<SignedPut>;
+  /**
+   * Optional: the origin signed PUTs go to when it is not this server's (a bucket), once known. A
+   * page that sends them from a browser (the dashboard) must allow it in its `connect-src`.
+   */
+  readonly uploadOrigin?: string;
   /** Only for a store that receives signed PUTs itself (the local one): checks one such request. */
   verifyPut?(key: string, query: URLSearchParams, now: number): PutVerdict;
 

@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { type ProblemError, problem } from '../problem';
 import {
   assertBlobKey,
   collect,
@@ -59,6 +60,8 @@ export interface S3BlobStoreOptions {
 export class S3BlobStore implements BlobStore {
   readonly client: S3Client;
   private readonly now: () => number;
+  /** Where presigned PUTs go (the SDK decides path or virtual-host style): known after the first one. */
+  uploadOrigin: string | undefined;
 
   constructor(
     readonly location: S3Location,
@@ -83,6 +86,25 @@ export class S3BlobStore implements BlobStore {
         connectionTimeout: CONNECT_TIMEOUT_MS,
       },
     });
+    // After the SDK's own retries: a bucket out of reach or refusing the credentials is a dependency
+    // that is down, which callers answer as dependency_unavailable (the SDK's error is only logged).
+    this.client.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args);
+        } catch (error) {
+          throw unavailable(error) ?? error;
+        }
+      },
+      { step: 'initialize', name: 'marqueeDependencyUnavailable' },
+    );
+    // Signing is local: the dashboard's pages name the bucket's origin from their first answer on.
+    void this.presignPut({
+      key: 'media/upload-origin',
+      bytes: 1,
+      contentType: 'application/octet-stream',
+      expiresAt: this.now() + 60_000,
+    }).catch(() => undefined);
   }
 
   /** The bucket key of a blob key. */
@@ -233,6 +255,7 @@ export class S3BlobStore implements BlobStore {
         signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
       },
     );
+    this.uploadOrigin = new URL(url).origin;
     return { url, method: 'PUT', headers, expiresAt: grant.expiresAt };
   }
 
@@ -383,6 +406,19 @@ class S3TreeStaging implements TreeStaging {
     await this.writes.settle();
     await this.discard();
   }
+}
+
+/**
+ * The bucket did not answer (no HTTP status: refused, reset, timed out, no credentials to sign with),
+ * failed (5xx after retries) or refused the credentials (403): a dependency_unavailable problem
+ * carrying the SDK's error as its cause. Other answers (404, 412) stay the SDK's errors; an abort
+ * stays an abort.
+ */
+function unavailable(error: unknown): ProblemError | undefined {
+  if ((error as { name?: unknown } | null)?.name === 'AbortError') return undefined;
+  const status = statusOf(error);
+  if (status !== undefined && status < 500 && status !== 403) return undefined;
+  return problem('dependency_unavailable', 'the blob store is unavailable; retry later', { cause: error });
 }
 
 function statusOf(error: unknown): number | undefined {

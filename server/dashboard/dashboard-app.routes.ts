@@ -13,14 +13,22 @@ import { checkDashboardRequest } from '../sign-in/dashboard.auth';
 /** Where `npm run build:web` puts the dashboard (vite.config.ts, mode `dashboard`). */
 export const DASHBOARD_DIR = path.resolve(import.meta.dirname, '..', '..', 'dist', 'dashboard');
 
-export const DASHBOARD_HEADERS = {
-  // Media previews are same-origin bytes (/dashboard/v1/media/{id}/content) or local blob: URLs.
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-} as const;
+export const DASHBOARD_HEADERS = dashboardHeaders();
+
+/**
+ * The dashboard's headers. `uploadOrigin` is the bucket that media uploads `PUT` to straight from
+ * the page (MARQUEE_BLOB_URL); a local blob store's signed PUT is on the dashboard origin itself.
+ */
+export function dashboardHeaders(uploadOrigin?: string) {
+  const connect = uploadOrigin === undefined ? "'self'" : `'self' ${uploadOrigin}`;
+  return {
+    // Media previews are same-origin bytes (/dashboard/v1/media/{id}/content) or local blob: URLs.
+    'Content-Security-Policy': `default-src 'none'; script-src 'self'; style-src 'self'; connect-src ${connect}; img-src 'self' blob: data:; media-src 'self' blob:; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+  } as const;
+}
 
 const MIME: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -84,28 +92,30 @@ export function isPageNavigation(req: Request): boolean {
 }
 
 /** Sends the built shell with the dashboard's headers and `status`; false when it is not built. */
-function sendShell(res: Response, method: string, dir: string, status: number): boolean {
+function sendShell(res: Response, method: string, dir: string, status: number, uploadOrigin?: string): boolean {
   const index = path.join(dir, 'index.html');
   if (!isFile(index)) return false;
-  res
-    .status(status)
-    .set({ ...DASHBOARD_HEADERS, 'Cache-Control': 'no-cache', 'Content-Type': 'text/html; charset=utf-8' });
+  res.status(status).set({
+    ...dashboardHeaders(uploadOrigin),
+    'Cache-Control': 'no-cache',
+    'Content-Type': 'text/html; charset=utf-8',
+  });
   res.end(method === 'HEAD' ? undefined : fs.readFileSync(index));
   return true;
 }
 
 /** Answers a mistyped page address with the shell and 404 (the app shows "no such page"); false when not built. */
-export function serveNotFoundPage(res: Response, method: string, dir: string): boolean {
-  return sendShell(res, method, dir, 404);
+export function serveNotFoundPage(res: Response, method: string, dir: string, uploadOrigin?: string): boolean {
+  return sendShell(res, method, dir, 404, uploadOrigin);
 }
 
 export function dashboardApp(dir: string) {
   const shell = query({}, async (ctx) => {
     checkDashboardRequest(ctx);
-    if (sendShell(ctx.res, ctx.req.method, dir, 200)) return;
+    if (sendShell(ctx.res, ctx.req.method, dir, 200, ctx.services.blobs.uploadOrigin)) return;
     ctx.res
       .status(503)
-      .set({ ...DASHBOARD_HEADERS, 'Cache-Control': 'no-cache' })
+      .set({ ...dashboardHeaders(ctx.services.blobs.uploadOrigin), 'Cache-Control': 'no-cache' })
       .type('text/plain')
       .end('The dashboard is not built yet. Run `npm run build:web` (npm start does this for you).\n');
   });

@@ -2,7 +2,8 @@
 // it is the local blob store's door on the control origin, is handed out on the dashboard origin
 // instead (the same path and signature; the door is mounted on both). The browser then uploads
 // same-origin, with no CORS on the control plane. An S3-compatible store's URL is left as issued:
-// its bucket's CORS rule must allow the dashboard origin (docs/operations.md).
+// its bucket's CORS rule must allow the dashboard origin (docs/operations.md), and the pages' CSP
+// names the bucket's origin (dashboardHeaders).
 import type { MediaUploadSession } from '../../sdk/contract/media';
 import { SIGNED_PUT_PREFIX } from '../blobs/signed-put';
 import type { RouteHandler } from '../http/route';

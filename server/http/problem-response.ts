@@ -30,7 +30,11 @@ export interface ProblemContext {
 }
 
 export function toProblem(error: unknown, logger: Logger, requestId: string): ProblemError {
-  if (error instanceof ProblemError) return error;
+  if (error instanceof ProblemError) {
+    if (error.options.cause !== undefined)
+      logger.warn({ request_id: requestId, err: error.options.cause }, `answered ${error.code}`);
+    return error;
+  }
   const status = (error as { status?: number; statusCode?: number } | null)?.status;
   // Errors raised by Node/Express body handling (aborted or malformed requests) are the client's.
   if (status === 400 || status === 413) return problem('invalid_request', 'the request could not be read');
@@ -62,6 +66,17 @@ export function problemBody(
   return body;
 }
 
+/** Headers that describe a body the handler meant to send, not the problem sent instead. */
+const REPRESENTATION_HEADERS = [
+  'Content-Length',
+  'Content-Range',
+  'Content-Disposition',
+  'Content-Encoding',
+  'Accept-Ranges',
+  'ETag',
+  'Last-Modified',
+];
+
 export function sendProblem(res: Response, error: unknown, ctx: ProblemContext): void {
   const p = toProblem(error, ctx.logger, ctx.requestId);
   const body = problemBody(p, ctx);
@@ -70,6 +85,9 @@ export function sendProblem(res: Response, error: unknown, ctx: ProblemContext):
     res.destroy();
     return;
   }
+  // A handler that failed after describing its body (a blob read that failed at once) leaves that
+  // description behind: the problem is another representation.
+  for (const name of REPRESENTATION_HEADERS) res.removeHeader(name);
   const headers: Record<string, string> = { ...ctx.headers, ...p.options.headers };
   const retryAfter = p.options.retryAfter ?? retryAfterOf(p.code);
   if (retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfter)));
@@ -77,5 +95,7 @@ export function sendProblem(res: Response, error: unknown, ctx: ProblemContext):
   res.status(body.status as number);
   res.set(headers);
   res.setHeader('Content-Type', 'application/problem+json');
-  res.end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }

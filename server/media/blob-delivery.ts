@@ -6,6 +6,7 @@
 // megabyte buffers cost page faults and garbage collection on every request. Other stores stream
 // as before.
 import type { IncomingMessage as Request, ServerResponse as Response } from 'node:http';
+import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore, OpenBlob } from '../blobs/blob-store';
 
@@ -182,6 +183,14 @@ async function streamRange(
   sent: (bytes: number) => void,
 ): Promise<void> {
   const source = blobs.read(key, { start, end });
+  // Nothing goes out before the store has the first bytes: a read that fails at once (a bucket out
+  // of reach, an object lost from it) still becomes a problem answer, not a cut connection.
+  try {
+    await once(source, 'readable');
+  } catch (error) {
+    source.destroy();
+    throw error;
+  }
   source.on('data', (chunk: Buffer) => sent(chunk.length));
   try {
     await pipeline(source, res);

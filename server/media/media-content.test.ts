@@ -171,6 +171,16 @@ describe('GET /api/v1/media/{id}/content', () => {
     const res = await server.request('GET', `/api/v1/media/${own.id}/content`, { token: account });
     expect(res.status).toBe(403);
   });
+
+  it('answers a problem of its own, none of the media headers, when the stored bytes are gone', async () => {
+    await server.services.blobs.delete(`media/${media.id}`); // lost from the blob directory behind Marquee's back
+    const res = await server.request('GET', content(), { token, headers: { range: 'bytes=0-9' } });
+    expect(res.status, res.text).toBe(500);
+    expect(res.json()).toMatchObject({ code: 'internal_error' });
+    expect(res.headers['content-length']).toBe(String(res.body.length));
+    for (const name of ['content-range', 'content-disposition', 'etag', 'accept-ranges'])
+      expect(res.headers[name], name).toBeUndefined();
+  });
 });
 
 describe('the ready media cache of the byte routes', () => {

@@ -21,8 +21,9 @@ beforeAll(async () => {
   restoreEnvironment = credentialsInEnvironment();
 });
 const env = useEnrolledServer({ config });
+let bucketStopped = false;
 afterAll(async () => {
-  await s3.stop();
+  if (!bucketStopped) await s3.stop();
   restoreEnvironment();
 });
 
@@ -153,5 +154,67 @@ describe('media on S3', () => {
     expect(part.status).toBe(206);
     expect(part.headers['content-range']).toBe(`bytes 8-15/${bytes.length}`);
     expect(part.body.equals(bytes.subarray(8, 16))).toBe(true);
+  });
+
+  it('answers a problem, not a cut connection, when the bucket cannot give the bytes', async () => {
+    const client = testClient(env.server.origin, { token: env.token });
+    const gif = await image('gif', 40, 30);
+    const { id } = (await client.media.upload(new Uint8Array(gif), { filename: 'gone.gif' })).data;
+    const p = await env.player();
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, imageDoc(id)),
+    });
+    const { manifest } = await validManifest(env.server, p);
+    await blobs().delete(`media/${id}`); // the object is lost from the bucket behind Marquee's back
+    const exported = await env.server.request('GET', `/api/v1/media/${id}/content`, { token: env.token });
+    const played = await env.server.request('GET', `/content/v1/manifests/${manifest.manifestRevision}/media/${id}`, {
+      cookies: p.cookies,
+      headers: { range: 'bytes=0-9' },
+    });
+    for (const answer of [exported, played]) {
+      expect(answer.status, answer.text).toBe(500);
+      expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(answer.json()).toMatchObject({ code: 'internal_error' });
+      // The bucket's own words (its error, its key) stay in the log.
+      expect(answer.text).not.toMatch(/NoSuchKey|marquee\/media/);
+    }
+  });
+
+  it("lets the dashboard's pages PUT to the bucket: its origin is in their connect-src", async () => {
+    const bucket = new URL((await declare(env.server, env.token, bytes, 'image/png')).session.upload_url).origin;
+    const host = new URL(env.server.config.dashboardOrigin).host;
+    for (const path of ['/', '/media', '/no-such-page']) {
+      const page = await env.server.request('GET', path, { host, headers: { accept: 'text/html' } });
+      expect([200, 404, 503], path).toContain(page.status);
+      expect(page.headers['content-security-policy'], path).toContain(`connect-src 'self' ${bucket};`);
+    }
+  });
+
+  // Last: it stops the bucket.
+  it('answers dependency_unavailable with Retry-After 5 while the bucket is out of reach', async () => {
+    const declared = await declare(env.server, env.token, bytes, 'image/png');
+    expect((await putToBucket(declared.session, bytes)).status).toBe(200);
+    const p = await env.player();
+    await patchScreen(env.server, env.token, p.screen.id, {
+      playlist_id: await createPlaylist(env.server, env.token, imageDoc(mediaId)),
+    });
+    const { manifest } = await validManifest(env.server, p);
+    await s3.stop();
+    bucketStopped = true;
+    const committed = await commit(env.server, env.token, declared);
+    const played = await env.server.request(
+      'GET',
+      `/content/v1/manifests/${manifest.manifestRevision}/media/${mediaId}`,
+      {
+        cookies: p.cookies,
+        headers: { range: 'bytes=0-9' },
+      },
+    );
+    for (const answer of [committed, played]) {
+      expect(answer.status, answer.text).toBe(500);
+      expect(answer.json()).toMatchObject({ code: 'dependency_unavailable' });
+      expect(answer.headers['retry-after']).toBe('5');
+      expect(answer.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
+    }
   });
 });

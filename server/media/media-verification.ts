@@ -139,6 +139,9 @@ async function timedFacts(blobs: BlobStore, key: string, declared: Declared): Pr
     source: new CustomSource({
       getSize: () => declared.bytes,
       read: (start, end) => readRange(blobs, key, start, end),
+      // Reads ahead in growing blocks: without it a scan (an MP3 with no Xing header is timed frame by
+      // frame) reads once per frame, each a GET on a bucket (137,663 for an hour of MP3).
+      prefetchProfile: 'network',
     }),
   });
   try {

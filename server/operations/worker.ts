@@ -30,6 +30,8 @@ export const LEASE_MS = 2 * 60_000;
 export const LEASE_RENEW_EVERY_MS = 30_000;
 /** The watchdog looks for lapsed leases this often. */
 export const LEASE_CHECK_EVERY_MS = 30_000;
+/** The failure of a streamed upload whose receiving server stopped renewing its lease. */
+const RECEIVER_GONE = 'the server receiving the upload stopped; upload again';
 /** Longest one attempt may run unless its runner says otherwise; verifying 1 GiB takes minutes, not this. */
 export const RUN_DEADLINE_MS = 30 * 60_000;
 const IDLE_POLL_MS = 2000;
@@ -147,6 +149,7 @@ export class OperationWorker {
 
   /** Creates an operation in the caller's transaction; queued ones wake the worker after commit. */
   async create(work: Work, input: NewOperation, now: number): Promise<OperationRow> {
+    const receivesStream = input.state === 'receiving' && !this.runners.get(input.kind)?.receivingSurvivesRestart;
     const row: OperationRow = {
       id: input.id ?? newId('op'),
       tenant_id: input.tenantId,
@@ -154,8 +157,9 @@ export class OperationWorker {
       state: input.state,
       fence: 0,
       attempts: 0,
-      lease_expires_at: null,
-      // A body being received belongs to this process: only it (or its restart) may give it up.
+      // A streamed body being received belongs to this process, which renews its lease while it lives:
+      // its restart gives it up, and so does the watchdog once the lease lapses (a replica gone for good).
+      lease_expires_at: receivesStream ? now + LEASE_MS : null,
       lease_owner: input.state === 'receiving' ? this.deps.workerId : null,
       input: JSON.stringify(input.input),
       result: null,
@@ -173,7 +177,13 @@ export class OperationWorker {
   async enqueue(work: Work, id: string, now: number, input?: Record<string, unknown>): Promise<boolean> {
     const result = await work.db
       .updateTable('operations')
-      .set({ state: 'queued', lease_owner: null, updated_at: now, ...(input ? { input: JSON.stringify(input) } : {}) })
+      .set({
+        state: 'queued',
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: now,
+        ...(input ? { input: JSON.stringify(input) } : {}),
+      })
       .where('id', '=', id)
       .where('state', '=', 'receiving')
       .executeTakeFirst();
@@ -327,9 +337,19 @@ export class OperationWorker {
     return state;
   }
 
-  /** Extends the lease of every run of this process that is still within its deadline. */
+  /**
+   * Extends the lease of every run of this process that is still within its deadline, and of every
+   * streamed body it is receiving.
+   */
   async renewLeases(): Promise<void> {
     const now = this.deps.clock.now();
+    await this.deps.store.db
+      .updateTable('operations')
+      .set({ lease_expires_at: now + LEASE_MS })
+      .where('state', '=', 'receiving')
+      .where('lease_owner', '=', this.deps.workerId)
+      .where('lease_expires_at', 'is not', null)
+      .execute();
     for (const run of this.running.values()) {
       if (run.released || now >= run.deadline) continue;
       await this.deps.store.db
@@ -360,6 +380,21 @@ export class OperationWorker {
       this.deps.logger.warn(
         { operation_id: op.id, kind: op.kind, attempts: op.attempts, outcome: state },
         'operation lease lapsed; run taken back',
+      );
+    }
+    // Streamed bodies whose receiver stopped renewing (it died, and may never start again).
+    const abandoned = await this.deps.store.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('state', '=', 'receiving')
+      .where('lease_expires_at', 'is not', null)
+      .where('lease_expires_at', '<=', now)
+      .execute();
+    for (const op of abandoned) {
+      if ((await this.reclaim(op, now, RECEIVER_GONE)) === undefined) continue;
+      this.deps.logger.warn(
+        { operation_id: op.id, kind: op.kind, lease_owner: op.lease_owner },
+        'upload receiver lease lapsed; upload failed',
       );
     }
     if (reclaimed > 0) this.kick();
@@ -513,6 +548,8 @@ export class OperationWorker {
         : problem('internal_error', 'the operation failed unexpectedly; see the server log for its id');
     if (!(error instanceof ProblemError))
       this.deps.logger.error({ err: error, operation_id: op.id }, 'operation failed unexpectedly');
+    else if (error.options.cause !== undefined)
+      this.deps.logger.warn({ err: error.options.cause, operation_id: op.id }, `operation failed: ${error.code}`);
     await this.deps.store.transaction(async (work) => {
       const now = this.deps.clock.now();
       const result = await work.db

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { image, uploadReady } from '../media/media.fixtures';
 import { TestServer } from '../testing/harness';
-import { testDatabase, type TestDatabase } from '../testing/test-database';
+import { TEST_DATABASE_URL, testDatabase, type TestDatabase } from '../testing/test-database';
 import { runBackupCommand } from './backup';
 
 const temp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -78,6 +78,20 @@ describe('backup and restore', () => {
     const still = await original.request('GET', `/api/v1/media/${mediaId}`, { token });
     expect(still.status).toBe(200);
   });
+
+  it.skipIf(!TEST_DATABASE_URL)(
+    'says so, not a stack trace, when it cannot reach the database to restore into',
+    async () => {
+      const lines: string[] = [];
+      const url = new URL(original.config.databaseUrl);
+      url.pathname = '/marquee_never_created';
+      const into = { dataDir: temp('marquee-fresh-'), databaseUrl: url.toString() };
+      expect(await runBackupCommand(['restore', backupDir], envOf(into), (l) => lines.push(l))).toBe(1);
+      expect(lines).toEqual([
+        'marquee backup: cannot connect to the database to restore into: database "marquee_never_created" does not exist',
+      ]);
+    },
+  );
 
   it('refuses a directory that holds no finished backup', async () => {
     const lines: string[] = [];

@@ -187,7 +187,12 @@ async function postgresTool(tool: 'pg_dump' | 'pg_restore', url: string, args: s
 
 async function postgresIsEmpty(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    // Not created yet, a wrong password, a server down: the operator's to fix (the message names no password).
+    throw new BackupError(`cannot connect to the database to restore into: ${(error as Error).message}`);
+  }
   try {
     const { rows } = await client.query<{ n: string }>(
       `SELECT count(*) AS n FROM pg_tables WHERE schemaname = current_schema()`,

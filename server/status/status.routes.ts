@@ -15,10 +15,11 @@ export const ready = query({}, async (ctx) => {
     throw config.model === 'A' ? problem('not_ready', detail, { retryAfter: 1 }) : problem('server_draining', detail);
   }
   if (lifecycle.state === 'starting') throw problem('not_ready', 'the service is still starting');
+  // The database answers before its schema is read: one that is down is dependency_unavailable.
+  if (!(await store.ping())) throw problem('dependency_unavailable', 'the database does not answer');
   const schema = await store.schemaStatus(clock.now());
   if (schema.state === 'incompatible')
     throw problem('schema_incompatible', `database schema incompatible: ${schema.detail}`);
-  if (!(await store.ping())) throw problem('dependency_unavailable', 'the database does not answer');
   if (!(await blobs.writable())) throw problem('dependency_unavailable', 'the blob store is not writable');
   const degraded: string[] = [];
   if (schema.state === 'drifting') degraded.push('schema');

@@ -106,6 +106,15 @@ describe('status surface', () => {
     server.services.lifecycle.state = 'ready';
   });
 
+  it('answers dependency_unavailable with Retry-After 5 when the database does not answer', async () => {
+    server = await TestServer.start();
+    await server.services.store.close(); // as a database that went down: every query fails
+    const res = await server.request('GET', '/.ready');
+    expect(res.status).toBe(500);
+    expect(res.json()).toMatchObject({ code: 'dependency_unavailable', detail: 'the database does not answer' });
+    expect(res.headers['retry-after']).toBe('5');
+  });
+
   it('reports a database from a newer Marquee as schema_incompatible', async () => {
     server = await TestServer.start();
     await server.services.store.db

@@ -3,6 +3,7 @@
 // catalog answers schema status.
 import { PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { problem } from '../problem';
 import { MIGRATION_TABLES, type StoreDriver } from './driver';
 
 /** Connections per process; each replica holds its own pool. */
@@ -56,8 +57,18 @@ export async function openPostgres(url: string): Promise<StoreDriver> {
   }
   return {
     engine: 'postgres',
-    // Kysely's destroy() ends the pool it was given; close() owns that here.
-    dialect: new PostgresDialect({ pool: { connect: () => pool.connect(), end: async () => {} } }),
+    // Kysely's destroy() ends the pool it was given; close() owns that here. A connection that cannot
+    // be had (the server down or gone, no free one within CONNECT_TIMEOUT_MS) is a dependency that is
+    // down: dependency_unavailable, pg's error kept as the cause for the log.
+    dialect: new PostgresDialect({
+      pool: {
+        connect: () =>
+          pool.connect().catch((error: unknown) => {
+            throw problem('dependency_unavailable', 'the database is unavailable; retry later', { cause: error });
+          }),
+        end: async () => {},
+      },
+    }),
     async appliedMigrations() {
       const { rows } = await pool.query<{ present: boolean }>(
         `SELECT to_regclass('kysely_migration') IS NOT NULL AS present`,
