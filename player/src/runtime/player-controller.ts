@@ -27,7 +27,7 @@ import {
 import { readActedReload, reloadRequestOf, shouldActOnReload, writeActedReload } from './reload-rule';
 import { isDisplayOn, nextDisplaySwitch } from '../../../sdk/schedule/display-power';
 import type { KioskHooks } from './kiosk-hooks';
-import { ACTED_REBOOT_KEY, admitToast, dropExpiredWaiting, shouldReboot, toastOf } from './screen-commands';
+import { ACTED_REBOOT_KEY, admitToast, dropStaleWaiting, shouldReboot, toastOf } from './screen-commands';
 import { MarqueeProblem } from '../../../sdk/client/problem';
 import { isUnreachable, ManifestRejected, RuntimeClient } from '../../../sdk/client/runtime';
 import { MANIFEST_ACTIVATED } from '../../../sdk/contract/runtime';
@@ -457,10 +457,10 @@ export class PlayerController {
       this.displayTimer = setTimeout(() => this.judgeDisplay(), Math.min(next - now + 50, 2 ** 31 - 1));
   }
 
-  /** Shows the next toast for its duration; expired waiting ones are skipped. */
+  /** Shows the next toast for its duration; waiting ones that could not start in time are skipped. */
   private showToasts(): void {
     if (this.toastTimer !== undefined) return;
-    const queue = dropExpiredWaiting(this.host.store.getState().toasts, this.now());
+    const queue = dropStaleWaiting(this.host.store.getState().toasts, this.now());
     this.host.store.setState({ toasts: queue });
     const current = queue[0];
     if (!current) return;

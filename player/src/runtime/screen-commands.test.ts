@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { admitToast, dropExpiredWaiting, shouldReboot, TOAST_QUEUE_MAX, type ToastView } from './screen-commands';
+import {
+  admitToast,
+  dropStaleWaiting,
+  shouldReboot,
+  TOAST_QUEUE_MAX,
+  TOAST_WAIT_MAX_MS,
+  type ToastView,
+} from './screen-commands';
 
 const NOW = Date.parse('2026-11-23T10:00:00Z');
 const toast = (id: string, expiresIn = 10_000): ToastView => ({
@@ -22,9 +29,18 @@ describe('toast queue', () => {
     expect(admitToast([], toast('late', -1), NOW)).toEqual([]);
   });
 
-  it('drops waiting toasts that expired, never the one on glass', () => {
-    const queue = [toast('shown', -5000), toast('stale', -1), toast('fresh')];
-    expect(dropExpiredWaiting(queue, NOW).map((t) => t.id)).toEqual(['shown', 'fresh']);
+  it('shows a short toast queued behind a longer one, though its expires_at passed while it waited', () => {
+    // A 10 s toast on glass, then a 3 s one: its expires_at (send + 3 s) is long gone when its turn comes.
+    let queue = admitToast([], toast('long'), NOW);
+    queue = admitToast(queue, { ...toast('short', 3000), durationMs: 3000 }, NOW + 100);
+    expect(dropStaleWaiting(queue, NOW + 10_000).map((t) => t.id)).toEqual(['long', 'short']);
+  });
+
+  it('drops waiting toasts that could not start within a minute of arriving, never the one on glass', () => {
+    let queue = admitToast([], toast('shown'), NOW);
+    queue = admitToast(queue, toast('stale'), NOW);
+    queue = admitToast(queue, toast('fresh', 40_000), NOW + 30_000);
+    expect(dropStaleWaiting(queue, NOW + TOAST_WAIT_MAX_MS).map((t) => t.id)).toEqual(['shown', 'fresh']);
   });
 
   it('keeps the queue bounded, keeping the toast on glass', () => {

@@ -1,10 +1,16 @@
-// Commands the runtime stream brings besides manifests: toasts (queued, shown one at a time, never
-// after they expired), reboots (once each, never after they expired) and the display state.
+// Commands the runtime stream brings besides manifests: toasts (queued, shown one at a time; one
+// that arrives after it expired is never shown), reboots (once each, never after they expired) and
+// the display state.
 import type { EventDetails } from '../../../sdk/contract/event-types';
 import type { ToastLevel } from '../../../sdk/contract/fleet';
 
 /** Toasts waiting at most: a burst beyond this drops the oldest waiting ones, not the one on glass. */
 export const TOAST_QUEUE_MAX = 10;
+/**
+ * A waiting toast starts within this long of arriving, or not at all. Not its `expires_at`: that is
+ * the send time plus its duration, so a toast queued behind a longer one would always miss it.
+ */
+export const TOAST_WAIT_MAX_MS = 60_000;
 export const ACTED_REBOOT_KEY = 'marquee.player.acted-reboot';
 
 export interface ToastView {
@@ -14,6 +20,8 @@ export interface ToastView {
   durationMs: number;
   /** Server time after which it is not shown (a player that was offline does not replay it). */
   expiresAt: number;
+  /** When this player admitted it to its queue (its clock). */
+  admittedAt?: number;
 }
 
 export function toastOf(details: EventDetails<'screen.toast'>): ToastView {
@@ -29,14 +37,14 @@ export function toastOf(details: EventDetails<'screen.toast'>): ToastView {
 /** The queue with this toast admitted: expired or already queued toasts change nothing. */
 export function admitToast(queue: readonly ToastView[], toast: ToastView, now: number): ToastView[] {
   if (!(toast.expiresAt > now) || queue.some((t) => t.id === toast.id)) return [...queue];
-  const next = [...queue, toast];
+  const next = [...queue, { ...toast, admittedAt: now }];
   // Keep the one on glass (first); drop the oldest waiting ones beyond the bound.
   return next.length > TOAST_QUEUE_MAX ? [next[0]!, ...next.slice(next.length - TOAST_QUEUE_MAX + 1)] : next;
 }
 
-/** The queue without toasts that expired while they waited (the one on glass runs its course). */
-export function dropExpiredWaiting(queue: readonly ToastView[], now: number): ToastView[] {
-  return queue.filter((t, i) => i === 0 || t.expiresAt > now);
+/** The queue without toasts that waited too long to start (the one on glass runs its course). */
+export function dropStaleWaiting(queue: readonly ToastView[], now: number): ToastView[] {
+  return queue.filter((t, i) => i === 0 || now - (t.admittedAt ?? now) < TOAST_WAIT_MAX_MS);
 }
 
 /** A reboot is acted on once, and only before it expires. */
