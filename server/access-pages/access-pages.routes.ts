@@ -9,9 +9,11 @@ import { checkDashboardRequest } from '../sign-in/dashboard.auth';
 import { problem } from '../problem';
 
 const DIR = import.meta.dirname;
-const ASSETS: Record<string, string> = {
-  'access.js': 'text/javascript; charset=utf-8',
-  'access.css': 'text/css; charset=utf-8',
+/** Each file the page uses: its type and where it lives (the icon is the dashboard app's own). */
+const ASSETS: Record<string, { type: string; file: string }> = {
+  'access.js': { type: 'text/javascript; charset=utf-8', file: path.join(DIR, 'access.js') },
+  'access.css': { type: 'text/css; charset=utf-8', file: path.join(DIR, 'access.css') },
+  'favicon.svg': { type: 'image/svg+xml', file: path.join(DIR, '..', '..', 'dashboard', 'favicon.svg') },
 };
 
 export const ACCESS_PAGE_HEADERS = {
@@ -33,9 +35,9 @@ export const accessPage = query({}, async (ctx) => {
 
 export const accessAsset = query({}, async (ctx) => {
   const name = ctx.params.file!;
-  const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
-  if (!type) throw problem('not_found', 'no such file');
-  const body = fs.readFileSync(path.join(DIR, name));
-  ctx.res.status(200).set({ ...ACCESS_PAGE_HEADERS, 'Content-Type': type, 'Cache-Control': 'no-cache' });
+  const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+  if (!asset) throw problem('not_found', 'no such file');
+  const body = fs.readFileSync(asset.file);
+  ctx.res.status(200).set({ ...ACCESS_PAGE_HEADERS, 'Content-Type': asset.type, 'Cache-Control': 'no-cache' });
   ctx.res.end(ctx.req.method === 'HEAD' ? undefined : body);
 });

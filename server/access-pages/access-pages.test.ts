@@ -24,6 +24,13 @@ describe('the access page', () => {
     }
     const script = await server.request('GET', '/access/access.js', { host: dashboard() });
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    // Its tab shows the dashboard's icon (a browser would otherwise ask for a /favicon.ico).
+    const page = await server.request('GET', '/access', { host: dashboard() });
+    expect(page.text).toContain('<link rel="icon" type="image/svg+xml" href="/access/favicon.svg">');
+    const icon = await server.request('GET', '/access/favicon.svg', { host: dashboard() });
+    expect(icon.status).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+    expect(icon.text).toContain('<svg');
     expect((await server.request('GET', '/access/secret.key', { host: dashboard() })).status).toBe(404);
     expect((await server.request('GET', '/access/..%2Fsign-in.ts', { host: dashboard() })).status).toBe(404);
   });
