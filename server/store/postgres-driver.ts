@@ -17,6 +17,45 @@ const UNIQUE_VIOLATION = '23505';
 /** SQLSTATEs after which the whole transaction can run again: serialization_failure, deadlock_detected. */
 const RETRYABLE = new Set(['40001', '40P01', UNIQUE_VIOLATION]);
 
+/** SQLSTATEs of a connection the server ended (admin_shutdown, crash_shutdown, cannot_connect_now). */
+const SERVER_ENDED = new Set(['57P01', '57P02', '57P03']);
+/** Node's codes of a socket that went away. */
+const SOCKET_LOST = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT']);
+
+/**
+ * Whether a query failed because its connection went away (the server stopped or restarted, the
+ * backend was terminated, the network dropped), not because of the query: the dependency is down.
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = String((error as { code?: unknown }).code ?? '');
+  if (code.startsWith('08') || SERVER_ENDED.has(code) || SOCKET_LOST.has(code)) return true;
+  // pg's own words for a socket that closed under a query, or a client it already saw fail.
+  return /^Connection terminated|not queryable/.test(error.message);
+}
+
+const unavailable = (cause: unknown) =>
+  problem('dependency_unavailable', 'the database is unavailable; retry later', { cause });
+
+/** Pooled clients whose query is guarded already (a client is checked out many times). */
+const GUARDED = new WeakSet<pg.PoolClient>();
+
+/** The pooled client, with its query failures from a lost connection turned into unavailable. */
+function guarded(client: pg.PoolClient): pg.PoolClient {
+  if (GUARDED.has(client)) return client;
+  GUARDED.add(client);
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const guardedQuery = (...args: unknown[]) => {
+    const result = query(...args);
+    // A cursor (streamed results) is returned as itself; a query's promise is watched.
+    if (!(result instanceof Promise)) return result;
+    return result.catch((error: unknown) => {
+      throw isConnectionLoss(error) ? unavailable(error) : error;
+    });
+  };
+  return Object.assign(client, { query: guardedQuery as pg.PoolClient['query'] });
+}
+
 function parseInt8(text: string): number {
   const value = Number(text);
   if (!Number.isSafeInteger(value)) throw new Error(`int8 value ${text} does not fit a JavaScript number`);
@@ -58,13 +97,14 @@ export async function openPostgres(url: string): Promise<StoreDriver> {
   return {
     engine: 'postgres',
     // Kysely's destroy() ends the pool it was given; close() owns that here. A connection that cannot
-    // be had (the server down or gone, no free one within CONNECT_TIMEOUT_MS) is a dependency that is
-    // down: dependency_unavailable, pg's error kept as the cause for the log.
+    // be had (the server down or gone, no free one within CONNECT_TIMEOUT_MS), or that is lost under
+    // a query, is a dependency that is down: dependency_unavailable, pg's error kept as the cause for
+    // the log. pg's pool drops a client that is no longer queryable when it is released.
     dialect: new PostgresDialect({
       pool: {
         connect: () =>
-          pool.connect().catch((error: unknown) => {
-            throw problem('dependency_unavailable', 'the database is unavailable; retry later', { cause: error });
+          pool.connect().then(guarded, (error: unknown) => {
+            throw unavailable(error);
           }),
         end: async () => {},
       },

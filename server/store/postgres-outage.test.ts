@@ -1,5 +1,6 @@
 // PostgreSQL going away under a running server: requests answer the spec's dependency_unavailable
 // (Retry-After 5), as /.ready does, never an internal_error or pg's own words.
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../testing/harness';
@@ -8,6 +9,40 @@ import { TEST_DATABASE_URL } from '../testing/test-database';
 describe.skipIf(!TEST_DATABASE_URL || TEST_DATABASE_URL.startsWith('sqlite:'))('PostgreSQL out of reach', () => {
   let server: TestServer | undefined;
   afterAll(async () => server?.stop().catch(() => undefined));
+
+  it('answers dependency_unavailable when its connection is lost under a query, and recovers', async () => {
+    const own = await TestServer.start();
+    try {
+      const name = new URL(own.config.databaseUrl).pathname.slice(1);
+      const db = own.services.store.db;
+      // Its outcome is taken at once (a rejection nobody has awaited yet would be reported unhandled).
+      const slow = sql`SELECT pg_sleep(30)`.execute(db).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      try {
+        // The backend serving the slow query is ended, as a restart or failover of the server would.
+        for (let ended = 0; ended === 0; ) {
+          const { rowCount } = await admin.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT pg_sleep%'`,
+            [name],
+          );
+          ended = rowCount ?? 0;
+          if (ended === 0) await new Promise((r) => setTimeout(r, 50));
+        }
+      } finally {
+        await admin.end();
+      }
+      expect(await slow).toMatchObject({ code: 'dependency_unavailable' });
+      // The lost connection left the pool: the next query gets a live one.
+      const { rows } = await sql<{ one: number }>`SELECT 1 AS one`.execute(db);
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      await own.stop();
+    }
+  });
 
   it('answers dependency_unavailable when no connection to the database can be had', async () => {
     server = await TestServer.start();
