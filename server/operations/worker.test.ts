@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { problem } from '../problem';
 import { TestServer, randomKey } from '../testing/harness';
-import { LEASE_MS, MAX_ATTEMPTS, RUN_DEADLINE_MS, type OperationRunner, type Publish } from './worker';
+import {
+  LEASE_MS,
+  MAX_ATTEMPTS,
+  RUN_DEADLINE_MS,
+  UNAVAILABLE_RETRY_MS,
+  type OperationRunner,
+  type Publish,
+} from './worker';
 
 let server: TestServer;
 afterEach(async () => server?.stop());
@@ -106,6 +113,26 @@ describe('durable operations', () => {
       await createOp(server, project.projectId, 'test.vendor'),
       await createOp(server, account.accountId, 'test.vendor'),
     ];
+    // A dependency that stays down: each attempt waits out the retry delay, the last one fails.
+    const rows = () =>
+      server.services.store.db
+        .selectFrom('operations')
+        .selectAll()
+        .where(
+          'id',
+          'in',
+          ops.map((o) => o.id),
+        )
+        .execute();
+    for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
+      for (let i = 0; i < 200; i++) {
+        const all = await rows();
+        if (all.every((r) => r.attempts === attempt && r.state === 'running' && r.lease_owner === null)) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      server.clock.advance(UNAVAILABLE_RETRY_MS);
+      await server.services.operations.expireLeases();
+    }
     await server.services.operations.idle();
     const [p, a] = await Promise.all(
       ops.map(
@@ -276,6 +303,17 @@ describe('operation leases', () => {
     throw new Error(`operation ${id} never became ${state}`);
   }
 
+  const row = (s: TestServer, id: string) =>
+    s.services.store.db.selectFrom('operations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+  async function until(check: () => Promise<boolean>) {
+    for (let i = 0; i < 200; i++) {
+      if (await check()) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error('the condition never held');
+  }
+
   it('renews a live run, and takes back one past its deadline once its lease lapses: aborted, requeued, its slot freed', async () => {
     server = await TestServer.start();
     const { operations } = server.services;
@@ -310,6 +348,51 @@ describe('operation leases', () => {
       ['succeeded', 1],
     ]);
     expect(server.logText()).toContain('operation lease lapsed; run taken back');
+  });
+
+  it('tries a run that found a dependency down again once the retry delay lapsed, and fails it after the last attempt', async () => {
+    server = await TestServer.start();
+    const { operations } = server.services;
+    // The bucket is down for the first run of 'test.flaky', and for every run of 'test.down'.
+    let flakyRuns = 0;
+    const unavailable = () => problem('dependency_unavailable', 'the blob store is unavailable; retry later');
+    operations.register({
+      kind: 'test.flaky',
+      async run() {
+        flakyRuns++;
+        if (flakyRuns === 1) throw unavailable();
+        return async () => ({ runs: flakyRuns });
+      },
+    });
+    operations.register({
+      kind: 'test.down',
+      async run() {
+        throw unavailable();
+      },
+    });
+    const { token, projectId } = await server.enroll();
+    const flaky = await createOp(server, projectId, 'test.flaky');
+    const down = await createOp(server, projectId, 'test.down');
+    const view = async (id: string) => (await server.request('GET', `/api/v1/operations/${id}`, { token })).json();
+    const waiting = async (attempt: number) => {
+      const r = await row(server, down.id);
+      return r.attempts === attempt && r.state === 'running' && r.lease_owner === null;
+    };
+    for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
+      // Not failed: waiting for its retry, and not taken back before the delay.
+      await until(() => waiting(attempt));
+      expect(await view(down.id)).toMatchObject({ state: 'running' });
+      expect(await operations.expireLeases()).toBe(0);
+      server.clock.advance(UNAVAILABLE_RETRY_MS);
+      expect(await operations.expireLeases()).toBeGreaterThanOrEqual(1);
+    }
+    // The last attempt fails it with the dependency's problem.
+    await until(async () => (await row(server, down.id)).state === 'failed');
+    await operations.idle().catch(() => undefined);
+    expect(await view(flaky.id)).toMatchObject({ state: 'succeeded', result: { runs: 2 } });
+    expect(await view(down.id)).toMatchObject({ state: 'failed', error: { code: 'dependency_unavailable' } });
+    expect((await row(server, down.id)).attempts).toBe(MAX_ATTEMPTS);
+    expect(server.logText()).toContain('operation will be tried again: dependency_unavailable');
   });
 
   it(`fails an operation whose runs keep overrunning, after ${MAX_ATTEMPTS} attempts`, async () => {

@@ -30,6 +30,12 @@ export const LEASE_MS = 2 * 60_000;
 export const LEASE_RENEW_EVERY_MS = 30_000;
 /** The watchdog looks for lapsed leases this often. */
 export const LEASE_CHECK_EVERY_MS = 30_000;
+/**
+ * A run that failed because a dependency was down (the database, the bucket) is tried again once
+ * its lease, set to lapse this long after the failure, lapses: the watchdog requeues it, up to
+ * MAX_ATTEMPTS in all, so an outage of a minute does not fail an upload for good.
+ */
+export const UNAVAILABLE_RETRY_MS = 30_000;
 /** The failure of a streamed upload whose receiving server stopped renewing its lease. */
 const RECEIVER_GONE = 'the server receiving the upload stopped; upload again';
 /** Longest one attempt may run unless its runner says otherwise; verifying 1 GiB takes minutes, not this. */
@@ -532,13 +538,30 @@ export class OperationWorker {
         this.deps.logger.info({ operation_id: op.id }, 'operation was cancelled before it could publish');
       // An aborted run was taken away: cancelled, taken back after its lease lapsed (both moved the
       // fence), or stopped mid-run, which leaves the row running for the next start to requeue.
-      else if (!controller.signal.aborted) await this.recordFailure(op, error);
+      else if (controller.signal.aborted) return;
+      else if (isUnavailable(error) && op.attempts < MAX_ATTEMPTS) await this.retryLater(op, error);
+      else await this.recordFailure(op, error);
     } finally {
       if (!published)
         await runner
           .discard?.(op)
           .catch((error) => this.deps.logger.warn({ err: error, operation_id: op.id }, 'discard failed'));
     }
+  }
+
+  /** Leaves the run to lapse UNAVAILABLE_RETRY_MS from now, when the watchdog requeues it. */
+  private async retryLater(op: OperationRow, error: ProblemError): Promise<void> {
+    this.deps.logger.warn(
+      { err: error.options.cause ?? error, operation_id: op.id, attempts: op.attempts },
+      `operation will be tried again: ${error.code}`,
+    );
+    await this.deps.store.db
+      .updateTable('operations')
+      .set({ lease_expires_at: this.deps.clock.now() + UNAVAILABLE_RETRY_MS, lease_owner: null })
+      .where('id', '=', op.id)
+      .where('fence', '=', op.fence)
+      .where('state', '=', 'running')
+      .execute();
   }
 
   private async recordFailure(op: OperationRow, error: unknown): Promise<void> {
@@ -593,4 +616,9 @@ export class OperationWorker {
       now,
     );
   }
+}
+
+/** A failure that says a dependency was down, not that the work itself is wrong. */
+function isUnavailable(error: unknown): error is ProblemError {
+  return error instanceof ProblemError && error.code === 'dependency_unavailable';
 }
