@@ -13,6 +13,7 @@ import {
   type ManifestChangeReason,
 } from '../../sdk/contract/event-types';
 import type { DisplayState } from '../../sdk/contract/fleet';
+import { abortableSleep } from '../../sdk/abortable-sleep';
 import type { RuntimeManifest } from '../../sdk/contract/manifest';
 import type { HostFacts } from '../../sdk/contract/native';
 import type { RuntimeReport } from '../../sdk/contract/runtime';
@@ -362,16 +363,7 @@ export class KioskAgent {
 
   /** Waits `ms`, or less when the agent stops; leaves no listener behind (it runs every few seconds offline). */
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const signal = this.stopped.signal;
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return abortableSleep(ms, this.stopped.signal);
   }
 
   private setOnline(online: boolean): void {

@@ -3,6 +3,7 @@
 // and use any fetch. It resumes at its cursor after every disconnect, backs off with jitter, hands
 // `stream.resync_required` to the caller and continues at the head cursor that frame carries.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { abortableSleep } from '../abortable-sleep';
 import type { ResyncRequired } from '../contract/events';
 import { STREAM_CURSOR, STREAM_RESYNC_REQUIRED } from '../contract/stream-control';
 
@@ -239,7 +240,7 @@ export function followEventStream(options: EventStreamOptions): EventStream {
       );
       failures++;
       await call(() => options.onRetry?.({ attempt: failures, delayMs, error }));
-      await sleep(delayMs, outer.signal);
+      await abortableSleep(delayMs, outer.signal);
     }
   };
 
@@ -265,17 +266,4 @@ async function refusal(res: Response): Promise<Error> {
   if (FATAL_STATUSES.has(res.status)) return new EventStreamError(message, res.status, problem);
   const retryAfter = Number(res.headers.get('retry-after'));
   return new Retryable(message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

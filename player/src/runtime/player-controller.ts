@@ -36,6 +36,7 @@ import { GlassClock } from '../../../sdk/lockstep/glass-clock';
 import { type BarrierAnnouncement, BarrierBook } from '../../../sdk/lockstep/group-protocol';
 import { timelineKey } from '../../../sdk/lockstep/timeline';
 import type { ScreenSurface } from '../../../sdk/contract/screen-health';
+import { abortableSleep } from '../../../sdk/abortable-sleep';
 import type { CaptureRequest } from './glass-capture';
 
 /** Refetch the manifest this long before its placement capabilities expire (they live five minutes). */
@@ -312,16 +313,7 @@ export class PlayerController {
 
   /** Waits `ms`, or less when the player stops; leaves no listener behind (it runs again and again offline). */
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const signal = this.stop.signal;
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return abortableSleep(ms, this.stop.signal);
   }
 
   /** A runtime session: provisioning link, paired device, anonymous public URL, or pairing. */
