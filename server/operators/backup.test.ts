@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { image, uploadReady } from '../media/media.fixtures';
 import { TestServer } from '../testing/harness';
@@ -92,6 +93,23 @@ describe('backup and restore', () => {
       ]);
     },
   );
+
+  it('leaves nothing behind when a backup fails part way, so it can run again into the same directory', async () => {
+    const dataDir = temp('marquee-broken-');
+    const databaseUrl = `sqlite:${path.join(dataDir, 'marquee.db')}`;
+    new Database(path.join(dataDir, 'marquee.db')).close();
+    // The database copies; the secret key cannot be read as a file (a directory stands there).
+    fs.mkdirSync(path.join(dataDir, 'secret.key'));
+    const env = { MARQUEE_DATA_DIR: dataDir, MARQUEE_DATABASE_URL: databaseUrl };
+    const lines: string[] = [];
+    for (const dir of [path.join(temp('marquee-backup-'), 'fresh'), temp('marquee-backup-empty-')]) {
+      const existed = fs.existsSync(dir);
+      await expect(runBackupCommand(['create', dir], env, (l) => lines.push(l))).rejects.toThrow();
+      expect(lines).toContain('database (sqlite) copied');
+      expect(lines.at(-1)).toBe(`backup failed: nothing was left in ${dir}`);
+      expect(existed ? fs.readdirSync(dir) : fs.existsSync(dir)).toEqual(existed ? [] : false);
+    }
+  });
 
   it('refuses a directory that holds no finished backup', async () => {
     const lines: string[] = [];

@@ -62,8 +62,22 @@ export async function runBackupCommand(
  * taken after the database's holds every object the database refers to (perhaps more).
  */
 export async function createBackup(config: Config, dir: string, print: (line: string) => void): Promise<void> {
-  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw new BackupError(`${dir} is not empty`);
+  const existed = fs.existsSync(dir);
+  if (existed && fs.readdirSync(dir).length > 0) throw new BackupError(`${dir} is not empty`);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    await copyInto(config, dir, print);
+  } catch (error) {
+    // A failed backup leaves nothing half-written (it was empty or absent before), so it can run again.
+    if (existed)
+      for (const entry of fs.readdirSync(dir)) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
+    else fs.rmSync(dir, { recursive: true, force: true });
+    print(`backup failed: nothing was left in ${dir}`);
+    throw error;
+  }
+}
+
+async function copyInto(config: Config, dir: string, print: (line: string) => void): Promise<void> {
   const engine = engineOf(config.databaseUrl);
   if (engine === 'sqlite') {
     // SQLite's online backup: a consistent copy while the server keeps writing.
