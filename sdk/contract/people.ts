@@ -90,6 +90,11 @@ export interface InvitationCreated {
    * rides the fragment (`<dashboard>/#invite=<token>`), so no server log or Referer sees it.
    */
   link_url?: string;
+  /**
+   * Email delivery only: the addresses (as given) that belong to members of the project already.
+   * They are not invited (accepting would be refused) and have no item.
+   */
+  already_members?: string[];
 }
 
 /**

@@ -148,6 +148,19 @@ describe('creating invitations', () => {
     expect(res.json().items[0].advertising).toEqual({ screens: [own.id] });
   });
 
+  it('mails no member of the project: names the address as a member already and invites the others', async () => {
+    await joinAsMember(server, smtp, token, 'member@example.com');
+    const mailsBefore = smtp.to('member@example.com').length;
+    const res = await invite({ kind: 'project_member', emails: ['Member@Example.com', 'newcomer@example.com'] });
+    expect(res.status, res.text).toBe(201);
+    const body = res.json();
+    expect(body.items.map((i: any) => i.email)).toEqual(['newcomer@example.com']);
+    expect(body.already_members).toEqual(['Member@Example.com']);
+    await smtp.waitFor('newcomer@example.com');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.to('member@example.com')).toHaveLength(mailsBefore);
+  });
+
   it('replays an exact retry without a second mail, and refuses the key with another body', async () => {
     const key = randomKey();
     const first = await invite({ kind: 'project_member', emails: ['retry@example.com'] }, key);

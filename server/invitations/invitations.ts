@@ -114,14 +114,30 @@ export async function createInvitations(
     items.push({ ...invitationView(row, now), reused: false });
     return { items, link_url: invitationUrl(services.config.dashboardOrigin, token) };
   }
+  // A member is not mailed an invitation it could only be refused (acceptance needs a non-member).
+  const members = new Set(
+    (
+      await tx
+        .selectFrom('memberships')
+        .innerJoin('people', 'people.id', 'memberships.person_id')
+        .select('people.email')
+        .where('memberships.tenant_id', '=', input.tenantId)
+        .execute()
+    ).map((m) => normalizeEmail(m.email)),
+  );
+  const alreadyMembers: string[] = [];
   for (const address of input.emails ?? []) {
     const email = normalizeEmail(address);
+    if (members.has(email)) {
+      alreadyMembers.push(address);
+      continue;
+    }
     const { row, token, reused } = await issueEmailInvitation(tx, { ...input, email, advertising }, now);
     await recordInvitationCreated(services, work, row, { reused, requestId: input.requestId }, now);
     sendAfterCommit(work, services, invitationMail(services.config.dashboardOrigin, project.name, row, token));
     items.push({ ...invitationView(row, now), reused });
   }
-  return { items };
+  return { items, ...(alreadyMembers.length > 0 ? { already_members: alreadyMembers } : {}) };
 }
 
 async function insertInvitation(

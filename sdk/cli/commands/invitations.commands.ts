@@ -34,33 +34,9 @@ async function allInvitations(client: MarqueeClient, query: Partial<InvitationLi
   return items;
 }
 
-/** An address that accepted an invitation of this kind: its person is a member (memberships are never removed). */
-export interface AlreadyMember {
-  email: string;
-  invitation_id: string;
-  accepted_at: string | null;
-}
-
-/**
- * The addresses among `emails` that accepted an email invitation of `kind` already. The API plane has
- * no members list and the server invites a member again without a word, so accepted invitations are
- * what the CLI can go by; someone who joined by a link is not found this way.
- */
-export function alreadyMembers(emails: string[], accepted: Invitation[]): AlreadyMember[] {
-  const byEmail = new Map(accepted.flatMap((i) => (i.email ? [[i.email.trim().toLowerCase(), i] as const] : [])));
-  return emails.flatMap((email) => {
-    const invitation = byEmail.get(email.trim().toLowerCase());
-    return invitation ? [{ email, invitation_id: invitation.id, accepted_at: invitation.accepted_at }] : [];
-  });
-}
-
-type InvitationsMade = InvitationCreated & { already_members?: AlreadyMember[] };
-
-function createdBlocks(created: InvitationsMade): Block[] {
-  const members = (created.already_members ?? []).map(
-    (m) =>
-      `${m.email} is already a member (accepted ${m.invitation_id} at ${m.accepted_at ?? 'an unknown time'}): not invited again`,
-  );
+function createdBlocks(created: InvitationCreated): Block[] {
+  // The server mails no member of the project (accepting would be refused) and names them.
+  const members = (created.already_members ?? []).map((email) => `${email} is already a member: not invited again`);
   return [
     ...(created.items.length > 0 || members.length === 0
       ? [
@@ -93,7 +69,7 @@ export const invitationCommands = [
       { flags: '--slot <slot-id>', description: 'ad_buyer scope: an ad slot (repeatable)', repeatable: true },
     ],
     idempotencyKeyOption: true,
-    async run(ctx): Promise<InvitationsMade> {
+    async run(ctx): Promise<InvitationCreated> {
       const emails = (ctx.args[0] as string[] | undefined) ?? [];
       const link = ctx.options.link === true;
       if (link === emails.length > 0) throw usage('name the addresses to invite, or give --link (not both)');
@@ -104,13 +80,9 @@ export const invitationCommands = [
       if (kind === 'ad_buyer' && !scoped) throw usage('an ad_buyer invitation needs --screen or --slot');
       if (kind !== 'ad_buyer' && scoped) throw usage('--screen and --slot are for --kind ad_buyer only');
       const client = await ctx.client();
-      const members = link ? [] : alreadyMembers(emails, await allInvitations(client, { kind, status: 'accepted' }));
-      const invited = emails.filter((e) => !members.some((m) => m.email === e));
-      const already_members = members.length > 0 ? { already_members: members } : {};
-      if (!link && invited.length === 0) return { items: [], ...already_members };
-      const body: InvitationCreate = link ? { kind, delivery: 'link' } : { kind, delivery: 'email', emails: invited };
+      const body: InvitationCreate = link ? { kind, delivery: 'link' } : { kind, delivery: 'email', emails };
       if (scoped) body.advertising = { ...(screens && { screens }), ...(slots && { slots }) };
-      return { ...(await client.invitations.create(body, ctx.call())).data, ...already_members };
+      return (await client.invitations.create(body, ctx.call())).data;
     },
     human: createdBlocks,
     // A link is shown once: with -q it is what is printed (its id is in `invitation list`).
