@@ -395,6 +395,57 @@ describe('operation leases', () => {
     expect(server.logText()).toContain('operation will be tried again: dependency_unavailable');
   });
 
+  it('keeps a run whose outcome could not be recorded (the database down too) for the watchdog, without an unhandled rejection', async () => {
+    server = await TestServer.start();
+    const { operations, store } = server.services;
+    const unavailable = () => problem('dependency_unavailable', 'the database is unavailable; retry later');
+    // While `down`, the database refuses every write the worker makes after the run (as PostgreSQL
+    // out of reach does): the retry's lease and the failure alike.
+    let down = false;
+    const updateTable = store.db.updateTable.bind(store.db);
+    const transaction = store.transaction.bind(store);
+    Object.assign(store.db, {
+      updateTable: ((table: never) => {
+        if (down) throw unavailable();
+        return updateTable(table);
+      }) as typeof store.db.updateTable,
+    });
+    Object.assign(store, {
+      transaction: ((fn: never) =>
+        down ? Promise.reject(unavailable()) : transaction(fn)) as typeof store.transaction,
+    });
+    let runs = 0;
+    operations.register({
+      kind: 'test.dbdown',
+      async run() {
+        runs++;
+        if (runs === 1) {
+          down = true;
+          throw unavailable();
+        }
+        return async () => ({ runs });
+      },
+    });
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const { projectId } = await server.enroll();
+      const op = await createOp(server, projectId, 'test.dbdown');
+      await until(async () => rejections.length > 0 || server.logText().includes('operation outcome not recorded'));
+      expect(rejections).toEqual([]);
+      // Still running under the lease of its claim; once the database is back and that lapses, the
+      // watchdog requeues it and the next attempt succeeds.
+      down = false;
+      expect((await row(server, op.id)).state).toBe('running');
+      server.clock.advance(LEASE_MS);
+      expect(await operations.expireLeases()).toBe(1);
+      expect((await untilState(server, op.id, 'succeeded')).attempts).toBe(2);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
   it(`fails an operation whose runs keep overrunning, after ${MAX_ATTEMPTS} attempts`, async () => {
     server = await TestServer.start();
     const { operations } = server.services;

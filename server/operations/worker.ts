@@ -539,14 +539,27 @@ export class OperationWorker {
       // An aborted run was taken away: cancelled, taken back after its lease lapsed (both moved the
       // fence), or stopped mid-run, which leaves the row running for the next start to requeue.
       else if (controller.signal.aborted) return;
-      else if (isUnavailable(error) && op.attempts < MAX_ATTEMPTS) await this.retryLater(op, error);
-      else await this.recordFailure(op, error);
+      else
+        await this.recordOutcome(op, error).catch((recording: unknown) =>
+          // The database is out of reach as well: nothing renews the run's lease any more, so the
+          // watchdog takes it back once it lapses. Thrown on, it would be an unhandled rejection.
+          this.deps.logger.warn(
+            { err: recording, operation_id: op.id },
+            'operation outcome not recorded; the watchdog takes the run back once its lease lapses',
+          ),
+        );
     } finally {
       if (!published)
         await runner
           .discard?.(op)
           .catch((error) => this.deps.logger.warn({ err: error, operation_id: op.id }, 'discard failed'));
     }
+  }
+
+  /** A failed run: tried again later when a dependency was down and attempts remain, else failed. */
+  private async recordOutcome(op: OperationRow, error: unknown): Promise<void> {
+    if (isUnavailable(error) && op.attempts < MAX_ATTEMPTS) await this.retryLater(op, error);
+    else await this.recordFailure(op, error);
   }
 
   /** Leaves the run to lapse UNAVAILABLE_RETRY_MS from now, when the watchdog requeues it. */
