@@ -29,18 +29,31 @@ describe('toast queue', () => {
     expect(admitToast([], toast('late', -1), NOW)).toEqual([]);
   });
 
+  // As the player does: when the toast on glass is done, it leaves the queue and the rest are judged.
   it('shows a short toast queued behind a longer one, though its expires_at passed while it waited', () => {
     // A 10 s toast on glass, then a 3 s one: its expires_at (send + 3 s) is long gone when its turn comes.
     let queue = admitToast([], toast('long'), NOW);
     queue = admitToast(queue, { ...toast('short', 3000), durationMs: 3000 }, NOW + 100);
-    expect(dropStaleWaiting(queue, NOW + 10_000).map((t) => t.id)).toEqual(['long', 'short']);
+    expect(dropStaleWaiting(queue.slice(1), NOW + 10_000).map((t) => t.id)).toEqual(['short']);
   });
 
-  it('drops waiting toasts that could not start within a minute of arriving, never the one on glass', () => {
+  it('drops waiting toasts that could not start within a minute of arriving', () => {
     let queue = admitToast([], toast('shown'), NOW);
     queue = admitToast(queue, toast('stale'), NOW);
     queue = admitToast(queue, toast('fresh', 40_000), NOW + 30_000);
-    expect(dropStaleWaiting(queue, NOW + TOAST_WAIT_MAX_MS).map((t) => t.id)).toEqual(['shown', 'fresh']);
+    expect(dropStaleWaiting(queue.slice(1), NOW + TOAST_WAIT_MAX_MS).map((t) => t.id)).toEqual(['fresh']);
+  });
+
+  it('drops the next toast in line too when it waited over a minute (two long toasts went before it)', () => {
+    const long = (id: string) => ({ ...toast(id, 60_000), durationMs: 60_000 });
+    let queue = admitToast([], long('first'), NOW);
+    queue = admitToast(queue, long('second'), NOW + 1000);
+    queue = admitToast(queue, long('third'), NOW + 59_000);
+    // 'first' is done: 'second' (waited 59 s) and 'third' (1 s) may still start.
+    queue = dropStaleWaiting(queue.slice(1), NOW + 60_000);
+    expect(queue.map((t) => t.id)).toEqual(['second', 'third']);
+    // 'second' is done: 'third' waited 61 s and would start two minutes after it was sent.
+    expect(dropStaleWaiting(queue.slice(1), NOW + 120_000)).toEqual([]);
   });
 
   it('keeps the queue bounded, keeping the toast on glass', () => {

@@ -42,9 +42,12 @@ export function admitToast(queue: readonly ToastView[], toast: ToastView, now: n
   return next.length > TOAST_QUEUE_MAX ? [next[0]!, ...next.slice(next.length - TOAST_QUEUE_MAX + 1)] : next;
 }
 
-/** The queue without toasts that waited too long to start (the one on glass runs its course). */
+/**
+ * The waiting toasts, no toast being on glass (the last one's time is up), without those that waited
+ * too long to start. The first of them is judged too: it is about to start, not on glass yet.
+ */
 export function dropStaleWaiting(queue: readonly ToastView[], now: number): ToastView[] {
-  return queue.filter((t, i) => i === 0 || now - (t.admittedAt ?? now) < TOAST_WAIT_MAX_MS);
+  return queue.filter((t) => now - (t.admittedAt ?? now) < TOAST_WAIT_MAX_MS);
 }
 
 /** A reboot is acted on once, and only before it expires. */
