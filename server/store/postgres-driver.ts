@@ -39,18 +39,36 @@ const unavailable = (cause: unknown) =>
 
 /** Pooled clients whose query is guarded already (a client is checked out many times). */
 const GUARDED = new WeakSet<pg.PoolClient>();
+/** Pooled clients a query found with their connection lost: the pool must not hand them out again. */
+const LOST = new WeakSet<pg.PoolClient>();
 
-/** The pooled client, with its query failures from a lost connection turned into unavailable. */
+/**
+ * The pooled client, with its query failures from a lost connection turned into unavailable, and,
+ * once one was, released as broken: the server's message ending the connection comes before the
+ * socket closes, so the client still looks queryable when the failed query releases it, and the
+ * pool would hand it to the next query, which the close then fails too.
+ */
 function guarded(client: pg.PoolClient): pg.PoolClient {
+  // pg-pool gives every checkout its own release.
+  const release = client.release;
+  client.release = (error?: Error | boolean) =>
+    release(error ?? (LOST.has(client) ? new Error('the connection was lost') : undefined));
   if (GUARDED.has(client)) return client;
   GUARDED.add(client);
+  // The pool hears a client's 'error' only while it is idle. Checked out (a transaction between its
+  // statements, a ROLLBACK after a failed query), a connection the server ended emits 'error' with
+  // no listener, which Node throws as an uncaught exception that ends the process. Heard here, it
+  // leaves the client not queryable: its next query fails as unavailable, and the pool drops it.
+  client.on('error', () => {});
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const guardedQuery = (...args: unknown[]) => {
     const result = query(...args);
     // A cursor (streamed results) is returned as itself; a query's promise is watched.
     if (!(result instanceof Promise)) return result;
     return result.catch((error: unknown) => {
-      throw isConnectionLoss(error) ? unavailable(error) : error;
+      if (!isConnectionLoss(error)) throw error;
+      LOST.add(client);
+      throw unavailable(error);
     });
   };
   return Object.assign(client, { query: guardedQuery as pg.PoolClient['query'] });

@@ -44,6 +44,42 @@ describe.skipIf(!TEST_DATABASE_URL || TEST_DATABASE_URL.startsWith('sqlite:'))('
     }
   });
 
+  it('survives a connection lost between the statements of a transaction (no error event left unheard)', async () => {
+    const own = await TestServer.start();
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const store = own.services.store;
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      const outcome = await store
+        .transaction(async ({ db }) => {
+          const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+          // Idle in the transaction, its backend is ended (a restart or failover of the server):
+          // the client hears it with no query of its own running, and tells its listeners.
+          await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+          await new Promise((r) => setTimeout(r, 300));
+          await sql`SELECT 1`.execute(db);
+          return null;
+        })
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+      await admin.end();
+      expect(uncaught).toEqual([]);
+      expect(outcome).toMatchObject({ code: 'dependency_unavailable' });
+      // The lost connection left the pool: the next transaction gets a live one.
+      expect(
+        await store.transaction(async ({ db }) => (await sql<{ one: number }>`SELECT 1 AS one`.execute(db)).rows),
+      ).toEqual([{ one: 1 }]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await own.stop();
+    }
+  });
+
   it('answers dependency_unavailable when no connection to the database can be had', async () => {
     server = await TestServer.start();
     const { token } = await server.enroll();
