@@ -362,7 +362,7 @@ describe('swapping manifests', () => {
     await p.context().close();
   });
 
-  it('cuts in when a takeover starts and when it ends, without waiting for the long page on glass', async () => {
+  it('cuts in when a takeover starts, is replaced and ends, without waiting for the long page on glass', async () => {
     const long = { advance: { mode: 'duration' as const, afterMs: 60_000 } };
     const assigned = manifest([page('a1', [images('hero', ['med_imga'])], long)], {
       manifestRevision: 'man_a',
@@ -371,6 +371,12 @@ describe('swapping manifests', () => {
     const alert = manifest([page('alert', [images('hero', ['med_imgd'], { revision: 'man_t' })], long)], {
       manifestRevision: 'man_t',
       playlistId: 'pl_alert',
+      takeover: true,
+    });
+    // A second takeover replacing the first (a drill, then the real alert).
+    const urgent = manifest([page('urgent', [images('hero', ['med_imgb'], { revision: 'man_u' })], long)], {
+      manifestRevision: 'man_u',
+      playlistId: 'pl_urgent',
       takeover: true,
     });
     const back = manifest([page('b1', [images('hero', ['med_imge'], { revision: 'man_c' })], long)], {
@@ -394,19 +400,22 @@ describe('swapping manifests', () => {
     };
     // The takeover replaces a page with 60 s still to play as soon as its image is ready ...
     expect(await onGlassWithin('alert', await setManifest(alert))).toBeLessThan(3000);
+    // ... another takeover replacing it cuts in too ...
+    expect(await onGlassWithin('urgent', await setManifest(urgent))).toBeLessThan(3000);
     // ... and its end gives the screen back the same way.
     expect(await onGlassWithin('b1', await setManifest(back))).toBeLessThan(3000);
     // Activated once its first page's transition finished.
     await p.waitForFunction(() => (window as unknown as TestWindow).m.records.activated.includes('man_c'));
     const all = onGlass(await samples(p));
     expect(all.filter((s) => !s.painted)).toEqual([]);
-    expect((await records(p)).activated).toEqual(['man_a', 'man_t', 'man_c']);
+    expect((await records(p)).activated).toEqual(['man_a', 'man_t', 'man_u', 'man_c']);
     // The pages cut short are reported as such in proof of play.
     const outcomes = (await records(p)).showings.map((s) => [s.pageId, s.outcome]);
     expect(outcomes).toEqual(
       expect.arrayContaining([
         ['a1', 'interrupted'],
         ['alert', 'interrupted'],
+        ['urgent', 'interrupted'],
       ]),
     );
     await p.context().close();

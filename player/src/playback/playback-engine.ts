@@ -796,10 +796,11 @@ export class PlaybackEngine {
 /** The lockstep state of a manifest of a sync group (null otherwise, or when no page may ever start). */
 /**
  * Whether `next` replaces `current` at once rather than at a page boundary: a takeover starts or
- * ends and what shows changes with it (a takeover of the playlist already on glass changes nothing).
+ * ends (or another takeover replaces it) and what shows changes with it (a takeover of the playlist
+ * already on glass changes nothing).
  */
 export function cutsIn(current: RuntimeManifest, next: RuntimeManifest): boolean {
-  return (current.takeover === true) !== (next.takeover === true) && current.playlistId !== next.playlistId;
+  return (current.takeover === true || next.takeover === true) && current.playlistId !== next.playlistId;
 }
 
 function lockstepOf(manifest: RuntimeManifest, sequence: SequencePage[]): Lockstep | null {
