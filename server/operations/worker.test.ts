@@ -379,10 +379,15 @@ describe('operation leases', () => {
       return r.attempts === attempt && r.state === 'running' && r.lease_owner === null;
     };
     for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
-      // Not failed: waiting for its retry, and not taken back before the delay.
+      // Not failed: waiting for its retry, and not taken back before the delay, by a restart neither.
       await until(() => waiting(attempt));
       expect(await view(down.id)).toMatchObject({ state: 'running' });
       expect(await operations.expireLeases()).toBe(0);
+      if (attempt === 1) {
+        await operations.stop();
+        await operations.start();
+        expect(await waiting(1)).toBe(true);
+      }
       server.clock.advance(UNAVAILABLE_RETRY_MS);
       expect(await operations.expireLeases()).toBeGreaterThanOrEqual(1);
     }

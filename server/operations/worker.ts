@@ -281,7 +281,10 @@ export class OperationWorker {
       const runner = this.runners.get(op.kind);
       const mine = op.lease_owner === null || op.lease_owner === this.deps.workerId;
       if (op.state === 'receiving' && (!mine || runner?.receivingSurvivesRestart)) continue;
-      if (op.state === 'running' && !mine && op.lease_expires_at !== null && op.lease_expires_at > now) continue;
+      // Another live worker's run, or one waiting out its retry delay (no owner; D-420), is left alone.
+      const waiting = op.lease_owner === null && op.lease_expires_at !== null;
+      if (op.state === 'running' && (!mine || waiting) && op.lease_expires_at !== null && op.lease_expires_at > now)
+        continue;
       await this.reclaim(
         op,
         now,

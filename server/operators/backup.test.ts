@@ -7,10 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config';
 import { image, uploadReady } from '../media/media.fixtures';
 import { TestServer } from '../testing/harness';
 import { TEST_DATABASE_URL, testDatabase, type TestDatabase } from '../testing/test-database';
-import { runBackupCommand } from './backup';
+import { createBackup, runBackupCommand } from './backup';
 
 const temp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
@@ -109,6 +110,14 @@ describe('backup and restore', () => {
       expect(lines.at(-1)).toBe(`backup failed: nothing was left in ${dir}`);
       expect(existed ? fs.readdirSync(dir) : fs.existsSync(dir)).toEqual(existed ? [] : false);
     }
+    // Only what the backup wrote goes: a file another process put there meanwhile stays.
+    const shared = temp('marquee-backup-shared-');
+    await expect(
+      createBackup(loadConfig(env, []), shared, (line) => {
+        if (line === 'database (sqlite) copied') fs.writeFileSync(path.join(shared, 'notes.txt'), 'not ours');
+      }),
+    ).rejects.toThrow();
+    expect(fs.readdirSync(shared)).toEqual(['notes.txt']);
   });
 
   it('refuses a directory that holds no finished backup', async () => {

@@ -30,6 +30,10 @@ interface Manifest {
 const MANIFEST = 'backup.json';
 const SQLITE_FILE = 'marquee.db';
 const PG_DUMP_FILE = 'marquee.pgdump';
+const BLOBS_DIR = 'blobs';
+const SECRET_KEY_FILE = 'secret.key';
+/** Every name a backup writes into its directory. */
+const BACKUP_ENTRIES = [SQLITE_FILE, PG_DUMP_FILE, BLOBS_DIR, SECRET_KEY_FILE, MANIFEST];
 
 export class BackupError extends Error {}
 
@@ -69,9 +73,9 @@ export async function createBackup(config: Config, dir: string, print: (line: st
     await copyInto(config, dir, print);
   } catch (error) {
     // A failed backup leaves nothing half-written (it was empty or absent before), so it can run again.
-    if (existed)
-      for (const entry of fs.readdirSync(dir)) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
-    else fs.rmSync(dir, { recursive: true, force: true });
+    // Only the names a backup writes: anything else that appeared meanwhile is not ours to remove.
+    for (const name of BACKUP_ENTRIES) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    if (!existed && fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
     print(`backup failed: nothing was left in ${dir}`);
     throw error;
   }
@@ -99,15 +103,15 @@ async function copyInto(config: Config, dir: string, print: (line: string) => vo
   const blobs = !config.blobUrl;
   if (blobs) {
     const source = path.join(config.dataDir, 'blobs');
-    if (fs.existsSync(source)) fs.cpSync(source, path.join(dir, 'blobs'), { recursive: true });
-    else fs.mkdirSync(path.join(dir, 'blobs'));
+    if (fs.existsSync(source)) fs.cpSync(source, path.join(dir, BLOBS_DIR), { recursive: true });
+    else fs.mkdirSync(path.join(dir, BLOBS_DIR));
     print('blob directory copied');
   } else {
     print(`blobs are in ${config.blobUrl}: copy the bucket now (see docs/operations.md, Backups)`);
   }
   const secretKey = path.join(config.dataDir, 'secret.key');
   const hasSecret = fs.existsSync(secretKey);
-  if (hasSecret) fs.copyFileSync(secretKey, path.join(dir, 'secret.key'));
+  if (hasSecret) fs.copyFileSync(secretKey, path.join(dir, SECRET_KEY_FILE));
   const manifest: Manifest = {
     format: 1,
     engine,
@@ -154,7 +158,7 @@ export async function restoreBackup(config: Config, dir: string, print: (line: s
   }
   print(`database (${engine}) restored`);
   if (manifest.blobs) {
-    fs.cpSync(path.join(dir, 'blobs'), blobTarget, { recursive: true });
+    fs.cpSync(path.join(dir, BLOBS_DIR), blobTarget, { recursive: true });
     print('blob directory restored');
   } else {
     print(
@@ -163,7 +167,7 @@ export async function restoreBackup(config: Config, dir: string, print: (line: s
   }
   const secretKey = path.join(config.dataDir, 'secret.key');
   if (manifest.secret_key && !fs.existsSync(secretKey)) {
-    fs.copyFileSync(path.join(dir, 'secret.key'), secretKey);
+    fs.copyFileSync(path.join(dir, SECRET_KEY_FILE), secretKey);
     fs.chmodSync(secretKey, 0o600);
   }
   print('restore complete: start the server');
