@@ -308,6 +308,22 @@ describe('the lead’s clock over the LAN', () => {
     expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
+  it('refuses an exchange at once when its signal is aborted already (it would wait out its timeout)', async () => {
+    const lan = new FakeLan();
+    join(lan, 'scr_a');
+    const follower = join(lan, 'scr_b');
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    const controller = new AbortController();
+    controller.abort();
+    let outcome: unknown = 'pending';
+    follower.member.timeExchange(controller.signal).then(
+      () => (outcome = 'answered'),
+      (error: Error) => (outcome = error.message),
+    );
+    await vi.advanceTimersByTimeAsync(1);
+    expect(outcome).toBe('aborted');
+  });
+
   it('gives up an exchange the lead does not answer', async () => {
     const lan = new FakeLan();
     join(lan, 'scr_a');

@@ -159,6 +159,7 @@ export class GroupMember {
   timeExchange(signal: AbortSignal): Promise<ReferenceStamps> {
     if (this.leads) return Promise.reject(new Error('the lead keeps its own clock'));
     if (this.currentLead === null) return Promise.reject(new Error('no lead is heard yet'));
+    if (signal.aborted) return Promise.reject(new Error('aborted'));
     const id = this.nextExchangeId++;
     return new Promise<ReferenceStamps>((resolve, reject) => {
       // The signal is the ClockSync's, shared by every exchange of its life: each removes its own listener.
