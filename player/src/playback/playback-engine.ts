@@ -266,9 +266,15 @@ export class PlaybackEngine {
    * plays on; should `loop`'s first page fail, it still comes on glass at a page boundary.
    */
   private cutIn(loop: Loop): void {
-    if (loop.manifest.pages.length === 0) {
+    // The page on glass is cut short (proof of play says so), and a lockstep turn's wait with it.
+    const cut = () => {
       if (this.live) this.live.cutShort = true;
-      return this.swapTo(loop, null);
+      this.frameWait?.cancel();
+      this.frameWait = null;
+    };
+    if (loop.manifest.pages.length === 0) {
+      this.swapInPending(loop, this.host.now(), cut);
+      return;
     }
     const view = this.pendingFirst();
     if (!view) return;
@@ -276,15 +282,24 @@ export class PlaybackEngine {
       .warm(() => this.host.now())
       .then((ok) => {
         if (!ok || this.destroyed || this.pending !== loop || !this.current || !this.segment) return;
-        const now = this.host.now();
-        const first = firstSegment(loop.sequence, now, loop.manifest.timezone, this.usable(loop));
-        if (!first) return;
-        this.frameWait?.cancel();
-        this.frameWait = null;
-        if (this.live) this.live.cutShort = true;
-        this.leaveNext();
-        this.swapTo(loop, first);
+        this.swapInPending(loop, this.host.now(), cut);
       });
+  }
+
+  /**
+   * Puts the (non-lockstep) pending `loop` on glass at `at`, from its first page that may play and
+   * is ready (an empty loop at once), after `beforeSwap`; false, and nothing changes, when none is.
+   */
+  private swapInPending(loop: Loop, at: number, beforeSwap?: () => void): boolean {
+    const first =
+      loop.manifest.pages.length === 0
+        ? null
+        : firstSegment(loop.sequence, at, loop.manifest.timezone, this.usable(loop));
+    if (loop.manifest.pages.length > 0 && !first) return false;
+    beforeSwap?.();
+    if (first) this.leaveNext();
+    this.swapTo(loop, first);
+    return true;
   }
 
   /** At the served manifest's upcoming instant, it is played again: as its derived loop then. */
@@ -669,14 +684,7 @@ export class PlaybackEngine {
     const loop = this.current;
     if (this.destroyed || !this.segment || !loop?.lockstep) return;
     const pending = this.pending;
-    if (pending && !pending.lockstep) {
-      if (pending.manifest.pages.length === 0) return this.swapTo(pending, null);
-      const first = firstSegment(pending.sequence, frameTime, pending.manifest.timezone, this.usable(pending));
-      if (first) {
-        this.leaveNext();
-        return this.swapTo(pending, first);
-      }
-    }
+    if (pending && !pending.lockstep && this.swapInPending(pending, frameTime)) return;
     const position = this.positionAt(loop, frameTime)!;
     const view = loop.views[position.segment.index]!;
     const same = position.segment.start === this.segment.start && view === this.live;
@@ -700,15 +708,8 @@ export class PlaybackEngine {
     if (this.destroyed || !this.segment || !this.current) return;
     const now = this.host.now();
     const at = now - this.segment.end > LATE_TIMER_TOLERANCE_MS ? now : this.segment.end;
-    const pending = this.pending?.lockstep ? null : this.pending;
-    if (pending) {
-      if (pending.manifest.pages.length === 0) return this.swapTo(pending, null);
-      const first = firstSegment(pending.sequence, at, pending.manifest.timezone, this.usable(pending));
-      if (first) {
-        this.leaveNext();
-        return this.swapTo(pending, first);
-      }
-    }
+    const pending = this.pending;
+    if (pending && !pending.lockstep && this.swapInPending(pending, at)) return;
     const loop = this.current;
     const next = followingSegment(loop.sequence, this.segment, loop.manifest.timezone, at, (i) =>
       loop.views[i]!.usable(),
