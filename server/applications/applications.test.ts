@@ -841,16 +841,7 @@ describe('restarts', () => {
           .executeTakeFirstOrThrow();
         expect(row.state).toBe('failed');
         expect(JSON.parse(row.error!).code).toMatch(/internal_error|invalid_request/);
-        const tenant = await next.services.store.db
-          .selectFrom('tenants')
-          .select(['reserved_bytes', 'used_bytes'])
-          .where('id', '=', projectId)
-          .executeTakeFirstOrThrow();
-        expect(tenant).toEqual({ reserved_bytes: 0, used_bytes: 0 });
-        await waitFor(
-          async () => (blobFiles(next, `.staging/${op.id}`).length === 0 ? true : undefined),
-          'the staged files to go',
-        );
+        await expectNothingHeld(next, projectId, op.id);
       } finally {
         await next.stop();
       }
@@ -859,6 +850,20 @@ describe('restarts', () => {
       throw error;
     }
   });
+
+  /** A failed upload holds nothing: no bytes reserved or used, no staged files. */
+  async function expectNothingHeld(server: TestServer, projectId: string, opId: string) {
+    const tenant = await server.services.store.db
+      .selectFrom('tenants')
+      .select(['reserved_bytes', 'used_bytes'])
+      .where('id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    expect(tenant).toEqual({ reserved_bytes: 0, used_bytes: 0 });
+    await waitFor(
+      async () => (blobFiles(server, `.staging/${opId}`).length === 0 ? true : undefined),
+      'the staged files to go',
+    );
+  }
 
   it('fails an upload whose receiving replica stopped renewing it and never came back, and frees what it held', async () => {
     const s = await TestServer.start({ clock: new TestClock('2026-11-21T12:00:00Z'), beforeListen: install });
@@ -888,16 +893,7 @@ describe('restarts', () => {
       const failed = await row();
       expect(failed.state).toBe('failed');
       expect(JSON.parse(failed.error!).detail).toBe('the server receiving the upload stopped; upload again');
-      const tenant = await s.services.store.db
-        .selectFrom('tenants')
-        .select(['reserved_bytes', 'used_bytes'])
-        .where('id', '=', projectId)
-        .executeTakeFirstOrThrow();
-      expect(tenant).toEqual({ reserved_bytes: 0, used_bytes: 0 });
-      await waitFor(
-        async () => (blobFiles(s, `.staging/${op.id}`).length === 0 ? true : undefined),
-        'the staged files to go',
-      );
+      await expectNothingHeld(s, projectId, op.id);
       body.destroy();
     } finally {
       await s.stop();
