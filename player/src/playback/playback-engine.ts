@@ -794,7 +794,6 @@ export class PlaybackEngine {
   }
 }
 
-/** The lockstep state of a manifest of a sync group (null otherwise, or when no page may ever start). */
 /**
  * Whether `next` replaces `current` at once rather than at a page boundary: a takeover starts or
  * ends (or another takeover replaces it) and what shows changes with it (a takeover of the playlist
@@ -804,6 +803,7 @@ export function cutsIn(current: RuntimeManifest, next: RuntimeManifest): boolean
   return (current.takeover === true || next.takeover === true) && current.playlistId !== next.playlistId;
 }
 
+/** The lockstep state of a manifest of a sync group (null otherwise, or when no page may ever start). */
 function lockstepOf(manifest: RuntimeManifest, sequence: SequencePage[]): Lockstep | null {
   const sync = manifest.sync;
   if (!sync) return null;
