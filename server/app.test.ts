@@ -98,6 +98,21 @@ describe('npm start entry point', () => {
     });
   }, 40_000);
 
+  it('--help prints every flag and exits 0 without starting or creating its data dir', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--port', '1', '--help'], {
+      env: { ...process.env, MARQUEE_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+    expect(out).toContain('--database-url <value>  (MARQUEE_DATABASE_URL;');
+    expect(out).not.toContain('Marquee is running');
+    expect(fs.existsSync(dataDir)).toBe(false);
+  }, 30_000);
+
   it('says why it could not start and exits 1', async () => {
     const root = tempDir();
     const notASocket = path.join(root, 'proxy.sock');

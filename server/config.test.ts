@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, SETTINGS, describeConfig, loadConfig } from './config';
+import { ConfigError, SETTINGS, asksForHelp, describeConfig, loadConfig, usage } from './config';
 
 describe('configuration', () => {
   it('defaults to port 8080, ./data and origins that follow the port', () => {
@@ -25,6 +25,18 @@ describe('configuration', () => {
     const c = loadConfig({ PORT: '9090' }, ['--port', '7070', '--control-origin=https://api.example.com/']);
     expect(c.port).toBe(7070);
     expect(c.controlOrigin).toBe('https://api.example.com');
+  });
+
+  it('--help lists every setting with its flag, variable and default, secrets never shown', () => {
+    const text = usage();
+    for (const s of Object.values(SETTINGS)) expect(text).toContain(`${s.flag} <value>  (${s.env}; default `);
+    expect(text).toContain('--port <value>  (PORT; default 8080)');
+    // Defaults follow the settings before them, as at a start.
+    expect(text).toContain('(MARQUEE_DASHBOARD_ORIGIN; default http://dashboard.localhost:8080)');
+    expect(text).toContain('(MARQUEE_TRUSTED_PROXIES; default unset)');
+    expect(text).toContain('(MARQUEE_SECRET; default unset)');
+    expect(asksForHelp(['--port', '9', '-h'])).toBe(true);
+    expect(asksForHelp(['--port', '9'])).toBe(false);
   });
 
   it('rejects invalid values and unknown flags with the setting named', () => {

@@ -59,7 +59,7 @@ export const SETTINGS = {
   databaseUrl: setting({
     env: 'MARQUEE_DATABASE_URL',
     flag: '--database-url',
-    doc: 'The database: sqlite:<file> (default: marquee.db in the data dir) or postgres://user:password@host/db (experimental; see docs/operations.md).',
+    doc: 'The database: sqlite:<file> (default: marquee.db in the data dir) or postgres://user:password@host/db (see docs/operations.md, "PostgreSQL and several replicas").',
     schema: z.string().regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<file> or postgres://…'),
     show: withoutPassword,
     fallback: (c) => `sqlite:${path.join(String(c.dataDir), 'marquee.db')}`,
@@ -333,6 +333,49 @@ function parseFlags(argv: string[]): Map<string, string> {
     flags.set(flag, value);
   }
   return flags;
+}
+
+/** Whether the arguments ask for `usage()` instead of a start. */
+export function asksForHelp(argv: string[]): boolean {
+  return argv.some((arg) => arg === '--help' || arg === '-h');
+}
+
+/** `--help`: every setting with its flag, environment variable, default and meaning. */
+export function usage(): string {
+  const defaults: Record<string, unknown> = {};
+  const lines = [
+    'Usage: npm start -- [--flag value | --flag=value]...',
+    '       node --import tsx server/main.ts [--flag value | --flag=value]...',
+    '',
+    'Serves the control plane, the runtime plane and player, release hosts and the dashboard on one port.',
+    'Each flag can also be given by its environment variable; a flag wins over the environment.',
+    '',
+  ];
+  for (const [name, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const value = s.fallback(defaults);
+    defaults[name] = value;
+    const shown =
+      value === undefined || (Array.isArray(value) && value.length === 0)
+        ? 'unset'
+        : s.show
+          ? s.show(value)
+          : String(value);
+    lines.push(`  ${s.flag} <value>  (${s.env}; default ${shown})`, ...wrapped(s.doc, '      ', 100), '');
+  }
+  return lines.join('\n');
+}
+
+function wrapped(text: string, indent: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines;
 }
 
 /** The configuration as printable lines, secrets masked. */

@@ -2,7 +2,7 @@
 // print where, drain on signals. server/main.ts calls it; a test entry may pass services of its own.
 import path from 'node:path';
 import { createServer, type MarqueeServer } from './app';
-import { ConfigError, describeConfig, loadConfig } from './config';
+import { asksForHelp, ConfigError, describeConfig, loadConfig, usage } from './config';
 import type { ServiceOptions } from './default-services';
 
 /**
@@ -23,6 +23,10 @@ export async function serve(
   argv: string[],
   replaced: Omit<ServiceOptions, 'config'> = {},
 ): Promise<MarqueeServer> {
+  if (asksForHelp(argv)) {
+    console.log(usage());
+    process.exit(0);
+  }
   let config;
   try {
     config = loadConfig(env, argv);
