@@ -413,6 +413,28 @@ describe('an agent and its project', () => {
     expect((await server.request('GET', '/api/v1/project', { token })).status).toBe(200);
   });
 
+  it('keeps one of two agents that disconnect at the same moment without the flag (agent_lockout_risk)', async () => {
+    const first = await server.enroll();
+    const owner = await joinAsMember(server, smtp, first.token, 'pair-owner@example.com');
+    const second = await connectAgent(
+      client(),
+      { name: 'Second of two' },
+      {
+        onStart: (s) =>
+          void owner.request('POST', `/dashboard/v1/agent-connections/${s.connection.id}/approve`, {
+            json: { user_code: s.user_code },
+          }),
+      },
+    );
+    const answers = await Promise.all(
+      [first.token, second.credential.token].map((t) =>
+        server.request('POST', '/api/v1/agents/self/disconnect', { token: t }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([204, 409]);
+    expect(answers.find((a) => a.status === 409)!.json().code).toBe('agent_lockout_risk');
+  });
+
   it('holds a connected agent to the capability areas it asked for (403 naming the missing one)', async () => {
     const narrow = await connectAgent(
       client(),

@@ -172,6 +172,9 @@ export async function disconnectAgent(
 ): Promise<void> {
   const agent = await agentOfCredential(work.db, input.credentialId, now);
   if (agent.state === 'revoked') return;
+  // The other active agents are counted, then this one is revoked: one disconnect per project at a
+  // time where transactions run side by side, or two last-but-one agents would both leave.
+  await work.lock(`agents:${agent.tenant_id}`);
   const others = await work.db
     .selectFrom('credentials')
     .select((eb) => eb.fn.countAll<number>().as('n'))

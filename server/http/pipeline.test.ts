@@ -610,6 +610,31 @@ describe('capability areas', () => {
     expect(res.json().detail).toContain('"screens"');
   });
 
+  it('meters an area refusal like any other refusal: the 403 carries the credit headers (spec Authentication rule 6)', async () => {
+    const { token, projectId } = await server.enroll();
+    const { db } = server.services.store;
+    await db
+      .updateTable('credentials')
+      .set({ areas: JSON.stringify(['content']) })
+      .where('tenant_id', '=', projectId)
+      .execute();
+    const before = Number(
+      (await server.request('GET', '/api/v1/media', { token })).headers['marquee-credits-remaining'],
+    );
+    const refused = await server.request('GET', '/api/v1/playlists', { token });
+    expect(refused.status).toBe(403);
+    expect(refused.json().missing_capability).toBe('playlists');
+    expect(refused.headers['marquee-credits-remaining']).toBe(String(before - 1));
+    expect(refused.headers['marquee-credits-included']).toBe('10000');
+    expect(refused.headers['marquee-credits-reset']).toBeDefined();
+
+    await db.updateTable('tenants').set({ plan: 'platinum-legacy' }).where('id', '=', projectId).execute();
+    const unknownPlan = await server.request('GET', '/api/v1/media', { token });
+    expect(unknownPlan.status).toBe(403);
+    expect(unknownPlan.headers['marquee-credits-remaining']).toBe(String(before - 2));
+    expect(unknownPlan.headers['marquee-credits-included']).toBe('0');
+  });
+
   it('lets the reports area read any area', async () => {
     const { token, projectId } = await server.enroll();
     await server.services.store.db

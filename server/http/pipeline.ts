@@ -1,5 +1,5 @@
 // Runs one route: the cross-cutting steps in their one order, then the handler, then the answer.
-// Order: authenticate → capability area → credit meter → query → body read → If-Match →
+// Order: authenticate → credit meter → capability area → query → body read → If-Match →
 // idempotency (replay or mismatch) → rate budgets → body validation → handler → answer. A refusal
 // of the request itself (query, body, If-Match, Idempotency-Key, or a path value or header the
 // handler refuses) first runs the route's `resource` check, so a caller who does not own what the
@@ -162,8 +162,9 @@ export async function runRoute(
   try {
     if (policy.auth) ctx.principal = await policy.auth.authenticate(ctx);
     const tenant = isTenantPrincipal(ctx.principal) ? ctx.principal : undefined;
-    if (tenant && policy.area) checkArea(tenant, policy.area, req.method);
-    // By the route's pattern, not the request's path: paths match whatever their case.
+    // By the route's pattern, not the request's path: paths match whatever their case. Metered before
+    // the capability area is checked: an area refusal is an authenticated request like any other
+    // refusal, and its problem carries the credit headers (spec Authentication rule 6).
     if (tenant?.generation === 'P' && match.pattern.startsWith('/api/')) {
       const metered = await services.meter.charge({
         tenantId: tenant.tenantId,
@@ -175,6 +176,7 @@ export async function runRoute(
       Object.assign(ctx.answerHeaders, metered.headers);
       if ('error' in metered) throw metered.error;
     }
+    if (tenant && policy.area) checkArea(tenant, policy.area, req.method);
     try {
       await readRequest(ctx, match);
     } catch (error) {

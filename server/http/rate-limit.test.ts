@@ -48,4 +48,20 @@ describe('admit', () => {
     expect(limiter.calls).toEqual(['peek project', 'peek screen']);
     expect((await limiter.peek(project, NOW)).remaining).toBe(9); // untouched: 10 - the peek's own cost
   });
+
+  it('lets only one of two concurrent requests through when the budget they share fits one', async () => {
+    // Both look before either takes: the second's take does not fit, and it must not go on unspent.
+    const limiter = new MemoryRateLimiter();
+    const fanOut: RateBudget = { ...project, cost: 8 };
+    const answers = await Promise.allSettled([
+      admit(limiter, [screen, fanOut], NOW),
+      admit(limiter, [screen, fanOut], NOW),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect((answers.find((a) => a.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({
+      code: 'rate_limited',
+      options: { headers: { RateLimit: '"project";r=2;t=30' } },
+    });
+    expect((await limiter.peek(project, NOW)).remaining).toBe(1); // 8 spent, by the one admitted
+  });
 });

@@ -117,7 +117,8 @@ export function rateLimitHeaders(budget: RateBudget, decision: RateDecision): Re
 
 /**
  * Spends every budget or none: all are checked first, so a request refused by its second budget
- * does not consume its first. Returns the headers to disclose on success; throws rate_limited.
+ * does not consume its first (unless a concurrent request spent that budget between the check and
+ * the take). Returns the headers to disclose on success; throws rate_limited.
  */
 export async function admit(limiter: RateLimiter, budgets: RateBudget[], now: number): Promise<Record<string, string>> {
   // One budget needs no look first: a take that does not fit spends nothing (one call, not two:
@@ -133,7 +134,11 @@ export async function admit(limiter: RateLimiter, budgets: RateBudget[], now: nu
   }
   const headers: Record<string, string[]> = { 'RateLimit-Policy': [], RateLimit: [] };
   for (const budget of budgets) {
-    const h = rateLimitHeaders(budget, await limiter.take(budget, now));
+    // A concurrent request may have spent what the look saw free: a take that does not fit refuses
+    // this request too (the budgets taken before it in this loop stay spent; none is overrun).
+    const decision = await limiter.take(budget, now);
+    if (!decision.allowed) refuse(budget, decision);
+    const h = rateLimitHeaders(budget, decision);
     headers['RateLimit-Policy']!.push(h['RateLimit-Policy']!);
     headers.RateLimit!.push(h.RateLimit!);
   }

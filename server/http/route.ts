@@ -1,5 +1,5 @@
 // How a route handler states what it needs. The pipeline (pipeline.ts) does the rest, once:
-// authentication and realm, capability area, credit meter, body and query validation, If-Match,
+// authentication and realm, credit meter, capability area, body and query validation, If-Match,
 // idempotency records, rate budgets, transactions, and RFC 9457 rendering.
 import type { Request, Response } from 'express';
 import type { z } from 'zod';

@@ -37,7 +37,7 @@ export const generateMedia = endpoint(
       );
     const generation = planGeneration(ctx.principal.tenantId, ctx.body, ctx.requestId);
     const references = await services.store
-      .transaction(({ db }) => openGeneration(db, generation, ctx.now))
+      .transaction((work) => openGeneration(work, generation, ctx.now))
       .catch((error: unknown) => {
         // spec Errors: a concurrency denial (the one running generation) omits RateLimit-Policy and RateLimit.
         if (error instanceof ProblemError && error.code === 'rate_limited') {

@@ -221,6 +221,17 @@ describe('POST /api/v1/media/generations', () => {
     expect((await generate({ prompt: 'Three' })).status).toBe(201);
   });
 
+  it('holds one in-flight generation per project when the requests arrive together', async () => {
+    let release!: () => void;
+    vendor.hold = new Promise((r) => (release = r));
+    const answers = Array.from({ length: 4 }, (_, i) => generate({ prompt: `Together ${i}` }));
+    for (let i = 0; i < 100 && vendor.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100)); // time for any other to reach the vendor too
+    expect(vendor.requests).toHaveLength(1);
+    release();
+    expect((await Promise.all(answers)).map((a) => a.status).sort()).toEqual([201, 429, 429, 429]);
+  });
+
   it('refuses with payment_required when the balance cannot cover twice the vendor cost', async () => {
     server.clock.set('2027-03-01T00:00:00Z'); // floor 0 from 2027-01-01
     await server.request('GET', '/api/v1/project', { token }); // the month's grant lands first

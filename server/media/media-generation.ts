@@ -145,7 +145,11 @@ export function planGeneration(tenantId: string, request: GenerationRequest, req
  * Admits the generation in the caller's (short) transaction: the project's one slot, its credits,
  * its content quota and its references; records it as running. Returns the reference media.
  */
-export async function openGeneration(tx: Tx, g: Generation, now: number): Promise<MediaTable[]> {
+export async function openGeneration(work: Work, g: Generation, now: number): Promise<MediaTable[]> {
+  // The slot and the credits are read, then the running row is written: one admission per project
+  // at a time where transactions run side by side (PostgreSQL), or two would both find the slot free.
+  await work.lock(`media-generation:${g.tenantId}`);
+  const tx = work.db;
   await holdGenerationSlot(tx, g.tenantId, now);
   await admitGeneration(tx, g.tenantId, g.price, now);
   const tenant = await tx

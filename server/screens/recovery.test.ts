@@ -133,6 +133,15 @@ describe('recovery offers', () => {
     expect(await offersOf()).toBe(RECOVERY_OFFERS_PER_HOUR + 1);
   });
 
+  it('are at most three per screen per rolling hour when the devices start at the same moment', async () => {
+    const { screen, duid } = await lostScreen();
+    const devices = [];
+    for (let i = 0; i < RECOVERY_OFFERS_PER_HOUR + 3; i++) devices.push(await device(hostWith({ duid })));
+    await Promise.all(devices.map((d) => d.start()));
+    const offers = (await eventsOfType('screen.recovery_offered')).filter((e) => e.resource.id === screen.id);
+    expect(offers).toHaveLength(RECOVERY_OFFERS_PER_HOUR);
+  });
+
   it('are not made when the identifier matches more than one screen', async () => {
     const duid = crypto.randomUUID();
     const a = await (await device(hostWith({ duid }))).pair(env.token);

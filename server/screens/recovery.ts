@@ -70,6 +70,9 @@ export async function offerRecovery(
   // The bound key is alive (a proof or a request lately, or its stream connected): not lost.
   if (bound.last_seen_at > now - RECOVERY_QUIET_MS || (await services.presence.online([screen.id])).has(screen.id))
     return;
+  // The hour's offers are counted, then one is added and the pending one superseded: one offer per
+  // screen at a time where transactions run side by side, or devices starting together pass the cap.
+  await work.lock(`recovery-offers:${screen.id}`);
   const recent = await work.db
     .selectFrom('screen_recovery_offers')
     .select((eb) => eb.fn.countAll<number>().as('n'))
