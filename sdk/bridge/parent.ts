@@ -216,10 +216,12 @@ export class ApplicationFrameBridge {
     this.active = false;
   }
 
+  /** The player's viewport or the placement's box changed; the frame hears it only when a size did change. */
   setViewport(viewport: Size, placement: Size): void {
+    const unchanged = sameSize(viewport, this.viewport) && sameSize(placement, this.placement);
     this.viewport = { ...viewport };
     this.placement = { ...placement };
-    if (this.connected && this.currentGeneration > 0) {
+    if (!unchanged && this.connected && this.currentGeneration > 0) {
       this.send('viewport.changed', {
         generation: this.currentGeneration,
         nonce: this.challenge,
@@ -507,6 +509,10 @@ export class ApplicationFrameBridge {
       clearTimeout(timeout);
     }
   }
+}
+
+function sameSize(a: Size, b: Size): boolean {
+  return a.width === b.width && a.height === b.height;
 }
 
 function localProblem(code: string, status: number, detail: string, requestId: string): BridgeProblem {
