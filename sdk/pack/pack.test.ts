@@ -315,6 +315,20 @@ describe('runtime injection', () => {
 });
 
 describe('path rules', () => {
+  it('says whether the folder to pack is missing or is not a folder', async () => {
+    const root = tree({ 'index.html': 'x' });
+    const details = async (dir: string) =>
+      packApplication(dir).then(
+        () => [],
+        (error: PackError) => error.problems.map((p) => `${p.code}: ${p.detail}`),
+      );
+    expect(await details(path.join(root, 'dist'))).toEqual([
+      `not_a_directory: ${path.join(root, 'dist')} does not exist`,
+    ]);
+    const file = path.join(root, 'index.html');
+    expect(await details(file)).toEqual([`not_a_directory: ${file} is not a directory`]);
+  });
+
   it('needs index.html at the root', async () => {
     expect(await problemCodes(tree({ 'site/index.html': 'x' }))).toEqual(['index_missing']);
     expect(await problemCodes(tree({ 'INDEX.HTML': 'x' }))).toEqual(['index_missing']);

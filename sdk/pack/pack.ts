@@ -150,8 +150,10 @@ export async function packApplication(directory: string, options: PackOptions = 
 
   const root = path.resolve(directory);
   const rootStat = await fs.stat(root).catch(() => undefined);
-  if (!rootStat?.isDirectory())
-    throw new PackError([{ code: 'not_a_directory', detail: `${directory} is not a directory` }]);
+  if (!rootStat?.isDirectory()) {
+    const why = rootStat ? 'is not a directory' : 'does not exist';
+    throw new PackError([{ code: 'not_a_directory', detail: `${directory} ${why}` }]);
+  }
 
   const ignoreText = await fs.readFile(path.join(root, IGNORE_FILE), 'utf8').catch(() => '');
   const rules = IgnoreRules.parse(ignoreText);
