@@ -286,6 +286,9 @@ describe('runtime injection', () => {
 
   it('refuses a marker without the runtime, and a marker below the top level', async () => {
     expect(await problemCodes(tree({ 'index.html': RUNTIME_MARKER }))).toEqual(['runtime_missing']);
+    // A plain script tag for the runtime would load nothing on glass (a 404), leaving window.marquee unset.
+    const plain = '<html><head><script src="_marquee/runtime.js"></script></head></html>';
+    expect(await problemCodes(tree({ 'index.html': plain }))).toEqual(['runtime_missing']);
     expect(
       await problemCodes(tree({ 'index.html': 'x', 'sub/page.html': RUNTIME_MARKER }), { runtime: RUNTIME }),
     ).toEqual(['runtime_marker']);

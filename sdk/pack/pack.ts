@@ -9,7 +9,13 @@ import { LIMITS } from '../contract/limits';
 import { SDK_VERSION } from '../bridge/protocol';
 import { ArchiveTooLargeError, writeDeterministicArchive, type ArchiveEntry } from './deterministic-archive';
 import { IGNORE_FILE, IgnoreRules } from './ignore-rules';
-import { injectRuntimeMarker, markerState, RUNTIME_PATH, RuntimeMarkerError } from './runtime-injection';
+import {
+  injectRuntimeMarker,
+  markerState,
+  referencesRuntime,
+  RUNTIME_PATH,
+  RuntimeMarkerError,
+} from './runtime-injection';
 
 export interface PackLimits {
   compressedBytes: number;
@@ -234,7 +240,7 @@ export async function packApplication(directory: string, options: PackOptions = 
       if (options.runtime) {
         file.content = injectRuntimeMarker(html);
         file.bytes = file.content.length;
-      } else if (markerState(html) === 'present') {
+      } else if (markerState(html) === 'present' || referencesRuntime(html)) {
         problem('runtime_missing', `references ${RUNTIME_PATH}; pack with the runtime to include it`, file.path);
       }
     } catch (error) {
