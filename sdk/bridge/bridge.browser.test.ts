@@ -226,6 +226,33 @@ describe('app bridge in Chromium', () => {
     await page.context().close();
   });
 
+  it('never calls a stored write too large: a kv.set near the message limit resolves with its entry or is refused unsent', async () => {
+    const page = await openPlayer();
+    const frame = await hostFrame(page, { path: '/app.html' });
+    await frame.evaluate(() => (window as any).marquee.ready());
+    // Values around the size where the request still fits the 64 KiB message but its answer, the
+    // stored entry echoing the value, would not.
+    const outcomes = await frame.evaluate(async () => {
+      const m = (window as any).marquee;
+      const results: string[] = [];
+      for (let n = 48_700; n <= 49_100; n += 11) {
+        const value = 'x'.repeat(n);
+        results.push(
+          await m.kv.set(`k${n}`, value).then(
+            (entry: any) => (m.kv.text(entry) === value && entry.bytes === n ? 'stored' : 'wrong entry'),
+            (e: any) => e.code,
+          ),
+        );
+      }
+      return results;
+    });
+    expect(new Set(outcomes)).toEqual(new Set(['stored', 'message_too_large']));
+    // Every write that reached the runtime was answered as stored; the refused ones were never sent.
+    const puts = fixture.kvRecords.filter((r) => r.method === 'PUT').length;
+    expect(puts).toBe(outcomes.filter((o) => o === 'stored').length);
+    await page.context().close();
+  });
+
   it('honours page.advance once per activation and rearms it with the next context; forwards events, logs and viewport changes', async () => {
     const page = await openPlayer();
     const frame = await hostFrame(page, { path: '/app.html' });

@@ -129,7 +129,12 @@ export interface ApplicationFrameOptions {
   kvTimeoutMs?: number;
 }
 
-type Answer = { ok: true; result: unknown } | { ok: false; problem: BridgeProblem };
+/**
+ * `smaller`: what to send instead when `result` exceeds the message limit. A stored write's entry
+ * echoes the value the frame sent, which the child fills back in; without it the frame would hear
+ * "too large" for a write that was stored.
+ */
+type Answer = { ok: true; result: unknown; smaller?: unknown } | { ok: false; problem: BridgeProblem };
 
 class MinuteBudget {
   private windowStart = 0;
@@ -216,10 +221,12 @@ export class ApplicationFrameBridge {
     this.active = false;
   }
 
+  /** The player's viewport or the placement's box changed; the frame hears it only when a size did change. */
   setViewport(viewport: Size, placement: Size): void {
+    const unchanged = sameSize(viewport, this.viewport) && sameSize(placement, this.placement);
     this.viewport = { ...viewport };
     this.placement = { ...placement };
-    if (this.connected && this.currentGeneration > 0) {
+    if (!unchanged && this.connected && this.currentGeneration > 0) {
       this.send('viewport.changed', {
         generation: this.currentGeneration,
         nonce: this.challenge,
@@ -338,6 +345,7 @@ export class ApplicationFrameBridge {
     const base = { request_message_id: requestId, generation, nonce: this.challenge };
     if (answer.ok) {
       if (this.send('response.ack', { ...base, result: answer.result })) return;
+      if (answer.smaller !== undefined && this.send('response.ack', { ...base, result: answer.smaller })) return;
       answer = {
         ok: false,
         problem: localProblem(
@@ -497,7 +505,12 @@ export class ApplicationFrameBridge {
     const timeout = setTimeout(() => controller.abort(), this.options.kvTimeoutMs ?? KV_CALL_TIMEOUT_MS);
     try {
       const response = await this.options.runtimeKv({ ...request, signal: controller.signal });
-      return await answerFromResponse(response, messageId);
+      const answer = await answerFromResponse(response, messageId);
+      if (kind === 'kv.set' && answer.ok && typeof answer.result === 'object' && answer.result !== null) {
+        const { value_base64: _echo, ...entry } = answer.result as Record<string, unknown>;
+        answer.smaller = entry;
+      }
+      return answer;
     } catch {
       const detail = controller.signal.aborted
         ? 'the runtime did not answer in time'
@@ -507,6 +520,10 @@ export class ApplicationFrameBridge {
       clearTimeout(timeout);
     }
   }
+}
+
+function sameSize(a: Size, b: Size): boolean {
+  return a.width === b.width && a.height === b.height;
 }
 
 function localProblem(code: string, status: number, detail: string, requestId: string): BridgeProblem {

@@ -48,11 +48,11 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
-async function host(page: Page): Promise<void> {
+async function host(page: Page, kvWrite = true): Promise<void> {
   await page.goto(`${fixture.playerOrigin}/player.html`);
   await page.waitForFunction(() => (window as any).bridgeLoaded === true);
   await page.evaluate(
-    ({ src, releaseOrigin, handle }) => {
+    ({ src, releaseOrigin, handle, kvWrite }) => {
       const w = window as any;
       const frame = document.createElement('iframe');
       frame.id = 'app';
@@ -66,7 +66,7 @@ async function host(page: Page): Promise<void> {
         placementId: 'counter',
         applicationId: 'app_kvcounter0001',
         releaseId: 'rel_kvcounter0001',
-        capabilities: { 'page.advance': true, 'kv.read': true, 'kv.write': true },
+        capabilities: { 'page.advance': true, 'kv.read': true, 'kv.write': kvWrite },
         viewport: { width: 1280, height: 720 },
         placement: { width: 960, height: 540 },
         runtimeKv: w.bridge.runtimeKvFetch({ runtimeOrigin: location.origin, capabilityHandle: () => handle }),
@@ -77,7 +77,12 @@ async function host(page: Page): Promise<void> {
       w.host.activate();
       frame.src = src;
     },
-    { src: `${fixture.releaseOrigin}/index.html`, releaseOrigin: fixture.releaseOrigin, handle: CAPABILITY_HANDLE },
+    {
+      src: `${fixture.releaseOrigin}/index.html`,
+      releaseOrigin: fixture.releaseOrigin,
+      handle: CAPABILITY_HANDLE,
+      kvWrite,
+    },
   );
 }
 
@@ -110,6 +115,20 @@ describe('kv-counter example', () => {
     expect(records.diagnostics).toEqual([]);
     const writes = fixture.kvRecords.filter((r) => r.method === 'PUT');
     expect(writes.map((w) => w.ifMatch)).toEqual([undefined, '"1"']);
+    await page.close();
+  }, 30_000);
+
+  it('on a screen that may only read (a public screen), shows the count without writing, and still advances', async () => {
+    fixture.resetKv();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    await host(page, false);
+    const app = page.frameLocator('#app');
+    await expect.poll(() => app.locator('#counter').getAttribute('data-state'), { timeout: 10_000 }).toBe('read-only');
+    expect(await app.locator('#count').textContent()).toBe('0');
+    await expect
+      .poll(async () => await page.evaluate(() => (window as any).records.advances), { timeout: 10_000 })
+      .toEqual([1]);
+    expect(fixture.kvRecords.filter((r) => r.method !== 'GET')).toEqual([]);
     await page.close();
   }, 30_000);
 });

@@ -286,6 +286,9 @@ describe('runtime injection', () => {
 
   it('refuses a marker without the runtime, and a marker below the top level', async () => {
     expect(await problemCodes(tree({ 'index.html': RUNTIME_MARKER }))).toEqual(['runtime_missing']);
+    // A plain script tag for the runtime would load nothing on glass (a 404), leaving window.marquee unset.
+    const plain = '<html><head><script src="_marquee/runtime.js"></script></head></html>';
+    expect(await problemCodes(tree({ 'index.html': plain }))).toEqual(['runtime_missing']);
     expect(
       await problemCodes(tree({ 'index.html': 'x', 'sub/page.html': RUNTIME_MARKER }), { runtime: RUNTIME }),
     ).toEqual(['runtime_marker']);
@@ -315,6 +318,20 @@ describe('runtime injection', () => {
 });
 
 describe('path rules', () => {
+  it('says whether the folder to pack is missing or is not a folder', async () => {
+    const root = tree({ 'index.html': 'x' });
+    const details = async (dir: string) =>
+      packApplication(dir).then(
+        () => [],
+        (error: PackError) => error.problems.map((p) => `${p.code}: ${p.detail}`),
+      );
+    expect(await details(path.join(root, 'dist'))).toEqual([
+      `not_a_directory: ${path.join(root, 'dist')} does not exist`,
+    ]);
+    const file = path.join(root, 'index.html');
+    expect(await details(file)).toEqual([`not_a_directory: ${file} is not a directory`]);
+  });
+
   it('needs index.html at the root', async () => {
     expect(await problemCodes(tree({ 'site/index.html': 'x' }))).toEqual(['index_missing']);
     expect(await problemCodes(tree({ 'INDEX.HTML': 'x' }))).toEqual(['index_missing']);

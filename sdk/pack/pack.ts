@@ -9,7 +9,13 @@ import { LIMITS } from '../contract/limits';
 import { SDK_VERSION } from '../bridge/protocol';
 import { ArchiveTooLargeError, writeDeterministicArchive, type ArchiveEntry } from './deterministic-archive';
 import { IGNORE_FILE, IgnoreRules } from './ignore-rules';
-import { injectRuntimeMarker, markerState, RUNTIME_PATH, RuntimeMarkerError } from './runtime-injection';
+import {
+  injectRuntimeMarker,
+  markerState,
+  referencesRuntime,
+  RUNTIME_PATH,
+  RuntimeMarkerError,
+} from './runtime-injection';
 
 export interface PackLimits {
   compressedBytes: number;
@@ -150,8 +156,10 @@ export async function packApplication(directory: string, options: PackOptions = 
 
   const root = path.resolve(directory);
   const rootStat = await fs.stat(root).catch(() => undefined);
-  if (!rootStat?.isDirectory())
-    throw new PackError([{ code: 'not_a_directory', detail: `${directory} is not a directory` }]);
+  if (!rootStat?.isDirectory()) {
+    const why = rootStat ? 'is not a directory' : 'does not exist';
+    throw new PackError([{ code: 'not_a_directory', detail: `${directory} ${why}` }]);
+  }
 
   const ignoreText = await fs.readFile(path.join(root, IGNORE_FILE), 'utf8').catch(() => '');
   const rules = IgnoreRules.parse(ignoreText);
@@ -232,7 +240,7 @@ export async function packApplication(directory: string, options: PackOptions = 
       if (options.runtime) {
         file.content = injectRuntimeMarker(html);
         file.bytes = file.content.length;
-      } else if (markerState(html) === 'present') {
+      } else if (markerState(html) === 'present' || referencesRuntime(html)) {
         problem('runtime_missing', `references ${RUNTIME_PATH}; pack with the runtime to include it`, file.path);
       }
     } catch (error) {

@@ -33,6 +33,11 @@ export function markerState(html: Buffer): MarkerState {
   throw new RuntimeMarkerError(`the data-marquee-sdk element must be exactly ${RUNTIME_MARKER}`);
 }
 
+/** Whether `html` names the runtime's path at all (a plain script tag without the marker, say). */
+export function referencesRuntime(html: Buffer): boolean {
+  return html.toString('latin1').includes(RUNTIME_PATH);
+}
+
 /**
  * `html` with the marker added (unchanged when already present). Works on bytes as latin1 so any
  * encoding survives untouched; the marker itself is ASCII.

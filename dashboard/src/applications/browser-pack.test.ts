@@ -93,6 +93,8 @@ describe('packing a chosen folder', () => {
     expect(await problemsOf([file('index.html', 'x'), file('a\\b.js', 'x')])).toEqual(['backslash']);
     const bridged = '<script src="./_marquee/runtime.js" data-marquee-sdk="1"></script>';
     expect(await problemsOf([file('index.html', bridged)])).toEqual(['runtime_missing']);
+    const plain = '<script src="_marquee/runtime.js"></script>';
+    expect(await problemsOf([file('index.html', plain)])).toEqual(['runtime_missing']);
   });
 });
 

@@ -32,6 +32,9 @@ export class BrowserPackError extends Error {
 }
 
 const RUNTIME_MARKER_ATTRIBUTE = 'data-marquee-sdk';
+/** The marker, or any other reference to the runtime's path (a plain script tag would load a 404). */
+const usesRuntime = (html: string) =>
+  html.includes(RUNTIME_MARKER_ATTRIBUTE) || html.includes(`${RUNTIME_DIRECTORY}/runtime.js`);
 const NAME_LIMITS = { pathBytes: LIMITS.application_path_bytes, pathDepth: LIMITS.application_path_depth };
 const MAX_PROBLEMS = 20;
 const BLOCK = 512;
@@ -113,11 +116,7 @@ export async function selectFolder(
     problem('index_missing', `the ${source} has no index.html at its root`);
   // The bridge runtime is added by `marquee app pack --runtime`; the browser has no copy to add.
   for (const file of kept)
-    if (
-      !file.path.includes('/') &&
-      /\.html?$/i.test(file.path) &&
-      (await file.blob.text()).includes(RUNTIME_MARKER_ATTRIBUTE)
-    )
+    if (!file.path.includes('/') && /\.html?$/i.test(file.path) && usesRuntime(await file.blob.text()))
       problem(
         'runtime_missing',
         `uses the SDK bridge (${RUNTIME_DIRECTORY}/runtime.js); pack it with \`marquee app pack --runtime\` and upload the archive`,

@@ -249,3 +249,44 @@ describe('application relaunch', () => {
     await p.context().close();
   });
 });
+
+describe('viewport changes', () => {
+  type AppWindow = { contexts: number[]; viewports: unknown[] };
+  const onGlass = (p: Page) =>
+    p.waitForFunction(
+      () => (window as unknown as TestWindow).m.samples.some((s) => s.shown.board === 'launch:1'),
+      undefined,
+      { timeout: 30_000 },
+    );
+
+  it('reach the app on glass as soon as the player resizes', async () => {
+    const p = await play(
+      manifest([page('app', [application('board')], { advance: { mode: 'application', maxMs: 60_000 } })]),
+    );
+    await onGlass(p);
+    const frame = launchFrame(p, 1)!;
+    await p.setViewportSize({ width: 800, height: 450 });
+    await frame.waitForFunction(() => (window as unknown as AppWindow).viewports.length > 0, undefined, {
+      timeout: 5_000,
+    });
+    expect(await frame.evaluate(() => (window as unknown as AppWindow).viewports)).toEqual([
+      { viewport: { width: 800, height: 450 }, placement: { width: 1920, height: 1080 } },
+    ]);
+    // Still the first activation: the page did not have to come round again for the app to hear it.
+    expect(await frame.evaluate(() => (window as unknown as AppWindow).contexts)).toEqual([1]);
+    await p.context().close();
+  }, 60_000);
+
+  it('are not reported when nothing changed size, however often the page comes round', async () => {
+    const p = await play(
+      manifest([page('app', [application('board')], { advance: { mode: 'application', maxMs: 500 } })]),
+    );
+    await onGlass(p);
+    const frame = launchFrame(p, 1)!;
+    await frame.waitForFunction(() => (window as unknown as AppWindow).contexts.length >= 3, undefined, {
+      timeout: 10_000,
+    });
+    expect(await frame.evaluate(() => (window as unknown as AppWindow).viewports)).toEqual([]);
+    await p.context().close();
+  }, 60_000);
+});

@@ -81,6 +81,7 @@ export class PageView {
         : canvasTransform(canvas, viewport, canvas.viewportFit),
     );
     this.canvas.style.clipPath = region ? regionClipCss(canvas, region) : '';
+    for (const view of this.views) view.resized?.(viewport);
   }
 
   /**

@@ -101,6 +101,8 @@ export interface PlacementView {
   stop(outcome?: ShowingOutcome): void;
   /** Release what costs while off glass (decoders, third-party frames). */
   cool(): void;
+  /** The player's viewport changed size (an application's frame hears it through its bridge). */
+  resized?(viewport: { width: number; height: number }): void;
   /** A refreshed manifest of the same revision (capability handles renewed); true when the view must be prepared again. */
   refresh(placement: RuntimePlacement): boolean;
   destroy(): void;
@@ -621,6 +623,11 @@ class ApplicationView implements PlacementView {
     this.element = wrapper(placement, zIndex);
   }
 
+  /** The placement's box as the frame lays it out (canvas units are the frame's CSS pixels). */
+  private get box(): { width: number; height: number } {
+    return { width: this.placement.rect.width, height: this.placement.rect.height };
+  }
+
   private get controlsAdvance(): boolean {
     return this.page.advance.mode === 'application' && this.placement.controller === true;
   }
@@ -690,7 +697,7 @@ class ApplicationView implements PlacementView {
       screenId: this.host.screenId,
       capabilities: { 'page.advance': this.controlsAdvance, 'kv.read': true, 'kv.write': this.host.paired },
       viewport: this.host.viewport(),
-      placement: { width: this.placement.rect.width, height: this.placement.rect.height },
+      placement: this.box,
       runtimeKv: runtimeKvFetch({
         runtimeOrigin: this.host.runtimeOrigin,
         capabilityHandle: () => this.placement.capabilityHandle,
@@ -768,7 +775,7 @@ class ApplicationView implements PlacementView {
       }
     }
     const bridge = this.current?.bridge;
-    bridge?.setViewport(this.host.viewport(), { width: this.placement.rect.width, height: this.placement.rect.height });
+    bridge?.setViewport(this.host.viewport(), this.box);
     bridge?.activate();
     if (this.current) this.glass.begin({ applicationId: this.placement.content.applicationId });
   }
@@ -779,6 +786,10 @@ class ApplicationView implements PlacementView {
   }
 
   cool(): void {}
+
+  resized(viewport: { width: number; height: number }): void {
+    for (const launched of [this.current, this.replacement]) launched?.bridge.setViewport(viewport, this.box);
+  }
 
   /** A refreshed manifest: new capability handles; a new grant or content generation means a relaunch. */
   refresh(placement: RuntimePlacement): boolean {

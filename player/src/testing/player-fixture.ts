@@ -248,7 +248,7 @@ export class PlayerFixture {
           200,
           `<!doctype html><html><head><script src="/_marquee/runtime.js" data-marquee-sdk="1"></script></head>
           <body style="margin:0;min-height:100vh;background:hsl(${(Number(launch) * 67) % 360} 60% 35%);color:#fff;font:48px sans-serif;display:grid;place-items:center">launch ${launch}
-          <script>window.contexts = []; marquee.onContext((c) => contexts.push(c.generation)); marquee.ready();</script></body></html>`,
+          <script>window.contexts = []; window.viewports = []; marquee.onContext((c) => contexts.push(c.generation)); marquee.onViewportChange((v) => viewports.push(v)); marquee.ready();</script></body></html>`,
           'text/html; charset=utf-8',
         );
       }

@@ -35,10 +35,20 @@
   async function onActivation(context) {
     clearTimeout(advanceTimer);
     try {
-      const count = await increment();
-      show('counted', `Activation ${context.generation} of placement ${context.placementId}`, count);
-      marquee.event.emit('counter.incremented');
-      marquee.log.info(`counter is now ${count}`, 'counter');
+      if (context.capabilities['kv.write']) {
+        const count = await increment();
+        show('counted', `Activation ${context.generation} of placement ${context.placementId}`, count);
+        marquee.event.emit('counter.incremented');
+        marquee.log.info(`counter is now ${count}`, 'counter');
+      } else {
+        // A screen that may only read (a public screen, not paired): show the count as it stands.
+        const entry = await marquee.kv.get(KEY);
+        show(
+          'read-only',
+          'This screen shows the count without adding to it.',
+          entry ? Number(marquee.kv.text(entry)) || 0 : 0,
+        );
+      }
     } catch (error) {
       show('error', `Could not update the counter: ${error.code || error.message}`);
       marquee.log.error(String(error.message), 'counter.failed');
