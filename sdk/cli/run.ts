@@ -216,6 +216,8 @@ export async function runCli(
     if (!quiet) io.stderr.write(`${escapeUnsafe(text)}\n`);
   };
   const serverDates: { serverMs: number; localMs: number }[] = [];
+  /** Said with a 401 once a stored credential was sent: how to get past one the server no longer knows. */
+  let staleCredentialHint: string | undefined;
 
   try {
     const config = new ConfigFile(configPathFrom(globals.config, io.env));
@@ -278,6 +280,7 @@ export async function runCli(
           note,
         });
         authorized = makeClient(entry.token);
+        staleCredentialHint = `the credential stored for ${apiUrl} is revoked or unknown there: marquee auth revoke --yes removes it from ${config.path}, then the next command enrolls anew (or marquee agent connect joins an existing project)`;
         return authorized;
       },
       call: () => ({ idempotencyKey, signal }),
@@ -305,6 +308,7 @@ export async function runCli(
   } catch (error) {
     const { exitCode, error: report } = failureOf(error, interrupted());
     if (report.code === 'usage') report.hint ??= `see: marquee ${spec.name} --help`;
+    if (report.code === 'unauthorized' && staleCredentialHint) report.hint ??= staleCredentialHint;
     return fail(report, exitCode);
   }
 }
