@@ -367,6 +367,8 @@ describe('screens', () => {
     const archived = await ok(['screen', 'archive', screenId, '--if-match', String(before.revision)]);
     expect(archived).toMatchObject({ state: 'archived', revision: before.revision + 1 });
     expect((await ok(['screen', 'list', '--archived'])).items.map((s: any) => s.id)).toEqual([screenId]);
+    // Two filters that contradict each other are refused, not one of them silently dropped.
+    await fails(['screen', 'list', '--archived', '--state', 'active'], 2, 'usage');
     expect((await ok(['screen', 'unarchive', screenId])).state).toBe('active');
     const rotated = await ok(['screen', 'rotate', screenId]);
     expect(rotated.public_id).not.toBe(before.public_id);

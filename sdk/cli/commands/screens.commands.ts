@@ -206,6 +206,7 @@ export const screenCommands = [
       { flags: '--tag <tag>', description: 'only screens with this tag' },
     ],
     async run(ctx): Promise<ScreenList> {
+      if (ctx.options.archived && ctx.options.state !== undefined) throw usage('give --archived or --state, not both');
       const client = await ctx.client();
       const state = (ctx.options.archived ? 'archived' : ctx.options.state) as ScreenState | undefined;
       return (await client.screens.list({ state, tag: ctx.options.tag as string | undefined })).data;
