@@ -388,6 +388,15 @@ describe('screens', () => {
     expect(human.stdout).toMatch(/remove_tags\s+nothere\s+done/);
     expect(human.stdout).toMatch(/tags now:\s+fleetcli, lobby, north/);
     await ok(['screen', 'tag', screenId, '--remove', 'north']);
+    // An edit the screen refused (here: there is no such screen) fails the command with that
+    // problem's exit code; the error keeps every edit's outcome.
+    const refused = await fails(['screen', 'tag', 'scr_missing', '--add', 'north'], 4, 'not_found');
+    expect(refused).toMatchObject({
+      status: 404,
+      detail: 'add_tags: screen scr_missing not found',
+      edits: [{ action: 'add_tags', tags: ['north'], results: [{ screen_id: 'scr_missing', ok: false }] }],
+      screen_tags: null,
+    });
     const [toast, off, schedule] = await Promise.all([
       ok(['screen', 'toast', screenId, 'Doors close at 18:00', '--level', 'alert', '--seconds', '5']),
       ok(['screen', 'display', screenId, 'off']),

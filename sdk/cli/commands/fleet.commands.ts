@@ -12,7 +12,7 @@ import type {
 } from '../../contract/fleet';
 import type { Screen } from '../../contract/screens';
 import { command, type CommandContext } from '../command';
-import { invalidInput, usage } from '../exit-codes';
+import { CliFailure, exitCodeOfProblem, invalidInput, usage } from '../exit-codes';
 import { fields, table, type Block } from '../output';
 
 /** What an empty schedule means now: never that the assigned playlist plays while a takeover does. */
@@ -150,7 +150,17 @@ export const fleetCommands = [
       const edits: TagEdit['edits'] = [];
       for (const action of actions)
         edits.push({ ...(await client.screens.actions({ ids }, action)).data, tags: action.tags });
-      return { edits, screen_tags: tagsAfter(edits) };
+      const result = { edits, screen_tags: tagsAfter(edits) };
+      // One screen: an edit it refused (no such screen, a tag over the limit) is the command's failure,
+      // with that problem's exit code; the envelope's error keeps every edit's outcome.
+      const refused = edits.flatMap((e) => e.results.flatMap((r) => (r.ok ? [] : [{ action: e.action, r }])));
+      if (refused.length > 0) {
+        const { status, problem } = refused[0]!.r as Extract<ScreenActionItem, { ok: false }>;
+        const code = typeof problem.code === 'string' ? problem.code : 'invalid_request';
+        const detail = refused.map(({ action, r }) => `${action}: ${outcomeOf(r)}`).join('; ');
+        throw new CliFailure(exitCodeOfProblem(status, code), code, detail, { status, ...result });
+      }
+      return result;
     },
     human: tagBlocks,
     ids: (edit) => [...new Set(edit.edits.flatMap((e) => e.results.map((r) => r.screen_id)))],
