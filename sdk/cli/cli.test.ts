@@ -403,6 +403,8 @@ describe('screens', () => {
       ok(['screen', 'schedule', screenId]),
     ]);
     expect(toast.toast_id).toMatch(/^tst_/);
+    const short = await fails(['screen', 'toast', screenId, 'Blink', '--seconds', '1'], 2, 'usage');
+    expect(short.detail).toBe('--seconds is from 2 to 60');
     expect(off).toEqual({ power: 'off', schedule: null });
     expect(schedule).toMatchObject({ entries: [], takeover: null });
     expect(await ok(['screen', 'display', screenId, 'auto'])).toEqual({ power: null, schedule: null });

@@ -1,14 +1,17 @@
 // Fleet control: tags, a screen's playlist schedule and takeover, toasts, display power, reboot, and
 // one action over many screens (`screen actions`). Each single-screen command is one request.
 import fs from 'node:fs/promises';
-import type {
-  DisplayState,
-  FleetAction,
-  FleetSelector,
-  PlaylistScheduleEntryWrite,
-  ScreenActionItem,
-  ScreenActionResult,
-  ScreenPlaylistScheduleView,
+import {
+  type DisplayState,
+  type FleetAction,
+  type FleetSelector,
+  type PlaylistScheduleEntryWrite,
+  type ScreenActionItem,
+  type ScreenActionResult,
+  type ScreenPlaylistScheduleView,
+  TOAST_DURATION_DEFAULT_MS,
+  TOAST_DURATION_MAX_MS,
+  TOAST_DURATION_MIN_MS,
 } from '../../contract/fleet';
 import type { Screen } from '../../contract/screens';
 import { command, type CommandContext } from '../command';
@@ -96,6 +99,9 @@ async function readJson(file: string, what: string): Promise<unknown> {
     throw invalidInput(`${file}: cannot read ${what} as JSON (${(error as Error).message})`);
   }
 }
+
+const TOAST_MIN_SECONDS = TOAST_DURATION_MIN_MS / 1000;
+const TOAST_MAX_SECONDS = TOAST_DURATION_MAX_MS / 1000;
 
 /** `--until 90m`: a duration from now, so another time on every run. */
 const UNTIL_DURATION = /^(\d+)([mhd])$/;
@@ -227,11 +233,18 @@ export const fleetCommands = [
     arguments: ['<screen-id>', '<text>'],
     options: [
       { flags: '--level <level>', description: 'how it looks', choices: ['info', 'alert', 'error'], default: 'info' },
-      { flags: '--seconds <n>', description: 'how long it shows (2 to 60, default 10)', parse: 'positive-int' },
+      {
+        flags: '--seconds <n>',
+        description: `how long it shows (${TOAST_MIN_SECONDS} to ${TOAST_MAX_SECONDS}, default ${TOAST_DURATION_DEFAULT_MS / 1000})`,
+        parse: 'positive-int',
+      },
     ],
     idempotencyKeyOption: true,
     async run(ctx) {
       const seconds = ctx.options.seconds as number | undefined;
+      // Said here in the flag's own unit: the server's refusal names duration_ms in milliseconds.
+      if (seconds !== undefined && (seconds < TOAST_MIN_SECONDS || seconds > TOAST_MAX_SECONDS))
+        throw usage(`--seconds is from ${TOAST_MIN_SECONDS} to ${TOAST_MAX_SECONDS}`);
       const body = {
         level: ctx.options.level as 'info' | 'alert' | 'error',
         text: (ctx.args[1] as string).replace(/\\n/g, '\n'),
