@@ -860,6 +860,14 @@ describe('events', () => {
     expect(data.cursor).toBe(data.items[2].cursor);
   });
 
+  it('goes on at the newest event when the cursor given cannot be resumed, and says so with that cursor', async () => {
+    const followed = await ok(['events', 'follow', '--after', 'not-a-cursor', '--timeout', '1']);
+    expect(followed.resync).toEqual({ reason: 'invalid' });
+    expect(followed.cursor).not.toBe('not-a-cursor');
+    // The cursor handed back is one to resume after, not the refused one again.
+    await ok(['events', 'list', '--after', followed.cursor]);
+  });
+
   it('continues where the last --resume follow stopped', async () => {
     const app = shared.applicationId!;
     await ok(['events', 'follow', '--resume', '--timeout', '1']); // from the oldest retained; remembers the head
