@@ -173,6 +173,8 @@ export const playlistCommands = [
   command({
     name: 'playlist update',
     summary: 'replace a playlist with the document in a JSON file (revision + 1)',
+    description:
+      "The file is a write document (sdk/contract/playlist.ts), such as `playlist export`'s playlist.json. What\n`playlist show --json` prints is not one: the server refuses its response-only members (id, revision, a\nplacement's resolved items and controller, page comments).",
     arguments: ['<playlist-id>', '<file>'],
     options: [V2_OPTION],
     ifMatch: true,
