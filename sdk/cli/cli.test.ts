@@ -592,13 +592,15 @@ describe('playlists', () => {
     fs.writeFileSync(broken, '{"name": ');
     const empty = path.join(work, 'empty.json');
     fs.writeFileSync(empty, JSON.stringify({ name: 'no pages', pages: [] }));
-    const [shown, list, human, , invalid] = await Promise.all([
+    const [shown, list, human, , invalid, mixed] = await Promise.all([
       ok(['playlist', 'show', created.id]),
       ok(['playlist', 'list']),
       run(['playlist', 'show', created.id]),
       fails(['playlist', 'create', broken], 2, 'invalid_input'),
       fails(['playlist', 'create', empty], 8, 'invalid_request'),
+      fails(['playlist', 'create', file, '--media', shared.imageId!], 2, 'usage'),
     ]);
+    expect(mixed.detail).toMatch(/give a file or those/);
     expect(shown.pages[0].id).toBe('welcome');
     expect(list.items.map((p: any) => p.id)).toContain(created.id);
     expect(human.stdout).toMatch(/welcome\s+8 s\s+crossfade 200 ms\s+always\s+image med_\S+ \(1\)/);
