@@ -670,6 +670,9 @@ describe('playlists', () => {
     expect(human.stdout).toMatch(/because of:\s+takeover/);
     expect(human.stdout).toMatch(/takeover reason:\s+Fire drill/);
 
+    // A takeover and --clear at once is refused: the takeover in force stays.
+    await fails(['screen', 'takeover', screen, playlist, '--until', '2h', '--reason', 'x', '--clear'], 2, 'usage');
+    expect((await ok(['screen', 'schedule', screen])).takeover).toMatchObject({ reason: 'Fire drill' });
     expect((await ok(['screen', 'takeover', screen, '--clear'])).takeover).toBeNull();
     const cleared = await ok(['screen', 'schedule', screen, '--clear']);
     expect(cleared).toMatchObject({ entries: [], effective_playlist: { playlist_id: playlist, source: 'assignment' } });

@@ -211,10 +211,14 @@ export const fleetCommands = [
     idempotencyKeyOption: true,
     async run(ctx) {
       const id = ctx.args[0] as string;
-      const client = await ctx.client();
-      if (ctx.options.clear) return (await client.screens.clearTakeover(id, ctx.guarded())).data;
       const playlist = ctx.args[1] as string | undefined;
       const { until, reason } = ctx.options as Record<string, string | undefined>;
+      if (ctx.options.clear) {
+        // Both at once is a mistake either way: never end a takeover the caller meant to start.
+        if (playlist !== undefined || until !== undefined || reason !== undefined)
+          throw usage('--clear ends the takeover: give it no <playlist-id>, --until or --reason');
+        return (await (await ctx.client()).screens.clearTakeover(id, ctx.guarded())).data;
+      }
       if (!playlist || !until || !reason) throw usage('give <playlist-id>, --until and --reason (or --clear)');
       // The repeat of an attempt would send another end, which the server refuses as another request.
       if (ctx.options.idempotencyKey !== undefined && UNTIL_DURATION.test(until))
@@ -222,7 +226,7 @@ export const fleetCommands = [
           `--until ${until} is a new time on every run, so repeating this takeover with --idempotency-key would be refused (idempotency_mismatch): give the end as an ISO time with offset`,
         );
       const body = { playlist_id: playlist, until: untilOf(until, Date.now()), reason };
-      return (await client.screens.takeover(id, body, ctx.guarded())).data;
+      return (await (await ctx.client()).screens.takeover(id, body, ctx.guarded())).data;
     },
     human: scheduleBlocks,
     ids: () => [],
