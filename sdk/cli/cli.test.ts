@@ -309,6 +309,14 @@ describe('screens', () => {
     expect(provisioned.screen.state).toBe('pairing_pending');
     expect(provisioned.provisioning_url).toMatch(new RegExp(`^${provisioned.public_url}#provision=[A-Za-z0-9_-]{43}$`));
     await direct.screens.delete(provisioned.screen.id);
+    // -q keeps the link, shown once, on the line after the screen's id.
+    const quiet = await run(['screen', 'provision', '--label', 'Door', '-q']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const [id, link] = quiet.stdout.split('\n');
+    expect(id).toMatch(/^scr_/);
+    expect(link).toMatch(/#provision=[A-Za-z0-9_-]{43}$/);
+    expect(quiet.stdout).toBe(`${id}\n${link}\n`);
+    await direct.screens.delete(id!);
   });
 
   it('updates label, timezone and tags; --quiet prints the id alone', async () => {

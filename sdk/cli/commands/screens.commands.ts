@@ -171,7 +171,9 @@ export const screenCommands = [
       screenFields(p.screen),
       fields(['public URL', p.public_url], ['open on the screen', p.provisioning_url], ['link expires', p.expires_at]),
     ],
-    ids: (p) => [p.screen.id],
+    // The link is shown once (a retry redelivers it only with the same --idempotency-key): -q prints
+    // it after the id rather than lose it.
+    ids: (p) => [p.screen.id, p.provisioning_url],
   }),
   command({
     name: 'screen link',
