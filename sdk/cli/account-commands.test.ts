@@ -200,6 +200,13 @@ describe('agent connect', () => {
     expect(shown.json().state, shown.text).toBe('cancelled');
   });
 
+  it('prints the approval URL and code even with -q: the member cannot decide without them', async () => {
+    const env = newConfig();
+    const { cli } = await connecting(env, ['-q']);
+    cli.child.kill('SIGINT');
+    expect(remember(await cli.done).code).toBe(130);
+  });
+
   it('refuses to replace a credential the config already holds, and an unknown area', async () => {
     const { env } = await enrolled();
     const held = await json(['agent', 'connect'], env);

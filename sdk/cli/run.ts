@@ -212,8 +212,9 @@ export async function runCli(
   const globals = command.optsWithGlobals<GlobalOptions & Record<string, unknown>>();
   const quiet = globals.quiet === true;
   // Notes may quote the server (a project name, a problem code): the untrusted-text rule applies.
+  const instruct = (text: string) => io.stderr.write(`${escapeUnsafe(text)}\n`);
   const note = (text: string) => {
-    if (!quiet) io.stderr.write(`${escapeUnsafe(text)}\n`);
+    if (!quiet) instruct(text);
   };
   const serverDates: { serverMs: number; localMs: number }[] = [];
   /** Said with a 401 once a stored credential was sent: how to get past one the server no longer knows. */
@@ -292,6 +293,7 @@ export async function runCli(
         progressWanted ? createProgress(io.stderr, label, io.stderr.isTTY === true) : silentProgress,
       prompt,
       note,
+      instruct,
       emit: (blocks) => {
         if (human) write(human.renderBlocks(blocks));
       },
