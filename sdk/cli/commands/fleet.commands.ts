@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import {
   type DisplayState,
-  type FleetAction,
+  FleetAction,
   type FleetSelector,
   type PlaylistScheduleEntryWrite,
   type ScreenActionItem,
@@ -99,6 +99,9 @@ async function readJson(file: string, what: string): Promise<unknown> {
     throw invalidInput(`${file}: cannot read ${what} as JSON (${(error as Error).message})`);
   }
 }
+
+/** The fleet action types this CLI knows, from the contract, for `screen actions --help` (a newer server may know more). */
+const ACTION_TYPES: readonly string[] = FleetAction.options.map((o) => o.shape.type.value);
 
 const TOAST_MIN_SECONDS = TOAST_DURATION_MIN_MS / 1000;
 const TOAST_MAX_SECONDS = TOAST_DURATION_MAX_MS / 1000;
@@ -297,8 +300,7 @@ export const fleetCommands = [
   command({
     name: 'screen actions',
     summary: 'one action over many screens (--ids or --tag): takeover, toast, display, reboot, …',
-    description:
-      'The action is <type> plus the members in --file (JSON), e.g. takeover with {"playlist_id":"pl_…","until":"…","reason":"…"}. A retry with the same --idempotency-key replays finished screens.',
+    description: `The action is <type> plus the members in --file (JSON), e.g. takeover with {"playlist_id":"pl_…","until":"…","reason":"…"}. A retry with the same --idempotency-key replays finished screens.\nTypes: ${ACTION_TYPES.join(', ')}.\nExit 0 once the server has answered, even when some screens failed: read failed and each result's ok.`,
     arguments: ['<type>'],
     options: [...selectorOptions, { flags: '--file <action.json>', description: "the action's other members" }],
     idempotencyKeyOption: true,
