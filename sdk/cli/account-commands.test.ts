@@ -109,6 +109,24 @@ describe('account commands', () => {
     const config = JSON.parse(fs.readFileSync(env.MARQUEE_CONFIG!, 'utf8'));
     expect(Object.keys(config.servers)).toEqual([]);
   });
+
+  it('says how to get past a stored credential the server no longer accepts', async () => {
+    const { env } = await enrolled();
+    // Another copy of the config file revokes it (another machine, a member in the dashboard).
+    const copy = path.join(path.dirname(env.MARQUEE_CONFIG!), 'copy.json');
+    fs.copyFileSync(env.MARQUEE_CONFIG!, copy);
+    await ok(['auth', 'revoke', '--yes'], { ...env, MARQUEE_CONFIG: copy });
+    const stale = await json(['screen', 'list'], env);
+    expect(stale.code).toBe(3);
+    expect(stale.envelope.error).toMatchObject({
+      code: 'unauthorized',
+      hint: expect.stringContaining('auth revoke --yes'),
+    });
+    expect((await run(['screen', 'list'], env)).stderr).toContain('marquee auth revoke --yes removes it');
+    // As said: revoking the revoked credential drops it, and the next command enrolls anew.
+    await ok(['auth', 'revoke', '--yes'], env);
+    expect(await ok(['enroll', '--email', 'ops@example.com'], env)).toMatchObject({ enrolled_now: true });
+  });
 });
 
 describe('agent connect', () => {
@@ -180,6 +198,13 @@ describe('agent connect', () => {
     expect(envelopeOf(result).error).toMatchObject({ code: 'interrupted' });
     const shown = await member.request('GET', `/dashboard/v1/agent-connections/${id}`);
     expect(shown.json().state, shown.text).toBe('cancelled');
+  });
+
+  it('prints the approval URL and code even with -q: the member cannot decide without them', async () => {
+    const env = newConfig();
+    const { cli } = await connecting(env, ['-q']);
+    cli.child.kill('SIGINT');
+    expect(remember(await cli.done).code).toBe(130);
   });
 
   it('refuses to replace a credential the config already holds, and an unknown area', async () => {
@@ -289,7 +314,7 @@ describe('comment commands', () => {
     });
     expect(await ok(['comment', 'show', 'playlist', playlistId], env)).toEqual({ comments: null });
     const human = await run(['comment', 'show', 'screen', screen.id], env);
-    expect(human.stdout).toContain('"owner": "facilities"');
+    expect(human.stdout).toBe('{\n  "owner": "facilities"\n}\n');
     await ok(['comment', 'delete', 'screen', screen.id], env);
     expect((await run(['comment', 'show', 'screen', screen.id], env)).stdout).toContain('no comments');
   });

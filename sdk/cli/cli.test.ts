@@ -309,6 +309,14 @@ describe('screens', () => {
     expect(provisioned.screen.state).toBe('pairing_pending');
     expect(provisioned.provisioning_url).toMatch(new RegExp(`^${provisioned.public_url}#provision=[A-Za-z0-9_-]{43}$`));
     await direct.screens.delete(provisioned.screen.id);
+    // -q keeps the link, shown once, on the line after the screen's id.
+    const quiet = await run(['screen', 'provision', '--label', 'Door', '-q']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const [id, link] = quiet.stdout.split('\n');
+    expect(id).toMatch(/^scr_/);
+    expect(link).toMatch(/#provision=[A-Za-z0-9_-]{43}$/);
+    expect(quiet.stdout).toBe(`${id}\n${link}\n`);
+    await direct.screens.delete(id!);
   });
 
   it('updates label, timezone and tags; --quiet prints the id alone', async () => {
@@ -367,6 +375,8 @@ describe('screens', () => {
     const archived = await ok(['screen', 'archive', screenId, '--if-match', String(before.revision)]);
     expect(archived).toMatchObject({ state: 'archived', revision: before.revision + 1 });
     expect((await ok(['screen', 'list', '--archived'])).items.map((s: any) => s.id)).toEqual([screenId]);
+    // Two filters that contradict each other are refused, not one of them silently dropped.
+    await fails(['screen', 'list', '--archived', '--state', 'active'], 2, 'usage');
     expect((await ok(['screen', 'unarchive', screenId])).state).toBe('active');
     const rotated = await ok(['screen', 'rotate', screenId]);
     expect(rotated.public_id).not.toBe(before.public_id);
@@ -386,12 +396,23 @@ describe('screens', () => {
     expect(human.stdout).toMatch(/remove_tags\s+nothere\s+done/);
     expect(human.stdout).toMatch(/tags now:\s+fleetcli, lobby, north/);
     await ok(['screen', 'tag', screenId, '--remove', 'north']);
+    // An edit the screen refused (here: there is no such screen) fails the command with that
+    // problem's exit code; the error keeps every edit's outcome.
+    const refused = await fails(['screen', 'tag', 'scr_missing', '--add', 'north'], 4, 'not_found');
+    expect(refused).toMatchObject({
+      status: 404,
+      detail: 'add_tags: screen scr_missing not found',
+      edits: [{ action: 'add_tags', tags: ['north'], results: [{ screen_id: 'scr_missing', ok: false }] }],
+      screen_tags: null,
+    });
     const [toast, off, schedule] = await Promise.all([
       ok(['screen', 'toast', screenId, 'Doors close at 18:00', '--level', 'alert', '--seconds', '5']),
       ok(['screen', 'display', screenId, 'off']),
       ok(['screen', 'schedule', screenId]),
     ]);
     expect(toast.toast_id).toMatch(/^tst_/);
+    const short = await fails(['screen', 'toast', screenId, 'Blink', '--seconds', '1'], 2, 'usage');
+    expect(short.detail).toBe('--seconds is from 2 to 60');
     expect(off).toEqual({ power: 'off', schedule: null });
     expect(schedule).toMatchObject({ entries: [], takeover: null });
     expect(await ok(['screen', 'display', screenId, 'auto'])).toEqual({ power: null, schedule: null });
@@ -579,13 +600,15 @@ describe('playlists', () => {
     fs.writeFileSync(broken, '{"name": ');
     const empty = path.join(work, 'empty.json');
     fs.writeFileSync(empty, JSON.stringify({ name: 'no pages', pages: [] }));
-    const [shown, list, human, , invalid] = await Promise.all([
+    const [shown, list, human, , invalid, mixed] = await Promise.all([
       ok(['playlist', 'show', created.id]),
       ok(['playlist', 'list']),
       run(['playlist', 'show', created.id]),
       fails(['playlist', 'create', broken], 2, 'invalid_input'),
       fails(['playlist', 'create', empty], 8, 'invalid_request'),
+      fails(['playlist', 'create', file, '--media', shared.imageId!], 2, 'usage'),
     ]);
+    expect(mixed.detail).toMatch(/give a file or those/);
     expect(shown.pages[0].id).toBe('welcome');
     expect(list.items.map((p: any) => p.id)).toContain(created.id);
     expect(human.stdout).toMatch(/welcome\s+8 s\s+crossfade 200 ms\s+always\s+image med_\S+ \(1\)/);
@@ -655,6 +678,9 @@ describe('playlists', () => {
     expect(human.stdout).toMatch(/because of:\s+takeover/);
     expect(human.stdout).toMatch(/takeover reason:\s+Fire drill/);
 
+    // A takeover and --clear at once is refused: the takeover in force stays.
+    await fails(['screen', 'takeover', screen, playlist, '--until', '2h', '--reason', 'x', '--clear'], 2, 'usage');
+    expect((await ok(['screen', 'schedule', screen])).takeover).toMatchObject({ reason: 'Fire drill' });
     expect((await ok(['screen', 'takeover', screen, '--clear'])).takeover).toBeNull();
     const cleared = await ok(['screen', 'schedule', screen, '--clear']);
     expect(cleared).toMatchObject({ entries: [], effective_playlist: { playlist_id: playlist, source: 'assignment' } });
@@ -845,6 +871,14 @@ describe('events', () => {
     const delivered = streams.flatMap((e) => e.frameIds);
     expect(new Set(delivered).size).toBe(delivered.length);
     expect(data.cursor).toBe(data.items[2].cursor);
+  });
+
+  it('goes on at the newest event when the cursor given cannot be resumed, and says so with that cursor', async () => {
+    const followed = await ok(['events', 'follow', '--after', 'not-a-cursor', '--timeout', '1']);
+    expect(followed.resync).toEqual({ reason: 'invalid' });
+    expect(followed.cursor).not.toBe('not-a-cursor');
+    // The cursor handed back is one to resume after, not the refused one again.
+    await ok(['events', 'list', '--after', followed.cursor]);
   });
 
   it('continues where the last --resume follow stopped', async () => {

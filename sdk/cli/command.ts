@@ -47,6 +47,8 @@ export interface CommandContext {
   emit(blocks: Block[]): void;
   /** A note for a person on stderr (never with --quiet); never put a secret in it. */
   note(text: string): void;
+  /** What someone must act on for the command to go on (an approval URL and code): on stderr even with --quiet. */
+  instruct(text: string): void;
   /** Each answer's Date header beside the local time half way through its request (doctor's skew check). */
   readonly serverDates: readonly { serverMs: number; localMs: number }[];
 }

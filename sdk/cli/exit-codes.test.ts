@@ -1,3 +1,6 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MarqueeNetworkError, MarqueeProblem, OperationFailedError } from '../client/marquee-client';
 import { CliFailure, EXIT, exitCodeOfProblem, failureOf } from './exit-codes';
@@ -50,6 +53,18 @@ describe('exit codes by class', () => {
       exitCode: EXIT.network,
       error: { code: 'network_error', detail: 'GET /x got no answer: fetch failed (ECONNREFUSED), after 3 attempts' },
     });
+  });
+
+  it('calls a local file that cannot be written a usage problem (exit 2), not a bug', async () => {
+    const missing = path.join(os.tmpdir(), `marquee-no-such-folder-${process.pid}`, 'shot.webp');
+    const error = await fs.writeFile(missing, 'x').catch((e: unknown) => e);
+    expect(failureOf(error, false)).toEqual({
+      exitCode: EXIT.usage,
+      error: { code: 'invalid_input', detail: expect.stringContaining(missing) },
+    });
+    // A connection reset carries a system code too, but names no path: still not the caller's file.
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
+    expect(failureOf(reset, false).exitCode).toBe(EXIT.unexpected);
   });
 
   it('reports a failed operation with its problem code and id (exit 13)', () => {

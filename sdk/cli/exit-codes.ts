@@ -109,6 +109,14 @@ function systemErrorCode(error: unknown): string | undefined {
   return innermost === 'fetch failed' ? undefined : innermost;
 }
 
+/**
+ * A local file the command could not read or write (a missing folder, no permission, a directory):
+ * Node's file-system errors name the path, which a network error (ECONNRESET …) never has.
+ */
+function isLocalFileError(error: unknown): error is NodeJS.ErrnoException & { path: string } {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).path === 'string';
+}
+
 function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 }
@@ -124,6 +132,7 @@ export function failureOf(error: unknown, interrupted: boolean): { exitCode: Exi
   if (error instanceof CliFailure) {
     return { exitCode: error.exitCode, error: { code: error.code, detail: error.detail, ...error.extra } };
   }
+  if (isLocalFileError(error)) return { exitCode: EXIT.usage, error: { code: 'invalid_input', detail: error.message } };
   if (error instanceof MarqueeProblem) {
     const report: ErrorReport = { code: error.code, detail: error.detail, status: error.status };
     if (error.errors.length > 0) report.errors = error.errors;

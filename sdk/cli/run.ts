@@ -212,10 +212,13 @@ export async function runCli(
   const globals = command.optsWithGlobals<GlobalOptions & Record<string, unknown>>();
   const quiet = globals.quiet === true;
   // Notes may quote the server (a project name, a problem code): the untrusted-text rule applies.
+  const instruct = (text: string) => io.stderr.write(`${escapeUnsafe(text)}\n`);
   const note = (text: string) => {
-    if (!quiet) io.stderr.write(`${escapeUnsafe(text)}\n`);
+    if (!quiet) instruct(text);
   };
   const serverDates: { serverMs: number; localMs: number }[] = [];
+  /** Said with a 401 once a stored credential was sent: how to get past one the server no longer knows. */
+  let staleCredentialHint: string | undefined;
 
   try {
     const config = new ConfigFile(configPathFrom(globals.config, io.env));
@@ -278,6 +281,7 @@ export async function runCli(
           note,
         });
         authorized = makeClient(entry.token);
+        staleCredentialHint = `the credential stored for ${apiUrl} is revoked or unknown there: marquee auth revoke --yes removes it from ${config.path}, then the next command enrolls anew (or marquee agent connect joins an existing project)`;
         return authorized;
       },
       call: () => ({ idempotencyKey, signal }),
@@ -289,6 +293,7 @@ export async function runCli(
         progressWanted ? createProgress(io.stderr, label, io.stderr.isTTY === true) : silentProgress,
       prompt,
       note,
+      instruct,
       emit: (blocks) => {
         if (human) write(human.renderBlocks(blocks));
       },
@@ -305,6 +310,7 @@ export async function runCli(
   } catch (error) {
     const { exitCode, error: report } = failureOf(error, interrupted());
     if (report.code === 'usage') report.hint ??= `see: marquee ${spec.name} --help`;
+    if (report.code === 'unauthorized' && staleCredentialHint) report.hint ??= staleCredentialHint;
     return fail(report, exitCode);
   }
 }

@@ -54,8 +54,9 @@ export const agentCommands = [
           signal: ctx.signal,
           onStart: (start) => {
             started = start;
-            ctx.note(`Ask a member of the project to open ${start.approval_url}`);
-            ctx.note(`and type the code ${start.user_code}. Waiting for their decision…`);
+            // Without these the member cannot decide: --quiet does not silence them.
+            ctx.instruct(`Ask a member of the project to open ${start.approval_url}`);
+            ctx.instruct(`and type the code ${start.user_code}. Waiting for their decision…`);
           },
           onChange: (c) => {
             decision = c.state;

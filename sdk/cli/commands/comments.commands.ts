@@ -41,7 +41,10 @@ async function commentsOf(ctx: CommandContext): Promise<Record<string, unknown>>
   return value as Record<string, unknown>;
 }
 
-const human = (c: Comments) => [lines(c.comments === null ? 'no comments' : JSON.stringify(c.comments, null, 2))];
+// One line each: a value shown whole would have its line breaks escaped as \u000a.
+const human = (c: Comments) => [
+  lines(...(c.comments === null ? ['no comments'] : JSON.stringify(c.comments, null, 2).split('\n'))),
+];
 
 export const commentCommands = [
   command({

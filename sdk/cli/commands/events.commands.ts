@@ -30,6 +30,11 @@ export interface FollowResult {
   items: EventRecord[];
   /** Resume after the last event handled with --after <cursor> (or --resume). */
   cursor: string | null;
+  /**
+   * The cursor given could not be resumed (pruned, or not this stream's): the follow went on at the
+   * newest event, so what came between was not seen; read the state you need again.
+   */
+  resync?: { reason: string };
 }
 
 export const eventCommands = [
@@ -98,6 +103,7 @@ export const eventCommands = [
 
       const items: EventRecord[] = [];
       let last: string | null = cursor ?? null;
+      let resynced: FollowResult['resync'];
       const stop = new AbortController();
       const end = () => stop.abort();
       ctx.signal.addEventListener('abort', end, { once: true });
@@ -122,8 +128,12 @@ export const eventCommands = [
           ]);
           if (count !== undefined && items.length >= count) end();
         },
-        onResync: (resync) =>
-          ctx.note(`the cursor could not be resumed (${resync.details.reason}); continuing at the newest event`),
+        onResync: (resync) => {
+          // The stream goes on at the head: so does the cursor to resume after, never the refused one.
+          last = resync.cursor ?? last;
+          resynced = { reason: resync.details.reason };
+          ctx.note(`the cursor could not be resumed (${resync.details.reason}); continuing at the newest event`);
+        },
       });
       try {
         await stream.done;
@@ -132,7 +142,7 @@ export const eventCommands = [
         ctx.signal.removeEventListener('abort', end);
       }
       await save(true);
-      return { items, cursor: last };
+      return { items, cursor: last, ...(resynced ? { resync: resynced } : {}) };
     },
     human: (r) => [lines(`${r.items.length} events; resume with --after ${r.cursor ?? '(none)'}`)],
     ids: (r) => r.items.map((e) => e.cursor),

@@ -1,18 +1,21 @@
 // Fleet control: tags, a screen's playlist schedule and takeover, toasts, display power, reboot, and
 // one action over many screens (`screen actions`). Each single-screen command is one request.
 import fs from 'node:fs/promises';
-import type {
-  DisplayState,
+import {
+  type DisplayState,
   FleetAction,
-  FleetSelector,
-  PlaylistScheduleEntryWrite,
-  ScreenActionItem,
-  ScreenActionResult,
-  ScreenPlaylistScheduleView,
+  type FleetSelector,
+  type PlaylistScheduleEntryWrite,
+  type ScreenActionItem,
+  type ScreenActionResult,
+  type ScreenPlaylistScheduleView,
+  TOAST_DURATION_DEFAULT_MS,
+  TOAST_DURATION_MAX_MS,
+  TOAST_DURATION_MIN_MS,
 } from '../../contract/fleet';
 import type { Screen } from '../../contract/screens';
 import { command, type CommandContext } from '../command';
-import { invalidInput, usage } from '../exit-codes';
+import { CliFailure, exitCodeOfProblem, invalidInput, usage } from '../exit-codes';
 import { fields, table, type Block } from '../output';
 
 /** What an empty schedule means now: never that the assigned playlist plays while a takeover does. */
@@ -97,6 +100,12 @@ async function readJson(file: string, what: string): Promise<unknown> {
   }
 }
 
+/** The fleet action types this CLI knows, from the contract, for `screen actions --help` (a newer server may know more). */
+const ACTION_TYPES: readonly string[] = FleetAction.options.map((o) => o.shape.type.value);
+
+const TOAST_MIN_SECONDS = TOAST_DURATION_MIN_MS / 1000;
+const TOAST_MAX_SECONDS = TOAST_DURATION_MAX_MS / 1000;
+
 /** `--until 90m`: a duration from now, so another time on every run. */
 const UNTIL_DURATION = /^(\d+)([mhd])$/;
 
@@ -150,7 +159,17 @@ export const fleetCommands = [
       const edits: TagEdit['edits'] = [];
       for (const action of actions)
         edits.push({ ...(await client.screens.actions({ ids }, action)).data, tags: action.tags });
-      return { edits, screen_tags: tagsAfter(edits) };
+      const result = { edits, screen_tags: tagsAfter(edits) };
+      // One screen: an edit it refused (no such screen, a tag over the limit) is the command's failure,
+      // with that problem's exit code; the envelope's error keeps every edit's outcome.
+      const refused = edits.flatMap((e) => e.results.flatMap((r) => (r.ok ? [] : [{ action: e.action, r }])));
+      if (refused.length > 0) {
+        const { status, problem } = refused[0]!.r as Extract<ScreenActionItem, { ok: false }>;
+        const code = typeof problem.code === 'string' ? problem.code : 'invalid_request';
+        const detail = refused.map(({ action, r }) => `${action}: ${outcomeOf(r)}`).join('; ');
+        throw new CliFailure(exitCodeOfProblem(status, code), code, detail, { status, ...result });
+      }
+      return result;
     },
     human: tagBlocks,
     ids: (edit) => [...new Set(edit.edits.flatMap((e) => e.results.map((r) => r.screen_id)))],
@@ -195,10 +214,14 @@ export const fleetCommands = [
     idempotencyKeyOption: true,
     async run(ctx) {
       const id = ctx.args[0] as string;
-      const client = await ctx.client();
-      if (ctx.options.clear) return (await client.screens.clearTakeover(id, ctx.guarded())).data;
       const playlist = ctx.args[1] as string | undefined;
       const { until, reason } = ctx.options as Record<string, string | undefined>;
+      if (ctx.options.clear) {
+        // Both at once is a mistake either way: never end a takeover the caller meant to start.
+        if (playlist !== undefined || until !== undefined || reason !== undefined)
+          throw usage('--clear ends the takeover: give it no <playlist-id>, --until or --reason');
+        return (await (await ctx.client()).screens.clearTakeover(id, ctx.guarded())).data;
+      }
       if (!playlist || !until || !reason) throw usage('give <playlist-id>, --until and --reason (or --clear)');
       // The repeat of an attempt would send another end, which the server refuses as another request.
       if (ctx.options.idempotencyKey !== undefined && UNTIL_DURATION.test(until))
@@ -206,7 +229,7 @@ export const fleetCommands = [
           `--until ${until} is a new time on every run, so repeating this takeover with --idempotency-key would be refused (idempotency_mismatch): give the end as an ISO time with offset`,
         );
       const body = { playlist_id: playlist, until: untilOf(until, Date.now()), reason };
-      return (await client.screens.takeover(id, body, ctx.guarded())).data;
+      return (await (await ctx.client()).screens.takeover(id, body, ctx.guarded())).data;
     },
     human: scheduleBlocks,
     ids: () => [],
@@ -217,11 +240,18 @@ export const fleetCommands = [
     arguments: ['<screen-id>', '<text>'],
     options: [
       { flags: '--level <level>', description: 'how it looks', choices: ['info', 'alert', 'error'], default: 'info' },
-      { flags: '--seconds <n>', description: 'how long it shows (2 to 60, default 10)', parse: 'positive-int' },
+      {
+        flags: '--seconds <n>',
+        description: `how long it shows (${TOAST_MIN_SECONDS} to ${TOAST_MAX_SECONDS}, default ${TOAST_DURATION_DEFAULT_MS / 1000})`,
+        parse: 'positive-int',
+      },
     ],
     idempotencyKeyOption: true,
     async run(ctx) {
       const seconds = ctx.options.seconds as number | undefined;
+      // Said here in the flag's own unit: the server's refusal names duration_ms in milliseconds.
+      if (seconds !== undefined && (seconds < TOAST_MIN_SECONDS || seconds > TOAST_MAX_SECONDS))
+        throw usage(`--seconds is from ${TOAST_MIN_SECONDS} to ${TOAST_MAX_SECONDS}`);
       const body = {
         level: ctx.options.level as 'info' | 'alert' | 'error',
         text: (ctx.args[1] as string).replace(/\\n/g, '\n'),
@@ -270,8 +300,7 @@ export const fleetCommands = [
   command({
     name: 'screen actions',
     summary: 'one action over many screens (--ids or --tag): takeover, toast, display, reboot, …',
-    description:
-      'The action is <type> plus the members in --file (JSON), e.g. takeover with {"playlist_id":"pl_…","until":"…","reason":"…"}. A retry with the same --idempotency-key replays finished screens.',
+    description: `The action is <type> plus the members in --file (JSON), e.g. takeover with {"playlist_id":"pl_…","until":"…","reason":"…"}. A retry with the same --idempotency-key replays finished screens.\nTypes: ${ACTION_TYPES.join(', ')}.\nExit 0 once the server has answered, even when some screens failed: read failed and each result's ok.`,
     arguments: ['<type>'],
     options: [...selectorOptions, { flags: '--file <action.json>', description: "the action's other members" }],
     idempotencyKeyOption: true,

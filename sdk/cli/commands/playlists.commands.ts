@@ -162,6 +162,9 @@ export const playlistCommands = [
       const file = ctx.args[0] as string | undefined;
       let document: PlaylistDocument;
       if (file !== undefined) {
+        // The quick form's options make the pages; with a file they would be dropped unsaid.
+        if (['media', 'mediaTag', 'seconds'].some((option) => ctx.options[option] !== undefined))
+          throw usage('--media, --media-tag and --seconds make the pages without a file: give a file or those');
         document = await readDocument(file);
         if (ctx.options.name !== undefined) document = { ...document, name: ctx.options.name as string };
       } else document = await quickDocument(client, ctx);
@@ -173,6 +176,8 @@ export const playlistCommands = [
   command({
     name: 'playlist update',
     summary: 'replace a playlist with the document in a JSON file (revision + 1)',
+    description:
+      "The file is a write document (sdk/contract/playlist.ts), such as `playlist export`'s playlist.json. What\n`playlist show --json` prints is not one: the server refuses its response-only members (id, revision, a\nplacement's resolved items and controller, page comments).",
     arguments: ['<playlist-id>', '<file>'],
     options: [V2_OPTION],
     ifMatch: true,

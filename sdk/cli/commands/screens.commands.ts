@@ -171,7 +171,9 @@ export const screenCommands = [
       screenFields(p.screen),
       fields(['public URL', p.public_url], ['open on the screen', p.provisioning_url], ['link expires', p.expires_at]),
     ],
-    ids: (p) => [p.screen.id],
+    // The link is shown once (a retry redelivers it only with the same --idempotency-key): -q prints
+    // it after the id rather than lose it.
+    ids: (p) => [p.screen.id, p.provisioning_url],
   }),
   command({
     name: 'screen link',
@@ -206,6 +208,7 @@ export const screenCommands = [
       { flags: '--tag <tag>', description: 'only screens with this tag' },
     ],
     async run(ctx): Promise<ScreenList> {
+      if (ctx.options.archived && ctx.options.state !== undefined) throw usage('give --archived or --state, not both');
       const client = await ctx.client();
       const state = (ctx.options.archived ? 'archived' : ctx.options.state) as ScreenState | undefined;
       return (await client.screens.list({ state, tag: ctx.options.tag as string | undefined })).data;
