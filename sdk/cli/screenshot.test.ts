@@ -63,29 +63,33 @@ function answer(p: Player, captureId: string, image: Buffer) {
 }
 
 describe('marquee screen screenshot', () => {
-  it('waits for the player and writes the still it sent, checked against its SHA-256', async () => {
-    const p = await pairedPlayer(server, token);
-    const out = path.join(work, 'glass.webp');
-    const cli = startCli(['screen', 'screenshot', p.screen.id, '--out', out, '--json'], { env });
-    const captureId = await pendingCapture(p.screen.id);
-    const still = await sharp({ create: { width: 80, height: 45, channels: 3, background: '#3366ff' } })
-      .webp()
-      .toBuffer();
-    expect((await answer(p, captureId, still)).status).toBe(204);
-    const result = await cli.done;
-    const envelope = envelopeOf(result);
-    expect(result.code, result.stderr).toBe(0);
-    expect(envelope.data).toMatchObject({
-      capture_id: captureId,
-      file: out,
-      width: 80,
-      height: 45,
-      method: 'composed',
-    });
-    const written = fs.readFileSync(out);
-    const { data } = await sharp(written).raw().toBuffer({ resolveWithObject: true });
-    expect([data[0]! < 0x40, data[2]! > 0xe0]).toEqual([true, true]); // the blue it was sent
-  });
+  // -o/--output as every command that writes a file; --out, its first name, still works.
+  it.each(['--output', '--out'])(
+    'waits for the player and writes the still it sent (%s), checked against its SHA-256',
+    async (flag) => {
+      const p = await pairedPlayer(server, token);
+      const out = path.join(work, `glass${flag}.webp`);
+      const cli = startCli(['screen', 'screenshot', p.screen.id, flag, out, '--json'], { env });
+      const captureId = await pendingCapture(p.screen.id);
+      const still = await sharp({ create: { width: 80, height: 45, channels: 3, background: '#3366ff' } })
+        .webp()
+        .toBuffer();
+      expect((await answer(p, captureId, still)).status).toBe(204);
+      const result = await cli.done;
+      const envelope = envelopeOf(result);
+      expect(result.code, result.stderr).toBe(0);
+      expect(envelope.data).toMatchObject({
+        capture_id: captureId,
+        file: out,
+        width: 80,
+        height: 45,
+        method: 'composed',
+      });
+      const written = fs.readFileSync(out);
+      const { data } = await sharp(written).raw().toBuffer({ resolveWithObject: true });
+      expect([data[0]! < 0x40, data[2]! > 0xe0]).toEqual([true, true]); // the blue it was sent
+    },
+  );
 
   it('ends with exit 11 and the reason when no player answered', async () => {
     const p = await pairedPlayer(server, token);

@@ -249,7 +249,8 @@ export const screenCommands = [
     summary: "capture what a screen shows now, as a WebP still (waits for the player's answer)",
     arguments: ['<screen-id>'],
     options: [
-      { flags: '-o, --out <file>', description: 'where to write it (default: <screen-id>-<capture-id>.webp here)' },
+      { flags: '-o, --output <file>', description: 'where to write it (default: <screen-id>-<capture-id>.webp here)' },
+      { flags: '--out <file>', description: 'the same as --output (its first name)' },
       {
         flags: '--timeout <seconds>',
         description: 'how long to wait for the player (default 35)',
@@ -282,7 +283,10 @@ export const screenCommands = [
         throw new CliFailure(EXIT.timeout, 'screenshot_pending', `the player has not answered ${capture_id} yet`);
       const image = await client.screens.screenshotImage(id, { captureId: capture_id, signal: ctx.signal });
       if (!image.body) throw new CliFailure(EXIT.unexpected, 'unexpected_response', 'the screenshot had no body');
-      const file = (ctx.options.out as string | undefined) ?? `${id}-${capture_id}.webp`;
+      const file =
+        (ctx.options.output as string | undefined) ??
+        (ctx.options.out as string | undefined) ??
+        `${id}-${capture_id}.webp`;
       // The bytes must be the ones the status named (reference CLI: length and SHA-256).
       const written = await writeVerified(image.body, file, waited.status.sha256, ctx.signal);
       const { width, height, method, captured_at } = waited.status;
