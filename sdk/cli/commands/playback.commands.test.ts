@@ -100,7 +100,7 @@ describe('marquee playback', () => {
     expect(lines).toHaveLength(2);
 
     const file = path.join(work, 'plays.csv');
-    const written = await runCli(['playback', '--csv', '--output', file], { env });
+    const written = await runCli(['playback', '--csv', '-o', file], { env });
     expect(written.code, written.stderr).toBe(0);
     const direct = await server.request('GET', '/api/v1/playback?format=csv', {
       token: JSON.parse(fs.readFileSync(env.MARQUEE_CONFIG!, 'utf8')).servers[env.MARQUEE_API_URL!].token,

@@ -20,7 +20,7 @@ export const playbackCommands = [
       { flags: '--from <YYYY-MM-DD>', description: 'from this day on' },
       { flags: '--to <YYYY-MM-DD>', description: 'up to this day' },
       { flags: '--csv', description: 'the rows as CSV (RFC 4180), for spreadsheets' },
-      { flags: '--output <file>', description: 'with --csv: write the CSV to this file' },
+      { flags: '-o, --output <file>', description: 'with --csv: write the CSV to this file' },
     ],
     async run(ctx): Promise<PlaybackResult> {
       const o = ctx.options;
