@@ -1,6 +1,7 @@
 // Billing: the credit balance and the statement of the ledger. Amounts are millicredits as the
 // server writes them (canonical decimal strings); the human form shows credits as well.
 import type { BillingBalance, BillingStatement } from '../../contract/billing';
+import { throughLastPage } from '../all-pages';
 import { command } from '../command';
 import { fields, formatCredits, lines, table } from '../output';
 
@@ -27,13 +28,14 @@ export const billingCommands = [
     options: [
       { flags: '--limit <n>', description: 'at most this many rows per page (1 to 200)', parse: 'positive-int' },
       { flags: '--cursor <cursor>', description: 'the next_cursor of the previous page' },
+      { flags: '--all', description: 'follow next_cursor to the last page' },
     ],
     async run(ctx): Promise<BillingStatement> {
-      const query = {
-        limit: ctx.options.limit as number | undefined,
-        cursor: ctx.options.cursor as string | undefined,
-      };
-      return (await (await ctx.client()).billing.statement(query)).data;
+      const client = await ctx.client();
+      const limit = ctx.options.limit as number | undefined;
+      const page = async (cursor: string | undefined) => (await client.billing.statement({ limit, cursor })).data;
+      const cursor = ctx.options.cursor as string | undefined;
+      return ctx.options.all ? throughLastPage(page, cursor) : page(cursor);
     },
     human: (s) => [
       table(

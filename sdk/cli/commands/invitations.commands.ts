@@ -1,14 +1,8 @@
 // Invitations of people into the project: by email (one per address; an outstanding one of the
 // same kind and address is sent again) or one link to hand over, list, revoke. How a person joins
 // is in the README ("How a person joins a project").
-import type { MarqueeClient } from '../../client/marquee-client';
-import type {
-  Invitation,
-  InvitationCreate,
-  InvitationCreated,
-  InvitationList,
-  InvitationListQuery,
-} from '../../contract/people';
+import type { Invitation, InvitationCreate, InvitationCreated, InvitationList } from '../../contract/people';
+import { throughLastPage } from '../all-pages';
 import { command } from '../command';
 import { usage } from '../exit-codes';
 import { lines, table, type Block, type Value } from '../output';
@@ -20,18 +14,6 @@ const STATES = ['outstanding', 'accepted', 'revoked', 'expired'] as const;
 
 function invitationRows(items: (Invitation & { reused?: boolean })[]): Value[][] {
   return items.map((i) => [i.id, i.kind, i.delivery, i.email ?? '(link)', i.status, i.expires_at]);
-}
-
-/** Every page of the project's invitations that match. */
-async function allInvitations(client: MarqueeClient, query: Partial<InvitationListQuery>): Promise<Invitation[]> {
-  const items: Invitation[] = [];
-  let cursor: string | null | undefined = query.cursor;
-  do {
-    const page: InvitationList = (await client.invitations.list({ ...query, cursor })).data;
-    items.push(...page.items);
-    cursor = page.next_cursor;
-  } while (cursor !== null);
-  return items;
 }
 
 function createdBlocks(created: InvitationCreated): Block[] {
@@ -102,10 +84,10 @@ export const invitationCommands = [
       const query = {
         kind: ctx.options.kind as (typeof KINDS)[number] | undefined,
         status: ctx.options.status as (typeof STATES)[number] | undefined,
-        cursor: ctx.options.cursor as string | undefined,
       };
-      if (ctx.options.all) return { items: await allInvitations(client, query), next_cursor: null };
-      return (await client.invitations.list(query)).data;
+      const page = async (cursor: string | undefined) => (await client.invitations.list({ ...query, cursor })).data;
+      const cursor = ctx.options.cursor as string | undefined;
+      return ctx.options.all ? throughLastPage(page, cursor) : page(cursor);
     },
     human: (list) => [
       table(['id', 'kind', 'delivery', 'email', 'status', 'expires'], invitationRows(list.items), 'no invitations'),

@@ -3,6 +3,7 @@
 // and `kv delete` needs the revision it deletes.
 import fs from 'node:fs/promises';
 import type { KVEntry, KVList } from '../../contract/kv';
+import { throughLastPage } from '../all-pages';
 import { command } from '../command';
 import { invalidInput, usage } from '../exit-codes';
 import { fields, formatBytes, lines, table } from '../output';
@@ -31,15 +32,9 @@ export const kvCommands = [
     async run(ctx): Promise<KVList> {
       const client = await ctx.client();
       const app = ctx.args[0] as string;
-      const page = (await client.kv.list(app, { cursor: ctx.options.cursor as string | undefined })).data;
-      if (!ctx.options.all) return page;
-      const items = [...page.items];
-      for (let cursor = page.next_cursor; cursor !== null; ) {
-        const next = (await client.kv.list(app, { cursor })).data;
-        items.push(...next.items);
-        cursor = next.next_cursor;
-      }
-      return { ...page, items, next_cursor: null };
+      const page = async (cursor: string | undefined) => (await client.kv.list(app, { cursor })).data;
+      const cursor = ctx.options.cursor as string | undefined;
+      return ctx.options.all ? throughLastPage(page, cursor) : page(cursor);
     },
     human: (list) => [
       table(

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { mediaFile } from '../../client/node-files';
 import type { MediaGenerationRequest, Media, MediaList } from '../../contract/media';
+import { throughLastPage } from '../all-pages';
 import { command } from '../command';
 import { CliFailure, EXIT, invalidInput } from '../exit-codes';
 import { fields, formatBytes, lines, table, type Block, type Value } from '../output';
@@ -150,18 +151,10 @@ export const mediaCommands = [
         tag: ctx.options.tag as string | undefined,
         kind: ctx.options.kind as 'image' | 'video' | 'audio' | undefined,
         limit: ctx.options.limit as number | undefined,
-        cursor: ctx.options.cursor as string | undefined,
       };
-      const page = (await client.media.list(query)).data;
-      if (!ctx.options.all) return page;
-      const items = [...page.items];
-      let cursor = page.next_cursor;
-      while (cursor !== null) {
-        const next = (await client.media.list({ ...query, cursor })).data;
-        items.push(...next.items);
-        cursor = next.next_cursor;
-      }
-      return { items, next_cursor: null };
+      const page = async (cursor: string | undefined) => (await client.media.list({ ...query, cursor })).data;
+      const cursor = ctx.options.cursor as string | undefined;
+      return ctx.options.all ? throughLastPage(page, cursor) : page(cursor);
     },
     human: (list) => [
       table(['id', 'kind', 'size', 'pixels', 'length', 'tag', 'filename'], mediaRows(list.items), 'no media'),
