@@ -167,22 +167,33 @@ export async function sendAddressCode(
 ): Promise<{ expiresAt: number }> {
   if (signup.purpose !== 'invitation' || signup.email_verified === 1)
     throw problem('resource_conflict', 'this signup has its address already');
-  if (signup.codes_sent >= ADDRESS_CODES_PER_SIGNUP)
-    throw problem('rate_limited', 'no more codes for this signup; open the invitation link again', { retryAfter: 60 });
   const email = normalizeEmail(address);
   const code = String(crypto.randomInt(0, 1_000_000)).padStart(6, '0');
   const expiresAt = Math.min(now + ADDRESS_CODE_TTL_MS, signup.expires_at);
-  await work.db
+  // The count is spent in the statement that checks it: the signup was read before this transaction
+  // (its cookie), and requests arriving together would all have seen the same count.
+  const sent = await work.db
     .updateTable('signups')
-    .set({
+    .set((eb) => ({
       email,
       code_hash: codeHash(signup.id, code),
       code_expires_at: expiresAt,
       code_attempts: 0,
-      codes_sent: signup.codes_sent + 1,
-    })
+      codes_sent: eb('codes_sent', '+', 1),
+    }))
     .where('id', '=', signup.id)
-    .execute();
+    .where('codes_sent', '<', ADDRESS_CODES_PER_SIGNUP)
+    .where('email_verified', '=', 0)
+    .executeTakeFirst();
+  if (Number(sent.numUpdatedRows) !== 1) {
+    const current = await work.db
+      .selectFrom('signups')
+      .select('email_verified')
+      .where('id', '=', signup.id)
+      .executeTakeFirst();
+    if (current?.email_verified === 1) throw problem('resource_conflict', 'this signup has its address already');
+    throw problem('rate_limited', 'no more codes for this signup; open the invitation link again', { retryAfter: 60 });
+  }
   sendAfterCommit(work, services, {
     to: email,
     kind: 'address_verification',

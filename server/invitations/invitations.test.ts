@@ -8,7 +8,7 @@ import { pairPendingScreen } from '../pairing/pairing.fixtures';
 import { DashboardBrowser } from '../sign-in/dashboard.fixtures';
 import { TestServer, randomKey } from '../testing/harness';
 import { SIGNUP_TTL_MS } from '../sign-in/dashboard-cookies';
-import { ADDRESS_CODE_ATTEMPTS, ADDRESS_CODE_TTL_MS } from './acceptance';
+import { ADDRESS_CODE_ATTEMPTS, ADDRESS_CODE_TTL_MS, ADDRESS_CODES_PER_SIGNUP } from './acceptance';
 import { inviteByEmail, joinAsMember, TEST_PASSWORD, TEST_PASSWORD_COST } from './invitations.fixtures';
 import { INVITATION_EMAIL_TTL_MS, INVITATION_LINK_TTL_MS } from './invitations';
 
@@ -404,5 +404,22 @@ describe('accepting an invitation', () => {
       json: { display_name: 'New', password: TEST_PASSWORD },
     });
     expect(joined.status, joined.text).toBe(200);
+  });
+});
+
+describe('requests arriving together', () => {
+  it('mail at most three codes to a signup', async () => {
+    clock.advance(60 * 60_000); // a fresh hour of the per-address code budget
+    const link = (await invite({ kind: 'project_member', delivery: 'link' })).json().link_url.split('#invite=')[1];
+    const browser = new DashboardBrowser(server);
+    await claim(browser, link);
+    const answers = await Promise.all(
+      Array.from({ length: ADDRESS_CODES_PER_SIGNUP + 3 }, () =>
+        browser.request('POST', '/dashboard/v1/signup/email', { json: { email: 'eager@example.com' } }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 202, 202, 429, 429, 429]);
+    await smtp.waitFor('eager@example.com', () => smtp.to('eager@example.com').length >= ADDRESS_CODES_PER_SIGNUP);
+    expect(smtp.to('eager@example.com')).toHaveLength(ADDRESS_CODES_PER_SIGNUP);
   });
 });
