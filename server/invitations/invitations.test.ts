@@ -408,6 +408,21 @@ describe('accepting an invitation', () => {
 });
 
 describe('requests arriving together', () => {
+  it('make one outstanding invitation of an address, reused by the others', async () => {
+    const other = await server.enroll({ project_name: 'Four doors' });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        invite({ kind: 'project_member', emails: ['together@example.com'] }, randomKey(), other.token),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
+    expect(answers.map((a) => a.json().items[0].reused).sort()).toEqual([false, true, true, true]);
+    const listed = (
+      await server.request('GET', '/api/v1/invitations?status=outstanding', { token: other.token })
+    ).json().items;
+    expect(listed.filter((i: any) => i.email === 'together@example.com')).toHaveLength(1);
+  });
+
   it('mail at most three codes to a signup', async () => {
     clock.advance(60 * 60_000); // a fresh hour of the per-address code budget
     const link = (await invite({ kind: 'project_member', delivery: 'link' })).json().link_url.split('#invite=')[1];

@@ -68,7 +68,7 @@ export async function requestReset(
       '',
     );
   }
-  const reissued = await reissueForContactAddress(work.db, email, now);
+  const reissued = await reissueForContactAddress(work, email, now);
   if (reissued.length > 0) {
     lines.push('Projects an agent enrolled with this address, which nobody has joined yet:', '');
     for (const r of reissued) {
