@@ -275,6 +275,9 @@ export function replacesNothing(before: PlaylistTable, doc: PlaylistDocumentWrit
 }
 
 /** Replaces the whole document: revision + 1, and screens showing it get a new manifest when what they are served changed. */
+/** The lock a write of a playlist's page comments holds (comments.ts, and a replace that carries them over). */
+export const pageCommentsLock = (playlistId: string) => `page-comments:${playlistId}`;
+
 export async function replacePlaylist(
   services: Services,
   work: Work,
@@ -282,6 +285,14 @@ export async function replacePlaylist(
   input: { doc: PlaylistDocumentWrite; resolution: Resolution; now: number; requestId?: string },
 ): Promise<PlaylistTable> {
   const { doc, resolution, now } = input;
+  // Comments do not move the revision, so the compare-and-set below would not see one written since
+  // `before` was read: the page comments carried over are read again under their writers' lock.
+  await work.lock(pageCommentsLock(before.id));
+  const { page_comments } = await work.db
+    .selectFrom('playlists')
+    .select('page_comments')
+    .where('id', '=', before.id)
+    .executeTakeFirstOrThrow();
   const after: PlaylistTable = {
     ...before,
     name: doc.name,
@@ -293,7 +304,7 @@ export async function replacePlaylist(
     unavailable: json.write([]),
     // Page comments follow their pages by id; a page that left the document takes its comments along.
     page_comments: keptPageComments(
-      before.page_comments,
+      page_comments,
       resolution.pages.map((p) => p.id),
     ),
     updated_at: now,
