@@ -122,18 +122,26 @@ const assignable = compiledOnce<
 );
 
 /**
+ * The lock a new screen reference to the playlist and the playlist's delete hold: the delete reads
+ * the references, an assignment reads the playlist, and each writes what the other reads.
+ */
+export const playlistReferencesLock = (playlistId: string) => `playlist-references:${playlistId}`;
+
+/**
  * What any screen reference (assignment; later schedule entries and takeovers) requires of a
  * playlist: owned, showable (its references still ready), and a screen timezone when it has
- * visibility rules, which are evaluated in that zone.
+ * visibility rules, which are evaluated in that zone. Holds the playlist's references lock, so a
+ * delete of the playlist waits for the reference this transaction writes (and then refuses).
  */
 export async function checkAssignable(
-  db: Db | Tx,
+  work: Work,
   tenantId: string,
   playlistId: string,
   timezone: string | null,
   field: string,
 ): Promise<void> {
-  const playlist = (await assignable.run(db, playlistId, tenantId)).rows[0];
+  await work.lock(playlistReferencesLock(playlistId));
+  const playlist = (await assignable.run(work.db, playlistId, tenantId)).rows[0];
   if (!playlist) {
     throw problem('not_found', `playlist ${playlistId} not found`, {
       errors: [{ field, code: 'not_found', detail: 'no such playlist in this project' }],
