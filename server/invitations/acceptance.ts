@@ -99,11 +99,12 @@ export async function acceptInvitation(
   const invitation = await acceptableInvitation(work.db, { id: input.invitationId }, now);
   // A member already (a signed-in colleague who opened someone else's link, say) would spend the
   // invitation on a membership that exists: it stays outstanding for the person it was meant for.
-  if (await membershipOf(work.db, invitation.tenant_id, input.person.id))
-    throw problem(
+  const alreadyMember = () =>
+    problem(
       'resource_conflict',
       'you are a member of this project already, so the invitation was left unused (to accept it for someone else, sign out and open its link again)',
     );
+  if (await membershipOf(work.db, invitation.tenant_id, input.person.id)) throw alreadyMember();
   const accepted = await work.db
     .updateTable('invitations')
     .set({ state: 'accepted', accepted_at: now, accepted_by: input.person.id })
@@ -124,6 +125,9 @@ export async function acceptInvitation(
     },
     now,
   );
+  // The membership committed by another acceptance since the look above (two invitations accepted at
+  // once): this one is undone, and its invitation stays outstanding.
+  if (!joined) throw alreadyMember();
   await services.events.append(
     work,
     {
@@ -136,20 +140,18 @@ export async function acceptInvitation(
     },
     now,
   );
-  if (joined) {
-    await services.events.append(
-      work,
-      {
-        type: 'member.joined',
-        tenantId: invitation.tenant_id,
-        message: `${input.person.display_name} joined the project`,
-        resource: { type: 'person', id: input.person.id },
-        details: { membership: invitation.kind, member },
-        requestId: input.requestId,
-      },
-      now,
-    );
-  }
+  await services.events.append(
+    work,
+    {
+      type: 'member.joined',
+      tenantId: invitation.tenant_id,
+      message: `${input.person.display_name} joined the project`,
+      resource: { type: 'person', id: input.person.id },
+      details: { membership: invitation.kind, member },
+      requestId: input.requestId,
+    },
+    now,
+  );
   return invitation;
 }
 

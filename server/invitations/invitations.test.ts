@@ -423,6 +423,31 @@ describe('requests arriving together', () => {
     expect(listed.filter((i: any) => i.email === 'together@example.com')).toHaveLength(1);
   });
 
+  it('make one membership of a person accepting two invitations of a project; the other stays outstanding', async () => {
+    await joinAsMember(server, smtp, token, 'twice@example.com', { name: 'Twi' });
+    const other = await server.enroll({ project_name: 'Two links' });
+    const links: string[] = [];
+    for (let i = 0; i < 2; i++)
+      links.push(
+        (await invite({ kind: 'project_member', delivery: 'link' }, randomKey(), other.token))
+          .json()
+          .link_url.split('#invite=')[1],
+      );
+    const browsers = [new DashboardBrowser(server), new DashboardBrowser(server)];
+    for (const [i, browser] of browsers.entries()) {
+      await browser.signIn('twice@example.com', TEST_PASSWORD);
+      expect((await claim(browser, links[i]!)).json().next).toBe('accept');
+      await browser.request('GET', '/dashboard/v1/session'); // the session's CSRF token, as the page does
+    }
+    const answers = await Promise.all(browsers.map((b) => b.request('POST', '/dashboard/v1/invitations/accept')));
+    expect(answers.map((a) => (a.status === 200 ? 'joined' : a.json().code)).sort()).toEqual([
+      'joined',
+      'resource_conflict',
+    ]);
+    const listed = (await server.request('GET', '/api/v1/invitations', { token: other.token })).json().items;
+    expect(listed.map((i: any) => i.status).sort()).toEqual(['accepted', 'outstanding']);
+  });
+
   it('mail at most three codes to a signup', async () => {
     clock.advance(60 * 60_000); // a fresh hour of the per-address code budget
     const link = (await invite({ kind: 'project_member', delivery: 'link' })).json().link_url.split('#invite=')[1];
