@@ -328,6 +328,19 @@ describe('collection and activation', () => {
     expect(parseSse((await readStatus(start)).text).map((f) => f.data.state)).toEqual(['connected']);
   });
 
+  it('answers two activations of one bearer arriving together alike', async () => {
+    const { key, start } = await requested();
+    await approve(start);
+    const collection = await collectEnvelope(client(), start);
+    const { token: pending } = await openEnvelope(collection.envelope, collection.connection_id, key.privateKey);
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => server.request('POST', '/api/v1/agents/self/activate', { token: pending })),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(answers[1]!.json()).toEqual(answers[0]!.json());
+    expect(answers[2]!.json()).toEqual(answers[0]!.json());
+  });
+
   it('closes the delivery window 24 hours after approval: no collection, no activation', async () => {
     const { key, start } = await requested();
     await approve(start);

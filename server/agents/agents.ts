@@ -122,8 +122,12 @@ export async function activateAgent(
     .where('id', '=', input.credentialId)
     .where('status', '=', 'pending')
     .executeTakeFirst();
-  if (Number(activated.numUpdatedRows) !== 1)
+  if (Number(activated.numUpdatedRows) !== 1) {
+    // An activation of the same bearer committed since the read: this one is its repeat.
+    const current = await agentOfCredential(work.db, input.credentialId, now);
+    if (current.state === 'active') return agentView(work.db, current);
     throw problem('resource_conflict', 'this agent installation was disconnected');
+  }
   await work.db.updateTable('agents').set({ state: 'active', activated_at: now }).where('id', '=', agent.id).execute();
   if (agent.connection_id !== null) {
     await work.db

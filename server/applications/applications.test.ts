@@ -12,6 +12,8 @@ import { packageKey } from './release-package';
 import { uploadRunner } from './upload-runner';
 import { sweepStagedTrees } from './applications.module';
 import { LEASE_MS } from '../operations/worker';
+import { TEST_DATABASE_URL } from '../testing/test-database';
+import { publishRelease, uploadInput } from './applications';
 
 /** Applications that a "live manifest" references (the runtime's seam, installed for these tests). */
 const inUse = new Set<string>();
@@ -40,6 +42,8 @@ function install(services: Services): void {
     }),
   );
 }
+
+const onPostgres = TEST_DATABASE_URL?.startsWith('postgres') ?? false;
 
 let server: TestServer;
 beforeAll(async () => {
@@ -533,6 +537,47 @@ describe('releases of an application', () => {
       expect(got).toMatchObject({ latest_ready_release: newer.json().release_id, revision: 5 });
     } finally {
       gate.hold = false;
+    }
+  });
+
+  // Deterministic where transactions run side by side: the older publication reads the application
+  // before the newer one commits, and writes after (on SQLite it would wait for the newer's transaction).
+  it.skipIf(!onPostgres)('keeps the newer release as latest when both publish at the same moment', async () => {
+    const { token, projectId } = await server.enroll();
+    const app = await readyApplication(token);
+    gate.hold = true;
+    const held: string[] = [];
+    try {
+      for (const name of ['older', 'newer']) {
+        const res = await upload(archiveOf(sampleApp(name)), { token, applicationId: app.id });
+        held.push(res.json().operation_id);
+        await waitFor(async () => (gate.waiting.has(res.json().operation_id) ? true : undefined), `the ${name} upload`);
+      }
+      const [older, newer] = await Promise.all(
+        held.map((id) => server.services.operations.get(server.services.store.db, projectId, id)),
+      );
+      const { services } = server;
+      let commitNewer!: () => void;
+      const newerHeld = new Promise<void>((resolve) => (commitNewer = resolve));
+      let newerPublished!: () => void;
+      const newerWritten = new Promise<void>((resolve) => (newerPublished = resolve));
+      const first = services.store.transaction(async (work) => {
+        await publishRelease(work, services, newer!, uploadInput(newer!));
+        newerPublished();
+        await newerHeld;
+      });
+      await newerWritten;
+      const second = services.store.transaction((work) => publishRelease(work, services, older!, uploadInput(older!)));
+      await new Promise((r) => setTimeout(r, 300)); // the older one waits for the newer's row
+      commitNewer();
+      await Promise.all([first, second]);
+      const got = (await server.request('GET', `/api/v1/applications/${app.id}`, { token })).json();
+      expect(got.latest_ready_release).toBe(uploadInput(newer!).release_id);
+    } finally {
+      gate.hold = false;
+      // The held runs find their releases published already and fail; nothing else is left held.
+      for (const id of held) gate.release(id);
+      await server.services.operations.idle();
     }
   });
 

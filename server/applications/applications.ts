@@ -150,11 +150,17 @@ export async function publishRelease(
     : undefined;
   const becomesLatest = !current || current.accepted_revision < release.accepted_revision;
   if (becomesLatest) {
-    await work.db
-      .updateTable('applications')
-      .set({ latest_ready_release_id: release.id, revision: app.revision + 1, updated_at: now })
-      .where('id', '=', app.id)
-      .execute();
+    // Compare-and-set on the revision read: another publication of this application that committed
+    // since (another worker) makes this run again, and the newer of the two stays the latest.
+    expectUpdated(
+      await work.db
+        .updateTable('applications')
+        .set({ latest_ready_release_id: release.id, revision: app.revision + 1, updated_at: now })
+        .where('id', '=', app.id)
+        .where('revision', '=', app.revision)
+        .executeTakeFirst(),
+      'application',
+    );
   }
   await commitReservation(work.db, op.tenant_id, input.reserved_bytes, release.expanded_bytes);
   await services.events.append(

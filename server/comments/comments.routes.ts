@@ -25,10 +25,10 @@ function commentRoutes(kind: 'screen' | 'playlist' | 'page') {
       reply.ok(await readComments(ctx.services.store.db, ctx.principal.tenantId, target(kind, ctx))),
     ),
     put: mutation({ auth: anyBearer, area, body: CommentsWrite, idempotency: 'optional' }, async (ctx, work) =>
-      reply.ok(await writeComments(work.db, ctx.principal.tenantId, target(kind, ctx), ctx.body.comments)),
+      reply.ok(await writeComments(work, ctx.principal.tenantId, target(kind, ctx), ctx.body.comments)),
     ),
     remove: mutation({ auth: anyBearer, area, idempotency: 'optional' }, async (ctx, work) => {
-      await writeComments(work.db, ctx.principal.tenantId, target(kind, ctx), null);
+      await writeComments(work, ctx.principal.tenantId, target(kind, ctx), null);
       return reply.noContent();
     }),
   };

@@ -2,10 +2,10 @@
 // else of the row moves (no revision, no updated_at, no event, no manifest), so a comment can never
 // make a screen refetch or a client's If-Match go stale.
 import type { Comments, CommentTarget } from '../../sdk/contract/comments';
-import { findPlaylist, playlistPageIds } from '../playlists/playlists';
+import { findPlaylist, pageCommentsLock, playlistPageIds } from '../playlists/playlists';
 import { problem } from '../problem';
 import { findScreen } from '../screens/screens';
-import type { Db, Tx } from '../store/store';
+import type { Db, Tx, Work } from '../store/store';
 
 import { type Note, parseComments as parse } from './comment-fields';
 
@@ -31,11 +31,12 @@ export async function readComments(db: Db | Tx, tenantId: string, target: Commen
 
 /** Replaces (an object) or unsets (null) the target's comments; unsetting what is unset is no change. */
 export async function writeComments(
-  tx: Tx,
+  work: Work,
   tenantId: string,
   target: CommentTarget,
   comments: Note | null,
 ): Promise<Comments> {
+  const tx = work.db;
   const text = comments === null ? null : JSON.stringify(comments);
   switch (target.kind) {
     case 'screen':
@@ -47,6 +48,9 @@ export async function writeComments(
       await tx.updateTable('playlists').set({ comments: text }).where('id', '=', target.id).execute();
       break;
     case 'page': {
+      // The playlist's map of page comments is read, changed and written back whole: one writer
+      // per playlist at a time where transactions run side by side, or a note of another page is lost.
+      await work.lock(pageCommentsLock(target.id));
       const { map } = await pageComments(tx, tenantId, target.id, target.pageId);
       if (comments === null) delete map[target.pageId];
       else map[target.pageId] = comments;

@@ -99,11 +99,12 @@ export async function acceptInvitation(
   const invitation = await acceptableInvitation(work.db, { id: input.invitationId }, now);
   // A member already (a signed-in colleague who opened someone else's link, say) would spend the
   // invitation on a membership that exists: it stays outstanding for the person it was meant for.
-  if (await membershipOf(work.db, invitation.tenant_id, input.person.id))
-    throw problem(
+  const alreadyMember = () =>
+    problem(
       'resource_conflict',
       'you are a member of this project already, so the invitation was left unused (to accept it for someone else, sign out and open its link again)',
     );
+  if (await membershipOf(work.db, invitation.tenant_id, input.person.id)) throw alreadyMember();
   const accepted = await work.db
     .updateTable('invitations')
     .set({ state: 'accepted', accepted_at: now, accepted_by: input.person.id })
@@ -124,6 +125,9 @@ export async function acceptInvitation(
     },
     now,
   );
+  // The membership committed by another acceptance since the look above (two invitations accepted at
+  // once): this one is undone, and its invitation stays outstanding.
+  if (!joined) throw alreadyMember();
   await services.events.append(
     work,
     {
@@ -136,20 +140,18 @@ export async function acceptInvitation(
     },
     now,
   );
-  if (joined) {
-    await services.events.append(
-      work,
-      {
-        type: 'member.joined',
-        tenantId: invitation.tenant_id,
-        message: `${input.person.display_name} joined the project`,
-        resource: { type: 'person', id: input.person.id },
-        details: { membership: invitation.kind, member },
-        requestId: input.requestId,
-      },
-      now,
-    );
-  }
+  await services.events.append(
+    work,
+    {
+      type: 'member.joined',
+      tenantId: invitation.tenant_id,
+      message: `${input.person.display_name} joined the project`,
+      resource: { type: 'person', id: input.person.id },
+      details: { membership: invitation.kind, member },
+      requestId: input.requestId,
+    },
+    now,
+  );
   return invitation;
 }
 
@@ -167,22 +169,33 @@ export async function sendAddressCode(
 ): Promise<{ expiresAt: number }> {
   if (signup.purpose !== 'invitation' || signup.email_verified === 1)
     throw problem('resource_conflict', 'this signup has its address already');
-  if (signup.codes_sent >= ADDRESS_CODES_PER_SIGNUP)
-    throw problem('rate_limited', 'no more codes for this signup; open the invitation link again', { retryAfter: 60 });
   const email = normalizeEmail(address);
   const code = String(crypto.randomInt(0, 1_000_000)).padStart(6, '0');
   const expiresAt = Math.min(now + ADDRESS_CODE_TTL_MS, signup.expires_at);
-  await work.db
+  // The count is spent in the statement that checks it: the signup was read before this transaction
+  // (its cookie), and requests arriving together would all have seen the same count.
+  const sent = await work.db
     .updateTable('signups')
-    .set({
+    .set((eb) => ({
       email,
       code_hash: codeHash(signup.id, code),
       code_expires_at: expiresAt,
       code_attempts: 0,
-      codes_sent: signup.codes_sent + 1,
-    })
+      codes_sent: eb('codes_sent', '+', 1),
+    }))
     .where('id', '=', signup.id)
-    .execute();
+    .where('codes_sent', '<', ADDRESS_CODES_PER_SIGNUP)
+    .where('email_verified', '=', 0)
+    .executeTakeFirst();
+  if (Number(sent.numUpdatedRows) !== 1) {
+    const current = await work.db
+      .selectFrom('signups')
+      .select('email_verified')
+      .where('id', '=', signup.id)
+      .executeTakeFirst();
+    if (current?.email_verified === 1) throw problem('resource_conflict', 'this signup has its address already');
+    throw problem('rate_limited', 'no more codes for this signup; open the invitation link again', { retryAfter: 60 });
+  }
   sendAfterCommit(work, services, {
     to: email,
     kind: 'address_verification',

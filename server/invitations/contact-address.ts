@@ -2,7 +2,7 @@
 // nothing by itself (spec Authentication rule 4), but its mailbox may ask to join the projects
 // enrolled with it that nobody has joined yet. A sign-in reset request for the address reissues a
 // member invitation (an outstanding one is reused) for at most ten such projects, the most recent.
-import type { Tx } from '../store/store';
+import type { Work } from '../store/store';
 import { issueEmailInvitation } from './invitations';
 import type { InvitationTable } from './invitations.tables';
 
@@ -16,8 +16,8 @@ export interface ReissuedInvitation {
   projectName: string;
 }
 
-export async function reissueForContactAddress(tx: Tx, email: string, now: number): Promise<ReissuedInvitation[]> {
-  const projects = await tx
+export async function reissueForContactAddress(work: Work, email: string, now: number): Promise<ReissuedInvitation[]> {
+  const projects = await work.db
     .selectFrom('tenants')
     .select(['id', 'name'])
     .where('generation', '=', 'P')
@@ -37,7 +37,7 @@ export async function reissueForContactAddress(tx: Tx, email: string, now: numbe
   const issued: ReissuedInvitation[] = [];
   for (const project of projects) {
     const invitation = await issueEmailInvitation(
-      tx,
+      work,
       { tenantId: project.id, kind: 'project_member', email, advertising: null },
       now,
     );

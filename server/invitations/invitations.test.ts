@@ -8,7 +8,7 @@ import { pairPendingScreen } from '../pairing/pairing.fixtures';
 import { DashboardBrowser } from '../sign-in/dashboard.fixtures';
 import { TestServer, randomKey } from '../testing/harness';
 import { SIGNUP_TTL_MS } from '../sign-in/dashboard-cookies';
-import { ADDRESS_CODE_ATTEMPTS, ADDRESS_CODE_TTL_MS } from './acceptance';
+import { ADDRESS_CODE_ATTEMPTS, ADDRESS_CODE_TTL_MS, ADDRESS_CODES_PER_SIGNUP } from './acceptance';
 import { inviteByEmail, joinAsMember, TEST_PASSWORD, TEST_PASSWORD_COST } from './invitations.fixtures';
 import { INVITATION_EMAIL_TTL_MS, INVITATION_LINK_TTL_MS } from './invitations';
 
@@ -404,5 +404,62 @@ describe('accepting an invitation', () => {
       json: { display_name: 'New', password: TEST_PASSWORD },
     });
     expect(joined.status, joined.text).toBe(200);
+  });
+});
+
+describe('requests arriving together', () => {
+  it('make one outstanding invitation of an address, reused by the others', async () => {
+    const other = await server.enroll({ project_name: 'Four doors' });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        invite({ kind: 'project_member', emails: ['together@example.com'] }, randomKey(), other.token),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
+    expect(answers.map((a) => a.json().items[0].reused).sort()).toEqual([false, true, true, true]);
+    const listed = (
+      await server.request('GET', '/api/v1/invitations?status=outstanding', { token: other.token })
+    ).json().items;
+    expect(listed.filter((i: any) => i.email === 'together@example.com')).toHaveLength(1);
+  });
+
+  it('make one membership of a person accepting two invitations of a project; the other stays outstanding', async () => {
+    await joinAsMember(server, smtp, token, 'twice@example.com', { name: 'Twi' });
+    const other = await server.enroll({ project_name: 'Two links' });
+    const links: string[] = [];
+    for (let i = 0; i < 2; i++)
+      links.push(
+        (await invite({ kind: 'project_member', delivery: 'link' }, randomKey(), other.token))
+          .json()
+          .link_url.split('#invite=')[1],
+      );
+    const browsers = [new DashboardBrowser(server), new DashboardBrowser(server)];
+    for (const [i, browser] of browsers.entries()) {
+      await browser.signIn('twice@example.com', TEST_PASSWORD);
+      expect((await claim(browser, links[i]!)).json().next).toBe('accept');
+      await browser.request('GET', '/dashboard/v1/session'); // the session's CSRF token, as the page does
+    }
+    const answers = await Promise.all(browsers.map((b) => b.request('POST', '/dashboard/v1/invitations/accept')));
+    expect(answers.map((a) => (a.status === 200 ? 'joined' : a.json().code)).sort()).toEqual([
+      'joined',
+      'resource_conflict',
+    ]);
+    const listed = (await server.request('GET', '/api/v1/invitations', { token: other.token })).json().items;
+    expect(listed.map((i: any) => i.status).sort()).toEqual(['accepted', 'outstanding']);
+  });
+
+  it('mail at most three codes to a signup', async () => {
+    clock.advance(60 * 60_000); // a fresh hour of the per-address code budget
+    const link = (await invite({ kind: 'project_member', delivery: 'link' })).json().link_url.split('#invite=')[1];
+    const browser = new DashboardBrowser(server);
+    await claim(browser, link);
+    const answers = await Promise.all(
+      Array.from({ length: ADDRESS_CODES_PER_SIGNUP + 3 }, () =>
+        browser.request('POST', '/dashboard/v1/signup/email', { json: { email: 'eager@example.com' } }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 202, 202, 429, 429, 429]);
+    await smtp.waitFor('eager@example.com', () => smtp.to('eager@example.com').length >= ADDRESS_CODES_PER_SIGNUP);
+    expect(smtp.to('eager@example.com')).toHaveLength(ADDRESS_CODES_PER_SIGNUP);
   });
 });

@@ -132,7 +132,7 @@ export async function createInvitations(
       alreadyMembers.push(address);
       continue;
     }
-    const { row, token, reused } = await issueEmailInvitation(tx, { ...input, email, advertising }, now);
+    const { row, token, reused } = await issueEmailInvitation(work, { ...input, email, advertising }, now);
     await recordInvitationCreated(services, work, row, { reused, requestId: input.requestId }, now);
     sendAfterCommit(work, services, invitationMail(services.config.dashboardOrigin, project.name, row, token));
     items.push({ ...invitationView(row, now), reused });
@@ -237,11 +237,15 @@ export async function checkDashboardLinkReplay(db: Db, recorded: unknown, now: n
  * token (reused), or a new one. An ad buyer's reuse also takes the scope this request names.
  */
 export async function issueEmailInvitation(
-  tx: Tx,
+  work: Work,
   input: { tenantId: string; kind: InvitationKind; email: string; advertising: string | null },
   now: number,
 ): Promise<{ row: InvitationTable; token: string; reused: boolean }> {
+  const tx = work.db;
   const token = randomToken(32);
+  // The outstanding invitation is looked for, then one is inserted: one issue per project at a time
+  // where transactions run side by side, or requests arriving together would each insert their own.
+  await work.lock(`invitations:${input.tenantId}`);
   const outstanding = await tx
     .selectFrom('invitations')
     .selectAll()

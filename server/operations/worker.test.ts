@@ -230,6 +230,27 @@ describe('durable operations', () => {
     ).toBe('cancelled');
   });
 
+  it('cancels once when cancels arrive together: one outcome, one onTerminal', async () => {
+    server = await TestServer.start();
+    const probe: Probe = { published: [], terminal: [], discarded: [] };
+    server.services.operations.register(testRunner('test.waiting', probe));
+    const { token, projectId } = await server.enroll();
+    const op = await createOp(server, projectId, 'test.waiting', 'receiving');
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        server.request('POST', `/api/v1/operations/${op.id}/cancel`, { token, idempotencyKey: randomKey() }),
+      ),
+    );
+    expect(answers.map((a) => [a.status, a.json().state])).toEqual(Array(4).fill([200, 'cancelled']));
+    expect(probe.terminal).toEqual([`${op.id}:cancelled`]);
+    const events = await server.services.store.db
+      .selectFrom('events')
+      .select('type')
+      .where('operation_id', '=', op.id)
+      .execute();
+    expect(events.map((e) => e.type)).toEqual(['operation.cancelled']);
+  });
+
   it("answers not_found for another tenant's operation", async () => {
     server = await TestServer.start();
     const a = await server.enroll();

@@ -17,7 +17,7 @@ import { problemBody } from '../http/problem-response';
 import { newId } from '../keys';
 import type { Logger } from '../logger';
 import type { Notifier } from '../notifier';
-import type { Db, Store, Tx, Work } from '../store/store';
+import { expectUpdated, type Db, type Store, type Tx, type Work } from '../store/store';
 import type { OperationTable } from './operations.tables';
 
 export type OperationRow = OperationTable;
@@ -218,11 +218,17 @@ export class OperationWorker {
     if (op.state === 'cancelled') return op;
     if (TERMINAL.has(op.state))
       throw problem('resource_conflict', `operation already ${op.state}; only unfinished operations can be cancelled`);
-    await work.db
-      .updateTable('operations')
-      .set({ state: 'cancelled', fence: op.fence + 1, updated_at: now, lease_expires_at: null, lease_owner: null })
-      .where('id', '=', id)
-      .execute();
+    // Only if still unfinished: a cancel or a finalization that committed since the read ran the
+    // outcome already, and this unit of work runs again to find it.
+    expectUpdated(
+      await work.db
+        .updateTable('operations')
+        .set({ state: 'cancelled', fence: op.fence + 1, updated_at: now, lease_expires_at: null, lease_owner: null })
+        .where('id', '=', id)
+        .where('state', 'not in', [...TERMINAL])
+        .executeTakeFirst(),
+      'operation',
+    );
     await this.runners.get(op.kind)?.onTerminal?.(work, op, 'cancelled', now);
     await this.appendOutcome(work, op, 'cancelled', now, requestId);
     work.afterCommit(() => this.running.get(id)?.controller.abort(new Error('cancelled')));

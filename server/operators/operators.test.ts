@@ -142,6 +142,27 @@ describe('projects', () => {
     expect(types).toEqual(expect.arrayContaining(['account.suspended', 'account.resumed']));
   });
 
+  it('suspends and resumes once when the same request arrives twice at the same moment', async () => {
+    const p = await server.enroll();
+    const typesOf = async () =>
+      (
+        await server.services.store.db
+          .selectFrom('events')
+          .select('type')
+          .where('tenant_id', '=', p.projectId)
+          .where('type', 'in', ['account.suspended', 'account.resumed'])
+          .orderBy('position')
+          .execute()
+      ).map((e) => e.type);
+    for (const action of ['suspend', 'resume']) {
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => op('POST', `/operator/v1/projects/${p.projectId}/${action}`)),
+      );
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    }
+    expect(await typesOf()).toEqual(['account.suspended', 'account.resumed']);
+  });
+
   it('changes a plan to one of the catalog (the capability set follows at once)', async () => {
     const p = await server.enroll();
     expect((await op('PUT', `/operator/v1/projects/${p.projectId}/plan`, { json: { plan: 'gold' } })).status).toBe(400);

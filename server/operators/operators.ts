@@ -124,11 +124,17 @@ export async function suspendProject(
 ): Promise<OperatorProject> {
   const row = await projectRow(work.db, input.id);
   if (row.status === 'active') {
-    await work.db
-      .updateTable('tenants')
-      .set({ status: 'suspended', updated_at: now })
-      .where('id', '=', row.id)
-      .execute();
+    // Only from the status read: a suspend that committed since makes this one run again (and
+    // change nothing), so it is recorded once.
+    expectUpdated(
+      await work.db
+        .updateTable('tenants')
+        .set({ status: 'suspended', updated_at: now })
+        .where('id', '=', row.id)
+        .where('status', '=', 'active')
+        .executeTakeFirst(),
+      'project status',
+    );
     await services.events.append(
       work,
       {
@@ -156,7 +162,15 @@ export async function resumeProject(
 ): Promise<OperatorProject> {
   const row = await projectRow(work.db, input.id);
   if (row.status === 'suspended') {
-    await work.db.updateTable('tenants').set({ status: 'active', updated_at: now }).where('id', '=', row.id).execute();
+    expectUpdated(
+      await work.db
+        .updateTable('tenants')
+        .set({ status: 'active', updated_at: now })
+        .where('id', '=', row.id)
+        .where('status', '=', 'suspended')
+        .executeTakeFirst(),
+      'project status',
+    );
     await services.events.append(
       work,
       {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
 import { CookieJar, TestServer, randomKey } from '../testing/harness';
-import { BROWSER_LINK_TTL_MS } from './browser-links';
+import { BROWSER_LINK_TTL_MS, BROWSER_LINKS_OUTSTANDING_PER_IP } from './browser-links';
 import { BROWSER_LINK_COOKIE } from './browser-links.routes';
 import { DEVICE_COOKIE } from './pairing-cookies';
 import { readStream } from './native.fixtures';
@@ -89,6 +89,17 @@ describe('a browser asking for a setup code', () => {
     expect(refused.status).toBe(429);
     expect(refused.json().code).toBe('rate_limited');
     expect(Number(refused.headers['retry-after'])).toBe(BROWSER_LINK_TTL_MS / 1000);
+  });
+
+  it('holds at most five unclaimed codes per address when the requests arrive together', async () => {
+    const ip = '203.0.113.78';
+    const answers = await Promise.all(
+      Array.from({ length: BROWSER_LINKS_OUTSTANDING_PER_IP + 3 }, () =>
+        server.request('POST', '/runtime/v1/browser-links', { headers: { 'x-forwarded-for': ip } }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([...Array(BROWSER_LINKS_OUTSTANDING_PER_IP).fill(201), 429, 429, 429]);
   });
 
   it('is refused from another site, and answers link_expired without a cookie', async () => {

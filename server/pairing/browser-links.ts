@@ -53,6 +53,9 @@ export async function startBrowserLink(
     const current = await liveLink(work.db, input.current, now);
     if (current?.state === 'issued') return { row: current, reused: true };
   }
+  // The address's unclaimed links are counted, then one is added: one start per address at a time
+  // where transactions run side by side, or requests arriving together all pass the budget.
+  await work.lock(`browser-links:${input.ip}`);
   const outstanding = await work.db
     .selectFrom('browser_links')
     .select('expires_at')

@@ -195,6 +195,21 @@ describe('pairing end to end', () => {
     expect(other.json().code).toBe('idempotency_mismatch');
   });
 
+  it('gives a code claimed by several projects at the same moment to one of them', async () => {
+    nextMinute();
+    const { code } = await startPairing(server);
+    const tokens = [token, ...(await Promise.all([1, 2, 3].map(async () => (await server.enroll()).token)))];
+    const counts = async () => (await Promise.all(tokens.map((t) => screenCount(t)))).reduce((a, b) => a + b, 0);
+    const before = await counts();
+    const answers = await Promise.all(
+      tokens.map((t) =>
+        server.request('POST', '/api/v1/screens/pair', { token: t, json: { code }, idempotencyKey: randomKey() }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 404, 404, 404]);
+    expect((await counts()) - before).toBe(1);
+  });
+
   it('defaults the label to the dashed code', async () => {
     nextMinute();
     const { code } = await startPairing(server);

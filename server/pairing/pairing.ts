@@ -9,7 +9,7 @@ import { problem } from '../problem';
 import type { Services } from '../services';
 import { changeScreen, createScreen, publicUrl } from '../screens/screens';
 import type { ScreenTable } from '../screens/screens.tables';
-import type { Db, Tx, Work } from '../store/store';
+import { expectUpdated, type Db, type Tx, type Work } from '../store/store';
 import { PAIRED_CAPABILITIES, READ_ONLY_CAPABILITIES } from './pairing.auth';
 import type { PairingSessionTable } from './pairing.tables';
 import {
@@ -126,18 +126,23 @@ export async function claimSession(
   screen: ScreenTable,
   now: number,
 ): Promise<void> {
-  await work.db
-    .updateTable('pairing_sessions')
-    .set({
-      state: 'claimed',
-      tenant_id: screen.tenant_id,
-      screen_id: screen.id,
-      completion_nonce: randomToken(32),
-      claimed_at: now,
-    })
-    .where('id', '=', session.id)
-    .where('state', '=', 'pending')
-    .execute();
+  // Another claim of the code that committed since it was read makes this unit of work run again,
+  // where the code is no longer claimable (and the screen made for it is not kept).
+  expectUpdated(
+    await work.db
+      .updateTable('pairing_sessions')
+      .set({
+        state: 'claimed',
+        tenant_id: screen.tenant_id,
+        screen_id: screen.id,
+        completion_nonce: randomToken(32),
+        claimed_at: now,
+      })
+      .where('id', '=', session.id)
+      .where('state', '=', 'pending')
+      .executeTakeFirst(),
+    `pairing session ${session.id}`,
+  );
 }
 
 /** Binds a new paired-device credential to the screen and returns its cookie. */

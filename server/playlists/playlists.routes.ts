@@ -13,6 +13,7 @@ import {
   findPlaylist,
   insertPlaylist,
   listPlaylists,
+  playlistReferencesLock,
   playlistView,
   playlistViewV1,
   replacePlaylist,
@@ -122,6 +123,7 @@ function routes(v: Version) {
       const before = await findPlaylist(work.db, ctx.principal.tenantId, ctx.params.id!);
       if (v === V1) v.view(before);
       ctx.checkRevision(before.revision);
+      await work.lock(playlistReferencesLock(before.id));
       const references = await screenReferencesTo(work.db, before.tenant_id, before.id);
       if (references.length > 0) {
         const screens = [...new Set(references.map((r) => r.screen_id))];

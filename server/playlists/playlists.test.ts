@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
 import { pairPendingScreen } from '../pairing/pairing.fixtures';
+import { patchScreen } from '../screens/screen-changes';
+import { findScreen } from '../screens/screens';
 import { randomKey, TestServer } from '../testing/harness';
 import {
   canvas,
@@ -695,6 +697,27 @@ describe('updates and deletes', () => {
     expect(deleted.status).toBe(204);
     expect((await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token })).status).toBe(404);
     expect((await playlistEvents(playlist.id)).map((e) => e.type)).toEqual(['playlist.created', 'playlist.deleted']);
+  });
+
+  it('refuses to delete a playlist that a screen is being assigned at the same moment', async () => {
+    const image = await insertMedia(server, tenant);
+    const playlist = (await post(imageDoc(image))).json();
+    const screen = await pairPendingScreen(server, token);
+    const { services } = server;
+    let refused: Promise<{ status: number; json(): any }> | undefined;
+    await services.store.transaction(async (work) => {
+      const before = await findScreen(work.db, tenant, screen.id);
+      await patchScreen({ events: services.events, work, now: server.clock.now(), requestId: 'req_assign' }, before, {
+        playlist_id: playlist.id,
+      });
+      // The delete arrives while the assignment's transaction is still open.
+      refused = server.request('DELETE', `/api/v1/playlists/${playlist.id}`, { token });
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    const answer = await refused!;
+    expect(answer.status).toBe(409);
+    expect(answer.json().references).toEqual([{ screen_id: screen.id, role: 'assignment' }]);
+    expect((await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token })).status).toBe(200);
   });
 });
 

@@ -122,18 +122,26 @@ const assignable = compiledOnce<
 );
 
 /**
+ * The lock a new screen reference to the playlist and the playlist's delete hold: the delete reads
+ * the references, an assignment reads the playlist, and each writes what the other reads.
+ */
+export const playlistReferencesLock = (playlistId: string) => `playlist-references:${playlistId}`;
+
+/**
  * What any screen reference (assignment; later schedule entries and takeovers) requires of a
  * playlist: owned, showable (its references still ready), and a screen timezone when it has
- * visibility rules, which are evaluated in that zone.
+ * visibility rules, which are evaluated in that zone. Holds the playlist's references lock, so a
+ * delete of the playlist waits for the reference this transaction writes (and then refuses).
  */
 export async function checkAssignable(
-  db: Db | Tx,
+  work: Work,
   tenantId: string,
   playlistId: string,
   timezone: string | null,
   field: string,
 ): Promise<void> {
-  const playlist = (await assignable.run(db, playlistId, tenantId)).rows[0];
+  await work.lock(playlistReferencesLock(playlistId));
+  const playlist = (await assignable.run(work.db, playlistId, tenantId)).rows[0];
   if (!playlist) {
     throw problem('not_found', `playlist ${playlistId} not found`, {
       errors: [{ field, code: 'not_found', detail: 'no such playlist in this project' }],
@@ -275,6 +283,9 @@ export function replacesNothing(before: PlaylistTable, doc: PlaylistDocumentWrit
 }
 
 /** Replaces the whole document: revision + 1, and screens showing it get a new manifest when what they are served changed. */
+/** The lock a write of a playlist's page comments holds (comments.ts, and a replace that carries them over). */
+export const pageCommentsLock = (playlistId: string) => `page-comments:${playlistId}`;
+
 export async function replacePlaylist(
   services: Services,
   work: Work,
@@ -282,6 +293,14 @@ export async function replacePlaylist(
   input: { doc: PlaylistDocumentWrite; resolution: Resolution; now: number; requestId?: string },
 ): Promise<PlaylistTable> {
   const { doc, resolution, now } = input;
+  // Comments do not move the revision, so the compare-and-set below would not see one written since
+  // `before` was read: the page comments carried over are read again under their writers' lock.
+  await work.lock(pageCommentsLock(before.id));
+  const { page_comments } = await work.db
+    .selectFrom('playlists')
+    .select('page_comments')
+    .where('id', '=', before.id)
+    .executeTakeFirstOrThrow();
   const after: PlaylistTable = {
     ...before,
     name: doc.name,
@@ -293,7 +312,7 @@ export async function replacePlaylist(
     unavailable: json.write([]),
     // Page comments follow their pages by id; a page that left the document takes its comments along.
     page_comments: keptPageComments(
-      before.page_comments,
+      page_comments,
       resolution.pages.map((p) => p.id),
     ),
     updated_at: now,

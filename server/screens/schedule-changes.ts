@@ -45,7 +45,7 @@ export async function setPlaylistSchedule(
       );
   }
   for (const [i, entry] of entries.entries()) {
-    await checkAssignable(r.work.db, before.tenant_id, entry.playlist_id, before.timezone, `entries[${i}].playlist_id`);
+    await checkAssignable(r.work, before.tenant_id, entry.playlist_id, before.timezone, `entries[${i}].playlist_id`);
   }
   const { db } = r.work;
   await db.deleteFrom('screen_schedules').where('screen_id', '=', before.id).execute();
@@ -102,7 +102,7 @@ export async function startTakeover(
   untilMs: number,
 ): Promise<ScreenTable> {
   refuseArchived(before, 'takeover');
-  await checkAssignable(r.work.db, before.tenant_id, takeover.playlist_id, before.timezone, 'playlist_id');
+  await checkAssignable(r.work, before.tenant_id, takeover.playlist_id, before.timezone, 'playlist_id');
   // Upserts (a takeover replaces the one before): a fleet fan-out writes these 500 times.
   const { db } = r.work;
   await statements.upsertTakeover.run(

@@ -58,7 +58,7 @@ export async function patchScreen(r: ChangeRequest, before: ScreenTable, patch: 
     change.changes.push('playlist_id');
     if (patch.playlist_id !== null)
       await checkAssignable(
-        r.work.db,
+        r.work,
         before.tenant_id,
         patch.playlist_id,
         change.set.timezone ?? before.timezone,

@@ -182,6 +182,19 @@ describe('the runtime upload', () => {
     expect(await code(third.capture_id)).toBe('resource_conflict'); // expired
   });
 
+  it('takes one of several uploads of the same capture arriving together', async () => {
+    const p = await env.player();
+    const { capture_id } = await requested(p.screen.id);
+    const images = await Promise.all([still('#ff0000'), still('#0000ff'), still('#00ff00')]);
+    const answers = await Promise.all(images.map((image) => upload(p, capture_id, image)));
+    expect(answers.map((a) => (a.status === 204 ? 'stored' : a.json().code)).sort()).toEqual([
+      'resource_conflict',
+      'resource_conflict',
+      'stored',
+    ]);
+    expect(await events(p.screen.id, 'screen.screenshot_ready')).toHaveLength(1);
+  });
+
   it('refuses what is not a still WebP: another type, an animation, garbage, more than 2 MiB', async () => {
     const p = await env.player();
     const { capture_id } = await requested(p.screen.id);

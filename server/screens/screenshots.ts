@@ -18,7 +18,7 @@ import { isoTime } from '../clock';
 import { newId, sha256Hex } from '../keys';
 import { invalidField, problem } from '../problem';
 import type { Services } from '../services';
-import type { Db, Tx, Work } from '../store/store';
+import { expectUpdated, type Db, type Tx, type Work } from '../store/store';
 import type { ScreenScreenshotTable } from './screen-health.tables';
 import type { EventLog } from '../events/event-log';
 import type { ScreenTable } from './screens.tables';
@@ -281,7 +281,9 @@ export async function storeScreenshot(
   const { image, width, height } = upload.still;
   const sha256 = sha256Hex(image);
   const bytes = image.length;
-  await work.db
+  // Only the request read, still pending: an upload or a time-out that committed since makes this
+  // run again, where it is refused above.
+  const stored = await work.db
     .updateTable('screen_screenshots')
     .set({
       ready_capture_id: slot.capture_id,
@@ -295,7 +297,10 @@ export async function storeScreenshot(
     })
     .where('screen_id', '=', upload.screenId)
     .where('capture_id', '=', slot.capture_id)
-    .execute();
+    .where('timed_out_at', 'is', null)
+    .where((eb) => eb.or([eb('ready_capture_id', 'is', null), eb('ready_capture_id', '!=', slot.capture_id)]))
+    .executeTakeFirst();
+  expectUpdated(stored, `screenshot ${slot.capture_id}`);
   await services.events.append(
     work,
     {

@@ -9,7 +9,7 @@ import { linkToken, SmtpCapture, type CapturedMail } from '../mail/mail.fixtures
 import { SoftAuthenticator } from '../members/passkey.fixtures';
 import { TestServer, randomKey } from '../testing/harness';
 import { DashboardBrowser } from './dashboard.fixtures';
-import { SIGN_IN_RESET_TTL_MS } from './resets';
+import { requestReset as issueReset, SIGN_IN_RESET_TTL_MS } from './resets';
 
 let smtp: SmtpCapture;
 let server: TestServer;
@@ -166,6 +166,34 @@ describe('finishing a reset', () => {
       json: { token: linkToken(second, 'reset') },
     });
     expect(again.json().code).toBe('link_invalid');
+  });
+
+  it('leaves one link of a person working when a request arrives while another is under way', async () => {
+    await joinAsMember(server, smtp, token, 'together@example.com');
+    const before = smtp.to('together@example.com').length;
+    let second: Promise<{ status: number }> | undefined;
+    await server.services.store.transaction(async (work) => {
+      await issueReset(server.services, work, { email: 'together@example.com' }, clock.now());
+      // The second request runs while the first's transaction is still open.
+      second = requestReset('together@example.com');
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    expect((await second!).status).toBe(202);
+    await smtp.waitFor('together@example.com', () => smtp.to('together@example.com').length >= before + 2);
+    const claims = await Promise.all(
+      smtp
+        .to('together@example.com')
+        .slice(before)
+        .map((mail) =>
+          new DashboardBrowser(server).request('POST', '/dashboard/v1/sign-in-resets/claim', {
+            json: { token: linkToken(mail, 'reset') },
+          }),
+        ),
+    );
+    expect(claims.map((c) => (c.status === 200 ? 'claimed' : c.json().code)).sort()).toEqual([
+      'claimed',
+      'link_invalid',
+    ]);
   });
 
   it('takes the reset step only with a reset’s signup cookie, not an invitation’s', async () => {

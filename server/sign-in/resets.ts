@@ -40,7 +40,9 @@ export async function requestReset(
   const person = await personByEmail(work.db, email);
   if (person) {
     const token = randomToken(32);
-    // A newer reset replaces the older: only the latest link works.
+    // A newer reset replaces the older: only the latest link works. One request per person at a
+    // time where transactions run side by side, or two would each leave their own link outstanding.
+    await work.lock(`sign-in-resets:${person.id}`);
     await work.db
       .updateTable('sign_in_resets')
       .set({ state: 'superseded' })
@@ -68,7 +70,7 @@ export async function requestReset(
       '',
     );
   }
-  const reissued = await reissueForContactAddress(work.db, email, now);
+  const reissued = await reissueForContactAddress(work, email, now);
   if (reissued.length > 0) {
     lines.push('Projects an agent enrolled with this address, which nobody has joined yet:', '');
     for (const r of reissued) {

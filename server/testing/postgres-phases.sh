@@ -21,7 +21,8 @@ replica_args=("${@:2}")
 # count or page (idempotency, leases, quotas, fan-outs), as `npm run test:postgres` has run them.
 STORE_SUITES=(server/store server/events server/replicas server/media server/playlists server/kv server/tenants
   server/screens server/manifests server/pairing server/fleet server/operators server/runtime/egress-budgets.test.ts
-  server/agents/agents.test.ts)
+  server/agents/agents.test.ts server/invitations server/operations server/comments server/sign-in/resets.test.ts
+  server/applications/applications.test.ts)
 E2E_SPECS=(e2e/cli-quick-start.spec.ts e2e/playback/images-and-video.spec.ts e2e/pairing.spec.ts e2e/dashboard/media-upload.spec.ts
   e2e/fleet-control.spec.ts)
 
