@@ -4,6 +4,7 @@ import { anyBearer } from '../http/auth';
 import type { RouteEntry } from '../http/dispatch';
 import { query } from '../http/route';
 import type { InProcessNotifier } from '../notifier';
+import { suspendProject } from '../operators/operators';
 import { TestServer } from '../testing/harness';
 import { EventCursors, type StreamScope } from './cursors';
 import { screenChannel, tenantChannel } from './event-log';
@@ -388,6 +389,59 @@ describe('GET /api/v1/events/stream', () => {
     expect(notifier().subscriberCount(tenantChannel(projectId))).toBe(1);
     reader.close();
     await waitFor(() => notifier().subscriberCount(tenantChannel(projectId)) === 0, 'the unsubscribe');
+  });
+});
+
+describe('streams a credential no longer authorizes', () => {
+  /**
+   * Holds the next metered request (a project bearer's, after authentication) until the returned
+   * release is called: the window between authenticating a stream and its subscription to its end.
+   */
+  function holdNextMeteredRequest(): { reached: Promise<void>; release: () => void } {
+    const meter = server.services.meter;
+    const charge = meter.charge;
+    let reached!: () => void;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = {
+      reached: new Promise<void>((resolve) => (reached = resolve)),
+      release: () => release(),
+    };
+    meter.charge = async (request) => {
+      meter.charge = charge;
+      reached();
+      await released;
+      return charge.call(meter, request);
+    };
+    return held;
+  }
+
+  it('ends a stream whose bearer was revoked while the stream was being opened', async () => {
+    const { token } = await server.enroll();
+    const held = holdNextMeteredRequest();
+    const opening = stream('/api/v1/events/stream', { token });
+    await held.reached; // authenticated, not yet subscribed to the revocation
+    const revoked = await server.request('POST', '/api/v1/account/credential/revoke', { token });
+    expect(revoked.status).toBe(204);
+    held.release();
+    const reader = await opening;
+    expect(reader.status).toBe(200);
+    await reader.waitForEnd(2000);
+    expect(reader.events).toEqual([]);
+  });
+
+  it('ends a stream whose project was suspended while the stream was being opened', async () => {
+    const { token, projectId } = await server.enroll();
+    const held = holdNextMeteredRequest();
+    const opening = stream('/api/v1/events/stream', { token });
+    await held.reached;
+    await server.services.store.transaction((work) =>
+      suspendProject(server.services, work, { id: projectId, reason: null, requestId: 'req_test' }, server.clock.now()),
+    );
+    held.release();
+    const reader = await opening;
+    await reader.waitForEnd(2000);
+    expect(reader.events).toEqual([]);
   });
 });
 
