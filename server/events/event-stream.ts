@@ -329,6 +329,9 @@ class Pump {
         last,
         upTo !== undefined && batch.rows.length < STREAM_BATCH_ROWS ? upTo : 0,
       );
+      // A full batch means more may follow. A read never yields to I/O on SQLite, so without a turn
+      // here a long replay would hold the whole server (every route, every other stream) until its end.
+      if (batch.rows.length === STREAM_BATCH_ROWS) await new Promise((resolve) => setImmediate(resolve));
     }
   }
 

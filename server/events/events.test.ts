@@ -1,3 +1,4 @@
+import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
 import { anyBearer } from '../http/auth';
@@ -9,7 +10,7 @@ import { TestServer } from '../testing/harness';
 import { EventCursors, type StreamScope } from './cursors';
 import { screenChannel, tenantChannel } from './event-log';
 import { sampleEvent, type SampleEvent } from './event-samples.testing';
-import { serveScreenEventStream } from './event-stream';
+import { serveScreenEventStream, serveTenantEventStream, STREAM_BATCH_ROWS } from './event-stream';
 import { StreamReader } from './stream-reader.testing';
 
 // The runtime plane mounts the screen stream behind its cookie; here a test route mounts it behind a bearer.
@@ -29,7 +30,36 @@ const extraRoutes: RouteEntry[] = [
       });
     }),
   },
+  {
+    plane: 'control',
+    method: 'GET',
+    path: '/test/events/turns',
+    route: query({ auth: anyBearer }, async (ctx) => {
+      countFramesPerTurn(ctx.res);
+      await serveTenantEventStream(ctx.services, ctx.res, { tenantId: ctx.principal.tenantId });
+    }),
+  },
 ];
+
+/** The most frames a /test/events/turns stream wrote within one turn of the event loop. */
+let mostFramesInOneTurn = 0;
+
+function countFramesPerTurn(res: http.ServerResponse): void {
+  let inTurn = 0;
+  let ticking = true;
+  const turn = () => {
+    inTurn = 0;
+    if (ticking) setImmediate(turn);
+  };
+  setImmediate(turn);
+  res.on('close', () => (ticking = false));
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === 'string' && chunk.includes('\nevent: '))
+      mostFramesInOneTurn = Math.max(mostFramesInOneTurn, ++inTurn);
+    return write(chunk, ...rest);
+  }) as typeof res.write;
+}
 
 const HEARTBEAT_MS = 100;
 const STALL_TIMEOUT_MS = 500;
@@ -484,6 +514,19 @@ describe('slow consumers', () => {
     expect(server.logText()).toContain('the client stopped reading');
     healthy.close();
     otherReader.close();
+  });
+});
+
+describe('long replays', () => {
+  it('give the rest of the server a turn of the event loop after each batch', async () => {
+    const { token, projectId } = await server.enroll();
+    for (let i = 0; i < 30; i++) await append(projectId, STREAM_BATCH_ROWS);
+    const reader = await stream('/test/events/turns', { token });
+    await reader.waitForFrames(30 * STREAM_BATCH_ROWS + 1, 15_000);
+    reader.close();
+    // A turn can fall between two batches or after both (the stream's turn and the count's share a phase).
+    expect(mostFramesInOneTurn).toBeGreaterThan(0);
+    expect(mostFramesInOneTurn).toBeLessThanOrEqual(2 * STREAM_BATCH_ROWS);
   });
 });
 
