@@ -53,24 +53,31 @@ export interface EventStreamRequest {
   lastEventId?: string;
   /** Rows it refuses are not sent; the client's cursor moves past them with `stream.cursor` frames. */
   deliver?: (row: EventRow) => boolean;
+  /** Notifier channels whose message ends the stream, besides its tenant's suspension. */
+  endChannels?: readonly string[];
+  /** Asked once subscribed to the ends: false when one of them came first, and the stream ends at once. */
+  stillAuthorized?: () => Promise<boolean>;
 }
 
 /** One tenant's events: GET /api/v1/events/stream. It ends when the credential that opened it is revoked. */
-export async function serveTenantEventStream(
+export function serveTenantEventStream(
   services: Services,
   res: SseResponse,
-  request: { tenantId: string; after?: string; lastEventId?: string; credentialId?: string },
+  request: {
+    tenantId: string;
+    after?: string;
+    lastEventId?: string;
+    credentialId?: string;
+    stillAuthorized?: () => Promise<boolean>;
+  },
 ): Promise<SseStream> {
-  const stream = await serveEventStream(services, res, {
+  return serveEventStream(services, res, {
     scope: { kind: 'tenant', tenantId: request.tenantId },
     after: request.after,
     lastEventId: request.lastEventId,
+    endChannels: request.credentialId === undefined ? [] : [credentialStreamsEndChannel(request.credentialId)],
+    stillAuthorized: request.stillAuthorized,
   });
-  if (request.credentialId !== undefined && !stream.closed)
-    stream.onClose(
-      services.notifier.subscribe(credentialStreamsEndChannel(request.credentialId), () => stream.close()),
-    );
-  return stream;
 }
 
 /** Only rows marked for the runtime audience reach a screen. */
@@ -131,6 +138,14 @@ export async function serveEventStream(
     return sse;
   }
 
+  // Every stream of a tenant (its own, its screens') ends when the tenant is suspended.
+  for (const channel of [tenantStreamsEndChannel(request.scope.tenantId), ...(request.endChannels ?? [])])
+    sse.onClose(notifier.subscribe(channel, () => sse.close()));
+  // Subscribed, then asked (as the pairing and agent status streams do): an end that committed
+  // after the request was authenticated, before these subscriptions, ends the stream before a frame.
+  if (request.stillAuthorized && !(await request.stillAuthorized())) sse.close();
+  if (sse.closed) return sse;
+
   const pump = new Pump(services, res, sse, request, start, tuning, reads);
   const channel =
     request.scope.kind === 'tenant' ? tenantChannel(request.scope.tenantId) : screenChannel(request.scope.screenId);
@@ -141,8 +156,6 @@ export async function serveEventStream(
     typeof position === 'number' ? pump.wake(position) : pump.catchUp(),
   );
   sse.onClose(unsubscribe);
-  // Every stream of a tenant (its own, its screens') ends when the tenant is suspended.
-  sse.onClose(notifier.subscribe(tenantStreamsEndChannel(request.scope.tenantId), () => sse.close()));
   pump.wake();
   return sse;
 }
@@ -316,6 +329,9 @@ class Pump {
         last,
         upTo !== undefined && batch.rows.length < STREAM_BATCH_ROWS ? upTo : 0,
       );
+      // A full batch means more may follow. A read never yields to I/O on SQLite, so without a turn
+      // here a long replay would hold the whole server (every route, every other stream) until its end.
+      if (batch.rows.length === STREAM_BATCH_ROWS) await new Promise((resolve) => setImmediate(resolve));
     }
   }
 

@@ -40,5 +40,6 @@ export const streamEvents = eventStream({ auth: anyBearer, area: 'reports', quer
     after: ctx.query.after,
     lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
     credentialId: ctx.principal.credentialId,
+    stillAuthorized: () => ctx.stillAuthenticated(),
   });
 });

@@ -1,14 +1,16 @@
+import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
 import { anyBearer } from '../http/auth';
 import type { RouteEntry } from '../http/dispatch';
 import { query } from '../http/route';
 import type { InProcessNotifier } from '../notifier';
+import { suspendProject } from '../operators/operators';
 import { TestServer } from '../testing/harness';
 import { EventCursors, type StreamScope } from './cursors';
 import { screenChannel, tenantChannel } from './event-log';
 import { sampleEvent, type SampleEvent } from './event-samples.testing';
-import { serveScreenEventStream } from './event-stream';
+import { serveScreenEventStream, serveTenantEventStream, STREAM_BATCH_ROWS } from './event-stream';
 import { StreamReader } from './stream-reader.testing';
 
 // The runtime plane mounts the screen stream behind its cookie; here a test route mounts it behind a bearer.
@@ -28,7 +30,36 @@ const extraRoutes: RouteEntry[] = [
       });
     }),
   },
+  {
+    plane: 'control',
+    method: 'GET',
+    path: '/test/events/turns',
+    route: query({ auth: anyBearer }, async (ctx) => {
+      countFramesPerTurn(ctx.res);
+      await serveTenantEventStream(ctx.services, ctx.res, { tenantId: ctx.principal.tenantId });
+    }),
+  },
 ];
+
+/** The most frames a /test/events/turns stream wrote within one turn of the event loop. */
+let mostFramesInOneTurn = 0;
+
+function countFramesPerTurn(res: http.ServerResponse): void {
+  let inTurn = 0;
+  let ticking = true;
+  const turn = () => {
+    inTurn = 0;
+    if (ticking) setImmediate(turn);
+  };
+  setImmediate(turn);
+  res.on('close', () => (ticking = false));
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === 'string' && chunk.includes('\nevent: '))
+      mostFramesInOneTurn = Math.max(mostFramesInOneTurn, ++inTurn);
+    return write(chunk, ...rest);
+  }) as typeof res.write;
+}
 
 const HEARTBEAT_MS = 100;
 const STALL_TIMEOUT_MS = 500;
@@ -391,6 +422,59 @@ describe('GET /api/v1/events/stream', () => {
   });
 });
 
+describe('streams a credential no longer authorizes', () => {
+  /**
+   * Holds the next metered request (a project bearer's, after authentication) until the returned
+   * release is called: the window between authenticating a stream and its subscription to its end.
+   */
+  function holdNextMeteredRequest(): { reached: Promise<void>; release: () => void } {
+    const meter = server.services.meter;
+    const charge = meter.charge;
+    let reached!: () => void;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = {
+      reached: new Promise<void>((resolve) => (reached = resolve)),
+      release: () => release(),
+    };
+    meter.charge = async (request) => {
+      meter.charge = charge;
+      reached();
+      await released;
+      return charge.call(meter, request);
+    };
+    return held;
+  }
+
+  it('ends a stream whose bearer was revoked while the stream was being opened', async () => {
+    const { token } = await server.enroll();
+    const held = holdNextMeteredRequest();
+    const opening = stream('/api/v1/events/stream', { token });
+    await held.reached; // authenticated, not yet subscribed to the revocation
+    const revoked = await server.request('POST', '/api/v1/account/credential/revoke', { token });
+    expect(revoked.status).toBe(204);
+    held.release();
+    const reader = await opening;
+    expect(reader.status).toBe(200);
+    await reader.waitForEnd(2000);
+    expect(reader.events).toEqual([]);
+  });
+
+  it('ends a stream whose project was suspended while the stream was being opened', async () => {
+    const { token, projectId } = await server.enroll();
+    const held = holdNextMeteredRequest();
+    const opening = stream('/api/v1/events/stream', { token });
+    await held.reached;
+    await server.services.store.transaction((work) =>
+      suspendProject(server.services, work, { id: projectId, reason: null, requestId: 'req_test' }, server.clock.now()),
+    );
+    held.release();
+    const reader = await opening;
+    await reader.waitForEnd(2000);
+    expect(reader.events).toEqual([]);
+  });
+});
+
 describe('slow consumers', () => {
   it('drops a client that stops reading without holding up writers or other streams', async () => {
     const { token, projectId } = await server.enroll();
@@ -430,6 +514,19 @@ describe('slow consumers', () => {
     expect(server.logText()).toContain('the client stopped reading');
     healthy.close();
     otherReader.close();
+  });
+});
+
+describe('long replays', () => {
+  it('give the rest of the server a turn of the event loop after each batch', async () => {
+    const { token, projectId } = await server.enroll();
+    for (let i = 0; i < 30; i++) await append(projectId, STREAM_BATCH_ROWS);
+    const reader = await stream('/test/events/turns', { token });
+    await reader.waitForFrames(30 * STREAM_BATCH_ROWS + 1, 15_000);
+    reader.close();
+    // A turn can fall between two batches or after both (the stream's turn and the count's share a phase).
+    expect(mostFramesInOneTurn).toBeGreaterThan(0);
+    expect(mostFramesInOneTurn).toBeLessThanOrEqual(2 * STREAM_BATCH_ROWS);
   });
 });
 

@@ -21,7 +21,7 @@ import {
 import { problem, ProblemError, type Generation } from '../problem';
 import { sendProblem } from './problem-response';
 import { admit } from './rate-limit';
-import type { IdempotencyPolicy, Mode, Principal, Reply, RequestContext, RouteHandler } from './route';
+import type { Authenticator, IdempotencyPolicy, Mode, Principal, Reply, RequestContext, RouteHandler } from './route';
 import {
   DEFAULT_JSON_BODY_LIMIT,
   parseJson,
@@ -46,6 +46,8 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
   idempotencyKey: string | undefined = undefined;
   readonly answerHeaders: Record<string, string> = {};
   readonly now: number;
+  /** What authenticated the request (the route's policy), to ask again. */
+  authenticator: Authenticator | undefined;
   /** Set when the route is idempotent and a key was sent. */
   record: { id: RecordId; fingerprint: string; policy: IdempotencyPolicy } | undefined;
   private parsedUrl: URL | undefined;
@@ -90,6 +92,16 @@ class Context implements RequestContext<unknown, unknown, Principal | undefined>
       throw problem('revision_conflict', `If-Match "${this.ifMatch}" is stale; the current revision is ${current}`, {
         current_revision: current,
       });
+    }
+  }
+
+  async stillAuthenticated(): Promise<boolean> {
+    if (!this.authenticator) return true;
+    try {
+      await this.authenticator.authenticate(this);
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -160,6 +172,7 @@ export async function runRoute(
   const { policy } = match.route;
   const ctx = new Context(req, res, services, requestId, match.params);
   try {
+    ctx.authenticator = policy.auth;
     if (policy.auth) ctx.principal = await policy.auth.authenticate(ctx);
     const tenant = isTenantPrincipal(ctx.principal) ? ctx.principal : undefined;
     // By the route's pattern, not the request's path: paths match whatever their case. Metered before

@@ -113,6 +113,12 @@ export interface RequestContext<B = unknown, Q = unknown, P extends Principal | 
    * transaction, so the effect and its record commit together or not at all.
    */
   commitReply(fn: (work: Work) => Promise<Reply>): Promise<Reply>;
+  /**
+   * Authenticates the request again as its route did on arrival: false once its credential no
+   * longer stands (revoked, its project suspended). A long-lived answer asks after subscribing to
+   * its end, so an end that committed in between is not missed.
+   */
+  stillAuthenticated(): Promise<boolean>;
 }
 
 export type AnyContext = RequestContext<unknown, unknown, Principal | undefined>;
