@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TestClock } from '../clock';
 import { TestServer, randomKey } from '../testing/harness';
 import { commit, declare, image, mp3, mp3DurationMs, put, sha256, upload, uploadReady, video } from './media.fixtures';
@@ -448,8 +448,11 @@ describe('POST /api/v1/media/uploads/{id}/commit and verification', () => {
       expect([p.used_bytes, p.reserved_bytes]).toEqual([0, 0]);
       expect((await server.request('GET', '/api/v1/media', { token: t })).json().items).toEqual([]);
       const key = `media/${new URL(declared.session.upload_url).pathname.split('/').pop()}`;
-      await new Promise((r) => setTimeout(r, 20));
-      expect(await server.services.blobs.stat(key)).toBeUndefined();
+      // The failed run discards its staged bytes after it records the outcome: by then, not at once.
+      await vi.waitFor(async () => expect(await server.services.blobs.stat(key)).toBeUndefined(), {
+        timeout: 5000,
+        interval: 10,
+      });
     },
   );
 
