@@ -10,6 +10,8 @@ import { ARTIFACTS } from './player-page';
 
 export const DESKTOP = { width: 1440, height: 900 };
 export const PHONE = { width: 390, height: 844 };
+/** A phone as a browser context sees it: its size, a touch screen (a coarse pointer), zoomed out to fit. */
+export const PHONE_TOUCH = { viewport: PHONE, isMobile: true, hasTouch: true };
 
 export class DashboardPage {
   readonly heading: Locator;
@@ -228,6 +230,41 @@ export class DashboardPage {
     expect(
       bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
     ).toEqual([]);
+  }
+
+  /**
+   * Nothing wider than the viewport the context was made with. (A mobile browser widens its layout
+   * viewport to fit what overflows, so innerWidth grows with the page: the configured width is the
+   * measure.)
+   */
+  async expectNoSidewaysScroll(): Promise<void> {
+    const width = this.page.viewportSize()?.width ?? 0;
+    expect(await this.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+  }
+
+  /**
+   * The controls on the page smaller than a fingertip (44 px, WCAG 2.5.5; 40 allowed for rounding):
+   * buttons (and links drawn as buttons), fields, selects, disclosure summaries and the navigation's links; a tick box or radio
+   * button counts by its label, which takes the tap. Links inside running text are exempt (2.5.5's
+   * inline exception), as are the skip link (shown on keyboard focus only) and a visually hidden
+   * file input (its label is the button).
+   */
+  async smallTouchTargets(): Promise<string[]> {
+    return this.page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('button, .button, input, select, textarea, summary, nav a')]
+        .filter((control) => !control.closest('.visually-hidden'))
+        .map((control) => {
+          const target =
+            control instanceof HTMLInputElement && (control.type === 'checkbox' || control.type === 'radio')
+              ? (control.closest('label') ?? control)
+              : control;
+          const box = target.getBoundingClientRect();
+          const name = (control.getAttribute('aria-label') ?? control.textContent ?? control.outerHTML).trim();
+          return { box, text: `${control.tagName.toLowerCase()} "${name.slice(0, 40)}" ${Math.round(box.height)} px` };
+        })
+        .filter(({ box }) => box.width > 0 && box.height > 0 && box.height < 40)
+        .map(({ text }) => text),
+    );
   }
 
   async screenshot(name: string): Promise<string> {
