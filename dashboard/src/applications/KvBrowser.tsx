@@ -284,7 +284,7 @@ function NewKey({
       }}
     >
       <h3 id="new-key-heading">Add a key</h3>
-      <p className="hint">Choose a key on the left to read, edit or delete it.</p>
+      <p className="hint">Choose a key in the list to read, edit or delete it.</p>
       <label>
         <span>Key</span>
         <input value={key} required onChange={(e) => setKey(e.currentTarget.value)} />
