@@ -48,12 +48,15 @@ export function TakeoverPanel({
   screen,
   view,
   playlists,
+  noPlaylistYet,
   onChanged,
   run,
 }: {
   screen: Screen;
   view: ScreenPlaylistScheduleView | undefined;
   playlists: Playlists;
+  /** The project's playlists were read and there are none (not: still being read). */
+  noPlaylistYet: boolean;
   onChanged: (view: ScreenPlaylistScheduleView) => void;
   run: Run;
 }) {
@@ -97,6 +100,12 @@ export function TakeoverPanel({
         </p>
       ) : (
         <p className="hint">Plays one playlist now, over the schedule, until the time you choose.</p>
+      )}
+      {noPlaylistYet && (
+        <p className="hint" data-testid="takeover-no-playlist">
+          No playlist to take over with yet: the project's agent or the CLI makes playlists (
+          <code>npx marquee playlist create</code>).
+        </p>
       )}
       <label>
         Takeover playlist
