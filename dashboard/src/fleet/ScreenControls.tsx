@@ -2,6 +2,7 @@
 // schedule, settings (time zone, sync group, wall region), a screenshot, reboot, and the lifecycle
 // (recovery confirmation, unarchive, delete). Each is the /api/v1 route an agent calls, through its
 // /dashboard/v1 twin; the page shows each outcome in its status line.
+import { Confirm } from '../app/Confirm';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import {
@@ -454,21 +455,24 @@ export function LifecyclePanel({ screen, run }: { screen: Screen; run: Run }) {
       {confirming === null ? (
         <div className="row">
           {!archived && (
-            <button type="button" className="danger" onClick={() => setConfirming('archive')}>
+            <button type="button" className="danger" data-asks="archive" onClick={() => setConfirming('archive')}>
               Archive…
             </button>
           )}
-          <button type="button" className="danger" onClick={() => setConfirming('delete')}>
+          <button type="button" className="danger" data-asks="delete" onClick={() => setConfirming('delete')}>
             Delete…
           </button>
         </div>
       ) : (
-        <fieldset className="confirm">
-          <legend>
-            {confirming === 'archive'
+        <Confirm
+          asker={confirming}
+          onCancel={() => setConfirming(null)}
+          question={
+            confirming === 'archive'
               ? `Archive “${screen.label}”? Its glass goes dark and it leaves the list; it stays paired.`
-              : `Delete “${screen.label}” for good? Its player is unpaired; this cannot be undone.`}
-          </legend>
+              : `Delete “${screen.label}” for good? Its player is unpaired; this cannot be undone.`
+          }
+        >
           <button
             type="button"
             className="danger"
@@ -485,10 +489,7 @@ export function LifecyclePanel({ screen, run }: { screen: Screen; run: Run }) {
           >
             {confirming === 'archive' ? 'Archive screen' : 'Delete screen'}
           </button>
-          <button type="button" className="quiet" onClick={() => setConfirming(null)}>
-            Cancel
-          </button>
-        </fieldset>
+        </Confirm>
       )}
     </section>
   );
