@@ -242,16 +242,31 @@ export class DashboardPage {
     expect(await this.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
   }
 
-  /**
-   * The controls on the page smaller than a fingertip (44 px, WCAG 2.5.5; 40 allowed for rounding):
-   * buttons (and links drawn as buttons), fields, selects, disclosure summaries and the navigation's links; a tick box or radio
-   * button counts by its label, which takes the tap. Links inside running text are exempt (2.5.5's
-   * inline exception), as are the skip link (shown on keyboard focus only) and a visually hidden
-   * file input (its label is the button).
-   */
+  /** The controls of the page smaller than a fingertip (smallTouchTargets below). */
   async smallTouchTargets(): Promise<string[]> {
-    return this.page.evaluate(() =>
-      [...document.querySelectorAll<HTMLElement>('button, .button, input, select, textarea, summary, nav a')]
+    return smallTouchTargets(this.page);
+  }
+
+  async screenshot(name: string): Promise<string> {
+    const dir = path.join(ARTIFACTS, 'dashboard');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, name);
+    await this.page.screenshot({ path: file, fullPage: true });
+    return file;
+  }
+}
+
+/**
+ * The controls on a page smaller than a fingertip (44 px, WCAG 2.5.5; 40 allowed for rounding):
+ * buttons (and links drawn as buttons), fields, selects, disclosure summaries, the navigation's links
+ * and any links `alsoLinks` names; a tick box or radio button counts by its label, which takes the
+ * tap. Links inside running text are exempt (2.5.5's inline exception), as are the skip link (shown
+ * on keyboard focus only) and a visually hidden file input (its label is the button).
+ */
+export function smallTouchTargets(page: Page, alsoLinks = 'nav a'): Promise<string[]> {
+  return page.evaluate(
+    (links) =>
+      [...document.querySelectorAll<HTMLElement>(`button, .button, input, select, textarea, summary, nav a, ${links}`)]
         .filter((control) => !control.closest('.visually-hidden'))
         .map((control) => {
           const target =
@@ -264,14 +279,6 @@ export class DashboardPage {
         })
         .filter(({ box }) => box.width > 0 && box.height > 0 && box.height < 40)
         .map(({ text }) => text),
-    );
-  }
-
-  async screenshot(name: string): Promise<string> {
-    const dir = path.join(ARTIFACTS, 'dashboard');
-    fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, name);
-    await this.page.screenshot({ path: file, fullPage: true });
-    return file;
-  }
+    alsoLinks,
+  );
 }
