@@ -84,3 +84,20 @@ test('on a touch screen every control of the screens, screen, playlist and proof
   expect(await dashboard.smallTouchTargets()).toEqual([]);
   await phone.close();
 });
+
+test('on a phone an upload’s long file name wraps instead of being cut off', async ({ browser, marquee, member }) => {
+  const phone = await browser.newContext(PHONE_TOUCH);
+  const dashboard = new DashboardPage(await phone.newPage(), marquee.dashboardOrigin);
+  await dashboard.open('/media');
+  await dashboard.signIn(member.email, member.password);
+  await expect(dashboard.heading).toHaveText('Media');
+  // Refused before upload (not media): its row stays, saying why, under its name.
+  const name = `${longName('Quarterly figures')}.txt`;
+  await dashboard.upload([{ name, mimeType: 'text/plain', buffer: Buffer.from('not media') }]);
+  const row = dashboard.uploadRow(name);
+  await expect(row).toContainText('Failed');
+  await dashboard.screenshot('phone-upload-long-name.png');
+  expect(await row.locator('.upload-name').evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+  await dashboard.expectNoSidewaysScroll();
+  await phone.close();
+});

@@ -145,7 +145,9 @@ function UploadList({ queue }: { queue: ReturnType<typeof createUploadQueue> }) 
       <ul>
         {uploads.map((u) => (
           <li key={u.id} className={`upload ${u.stage}`} data-testid="upload">
-            <span className="upload-name">{u.name}</span>
+            <span className="upload-name" title={u.name}>
+              {u.name}
+            </span>
             <progress max={1} value={progressOf(u)} aria-label={`${u.name}: ${STAGE_TEXT[u.stage]}`} />
             <span className="upload-stage">
               {STAGE_TEXT[u.stage]}
