@@ -1,11 +1,13 @@
 // The dashboard specs' fixtures: a member of the worker's project, made the way a person gets a
 // login on a fresh install (the project's agent invites an address, the mail's link is opened on
-// the access page, a password is chosen), in a browser context of its own; and the test's page as
-// the dashboard page object.
+// the access page, a password is chosen), in a browser context of its own (joinByInvitation, for a
+// project of the spec's own too); and the test's page as the dashboard page object.
 import crypto from 'node:crypto';
-import { linkToken } from '../../server/mail/mail.fixtures';
+import type { Browser } from '@playwright/test';
+import { linkToken, type SmtpCapture } from '../../server/mail/mail.fixtures';
 import { AccessPage } from '../pages/access-page';
 import { DashboardPage } from '../pages/dashboard-page';
+import type { ControlApi } from '../support/control-api';
 import { expect, test as base } from '../support/fixtures';
 
 export interface Member {
@@ -14,25 +16,37 @@ export interface Member {
   name: string;
 }
 
+/**
+ * A person who joins `project` by the invitation its agent sends to a new address, in a browser
+ * context of their own that is closed again (the specs sign in where they need to).
+ */
+export async function joinByInvitation(
+  browser: Browser,
+  project: ControlApi,
+  mailbox: SmtpCapture,
+  dashboardOrigin: string,
+): Promise<Member> {
+  const tag = crypto.randomBytes(4).toString('hex');
+  const member = { email: `dana-${tag}@example.com`, password: `a passphrase ${tag}`, name: `Dana ${tag}` };
+  const invited = await project.request('POST', '/api/v1/invitations', {
+    json: { kind: 'project_member', emails: [member.email] },
+  });
+  if (invited.status !== 201) throw new Error(`invitation failed: ${JSON.stringify(invited.body)}`);
+  const mail = await mailbox.waitFor(member.email);
+  const context = await browser.newContext();
+  const access = new AccessPage(await context.newPage(), dashboardOrigin);
+  await access.openLink(`${dashboardOrigin}/#invite=${linkToken(mail, 'invite')}`);
+  await access.signUpWithPassword(member.name, member.password);
+  // Hashing a new password (scrypt, 64 MiB) takes seconds on a loaded machine: a wait, widened.
+  await expect(access.heading).toHaveText('Signed in', { timeout: 30_000 });
+  await access.expectSignedIn(member.name);
+  await context.close();
+  return member;
+}
+
 export const test = base.extend<{ member: Member; dashboard: DashboardPage }>({
-  member: async ({ browser, project, mailbox, marquee }, use) => {
-    const tag = crypto.randomBytes(4).toString('hex');
-    const member = { email: `dana-${tag}@example.com`, password: `a passphrase ${tag}`, name: `Dana ${tag}` };
-    const invited = await project.request('POST', '/api/v1/invitations', {
-      json: { kind: 'project_member', emails: [member.email] },
-    });
-    if (invited.status !== 201) throw new Error(`invitation failed: ${JSON.stringify(invited.body)}`);
-    const mail = await mailbox.waitFor(member.email);
-    const context = await browser.newContext();
-    const access = new AccessPage(await context.newPage(), marquee.dashboardOrigin);
-    await access.openLink(`${marquee.dashboardOrigin}/#invite=${linkToken(mail, 'invite')}`);
-    await access.signUpWithPassword(member.name, member.password);
-    // Hashing a new password (scrypt, 64 MiB) takes seconds on a loaded machine: a wait, widened.
-    await expect(access.heading).toHaveText('Signed in', { timeout: 30_000 });
-    await access.expectSignedIn(member.name);
-    await context.close();
-    await use(member);
-  },
+  member: async ({ browser, project, mailbox, marquee }, use) =>
+    use(await joinByInvitation(browser, project, mailbox, marquee.dashboardOrigin)),
   dashboard: async ({ page, marquee }, use) => use(new DashboardPage(page, marquee.dashboardOrigin)),
 });
 

@@ -34,6 +34,8 @@ test('a key added and edited on the dashboard is what the API reads; a stale edi
   await dashboard.open(`/applications/${uploaded.body.id}`);
   await dashboard.signIn(member.email, member.password);
   await expect(dashboard.heading).toHaveText('Menu board');
+  // The form points at the keys' list wherever it sits (beside it on a desktop, above it on a phone).
+  await expect(page.getByRole('form', { name: 'Add a key' })).toContainText('Choose a key in the list to read');
 
   await apps.addKey('soup', 'Tomato');
   await expect(dashboard.said('Created soup.')).toBeVisible();

@@ -2,8 +2,9 @@
 // the player shows it at once, and ending it early brings the screen's own playlist back. The page
 // names what is on glass and, apart, what is assigned; an archived screen offers no live controls.
 import { DashboardPage } from '../pages/dashboard-page';
+import { ControlApi } from '../support/control-api';
 import { imagePage } from '../support/playlist-documents';
-import { expect, test } from './dashboard-fixtures';
+import { expect, joinByInvitation, test } from './dashboard-fixtures';
 
 test('a takeover started on a screen’s page plays on the player until it is ended', async ({
   browser,
@@ -50,5 +51,27 @@ test('a takeover started on a screen’s page plays on the player until it is en
   for (const panel of ['Takeover', 'Toast', 'Display'])
     await expect(dashboard.page.getByRole('heading', { name: panel, exact: true })).toBeHidden();
   await expect(dashboard.page.getByRole('button', { name: 'Unarchive' })).toBeVisible();
+  await tab.close();
+});
+
+test('in a new project with no playlist, the takeover panel says where playlists come from', async ({
+  browser,
+  marquee,
+  mailbox,
+  player,
+}) => {
+  // A project of its own: the worker's project has the other specs' playlists.
+  const fresh = new ControlApi(marquee.origin);
+  await fresh.enroll();
+  await player.open('/');
+  const claim = await fresh.pair(await player.code(), 'Lobby');
+  const member = await joinByInvitation(browser, fresh, mailbox, marquee.dashboardOrigin);
+  const tab = await browser.newContext();
+  const dashboard = new DashboardPage(await tab.newPage(), marquee.dashboardOrigin);
+  await dashboard.open(`/screens/${claim.screen.id}`);
+  await dashboard.signIn(member.email, member.password);
+  await expect(dashboard.heading).toHaveText('Lobby');
+  await expect(dashboard.page.getByTestId('takeover-no-playlist')).toContainText('npx marquee playlist create');
+  await expect(dashboard.page.getByRole('button', { name: 'Start takeover' })).toBeDisabled();
   await tab.close();
 });

@@ -10,6 +10,8 @@ import { ARTIFACTS } from './player-page';
 
 export const DESKTOP = { width: 1440, height: 900 };
 export const PHONE = { width: 390, height: 844 };
+/** A phone as a browser context sees it: its size, a touch screen (a coarse pointer), zoomed out to fit. */
+export const PHONE_TOUCH = { viewport: PHONE, isMobile: true, hasTouch: true };
 
 export class DashboardPage {
   readonly heading: Locator;
@@ -230,6 +232,21 @@ export class DashboardPage {
     ).toEqual([]);
   }
 
+  /**
+   * Nothing wider than the viewport the context was made with. (A mobile browser widens its layout
+   * viewport to fit what overflows, so innerWidth grows with the page: the configured width is the
+   * measure.)
+   */
+  async expectNoSidewaysScroll(): Promise<void> {
+    const width = this.page.viewportSize()?.width ?? 0;
+    expect(await this.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+  }
+
+  /** The controls of the page smaller than a fingertip (smallTouchTargets below). */
+  async smallTouchTargets(): Promise<string[]> {
+    return smallTouchTargets(this.page);
+  }
+
   async screenshot(name: string): Promise<string> {
     const dir = path.join(ARTIFACTS, 'dashboard');
     fs.mkdirSync(dir, { recursive: true });
@@ -237,4 +254,31 @@ export class DashboardPage {
     await this.page.screenshot({ path: file, fullPage: true });
     return file;
   }
+}
+
+/**
+ * The controls on a page smaller than a fingertip (44 px, WCAG 2.5.5; 40 allowed for rounding):
+ * buttons (and links drawn as buttons), fields, selects, disclosure summaries, the navigation's links
+ * and any links `alsoLinks` names; a tick box or radio button counts by its label, which takes the
+ * tap. Links inside running text are exempt (2.5.5's inline exception), as are the skip link (shown
+ * on keyboard focus only) and a visually hidden file input (its label is the button).
+ */
+export function smallTouchTargets(page: Page, alsoLinks = 'nav a'): Promise<string[]> {
+  return page.evaluate(
+    (links) =>
+      [...document.querySelectorAll<HTMLElement>(`button, .button, input, select, textarea, summary, nav a, ${links}`)]
+        .filter((control) => !control.closest('.visually-hidden'))
+        .map((control) => {
+          const target =
+            control instanceof HTMLInputElement && (control.type === 'checkbox' || control.type === 'radio')
+              ? (control.closest('label') ?? control)
+              : control;
+          const box = target.getBoundingClientRect();
+          const name = (control.getAttribute('aria-label') ?? control.textContent ?? control.outerHTML).trim();
+          return { box, text: `${control.tagName.toLowerCase()} "${name.slice(0, 40)}" ${Math.round(box.height)} px` };
+        })
+        .filter(({ box }) => box.width > 0 && box.height > 0 && box.height < 40)
+        .map(({ text }) => text),
+    alsoLinks,
+  );
 }

@@ -2,6 +2,7 @@
 // one but this browser's; a browser signed out that way is asked to sign in again.
 import { linkToken } from '../../server/mail/mail.fixtures';
 import { AccessPage } from '../pages/access-page';
+import { PHONE_TOUCH, smallTouchTargets } from '../pages/dashboard-page';
 import { ControlApi } from '../support/control-api';
 import { expect, test } from '../support/fixtures';
 
@@ -18,13 +19,17 @@ test('a person signs out their other sessions from the access page', async ({ br
   await laptop.signUpWithPassword('Sol', PASSWORD);
   await laptop.expectSignedIn('Sol');
 
-  const phone = new AccessPage(await browser.newPage(), marquee.dashboardOrigin);
+  const phone = new AccessPage(await (await browser.newContext(PHONE_TOUCH)).newPage(), marquee.dashboardOrigin);
   const kiosk = new AccessPage(await browser.newPage(), marquee.dashboardOrigin);
   for (const other of [phone, kiosk]) {
     await other.open();
     await other.signInWithPassword('sol@example.com', PASSWORD);
     await other.expectSignedIn('Sol');
   }
+  // On the phone (a touch screen) each control, "Sign it out" and "Open the dashboard" among them, is
+  // a fingertip's target.
+  await expect(phone.page.getByRole('button', { name: 'Sign it out' }).first()).toBeVisible();
+  expect(await smallTouchTargets(phone.page, '#view-home p > a')).toEqual([]);
 
   // From the dashboard, the person's name leads to this page.
   await kiosk.open('/screens');

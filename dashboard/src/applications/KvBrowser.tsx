@@ -2,6 +2,7 @@
 // 200 at a time, a value read on demand, text values edited in place with the revision read
 // (If-Match, so a screen's write in between is a conflict, not lost), new keys, deletes. The list's
 // row of the key shown never lags the value read beside it.
+import { Confirm } from '../app/Confirm';
 import { useEffect, useId, useState } from 'react';
 import { KV_LIST_MAX_ITEMS, type KVEntry, type KVSummary } from '../../../sdk/contract/kv';
 import { useDashboard } from '../app/dashboard-context';
@@ -231,19 +232,24 @@ function KvValue({
               </button>
             )}
             {!confirming ? (
-              <button type="button" className="quiet danger-text" onClick={() => setConfirming(true)}>
+              <button
+                type="button"
+                className="quiet danger-text"
+                data-asks="delete-key"
+                onClick={() => setConfirming(true)}
+              >
                 Delete…
               </button>
             ) : (
-              <fieldset className="confirm">
-                <legend>Delete {entryKey}? Screens reading it find it gone.</legend>
+              <Confirm
+                asker="delete-key"
+                onCancel={() => setConfirming(false)}
+                question={`Delete ${entryKey}? Screens reading it find it gone.`}
+              >
                 <button type="button" className="danger" onClick={() => void remove()}>
                   Delete {entryKey}
                 </button>
-                <button type="button" className="quiet" onClick={() => setConfirming(false)}>
-                  Cancel
-                </button>
-              </fieldset>
+              </Confirm>
             )}
           </div>
         </>
@@ -284,7 +290,7 @@ function NewKey({
       }}
     >
       <h3 id="new-key-heading">Add a key</h3>
-      <p className="hint">Choose a key on the left to read, edit or delete it.</p>
+      <p className="hint">Choose a key in the list to read, edit or delete it.</p>
       <label>
         <span>Key</span>
         <input value={key} required onChange={(e) => setKey(e.currentTarget.value)} />

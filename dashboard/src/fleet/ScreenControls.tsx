@@ -2,6 +2,7 @@
 // schedule, settings (time zone, sync group, wall region), a screenshot, reboot, and the lifecycle
 // (recovery confirmation, unarchive, delete). Each is the /api/v1 route an agent calls, through its
 // /dashboard/v1 twin; the page shows each outcome in its status line.
+import { Confirm } from '../app/Confirm';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import {
@@ -48,12 +49,15 @@ export function TakeoverPanel({
   screen,
   view,
   playlists,
+  noPlaylistYet,
   onChanged,
   run,
 }: {
   screen: Screen;
   view: ScreenPlaylistScheduleView | undefined;
   playlists: Playlists;
+  /** The project's playlists were read and there are none (not: still being read). */
+  noPlaylistYet: boolean;
   onChanged: (view: ScreenPlaylistScheduleView) => void;
   run: Run;
 }) {
@@ -97,6 +101,12 @@ export function TakeoverPanel({
         </p>
       ) : (
         <p className="hint">Plays one playlist now, over the schedule, until the time you choose.</p>
+      )}
+      {noPlaylistYet && (
+        <p className="hint" data-testid="takeover-no-playlist">
+          No playlist to take over with yet: the project's agent or the CLI makes playlists (
+          <code>npx marquee playlist create</code>).
+        </p>
       )}
       <label>
         Takeover playlist
@@ -445,21 +455,24 @@ export function LifecyclePanel({ screen, run }: { screen: Screen; run: Run }) {
       {confirming === null ? (
         <div className="row">
           {!archived && (
-            <button type="button" className="danger" onClick={() => setConfirming('archive')}>
+            <button type="button" className="danger" data-asks="archive" onClick={() => setConfirming('archive')}>
               Archive…
             </button>
           )}
-          <button type="button" className="danger" onClick={() => setConfirming('delete')}>
+          <button type="button" className="danger" data-asks="delete" onClick={() => setConfirming('delete')}>
             Delete…
           </button>
         </div>
       ) : (
-        <fieldset className="confirm">
-          <legend>
-            {confirming === 'archive'
+        <Confirm
+          asker={confirming}
+          onCancel={() => setConfirming(null)}
+          question={
+            confirming === 'archive'
               ? `Archive “${screen.label}”? Its glass goes dark and it leaves the list; it stays paired.`
-              : `Delete “${screen.label}” for good? Its player is unpaired; this cannot be undone.`}
-          </legend>
+              : `Delete “${screen.label}” for good? Its player is unpaired; this cannot be undone.`
+          }
+        >
           <button
             type="button"
             className="danger"
@@ -476,10 +489,7 @@ export function LifecyclePanel({ screen, run }: { screen: Screen; run: Run }) {
           >
             {confirming === 'archive' ? 'Archive screen' : 'Delete screen'}
           </button>
-          <button type="button" className="quiet" onClick={() => setConfirming(null)}>
-            Cancel
-          </button>
-        </fieldset>
+        </Confirm>
       )}
     </section>
   );

@@ -1,5 +1,6 @@
 // Media: drop files (or choose them) to upload each with its own progress bar, and the project's
 // ready media with what uses them. A delete says first which playlists still show the media.
+import { Confirm } from '../app/Confirm';
 import { type DragEvent, useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { MEDIA_LIST_MAX_LIMIT, type Media } from '../../../sdk/contract/media';
@@ -144,7 +145,9 @@ function UploadList({ queue }: { queue: ReturnType<typeof createUploadQueue> }) 
       <ul>
         {uploads.map((u) => (
           <li key={u.id} className={`upload ${u.stage}`} data-testid="upload">
-            <span className="upload-name">{u.name}</span>
+            <span className="upload-name" title={u.name}>
+              {u.name}
+            </span>
             <progress max={1} value={progressOf(u)} aria-label={`${u.name}: ${STAGE_TEXT[u.stage]}`} />
             <span className="upload-stage">
               {STAGE_TEXT[u.stage]}
@@ -208,23 +211,28 @@ function MediaCard({
         {usedBy.length ? `In ${usedBy.map((p) => `“${p.name}”`).join(', ')}` : 'In no playlist'}
       </p>
       {!confirming ? (
-        <button type="button" className="quiet danger-text" onClick={() => onConfirm(true)}>
+        <button
+          type="button"
+          className="quiet danger-text"
+          data-asks={`delete-${media.id}`}
+          onClick={() => onConfirm(true)}
+        >
           Delete…
         </button>
       ) : (
-        <fieldset className="confirm">
-          <legend>
-            {usedBy.length
+        <Confirm
+          asker={`delete-${media.id}`}
+          onCancel={() => onConfirm(false)}
+          question={
+            usedBy.length
               ? `Still used by ${usedBy.map((p) => `“${p.name}”`).join(', ')}. While a screen shows one of them the media cannot be deleted; remove it from those playlists first (your agent or the CLI writes playlists).`
-              : 'No playlist uses it. Delete it for good?'}
-          </legend>
+              : 'No playlist uses it. Delete it for good?'
+          }
+        >
           <button type="button" className="danger" onClick={() => void remove()}>
             Delete {media.filename}
           </button>
-          <button type="button" className="quiet" onClick={() => onConfirm(false)}>
-            Cancel
-          </button>
-        </fieldset>
+        </Confirm>
       )}
     </li>
   );

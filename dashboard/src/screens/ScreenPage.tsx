@@ -142,6 +142,7 @@ export function ScreenPage({ id }: { id: string }) {
             screen={screen}
             schedule={schedule.value}
             playlists={playlists.value ?? []}
+            noPlaylistYet={playlists.value?.length === 0}
             now={now}
             run={run}
             onChanged={reread}
@@ -162,6 +163,7 @@ function ActiveControls({
   screen,
   schedule,
   playlists,
+  noPlaylistYet,
   now,
   run,
   onChanged,
@@ -169,6 +171,7 @@ function ActiveControls({
   screen: Screen;
   schedule: ScreenPlaylistScheduleView | undefined;
   playlists: Playlist[];
+  noPlaylistYet: boolean;
   now: number;
   run: Run;
   onChanged: (view: ScreenPlaylistScheduleView) => void;
@@ -176,7 +179,14 @@ function ActiveControls({
   return (
     <>
       <AssignForm screen={screen} playlists={playlists} run={run} />
-      <TakeoverPanel screen={screen} view={schedule} playlists={playlists} onChanged={onChanged} run={run} />
+      <TakeoverPanel
+        screen={screen}
+        view={schedule}
+        playlists={playlists}
+        noPlaylistYet={noPlaylistYet}
+        onChanged={onChanged}
+        run={run}
+      />
       <TagsForm screen={screen} run={run} />
       <ToastForm screen={screen} run={run} />
       <DisplayPanel screen={screen} run={run} />
