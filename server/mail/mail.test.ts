@@ -50,7 +50,8 @@ describe('the outbox directory (no MARQUEE_SMTP_URL)', () => {
       Date.parse('2026-11-25T12:00:00Z'),
     ).send(mail);
     const files = fs.readdirSync(path.join(dir, 'outbox'));
-    expect(files).toHaveLength(1);
+    expect(files).toHaveLength(1); // nothing left aside
+    expect(files[0]).toMatch(/^2026-11-25T12-00-00-000Z-invitation-[\w-]+\.eml$/);
     const file = path.join(dir, 'outbox', files[0]!);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     const parsed = parseMessage(fs.readFileSync(file, 'utf8'));
@@ -73,8 +74,10 @@ describe('the outbox directory (no MARQUEE_SMTP_URL)', () => {
       });
       expect(res.status).toBe(201);
       const outbox = path.join(server.dataDir, 'outbox');
-      await expect.poll(() => (fs.existsSync(outbox) ? fs.readdirSync(outbox).length : 0)).toBe(1);
-      const parsed = parseMessage(fs.readFileSync(path.join(outbox, fs.readdirSync(outbox)[0]!), 'utf8'));
+      // The mail is sent after the commit: wait for it. Whole once it is there (written aside, renamed in).
+      const mails = () => (fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')) : []);
+      await expect.poll(() => mails().length).toBe(1);
+      const parsed = parseMessage(fs.readFileSync(path.join(outbox, mails()[0]!), 'utf8'));
       const invite = linkToken(parsed, 'invite');
       await expect.poll(() => server.logText()).toContain('outbox_file');
       expect(server.logText()).not.toContain(invite);

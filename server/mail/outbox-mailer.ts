@@ -24,8 +24,13 @@ export class OutboxMailer implements Mailer {
     const info = await this.composer.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text });
     await fs.mkdir(this.directory, { recursive: true, mode: 0o700 });
     const stamp = new Date(this.now()).toISOString().replace(/[:.]/g, '-');
-    const file = path.join(this.directory, `${stamp}-${mail.kind}-${randomToken(6)}.eml`);
-    await fs.writeFile(file, info.message as Buffer, { mode: 0o600, flag: 'wx' });
+    const name = `${stamp}-${mail.kind}-${randomToken(6)}.eml`;
+    const file = path.join(this.directory, name);
+    // Written aside and renamed into place: an .eml file in the outbox is always whole, never one
+    // a reader (a mail client, a script waiting for it) opens half-written.
+    const part = path.join(this.directory, `.${name}.part`);
+    await fs.writeFile(part, info.message as Buffer, { mode: 0o600, flag: 'wx' });
+    await fs.rename(part, file);
     this.logger.info(
       { mail_kind: mail.kind, outbox_file: file },
       'mail written to the outbox (set MARQUEE_SMTP_URL to send it)',
