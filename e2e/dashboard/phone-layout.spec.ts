@@ -101,3 +101,24 @@ test('on a phone an upload’s long file name wraps instead of being cut off', a
   await dashboard.expectNoSidewaysScroll();
   await phone.close();
 });
+
+test('on a phone, where a table’s header row is hidden, each cell names its column', async ({
+  browser,
+  marquee,
+  member,
+}) => {
+  const phone = await browser.newContext(PHONE_TOUCH);
+  const dashboard = new DashboardPage(await phone.newPage(), marquee.dashboardOrigin);
+  await dashboard.open('/members');
+  await dashboard.signIn(member.email, member.password);
+  await expect(dashboard.heading).toHaveText('Members');
+  const row = dashboard.page.getByRole('row').filter({ hasText: member.email });
+  await expect(row).toBeVisible();
+  await expect(dashboard.page.getByRole('columnheader', { name: 'Joined' })).toBeHidden();
+  // What is drawn before each cell's value (a bare "password" or "2 min ago" said nothing).
+  const named = await row
+    .locator('td')
+    .evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell, '::before').content));
+  expect(named).toEqual(['"Email: "', '"Signs in with: "', '"Joined: "']);
+  await phone.close();
+});

@@ -75,3 +75,24 @@ test('in a new project with no playlist, the takeover panel says where playlists
   await expect(dashboard.page.getByRole('button', { name: 'Start takeover' })).toBeDisabled();
   await tab.close();
 });
+
+test('a screen that is not online says why its screenshot cannot be taken', async ({
+  browser,
+  marquee,
+  member,
+  project,
+}) => {
+  // Provisioned: its browser never opened the link, so it has never been online.
+  const provisioned = await project.request('POST', '/api/v1/screens/provision', { json: { label: 'Atrium' } });
+  expect(provisioned.status, JSON.stringify(provisioned.body)).toBe(201);
+  const tab = await browser.newContext();
+  const dashboard = new DashboardPage(await tab.newPage(), marquee.dashboardOrigin);
+  await dashboard.open(`/screens/${provisioned.body.screen.id}`);
+  await dashboard.signIn(member.email, member.password);
+  await expect(dashboard.heading).toHaveText('Atrium');
+  await expect(dashboard.page.getByRole('button', { name: 'Take a screenshot' })).toBeDisabled();
+  await expect(dashboard.page.getByTestId('screenshot-offline')).toHaveText(
+    'The screen is offline: take one when it is back online.',
+  );
+  await tab.close();
+});

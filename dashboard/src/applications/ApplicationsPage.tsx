@@ -60,11 +60,11 @@ export default function ApplicationsPage() {
                 <th scope="row">
                   <Link href={applicationPath(app.id)}>{app.name}</Link>
                 </th>
-                <td>{STATE_TEXT[app.state]}</td>
-                <td>
+                <td data-label="State">{STATE_TEXT[app.state]}</td>
+                <td data-label="Current release">
                   <code>{app.latest_ready_release ?? '—'}</code>
                 </td>
-                <td>{timeAgo(app.updated_at, now)}</td>
+                <td data-label="Updated">{timeAgo(app.updated_at, now)}</td>
               </tr>
             ))}
           </tbody>

@@ -83,9 +83,9 @@ export function KvBrowser({ applicationId }: { applicationId: string }) {
                       {entry.key}
                     </button>
                   </th>
-                  <td>{entry.content_type}</td>
-                  <td>{byteSize(entry.bytes)}</td>
-                  <td>{entry.revision}</td>
+                  <td data-label="Type">{entry.content_type}</td>
+                  <td data-label="Size">{byteSize(entry.bytes)}</td>
+                  <td data-label="Revision">{entry.revision}</td>
                 </tr>
               ))}
             </tbody>

@@ -379,6 +379,11 @@ export function ScreenshotPanel({ screen, now, run }: { screen: Screen; now: num
       ) : (
         <p className="hint">No screenshot yet.</p>
       )}
+      {!screen.online && (
+        <p className="hint" data-testid="screenshot-offline">
+          The screen is offline: take one when it is back online.
+        </p>
+      )}
       <button type="button" className="secondary" onClick={take} disabled={waiting || !screen.online}>
         {waiting ? 'Waiting for the screen…' : 'Take a screenshot'}
       </button>

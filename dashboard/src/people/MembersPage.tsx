@@ -70,13 +70,13 @@ export function MembersPage() {
           {members.value?.map((m) => (
             <tr key={m.person_id}>
               <th scope="row">{m.display_name}</th>
-              <td>{m.email}</td>
-              <td>
+              <td data-label="Email">{m.email}</td>
+              <td data-label="Signs in with">
                 {[m.password ? 'password' : '', m.passkeys ? `${m.passkeys} passkey(s)` : '']
                   .filter(Boolean)
                   .join(', ')}
               </td>
-              <td>{timeAgo(m.joined_at, now)}</td>
+              <td data-label="Joined">{timeAgo(m.joined_at, now)}</td>
             </tr>
           ))}
         </tbody>

@@ -36,8 +36,8 @@ export function PlaylistsPage() {
                 <th scope="row">
                   <Link href={playlistPath(p.id)}>{p.name}</Link>
                 </th>
-                <td>{p.pages.length}</td>
-                <td>{showing.length ? showing.map((s) => s.label).join(', ') : '—'}</td>
+                <td data-label="Pages">{p.pages.length}</td>
+                <td data-label="Screens playing it">{showing.length ? showing.map((s) => s.label).join(', ') : '—'}</td>
               </tr>
             );
           })}

@@ -61,8 +61,8 @@ export function DayChart({ title, bars, measure }: { title: string; bars: Bar[];
             {bars.map((bar) => (
               <tr key={bar.key}>
                 <th scope="row">{bar.label}</th>
-                <td>{bar.plays.toLocaleString('en')}</td>
-                <td>{measureText(bar.seconds, 'seconds')}</td>
+                <td data-label="Plays">{bar.plays.toLocaleString('en')}</td>
+                <td data-label="Time on glass">{measureText(bar.seconds, 'seconds')}</td>
               </tr>
             ))}
           </tbody>
