@@ -21,6 +21,6 @@ test('an uploaded image is verified and listed; failed uploads say why', async (
   await expect(dashboard.uploadRow('broken.png')).not.toContainText('operation op_');
   await expect(dashboard.page.getByTestId('media-card').filter({ hasText: 'broken.png' })).toHaveCount(0);
   await expect(dashboard.uploadRow('notes.txt')).toContainText('Failed');
-  await expect(dashboard.uploadRow('notes.txt')).toContainText('not media Marquee plays');
+  await expect(dashboard.uploadRow('notes.txt')).toContainText('Failed: this kind of file is not media Marquee plays');
   await expect(dashboard.page.getByTestId('media-card').filter({ hasText: 'dashboard-poster.png' })).toBeVisible();
 });

@@ -3,11 +3,22 @@
 // admission budget is per project), each with its own progress and outcome.
 import { createStore } from 'zustand/vanilla';
 import { mediaContentTypeOf } from '../../../sdk/client/media';
+import { MarqueeNetworkError, MarqueeProblem } from '../../../sdk/client/problem';
+import { OperationFailedError } from '../../../sdk/client/operations';
 import { sha256Hex } from '../../../sdk/client/upload-body';
 import { MEDIA_CONTENT_TYPES, type Media, type MediaContentType } from '../../../sdk/contract/media';
 import type { DashboardClient } from '../api/dashboard-client';
 import { problemMessage } from '../state/problem-message';
 import { putSigned } from './signed-put';
+
+/** Why an upload failed, to follow the list's "Failed: " without saying "failed" twice. */
+export function uploadFailure(error: unknown): string {
+  if (error instanceof MarqueeNetworkError) return 'the server did not answer. Check the connection.';
+  if (error instanceof MarqueeProblem || error instanceof OperationFailedError)
+    return problemMessage(error, 'the server refused it');
+  // Refused here before anything was sent (not media Marquee plays), or the storage's answer.
+  return error instanceof Error && error.message ? error.message : 'the upload stopped';
+}
 
 export type UploadStage = 'queued' | 'hashing' | 'uploading' | 'verifying' | 'done' | 'failed';
 
@@ -77,7 +88,7 @@ export function createUploadQueue(client: DashboardClient, onReady: (media: Medi
             await uploadOne(upload, file);
             change(upload.id, { stage: 'done' });
           } catch (error) {
-            change(upload.id, { stage: 'failed', error: problemMessage(error, 'The upload failed') });
+            change(upload.id, { stage: 'failed', error: uploadFailure(error) });
           } finally {
             files.delete(upload.id);
           }
