@@ -57,6 +57,28 @@ async function projectRow(db: Db | Tx, id: string): Promise<TenantTable> {
   return row;
 }
 
+/**
+ * Moves a project's status on only from the one read: a change that committed since makes the
+ * caller's transaction run again (and find nothing to do), so the change is recorded once.
+ */
+async function moveStatus(
+  work: Work,
+  id: string,
+  from: TenantTable['status'],
+  to: TenantTable['status'],
+  now: number,
+): Promise<void> {
+  expectUpdated(
+    await work.db
+      .updateTable('tenants')
+      .set({ status: to, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst(),
+    'project status',
+  );
+}
+
 function projectsWithCounts(db: Db | Tx) {
   return db
     .selectFrom('tenants')
@@ -124,17 +146,7 @@ export async function suspendProject(
 ): Promise<OperatorProject> {
   const row = await projectRow(work.db, input.id);
   if (row.status === 'active') {
-    // Only from the status read: a suspend that committed since makes this one run again (and
-    // change nothing), so it is recorded once.
-    expectUpdated(
-      await work.db
-        .updateTable('tenants')
-        .set({ status: 'suspended', updated_at: now })
-        .where('id', '=', row.id)
-        .where('status', '=', 'active')
-        .executeTakeFirst(),
-      'project status',
-    );
+    await moveStatus(work, row.id, 'active', 'suspended', now);
     await services.events.append(
       work,
       {
@@ -162,15 +174,7 @@ export async function resumeProject(
 ): Promise<OperatorProject> {
   const row = await projectRow(work.db, input.id);
   if (row.status === 'suspended') {
-    expectUpdated(
-      await work.db
-        .updateTable('tenants')
-        .set({ status: 'active', updated_at: now })
-        .where('id', '=', row.id)
-        .where('status', '=', 'suspended')
-        .executeTakeFirst(),
-      'project status',
-    );
+    await moveStatus(work, row.id, 'suspended', 'active', now);
     await services.events.append(
       work,
       {
