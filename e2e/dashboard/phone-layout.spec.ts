@@ -1,12 +1,27 @@
 // The dashboard on a phone (390×844, a touch screen), as a person meets it after scanning a
 // player's QR code: no page scrolls sideways, even with the longest names the API allows, and every
 // control is big enough for a fingertip.
+import type { Browser, BrowserContext } from '@playwright/test';
 import { DashboardPage, PHONE_TOUCH } from '../pages/dashboard-page';
 import { imagePage } from '../support/playlist-documents';
 import { expect, test } from './dashboard-fixtures';
 
 const LONGEST = 120;
 const longName = (start: string) => `${start} ${'with a long name that goes on '.repeat(5)}`.slice(0, LONGEST);
+
+/** A touch phone's own browser context, signed in as `member` on the dashboard page at `path`. */
+async function signedInOnPhone(
+  browser: Browser,
+  dashboardOrigin: string,
+  member: { email: string; password: string },
+  path: string,
+): Promise<{ phone: BrowserContext; dashboard: DashboardPage }> {
+  const phone = await browser.newContext(PHONE_TOUCH);
+  const dashboard = new DashboardPage(await phone.newPage(), dashboardOrigin);
+  await dashboard.open(path);
+  await dashboard.signIn(member.email, member.password);
+  return { phone, dashboard };
+}
 
 test('a 120-character playlist or screen name does not push a phone page sideways', async ({
   browser,
@@ -21,10 +36,12 @@ test('a 120-character playlist or screen name does not push a phone page sideway
     pages: [imagePage('drill', library.media.welcome, 8000)],
   });
   await project.patchScreen(pairedScreen.id, { name: longName('Lobby screen') });
-  const phone = await browser.newContext(PHONE_TOUCH);
-  const dashboard = new DashboardPage(await phone.newPage(), marquee.dashboardOrigin);
-  await dashboard.open(`/screens/${pairedScreen.id}`);
-  await dashboard.signIn(member.email, member.password);
+  const { phone, dashboard } = await signedInOnPhone(
+    browser,
+    marquee.dashboardOrigin,
+    member,
+    `/screens/${pairedScreen.id}`,
+  );
   await expect(dashboard.heading).toHaveText(longName('Lobby screen'));
   await dashboard.expectNoSidewaysScroll();
 
@@ -60,10 +77,7 @@ test('on a touch screen every control of the screens, screen, playlist and proof
     pages: [imagePage('lobby', library.media.welcome, 8000)],
   });
   await project.patchScreen(pairedScreen.id, { playlist_id: playlist.id });
-  const phone = await browser.newContext(PHONE_TOUCH);
-  const dashboard = new DashboardPage(await phone.newPage(), marquee.dashboardOrigin);
-  await dashboard.open('/screens');
-  await dashboard.signIn(member.email, member.password);
+  const { phone, dashboard } = await signedInOnPhone(browser, marquee.dashboardOrigin, member, '/screens');
   await dashboard.expectSignedIn(member.name);
   await expect(dashboard.page.getByTestId('screen-card').first()).toBeVisible();
   expect(await dashboard.smallTouchTargets()).toEqual([]);
@@ -86,10 +100,7 @@ test('on a touch screen every control of the screens, screen, playlist and proof
 });
 
 test('on a phone an upload’s long file name wraps instead of being cut off', async ({ browser, marquee, member }) => {
-  const phone = await browser.newContext(PHONE_TOUCH);
-  const dashboard = new DashboardPage(await phone.newPage(), marquee.dashboardOrigin);
-  await dashboard.open('/media');
-  await dashboard.signIn(member.email, member.password);
+  const { phone, dashboard } = await signedInOnPhone(browser, marquee.dashboardOrigin, member, '/media');
   await expect(dashboard.heading).toHaveText('Media');
   // Refused before upload (not media): its row stays, saying why, under its name.
   const name = `${longName('Quarterly figures')}.txt`;
@@ -107,10 +118,7 @@ test('on a phone, where a table’s header row is hidden, each cell names its co
   marquee,
   member,
 }) => {
-  const phone = await browser.newContext(PHONE_TOUCH);
-  const dashboard = new DashboardPage(await phone.newPage(), marquee.dashboardOrigin);
-  await dashboard.open('/members');
-  await dashboard.signIn(member.email, member.password);
+  const { phone, dashboard } = await signedInOnPhone(browser, marquee.dashboardOrigin, member, '/members');
   await expect(dashboard.heading).toHaveText('Members');
   const row = dashboard.page.getByRole('row').filter({ hasText: member.email });
   await expect(row).toBeVisible();
