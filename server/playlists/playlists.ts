@@ -282,10 +282,10 @@ export function replacesNothing(before: PlaylistTable, doc: PlaylistDocumentWrit
   );
 }
 
-/** Replaces the whole document: revision + 1, and screens showing it get a new manifest when what they are served changed. */
 /** The lock a write of a playlist's page comments holds (comments.ts, and a replace that carries them over). */
 export const pageCommentsLock = (playlistId: string) => `page-comments:${playlistId}`;
 
+/** Replaces the whole document: revision + 1, and screens showing it get a new manifest when what they are served changed. */
 export async function replacePlaylist(
   services: Services,
   work: Work,
