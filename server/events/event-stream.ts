@@ -97,6 +97,7 @@ export function serveScreenEventStream(
     after?: string;
     lastEventId?: string;
     deliver?: (row: EventRow) => boolean;
+    stillAuthorized?: () => Promise<boolean>;
   },
 ): Promise<SseStream> {
   const extra = request.deliver;
@@ -105,6 +106,7 @@ export function serveScreenEventStream(
     after: request.after,
     lastEventId: request.lastEventId,
     deliver: extra ? (row) => runtimeAudience(row) && extra(row) : runtimeAudience,
+    stillAuthorized: request.stillAuthorized,
   });
 }
 

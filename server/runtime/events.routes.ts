@@ -69,6 +69,9 @@ export const runtimeEvents = eventStream({ auth: runtimeCookie, query: EventStre
     after: ctx.query.after,
     lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
     deliver,
+    // The project's suspension ends a screen's stream by notice only: one that committed after the
+    // cookie was checked, before the stream listened, reached nobody (D-448).
+    stillAuthorized: () => ctx.stillAuthenticated(),
   });
   if (!stream.closed) {
     const timer = setTimeout(

@@ -3,6 +3,8 @@ import { StreamReader } from '../events/stream-reader.testing';
 import { imageDoc } from '../playlists/content.fixtures';
 import { randomKey } from '../testing/harness';
 import { RUNTIME_SESSION_TTL_MS } from '../pairing/pairing-cookies';
+import { runtimeCookie } from '../pairing/pairing.auth';
+import { resumeProject, suspendProject } from '../operators/operators';
 import { PRESENCE_GRACE_MS } from './presence';
 import {
   anonymousPlayer,
@@ -159,6 +161,34 @@ describe('the runtime event stream', () => {
       ).status,
     ).toBe(204);
     for (const reader of readers) await reader.waitForEnd();
+  });
+});
+
+describe('a project suspended while a screen opens its stream', () => {
+  it('ends the stream before any frame, though the suspension notice came before it listened', async () => {
+    const p = await env.player();
+    const { server } = env;
+    const suspend = (work: Parameters<Parameters<typeof server.services.store.transaction>[0]>[0]) =>
+      suspendProject(server.services, work, { id: env.tenantId, reason: null, requestId: 'req_test' }, clock.now());
+    // The cookie is checked on arrival; the suspension commits (and publishes to no one) right after.
+    const authenticate = runtimeCookie.authenticate;
+    runtimeCookie.authenticate = async (ctx) => {
+      runtimeCookie.authenticate = authenticate;
+      const principal = await authenticate(ctx);
+      await server.services.store.transaction(suspend);
+      return principal;
+    };
+    try {
+      const reader = await stream(p, `?after=${encodeURIComponent(p.session.event_cursor)}`);
+      expect(reader.status).toBe(200);
+      await reader.waitForEnd(2000);
+      expect(reader.events).toEqual([]);
+    } finally {
+      runtimeCookie.authenticate = authenticate;
+      await server.services.store.transaction((work) =>
+        resumeProject(server.services, work, { id: env.tenantId, requestId: 'req_test' }, clock.now()),
+      );
+    }
   });
 });
 
