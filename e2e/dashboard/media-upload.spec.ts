@@ -9,6 +9,10 @@ test('an uploaded image is verified and listed; failed uploads say why', async (
   await dashboard.open('/media');
   await dashboard.signIn(member.email, member.password);
   await expect(dashboard.heading).toHaveText('Media');
+  // With a mouse, files can be dropped (a phone is offered the button alone: phone-layout.spec.ts).
+  await expect(dashboard.page.getByTestId('drop-zone').getByText(/^Drop images/)).toBeVisible();
+  await expect(dashboard.page.getByTestId('drop-zone').getByText(/^Images \(PNG/)).toHaveCount(1); // there, and
+  await expect(dashboard.page.getByTestId('drop-zone').getByText(/^Images \(PNG/)).toBeHidden();
   const poster = await titledPng(640, 360, '#1b4d7a', 'Poster', 'from the dashboard');
   await dashboard.upload([
     { name: 'dashboard-poster.png', mimeType: 'image/png', buffer: poster },

@@ -102,6 +102,11 @@ test('on a touch screen every control of the screens, screen, playlist and proof
 test('on a phone an upload’s long file name wraps instead of being cut off', async ({ browser, marquee, member }) => {
   const { phone, dashboard } = await signedInOnPhone(browser, marquee.dashboardOrigin, member, '/media');
   await expect(dashboard.heading).toHaveText('Media');
+  // Nothing to drag files from on a phone: the upload area offers its button alone.
+  const dropZone = dashboard.page.getByTestId('drop-zone');
+  await expect(dropZone.getByText(/^Drop images/)).toHaveCount(1); // there, and
+  await expect(dropZone.getByText(/^Drop images/)).toBeHidden();
+  await expect(dropZone.getByText(/^Images \(PNG/)).toBeVisible();
   // Refused before upload (not media): its row stays, saying why, under its name.
   const name = `${longName('Quarterly figures')}.txt`;
   await dashboard.upload([{ name, mimeType: 'text/plain', buffer: Buffer.from('not media') }]);

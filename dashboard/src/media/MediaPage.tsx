@@ -56,7 +56,7 @@ export function MediaPage() {
       <DropZone onFiles={(files) => queue.getState().add(files)} />
       <UploadList queue={queue} />
       <Notice text={result?.text ?? media.error} error={result?.error ?? Boolean(media.error)} />
-      {media.value?.length === 0 && <p className="empty-state">No media yet. Drop images, videos or MP3s above.</p>}
+      {media.value?.length === 0 && <p className="empty-state">No media yet. Add images, videos or MP3s above.</p>}
       <VirtualGrid
         items={media.value ?? []}
         itemKey={(item) => item.id}
@@ -108,7 +108,11 @@ function DropZone({ onFiles }: { onFiles: (files: File[]) => void }) {
       onDrop={drop}
       data-testid="drop-zone"
     >
-      <p>Drop images (PNG, JPEG, WebP, GIF), videos (MP4, WebM) or MP3s here, or</p>
+      {/* A phone or tablet has nothing to drag files from: it is offered the button alone. */}
+      <p>
+        <span className="drag-hint">Drop images (PNG, JPEG, WebP, GIF), videos (MP4, WebM) or MP3s here, or</span>
+        <span className="touch-hint">Images (PNG, JPEG, WebP, GIF), videos (MP4, WebM) or MP3s:</span>
+      </p>
       <label className="button">
         Choose files
         <input
