@@ -80,6 +80,8 @@ describe('account commands', () => {
     const human = await run(['account', 'show'], env);
     expect(human.stdout).toContain(projectId);
     expect(human.stdout).toMatch(/credits:\s+\d+/);
+    // `auth status` is the same command under the reference client's other name.
+    expect(await ok(['auth', 'status'], env)).toEqual(await ok(['account', 'show'], env));
   });
 
   it('dashboard prints a single-use link to the dashboard origin', async () => {

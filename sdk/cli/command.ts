@@ -87,7 +87,7 @@ export function command<T>(spec: CommandSpec<T>): CommandSpec<T> {
 export const GROUPS: Record<string, { summary: string; alias?: string }> = {
   project: { summary: 'the project this credential belongs to' },
   account: { summary: 'the project as GET /api/v1/account shows it' },
-  auth: { summary: "this CLI's credential: revoke it for good" },
+  auth: { summary: "this CLI's credential: what it acts for, and revoking it for good" },
   comment: { summary: 'your own notes on screens, playlists and pages', alias: 'comments' },
   app: { summary: 'applications: pack, upload, releases', alias: 'apps' },
   media: { summary: 'media: upload (with optional ffmpeg transcode), tags, export' },

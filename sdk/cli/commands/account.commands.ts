@@ -6,27 +6,35 @@ import { command } from '../command';
 import { usage } from '../exit-codes';
 import { fields, formatBytes, lines } from '../output';
 
+/** `account show`, and `auth status` (the reference client's name for it) the same. */
+const showAccount = command({
+  name: 'account show',
+  summary: 'show the project this credential acts for, as GET /api/v1/account reads it',
+  async run(ctx): Promise<ProjectAccount> {
+    return (await (await ctx.client()).account.get<ProjectAccount>()).data;
+  },
+  human: (a) => [
+    fields(
+      ['id', a.id],
+      ['name', a.name],
+      ['status', a.status],
+      ['plan', a.plan],
+      ['email', a.email],
+      ['screens', `${a.screen_count} of ${a.screen_limit}`],
+      ['storage', `${formatBytes(a.used_bytes)} used of ${formatBytes(a.content_limit_bytes)}`],
+      ['credits', a.credit_remaining],
+    ),
+  ],
+  ids: (a) => [a.id],
+});
+
 export const accountCommands = [
-  command({
-    name: 'account show',
-    summary: 'show the project this credential acts for, as GET /api/v1/account reads it',
-    async run(ctx): Promise<ProjectAccount> {
-      return (await (await ctx.client()).account.get<ProjectAccount>()).data;
-    },
-    human: (a) => [
-      fields(
-        ['id', a.id],
-        ['name', a.name],
-        ['status', a.status],
-        ['plan', a.plan],
-        ['email', a.email],
-        ['screens', `${a.screen_count} of ${a.screen_limit}`],
-        ['storage', `${formatBytes(a.used_bytes)} used of ${formatBytes(a.content_limit_bytes)}`],
-        ['credits', a.credit_remaining],
-      ),
-    ],
-    ids: (a) => [a.id],
-  }),
+  showAccount,
+  {
+    ...showAccount,
+    name: 'auth status',
+    summary: 'the same as account show: the project this credential acts for',
+  },
   command({
     name: 'dashboard',
     summary: 'make a single-use, ten-minute sign-in link to the dashboard for a person',
