@@ -7,7 +7,7 @@ import { applicationRoutes } from '../../../sdk/client/applications';
 import type { OperationAccepted } from '../../../sdk/contract/applications';
 import type { DashboardClient } from '../api/dashboard-client';
 import { byteSize } from '../app/format';
-import { problemMessage } from '../state/problem-message';
+import { problemClause } from '../state/problem-message';
 import { archiveFile, BrowserPackError, folderFiles, type PackedFacts, packFolder } from './browser-pack';
 
 export type AppUploadStage = 'idle' | 'packing' | 'uploading' | 'processing' | 'done' | 'failed';
@@ -135,7 +135,7 @@ export function createAppUpload(
         set({ stage: 'done' });
         options.onPublished(accepted, outcomeLines(get()));
       } catch (error) {
-        const error_ = error instanceof BrowserPackError ? error.message : problemMessage(error, 'the upload failed');
+        const error_ = error instanceof BrowserPackError ? error.message : problemClause(error, 'the upload failed');
         set({ stage: 'failed', error: error_ });
       }
     };

@@ -8,14 +8,14 @@ import { OperationFailedError } from '../../../sdk/client/operations';
 import { sha256Hex } from '../../../sdk/client/upload-body';
 import { MEDIA_CONTENT_TYPES, type Media, type MediaContentType } from '../../../sdk/contract/media';
 import type { DashboardClient } from '../api/dashboard-client';
-import { problemMessage } from '../state/problem-message';
+import { problemClause } from '../state/problem-message';
 import { putSigned } from './signed-put';
 
 /** Why an upload failed, to follow the list's "Failed: " without saying "failed" twice. */
 export function uploadFailure(error: unknown): string {
   if (error instanceof MarqueeNetworkError) return 'the server did not answer. Check the connection.';
   if (error instanceof MarqueeProblem || error instanceof OperationFailedError)
-    return problemMessage(error, 'the server refused it');
+    return problemClause(error, 'the server refused it');
   // Refused here before anything was sent (not media Marquee plays), or the storage's answer.
   return error instanceof Error && error.message ? error.message : 'the upload stopped';
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OperationFailedError } from '../../../sdk/client/operations';
 import { MarqueeProblem } from '../../../sdk/client/problem';
 import type { Operation } from '../../../sdk/contract/operations';
-import { fieldLabel, problemMessage } from './problem-message';
+import { fieldLabel, problemClause, problemMessage } from './problem-message';
 
 describe('problemMessage', () => {
   it('says what a passkey refusal means instead of the browser’s wording', () => {
@@ -19,10 +19,13 @@ describe('problemMessage', () => {
     );
   });
 
-  it('says a problem’s detail', () => {
-    expect(problemMessage(new MarqueeProblem(404, { code: 'not_found', detail: 'screen not found' }), 'x')).toBe(
-      'screen not found',
-    );
+  it('says a problem’s detail as a sentence, and as it comes after other words', () => {
+    const notFound = new MarqueeProblem(404, { code: 'not_found', detail: 'screen not found' });
+    expect(problemMessage(notFound, 'x')).toBe('Screen not found');
+    expect(problemClause(notFound, 'x')).toBe('screen not found');
+    expect(
+      problemMessage(new MarqueeProblem(412, { code: 'revision_conflict', detail: 'If-Match is stale' }), 'x'),
+    ).toBe('If-Match is stale');
   });
 
   it('names each field of an invalid request in words, not by the path a program reads', () => {
@@ -57,7 +60,7 @@ describe('problemMessage', () => {
       error: { status: 400, code: 'media_invalid', detail: 'the bytes are not a PNG image' },
     } as unknown as Operation;
     expect(problemMessage(new OperationFailedError(operation), 'The upload failed')).toBe(
-      'the bytes are not a PNG image',
+      'The bytes are not a PNG image',
     );
   });
 

@@ -1,9 +1,18 @@
 // A sentence for a person from whatever a call threw: the problem's detail (its fields' problems
-// with each field named in words, not as the path `timezone:` a program reads), else a fallback.
+// with each field named in words, not as the path `timezone:` a program reads), else a fallback;
+// capitalized when it stands alone, as it comes when it follows other words.
 import { OperationFailedError } from '../../../sdk/client/operations';
 import { MarqueeNetworkError, MarqueeProblem } from '../../../sdk/client/problem';
 
 export function problemMessage(error: unknown, fallback: string): string {
+  return sentenceStart(problemClause(error, fallback));
+}
+
+/**
+ * The same words as they follow another's ("Failed: the bytes are not a PNG image"): the server's
+ * details start in lower case, as the spec's problems do, and so may a fallback given here.
+ */
+export function problemClause(error: unknown, fallback: string): string {
   // A background operation (media verification) failed: its problem says why.
   if (error instanceof OperationFailedError) return error.problem.detail || fallback;
   if (error instanceof MarqueeProblem && error.errors.length > 0)
@@ -17,6 +26,12 @@ export function problemMessage(error: unknown, fallback: string): string {
     return `${fallback}: this device has a passkey for this login already.`;
   if (error instanceof Error && error.message) return `${fallback}: ${error.message}`;
   return fallback;
+}
+
+/** A sentence shown on its own starts with a capital ("Screen not found", not "screen not found"). */
+function sentenceStart(text: string): string {
+  const first = text.charAt(0);
+  return first === first.toLowerCase() ? `${first.toUpperCase()}${text.slice(1)}` : text;
 }
 
 /** A field path for a sentence: `entries.0.rule.windows.1.start` → "entry 1, window 2, start". */
