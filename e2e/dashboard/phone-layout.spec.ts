@@ -64,7 +64,7 @@ test('a 120-character playlist or screen name does not push a phone page sideway
   await phone.close();
 });
 
-test('on a touch screen every control of the screens, screen, playlist and proof pages is 40 px or more', async ({
+test('on a touch screen every control of the screens, screen, playlists, playlist and proof pages is 40 px or more', async ({
   browser,
   marquee,
   member,
@@ -88,6 +88,10 @@ test('on a touch screen every control of the screens, screen, playlist and proof
   await expect(dashboard.scheduleEntry(1).getByLabel('Mon')).toBeVisible();
   expect(await dashboard.smallTouchTargets()).toEqual([]);
   await dashboard.screenshot('phone-touch-screen-page.png');
+
+  await dashboard.open('/playlists');
+  await expect(dashboard.page.getByRole('link', { name: 'Lobby loop' })).toBeVisible();
+  expect(await dashboard.smallTouchTargets()).toEqual([]);
 
   await dashboard.open(`/playlists/${playlist.id}`);
   await expect(dashboard.heading).toHaveText('Lobby loop');
