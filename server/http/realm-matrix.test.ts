@@ -50,6 +50,8 @@ interface Credential {
   cookie?: [string, string];
 }
 const credentials: Credential[] = [];
+/** Every secret the setup saw besides the credentials: codes, tickets, link tokens, public ids. */
+const secrets: Record<string, string> = {};
 /** The project's real ids, so a route that wrongly let a caller in would answer 2xx rather than 404. */
 const ids: Record<string, string> = {};
 let releaseHost = '';
@@ -58,7 +60,8 @@ beforeAll(async () => {
   smtp = await SmtpCapture.start();
   server = await TestServer.start({
     clock: new TestClock('2026-11-25T12:00:00Z'),
-    config: { smtpUrl: smtp.url },
+    // The most verbose level: the log test below reads every line the matrix made the server write.
+    config: { smtpUrl: smtp.url, logLevel: 'trace' },
     tuning: { passwordHash: TEST_PASSWORD_COST },
   });
   const project = await server.enroll();
@@ -117,6 +120,16 @@ beforeAll(async () => {
     headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe', 'sec-fetch-site': 'cross-site' },
   });
   expect(consumed.status).toBe(302);
+  Object.assign(secrets, {
+    linkToken,
+    userCode: start.user_code,
+    spentConnectToken: start.connect_token,
+    openUserCode: open.user_code,
+    pairingCode: pairing.code,
+    publicId: player.screen.public_id,
+    ticket: launchUrl.searchParams.get('ticket')!,
+    csrf: member.csrf,
+  });
 
   Object.assign(ids, {
     screen: player.screen.id,
@@ -244,4 +257,25 @@ describe('the realm matrix', () => {
     expect(checked).toBeGreaterThan(1500);
     expect(wrong).toEqual([]);
   }, 300_000);
+
+  it('writes none of the credentials, codes or tickets it carried to the log, even at trace level', async () => {
+    // Failing requests too: a spent ticket again, a token in a query string, a mangled bearer.
+    const { ticket, spentConnectToken, publicId } = secrets;
+    await server.request('GET', `/index.html?ticket=${ticket}`, { host: releaseHost });
+    await server.request('GET', `/api/v1/screens?token=${spentConnectToken}&ticket=${ticket}`);
+    await server.request('GET', `/api/v1/%E0%A4%A/screens?ticket=${ticket}`);
+    await server.request('GET', '/api/v1/screens', { headers: { authorization: `Bearer ${spentConnectToken}x` } });
+    await server.request('GET', `/s/${publicId}`);
+    const log = server.logText();
+    expect(log.length).toBeGreaterThan(1000);
+    const carried = [
+      ...Object.values(secrets),
+      ...credentials.flatMap((c) => [
+        ...Object.values(c.headers ?? {}).map((h) => h.replace(/^\S+ /, '')),
+        ...(c.cookie ? [c.cookie[1]] : []),
+      ]),
+    ];
+    expect(carried.length).toBeGreaterThan(20);
+    for (const secret of carried) expect(log.includes(secret), `the log holds ${secret.slice(0, 12)}…`).toBe(false);
+  });
 });
