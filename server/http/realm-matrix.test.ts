@@ -55,6 +55,8 @@ const secrets: Record<string, string> = {};
 /** The project's real ids, so a route that wrongly let a caller in would answer 2xx rather than 404. */
 const ids: Record<string, string> = {};
 let releaseHost = '';
+/** A member of another project, signed in to the dashboard with that project selected. */
+let stranger: DashboardBrowser;
 
 beforeAll(async () => {
   smtp = await SmtpCapture.start();
@@ -67,6 +69,7 @@ beforeAll(async () => {
   const project = await server.enroll();
   const account = await server.createAccount();
   const member = await joinAsMember(server, smtp, project.token, 'matrix@example.com');
+  stranger = await joinAsMember(server, smtp, (await server.enroll()).token, 'stranger@example.com');
 
   // A link invitation claimed but not yet signed up: the browser holds only the signup cookie.
   const link = await server.request('POST', '/api/v1/invitations', {
@@ -257,6 +260,24 @@ describe('the realm matrix', () => {
     expect(checked).toBeGreaterThan(1500);
     expect(wrong).toEqual([]);
   }, 300_000);
+
+  it("answers a member of another project not_found (or forbidden) on every dashboard route naming the project's ids", async () => {
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const entry of routeTable) {
+      if (entry.plane !== 'dashboard' || entry.route.policy.auth?.realm !== 'dashboard') continue;
+      // A pending agent connection belongs to no project until a member approves it with its code.
+      if (entry.path.includes('/agent-connections/')) continue;
+      const path = concrete(entry);
+      if (!Object.values(ids).some((id) => path.includes(id))) continue;
+      const res = await stranger.request(entry.method, path, { json: entry.method === 'GET' ? undefined : {} });
+      checked++;
+      if (res.status !== 404 && res.status !== 403)
+        wrong.push(`${entry.method} ${entry.path} → ${res.status} ${res.text.slice(0, 80)}`);
+    }
+    expect(checked).toBeGreaterThan(30);
+    expect(wrong).toEqual([]);
+  });
 
   it('writes none of the credentials, codes or tickets it carried to the log, even at trace level', async () => {
     // Failing requests too: a spent ticket again, a token in a query string, a mangled bearer.
