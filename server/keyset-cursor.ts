@@ -15,7 +15,8 @@ export function decodeKeysetCursor(cursor: string): { createdAt: number; id: str
       value.length === 2 &&
       Number.isSafeInteger(value[0]) &&
       typeof value[1] === 'string' &&
-      value[1].length <= 100 // ids are short: a long one is no cursor of ours
+      value[1].length <= 100 && // ids are short: a long one is no cursor of ours
+      !value[1].includes('\u0000') // nor is one with a NUL, which PostgreSQL cannot compare (D-471)
     )
       return { createdAt: value[0] as number, id: value[1] };
   } catch {

@@ -31,7 +31,13 @@ function encodeCursor(day: string, kind: string): string {
 function decodeCursor(cursor: string): { day: string; kind: string } {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string')
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string' &&
+      !`${value[0]}${value[1]}`.includes('\u0000') // no cursor of ours; PostgreSQL cannot compare it (D-471)
+    )
       return { day: value[0], kind: value[1] };
   } catch {
     // fall through to the problem

@@ -232,6 +232,26 @@ describe('the tenant is the session’s project', () => {
       expect(mine.headers['marquee-credits-remaining']).toBeUndefined();
     }
   });
+
+  it('keeps the project’s data out of every cache: each twin answer is private, no-store unless the route says more', async () => {
+    // A browser keeps what it is not told to drop; on a shared computer the next person would find
+    // the project's screens, members and events in its disk cache after sign-out (D-472).
+    for (const path of [
+      '/screens',
+      `/screens/${ours.screen}`,
+      '/playlists',
+      '/media',
+      `/media/${ours.media}`,
+      '/events',
+    ]) {
+      const res = await ada.request('GET', `/dashboard/v1${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['cache-control'], path).toBe('private, no-store');
+    }
+    const missing = await ada.request('GET', '/dashboard/v1/screens/scr_unknown000000000000');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['cache-control']).toBe('no-store');
+  });
 });
 
 describe('changes name the person as actor', () => {

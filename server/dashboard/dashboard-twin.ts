@@ -59,6 +59,18 @@ function withActor(ctx: AnyContext): AnyContext {
   return Object.create(ctx, { services: { value: services } }) as AnyContext;
 }
 
+/**
+ * A twin's answer holds the project's data for a person's browser, which keeps what it is not told
+ * to drop (a shared computer's next user would find it in the disk cache): private, no-store unless
+ * the route sets its own Cache-Control, which replaces this (D-472).
+ */
+const DASHBOARD_CACHING = 'private, no-store';
+
+function uncached(ctx: AnyContext): AnyContext {
+  ctx.res.setHeader('Cache-Control', DASHBOARD_CACHING);
+  return withActor(ctx);
+}
+
 /** The /dashboard/v1 twin of an /api/v1 route (see the top of this file). */
 export function onDashboard(route: RouteHandler): RouteHandler {
   const { policy, handler } = route;
@@ -67,7 +79,7 @@ export function onDashboard(route: RouteHandler): RouteHandler {
     policy: { ...rest, auth: dashboardProject, meter: false },
     handler:
       handler.kind === 'mutation'
-        ? { kind: 'mutation', run: (ctx, work) => handler.run(withActor(ctx), work) }
-        : { kind: handler.kind, run: (ctx) => handler.run(withActor(ctx)) },
+        ? { kind: 'mutation', run: (ctx, work) => handler.run(uncached(ctx), work) }
+        : { kind: handler.kind, run: (ctx) => handler.run(uncached(ctx)) },
   };
 }

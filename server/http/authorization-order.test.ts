@@ -59,6 +59,22 @@ beforeAll(async () => {
   });
   if (playlist.status !== 201) throw new Error(`playlist: ${playlist.status} ${playlist.text}`);
   owned.playlist = playlist.json().id;
+  // Nested kinds too, so another tenant's case names a real row of A rather than an unknown id.
+  const upload = await server.request('POST', '/api/v1/media/uploads', {
+    token: a.token,
+    json: { filename: 'a.png', content_type: 'image/png', bytes: 10, sha256: 'a'.repeat(64) },
+    idempotencyKey: 'matrix-upload-a',
+  });
+  if (upload.status !== 201) throw new Error(`upload: ${upload.status} ${upload.text}`);
+  owned.upload = upload.json().id;
+  owned.operation = upload.json().operation.id;
+  const invitation = await server.request('POST', '/api/v1/invitations', {
+    token: a.token,
+    json: { kind: 'project_member', delivery: 'link' },
+    idempotencyKey: 'matrix-invitation-a',
+  });
+  if (invitation.status !== 201) throw new Error(`invitation: ${invitation.status} ${invitation.text}`);
+  owned.invitation = invitation.json().items[0].id;
 }, 60_000);
 afterAll(async () => {
   for (const [entry, auth] of originalAuth) entry.route = { ...entry.route, policy: { ...entry.route.policy, auth } };
@@ -83,7 +99,10 @@ function concrete(entry: RouteEntry, forAccount: boolean): string {
       ),
     )
     .replace(/\/(playlists|playlist)\/:id/, (_m, noun: string) => `/${noun}/${owned.playlist}`)
+    .replace(/\/media\/uploads\/:id/, () => `/media/uploads/${owned.upload}`)
     .replace(/\/media\/:id/, () => `/media/${kind('media')}`)
+    .replace(/\/operations\/:id/, () => `/operations/${owned.operation}`)
+    .replace(/\/invitations\/:id/, () => `/invitations/${owned.invitation}`)
     .replace(/\/applications\/:id/, () => `/applications/${kind('application')}`)
     .replace(/:key\b/, 'matrix-key')
     .replace(/:[a-z_]+/g, 'xx_unknown0000000000000000')

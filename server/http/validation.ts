@@ -107,7 +107,24 @@ export function parseJson(req: Request, raw: Buffer): unknown {
       },
     );
   }
+  // Only the escape \u0000 can make one (JSON text holds no raw NUL). PostgreSQL's text cannot hold
+  // U+0000, so a name or reason with one would fail there alone: refused on every store (D-471).
+  if (NUL_ESCAPE.test(text) && holdsNul(value)) {
+    throw problem('invalid_request', 'a string in the body holds a NUL character (\\u0000)', {
+      errors: [{ field: 'body', code: 'invalid_unicode', detail: 'strings must not contain U+0000' }],
+    });
+  }
   return value;
+}
+
+const NUL_ESCAPE = /\\u0000/;
+
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).some(([key, v]) => key.includes('\u0000') || holdsNul(v));
+  return false;
 }
 
 /** Strict UTF-8; a leading byte order mark is skipped (RFC 8259 lets a parser ignore it). */

@@ -121,11 +121,12 @@ describe('native pairing stream and completion', () => {
       cookie: '__Host-marquee-pairing=x',
     });
     expect(both.status).toBe(400);
-    // A browser pairing cookie never opens the native stream.
+    // A browser pairing cookie never opens the native stream: without the native credential the
+    // caller is unauthenticated, whatever cookie it holds (D-470).
     const jar = new CookieJar();
     await startPairing(env.server, jar);
     const cookieOnly = await env.server.request('GET', '/runtime/v1/native/pairing-events', { cookies: jar });
-    expect(cookieOnly.status).toBe(400);
+    expect(cookieOnly.status).toBe(401);
   });
 
   it('an unclaimed native code lapses after 72 hours; a claim opens a fresh 72-hour collection window', async () => {

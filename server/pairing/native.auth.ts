@@ -87,12 +87,13 @@ export const nativeAnonymous: Authenticator = {
 export const nativePairing: Authenticator<NativePairingPrincipal> = {
   realm: 'pairing',
   async authenticate(ctx) {
-    refuseCookies(ctx);
     refuseCrossSite(ctx);
     const credential = schemeCredential(ctx, NATIVE_PAIRING_SCHEME);
     if (credential === undefined || !NATIVE_PAIRING_CREDENTIAL.test(credential))
       throw refused(`this route needs Authorization: ${NATIVE_PAIRING_SCHEME} <pairing_credential>`);
-    // After the credential's presence: a caller without one hears 401 first, not about its query (D-322).
+    // After the credential's presence: a caller without one (a browser holding only another realm's
+    // cookie, say) hears 401 first, not about its cookies or query (D-322, D-470).
+    refuseCookies(ctx);
     refuseQuery(ctx);
     const db = ctx.services.store.db;
     const native = await db

@@ -330,7 +330,12 @@ function encodeCursor(c: Cursor): string {
 function decodeCursor(value: string): Cursor {
   try {
     const [day, screen, content] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[];
-    if (typeof day === 'string' && typeof screen === 'string' && typeof content === 'string')
+    if (
+      typeof day === 'string' &&
+      typeof screen === 'string' &&
+      typeof content === 'string' &&
+      !`${day}${screen}${content}`.includes('\u0000') // no cursor of ours; PostgreSQL cannot compare it (D-471)
+    )
       return { day, screen, content };
   } catch {
     // refused below

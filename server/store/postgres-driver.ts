@@ -17,6 +17,13 @@ const UNIQUE_VIOLATION = '23505';
 /** SQLSTATEs after which the whole transaction can run again: serialization_failure, deadlock_detected. */
 const RETRYABLE = new Set(['40001', '40P01', UNIQUE_VIOLATION]);
 
+/**
+ * SQLSTATE character_not_in_repertoire: PostgreSQL's text cannot hold U+0000 (Node encodes every
+ * other string as valid UTF-8). A value from a request that still carries one (a cursor, a query
+ * parameter) is the request's fault, not the server's (D-471).
+ */
+const NUL_IN_TEXT = '22021';
+
 /** SQLSTATEs of a connection the server ended (admin_shutdown, crash_shutdown, cannot_connect_now). */
 const SERVER_ENDED = new Set(['57P01', '57P02', '57P03']);
 /** Node's codes of a socket that went away. */
@@ -66,6 +73,8 @@ function guarded(client: pg.PoolClient): pg.PoolClient {
     // A cursor (streamed results) is returned as itself; a query's promise is watched.
     if (!(result instanceof Promise)) return result;
     return result.catch((error: unknown) => {
+      if ((error as { code?: unknown } | null)?.code === NUL_IN_TEXT)
+        throw problem('invalid_request', 'a value in the request holds a NUL character (U+0000)', { cause: error });
       if (!isConnectionLoss(error)) throw error;
       LOST.add(client);
       throw unavailable(error);

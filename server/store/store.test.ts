@@ -5,6 +5,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProblemError } from '../problem';
 import type { TenantTable } from '../tenants/tenants.tables';
 import { TEST_DATABASE_URL, testDatabase, type TestDatabase } from '../testing/test-database';
 import { migrationNames } from './migrations/index';
@@ -312,6 +313,19 @@ describe('the store on the configured engine', () => {
     const error = await insertTenant(store, 'prj_big').catch((e: unknown) => e);
     expect(isUniqueViolation(error)).toBe(true);
     expect(isUniqueViolation(new Error('something else'))).toBe(false);
+  });
+
+  it('answers a text value holding U+0000 as the request’s fault: invalid_request on PostgreSQL, no row on SQLite', async () => {
+    // PostgreSQL's text cannot hold U+0000 (SQLSTATE 22021); a value from a request that reaches a
+    // query with one is a bad request, never an internal error (D-471).
+    const lookup = store.db.selectFrom('tenants').select('id').where('id', '=', 'prj_\u0000').executeTakeFirst();
+    if (store.driver.engine === 'postgres') {
+      const error = await lookup.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProblemError);
+      expect((error as ProblemError).code).toBe('invalid_request');
+    } else {
+      expect(await lookup).toBeUndefined();
+    }
   });
 
   it('runs a unit of work again after a StaleWrite: the failed attempt leaves no row and runs no hook', async () => {
