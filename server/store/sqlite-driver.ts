@@ -10,7 +10,13 @@ const BUSY_TIMEOUT_MS = 5000;
 
 /** Opens (creating when missing) the database file; `:memory:` for a private in-memory database. */
 export function openSqlite(file: string, options: StoreOptions = {}): StoreDriver {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // A new database is its owner's alone, whatever the umask: it holds people's addresses and the
+    // hashes of every credential. SQLite gives its -wal and -shm files the database file's mode.
+    // (The data directory itself stays readable: nginx reads blobs from it under offload, D-334.)
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+  }
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`synchronous = ${options.sqliteSync ?? 'NORMAL'}`);
