@@ -20,6 +20,20 @@ export interface ContentReferences {
   applicationChanged(work: Work, tenantId: string, applicationId: string, now: number): Promise<void>;
 }
 
+/**
+ * The lock a playlist write takes for each media and application it names, and the item's delete
+ * before it looks for references: the write reads the item as ready, the delete reads the write's
+ * dependency rows, and neither would see the other's uncommitted row on an engine that runs them
+ * side by side.
+ */
+export const contentReferencesLock = (kind: 'media' | 'application', id: string) => `content-references:${kind}:${id}`;
+
+/**
+ * The lock a playlist write with a `tag` or `all` selector takes (it cannot know which media it
+ * will name until it reads them all), and every media delete of the project besides its item's.
+ */
+export const mediaSelectionLock = (tenantId: string) => `media-selection:${tenantId}`;
+
 export const noReferences: ContentReferences = {
   applicationInUse: async () => false,
   mediaInUse: async () => false,

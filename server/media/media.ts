@@ -10,6 +10,7 @@ import {
 } from '../../sdk/contract/media';
 import { isoTime } from '../clock';
 import { problem } from '../problem';
+import { contentReferencesLock, mediaSelectionLock } from '../references';
 import type { Services } from '../services';
 import { expectUpdated, type Db, type Tx, type Work } from '../store/store';
 import { releaseUsedBytes } from '../tenants/tenants';
@@ -125,6 +126,9 @@ export async function tombstoneMedia(
   requestId: string,
 ): Promise<void> {
   const tenantId = row.tenant_id;
+  // A playlist write naming this media (or selecting from all of them) either committed its
+  // dependency rows before the look below, or reads the media once it is tombstoned.
+  await work.lock(contentReferencesLock('media', row.id), mediaSelectionLock(tenantId));
   if (await services.references.mediaInUse(work.db, tenantId, row.id)) {
     throw problem(
       'resource_conflict',

@@ -4,6 +4,10 @@ import { pairPendingScreen } from '../pairing/pairing.fixtures';
 import { patchScreen } from '../screens/screen-changes';
 import { findScreen } from '../screens/screens';
 import { randomKey, TestServer } from '../testing/harness';
+import { PlaylistWriteV2 } from '../../sdk/contract/playlist';
+import { readyMedia, tombstoneMedia } from '../media/media';
+import type { Work } from '../store/store';
+import { findPlaylist, insertPlaylist, replacePlaylist, resolveForWrite } from './playlists';
 import {
   canvas,
   changeMedia,
@@ -985,5 +989,116 @@ describe('content references', () => {
     expect(await references.mediaInUse(store.db, tenant, image)).toBe(false);
     await server.request('DELETE', `/api/v1/screens/${screen.id}`, { token: t });
     expect(await inUse()).toEqual([false, false, false]);
+  });
+});
+
+describe('content deleted while a playlist write names it', () => {
+  /** Runs `write` in a transaction and sends `request` while that transaction is still open. */
+  async function whileOpen(
+    write: (work: Work) => Promise<unknown>,
+    request: () => Promise<{ status: number; json(): any }>,
+  ) {
+    let answer: Promise<{ status: number; json(): any }> | undefined;
+    await server.services.store.transaction(async (work) => {
+      await write(work);
+      answer = request();
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    return answer!;
+  }
+
+  /** Replaces the playlist with `doc` as its PUT does, in the caller's transaction. */
+  async function replaceIn(work: Work, t: string, playlistId: string, doc: unknown) {
+    const parsed = PlaylistWriteV2.parse(doc);
+    const before = await findPlaylist(work.db, t, playlistId);
+    const resolution = await resolveForWrite(work, t, parsed);
+    await replacePlaylist(server.services, work, before, { doc: parsed, resolution, now: server.clock.now() });
+  }
+
+  async function shownPlaylist(t: string, projectId: string) {
+    const playlist = (await post(imageDoc(await insertMedia(server, projectId), 'Shown'), t)).json();
+    const screen = await pairPendingScreen(server, t);
+    const assigned = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token: t,
+      json: { playlist_id: playlist.id },
+    });
+    expect(assigned.status).toBe(200);
+    return playlist;
+  }
+
+  it('refuses to delete a media that a shown playlist is being changed to name', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const playlist = await shownPlaylist(t, projectId);
+    const added = await insertMedia(server, projectId);
+    const answer = await whileOpen(
+      (work) => replaceIn(work, projectId, playlist.id, imageDoc(added, 'Shown')),
+      () => server.request('DELETE', `/api/v1/media/${added}`, { token: t }),
+    );
+    expect(answer.status).toBe(409);
+    expect(answer.json().code).toBe('resource_conflict');
+    expect((await server.request('GET', `/api/v1/media/${added}`, { token: t })).status).toBe(200);
+  });
+
+  /**
+   * Deletes the media in a transaction and, once the delete has run but not committed, writes
+   * `doc` as a new playlist in a second one, as POST /playlists does (its meter would wait for the
+   * delete's quota row, so the request itself would not overlap the delete).
+   */
+  async function createWhileDeleting(projectId: string, doomed: string, doc: unknown) {
+    const { services, clock } = server;
+    let deleted!: () => void;
+    const ran = new Promise<void>((resolve) => (deleted = resolve));
+    const deleting = services.store.transaction(async (work) => {
+      await tombstoneMedia(services, work, await readyMedia(work.db, projectId, doomed), clock.now(), 'req_delete');
+      deleted();
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    await ran;
+    const parsed = PlaylistWriteV2.parse(doc);
+    const writing = services.store.transaction(async (work) => {
+      const resolution = await resolveForWrite(work, projectId, parsed);
+      return insertPlaylist(services, work, { tenantId: projectId, doc: parsed, resolution, now: clock.now() });
+    });
+    await deleting;
+    return writing;
+  }
+
+  it('refuses a playlist write that names a media deleted at the same moment', async () => {
+    const { projectId } = await server.enroll();
+    const doomed = await insertMedia(server, projectId);
+    await expect(createWhileDeleting(projectId, doomed, imageDoc(doomed))).rejects.toMatchObject({
+      code: 'invalid_request',
+      options: {
+        errors: [
+          expect.objectContaining({ field: 'pages.0.placements.0.content.selector.media_id', code: 'not_ready' }),
+        ],
+      },
+    });
+  });
+
+  it('leaves a media deleted at the same moment out of a selector a playlist write resolves', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const kept = await insertMedia(server, projectId);
+    const doomed = await insertMedia(server, projectId);
+    const doc = { name: 'All', pages: [page('a', [imagePlacement('h', { by: 'all', one_at_a_time: true })])] };
+    const playlist = await createWhileDeleting(projectId, doomed, doc);
+    const stored = (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json();
+    expect(stored.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id)).toEqual([kept]);
+  });
+
+  it('refuses to delete an application that a shown playlist is being changed to name', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const playlist = await shownPlaylist(t, projectId);
+    const { applicationId, releaseId } = await insertRelease(server, projectId);
+    const doc = {
+      name: 'Shown',
+      pages: [page('b', [appPlacement('b', releaseId)], { advance: { mode: 'application', max_ms: 5000 } })],
+    };
+    const answer = await whileOpen(
+      (work) => replaceIn(work, projectId, playlist.id, doc),
+      () => server.request('DELETE', `/api/v1/applications/${applicationId}`, { token: t }),
+    );
+    expect(answer.status).toBe(409);
+    expect(answer.json().code).toBe('application_in_use');
   });
 });
