@@ -30,7 +30,8 @@ export const contentReferencesLock = (kind: 'media' | 'application', id: string)
 
 /**
  * The lock a playlist write with a `tag` or `all` selector takes (it cannot know which media it
- * will name until it reads them all), and every media delete of the project besides its item's.
+ * will name until it reads them all), and every delete and retag of a media of the project, each
+ * before its transaction's first event (the project's event lock is taken after it, never before).
  */
 export const mediaSelectionLock = (tenantId: string) => `media-selection:${tenantId}`;
 

@@ -88,6 +88,10 @@ export async function retagMedia(
 ): Promise<MediaTable> {
   // Writing the tag it already has changes nothing, so it bumps nothing.
   if (tag === row.tag) return row;
+  // A playlist write whose selector read the old tag commits before this re-resolves the playlists
+  // selecting by either tag, or reads the new one. Taken before this transaction's first event, as
+  // the playlist write takes it before its own (the project's event lock follows it in both).
+  await work.lock(mediaSelectionLock(row.tenant_id));
   const updated = { ...row, tag, revision: row.revision + 1, updated_at: now };
   expectUpdated(
     await work.db

@@ -5,7 +5,7 @@ import { patchScreen } from '../screens/screen-changes';
 import { findScreen } from '../screens/screens';
 import { randomKey, TestServer } from '../testing/harness';
 import { PlaylistWriteV2 } from '../../sdk/contract/playlist';
-import { readyMedia, tombstoneMedia } from '../media/media';
+import { readyMedia, retagMedia, tombstoneMedia } from '../media/media';
 import type { Work } from '../store/store';
 import { findPlaylist, insertPlaylist, replacePlaylist, resolveForWrite } from './playlists';
 import {
@@ -992,7 +992,7 @@ describe('content references', () => {
   });
 });
 
-describe('content deleted while a playlist write names it', () => {
+describe('content deleted or retagged while a playlist write names it', () => {
   /** Runs `write` in a transaction and sends `request` while that transaction is still open. */
   async function whileOpen(
     write: (work: Work) => Promise<unknown>,
@@ -1083,6 +1083,25 @@ describe('content deleted while a playlist write names it', () => {
     const doc = { name: 'All', pages: [page('a', [imagePlacement('h', { by: 'all', one_at_a_time: true })])] };
     const playlist = await createWhileDeleting(projectId, doomed, doc);
     const stored = (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json();
+    expect(stored.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id)).toEqual([kept]);
+  });
+
+  it('leaves a media tagged away at the same moment out of a tag selector a playlist write resolves', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const kept = await insertMedia(server, projectId, { tag: 'lobby' });
+    const moved = await insertMedia(server, projectId, { tag: 'lobby' });
+    const doc = {
+      name: 'Lobby',
+      pages: [page('a', [imagePlacement('h', { by: 'tag', tag: 'lobby', one_at_a_time: true })])],
+    };
+    const { services, clock } = server;
+    const answer = await whileOpen(
+      async (work) =>
+        retagMedia(services, work, await readyMedia(work.db, projectId, moved), null, clock.now(), 'req_retag'),
+      () => post(doc, t),
+    );
+    expect(answer.status).toBe(201);
+    const stored = (await server.request('GET', `/api/v1/playlists/${answer.json().id}`, { token: t })).json();
     expect(stored.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id)).toEqual([kept]);
   });
 
