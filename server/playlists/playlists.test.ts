@@ -7,7 +7,7 @@ import { randomKey, TestServer } from '../testing/harness';
 import { PlaylistWriteV2 } from '../../sdk/contract/playlist';
 import { readyMedia, retagMedia, tombstoneMedia } from '../media/media';
 import type { Work } from '../store/store';
-import { findPlaylist, insertPlaylist, replacePlaylist, resolveForWrite } from './playlists';
+import { checkScreenTimezones, findPlaylist, insertPlaylist, replacePlaylist, resolveForWrite } from './playlists';
 import {
   canvas,
   changeMedia,
@@ -722,6 +722,53 @@ describe('updates and deletes', () => {
     expect(answer.status).toBe(409);
     expect(answer.json().references).toEqual([{ screen_id: screen.id, role: 'assignment' }]);
     expect((await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token })).status).toBe(200);
+  });
+
+  const withVisibility = (image: string) => ({
+    name: 'x',
+    pages: [
+      ...imageDoc(image).pages,
+      page('late', [iframePlacement('t')], { visibility: { enabled: true, windows: [{ days: ['mon'] }] } }),
+    ],
+  });
+
+  it('refuses an update that adds visibility while a screen without a timezone is being assigned the playlist', async () => {
+    const image = await insertMedia(server, tenant);
+    const playlist = (await post(imageDoc(image))).json();
+    const screen = await pairPendingScreen(server, token);
+    const { services } = server;
+    let refused: Promise<{ status: number; json(): any }> | undefined;
+    await services.store.transaction(async (work) => {
+      const before = await findScreen(work.db, tenant, screen.id);
+      await patchScreen({ events: services.events, work, now: server.clock.now(), requestId: 'req_assign' }, before, {
+        playlist_id: playlist.id,
+      });
+      refused = put(playlist.id, withVisibility(image));
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    const answer = await refused!;
+    expect(answer.status).toBe(400);
+    expect(answer.json().errors[0]).toMatchObject({ field: 'pages.1.visibility', code: 'timezone_required' });
+  });
+
+  it('refuses to assign a screen without a timezone a playlist that is being given visibility at the same moment', async () => {
+    const image = await insertMedia(server, tenant);
+    const playlist = (await post(imageDoc(image))).json();
+    const screen = await pairPendingScreen(server, token);
+    const { services } = server;
+    const doc = PlaylistWriteV2.parse(withVisibility(image));
+    let refused: Promise<{ status: number; json(): any }> | undefined;
+    await services.store.transaction(async (work) => {
+      const before = await findPlaylist(work.db, tenant, playlist.id);
+      const resolution = await resolveForWrite(work, tenant, doc);
+      await checkScreenTimezones(work, before, doc);
+      await replacePlaylist(services, work, before, { doc, resolution, now: server.clock.now() });
+      refused = server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } });
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    const answer = await refused!;
+    expect(answer.status).toBe(400);
+    expect(answer.json().errors[0]).toMatchObject({ field: 'timezone', code: 'required' });
   });
 });
 

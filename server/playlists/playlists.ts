@@ -517,7 +517,10 @@ export async function listPlaylists(db: Db, tenantId: string): Promise<PlaylistT
     .execute();
 }
 
-/** A document with visibility rules needs every screen that refers to it to have a timezone. */
+/**
+ * A document with visibility rules needs every screen that refers to it to have a timezone. Holds
+ * the playlist's references lock (checkAssignable) when it has such rules.
+ */
 export async function checkScreenTimezones(
   work: Work,
   playlist: PlaylistTable,
@@ -525,6 +528,9 @@ export async function checkScreenTimezones(
 ): Promise<void> {
   const withRule = doc.pages.findIndex((p) => p.visibility !== undefined);
   if (withRule < 0) return;
+  // An assignment reads whether the playlist has visibility rules under this lock: it commits its
+  // reference before the look below, or reads the rules this write stores and asks for a timezone.
+  await work.lock(playlistReferencesLock(playlist.id));
   const screenIds = [
     ...new Set((await screenReferencesTo(work.db, playlist.tenant_id, playlist.id)).map((r) => r.screen_id)),
   ];
