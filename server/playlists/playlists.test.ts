@@ -5,7 +5,12 @@ import { patchScreen } from '../screens/screen-changes';
 import { findScreen } from '../screens/screens';
 import { randomKey, TestServer } from '../testing/harness';
 import { PlaylistWriteV2 } from '../../sdk/contract/playlist';
+import { declare, image, put as putBytes } from '../media/media.fixtures';
 import { readyMedia, retagMedia, tombstoneMedia } from '../media/media';
+import { mediaUploadRunner } from '../media/media-uploads';
+import { planGeneration, publishGeneration } from '../media/media-generation';
+import { MediaGenerationRequest } from '../../sdk/contract/media';
+import { newId } from '../keys';
 import type { Work } from '../store/store';
 import { checkScreenTimezones, findPlaylist, insertPlaylist, replacePlaylist, resolveForWrite } from './playlists';
 import {
@@ -1039,7 +1044,7 @@ describe('content references', () => {
   });
 });
 
-describe('content deleted or retagged while a playlist write names it', () => {
+describe('content changed while a playlist write reads it', () => {
   /** Runs `write` in a transaction and sends `request` while that transaction is still open. */
   async function whileOpen(
     write: (work: Work) => Promise<unknown>,
@@ -1087,17 +1092,17 @@ describe('content deleted or retagged while a playlist write names it', () => {
   });
 
   /**
-   * Deletes the media in a transaction and, once the delete has run but not committed, writes
-   * `doc` as a new playlist in a second one, as POST /playlists does (its meter would wait for the
-   * delete's quota row, so the request itself would not overlap the delete).
+   * Runs `change` in a transaction and, once it has run but not committed, writes `doc` as a new
+   * playlist in a second one, as POST /playlists does (the request itself would wait at its meter
+   * for the quota row a delete or a publication writes, so it would not overlap the change).
    */
-  async function createWhileDeleting(projectId: string, doomed: string, doc: unknown) {
+  async function createWhile(projectId: string, change: (work: Work) => Promise<unknown>, doc: unknown) {
     const { services, clock } = server;
-    let deleted!: () => void;
-    const ran = new Promise<void>((resolve) => (deleted = resolve));
-    const deleting = services.store.transaction(async (work) => {
-      await tombstoneMedia(services, work, await readyMedia(work.db, projectId, doomed), clock.now(), 'req_delete');
-      deleted();
+    let changed!: () => void;
+    const ran = new Promise<void>((resolve) => (changed = resolve));
+    const changing = services.store.transaction(async (work) => {
+      await change(work);
+      changed();
       await new Promise((r) => setTimeout(r, 300));
     });
     await ran;
@@ -1106,9 +1111,23 @@ describe('content deleted or retagged while a playlist write names it', () => {
       const resolution = await resolveForWrite(work, projectId, parsed);
       return insertPlaylist(services, work, { tenantId: projectId, doc: parsed, resolution, now: clock.now() });
     });
-    await deleting;
+    await changing;
     return writing;
   }
+
+  const createWhileDeleting = (projectId: string, doomed: string, doc: unknown) =>
+    createWhile(
+      projectId,
+      async (work) =>
+        tombstoneMedia(
+          server.services,
+          work,
+          await readyMedia(work.db, projectId, doomed),
+          server.clock.now(),
+          'req_delete',
+        ),
+      doc,
+    );
 
   it('refuses a playlist write that names a media deleted at the same moment', async () => {
     const { projectId } = await server.enroll();
@@ -1150,6 +1169,54 @@ describe('content deleted or retagged while a playlist write names it', () => {
     expect(answer.status).toBe(201);
     const stored = (await server.request('GET', `/api/v1/playlists/${answer.json().id}`, { token: t })).json();
     expect(stored.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id)).toEqual([kept]);
+  });
+
+  it('takes a media that becomes ready at the same moment into an `all` selector a playlist write resolves', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const { services } = server;
+    const earlier = await insertMedia(server, projectId);
+    // Declared and stored but not committed: no worker runs it; this test publishes it itself.
+    const bytes = await image('png');
+    const declared = await declare(server, t, bytes, 'image/png');
+    expect((await putBytes(server, declared.session, bytes)).status).toBe(200);
+    const op = await services.store.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('id', '=', declared.session.operation.id)
+      .executeTakeFirstOrThrow();
+    const publish = await mediaUploadRunner(services).run(op, {
+      fence: op.fence,
+      signal: new AbortController().signal,
+    });
+    const doc = { name: 'All', pages: [page('a', [imagePlacement('h', { by: 'all', one_at_a_time: true })])] };
+    const playlist = await createWhile(projectId, publish, doc);
+    const { media_id: fresh } = (await services.store.db
+      .selectFrom('media_uploads')
+      .select('media_id')
+      .where('operation_id', '=', op.id)
+      .executeTakeFirstOrThrow()) as { media_id: string };
+    const stored = (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json();
+    const items = stored.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id);
+    expect(items.sort()).toEqual([earlier, fresh].sort());
+  });
+
+  it('takes a media generated at the same moment into an `all` selector a playlist write resolves', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const { services, clock } = server;
+    const earlier = await insertMedia(server, projectId);
+    const request = MediaGenerationRequest.parse({ prompt: 'A lighthouse at dusk', aspect_ratio: '16:9' });
+    const generation = planGeneration(projectId, request, 'req_generate');
+    const generated = newId('med');
+    const stored = { mediaId: generated, key: `media/${generated}`, info: { bytes: 1000, sha256: 'c'.repeat(64) } };
+    const doc = { name: 'All', pages: [page('a', [imagePlacement('h', { by: 'all', one_at_a_time: true })])] };
+    const playlist = await createWhile(
+      projectId,
+      (work) => publishGeneration(services, work, generation, stored, clock.now(), clock.now()),
+      doc,
+    );
+    const served = (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json();
+    const items = served.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id);
+    expect(items.sort()).toEqual([earlier, generated].sort());
   });
 
   it('refuses to delete an application that a shown playlist is being changed to name', async () => {
