@@ -45,7 +45,7 @@ export async function remintAtFleetScale(): Promise<void> {
       services.store.transaction(async (work) => {
         const doc = PlaylistWriteV2.parse(document(++edit));
         const before = await findPlaylist(work.db, projectId, playlistId);
-        const resolution = await resolveForWrite(work.db, projectId, doc);
+        const resolution = await resolveForWrite(work, projectId, doc);
         await replacePlaylist(services, work, before, { doc, resolution, now: server.clock.now() });
       });
 

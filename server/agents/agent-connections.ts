@@ -20,7 +20,7 @@ import { newId, randomToken, safeEqual, sha256Hex } from '../keys';
 import type { PersonTable } from '../members/members.tables';
 import { problem } from '../problem';
 import type { Services } from '../services';
-import type { Db, Store, Tx, Work } from '../store/store';
+import { expectUpdated, type Db, type Store, type Tx, type Work } from '../store/store';
 import { getTenant, issueCredential } from '../tenants/tenants';
 import { checkRecipientKey, sealCredential } from './agent-envelope';
 import type { AgentConnectionTable } from './agents.tables';
@@ -232,12 +232,16 @@ export async function denyConnection(
 ): Promise<AgentConnection> {
   const row = await connectionById(work.db, input.id);
   checkPending(row, now);
-  await work.db
-    .updateTable('agent_connections')
-    .set({ state: 'denied', decided_at: now, decided_by: input.person.id, updated_at: now })
-    .where('id', '=', row.id)
-    .where('state', '=', 'pending')
-    .execute();
+  // An approval that committed since the read makes this run again, to be refused as decided.
+  expectUpdated(
+    await work.db
+      .updateTable('agent_connections')
+      .set({ state: 'denied', decided_at: now, decided_by: input.person.id, updated_at: now })
+      .where('id', '=', row.id)
+      .where('state', '=', 'pending')
+      .executeTakeFirst(),
+    'agent connection',
+  );
   notifyAfterCommit(services, work, row.id);
   return connectionView({ ...row, state: 'denied' }, now);
 }
@@ -249,17 +253,23 @@ export async function denyConnection(
 export async function cancelConnection(
   services: Services,
   work: Work,
-  row: AgentConnectionTable,
+  connectionId: string,
   now: number,
 ): Promise<void> {
+  const row = await connectionById(work.db, connectionId);
   const state = connectionState(row, now);
   if (state !== 'pending' && state !== 'approved') return;
-  await work.db
-    .updateTable('agent_connections')
-    .set({ state: 'cancelled', envelope: null, updated_at: now })
-    .where('id', '=', row.id)
-    .where('state', 'in', ['pending', 'approved'])
-    .execute();
+  // Only from the state read: an approval that committed since made an agent this must revoke,
+  // so the cancel runs again and reads it.
+  expectUpdated(
+    await work.db
+      .updateTable('agent_connections')
+      .set({ state: 'cancelled', envelope: null, updated_at: now })
+      .where('id', '=', row.id)
+      .where('state', '=', row.state)
+      .executeTakeFirst(),
+    'agent connection',
+  );
   if (row.agent_id !== null) await revokePendingAgent(work.db, row.agent_id, now);
   notifyAfterCommit(services, work, row.id);
 }

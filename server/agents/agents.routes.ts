@@ -52,7 +52,7 @@ export const collectAgentCredential = query({ auth: agentConnectCredential }, as
 );
 
 export const cancelAgentConnection = mutation({ auth: agentConnectCredential }, async (ctx, work) => {
-  await cancelConnection(ctx.services, work, ctx.principal.connection, ctx.now);
+  await cancelConnection(ctx.services, work, ctx.principal.connection.id, ctx.now);
   return reply.noContent({ headers: NO_STORE });
 });
 

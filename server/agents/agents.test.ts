@@ -21,7 +21,12 @@ import { SmtpCapture } from '../mail/mail.fixtures';
 import { parseSse } from '../pairing/pairing.fixtures';
 import type { DashboardBrowser } from '../sign-in/dashboard.fixtures';
 import { TestServer, randomKey } from '../testing/harness';
-import { AGENT_APPROVAL_WINDOW_MS, AGENT_DELIVERY_WINDOW_MS, expireConnections } from './agent-connections';
+import {
+  AGENT_APPROVAL_WINDOW_MS,
+  AGENT_DELIVERY_WINDOW_MS,
+  approveConnection,
+  expireConnections,
+} from './agent-connections';
 
 let smtp: SmtpCapture;
 let server: TestServer;
@@ -278,6 +283,59 @@ describe('approval', () => {
     const { start } = await requested();
     for (let i = 0; i < 5; i++) expect((await approve(start, 'ZZZZ-ZZZZ')).status).toBe(403);
     expect((await approve(start)).status).toBe(429);
+  });
+});
+
+describe('decisions arriving together', () => {
+  /** Approves the connection as Ada in a transaction, and sends `request` while it is still open. */
+  async function whileApproving(start: AgentConnectionStart, request: () => Promise<{ status: number; json(): any }>) {
+    const { services } = server;
+    const person = await services.store.db
+      .selectFrom('people')
+      .selectAll()
+      .where('email', '=', 'ada@example.com')
+      .executeTakeFirstOrThrow();
+    let answer: Promise<{ status: number; json(): any }> | undefined;
+    await services.store.transaction(async (work) => {
+      const input = { id: start.connection.id, userCode: start.user_code, tenantId: projectId, person, requestId: 'r' };
+      await approveConnection(services, work, input, clock.now());
+      answer = request();
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    return answer!;
+  }
+
+  const connection = (id: string) =>
+    server.services.store.db.selectFrom('agent_connections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+  it('refuses a deny that arrives while the connection is being approved, which stands', async () => {
+    const { start } = await requested();
+    const by = await signedInMember();
+    const deny = await whileApproving(start, () =>
+      by.request('POST', `/dashboard/v1/agent-connections/${start.connection.id}/deny`),
+    );
+    expect(deny.status).toBe(409);
+    expect(deny.json().code).toBe('resource_conflict');
+    expect((await connection(start.connection.id)).state).toBe('approved');
+  });
+
+  it('revokes the agent an approval made when the agent cancels at the same moment', async () => {
+    const { start } = await requested();
+    const cancel = await whileApproving(start, () =>
+      server.request('POST', `/api/v1/agent-connections/${start.connection.id}/cancel`, {
+        headers: { authorization: `Marquee-Agent-Connect ${start.connect_token}` },
+      }),
+    );
+    expect(cancel.status).toBe(204);
+    const row = await connection(start.connection.id);
+    expect(row).toMatchObject({ state: 'cancelled', envelope: null });
+    const agent = await server.services.store.db
+      .selectFrom('agents')
+      .innerJoin('credentials', 'credentials.id', 'agents.credential_id')
+      .select(['agents.state', 'credentials.status'])
+      .where('agents.id', '=', row.agent_id!)
+      .executeTakeFirstOrThrow();
+    expect(agent).toEqual({ state: 'revoked', status: 'revoked' });
   });
 });
 

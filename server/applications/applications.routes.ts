@@ -9,6 +9,7 @@ import {
   listApplications as readApplications,
 } from './applications';
 import { problem } from '../problem';
+import { contentReferencesLock } from '../references';
 import { UPLOAD_FINGERPRINT_HEADERS } from './upload-headers';
 import { receiveUpload } from './upload';
 
@@ -52,6 +53,9 @@ export const deleteApplication = mutation(
   async (ctx, work) => {
     const app = await findApplication(work.db, ctx.principal.tenantId, ctx.params.id!);
     ctx.checkRevision(app.revision);
+    // A playlist write naming a release of it commits its dependency rows before the look below,
+    // or reads the releases once they are tombstoned.
+    await work.lock(contentReferencesLock('application', app.id));
     if (await ctx.services.references.applicationInUse(work.db, ctx.principal.tenantId, app.id)) {
       throw problem(
         'application_in_use',

@@ -143,7 +143,7 @@ describe('comments on a playlist and its pages', () => {
     await server.services.store.transaction(async (work) => {
       const before = await findPlaylist(work.db, projectId, playlist.id);
       expect((await put(`playlist/${playlist.id}/page/menu`, { comments: { late: true } })).status).toBe(200);
-      const resolution = await resolveForWrite(work.db, projectId, renamed);
+      const resolution = await resolveForWrite(work, projectId, renamed);
       await replacePlaylist(server.services, work, before, { doc: renamed, resolution, now: server.clock.now() });
     });
     expect((await get(`playlist/${playlist.id}/page/menu`)).json()).toEqual({ comments: { late: true } });

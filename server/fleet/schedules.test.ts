@@ -2,12 +2,16 @@
 // on time by the timer, and boundaries and takeover ends that passed while the server was down.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../clock';
+import { BoundaryTimer } from '../manifests/boundary-timer';
 import { playlistsChanged } from '../manifests/remint';
 import { pairActiveScreen } from '../pairing/pairing.fixtures';
 import { imageDoc, insertMedia } from '../playlists/content.fixtures';
 import { pairedPlayer, getManifest } from '../runtime/runtime.fixtures';
 import { randomKey, TestServer } from '../testing/harness';
+import { TEST_DATABASE_URL } from '../testing/test-database';
 import { EVERY_DAY, lunch, MONDAY_MORNING_BERLIN } from './schedules.fixtures';
+
+const onPostgres = TEST_DATABASE_URL?.startsWith('postgres') ?? false;
 
 const START = MONDAY_MORNING_BERLIN;
 
@@ -230,6 +234,30 @@ describe('schedule boundaries', () => {
     const lunchManifest = (await getManifest(server, player)).json();
     expect(lunchManifest.playlistId).toBe(lunchPlaylist);
     expect(lunchManifest.nextBoundaryAt).toBe('2026-11-23T13:00:00.000Z');
+  });
+
+  // PostgreSQL only: both applications are held at the screen's row (FOR UPDATE) until both have read it.
+  it.skipIf(!onPostgres)('switches once when two processes apply the same boundary', async () => {
+    server.clock.set(START);
+    const screen = await berlinScreen();
+    const lunchPlaylist = await playlist();
+    await putSchedule(screen.id, [lunch(lunchPlaylist)]);
+    const before = (await screenRow(screen.id)).manifest_revision;
+    const { store, events: log, clock, notifier, logger, boundaries } = server.services;
+    const replica = new BoundaryTimer({ store, events: log, clock, notifier, logger });
+    server.clock.set('2026-11-23T10:30:00Z');
+    let both: Promise<unknown> | undefined;
+    await store.transaction(async (work) => {
+      await work.db.selectFrom('screens').select('id').where('id', '=', screen.id).forUpdate().execute();
+      both = Promise.all([boundaries.runDue(), replica.runDue()]);
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    await both;
+    const switched = (await events(screen.id)).filter(
+      (e) => e.type === 'screen.playlist_switched' && e.details.cause === 'boundary',
+    );
+    expect(switched).toHaveLength(1);
+    expect((await screenRow(screen.id)).manifest_revision).toBe(before + 1);
   });
 
   it('applies the other screens when one boundary cannot be applied, and retries that one later', async () => {

@@ -10,7 +10,7 @@ import { TestServer, randomKey } from '../testing/harness';
 import { SIGNUP_TTL_MS } from '../sign-in/dashboard-cookies';
 import { ADDRESS_CODE_ATTEMPTS, ADDRESS_CODE_TTL_MS, ADDRESS_CODES_PER_SIGNUP } from './acceptance';
 import { inviteByEmail, joinAsMember, TEST_PASSWORD, TEST_PASSWORD_COST } from './invitations.fixtures';
-import { INVITATION_EMAIL_TTL_MS, INVITATION_LINK_TTL_MS } from './invitations';
+import { INVITATION_EMAIL_TTL_MS, INVITATION_LINK_TTL_MS, revokeInvitation } from './invitations';
 
 let smtp: SmtpCapture;
 let server: TestServer;
@@ -216,6 +216,25 @@ describe('invitation windows and states', () => {
     expect((await server.request('POST', `/api/v1/invitations/${item.id}/revoke`, { token: other.token })).status).toBe(
       404,
     );
+  });
+
+  it('revokes once when a revoke arrives while another is under way; the second changes nothing', async () => {
+    const item = (await invite({ kind: 'project_member', emails: ['twice@example.com'] })).json().items[0];
+    const { services } = server;
+    let second: Promise<{ status: number; json(): any }> | undefined;
+    await services.store.transaction(async (work) => {
+      await revokeInvitation(services, work, { tenantId: projectId, id: item.id, requestId: 'req_first' }, clock.now());
+      second = server.request('POST', `/api/v1/invitations/${item.id}/revoke`, { token });
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    expect((await second!).status).toBe(204);
+    const revoked = await services.store.db
+      .selectFrom('events')
+      .select('type')
+      .where('resource_id', '=', item.id)
+      .where('type', '=', 'invitation.revoked')
+      .execute();
+    expect(revoked).toHaveLength(1);
   });
 
   it('answers invitation_consumed when revoking an accepted invitation, and to a second acceptance', async () => {

@@ -101,6 +101,8 @@ export class BoundaryTimer {
   private async apply(screenId: string, now: number): Promise<void> {
     const { store, events } = this.deps;
     await store.transaction(async (work) => {
+      // Every replica runs a timer: one applies the boundary, the others then read it moved.
+      await work.lock(`screen-boundary:${screenId}`);
       const row = await work.db
         .selectFrom('screen_boundaries')
         .select('due_at')

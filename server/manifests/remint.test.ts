@@ -73,7 +73,7 @@ async function replaceLogged(tenantId: string, playlistId: string): Promise<stri
   await services.store.transaction(async (work) => {
     const logged = { ...work, db: work.db.withPlugin(log) };
     const before = await findPlaylist(logged.db, tenantId, playlistId);
-    const resolution = await resolveForWrite(logged.db, tenantId, doc);
+    const resolution = await resolveForWrite(logged, tenantId, doc);
     log.clear(); // what the replacement writes, not what reading the document took
     await replacePlaylist(services, logged, before, { doc, resolution, now: server.clock.now() });
   });

@@ -14,6 +14,7 @@ import {
 import type { BlobInfo } from '../blobs/blob-store';
 import { newId } from '../keys';
 import { problem } from '../problem';
+import { mediaSelectionLock } from '../references';
 import type { Services } from '../services';
 import type { Tx, Work } from '../store/store';
 import { debit, floorMillis, MILLIS_PER_CREDIT } from '../tenants/credits';
@@ -261,6 +262,9 @@ export async function publishGeneration(
 ): Promise<MediaGeneration> {
   const { mediaId, key, info } = stored;
   const { request, price, tenantId } = g;
+  // Playlists selecting from all media (or by its tag) re-resolve below; one written at the same
+  // moment commits first or reads the media ready (D-453's order: before any event).
+  await work.lock(mediaSelectionLock(tenantId));
   const target = GENERATED_SIZES[request.aspect_ratio];
   await reserveBytes(work.db, tenantId, info.bytes);
   await commitReservation(work.db, tenantId, info.bytes, info.bytes);

@@ -10,6 +10,7 @@ import {
 } from '../../sdk/contract/media';
 import { isoTime } from '../clock';
 import { problem } from '../problem';
+import { mediaSelectionLock } from '../references';
 import { newId } from '../keys';
 import { operationView, type OperationRow, type OperationRunner } from '../operations/worker';
 import type { Services } from '../services';
@@ -222,6 +223,9 @@ export function mediaUploadRunner(services: Services): OperationRunner {
         control.signal,
       );
       return async (work) => {
+        // Playlists selecting from all media (or by its tag) re-resolve below; one written at the
+        // same moment commits first or reads the media ready (D-453's order: before any event).
+        await work.lock(mediaSelectionLock(upload.tenant_id));
         const now = services.clock.now();
         const published = await work.db
           .updateTable('media')

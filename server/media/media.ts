@@ -10,6 +10,7 @@ import {
 } from '../../sdk/contract/media';
 import { isoTime } from '../clock';
 import { problem } from '../problem';
+import { contentReferencesLock, mediaSelectionLock } from '../references';
 import type { Services } from '../services';
 import { expectUpdated, type Db, type Tx, type Work } from '../store/store';
 import { releaseUsedBytes } from '../tenants/tenants';
@@ -87,6 +88,10 @@ export async function retagMedia(
 ): Promise<MediaTable> {
   // Writing the tag it already has changes nothing, so it bumps nothing.
   if (tag === row.tag) return row;
+  // A playlist write whose selector read the old tag commits before this re-resolves the playlists
+  // selecting by either tag, or reads the new one. Taken before this transaction's first event, as
+  // the playlist write takes it before its own (the project's event lock follows it in both).
+  await work.lock(mediaSelectionLock(row.tenant_id));
   const updated = { ...row, tag, revision: row.revision + 1, updated_at: now };
   expectUpdated(
     await work.db
@@ -125,6 +130,9 @@ export async function tombstoneMedia(
   requestId: string,
 ): Promise<void> {
   const tenantId = row.tenant_id;
+  // A playlist write naming this media (or selecting from all of them) either committed its
+  // dependency rows before the look below, or reads the media once it is tombstoned.
+  await work.lock(contentReferencesLock('media', row.id), mediaSelectionLock(tenantId));
   if (await services.references.mediaInUse(work.db, tenantId, row.id)) {
     throw problem(
       'resource_conflict',

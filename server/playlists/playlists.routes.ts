@@ -68,7 +68,7 @@ function routes(v: Version) {
     async (ctx) => {
       await checkIframeHosts(ctx.services, ctx.body);
       return ctx.commitReply(async (work) => {
-        const resolution = await resolveForWrite(work.db, ctx.principal.tenantId, ctx.body);
+        const resolution = await resolveForWrite(work, ctx.principal.tenantId, ctx.body);
         const row = await insertPlaylist(ctx.services, work, {
           tenantId: ctx.principal.tenantId,
           doc: ctx.body,
@@ -101,7 +101,7 @@ function routes(v: Version) {
         const before = await findPlaylist(work.db, ctx.principal.tenantId, ctx.params.id!);
         if (v === V1) v.view(before); // refuses an ad-bearing document: a v1 client cannot see what it would replace
         ctx.checkRevision(before.revision);
-        const resolution = await resolveForWrite(work.db, ctx.principal.tenantId, ctx.body);
+        const resolution = await resolveForWrite(work, ctx.principal.tenantId, ctx.body);
         await checkScreenTimezones(work, before, ctx.body);
         // The document it already has changes nothing, so it bumps nothing (no hidden revision bumps).
         if (replacesNothing(before, ctx.body, resolution))

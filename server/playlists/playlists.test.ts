@@ -4,6 +4,15 @@ import { pairPendingScreen } from '../pairing/pairing.fixtures';
 import { patchScreen } from '../screens/screen-changes';
 import { findScreen } from '../screens/screens';
 import { randomKey, TestServer } from '../testing/harness';
+import { PlaylistWriteV2 } from '../../sdk/contract/playlist';
+import { declare, image, put as putBytes } from '../media/media.fixtures';
+import { readyMedia, retagMedia, tombstoneMedia } from '../media/media';
+import { mediaUploadRunner } from '../media/media-uploads';
+import { planGeneration, publishGeneration } from '../media/media-generation';
+import { MediaGenerationRequest } from '../../sdk/contract/media';
+import { newId } from '../keys';
+import type { Work } from '../store/store';
+import { checkScreenTimezones, findPlaylist, insertPlaylist, replacePlaylist, resolveForWrite } from './playlists';
 import {
   canvas,
   changeMedia,
@@ -719,6 +728,53 @@ describe('updates and deletes', () => {
     expect(answer.json().references).toEqual([{ screen_id: screen.id, role: 'assignment' }]);
     expect((await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token })).status).toBe(200);
   });
+
+  const withVisibility = (image: string) => ({
+    name: 'x',
+    pages: [
+      ...imageDoc(image).pages,
+      page('late', [iframePlacement('t')], { visibility: { enabled: true, windows: [{ days: ['mon'] }] } }),
+    ],
+  });
+
+  it('refuses an update that adds visibility while a screen without a timezone is being assigned the playlist', async () => {
+    const image = await insertMedia(server, tenant);
+    const playlist = (await post(imageDoc(image))).json();
+    const screen = await pairPendingScreen(server, token);
+    const { services } = server;
+    let refused: Promise<{ status: number; json(): any }> | undefined;
+    await services.store.transaction(async (work) => {
+      const before = await findScreen(work.db, tenant, screen.id);
+      await patchScreen({ events: services.events, work, now: server.clock.now(), requestId: 'req_assign' }, before, {
+        playlist_id: playlist.id,
+      });
+      refused = put(playlist.id, withVisibility(image));
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    const answer = await refused!;
+    expect(answer.status).toBe(400);
+    expect(answer.json().errors[0]).toMatchObject({ field: 'pages.1.visibility', code: 'timezone_required' });
+  });
+
+  it('refuses to assign a screen without a timezone a playlist that is being given visibility at the same moment', async () => {
+    const image = await insertMedia(server, tenant);
+    const playlist = (await post(imageDoc(image))).json();
+    const screen = await pairPendingScreen(server, token);
+    const { services } = server;
+    const doc = PlaylistWriteV2.parse(withVisibility(image));
+    let refused: Promise<{ status: number; json(): any }> | undefined;
+    await services.store.transaction(async (work) => {
+      const before = await findPlaylist(work.db, tenant, playlist.id);
+      const resolution = await resolveForWrite(work, tenant, doc);
+      await checkScreenTimezones(work, before, doc);
+      await replacePlaylist(services, work, before, { doc, resolution, now: server.clock.now() });
+      refused = server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { playlist_id: playlist.id } });
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    const answer = await refused!;
+    expect(answer.status).toBe(400);
+    expect(answer.json().errors[0]).toMatchObject({ field: 'timezone', code: 'required' });
+  });
 });
 
 describe('v2 and adslot pages', () => {
@@ -985,5 +1041,197 @@ describe('content references', () => {
     expect(await references.mediaInUse(store.db, tenant, image)).toBe(false);
     await server.request('DELETE', `/api/v1/screens/${screen.id}`, { token: t });
     expect(await inUse()).toEqual([false, false, false]);
+  });
+});
+
+describe('content changed while a playlist write reads it', () => {
+  /** Runs `write` in a transaction and sends `request` while that transaction is still open. */
+  async function whileOpen(
+    write: (work: Work) => Promise<unknown>,
+    request: () => Promise<{ status: number; json(): any }>,
+  ) {
+    let answer: Promise<{ status: number; json(): any }> | undefined;
+    await server.services.store.transaction(async (work) => {
+      await write(work);
+      answer = request();
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    return answer!;
+  }
+
+  /** Replaces the playlist with `doc` as its PUT does, in the caller's transaction. */
+  async function replaceIn(work: Work, t: string, playlistId: string, doc: unknown) {
+    const parsed = PlaylistWriteV2.parse(doc);
+    const before = await findPlaylist(work.db, t, playlistId);
+    const resolution = await resolveForWrite(work, t, parsed);
+    await replacePlaylist(server.services, work, before, { doc: parsed, resolution, now: server.clock.now() });
+  }
+
+  async function shownPlaylist(t: string, projectId: string) {
+    const playlist = (await post(imageDoc(await insertMedia(server, projectId), 'Shown'), t)).json();
+    const screen = await pairPendingScreen(server, t);
+    const assigned = await server.request('PATCH', `/api/v1/screens/${screen.id}`, {
+      token: t,
+      json: { playlist_id: playlist.id },
+    });
+    expect(assigned.status).toBe(200);
+    return playlist;
+  }
+
+  it('refuses to delete a media that a shown playlist is being changed to name', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const playlist = await shownPlaylist(t, projectId);
+    const added = await insertMedia(server, projectId);
+    const answer = await whileOpen(
+      (work) => replaceIn(work, projectId, playlist.id, imageDoc(added, 'Shown')),
+      () => server.request('DELETE', `/api/v1/media/${added}`, { token: t }),
+    );
+    expect(answer.status).toBe(409);
+    expect(answer.json().code).toBe('resource_conflict');
+    expect((await server.request('GET', `/api/v1/media/${added}`, { token: t })).status).toBe(200);
+  });
+
+  /**
+   * Runs `change` in a transaction and, once it has run but not committed, writes `doc` as a new
+   * playlist in a second one, as POST /playlists does (the request itself would wait at its meter
+   * for the quota row a delete or a publication writes, so it would not overlap the change).
+   */
+  async function createWhile(projectId: string, change: (work: Work) => Promise<unknown>, doc: unknown) {
+    const { services, clock } = server;
+    let changed!: () => void;
+    const ran = new Promise<void>((resolve) => (changed = resolve));
+    const changing = services.store.transaction(async (work) => {
+      await change(work);
+      changed();
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    await ran;
+    const parsed = PlaylistWriteV2.parse(doc);
+    const writing = services.store.transaction(async (work) => {
+      const resolution = await resolveForWrite(work, projectId, parsed);
+      return insertPlaylist(services, work, { tenantId: projectId, doc: parsed, resolution, now: clock.now() });
+    });
+    await changing;
+    return writing;
+  }
+
+  const createWhileDeleting = (projectId: string, doomed: string, doc: unknown) =>
+    createWhile(
+      projectId,
+      async (work) =>
+        tombstoneMedia(
+          server.services,
+          work,
+          await readyMedia(work.db, projectId, doomed),
+          server.clock.now(),
+          'req_delete',
+        ),
+      doc,
+    );
+
+  it('refuses a playlist write that names a media deleted at the same moment', async () => {
+    const { projectId } = await server.enroll();
+    const doomed = await insertMedia(server, projectId);
+    await expect(createWhileDeleting(projectId, doomed, imageDoc(doomed))).rejects.toMatchObject({
+      code: 'invalid_request',
+      options: {
+        errors: [
+          expect.objectContaining({ field: 'pages.0.placements.0.content.selector.media_id', code: 'not_ready' }),
+        ],
+      },
+    });
+  });
+
+  it('leaves a media deleted at the same moment out of a selector a playlist write resolves', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const kept = await insertMedia(server, projectId);
+    const doomed = await insertMedia(server, projectId);
+    const doc = { name: 'All', pages: [page('a', [imagePlacement('h', { by: 'all', one_at_a_time: true })])] };
+    const playlist = await createWhileDeleting(projectId, doomed, doc);
+    const stored = (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json();
+    expect(stored.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id)).toEqual([kept]);
+  });
+
+  it('leaves a media tagged away at the same moment out of a tag selector a playlist write resolves', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const kept = await insertMedia(server, projectId, { tag: 'lobby' });
+    const moved = await insertMedia(server, projectId, { tag: 'lobby' });
+    const doc = {
+      name: 'Lobby',
+      pages: [page('a', [imagePlacement('h', { by: 'tag', tag: 'lobby', one_at_a_time: true })])],
+    };
+    const { services, clock } = server;
+    const answer = await whileOpen(
+      async (work) =>
+        retagMedia(services, work, await readyMedia(work.db, projectId, moved), null, clock.now(), 'req_retag'),
+      () => post(doc, t),
+    );
+    expect(answer.status).toBe(201);
+    const stored = (await server.request('GET', `/api/v1/playlists/${answer.json().id}`, { token: t })).json();
+    expect(stored.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id)).toEqual([kept]);
+  });
+
+  it('takes a media that becomes ready at the same moment into an `all` selector a playlist write resolves', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const { services } = server;
+    const earlier = await insertMedia(server, projectId);
+    // Declared and stored but not committed: no worker runs it; this test publishes it itself.
+    const bytes = await image('png');
+    const declared = await declare(server, t, bytes, 'image/png');
+    expect((await putBytes(server, declared.session, bytes)).status).toBe(200);
+    const op = await services.store.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('id', '=', declared.session.operation.id)
+      .executeTakeFirstOrThrow();
+    const publish = await mediaUploadRunner(services).run(op, {
+      fence: op.fence,
+      signal: new AbortController().signal,
+    });
+    const doc = { name: 'All', pages: [page('a', [imagePlacement('h', { by: 'all', one_at_a_time: true })])] };
+    const playlist = await createWhile(projectId, publish, doc);
+    const { media_id: fresh } = (await services.store.db
+      .selectFrom('media_uploads')
+      .select('media_id')
+      .where('operation_id', '=', op.id)
+      .executeTakeFirstOrThrow()) as { media_id: string };
+    const stored = (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json();
+    const items = stored.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id);
+    expect(items.sort()).toEqual([earlier, fresh].sort());
+  });
+
+  it('takes a media generated at the same moment into an `all` selector a playlist write resolves', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const { services, clock } = server;
+    const earlier = await insertMedia(server, projectId);
+    const request = MediaGenerationRequest.parse({ prompt: 'A lighthouse at dusk', aspect_ratio: '16:9' });
+    const generation = planGeneration(projectId, request, 'req_generate');
+    const generated = newId('med');
+    const stored = { mediaId: generated, key: `media/${generated}`, info: { bytes: 1000, sha256: 'c'.repeat(64) } };
+    const doc = { name: 'All', pages: [page('a', [imagePlacement('h', { by: 'all', one_at_a_time: true })])] };
+    const playlist = await createWhile(
+      projectId,
+      (work) => publishGeneration(services, work, generation, stored, clock.now(), clock.now()),
+      doc,
+    );
+    const served = (await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token: t })).json();
+    const items = served.pages[0].placements[0].content.items.map((i: { media_id: string }) => i.media_id);
+    expect(items.sort()).toEqual([earlier, generated].sort());
+  });
+
+  it('refuses to delete an application that a shown playlist is being changed to name', async () => {
+    const { token: t, projectId } = await server.enroll();
+    const playlist = await shownPlaylist(t, projectId);
+    const { applicationId, releaseId } = await insertRelease(server, projectId);
+    const doc = {
+      name: 'Shown',
+      pages: [page('b', [appPlacement('b', releaseId)], { advance: { mode: 'application', max_ms: 5000 } })],
+    };
+    const answer = await whileOpen(
+      (work) => replaceIn(work, projectId, playlist.id, doc),
+      () => server.request('DELETE', `/api/v1/applications/${applicationId}`, { token: t }),
+    );
+    expect(answer.status).toBe(409);
+    expect(answer.json().code).toBe('application_in_use');
   });
 });

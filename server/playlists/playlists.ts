@@ -3,7 +3,7 @@
 import type { AdslotPageWrite, PageWrite, Playlist, PlaylistV2, PlaylistWriteV2 } from '../../sdk/contract/playlist';
 import { problem, type FieldError } from '../problem';
 import { newId } from '../keys';
-import type { MediaChange } from '../references';
+import { contentReferencesLock, mediaSelectionLock, type MediaChange } from '../references';
 import type { Services } from '../services';
 import { playlistsChanged } from '../manifests/remint';
 import { screenReferencesTo } from '../screens/screens';
@@ -73,9 +73,32 @@ export async function loadContent(db: Db | Tx, tenantId: string, docs: WrittenDo
   return { media, ordered, releases };
 }
 
-export async function resolveForWrite(db: Db | Tx, tenantId: string, doc: PlaylistDocumentWrite): Promise<Resolution> {
+/**
+ * Resolves a document a client writes against the content ready now. Holds the references lock of
+ * every media and application it names (a selector's: the project's media selection), so a delete
+ * of one waits for the dependency rows this transaction writes (and then refuses, or re-resolves
+ * the playlist), or this write waits for the delete and finds the item gone.
+ */
+export async function resolveForWrite(work: Work, tenantId: string, doc: PlaylistDocumentWrite): Promise<Resolution> {
   const written = normalize(doc);
-  const resolution = resolvePlaylist(written, await loadContent(db, tenantId, [written]));
+  const needs = contentNeeds(written);
+  // A release's application never changes; whether it is still ready is read under the lock.
+  const applicationIds =
+    needs.releaseIds.size > 0
+      ? await work.db
+          .selectFrom('releases')
+          .select('application_id')
+          .distinct()
+          .where('tenant_id', '=', tenantId)
+          .where('id', 'in', [...needs.releaseIds])
+          .execute()
+      : [];
+  await work.lock(
+    ...[...needs.mediaIds].map((id) => contentReferencesLock('media', id)),
+    ...applicationIds.map((r) => contentReferencesLock('application', r.application_id)),
+    ...(needs.dynamic ? [mediaSelectionLock(tenantId)] : []),
+  );
+  const resolution = resolvePlaylist(written, await loadContent(work.db, tenantId, [written]));
   const errors = [...resolution.blocking, ...resolution.authoring];
   if (errors.length > 0) throw problem('invalid_request', `${errors[0]!.field}: ${errors[0]!.detail}`, { errors });
   return resolution;
@@ -494,7 +517,10 @@ export async function listPlaylists(db: Db, tenantId: string): Promise<PlaylistT
     .execute();
 }
 
-/** A document with visibility rules needs every screen that refers to it to have a timezone. */
+/**
+ * A document with visibility rules needs every screen that refers to it to have a timezone. Holds
+ * the playlist's references lock (checkAssignable) when it has such rules.
+ */
 export async function checkScreenTimezones(
   work: Work,
   playlist: PlaylistTable,
@@ -502,6 +528,9 @@ export async function checkScreenTimezones(
 ): Promise<void> {
   const withRule = doc.pages.findIndex((p) => p.visibility !== undefined);
   if (withRule < 0) return;
+  // An assignment reads whether the playlist has visibility rules under this lock: it commits its
+  // reference before the look below, or reads the rules this write stores and asks for a timezone.
+  await work.lock(playlistReferencesLock(playlist.id));
   const screenIds = [
     ...new Set((await screenReferencesTo(work.db, playlist.tenant_id, playlist.id)).map((r) => r.screen_id)),
   ];

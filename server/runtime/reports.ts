@@ -54,6 +54,9 @@ export async function activateManifest(
   now: number,
 ): Promise<void> {
   const record = await reportedManifest(services, work, reporter, revisionId);
+  // A player's retry arriving beside its report reads the activation the first committed, and is
+  // the repeat the spec makes idempotent (one event), not a second activation.
+  await work.lock(`manifest-activation:${reporter.screenId}`);
   const state = await work.db
     .selectFrom('screen_runtime_state')
     .selectAll()

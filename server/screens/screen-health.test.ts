@@ -15,6 +15,9 @@ import {
   type Player,
 } from '../runtime/runtime.fixtures';
 import { PRESENCE_DEBOUNCE_MS, RENDERER_RECOVERED, sweepPresence, type PresenceDrift } from './screen-health';
+import { TEST_DATABASE_URL } from '../testing/test-database';
+
+const onPostgres = TEST_DATABASE_URL?.startsWith('postgres') ?? false;
 
 const env = useEnrolledServer();
 const open: StreamReader[] = [];
@@ -159,6 +162,33 @@ describe('the health of a screen', () => {
     expect(after).toMatchObject({ playlist_id: playlistId, manifest_revision: manifest.manifestRevision });
   });
 
+  // PostgreSQL only: the reports are held at the screen's runtime state (FOR UPDATE) until both have read it.
+  it.skipIf(!onPostgres)('records one activation of a manifest reported twice at the same moment', async () => {
+    const p = await env.player();
+    const { manifest: empty } = await validManifest(env.server, p);
+    await activate(env.server, p, empty.manifestRevision);
+    const mediaId = await insertMedia(env.server, env.tenantId);
+    const playlistId = await createPlaylist(env.server, env.token, imageDoc(mediaId));
+    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: playlistId });
+    const { manifest } = await validManifest(env.server, p);
+    let both: Promise<unknown> | undefined;
+    await env.server.services.store.transaction(async (work) => {
+      await work.db
+        .selectFrom('screen_runtime_state')
+        .select('screen_id')
+        .where('screen_id', '=', p.screen.id)
+        .forUpdate()
+        .execute();
+      both = Promise.all([1, 2].map(() => activate(env.server, p, manifest.manifestRevision)));
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    await both;
+    const activations = (await events(p.screen.id, ['manifest.activated'])).filter(
+      (e) => e.details.manifest_revision === manifest.manifestRevision,
+    );
+    expect(activations).toHaveLength(1);
+  });
+
   it('counts the kiosk watchdog’s recoveries from its reports', async () => {
     const p = await env.player();
     for (const reason of ['stalled', 'crashed']) {
@@ -221,6 +251,29 @@ describe('screen.online and screen.offline', () => {
     expect(back[1]!.details.offline_since).toBe(lastSeen);
     expect((await screen(p.screen.id)).health).toMatchObject({ presence: 'online', offline_since: null });
     again.close();
+  });
+
+  // PostgreSQL only: the announcements are held at the health row (FOR UPDATE) until both have read it.
+  it.skipIf(!onPostgres)('are announced once when two processes sweep at the same moment', async () => {
+    const [one, two]: PresenceDrift[] = [new Map(), new Map()];
+    const p = await env.player();
+    const reader = await connect(p);
+    await Promise.all([sweep(one), sweep(two)]);
+    env.clock.advance(PRESENCE_DEBOUNCE_MS);
+    let sweeps: Promise<unknown> | undefined;
+    await env.server.services.store.transaction(async (work) => {
+      await work.db
+        .selectFrom('screen_health')
+        .select('screen_id')
+        .where('screen_id', '=', p.screen.id)
+        .forUpdate()
+        .execute();
+      sweeps = Promise.all([sweep(one), sweep(two)]);
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    await sweeps;
+    expect(await events(p.screen.id, ['screen.online'])).toHaveLength(1);
+    reader.close();
   });
 
   it('a screen that flaps within the debounce produces no event pair', async () => {

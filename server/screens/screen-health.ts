@@ -231,6 +231,9 @@ async function announce(
   now: number,
 ): Promise<void> {
   await services.store.transaction(async (work) => {
+    // Replicas sweep side by side: one announcement of a screen at a time, each reading what the
+    // one before it committed (on SQLite, where transactions run one at a time, a no-op).
+    await work.lock(`screen-presence:${screen.screenId}`);
     const row = await work.db
       .selectFrom('screen_health')
       .select(['presence', 'offline_since'])
