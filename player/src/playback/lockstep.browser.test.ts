@@ -69,13 +69,6 @@ const changes = (p: Page) => p.evaluate(() => (window as unknown as TestWindow).
 const samples = (p: Page) => p.evaluate(() => (window as unknown as TestWindow).m.samples);
 /** The browser's own clock, which every member plays by here (mountEngine's 'wall'). */
 const wallNow = (p: Page) => p.evaluate(() => performance.timeOrigin + performance.now());
-/**
- * This machine's wall clock, for an epoch set seconds before or after now: a page's clock starts
- * from the same system clock when it opens, a few ms apart at most, which moves such an epoch by
- * nothing that matters. (A page opened only to read its clock cost a context and a page load.)
- * Date.now, not this process's performance clock: the process may have been running for minutes.
- */
-const machineNow = () => Date.now();
 
 async function waitForChanges(p: Page, count: number, timeoutMs = 20_000): Promise<PageChange[]> {
   await p.waitForFunction((n) => (window as unknown as TestWindow).m.changes.length >= n, count, {
@@ -142,7 +135,9 @@ const threePages = (revision = 'man_test') => [
  * after `aMaxMs`), then b for `bMs`.
  */
 async function advancedByApplication(aMedia: string, bMs: number, aMaxMs = 60_000): Promise<RuntimeManifest> {
-  const epoch = Math.ceil(machineNow() - 1000);
+  const probe = await fixture.open();
+  const epoch = Math.ceil((await wallNow(probe)) - 1000);
+  await probe.context().close();
   const pages = [
     page('a', [images('hero', [aMedia])], { advance: { mode: 'application', maxMs: aMaxMs } }),
     page('b', [images('hero', ['med_imgb'])], { advance: { mode: 'duration', afterMs: bMs } }),
@@ -213,7 +208,9 @@ describe('lockstep page changes', () => {
   }, 90_000);
 
   it('lets a member that starts late join mid-turn on the group’s page, then change with the others', async () => {
-    const epoch = Math.ceil(machineNow() - 10_000); // the group has been playing for ten seconds
+    const probe = await fixture.open();
+    const epoch = Math.ceil((await wallNow(probe)) - 10_000); // the group has been playing for ten seconds
+    await probe.context().close();
     const m = manifest(threePages(), { sync: sync(epoch) });
     const early = await member(m);
     await waitForChanges(early, 2);
@@ -245,7 +242,9 @@ describe('lockstep page changes', () => {
   }, 90_000);
 
   it('moves every member onto a new playlist at its epoch, on its first page', async () => {
-    const epoch = Math.ceil(machineNow() - 5000);
+    const probe = await fixture.open();
+    const epoch = Math.ceil((await wallNow(probe)) - 5000);
+    await probe.context().close();
     const members = await Promise.all([1, 2].map(() => member(manifest(threePages(), { sync: sync(epoch) }))));
     await Promise.all(members.map((p) => waitForChanges(p, 2)));
     const nextEpoch = Math.ceil((await wallNow(members[0]!)) + 2500);
@@ -348,7 +347,9 @@ describe('lockstep page changes', () => {
   }, 90_000);
 
   it('starts the page on glass again when a barrier announces that same page (a one-page application playlist)', async () => {
-    const epoch = Math.ceil(machineNow() - 1000);
+    const probe = await fixture.open();
+    const epoch = Math.ceil((await wallNow(probe)) - 1000);
+    await probe.context().close();
     const pages = [page('a', [images('hero', ['med_imga'])], { advance: { mode: 'application', maxMs: 60_000 } })];
     const m = manifest(pages, { sync: sync(epoch) });
     const p = await member(m);
@@ -505,7 +506,9 @@ describe('lockstep video', () => {
   }
 
   it('plays a clip in step on every member, a late one joining mid-clip, and corrects drift by rate and by seek', async () => {
-    const epoch = Math.ceil(machineNow() + 1000);
+    const probe = await fixture.open();
+    const epoch = Math.ceil((await wallNow(probe)) + 1000);
+    await probe.context().close();
     const looping = videos('clip', ['med_clip']);
     (looping.content as { loop: boolean }).loop = true;
     const m = manifest([page('v', [looping], { advance: { mode: 'duration', afterMs: 600_000 } })], {
@@ -546,7 +549,9 @@ describe('lockstep video', () => {
 
 describe('video wall', () => {
   it('shows each screen of a 2×2 wall its quarter of a 3840×2160 canvas, scaled to its viewport', async () => {
-    const epoch = Math.ceil(machineNow() - 1000);
+    const probe = await fixture.open();
+    const epoch = Math.ceil((await wallNow(probe)) - 1000);
+    await probe.context().close();
     const quadrant = (id: string, x: number, y: number) => ({
       ...images(id, [`med_${id}`]),
       rect: { x, y, width: 1920, height: 1080 },
@@ -600,7 +605,9 @@ describe('video wall', () => {
   }, 90_000);
 
   it('keeps the neighbours’ part out of the bars when the region’s shape differs from the screen’s', async () => {
-    const epoch = Math.ceil(machineNow() - 1000);
+    const probe = await fixture.open();
+    const epoch = Math.ceil((await wallNow(probe)) - 1000);
+    await probe.context().close();
     const composition = page(
       'wall',
       [
