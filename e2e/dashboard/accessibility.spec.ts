@@ -3,7 +3,10 @@
 import { DESKTOP, PHONE } from '../pages/dashboard-page';
 import { titledPng } from '../support/media-fixtures';
 import { imagePage } from '../support/playlist-documents';
-import { expect, test } from './dashboard-fixtures';
+import { expect, withOneMemberPerFile } from './dashboard-fixtures';
+
+// Its tests only sign in as the member: one for the file (withOneMemberPerFile).
+const test = withOneMemberPerFile();
 
 const SECTIONS = ['Screens', 'Playlists', 'Media', 'Events', 'Members', 'Billing'] as const;
 

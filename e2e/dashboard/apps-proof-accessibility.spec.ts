@@ -4,7 +4,10 @@ import path from 'node:path';
 import { defaultRuntimeScript, packApplication } from '../../sdk/pack/pack';
 import { DashboardAppsPage } from '../pages/dashboard-apps-page';
 import { DESKTOP, PHONE } from '../pages/dashboard-page';
-import { expect, test } from './dashboard-fixtures';
+import { expect, withOneMemberPerFile } from './dashboard-fixtures';
+
+// Its tests only sign in as the member: one for the file (withOneMemberPerFile).
+const test = withOneMemberPerFile();
 
 for (const size of [DESKTOP, PHONE]) {
   test(`applications and proof-of-play pages pass axe-core at ${size.width}×${size.height}`, async ({

@@ -50,4 +50,20 @@ export const test = base.extend<{ member: Member; dashboard: DashboardPage }>({
   dashboard: async ({ page, marquee }, use) => use(new DashboardPage(page, marquee.dashboardOrigin)),
 });
 
+/**
+ * `test` with one member for all the tests of the spec file that calls this (once, at its top):
+ * joining hashes a new password (seconds on a loaded machine), and the tests of such a file only
+ * sign in as that member, each in a browser context of its own. A file whose tests change the
+ * member (its sessions, its password) keeps `test`, one member per test. The member lives as long
+ * as the worker's project (a failed test gets a new worker, and so a new project and member); it
+ * is never shared between files, so no file comes near the sign-ins allowed per address.
+ */
+export function withOneMemberPerFile(): typeof test {
+  let member: Member | undefined;
+  return test.extend<{ member: Member }>({
+    member: async ({ browser, project, mailbox, marquee }, use) =>
+      use((member ??= await joinByInvitation(browser, project, mailbox, marquee.dashboardOrigin))),
+  });
+}
+
 export { expect };

@@ -1,7 +1,10 @@
 // Pairing from the dashboard: a real player tab shows its code, a member types it on the Screens
 // page, and the screen's card goes online as the player connects.
 import { PlayerPage } from '../pages/player-page';
-import { expect, test } from './dashboard-fixtures';
+import { expect, withOneMemberPerFile } from './dashboard-fixtures';
+
+// Its tests only sign in as the member: one for the file (withOneMemberPerFile).
+const test = withOneMemberPerFile();
 
 test('pairing a player tab by its code shows the screen online', async ({ dashboard, member, browser, marquee }) => {
   const screenTab = await browser.newContext({ baseURL: marquee.origin });

@@ -4,7 +4,10 @@
 import type { Browser, BrowserContext } from '@playwright/test';
 import { DashboardPage, PHONE_TOUCH } from '../pages/dashboard-page';
 import { imagePage } from '../support/playlist-documents';
-import { expect, test } from './dashboard-fixtures';
+import { expect, withOneMemberPerFile } from './dashboard-fixtures';
+
+// Its tests only sign in as the member: one for the file (withOneMemberPerFile).
+const test = withOneMemberPerFile();
 
 const LONGEST = 120;
 const longName = (start: string) => `${start} ${'with a long name that goes on '.repeat(5)}`.slice(0, LONGEST);

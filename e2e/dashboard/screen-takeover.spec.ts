@@ -4,7 +4,10 @@
 import { DashboardPage } from '../pages/dashboard-page';
 import { ControlApi } from '../support/control-api';
 import { imagePage } from '../support/playlist-documents';
-import { expect, joinByInvitation, test } from './dashboard-fixtures';
+import { expect, joinByInvitation, withOneMemberPerFile } from './dashboard-fixtures';
+
+// Its tests only sign in as the member: one for the file (withOneMemberPerFile).
+const test = withOneMemberPerFile();
 
 test('a takeover started on a screen’s page plays on the player until it is ended', async ({
   browser,

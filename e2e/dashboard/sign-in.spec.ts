@@ -1,6 +1,9 @@
 // Signing in: a member of the project opens the dashboard, signs in with a password and lands on
 // the project's screens. A mistyped address is the app's own "No such page", answered 404.
-import { expect, test } from './dashboard-fixtures';
+import { expect, withOneMemberPerFile } from './dashboard-fixtures';
+
+// Its tests only sign in as the member: one for the file (withOneMemberPerFile).
+const test = withOneMemberPerFile();
 
 test('a member signs in with a password and sees the project’s screens', async ({ dashboard, member, page }) => {
   await dashboard.open('/');
