@@ -708,22 +708,28 @@ describe('updates and deletes', () => {
     expect((await playlistEvents(playlist.id)).map((e) => e.type)).toEqual(['playlist.created', 'playlist.deleted']);
   });
 
+  /** Sends `request` while a transaction assigning the playlist to the screen is still open. */
+  async function whileAssigning<T>(screenId: string, playlistId: string, request: () => Promise<T>): Promise<T> {
+    const { services } = server;
+    let answer: Promise<T> | undefined;
+    await services.store.transaction(async (work) => {
+      const before = await findScreen(work.db, tenant, screenId);
+      await patchScreen({ events: services.events, work, now: server.clock.now(), requestId: 'req_assign' }, before, {
+        playlist_id: playlistId,
+      });
+      answer = request();
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    return answer!;
+  }
+
   it('refuses to delete a playlist that a screen is being assigned at the same moment', async () => {
     const image = await insertMedia(server, tenant);
     const playlist = (await post(imageDoc(image))).json();
     const screen = await pairPendingScreen(server, token);
-    const { services } = server;
-    let refused: Promise<{ status: number; json(): any }> | undefined;
-    await services.store.transaction(async (work) => {
-      const before = await findScreen(work.db, tenant, screen.id);
-      await patchScreen({ events: services.events, work, now: server.clock.now(), requestId: 'req_assign' }, before, {
-        playlist_id: playlist.id,
-      });
-      // The delete arrives while the assignment's transaction is still open.
-      refused = server.request('DELETE', `/api/v1/playlists/${playlist.id}`, { token });
-      await new Promise((r) => setTimeout(r, 300));
-    });
-    const answer = await refused!;
+    const answer = await whileAssigning(screen.id, playlist.id, () =>
+      server.request('DELETE', `/api/v1/playlists/${playlist.id}`, { token }),
+    );
     expect(answer.status).toBe(409);
     expect(answer.json().references).toEqual([{ screen_id: screen.id, role: 'assignment' }]);
     expect((await server.request('GET', `/api/v1/playlists/${playlist.id}`, { token })).status).toBe(200);
@@ -741,17 +747,7 @@ describe('updates and deletes', () => {
     const image = await insertMedia(server, tenant);
     const playlist = (await post(imageDoc(image))).json();
     const screen = await pairPendingScreen(server, token);
-    const { services } = server;
-    let refused: Promise<{ status: number; json(): any }> | undefined;
-    await services.store.transaction(async (work) => {
-      const before = await findScreen(work.db, tenant, screen.id);
-      await patchScreen({ events: services.events, work, now: server.clock.now(), requestId: 'req_assign' }, before, {
-        playlist_id: playlist.id,
-      });
-      refused = put(playlist.id, withVisibility(image));
-      await new Promise((r) => setTimeout(r, 300));
-    });
-    const answer = await refused!;
+    const answer = await whileAssigning(screen.id, playlist.id, () => put(playlist.id, withVisibility(image)));
     expect(answer.status).toBe(400);
     expect(answer.json().errors[0]).toMatchObject({ field: 'pages.1.visibility', code: 'timezone_required' });
   });

@@ -38,6 +38,25 @@ function observe(p: Player, body: unknown, player = 'browser/1.2.3') {
   });
 }
 
+/**
+ * Runs `during` (requests or sweeps, each of which reads the screen's row of `table` to update it)
+ * while a transaction holds that row FOR UPDATE, so all of them wait there and go on together
+ * (PostgreSQL only). Resolves once they are done.
+ */
+async function whileRowLocked(
+  table: 'screen_runtime_state' | 'screen_health',
+  screenId: string,
+  during: () => Promise<unknown>,
+): Promise<void> {
+  let held: Promise<unknown> | undefined;
+  await env.server.services.store.transaction(async (work) => {
+    await work.db.selectFrom(table).select('screen_id').where('screen_id', '=', screenId).forUpdate().execute();
+    held = during();
+    await new Promise((r) => setTimeout(r, 300));
+  });
+  await held;
+}
+
 async function screen(id: string) {
   const res = await env.server.request('GET', `/api/v1/screens/${id}`, { token: env.token });
   expect(res.status, res.text).toBe(200);
@@ -171,18 +190,9 @@ describe('the health of a screen', () => {
     const playlistId = await createPlaylist(env.server, env.token, imageDoc(mediaId));
     await patchScreen(env.server, env.token, p.screen.id, { playlist_id: playlistId });
     const { manifest } = await validManifest(env.server, p);
-    let both: Promise<unknown> | undefined;
-    await env.server.services.store.transaction(async (work) => {
-      await work.db
-        .selectFrom('screen_runtime_state')
-        .select('screen_id')
-        .where('screen_id', '=', p.screen.id)
-        .forUpdate()
-        .execute();
-      both = Promise.all([1, 2].map(() => activate(env.server, p, manifest.manifestRevision)));
-      await new Promise((r) => setTimeout(r, 300));
-    });
-    await both;
+    await whileRowLocked('screen_runtime_state', p.screen.id, () =>
+      Promise.all([1, 2].map(() => activate(env.server, p, manifest.manifestRevision))),
+    );
     const activations = (await events(p.screen.id, ['manifest.activated'])).filter(
       (e) => e.details.manifest_revision === manifest.manifestRevision,
     );
@@ -260,18 +270,7 @@ describe('screen.online and screen.offline', () => {
     const reader = await connect(p);
     await Promise.all([sweep(one), sweep(two)]);
     env.clock.advance(PRESENCE_DEBOUNCE_MS);
-    let sweeps: Promise<unknown> | undefined;
-    await env.server.services.store.transaction(async (work) => {
-      await work.db
-        .selectFrom('screen_health')
-        .select('screen_id')
-        .where('screen_id', '=', p.screen.id)
-        .forUpdate()
-        .execute();
-      sweeps = Promise.all([sweep(one), sweep(two)]);
-      await new Promise((r) => setTimeout(r, 300));
-    });
-    await sweeps;
+    await whileRowLocked('screen_health', p.screen.id, () => Promise.all([sweep(one), sweep(two)]));
     expect(await events(p.screen.id, ['screen.online'])).toHaveLength(1);
     reader.close();
   });
