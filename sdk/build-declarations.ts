@@ -26,14 +26,18 @@ declare global {
 export type * from './types/bridge/child.js';
 `;
 
+/** The TypeScript compiler's command (its package exports no subpath for it). */
+export const TSC = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')),
+  'bin/tsc',
+);
+
 export function buildDeclarations(outDir: string): void {
-  // The compiler's command (its package exports no subpath for it).
-  const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
   const types = path.join(outDir, 'types');
   fs.rmSync(types, { recursive: true, force: true });
   execFileSync(
     process.execPath,
-    [tsc, '-p', path.join(import.meta.dirname, 'tsconfig.declarations.json'), '--outDir', types],
+    [TSC, '-p', path.join(import.meta.dirname, 'tsconfig.declarations.json'), '--outDir', types],
     { stdio: 'inherit' },
   );
   fs.writeFileSync(path.join(outDir, 'marquee-app.d.mts'), MODULE_ENTRY);

@@ -3,13 +3,11 @@
 // under strict TypeScript, and a wrong call fails to (the types are the code's, not `any`).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDeclarations } from '../build-declarations';
+import { buildDeclarations, TSC } from '../build-declarations';
 
-const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
 let app: string;
 
 beforeAll(() => {
@@ -35,7 +33,7 @@ function compile(files: Record<string, string>, resolution: 'bundler' | 'nodenex
     JSON.stringify({ compilerOptions: options, files: Object.keys(files) }),
   );
   try {
-    execFileSync(process.execPath, [tsc, '-p', app], { encoding: 'utf8' });
+    execFileSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });
     return '';
   } catch (error) {
     return String((error as { stdout?: string }).stdout);

@@ -57,6 +57,20 @@ async function whileRowLocked(
   await held;
 }
 
+/**
+ * A paired player that activated its empty manifest, and a playlist of one image assigned to its
+ * screen since: the manifest the player shows is still the empty one.
+ */
+async function playingEmptyThenAssigned() {
+  const p = await env.player();
+  const { manifest: empty } = await validManifest(env.server, p);
+  await activate(env.server, p, empty.manifestRevision);
+  const mediaId = await insertMedia(env.server, env.tenantId);
+  const playlistId = await createPlaylist(env.server, env.token, imageDoc(mediaId));
+  await patchScreen(env.server, env.token, p.screen.id, { playlist_id: playlistId });
+  return { p, empty, playlistId };
+}
+
 async function screen(id: string) {
   const res = await env.server.request('GET', `/api/v1/screens/${id}`, { token: env.token });
   expect(res.status, res.text).toBe(200);
@@ -165,12 +179,7 @@ describe('the health of a screen', () => {
   });
 
   it('names the playlist of the manifest the player activated, not the one assigned since', async () => {
-    const p = await env.player();
-    const { manifest: empty } = await validManifest(env.server, p);
-    await activate(env.server, p, empty.manifestRevision);
-    const mediaId = await insertMedia(env.server, env.tenantId);
-    const playlistId = await createPlaylist(env.server, env.token, imageDoc(mediaId));
-    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: playlistId });
+    const { p, empty, playlistId } = await playingEmptyThenAssigned();
     // Assigned, but the player still shows the manifest from before: nothing is playing.
     const before = (await screen(p.screen.id)).health.now_playing;
     expect(before).toMatchObject({ playlist_id: null, manifest_revision: empty.manifestRevision });
@@ -183,12 +192,7 @@ describe('the health of a screen', () => {
 
   // PostgreSQL only: the reports are held at the screen's runtime state (FOR UPDATE) until both have read it.
   it.skipIf(!onPostgres)('records one activation of a manifest reported twice at the same moment', async () => {
-    const p = await env.player();
-    const { manifest: empty } = await validManifest(env.server, p);
-    await activate(env.server, p, empty.manifestRevision);
-    const mediaId = await insertMedia(env.server, env.tenantId);
-    const playlistId = await createPlaylist(env.server, env.token, imageDoc(mediaId));
-    await patchScreen(env.server, env.token, p.screen.id, { playlist_id: playlistId });
+    const { p } = await playingEmptyThenAssigned();
     const { manifest } = await validManifest(env.server, p);
     await whileRowLocked('screen_runtime_state', p.screen.id, () =>
       Promise.all([1, 2].map(() => activate(env.server, p, manifest.manifestRevision))),
