@@ -61,7 +61,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await use(server);
       await server.stop();
     },
-    { scope: 'worker', timeout: 60_000 },
+    // Waiting for the port (at most 30 s) and the start (at most a minute) fit in it.
+    { scope: 'worker', timeout: 120_000 },
   ],
   // Any test may meet the news site (an iframe placement), so it is up whenever the worker is.
   news: [

@@ -53,7 +53,8 @@ export class MarqueeServer {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     this.child = child;
-    const deadline = Date.now() + 30_000;
+    // About 2 s on an idle machine; a minute leaves room for a CI machine busy with other suites.
+    const deadline = Date.now() + 60_000;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null)
         throw new Error(`the server exited while starting (code ${child.exitCode}, signal ${child.signalCode})`);
