@@ -1102,7 +1102,7 @@ describe('content changed while a playlist write reads it', () => {
       changed();
       await new Promise((r) => setTimeout(r, 300));
     });
-    await ran;
+    await Promise.race([ran, changing]); // a change that fails says so, instead of the test waiting out its timeout
     const parsed = PlaylistWriteV2.parse(doc);
     const writing = services.store.transaction(async (work) => {
       const resolution = await resolveForWrite(work, projectId, parsed);
@@ -1248,7 +1248,7 @@ describe('content deleted while a screen is assigned a playlist naming it', () =
       changed();
       await new Promise((r) => setTimeout(r, 300));
     });
-    await ran;
+    await Promise.race([ran, changing]); // a change that fails says so, instead of the test waiting out its timeout
     const assigning = services.store.transaction(async (work) => {
       const before = await findScreen(work.db, tenant, screenId);
       const r = { events: services.events, work, now: clock.now(), requestId: 'req_assign' };
