@@ -136,6 +136,14 @@ beforeAll(async () => {
     csrf: member.csrf,
   });
 
+  // An upload declared, never sent: its id and its operation's are the project's too.
+  const upload = await server.request('POST', '/api/v1/media/uploads', {
+    token: project.token,
+    idempotencyKey: randomKey(),
+    json: { filename: 'matrix.png', content_type: 'image/png', bytes: 10, sha256: 'a'.repeat(64) },
+  });
+  expect(upload.status, upload.text).toBe(201);
+
   Object.assign(ids, {
     screen: player.screen.id,
     playlist,
@@ -145,6 +153,9 @@ beforeAll(async () => {
     manifest: manifest.manifestRevision,
     project: project.projectId,
     connection: open.connection.id,
+    invitation: link.json().items[0].id,
+    upload: upload.json().id,
+    operation: upload.json().operation.id,
     // GET /dashboard/v1/session names no id: the list of the member's sessions does.
     session: (await member.request('GET', '/dashboard/v1/sessions'))
       .json()
@@ -215,7 +226,10 @@ function concrete(entry: RouteEntry): string {
   return entry.path
     .replace(/\/(screens|screen)\/:id/, (_m, noun: string) => `/${noun}/${ids.screen}`)
     .replace(/\/(playlists|playlist)\/:id/, (_m, noun: string) => `/${noun}/${ids.playlist}`)
+    .replace(/\/media\/uploads\/:id/, `/media/uploads/${ids.upload}`)
     .replace(/\/media\/:id/, `/media/${ids.media}`)
+    .replace(/\/operations\/:id/, `/operations/${ids.operation}`)
+    .replace(/\/invitations\/:id/, `/invitations/${ids.invitation}`)
     .replace(/\/applications\/:id/, `/applications/${ids.application}`)
     .replace(/\/projects\/:id/, `/projects/${ids.project}`)
     .replace(/\/agent-connections\/:id/, `/agent-connections/${ids.connection}`)
