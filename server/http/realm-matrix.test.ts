@@ -346,7 +346,12 @@ describe('the realm matrix', () => {
       for (const entry of routeTable) {
         const realm = realmOf(entry);
         // Streams stay open when they accept: the realm's other routes are enough to tell.
-        if (accepted || realm === undefined || !credential.realms.includes(realm) || /events$/.test(entry.path))
+        if (
+          accepted ||
+          realm === undefined ||
+          !credential.realms.includes(realm) ||
+          /(events|stream)$/.test(entry.path)
+        )
           continue;
         const res = await send(entry, credential, credential.csrf ?? 'x');
         accepted = res.status !== 401 && res.status !== 403;
