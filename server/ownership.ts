@@ -51,20 +51,14 @@ function ownedCheck(owned: Owned): (ctx: AnyContext) => Promise<void> {
     const tenantId = tenantOf(ctx);
     const id = ctx.params[owned.param];
     if (tenantId === undefined || id === undefined) return;
-    // No id holds U+0000, and PostgreSQL cannot even compare text with one (D-471).
-    if (id.includes('\u0000')) throw notFound(owned, id);
     const row = await ctx.services.store.db
       .selectFrom(owned.table)
       .select('tenant_id')
       .where(owned.column, '=', id)
       .where('tenant_id', '=', tenantId)
       .executeTakeFirst();
-    if (!row) throw notFound(owned, id);
+    if (!row) throw problem('not_found', `${owned.table.replace(/_/g, ' ').replace(/s$/, '')} ${id} not found`);
   };
-}
-
-function notFound(owned: Owned, id: string) {
-  return problem('not_found', `${owned.table.replace(/_/g, ' ').replace(/s$/, '')} ${id} not found`);
 }
 
 /** The table with a `resource` check on every route whose path names a tenant's resource. */

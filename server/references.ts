@@ -1,7 +1,7 @@
 // What content is referenced from where. Applications and media ask before deleting; playlists
 // re-resolve when media or applications change. Playlists and manifests provide the real answers
 // (installed at start-up); until a feature that references content is installed, nothing does.
-import type { Db, Tx, Work } from './store/store';
+import type { Work } from './store/store';
 
 export interface MediaChange {
   mediaId: string;
@@ -9,11 +9,17 @@ export interface MediaChange {
   tags: (string | null)[];
 }
 
+/**
+ * The in-use questions are asked by a delete that holds the content's references lock, in its
+ * transaction: the answer holds the references lock of every playlist that names the content, so a
+ * screen reference to one of them being written commits before the look (and the answer is true),
+ * or waits for the delete and finds the playlist unavailable.
+ */
 export interface ContentReferences {
   /** True while a live manifest references a release of the application (delete → application_in_use). */
-  applicationInUse(db: Db | Tx, tenantId: string, applicationId: string): Promise<boolean>;
+  applicationInUse(work: Work, tenantId: string, applicationId: string): Promise<boolean>;
   /** True while desired or active grants reference the media (delete is refused). */
-  mediaInUse(db: Db | Tx, tenantId: string, mediaId: string): Promise<boolean>;
+  mediaInUse(work: Work, tenantId: string, mediaId: string): Promise<boolean>;
   /**
    * Called in the transaction that changes a media's tag, readiness or existence, which holds
    * mediaSelectionLock(tenantId) from before its first event.

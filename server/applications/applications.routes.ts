@@ -56,7 +56,7 @@ export const deleteApplication = mutation(
     // A playlist write naming a release of it commits its dependency rows before the look below,
     // or reads the releases once they are tombstoned.
     await work.lock(contentReferencesLock('application', app.id));
-    if (await ctx.services.references.applicationInUse(work.db, ctx.principal.tenantId, app.id)) {
+    if (await ctx.services.references.applicationInUse(work, ctx.principal.tenantId, app.id)) {
       throw problem(
         'application_in_use',
         'a live manifest references this application; remove it from every playlist that screens are showing first',

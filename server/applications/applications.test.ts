@@ -29,7 +29,7 @@ const gate = {
 };
 
 function install(services: Services): void {
-  services.references = { ...services.references, applicationInUse: async (_db, _tenant, id) => inUse.has(id) };
+  services.references = { ...services.references, applicationInUse: async (_work, _tenant, id) => inUse.has(id) };
   services.operations.register(
     uploadRunner(services, {
       async beforePublish(op, control) {

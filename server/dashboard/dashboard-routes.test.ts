@@ -7,6 +7,8 @@ import { archiveOf, sampleApp, uploadHeadersOf } from '../applications/archive-f
 import { image, sha256, uploadReady } from '../media/media.fixtures';
 import { pairActiveScreen, parseSse, startPairing } from '../pairing/pairing.fixtures';
 import { imageDoc } from '../playlists/content.fixtures';
+import { dashboardProject } from './dashboard-twin';
+import { routeTable } from '../routes';
 import type { DashboardBrowser } from '../sign-in/dashboard.fixtures';
 import { randomKey, TestServer } from '../testing/harness';
 
@@ -251,6 +253,22 @@ describe('the tenant is the session’s project', () => {
     const missing = await ada.request('GET', '/dashboard/v1/screens/scr_unknown000000000000');
     expect(missing.status).toBe(404);
     expect(missing.headers['cache-control']).toBe('no-store');
+    // And every other twin a browser reads, whatever Cache-Control its route sets of its own.
+    const twins = routeTable.filter(
+      (e) => e.route.policy.auth === dashboardProject && e.method === 'GET' && !e.path.endsWith('/stream'),
+    );
+    expect(twins.length).toBeGreaterThan(15);
+    const idOf = { screens: ours.screen, playlists: ours.playlist, media: ours.media, applications: ours.application };
+    for (const entry of twins) {
+      const path = entry.path
+        .replace(
+          /\/(screens|playlists|media|applications)\/:id/,
+          (_m, noun: keyof typeof idOf) => `/${noun}/${idOf[noun]}`,
+        )
+        .replace(/:[a-z_]+/g, 'x');
+      const res = await ada.request('GET', path);
+      expect(res.headers['cache-control'], `${path} → ${res.status}`).toMatch(/\bno-store\b/);
+    }
   });
 });
 

@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { imageDoc } from '../playlists/content.fixtures';
 import { createPlaylist, pairedPlayer, storedMedia, useEnrolledServer, type Player } from '../runtime/runtime.fixtures';
+import { runOperatorCommand } from '../operators/operator-cli';
 import { clientId, randomKey } from '../testing/harness';
 
 const env = useEnrolledServer();
@@ -52,17 +53,28 @@ describe('a NUL character in a request', () => {
     expect(screen.json().name).not.toContain('\u0000');
   });
 
-  it('in a path id is not_found', async () => {
-    for (const path of [
-      '/api/v1/screens/scr_a%00b',
-      '/api/v1/playlists/pl_a%00b',
-      '/api/v1/media/med_a%00b',
-      '/api/v1/operations/op_a%00b',
-      '/api/v1/applications/app_a%00b/kv',
-      '/api/v1/comment/screen/scr_a%00b',
-    ]) {
-      const res = await env.server.request('GET', path, { token: env.token });
+  it('in a path id is not_found before any lookup, on routes of every realm', async () => {
+    const { server, token } = env;
+    const lines: string[] = [];
+    const dir = { MARQUEE_DATA_DIR: server.dataDir, MARQUEE_DATABASE_URL: server.config.databaseUrl };
+    await runOperatorCommand(['create', '--name', 'Nul'], dir, (l) => lines.push(l));
+    const operator = lines.find((l) => l.startsWith('mq_op_'))!;
+    const cases: [string, { token?: string; cookies?: Player['cookies'] }][] = [
+      ['/api/v1/screens/scr_a%00b', { token }],
+      ['/api/v1/playlists/pl_a%00b', { token }],
+      ['/api/v1/media/med_a%00b', { token }],
+      ['/api/v1/operations/op_a%00b', { token }],
+      ['/api/v1/applications/app_a%00b/kv', { token }],
+      ['/api/v1/comment/screen/scr_a%00b', { token }],
+      // Ids no ownership check names: on PostgreSQL their lookups failed on the NUL (D-482).
+      ['/operator/v1/projects/prj_a%00b', { token: operator }],
+      ['/content/v1/manifests/mr_a%00b/releases/rel_a/package', { cookies: player.cookies }],
+    ];
+    for (const [path, credential] of cases) {
+      const res = await server.request('GET', path, credential);
       expect(res.status, `${path}: ${res.text}`).toBe(404);
+      // The rule's own answer, not a lookup's that found nothing (which on PostgreSQL fails instead).
+      expect(res.json().detail, path).toMatch(/no id holds U\+0000/);
     }
   });
 

@@ -28,6 +28,7 @@ import {
   queryObject,
   readBody,
   refuseContentEncoding,
+  refuseNulPathIds,
   validate,
 } from './validation';
 
@@ -190,6 +191,8 @@ export async function runRoute(
       if ('error' in metered) throw metered.error;
     }
     if (tenant && policy.area) checkArea(tenant, policy.area, req.method);
+    // Who is asking comes first (D-322); then an id no store could hold is not found, before any lookup.
+    refuseNulPathIds(match.params);
     try {
       await readRequest(ctx, match);
     } catch (error) {

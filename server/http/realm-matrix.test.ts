@@ -48,6 +48,8 @@ interface Credential {
   realms: Realm[];
   headers?: Record<string, string>;
   cookie?: [string, string];
+  /** The CSRF token a dashboard cookie's changes carry (the matrix sends a wrong one: the realm refuses first). */
+  csrf?: string;
 }
 const credentials: Credential[] = [];
 /** Every secret the setup saw besides the credentials: codes, tickets, link tokens, public ids. */
@@ -134,6 +136,14 @@ beforeAll(async () => {
     csrf: member.csrf,
   });
 
+  // An upload declared, never sent: its id and its operation's are the project's too.
+  const upload = await server.request('POST', '/api/v1/media/uploads', {
+    token: project.token,
+    idempotencyKey: randomKey(),
+    json: { filename: 'matrix.png', content_type: 'image/png', bytes: 10, sha256: 'a'.repeat(64) },
+  });
+  expect(upload.status, upload.text).toBe(201);
+
   Object.assign(ids, {
     screen: player.screen.id,
     playlist,
@@ -143,7 +153,13 @@ beforeAll(async () => {
     manifest: manifest.manifestRevision,
     project: project.projectId,
     connection: open.connection.id,
-    session: (await member.request('GET', '/dashboard/v1/session')).json().id ?? 'ds_unknown',
+    invitation: link.json().items[0].id,
+    upload: upload.json().id,
+    operation: upload.json().operation.id,
+    // GET /dashboard/v1/session names no id: the list of the member's sessions does.
+    session: (await member.request('GET', '/dashboard/v1/sessions'))
+      .json()
+      .items.find((s: { current: boolean }) => s.current).id,
   });
 
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -161,8 +177,14 @@ beforeAll(async () => {
       name: 'dashboard session cookie',
       realms: ['dashboard', 'signup'],
       cookie: [SESSION_COOKIE, member.sessionCookie!],
+      csrf: member.csrf,
     },
-    { name: 'signup cookie', realms: ['signup', 'dashboard'], cookie: [SIGNUP_COOKIE, signup.signupCookie!] },
+    {
+      name: 'signup cookie',
+      realms: ['signup', 'dashboard'],
+      cookie: [SIGNUP_COOKIE, signup.signupCookie!],
+      csrf: signup.csrf,
+    },
     {
       name: 'pairing cookie',
       realms: ['pairing'],
@@ -204,7 +226,10 @@ function concrete(entry: RouteEntry): string {
   return entry.path
     .replace(/\/(screens|screen)\/:id/, (_m, noun: string) => `/${noun}/${ids.screen}`)
     .replace(/\/(playlists|playlist)\/:id/, (_m, noun: string) => `/${noun}/${ids.playlist}`)
+    .replace(/\/media\/uploads\/:id/, `/media/uploads/${ids.upload}`)
     .replace(/\/media\/:id/, `/media/${ids.media}`)
+    .replace(/\/operations\/:id/, `/operations/${ids.operation}`)
+    .replace(/\/invitations\/:id/, `/invitations/${ids.invitation}`)
     .replace(/\/applications\/:id/, `/applications/${ids.application}`)
     .replace(/\/projects\/:id/, `/projects/${ids.project}`)
     .replace(/\/agent-connections\/:id/, `/agent-connections/${ids.connection}`)
@@ -225,6 +250,30 @@ function hostOf(entry: RouteEntry): string {
   return server.host;
 }
 
+/**
+ * The route asked with the credential as its holder carries it, with an empty body. Every credential
+ * comes to the dashboard as its page sends a session, Origin and CSRF header included (a non-browser
+ * sets them at will): a dashboard change refuses a request without them before it looks at any
+ * credential, and then the realm would never be asked.
+ */
+function send(entry: RouteEntry, credential: Credential, csrf: string) {
+  const host = hostOf(entry);
+  const cookies = new CookieJar();
+  if (credential.cookie) cookies.set(host, ...credential.cookie);
+  return server.request(entry.method, concrete(entry), {
+    host,
+    cookies,
+    headers: {
+      ...credential.headers,
+      ...(entry.plane === 'dashboard'
+        ? { origin: server.config.dashboardOrigin, [CSRF_HEADER.toLowerCase()]: csrf }
+        : {}),
+    },
+    idempotencyKey: entry.method === 'GET' ? undefined : randomKey(),
+    json: entry.method === 'GET' ? undefined : {},
+  });
+}
+
 describe('the realm matrix', () => {
   it('refuses every credential on every route of another realm with 401 or 403', async () => {
     const wrong: string[] = [];
@@ -235,25 +284,14 @@ describe('the realm matrix', () => {
       if (realm === undefined || realm === 'none') continue;
       for (const credential of credentials) {
         if (credential.realms.includes(realm)) continue;
-        const host = hostOf(entry);
-        const cookies = new CookieJar();
-        if (credential.cookie) cookies.set(host, ...credential.cookie);
-        const dashboard = entry.plane === 'dashboard' && credential.cookie?.[0] === SESSION_COOKIE;
-        const res = await server.request(entry.method, concrete(entry), {
-          host,
-          cookies,
-          headers: {
-            ...credential.headers,
-            // As the dashboard page sends its session, so only the realm can refuse it.
-            ...(dashboard ? { origin: server.config.dashboardOrigin, [CSRF_HEADER.toLowerCase()]: 'x' } : {}),
-          },
-          idempotencyKey: entry.method === 'GET' ? undefined : randomKey(),
-          json: entry.method === 'GET' ? undefined : {},
-        });
+        const res = await send(entry, credential, 'x');
         checked++;
-        if (res.status !== 401 && res.status !== 403) {
-          const code = res.headers['content-type']?.includes('json') ? res.json().code : res.text.slice(0, 40);
-          wrong.push(`${entry.method} ${entry.path} [${realm}] with the ${credential.name} → ${res.status} ${code}`);
+        const problem = res.headers['content-type']?.includes('json') ? res.json() : undefined;
+        // A refusal of where the request came from is not the realm's: the credential was never asked.
+        const unasked = res.status === 403 && /origin|fetch metadata/i.test(problem?.detail ?? '');
+        if ((res.status !== 401 && res.status !== 403) || unasked) {
+          const why = problem ? `${problem.code}: ${problem.detail}` : res.text.slice(0, 40);
+          wrong.push(`${entry.method} ${entry.path} [${realm}] with the ${credential.name} → ${res.status} ${why}`);
         }
       }
     }
@@ -298,5 +336,28 @@ describe('the realm matrix', () => {
     ];
     expect(carried.length).toBeGreaterThan(20);
     for (const secret of carried) expect(log.includes(secret), `the log holds ${secret.slice(0, 12)}…`).toBe(false);
+  });
+
+  // Last: the requests below may spend a credential (an activation, a cancel), which the matrix above needs.
+  it('carries only credentials their own realm accepts, or a row of the matrix could not fail', async () => {
+    const dead: string[] = [];
+    for (const credential of credentials.filter((c) => c.realms.length > 0)) {
+      let accepted = false;
+      for (const entry of routeTable) {
+        const realm = realmOf(entry);
+        // Streams stay open when they accept: the realm's other routes are enough to tell.
+        if (
+          accepted ||
+          realm === undefined ||
+          !credential.realms.includes(realm) ||
+          /(events|stream)$/.test(entry.path)
+        )
+          continue;
+        const res = await send(entry, credential, credential.csrf ?? 'x');
+        accepted = res.status !== 401 && res.status !== 403;
+      }
+      if (!accepted) dead.push(credential.name);
+    }
+    expect(dead).toEqual([]);
   });
 });

@@ -119,6 +119,20 @@ export function parseJson(req: Request, raw: Buffer): unknown {
 
 const NUL_ESCAPE = /\\u0000/;
 
+/** The path values that name a row (an id, a revision); a key or a file name is its handler's to judge. */
+const PATH_ID = /^(id|\w+_id|manifest_revision)$/;
+
+/**
+ * A path id holding U+0000 names nothing, on every store alike: refused before any lookup, since
+ * PostgreSQL cannot even compare text with one (D-471, D-482).
+ */
+export function refuseNulPathIds(params: Record<string, string>): void {
+  for (const [name, value] of Object.entries(params)) {
+    if (PATH_ID.test(name) && value.includes('\u0000'))
+      throw problem('not_found', `${name} ${echo(value)} not found: no id holds U+0000`);
+  }
+}
+
 function holdsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (Array.isArray(value)) return value.some(holdsNul);

@@ -16,7 +16,7 @@ beforeAll(async () => {
     beforeListen: (services) => {
       services.references = {
         ...noReferences,
-        mediaInUse: async (_db, _tenantId, mediaId) => seam.inUse.has(mediaId),
+        mediaInUse: async (_work, _tenantId, mediaId) => seam.inUse.has(mediaId),
         mediaChanged: async (work, tenantId, change) => {
           // Writes inside the caller's transaction, so a failure here must undo the caller's change.
           await work.db.updateTable('tenants').set({ updated_at: Date.now() }).where('id', '=', tenantId).execute();

@@ -133,7 +133,7 @@ export async function tombstoneMedia(
   // A playlist write naming this media (or selecting from all of them) either committed its
   // dependency rows before the look below, or reads the media once it is tombstoned.
   await work.lock(contentReferencesLock('media', row.id), mediaSelectionLock(tenantId));
-  if (await services.references.mediaInUse(work.db, tenantId, row.id)) {
+  if (await services.references.mediaInUse(work, tenantId, row.id)) {
     throw problem(
       'resource_conflict',
       'a playlist that a screen shows (desired or active) references this media; remove it from those playlists first',

@@ -53,12 +53,22 @@ describe('backup and restore', () => {
     // An empty database of the new data dir (on PostgreSQL; SQLite's file is the restore's to make).
     target = await testDatabase(dataDir, { empty: true });
     const restoreLines: string[] = [];
-    expect(
-      await runBackupCommand(['restore', backupDir], envOf({ dataDir, databaseUrl: target.url }), (l) =>
-        restoreLines.push(l),
-      ),
-      restoreLines.join('\n'),
-    ).toBe(0);
+    const umask = process.umask(0o022); // the usual default: files 0644 unless made otherwise
+    try {
+      expect(
+        await runBackupCommand(['restore', backupDir], envOf({ dataDir, databaseUrl: target.url }), (l) =>
+          restoreLines.push(l),
+        ),
+        restoreLines.join('\n'),
+      ).toBe(0);
+    } finally {
+      process.umask(umask);
+    }
+    if (target.url.startsWith('sqlite:')) {
+      // The restored database holds what the original did: its owner's alone, as a new one is (D-449).
+      const file = target.url.slice('sqlite:'.length);
+      expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
+    }
 
     restored = await TestServer.start({ dataDir });
     expect(restored.config.databaseUrl).toBe(target.url);

@@ -145,6 +145,9 @@ export async function restoreBackup(config: Config, dir: string, print: (line: s
     const target = sqliteFile(config.databaseUrl);
     if (fs.existsSync(target)) throw new BackupError(`${target} exists: restore into a fresh installation`);
     fs.copyFileSync(path.join(dir, SQLITE_FILE), target);
+    // A copy keeps the backup's mode (the umask's, where SQLite wrote it): the restored database is
+    // its owner's alone, as a new one is (D-449, D-484). SQLite gives -wal and -shm its mode.
+    fs.chmodSync(target, 0o600);
   } else {
     if (!(await postgresIsEmpty(config.databaseUrl))) {
       throw new BackupError('the PostgreSQL database is not empty: restore into a freshly created one');

@@ -3,13 +3,27 @@
 // The runtime plane adds the "active" half (activated manifests) by wrapping this implementation.
 import type { ContentReferences } from '../references';
 import type { Services } from '../services';
-import type { Db, Tx } from '../store/store';
+import type { Work } from '../store/store';
 import type { PlaylistDependencyKind } from './playlists.tables';
-import { rematerialize } from './playlists';
+import { playlistReferencesLock, rematerialize } from './playlists';
 
-/** True when a playlist that a (not deleted) screen refers to, in any role, depends on this content. */
-async function desired(db: Db | Tx, tenantId: string, kind: PlaylistDependencyKind, ref: string): Promise<boolean> {
-  const row = await db
+/**
+ * True when a playlist that a (not deleted) screen refers to, in any role, depends on this content.
+ * First holds the references lock of every playlist that depends on it, which a new screen
+ * reference takes before it reads whether the playlist is showable (checkAssignable). The caller
+ * holds the content's own lock, so no playlist starts depending on it meanwhile.
+ */
+async function desired(work: Work, tenantId: string, kind: PlaylistDependencyKind, ref: string): Promise<boolean> {
+  const naming = await work.db
+    .selectFrom('playlist_dependencies')
+    .select('playlist_id')
+    .distinct()
+    .where('tenant_id', '=', tenantId)
+    .where('kind', '=', kind)
+    .where('ref', '=', ref)
+    .execute();
+  await work.lock(...naming.map((r) => playlistReferencesLock(r.playlist_id)));
+  const row = await work.db
     .selectFrom('playlist_dependencies')
     .innerJoin(
       'screen_playlist_references',
@@ -29,8 +43,8 @@ async function desired(db: Db | Tx, tenantId: string, kind: PlaylistDependencyKi
 
 export function playlistReferences(services: Services): ContentReferences {
   return {
-    applicationInUse: (db, tenantId, applicationId) => desired(db, tenantId, 'application', applicationId),
-    mediaInUse: (db, tenantId, mediaId) => desired(db, tenantId, 'media', mediaId),
+    applicationInUse: (work, tenantId, applicationId) => desired(work, tenantId, 'application', applicationId),
+    mediaInUse: (work, tenantId, mediaId) => desired(work, tenantId, 'media', mediaId),
     mediaChanged: async (work, tenantId, change, now) => {
       await rematerialize(services, work, tenantId, { kind: 'media', change }, now);
     },

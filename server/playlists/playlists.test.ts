@@ -54,6 +54,21 @@ const put = (id: string, json: unknown, extra: { ifMatch?: number; t?: string; v
     idempotencyKey: randomKey(),
   });
 
+/** Sends `request` while a transaction assigning the playlist to the screen is still open. */
+async function whileAssigning<T>(screenId: string, playlistId: string, request: () => Promise<T>): Promise<T> {
+  const { services } = server;
+  let answer: Promise<T> | undefined;
+  await services.store.transaction(async (work) => {
+    const before = await findScreen(work.db, tenant, screenId);
+    await patchScreen({ events: services.events, work, now: server.clock.now(), requestId: 'req_assign' }, before, {
+      playlist_id: playlistId,
+    });
+    answer = request();
+    await new Promise((r) => setTimeout(r, 300));
+  });
+  return answer!;
+}
+
 function videoPlacement(id: string, selector: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return { id, content: { type: 'video', selector, ...extra }, rect: fullRect, layer: 0, content_fit: 'contain' };
 }
@@ -708,21 +723,6 @@ describe('updates and deletes', () => {
     expect((await playlistEvents(playlist.id)).map((e) => e.type)).toEqual(['playlist.created', 'playlist.deleted']);
   });
 
-  /** Sends `request` while a transaction assigning the playlist to the screen is still open. */
-  async function whileAssigning<T>(screenId: string, playlistId: string, request: () => Promise<T>): Promise<T> {
-    const { services } = server;
-    let answer: Promise<T> | undefined;
-    await services.store.transaction(async (work) => {
-      const before = await findScreen(work.db, tenant, screenId);
-      await patchScreen({ events: services.events, work, now: server.clock.now(), requestId: 'req_assign' }, before, {
-        playlist_id: playlistId,
-      });
-      answer = request();
-      await new Promise((r) => setTimeout(r, 300));
-    });
-    return answer!;
-  }
-
   it('refuses to delete a playlist that a screen is being assigned at the same moment', async () => {
     const image = await insertMedia(server, tenant);
     const playlist = (await post(imageDoc(image))).json();
@@ -1024,17 +1024,18 @@ describe('content references', () => {
     };
     const playlist = (await post(doc, t)).json();
     const { references, store } = server.services;
-    const inUse = async () => [
-      await references.mediaInUse(store.db, projectId, image),
-      await references.mediaInUse(store.db, projectId, song),
-      await references.applicationInUse(store.db, projectId, applicationId),
-    ];
+    const inUse = () =>
+      store.transaction(async (work) => [
+        await references.mediaInUse(work, projectId, image),
+        await references.mediaInUse(work, projectId, song),
+        await references.applicationInUse(work, projectId, applicationId),
+      ]);
     expect(await inUse()).toEqual([false, false, false]);
     const screen = await pairPendingScreen(server, t);
     await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token: t, json: { playlist_id: playlist.id } });
     expect(await inUse()).toEqual([true, true, true]);
     // Another tenant asking about the same ids learns nothing.
-    expect(await references.mediaInUse(store.db, tenant, image)).toBe(false);
+    expect(await store.transaction((work) => references.mediaInUse(work, tenant, image))).toBe(false);
     await server.request('DELETE', `/api/v1/screens/${screen.id}`, { token: t });
     expect(await inUse()).toEqual([false, false, false]);
   });
@@ -1101,7 +1102,7 @@ describe('content changed while a playlist write reads it', () => {
       changed();
       await new Promise((r) => setTimeout(r, 300));
     });
-    await ran;
+    await Promise.race([ran, changing]); // a change that fails says so, instead of the test waiting out its timeout
     const parsed = PlaylistWriteV2.parse(doc);
     const writing = services.store.transaction(async (work) => {
       const resolution = await resolveForWrite(work, projectId, parsed);
@@ -1229,5 +1230,73 @@ describe('content changed while a playlist write reads it', () => {
     );
     expect(answer.status).toBe(409);
     expect(answer.json().code).toBe('application_in_use');
+  });
+});
+
+describe('content deleted while a screen is assigned a playlist naming it', () => {
+  /**
+   * Runs `change` in a transaction and, once it has run but not committed, assigns the playlist to
+   * the screen in a second one, as PATCH /screens does (the request itself would wait at its meter
+   * for the quota row a delete writes, so it would not overlap the change).
+   */
+  async function assignWhile(change: (work: Work) => Promise<unknown>, screenId: string, playlistId: string) {
+    const { services, clock } = server;
+    let changed!: () => void;
+    const ran = new Promise<void>((resolve) => (changed = resolve));
+    const changing = services.store.transaction(async (work) => {
+      await change(work);
+      changed();
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    await Promise.race([ran, changing]); // a change that fails says so, instead of the test waiting out its timeout
+    const assigning = services.store.transaction(async (work) => {
+      const before = await findScreen(work.db, tenant, screenId);
+      const r = { events: services.events, work, now: clock.now(), requestId: 'req_assign' };
+      return patchScreen(r, before, { playlist_id: playlistId });
+    });
+    await changing;
+    return assigning;
+  }
+
+  const appDoc = (releaseId: string) => ({
+    name: 'Board',
+    pages: [page('b', [appPlacement('b', releaseId)], { advance: { mode: 'application', max_ms: 5000 } })],
+  });
+
+  it('refuses to delete a media while a screen is being assigned a playlist naming it', async () => {
+    const media = await insertMedia(server, tenant);
+    const playlist = (await post(imageDoc(media))).json();
+    const screen = await pairPendingScreen(server, token);
+    const answer = await whileAssigning(screen.id, playlist.id, () =>
+      server.request('DELETE', `/api/v1/media/${media}`, { token }),
+    );
+    expect(answer.status).toBe(409);
+    expect((await server.request('GET', `/api/v1/media/${media}`, { token })).status).toBe(200);
+  });
+
+  it('refuses to delete an application while a screen is being assigned a playlist naming it', async () => {
+    const { applicationId, releaseId } = await insertRelease(server, tenant);
+    const playlist = (await post(appDoc(releaseId))).json();
+    const screen = await pairPendingScreen(server, token);
+    const answer = await whileAssigning(screen.id, playlist.id, () =>
+      server.request('DELETE', `/api/v1/applications/${applicationId}`, { token }),
+    );
+    expect(answer.status).toBe(409);
+    expect(answer.json().code).toBe('application_in_use');
+  });
+
+  it('refuses to assign a playlist whose media is being deleted at the same moment', async () => {
+    const media = await insertMedia(server, tenant);
+    const playlist = (await post(imageDoc(media))).json();
+    const screen = await pairPendingScreen(server, token);
+    const deleting = (work: Work) =>
+      readyMedia(work.db, tenant, media).then((row) =>
+        tombstoneMedia(server.services, work, row, server.clock.now(), 'req_delete'),
+      );
+    await expect(assignWhile(deleting, screen.id, playlist.id)).rejects.toMatchObject({
+      code: 'invalid_request',
+      options: { errors: [expect.objectContaining({ field: 'playlist_id', code: 'unavailable' }), expect.anything()] },
+    });
+    expect((await findScreen(server.services.store.db, tenant, screen.id)).playlist_id).toBeNull();
   });
 });

@@ -26,11 +26,11 @@ async function activelyShown(db: Db | Tx, tenantId: string, kind: ManifestConten
 
 export function withActiveGrants(desired: ContentReferences): ContentReferences {
   return {
-    applicationInUse: async (db, tenantId, applicationId) =>
-      (await desired.applicationInUse(db, tenantId, applicationId)) ||
-      activelyShown(db, tenantId, 'application', applicationId),
-    mediaInUse: async (db, tenantId, mediaId) =>
-      (await desired.mediaInUse(db, tenantId, mediaId)) || activelyShown(db, tenantId, 'media', mediaId),
+    applicationInUse: async (work, tenantId, applicationId) =>
+      (await desired.applicationInUse(work, tenantId, applicationId)) ||
+      activelyShown(work.db, tenantId, 'application', applicationId),
+    mediaInUse: async (work, tenantId, mediaId) =>
+      (await desired.mediaInUse(work, tenantId, mediaId)) || activelyShown(work.db, tenantId, 'media', mediaId),
     mediaChanged: (work, tenantId, change, now) => desired.mediaChanged(work, tenantId, change, now),
     applicationChanged: (work, tenantId, applicationId, now) =>
       desired.applicationChanged(work, tenantId, applicationId, now),

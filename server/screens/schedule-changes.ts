@@ -5,7 +5,7 @@
 import type { PlaylistScheduleEntry, PlaylistScheduleEntryWrite, TakeoverRequest } from '../../sdk/contract/fleet';
 import { newId } from '../keys';
 import { takeoverChanged } from '../manifests/screen-resolution';
-import { checkAssignable } from '../playlists/playlists';
+import { checkAssignable, playlistReferencesLock } from '../playlists/playlists';
 import { invalidField, problem } from '../problem';
 import { compiledOnce } from '../store/compiled-once';
 import type { ChangeRequest } from './screen-changes';
@@ -44,6 +44,9 @@ export async function setPlaylistSchedule(
         'required',
       );
   }
+  // Every entry's playlist at once, in the locks' own order, as a content delete takes them (D-483):
+  // one by one, a write holding one while it waits for another would deadlock with that delete.
+  await r.work.lock(...entries.map((entry) => playlistReferencesLock(entry.playlist_id)));
   for (const [i, entry] of entries.entries()) {
     await checkAssignable(r.work, before.tenant_id, entry.playlist_id, before.timezone, `entries[${i}].playlist_id`);
   }
