@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config';
 import { image, uploadReady } from '../media/media.fixtures';
 import { TestServer } from '../testing/harness';
@@ -118,6 +118,52 @@ describe('backup and restore', () => {
       }),
     ).rejects.toThrow();
     expect(fs.readdirSync(shared)).toEqual(['notes.txt']);
+  });
+
+  it('copies the blob directory as it stands: through a symlink, without writes in progress, past files that go meanwhile', async () => {
+    const dataDir = temp('marquee-live-');
+    new Database(path.join(dataDir, 'marquee.db')).close();
+    // Replicas share one directory through a symlink named blobs (docs/operations.md).
+    const shared = temp('marquee-shared-blobs-');
+    fs.mkdirSync(path.join(shared, 'media'));
+    fs.mkdirSync(path.join(shared, '.tmp'));
+    fs.writeFileSync(path.join(shared, 'media', 'med_kept'), 'published bytes');
+    fs.writeFileSync(path.join(shared, 'media', 'med_gone'), 'removed during the copy');
+    fs.writeFileSync(path.join(shared, '.tmp', 'upload-in-progress'), 'half an upload');
+    fs.symlinkSync(shared, path.join(dataDir, 'blobs'));
+    const copyFile = fs.copyFileSync;
+    // Removed between the listing and its copy, as a temp file renamed into place or a discarded staging file is.
+    const spy = vi.spyOn(fs, 'copyFileSync').mockImplementation((source, target, mode) => {
+      if (String(source).endsWith('med_gone')) fs.rmSync(source as string);
+      copyFile(source, target, mode);
+    });
+    const backup = path.join(temp('marquee-backup-'), 'live');
+    const lines: string[] = [];
+    try {
+      expect(await runBackupCommand(['create', backup], { MARQUEE_DATA_DIR: dataDir }, (l) => lines.push(l))).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines.at(-1)).toBe(`backup complete in ${backup}`);
+    expect(fs.lstatSync(path.join(backup, 'blobs')).isDirectory()).toBe(true);
+    expect(fs.readdirSync(path.join(backup, 'blobs'))).toEqual(['media']);
+    expect(fs.readdirSync(path.join(backup, 'blobs', 'media'))).toEqual(['med_kept']);
+    expect(fs.readFileSync(path.join(backup, 'blobs', 'media', 'med_kept'), 'utf8')).toBe('published bytes');
+  });
+
+  it('keeps the database copy its owner’s alone, in the backup and once restored, as the server makes it', async () => {
+    const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
+    const copy = path.join(backupDir, TEST_DATABASE_URL?.startsWith('postgres') ? 'marquee.pgdump' : 'marquee.db');
+    expect(mode(copy)).toBe('600');
+    if (TEST_DATABASE_URL?.startsWith('postgres')) return;
+    const umask = process.umask(0o022);
+    try {
+      const dataDir = temp('marquee-restored-mode-');
+      expect(await runBackupCommand(['restore', backupDir], { MARQUEE_DATA_DIR: dataDir }, () => {})).toBe(0);
+      expect(mode(path.join(dataDir, 'marquee.db'))).toBe('600');
+    } finally {
+      process.umask(umask);
+    }
   });
 
   it('refuses a directory that holds no finished backup', async () => {

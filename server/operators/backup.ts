@@ -32,6 +32,10 @@ const SQLITE_FILE = 'marquee.db';
 const PG_DUMP_FILE = 'marquee.pgdump';
 const BLOBS_DIR = 'blobs';
 const SECRET_KEY_FILE = 'secret.key';
+/** The database copy holds people's addresses and credential hashes: its owner's alone, as the server makes it. */
+const DATABASE_FILE_MODE = 0o600;
+/** The local blob store's writes in progress (LocalBlobStore empties it at start). */
+const BLOB_TEMP_DIR = '.tmp';
 /** Every name a backup writes into its directory. */
 const BACKUP_ENTRIES = [SQLITE_FILE, PG_DUMP_FILE, BLOBS_DIR, SECRET_KEY_FILE, MANIFEST];
 
@@ -99,12 +103,11 @@ async function copyInto(config: Config, dir: string, print: (line: string) => vo
       `--file=${path.join(dir, PG_DUMP_FILE)}`,
     ]);
   }
+  fs.chmodSync(path.join(dir, engine === 'sqlite' ? SQLITE_FILE : PG_DUMP_FILE), DATABASE_FILE_MODE);
   print(`database (${engine}) copied`);
   const blobs = !config.blobUrl;
   if (blobs) {
-    const source = path.join(config.dataDir, 'blobs');
-    if (fs.existsSync(source)) fs.cpSync(source, path.join(dir, BLOBS_DIR), { recursive: true });
-    else fs.mkdirSync(path.join(dir, BLOBS_DIR));
+    copyBlobDirectory(path.join(config.dataDir, 'blobs'), path.join(dir, BLOBS_DIR));
     print('blob directory copied');
   } else {
     print(`blobs are in ${config.blobUrl}: copy the bucket now (see docs/operations.md, Backups)`);
@@ -145,6 +148,7 @@ export async function restoreBackup(config: Config, dir: string, print: (line: s
     const target = sqliteFile(config.databaseUrl);
     if (fs.existsSync(target)) throw new BackupError(`${target} exists: restore into a fresh installation`);
     fs.copyFileSync(path.join(dir, SQLITE_FILE), target);
+    fs.chmodSync(target, DATABASE_FILE_MODE);
   } else {
     if (!(await postgresIsEmpty(config.databaseUrl))) {
       throw new BackupError('the PostgreSQL database is not empty: restore into a freshly created one');
@@ -171,6 +175,41 @@ export async function restoreBackup(config: Config, dir: string, print: (line: s
     fs.chmodSync(secretKey, 0o600);
   }
   print('restore complete: start the server');
+}
+
+/**
+ * The blob directory as it stands while the server runs. `.tmp` holds writes in progress, which the
+ * server removes at its next start, so it stays out. A file or directory that goes between its
+ * listing and its copy (an upload's temp file renamed into place, a staged tree published or
+ * discarded) is skipped: published objects are immutable, and one the database copy refers to was
+ * published before it.
+ */
+function copyBlobDirectory(from: string, to: string, top = true): void {
+  fs.mkdirSync(to, { recursive: true });
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(from, { withFileTypes: true });
+  } catch (error) {
+    if (isGone(error)) return;
+    throw error;
+  }
+  for (const entry of entries) {
+    if (top && entry.name === BLOB_TEMP_DIR) continue;
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) copyBlobDirectory(source, target, false);
+    else {
+      try {
+        fs.copyFileSync(source, target);
+      } catch (error) {
+        if (!isGone(error)) throw error;
+      }
+    }
+  }
+}
+
+function isGone(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
 function readManifest(dir: string): Manifest {
