@@ -13,7 +13,15 @@ import { TestServer } from '../testing/harness';
 import { TEST_DATABASE_URL, testDatabase, type TestDatabase } from '../testing/test-database';
 import { createBackup, runBackupCommand } from './backup';
 
-const temp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+const temp = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
 
 describe('backup and restore', () => {
   let original: TestServer;
@@ -149,6 +157,13 @@ describe('backup and restore', () => {
     expect(fs.readdirSync(path.join(backup, 'blobs'))).toEqual(['media']);
     expect(fs.readdirSync(path.join(backup, 'blobs', 'media'))).toEqual(['med_kept']);
     expect(fs.readFileSync(path.join(backup, 'blobs', 'media', 'med_kept'), 'utf8')).toBe('published bytes');
+
+    // Restored into a fresh replica whose blobs symlink names an empty shared directory: the objects land there.
+    const freshDir = temp('marquee-fresh-replica-');
+    const freshShared = temp('marquee-fresh-shared-');
+    fs.symlinkSync(freshShared, path.join(freshDir, 'blobs'));
+    expect(await runBackupCommand(['restore', backup], { MARQUEE_DATA_DIR: freshDir }, () => {})).toBe(0);
+    expect(fs.readFileSync(path.join(freshShared, 'media', 'med_kept'), 'utf8')).toBe('published bytes');
   });
 
   it('keeps the database copy its owner’s alone, in the backup and once restored, as the server makes it', async () => {

@@ -162,7 +162,8 @@ export async function restoreBackup(config: Config, dir: string, print: (line: s
   }
   print(`database (${engine}) restored`);
   if (manifest.blobs) {
-    fs.cpSync(path.join(dir, BLOBS_DIR), blobTarget, { recursive: true });
+    // Into the directory a blobs symlink names (replicas sharing one), as the backup read it.
+    copyBlobDirectory(path.join(dir, BLOBS_DIR), blobTarget);
     print('blob directory restored');
   } else {
     print(
@@ -178,7 +179,7 @@ export async function restoreBackup(config: Config, dir: string, print: (line: s
 }
 
 /**
- * The blob directory as it stands while the server runs. `.tmp` holds writes in progress, which the
+ * The blob directory as it stands while the server runs (or a backup's, into a fresh one). `.tmp` holds writes in progress, which the
  * server removes at its next start, so it stays out. A file or directory that goes between its
  * listing and its copy (an upload's temp file renamed into place, a staged tree published or
  * discarded) is skipped: published objects are immutable, and one the database copy refers to was
