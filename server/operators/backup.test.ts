@@ -2,7 +2,9 @@
 // backup, or pg_dump/pg_restore): a server with a project and a ready image is backed up while it
 // runs, a fresh installation is restored from the backup, and a server started on it serves the
 // same project, credential and bytes. A restore never lands on an installation that has data.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -17,6 +19,7 @@ const made: string[] = [];
 afterAll(() => {
   for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
 });
+const require = createRequire(import.meta.url);
 const temp = (prefix: string) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   made.push(dir);
@@ -165,6 +168,46 @@ describe('backup and restore', () => {
     expect(await runBackupCommand(['restore', backup], { MARQUEE_DATA_DIR: freshDir }, () => {})).toBe(0);
     expect(fs.readFileSync(path.join(freshShared, 'media', 'med_kept'), 'utf8')).toBe('published bytes');
   });
+
+  it('copies a SQLite database that another process keeps writing to, as a busy server does', async () => {
+    const dataDir = temp('marquee-busy-');
+    const file = path.join(dataDir, 'marquee.db');
+    const setup = new Database(file);
+    setup.pragma('journal_mode = WAL');
+    setup.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)');
+    const insert = setup.prepare('INSERT INTO t (v) VALUES (?)');
+    setup.transaction(() => {
+      for (let i = 0; i < 16_000; i++) insert.run(Buffer.alloc(2000, i % 256)); // about 8,000 pages
+    })();
+    setup.close();
+    // The server: a write every millisecond, from another process. A copy in steps of 100 pages
+    // started again at each and never ended.
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require(${JSON.stringify(require.resolve('better-sqlite3'))}))(${JSON.stringify(file)});
+         db.pragma('journal_mode = WAL');
+         const update = db.prepare('UPDATE t SET v = ? WHERE id = ?');
+         let n = 0;
+         setInterval(() => update.run(Buffer.alloc(2000, ++n % 256), 1 + Math.floor(Math.random() * 16000)), 1);
+         process.stdout.write('writing\\n');`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise((resolve) => writer.stdout.once('data', resolve));
+      const backup = path.join(temp('marquee-backup-'), 'busy');
+      const done = runBackupCommand(['create', backup], { MARQUEE_DATA_DIR: dataDir }, () => {});
+      const late = new Promise((resolve) => setTimeout(resolve, 5_000, 'still copying after 5 s'));
+      expect(await Promise.race([done, late])).toBe(0);
+      const copy = new Database(path.join(backup, 'marquee.db'), { readonly: true });
+      expect(copy.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 16_000 });
+      copy.close();
+    } finally {
+      writer.kill();
+    }
+  }, 15_000);
 
   it('keeps the database copy its owner’s alone, in the backup and once restored, as the server makes it', async () => {
     const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);

@@ -32,6 +32,8 @@ const SQLITE_FILE = 'marquee.db';
 const PG_DUMP_FILE = 'marquee.pgdump';
 const BLOBS_DIR = 'blobs';
 const SECRET_KEY_FILE = 'secret.key';
+/** As many pages as one step of SQLite's online backup may copy: all of them. */
+const ALL_PAGES = 0x7fffffff;
 /** The database copy holds people's addresses and credential hashes: its owner's alone, as the server makes it. */
 const DATABASE_FILE_MODE = 0o600;
 /** The local blob store's writes in progress (LocalBlobStore empties it at start). */
@@ -91,7 +93,10 @@ async function copyInto(config: Config, dir: string, print: (line: string) => vo
     // SQLite's online backup: a consistent copy while the server keeps writing.
     const db = new Database(sqliteFile(config.databaseUrl), { readonly: true, fileMustExist: true });
     try {
-      await db.backup(path.join(dir, SQLITE_FILE));
+      // In one step: a copy in steps starts again whenever another connection (the server) writes
+      // between two of them, so on a busy server it may never end. One step reads one snapshot, and
+      // in WAL mode the server's writes go on meanwhile.
+      await db.backup(path.join(dir, SQLITE_FILE), { progress: () => ALL_PAGES });
     } finally {
       db.close();
     }
