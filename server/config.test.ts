@@ -182,6 +182,55 @@ describe('release hosts on another site than the player', () => {
   });
 });
 
+describe('every plane reachable by its host', () => {
+  const refusal = (env: NodeJS.ProcessEnv) => {
+    try {
+      loadConfig(env, []);
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+  };
+  const production = {
+    MARQUEE_CONTROL_ORIGIN: 'https://signage.example.com',
+    MARQUEE_PLAY_ORIGIN: 'https://play.signage.example.com',
+    MARQUEE_RELEASE_ORIGIN: 'https://{label}.signage-apps.example.net',
+    MARQUEE_DASHBOARD_ORIGIN: 'https://dashboard.signage.example.com',
+  };
+
+  it('starts with a dashboard host of its own, control and play sharing one, or the defaults', () => {
+    expect(refusal(production)).toBeUndefined();
+    expect(refusal({ ...production, MARQUEE_PLAY_ORIGIN: production.MARQUEE_CONTROL_ORIGIN })).toBeUndefined();
+    expect(refusal({})).toBeUndefined();
+  });
+
+  it('refuses a dashboard origin on the control or play host, which would then serve the dashboard alone', () => {
+    const onControl = refusal({ ...production, MARQUEE_DASHBOARD_ORIGIN: 'https://SIGNAGE.example.com/' });
+    expect(onControl).toContain('MARQUEE_DASHBOARD_ORIGIN (--dashboard-origin) = "https://SIGNAGE.example.com"');
+    expect(onControl).toContain('has the host of MARQUEE_CONTROL_ORIGIN (--control-origin)');
+    expect(onControl).toContain('https://dashboard.signage.example.com');
+    expect(refusal({ ...production, MARQUEE_DASHBOARD_ORIGIN: 'https://play.signage.example.com' })).toMatch(
+      /has the host of MARQUEE_PLAY_ORIGIN .*runtime plane/,
+    );
+    // Another port is another host.
+    expect(refusal({ ...production, MARQUEE_DASHBOARD_ORIGIN: 'https://signage.example.com:8443' })).toBeUndefined();
+  });
+
+  it('refuses an origin whose host is a release host, which would serve one release and nothing else', () => {
+    expect(refusal({ ...production, MARQUEE_DASHBOARD_ORIGIN: 'https://dashboard.signage-apps.example.net' })).toMatch(
+      /^MARQUEE_DASHBOARD_ORIGIN .* is a release host of MARQUEE_RELEASE_ORIGIN/,
+    );
+    expect(refusal({ ...production, MARQUEE_CONTROL_ORIGIN: 'https://api.signage-apps.example.net' })).toMatch(
+      /^MARQUEE_CONTROL_ORIGIN .* is a release host/,
+    );
+    // Deeper under the release domain is no release host (a label has no dot).
+    expect(
+      refusal({ ...production, MARQUEE_DASHBOARD_ORIGIN: 'https://dashboard.admin.signage-apps.example.net' }),
+    ).toBeUndefined();
+  });
+});
+
 describe('README configuration table', () => {
   it('documents every setting with its env name and flag', () => {
     const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');

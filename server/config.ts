@@ -318,7 +318,38 @@ export function loadConfig(
         'or set MARQUEE_ALLOW_SAME_SITE_RELEASES=1 to accept that risk.',
     );
   }
+  const unreachable = unreachablePlane(config);
+  if (unreachable) throw new ConfigError(unreachable);
   return Object.freeze(config);
+}
+
+const ORIGIN_SETTINGS = ['controlOrigin', 'playOrigin', 'dashboardOrigin'] as const;
+
+/**
+ * Requests reach a plane by their Host alone (server/http/dispatch.ts): a release host serves only
+ * its release and the dashboard's host only the dashboard. An origin whose host one of those takes
+ * would leave its plane answering 404 to everyone, so such a configuration never starts.
+ */
+function unreachablePlane(config: RawConfig): string | undefined {
+  const named = (name: (typeof ORIGIN_SETTINGS)[number] | 'releaseOrigin') =>
+    `${SETTINGS[name].env} (${SETTINGS[name].flag}) = ${JSON.stringify(config[name])}`;
+  const hostOf = (origin: string) => new URL(origin).host.toLowerCase();
+  const releaseSuffix = hostOf(config.releaseOrigin.replace('{label}', 'x')).slice(1);
+  for (const name of ORIGIN_SETTINGS) {
+    const host = hostOf(config[name]);
+    if (host.endsWith(releaseSuffix) && !host.slice(0, -releaseSuffix.length).includes('.'))
+      return `${named(name)} is a release host of ${named('releaseOrigin')}: that host would serve one release and nothing else. Give it a host outside the release domain.`;
+  }
+  const dashboard = hostOf(config.dashboardOrigin);
+  for (const name of ['controlOrigin', 'playOrigin'] as const) {
+    if (hostOf(config[name]) === dashboard)
+      return (
+        `${named('dashboardOrigin')} has the host of ${named(name)}: that host would serve the dashboard alone, ` +
+        `so the ${name === 'controlOrigin' ? 'control plane (/api/v1, /operator/v1)' : 'runtime plane and the player'} would answer 404 there. ` +
+        `Give the dashboard a host of its own (for example https://dashboard.${new URL(config[name]).hostname}).`
+      );
+  }
+  return undefined;
 }
 
 function parseFlags(argv: string[]): Map<string, string> {

@@ -203,7 +203,12 @@ function configuredImageVendor(config: Config): ImageVendor | undefined {
 /** The bucket MARQUEE_BLOB_URL names; otherwise the blobs directory in the data dir. */
 function configuredBlobStore(config: Config, keys: Keys, clock: Clock): BlobStore {
   if (config.blobUrl) return new S3BlobStore(parseS3BlobUrl(config.blobUrl), { now: () => clock.now() });
-  return new LocalBlobStore(path.join(config.dataDir, 'blobs'), new PutSigner(keys, config.controlOrigin));
+  // Replicas may share one blob directory: each keeps its temp files under its own worker id.
+  return new LocalBlobStore(
+    path.join(config.dataDir, 'blobs'),
+    new PutSigner(keys, config.controlOrigin),
+    loadWorkerId(config.dataDir),
+  );
 }
 
 /** SMTP when MARQUEE_SMTP_URL names a server; otherwise the outbox directory in the data dir. */

@@ -2,7 +2,7 @@
 // print where, drain on signals. server/main.ts calls it; a test entry may pass services of its own.
 import path from 'node:path';
 import { createServer, type MarqueeServer } from './app';
-import { asksForHelp, ConfigError, describeConfig, loadConfig, usage } from './config';
+import { asksForHelp, type Config, ConfigError, describeConfig, loadConfig, usage } from './config';
 import type { ServiceOptions } from './default-services';
 
 /**
@@ -16,6 +16,26 @@ export function startFailure(error: unknown): string {
   const said = error instanceof Error ? error.message : String(error);
   const stack = !expected && error instanceof Error && error.stack ? `\n${error.stack}` : '';
   return `marquee: could not start: ${said}${stack}`;
+}
+
+/**
+ * What `npm start` prints once it listens: where each plane answers (the player is on the play
+ * origin, with the runtime plane), then every setting with secrets masked. `port` is the one bound.
+ */
+export function startBanner(config: Config, port: number): string {
+  const origin = (o: string) => o.replace(`:${config.port}`, `:${port}`);
+  const control = origin(config.controlOrigin);
+  const play = origin(config.playOrigin);
+  return [
+    `Marquee is running (data in ${path.resolve(config.dataDir)})`,
+    ...(control === play
+      ? [`  control plane + player  ${control}`]
+      : [`  control plane           ${control}`, `  player                  ${play}`]),
+    `  runtime plane           ${play}/runtime/v1`,
+    `  release hosts           ${origin(config.releaseOrigin)}`,
+    `  dashboard               ${origin(config.dashboardOrigin)}`,
+    `  settings: ${describeConfig(config).join(' ')}`,
+  ].join('\n');
 }
 
 export async function serve(
@@ -39,17 +59,7 @@ export async function serve(
   }
   const server = await createServer({ ...replaced, config });
   const port = await server.listen();
-  const origin = (o: string) => o.replace(`:${config.port}`, `:${port}`);
-  console.log(
-    [
-      `Marquee is running (data in ${path.resolve(config.dataDir)})`,
-      `  control plane + player  ${origin(config.controlOrigin)}`,
-      `  runtime plane           ${origin(config.playOrigin)}/runtime/v1`,
-      `  release hosts           ${origin(config.releaseOrigin)}`,
-      `  dashboard               ${origin(config.dashboardOrigin)}`,
-      `  settings: ${describeConfig(config).join(' ')}`,
-    ].join('\n'),
-  );
+  console.log(startBanner(config, port));
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Keys } from '../keys';
 import { BlobExistsError, BlobTooLargeError } from './blob-store';
@@ -30,7 +30,7 @@ describe('LocalBlobStore', () => {
   it('refuses more than maxBytes and leaves nothing behind', async () => {
     await expect(store.write('media/c', Buffer.alloc(10), { maxBytes: 9 })).rejects.toBeInstanceOf(BlobTooLargeError);
     expect(await store.stat('media/c')).toBeUndefined();
-    expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
+    expect(fs.readdirSync(path.join(root, '.tmp', 'local'))).toEqual([]);
   });
 });
 
@@ -41,7 +41,7 @@ describe('exclusive writes', () => {
       BlobExistsError,
     );
     expect((await readAll(store.read('media/only-once'))).toString()).toBe('first');
-    expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
+    expect(fs.readdirSync(path.join(root, '.tmp', 'local'))).toEqual([]);
   });
 
   it('let exactly one of several racing writes store the object', async () => {
@@ -55,6 +55,49 @@ describe('exclusive writes', () => {
         .every((r) => (r as PromiseRejectedResult).reason instanceof BlobExistsError),
     ).toBe(true);
     expect((await store.stat('media/raced'))?.bytes).toBe(1000);
+  });
+});
+
+describe('a blob directory that replicas share', () => {
+  it('is started on by another replica without losing this one’s write in progress', async () => {
+    const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-blobs-shared-'));
+    try {
+      const a = new LocalBlobStore(shared, undefined, 'wkr_a');
+      const body = new PassThrough();
+      const writing = a.write('media/med_during_restart', body);
+      body.write(Buffer.from('first half, '));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      new LocalBlobStore(shared, undefined, 'wkr_b'); // the other replica (re)starts
+      body.end(Buffer.from('second half'));
+      expect(await writing).toMatchObject({ bytes: 23 });
+      expect((await readAll(a.read('media/med_during_restart'))).toString()).toBe('first half, second half');
+    } finally {
+      fs.rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
+  it('removes at start its own crashed writes, and anyone’s untouched for a day', () => {
+    const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'marquee-blobs-shared-'));
+    try {
+      const temp = (...names: string[]) => path.join(shared, '.tmp', ...names);
+      const dayAndMore = new Date(Date.now() - 25 * 60 * 60_000);
+      for (const [file, old] of [
+        [temp('wkr_a', 'crashed'), false],
+        [temp('wkr_b', 'in-progress'), false],
+        [temp('wkr_b', 'abandoned'), true],
+        [temp('written-before-per-process-dirs'), true],
+      ] as const) {
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, 'bytes');
+        if (old) fs.utimesSync(file, dayAndMore, dayAndMore);
+      }
+      new LocalBlobStore(shared, undefined, 'wkr_a');
+      expect(fs.readdirSync(temp('wkr_a'))).toEqual([]);
+      expect(fs.readdirSync(temp('wkr_b'))).toEqual(['in-progress']);
+      expect(fs.readdirSync(temp()).sort()).toEqual(['wkr_a', 'wkr_b']);
+    } finally {
+      fs.rmSync(shared, { recursive: true, force: true });
+    }
   });
 });
 

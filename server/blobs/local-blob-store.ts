@@ -31,20 +31,48 @@ const SMALL_FILE_BYTES = 256 * 1024;
 /** Durable small-file writes (each with its fsync) in flight at once: about 4 MiB per staging tree. */
 const WRITES_IN_FLIGHT = 16;
 
+/** Temp files of writes in progress, one directory per process that shares the blob directory. */
+const TEMP = '.tmp';
+/**
+ * A temp file untouched this long is a write no process will finish (a replica gone for good, or a
+ * layout before per-process directories): bodies must keep moving (60 s idle, D-011).
+ */
+const ABANDONED_TEMP_MS = 24 * 60 * 60_000;
+
+function removeAbandonedTemps(dir: string, before: number): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const at = path.join(dir, entry.name);
+    try {
+      if (entry.isDirectory()) removeAbandonedTemps(at, before);
+      else if (fs.statSync(at).mtimeMs < before) fs.rmSync(at, { force: true });
+    } catch (error) {
+      // Renamed into place or removed by its writer meanwhile.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+}
+
 export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
   private readonly descriptors = new DescriptorCache();
 
-  /** `signer` lets the store hand out signed PUT URLs that the control plane receives for it. */
+  /**
+   * `signer` lets the store hand out signed PUT URLs that the control plane receives for it. `owner`
+   * names this process's temp files among those of other replicas sharing the directory (its worker
+   * id, which a restart keeps).
+   */
   constructor(
     readonly root: string,
     private readonly signer?: PutSigner,
+    owner = 'local',
   ) {
-    this.tmpDir = path.join(root, '.tmp');
+    const temps = path.join(root, TEMP);
+    this.tmpDir = path.join(temps, owner);
+    // This process's temp files are from its own crashed writes: nothing was renamed into place.
+    fs.rmSync(this.tmpDir, { force: true, recursive: true });
     fs.mkdirSync(this.tmpDir, { recursive: true });
-    // Temp files of a crashed write are garbage: nothing was renamed into place.
-    for (const name of fs.readdirSync(this.tmpDir))
-      fs.rmSync(path.join(this.tmpDir, name), { force: true, recursive: true });
+    // Another replica's may be writes in progress: only those untouched for a day are abandoned.
+    removeAbandonedTemps(temps, Date.now() - ABANDONED_TEMP_MS);
   }
 
   /** Absolute path of a key; the key grammar keeps it beneath the root. */

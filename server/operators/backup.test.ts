@@ -2,18 +2,29 @@
 // backup, or pg_dump/pg_restore): a server with a project and a ready image is backed up while it
 // runs, a fresh installation is restored from the backup, and a server started on it serves the
 // same project, credential and bytes. A restore never lands on an installation that has data.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config';
 import { image, uploadReady } from '../media/media.fixtures';
 import { TestServer } from '../testing/harness';
 import { TEST_DATABASE_URL, testDatabase, type TestDatabase } from '../testing/test-database';
 import { createBackup, runBackupCommand } from './backup';
 
-const temp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+const require = createRequire(import.meta.url);
+const temp = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
 
 describe('backup and restore', () => {
   let original: TestServer;
@@ -128,6 +139,99 @@ describe('backup and restore', () => {
       }),
     ).rejects.toThrow();
     expect(fs.readdirSync(shared)).toEqual(['notes.txt']);
+  });
+
+  it('copies the blob directory as it stands: through a symlink, without writes in progress, past files that go meanwhile', async () => {
+    const dataDir = temp('marquee-live-');
+    new Database(path.join(dataDir, 'marquee.db')).close();
+    // Replicas share one directory through a symlink named blobs (docs/operations.md).
+    const shared = temp('marquee-shared-blobs-');
+    fs.mkdirSync(path.join(shared, 'media'));
+    fs.mkdirSync(path.join(shared, '.tmp'));
+    fs.writeFileSync(path.join(shared, 'media', 'med_kept'), 'published bytes');
+    fs.writeFileSync(path.join(shared, 'media', 'med_gone'), 'removed during the copy');
+    fs.writeFileSync(path.join(shared, '.tmp', 'upload-in-progress'), 'half an upload');
+    fs.symlinkSync(shared, path.join(dataDir, 'blobs'));
+    const copyFile = fs.copyFileSync;
+    // Removed between the listing and its copy, as a temp file renamed into place or a discarded staging file is.
+    const spy = vi.spyOn(fs, 'copyFileSync').mockImplementation((source, target, mode) => {
+      if (String(source).endsWith('med_gone')) fs.rmSync(source as string);
+      copyFile(source, target, mode);
+    });
+    const backup = path.join(temp('marquee-backup-'), 'live');
+    const lines: string[] = [];
+    try {
+      expect(await runBackupCommand(['create', backup], { MARQUEE_DATA_DIR: dataDir }, (l) => lines.push(l))).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines.at(-1)).toBe(`backup complete in ${backup}`);
+    expect(fs.lstatSync(path.join(backup, 'blobs')).isDirectory()).toBe(true);
+    expect(fs.readdirSync(path.join(backup, 'blobs'))).toEqual(['media']);
+    expect(fs.readdirSync(path.join(backup, 'blobs', 'media'))).toEqual(['med_kept']);
+    expect(fs.readFileSync(path.join(backup, 'blobs', 'media', 'med_kept'), 'utf8')).toBe('published bytes');
+
+    // Restored into a fresh replica whose blobs symlink names an empty shared directory: the objects land there.
+    const freshDir = temp('marquee-fresh-replica-');
+    const freshShared = temp('marquee-fresh-shared-');
+    fs.symlinkSync(freshShared, path.join(freshDir, 'blobs'));
+    expect(await runBackupCommand(['restore', backup], { MARQUEE_DATA_DIR: freshDir }, () => {})).toBe(0);
+    expect(fs.readFileSync(path.join(freshShared, 'media', 'med_kept'), 'utf8')).toBe('published bytes');
+  });
+
+  it('copies a SQLite database that another process keeps writing to, as a busy server does', async () => {
+    const dataDir = temp('marquee-busy-');
+    const file = path.join(dataDir, 'marquee.db');
+    const setup = new Database(file);
+    setup.pragma('journal_mode = WAL');
+    setup.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)');
+    const insert = setup.prepare('INSERT INTO t (v) VALUES (?)');
+    setup.transaction(() => {
+      for (let i = 0; i < 16_000; i++) insert.run(Buffer.alloc(2000, i % 256)); // about 8,000 pages
+    })();
+    setup.close();
+    // The server: a write every millisecond, from another process. A copy in steps of 100 pages
+    // started again at each and never ended.
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require(${JSON.stringify(require.resolve('better-sqlite3'))}))(${JSON.stringify(file)});
+         db.pragma('journal_mode = WAL');
+         const update = db.prepare('UPDATE t SET v = ? WHERE id = ?');
+         let n = 0;
+         setInterval(() => update.run(Buffer.alloc(2000, ++n % 256), 1 + Math.floor(Math.random() * 16000)), 1);
+         process.stdout.write('writing\\n');`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise((resolve) => writer.stdout.once('data', resolve));
+      const backup = path.join(temp('marquee-backup-'), 'busy');
+      const done = runBackupCommand(['create', backup], { MARQUEE_DATA_DIR: dataDir }, () => {});
+      const late = new Promise((resolve) => setTimeout(resolve, 5_000, 'still copying after 5 s'));
+      expect(await Promise.race([done, late])).toBe(0);
+      const copy = new Database(path.join(backup, 'marquee.db'), { readonly: true });
+      expect(copy.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 16_000 });
+      copy.close();
+    } finally {
+      writer.kill();
+    }
+  }, 15_000);
+
+  it('keeps the database copy its owner’s alone, in the backup and once restored, as the server makes it', async () => {
+    const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
+    const copy = path.join(backupDir, TEST_DATABASE_URL?.startsWith('postgres') ? 'marquee.pgdump' : 'marquee.db');
+    expect(mode(copy)).toBe('600');
+    if (TEST_DATABASE_URL?.startsWith('postgres')) return;
+    const umask = process.umask(0o022);
+    try {
+      const dataDir = temp('marquee-restored-mode-');
+      expect(await runBackupCommand(['restore', backupDir], { MARQUEE_DATA_DIR: dataDir }, () => {})).toBe(0);
+      expect(mode(path.join(dataDir, 'marquee.db'))).toBe('600');
+    } finally {
+      process.umask(umask);
+    }
   });
 
   it('refuses a directory that holds no finished backup', async () => {

@@ -32,6 +32,12 @@ const SQLITE_FILE = 'marquee.db';
 const PG_DUMP_FILE = 'marquee.pgdump';
 const BLOBS_DIR = 'blobs';
 const SECRET_KEY_FILE = 'secret.key';
+/** As many pages as one step of SQLite's online backup may copy: all of them. */
+const ALL_PAGES = 0x7fffffff;
+/** The database copy holds people's addresses and credential hashes: its owner's alone, as the server makes it. */
+const DATABASE_FILE_MODE = 0o600;
+/** The local blob store's writes in progress (LocalBlobStore empties it at start). */
+const BLOB_TEMP_DIR = '.tmp';
 /** Every name a backup writes into its directory. */
 const BACKUP_ENTRIES = [SQLITE_FILE, PG_DUMP_FILE, BLOBS_DIR, SECRET_KEY_FILE, MANIFEST];
 
@@ -87,7 +93,10 @@ async function copyInto(config: Config, dir: string, print: (line: string) => vo
     // SQLite's online backup: a consistent copy while the server keeps writing.
     const db = new Database(sqliteFile(config.databaseUrl), { readonly: true, fileMustExist: true });
     try {
-      await db.backup(path.join(dir, SQLITE_FILE));
+      // In one step: a copy in steps starts again whenever another connection (the server) writes
+      // between two of them, so on a busy server it may never end. One step reads one snapshot, and
+      // in WAL mode the server's writes go on meanwhile.
+      await db.backup(path.join(dir, SQLITE_FILE), { progress: () => ALL_PAGES });
     } finally {
       db.close();
     }
@@ -99,12 +108,11 @@ async function copyInto(config: Config, dir: string, print: (line: string) => vo
       `--file=${path.join(dir, PG_DUMP_FILE)}`,
     ]);
   }
+  fs.chmodSync(path.join(dir, engine === 'sqlite' ? SQLITE_FILE : PG_DUMP_FILE), DATABASE_FILE_MODE);
   print(`database (${engine}) copied`);
   const blobs = !config.blobUrl;
   if (blobs) {
-    const source = path.join(config.dataDir, 'blobs');
-    if (fs.existsSync(source)) fs.cpSync(source, path.join(dir, BLOBS_DIR), { recursive: true });
-    else fs.mkdirSync(path.join(dir, BLOBS_DIR));
+    copyBlobDirectory(path.join(config.dataDir, 'blobs'), path.join(dir, BLOBS_DIR));
     print('blob directory copied');
   } else {
     print(`blobs are in ${config.blobUrl}: copy the bucket now (see docs/operations.md, Backups)`);
@@ -145,9 +153,9 @@ export async function restoreBackup(config: Config, dir: string, print: (line: s
     const target = sqliteFile(config.databaseUrl);
     if (fs.existsSync(target)) throw new BackupError(`${target} exists: restore into a fresh installation`);
     fs.copyFileSync(path.join(dir, SQLITE_FILE), target);
-    // A copy keeps the backup's mode (the umask's, where SQLite wrote it): the restored database is
-    // its owner's alone, as a new one is (D-449, D-484). SQLite gives -wal and -shm its mode.
-    fs.chmodSync(target, 0o600);
+    // A copy keeps the backup's mode: the restored database is its owner's alone, as a new one is
+    // (D-449, D-475, D-484). SQLite gives -wal and -shm its mode.
+    fs.chmodSync(target, DATABASE_FILE_MODE);
   } else {
     if (!(await postgresIsEmpty(config.databaseUrl))) {
       throw new BackupError('the PostgreSQL database is not empty: restore into a freshly created one');
@@ -161,7 +169,8 @@ export async function restoreBackup(config: Config, dir: string, print: (line: s
   }
   print(`database (${engine}) restored`);
   if (manifest.blobs) {
-    fs.cpSync(path.join(dir, BLOBS_DIR), blobTarget, { recursive: true });
+    // Into the directory a blobs symlink names (replicas sharing one), as the backup read it.
+    copyBlobDirectory(path.join(dir, BLOBS_DIR), blobTarget);
     print('blob directory restored');
   } else {
     print(
@@ -174,6 +183,41 @@ export async function restoreBackup(config: Config, dir: string, print: (line: s
     fs.chmodSync(secretKey, 0o600);
   }
   print('restore complete: start the server');
+}
+
+/**
+ * The blob directory as it stands while the server runs (or a backup's, into a fresh one). `.tmp` holds writes in progress, which the
+ * server removes at its next start, so it stays out. A file or directory that goes between its
+ * listing and its copy (an upload's temp file renamed into place, a staged tree published or
+ * discarded) is skipped: published objects are immutable, and one the database copy refers to was
+ * published before it.
+ */
+function copyBlobDirectory(from: string, to: string, top = true): void {
+  fs.mkdirSync(to, { recursive: true });
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(from, { withFileTypes: true });
+  } catch (error) {
+    if (isGone(error)) return;
+    throw error;
+  }
+  for (const entry of entries) {
+    if (top && entry.name === BLOB_TEMP_DIR) continue;
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) copyBlobDirectory(source, target, false);
+    else {
+      try {
+        fs.copyFileSync(source, target);
+      } catch (error) {
+        if (!isGone(error)) throw error;
+      }
+    }
+  }
+}
+
+function isGone(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
 function readManifest(dir: string): Manifest {

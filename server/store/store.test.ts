@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProblemError } from '../problem';
@@ -604,3 +605,42 @@ function affinity(declared: string): string {
   if (/REAL|FLOA|DOUB/.test(type)) return 'REAL';
   return 'NUMERIC';
 }
+
+describe.skipIf(!TEST_DATABASE_URL?.startsWith('postgres'))('a PostgreSQL database its user does not own', () => {
+  const suffix = `${process.pid}_${Date.now()}`;
+  const role = `marquee_not_owner_${suffix}`;
+  const name = `marquee_not_owned_${suffix}`;
+  const asAdmin = async (...statements: string[]) => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      for (const statement of statements) await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  afterAll(() => asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, `DROP ROLE IF EXISTS ${role}`));
+
+  it('stops the migrations with what the operator must change, not only PostgreSQL’s refusal', async () => {
+    // Created by an administrator without OWNER: from PostgreSQL 15 on, only the owner creates in public.
+    await asAdmin(
+      `CREATE ROLE ${role} LOGIN`,
+      `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
+    );
+    const url = new URL(TEST_DATABASE_URL!);
+    url.username = role;
+    url.pathname = `/${name}`;
+    const store = await openStore(url.toString());
+    try {
+      const failure = await store.migrate().then(
+        () => undefined,
+        (error: unknown) => error as Error & { code?: string },
+      );
+      expect(failure?.message).toMatch(/^permission denied for schema public: the database user may not create/);
+      expect(failure?.message).toContain('OWNER TO <user>');
+      expect(failure?.code).toBe('42501');
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -118,7 +118,7 @@ export class Store {
       allowUnorderedMigrations: true,
     });
     const { error } = await migrator.migrateToLatest();
-    if (error) throw error instanceof Error ? error : new Error(String(error));
+    if (error) throw migrationFailure(error);
     this.desiredIndexes = await this.driver.indexDefinitions();
   }
 
@@ -220,6 +220,24 @@ const savepoint = {
   release: compiledOnce<[], unknown>((db) => ({ compile: () => sql`RELEASE SAVEPOINT unit`.compile(db) })),
   rollback: compiledOnce<[], unknown>((db) => ({ compile: () => sql`ROLLBACK TO SAVEPOINT unit`.compile(db) })),
 };
+
+/** PostgreSQL's insufficient_privilege: on 15 and later, a database its user does not own has a public schema it may not create in. */
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+/** A failed migration as the start reports it: a refused privilege says what the operator must change. */
+function migrationFailure(error: unknown): Error {
+  const failure = error instanceof Error ? error : new Error(String(error));
+  if ((error as { code?: unknown }).code !== INSUFFICIENT_PRIVILEGE) return failure;
+  // The code stays: the start prints this as a refusal of the environment, without a stack.
+  return Object.assign(
+    new Error(
+      `${failure.message}: the database user may not create Marquee's tables. Make it the database's owner ` +
+        '(CREATE DATABASE … OWNER <user>, or ALTER DATABASE … OWNER TO <user>; docs/operations.md, "PostgreSQL and several replicas")',
+      { cause: error },
+    ),
+    { code: INSUFFICIENT_PRIVILEGE },
+  );
+}
 
 /** True when the error is a unique-constraint violation, whichever engine raised it. */
 export function isUniqueViolation(error: unknown): boolean {
