@@ -69,6 +69,26 @@ async function whileAssigning<T>(screenId: string, playlistId: string, request: 
   return answer!;
 }
 
+/**
+ * Runs `change` in a transaction and, once it has run but not committed, `then` in a second one;
+ * the first commits 300 ms later. A change that fails says so at once, instead of the test waiting
+ * out its timeout.
+ */
+async function whileUncommitted<T>(change: (work: Work) => Promise<unknown>, then: (work: Work) => Promise<T>) {
+  const { store } = server.services;
+  let changed!: () => void;
+  const ran = new Promise<void>((resolve) => (changed = resolve));
+  const changing = store.transaction(async (work) => {
+    await change(work);
+    changed();
+    await new Promise((r) => setTimeout(r, 300));
+  });
+  await Promise.race([ran, changing]);
+  const second = store.transaction(then);
+  await changing;
+  return second;
+}
+
 function videoPlacement(id: string, selector: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return { id, content: { type: 'video', selector, ...extra }, rect: fullRect, layer: 0, content_fit: 'contain' };
 }
@@ -1089,27 +1109,21 @@ describe('content changed while a playlist write reads it', () => {
   });
 
   /**
-   * Runs `change` in a transaction and, once it has run but not committed, writes `doc` as a new
-   * playlist in a second one, as POST /playlists does (the request itself would wait at its meter
-   * for the quota row a delete or a publication writes, so it would not overlap the change).
+   * Writes `doc` as a new playlist, as POST /playlists does, while `change` has run but not
+   * committed (the request itself would wait at its meter for the quota row a delete or a
+   * publication writes, so it would not overlap the change).
    */
   async function createWhile(projectId: string, change: (work: Work) => Promise<unknown>, doc: unknown) {
-    const { services, clock } = server;
-    let changed!: () => void;
-    const ran = new Promise<void>((resolve) => (changed = resolve));
-    const changing = services.store.transaction(async (work) => {
-      await change(work);
-      changed();
-      await new Promise((r) => setTimeout(r, 300));
-    });
-    await Promise.race([ran, changing]); // a change that fails says so, instead of the test waiting out its timeout
     const parsed = PlaylistWriteV2.parse(doc);
-    const writing = services.store.transaction(async (work) => {
+    return whileUncommitted(change, async (work) => {
       const resolution = await resolveForWrite(work, projectId, parsed);
-      return insertPlaylist(services, work, { tenantId: projectId, doc: parsed, resolution, now: clock.now() });
+      return insertPlaylist(server.services, work, {
+        tenantId: projectId,
+        doc: parsed,
+        resolution,
+        now: server.clock.now(),
+      });
     });
-    await changing;
-    return writing;
   }
 
   const createWhileDeleting = (projectId: string, doomed: string, doc: unknown) =>
@@ -1235,28 +1249,16 @@ describe('content changed while a playlist write reads it', () => {
 
 describe('content deleted while a screen is assigned a playlist naming it', () => {
   /**
-   * Runs `change` in a transaction and, once it has run but not committed, assigns the playlist to
-   * the screen in a second one, as PATCH /screens does (the request itself would wait at its meter
-   * for the quota row a delete writes, so it would not overlap the change).
+   * Assigns the playlist to the screen, as PATCH /screens does, while `change` has run but not
+   * committed (the request itself would wait at its meter for the quota row a delete writes, so it
+   * would not overlap the change).
    */
-  async function assignWhile(change: (work: Work) => Promise<unknown>, screenId: string, playlistId: string) {
-    const { services, clock } = server;
-    let changed!: () => void;
-    const ran = new Promise<void>((resolve) => (changed = resolve));
-    const changing = services.store.transaction(async (work) => {
-      await change(work);
-      changed();
-      await new Promise((r) => setTimeout(r, 300));
-    });
-    await Promise.race([ran, changing]); // a change that fails says so, instead of the test waiting out its timeout
-    const assigning = services.store.transaction(async (work) => {
+  const assignWhile = (change: (work: Work) => Promise<unknown>, screenId: string, playlistId: string) =>
+    whileUncommitted(change, async (work) => {
       const before = await findScreen(work.db, tenant, screenId);
-      const r = { events: services.events, work, now: clock.now(), requestId: 'req_assign' };
+      const r = { events: server.services.events, work, now: server.clock.now(), requestId: 'req_assign' };
       return patchScreen(r, before, { playlist_id: playlistId });
     });
-    await changing;
-    return assigning;
-  }
 
   const appDoc = (releaseId: string) => ({
     name: 'Board',
