@@ -1,11 +1,13 @@
 // Verification reads the stored bytes through the blob store; on a bucket every read is a request,
-// so the number of reads must not grow with the media's length.
+// so the number of reads must not grow with the media's length. Containers are read off the main
+// thread, within a deadline.
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ByteRange } from '../blobs/blob-store';
 import { LocalBlobStore } from '../blobs/local-blob-store';
 import { tempDirs } from '../testing/temp-dirs';
-import { mp3, mp3DurationMs, sha256 } from './media.fixtures';
+import { ProblemError } from '../problem';
+import { mp3, mp3DurationMs, sha256, video } from './media.fixtures';
 import { verifyStoredMedia } from './media-verification';
 
 const tempDir = tempDirs('verification');
@@ -36,5 +38,64 @@ describe('media verification reads', () => {
     );
     expect(verified.durationMs).toBe(mp3DurationMs(frames));
     expect(reads()).toBeLessThan(50);
+  });
+});
+
+/** The MP4 with its sample-to-chunk table's first entry claiming `samplesPerChunk` samples per chunk. */
+function withSamplesPerChunk(mp4: Buffer, samplesPerChunk: number): Buffer {
+  const bytes = Buffer.from(mp4);
+  // stsc: type, version and flags, entry count, then (first chunk, samples per chunk, description index).
+  bytes.writeUInt32BE(samplesPerChunk, bytes.indexOf('stsc') + 4 + 4 + 4 + 4);
+  return bytes;
+}
+
+describe('containers whose tables a parser trusts', () => {
+  it('reads them on a worker, within the deadline: the server keeps answering meanwhile', async () => {
+    // About 1.5 billion loop turns for each sample read: seconds of a core, minutes for 2^32.
+    const bytes = withSamplesPerChunk(await video('mp4'), 1_500_000_000);
+    const store = new LocalBlobStore(tempDir());
+    await store.write('media/clip', bytes);
+    let longestPause = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      longestPause = Math.max(longestPause, performance.now() - last);
+      last = performance.now();
+    }, 10);
+    const started = performance.now();
+    try {
+      const refused = await verifyStoredMedia(
+        store,
+        'media/clip',
+        { bytes: bytes.length, sha256: sha256(bytes), contentType: 'video/mp4' },
+        new AbortController().signal,
+        500,
+      ).catch((error: unknown) => error);
+      longestPause = Math.max(longestPause, performance.now() - last);
+      expect(refused).toBeInstanceOf(ProblemError);
+      expect((refused as ProblemError).options.errors?.[0]).toMatchObject({
+        field: 'content_type',
+        code: 'unreadable',
+      });
+      expect((refused as ProblemError).detail).toMatch(/could not be read within 0.5 s/);
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(longestPause).toBeLessThan(250);
+  });
+
+  it('still reads an honest container, and a second one on the worker the first left', async () => {
+    const bytes = await video('mp4');
+    const store = new LocalBlobStore(tempDir());
+    await store.write('media/clip', bytes);
+    for (let i = 0; i < 2; i++) {
+      const verified = await verifyStoredMedia(
+        store,
+        'media/clip',
+        { bytes: bytes.length, sha256: sha256(bytes), contentType: 'video/mp4' },
+        new AbortController().signal,
+      );
+      expect(verified).toEqual({ width: 320, height: 240, durationMs: 3000, codecs: 'avc1.42001f' });
+    }
   });
 });

@@ -1,15 +1,16 @@
 // Verifies stored upload bytes against their declaration: size, SHA-256, the real content type by
 // sniffing, and what players need to know (pixel size, duration, codecs). Reads go through the
 // BlobStore only (ranged where possible), so an S3-compatible store works the same way. Pure
-// JavaScript throughout: no ffprobe or other external binaries.
+// JavaScript throughout: no ffprobe or other external binaries. Containers are read on a worker
+// thread with a deadline (container-analysis.ts): their tables are the uploader's to make up.
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { fileTypeFromStream } from 'file-type/node';
-import { ALL_FORMATS, CustomSource, Input } from 'mediabunny';
 import sharp from 'sharp';
 import { kindOf, type MediaContentType } from '../../sdk/contract/media';
 import type { BlobStore } from '../blobs/blob-store';
 import { problem, type ProblemError } from '../problem';
+import { ContainerUnreadable, analyseContainer, type ContainerFacts, type TrackFacts } from './container-analysis';
 
 export interface Declared {
   bytes: number;
@@ -65,6 +66,8 @@ export async function verifyStoredMedia(
   key: string,
   declared: Declared,
   signal: AbortSignal,
+  /** How long the container may take to read (CONTAINER_ANALYSIS_DEADLINE_MS unless given). */
+  analysisDeadlineMs?: number,
 ): Promise<VerifiedMedia> {
   const stat = await blobs.stat(key);
   if (!stat)
@@ -86,7 +89,7 @@ export async function verifyStoredMedia(
 
   return kindOf(declared.contentType) === 'image'
     ? imageFacts(blobs, key, declared.contentType)
-    : timedFacts(blobs, key, declared);
+    : timedFacts(blobs, key, declared, signal, analysisDeadlineMs);
 }
 
 async function sniff(stream: Readable): Promise<string | undefined> {
@@ -133,53 +136,55 @@ async function imageFacts(blobs: BlobStore, key: string, contentType: MediaConte
 }
 
 /** Video and audio: container duration, video pixel size and the RFC 6381 codecs of every track. */
-async function timedFacts(blobs: BlobStore, key: string, declared: Declared): Promise<VerifiedMedia> {
-  const input = new Input({
-    formats: ALL_FORMATS,
-    source: new CustomSource({
-      getSize: () => declared.bytes,
-      read: (start, end) => readRange(blobs, key, start, end),
-      // Reads ahead in growing blocks: without it a scan (an MP3 with no Xing header is timed frame by
-      // frame) reads once per frame, each a GET on a bucket (137,663 for an hour of MP3).
-      prefetchProfile: 'network',
-    }),
-  });
+async function timedFacts(
+  blobs: BlobStore,
+  key: string,
+  declared: Declared,
+  signal: AbortSignal,
+  deadlineMs: number | undefined,
+): Promise<VerifiedMedia> {
+  let facts: ContainerFacts;
   try {
-    const format = await input.getFormat().catch(() => undefined);
-    if (!format || format.name !== CONTAINER[declared.contentType]) {
-      throw mismatch(
-        'content_type',
-        `the container is ${format?.name ?? 'unreadable'}, ${declared.contentType} was declared`,
-      );
-    }
-    const seconds = await input.computeDuration().catch(() => 0);
-    const durationMs = Math.round(seconds * 1000);
-    if (!(durationMs >= 1)) throw unreadable('the media has no readable duration');
-
-    const codecs: string[] = [];
-    let width: number | null = null;
-    let height: number | null = null;
-    if (kindOf(declared.contentType) === 'video') {
-      const video = await input.getPrimaryVideoTrack();
-      if (!video) throw unreadable('the video has no video track');
-      width = video.displayWidth;
-      height = video.displayHeight;
-      if (!(width >= 1 && height >= 1)) throw unreadable('the video track has no pixel size');
-      codecs.push(await codecOf(video));
-    }
-    const audio = await input.getPrimaryAudioTrack();
-    if (audio) codecs.push(await codecOf(audio));
-    if (kindOf(declared.contentType) === 'audio' && audio?.codec !== 'mp3')
-      throw unreadable('the audio is not an MP3 stream');
-    return { width, height, durationMs, codecs: codecs.join(',') };
-  } finally {
-    input.dispose();
+    facts = await analyseContainer(declared.bytes, (start, end) => readRange(blobs, key, start, end), {
+      signal,
+      deadlineMs,
+    });
+  } catch (error) {
+    if (error instanceof ContainerUnreadable)
+      throw unreadable(`${error.message}; ${declared.contentType} was declared`);
+    throw error;
   }
+  if (!facts.format || facts.format !== CONTAINER[declared.contentType]) {
+    throw mismatch(
+      'content_type',
+      `the container is ${facts.format ?? 'unreadable'}, ${declared.contentType} was declared`,
+    );
+  }
+  const durationMs = Math.round(facts.seconds * 1000);
+  if (!(durationMs >= 1)) throw unreadable('the media has no readable duration');
+
+  const codecs: string[] = [];
+  let width: number | null = null;
+  let height: number | null = null;
+  if (kindOf(declared.contentType) === 'video') {
+    const video = facts.video;
+    if (!video) throw unreadable('the video has no video track');
+    width = video.width;
+    height = video.height;
+    if (!(width !== null && width >= 1 && height !== null && height >= 1))
+      throw unreadable('the video track has no pixel size');
+    codecs.push(codecOf(video));
+  }
+  const audio = facts.audio;
+  if (audio) codecs.push(codecOf(audio));
+  if (kindOf(declared.contentType) === 'audio' && audio?.codec !== 'mp3')
+    throw unreadable('the audio is not an MP3 stream');
+  return { width, height, durationMs, codecs: codecs.join(',') };
 }
 
 /** Players choose decoders by codec, so a track whose codec cannot be named is refused. */
-async function codecOf(track: { getCodecParameterString(): Promise<string | null> }): Promise<string> {
-  const codec = await track.getCodecParameterString().catch(() => null);
+function codecOf(track: TrackFacts): string {
+  const codec = track.parameters;
   if (!codec || !CODEC_ENTRY.test(codec)) throw unreadable('a track has a codec that cannot be established');
   return codec;
 }
