@@ -222,7 +222,9 @@ class LocalTreeStaging implements TreeStaging {
     const file = path.join(this.dir, name);
     if (name.includes('/')) await fsp.mkdir(path.dirname(file), { recursive: true });
     if (bytes > SMALL_FILE_BYTES) {
-      await pipeline(Readable.from(data), fs.createWriteStream(file, { flags: 'wx', flush: this.durable }));
+      await this.writes.track(
+        pipeline(Readable.from(data), fs.createWriteStream(file, { flags: 'wx', flush: this.durable })),
+      );
       return;
     }
     const buffer = await collect(data);
