@@ -57,6 +57,11 @@ export interface BlobStore {
    * itself (nginx `X-Accel-Redirect`); undefined for a store that has no directory.
    */
   directoryPath?(key: string): string;
+  /**
+   * Optional: the object as a file on this machine (a local directory), for a reader that takes a
+   * file and reads only the parts it needs (an image's header); undefined for a store without files.
+   */
+  localFile?(key: string): string;
   /** Size of the object, or undefined when absent. */
   stat(key: string): Promise<{ bytes: number } | undefined>;
   delete(key: string): Promise<void>;

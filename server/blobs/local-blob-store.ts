@@ -115,6 +115,10 @@ export class LocalBlobStore implements BlobStore {
     return key;
   }
 
+  localFile(key: string): string {
+    return this.pathOf(key);
+  }
+
   async stat(key: string): Promise<{ bytes: number } | undefined> {
     try {
       const s = await fsp.stat(this.pathOf(key));

@@ -1,27 +1,37 @@
 // Verification reads the stored bytes through the blob store; on a bucket every read is a request,
 // so the number of reads must not grow with the media's length. Containers are read off the main
 // thread, within a deadline.
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ByteRange } from '../blobs/blob-store';
 import { LocalBlobStore } from '../blobs/local-blob-store';
 import { tempDirs } from '../testing/temp-dirs';
 import { ProblemError } from '../problem';
-import { mp3, mp3DurationMs, sha256, video } from './media.fixtures';
+import { image, mp3, mp3DurationMs, sha256, video } from './media.fixtures';
 import { verifyStoredMedia } from './media-verification';
 
 const tempDir = tempDirs('verification');
 
-/** A local store that counts its reads, as a bucket would count GET requests. */
-function countingStore(): { store: LocalBlobStore; reads: () => number } {
+/** A local store that counts its reads (as a bucket would count GET requests) and the bytes they yield. */
+function countingStore(): { store: LocalBlobStore; reads: () => number; bytesRead: () => number } {
   const store = new LocalBlobStore(tempDir());
   let reads = 0;
+  let bytesRead = 0;
   const read = store.read.bind(store);
   store.read = (key: string, range?: ByteRange): Readable => {
     reads++;
-    return read(key, range);
+    const source = read(key, range);
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytesRead += chunk.length;
+        done(null, chunk);
+      },
+    });
+    source.on('error', (error) => counted.destroy(error));
+    counted.on('close', () => source.destroy());
+    return source.pipe(counted);
   };
-  return { store, reads: () => reads };
+  return { store, reads: () => reads, bytesRead: () => bytesRead };
 }
 
 describe('media verification reads', () => {
@@ -38,6 +48,24 @@ describe('media verification reads', () => {
     );
     expect(verified.durationMs).toBe(mp3DurationMs(frames));
     expect(reads()).toBeLessThan(50);
+  });
+});
+
+describe('image headers', () => {
+  it('are read from the file: the image never passes through memory whole', async () => {
+    // A PNG of 8 MiB: a small picture and what follows its end (any image may be up to 1 GiB).
+    const bytes = Buffer.concat([await image('png', 64, 48), Buffer.alloc(8 * 1024 * 1024, 1)]);
+    const { store, bytesRead } = countingStore();
+    await store.write('media/poster', bytes);
+    const verified = await verifyStoredMedia(
+      store,
+      'media/poster',
+      { bytes: bytes.length, sha256: sha256(bytes), contentType: 'image/png' },
+      new AbortController().signal,
+    );
+    expect(verified).toEqual({ width: 64, height: 48, durationMs: null, codecs: null });
+    // Once for the SHA-256, and the first bytes for the type: the header is no reason to read it all.
+    expect(bytesRead()).toBeLessThan(bytes.length + 1024 * 1024);
   });
 });
 

@@ -4,9 +4,14 @@
 // JavaScript throughout: no ffprobe or other external binaries. Containers are read on a worker
 // thread with a deadline (container-analysis.ts): their tables are the uploader's to make up.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileTypeFromStream } from 'file-type/node';
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { kindOf, type MediaContentType } from '../../sdk/contract/media';
 import type { BlobStore } from '../blobs/blob-store';
 import { problem, type ProblemError } from '../problem';
@@ -35,6 +40,10 @@ const SNIFFED_AS: Record<MediaContentType, readonly string[]> = {
   'video/webm': ['video/webm'],
   'audio/mpeg': ['audio/mpeg'],
 };
+
+// Images are opened as files (imageFacts): libvips would hold up to 20 of them open in its cache,
+// deleted ones (a removed media, a temporary copy) included, with their disk space.
+sharp.cache({ files: 0 });
 
 const SHARP_FORMAT: Partial<Record<MediaContentType, string>> = {
   'image/png': 'png',
@@ -113,19 +122,17 @@ async function hash(stream: Readable, signal: AbortSignal): Promise<string> {
   return digest.digest('hex');
 }
 
-/** Pixel size from the header only (never a full decode), as displayed: EXIF orientation applied. */
+/**
+ * Pixel size from the header only (never a full decode), as displayed: EXIF orientation applied.
+ * sharp is given a file: from a stream it would gather the whole image in memory first (two copies
+ * of up to 1 GiB) to read a header of a few hundred bytes.
+ */
 async function imageFacts(blobs: BlobStore, key: string, contentType: MediaContentType): Promise<VerifiedMedia> {
-  const reader = sharp({ failOn: 'none' });
-  const source = blobs.read(key);
-  source.on('error', (error) => reader.destroy(error));
-  source.pipe(reader);
-  let meta: Awaited<ReturnType<typeof reader.metadata>>;
+  let meta: Metadata;
   try {
-    meta = await reader.metadata();
+    meta = await withFile(blobs, key, (file) => sharp(file, { failOn: 'none' }).metadata());
   } catch {
     throw unreadable(`the ${contentType} image header cannot be read`);
-  } finally {
-    source.destroy();
   }
   if (meta.format !== SHARP_FORMAT[contentType])
     throw mismatch('content_type', `the image decodes as ${meta.format ?? 'nothing'}, ${contentType} was declared`);
@@ -133,6 +140,20 @@ async function imageFacts(blobs: BlobStore, key: string, contentType: MediaConte
   const height = meta.autoOrient?.height ?? meta.height;
   if (!width || !height) throw unreadable('the image has no pixel size');
   return { width, height, durationMs: null, codecs: null };
+}
+
+/** Runs `use` on the object as a file: the store's own, or else a temporary copy (a bucket). */
+async function withFile<T>(blobs: BlobStore, key: string, use: (file: string) => Promise<T>): Promise<T> {
+  const own = blobs.localFile?.(key);
+  if (own !== undefined) return use(own);
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'marquee-verify-'));
+  try {
+    const file = path.join(dir, 'object');
+    await pipeline(blobs.read(key), fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+    return await use(file);
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** Video and audio: container duration, video pixel size and the RFC 6381 codecs of every track. */
