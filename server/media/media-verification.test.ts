@@ -2,13 +2,15 @@
 // so the number of reads must not grow with the media's length. Containers are read off the main
 // thread, within a deadline.
 import { Transform, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { ByteRange } from '../blobs/blob-store';
 import { LocalBlobStore } from '../blobs/local-blob-store';
 import { tempDirs } from '../testing/temp-dirs';
+import { crc32 } from '../../sdk/pack/deterministic-archive';
 import { ProblemError } from '../problem';
 import { image, mp3, mp3DurationMs, sha256, video } from './media.fixtures';
-import { verifyStoredMedia } from './media-verification';
+import { IMAGE_PIXELS_MAX, verifyStoredMedia } from './media-verification';
 
 const tempDir = tempDirs('verification');
 
@@ -66,6 +68,51 @@ describe('image headers', () => {
     expect(verified).toEqual({ width: 64, height: 48, durationMs: null, codecs: null });
     // Once for the SHA-256, and the first bytes for the type: the header is no reason to read it all.
     expect(bytesRead()).toBeLessThan(bytes.length + 1024 * 1024);
+  });
+});
+
+/** A PNG whose header says `width` × `height`, with a few bytes of pixel data. */
+function pngOfSize(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const framed = Buffer.alloc(body.length + 8);
+    framed.writeUInt32BE(data.length, 0);
+    body.copy(framed, 4);
+    framed.writeUInt32BE(crc32(body), body.length + 4);
+    return framed;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2], 8); // 8-bit RGB
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', zlib.deflateSync(Buffer.alloc(1024))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+describe('image pixel sizes', () => {
+  async function verifyPng(width: number, height: number) {
+    const bytes = pngOfSize(width, height);
+    const store = new LocalBlobStore(tempDir());
+    await store.write('media/huge', bytes);
+    return verifyStoredMedia(
+      store,
+      'media/huge',
+      { bytes: bytes.length, sha256: sha256(bytes), contentType: 'image/png' },
+      new AbortController().signal,
+    ).catch((error: unknown) => error);
+  }
+
+  it('refuses an image over 16383² pixels saying how large it is, and takes one at the limit', async () => {
+    const refused = await verifyPng(100_000, 100_000);
+    expect(refused).toBeInstanceOf(ProblemError);
+    expect((refused as ProblemError).options.errors?.[0]).toMatchObject({ field: 'content_type', code: 'too_large' });
+    expect((refused as ProblemError).detail).toMatch(/100000 × 100000 pixels; at most 268402689/);
+    expect(await verifyPng(IMAGE_PIXELS_MAX + 1, 1)).toBeInstanceOf(ProblemError);
+    expect(await verifyPng(16383, 16383)).toMatchObject({ width: 16383, height: 16383 });
   });
 });
 

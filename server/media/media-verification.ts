@@ -45,6 +45,12 @@ const SNIFFED_AS: Record<MediaContentType, readonly string[]> = {
 // deleted ones (a removed media, a temporary copy) included, with their disk space.
 sharp.cache({ files: 0 });
 
+/**
+ * Most pixels an image may have: sharp's own decoding limit (16383²), which refused larger images
+ * before, as a header it "cannot read". Each is about a gigabyte once a screen decodes it.
+ */
+export const IMAGE_PIXELS_MAX = 16383 * 16383;
+
 const SHARP_FORMAT: Partial<Record<MediaContentType, string>> = {
   'image/png': 'png',
   'image/jpeg': 'jpeg',
@@ -130,9 +136,14 @@ async function hash(stream: Readable, signal: AbortSignal): Promise<string> {
 async function imageFacts(blobs: BlobStore, key: string, contentType: MediaContentType): Promise<VerifiedMedia> {
   let meta: Metadata;
   try {
-    meta = await withFile(blobs, key, (file) => sharp(file, { failOn: 'none' }).metadata());
+    // No pixel limit here: the header alone is read, and the size is judged below with its reason.
+    meta = await withFile(blobs, key, (file) => sharp(file, { failOn: 'none', limitInputPixels: false }).metadata());
   } catch {
     throw unreadable(`the ${contentType} image header cannot be read`);
+  }
+  if (meta.width !== undefined && meta.height !== undefined && meta.width * meta.height > IMAGE_PIXELS_MAX) {
+    const detail = `the image is ${meta.width} × ${meta.height} pixels; at most ${IMAGE_PIXELS_MAX} pixels (16383 × 16383) are accepted`;
+    throw problem('invalid_request', detail, { errors: [{ field: 'content_type', code: 'too_large', detail }] });
   }
   if (meta.format !== SHARP_FORMAT[contentType])
     throw mismatch('content_type', `the image decodes as ${meta.format ?? 'nothing'}, ${contentType} was declared`);
