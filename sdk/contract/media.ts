@@ -120,6 +120,11 @@ export type GenerationQuality = (typeof GENERATION_QUALITIES)[number];
 export const GENERATION_PROMPT_MAX = 4000; // spec Limits: prompt 1 to 4000 characters
 /** Reference images sent to the vendor with the prompt; OpenAI-compatible edits take a handful. */
 export const GENERATION_REFERENCES_MAX = 4;
+/**
+ * Largest reference image sent to the vendor: OpenAI-compatible edits take images under 50 MB,
+ * and each reference is read whole into the server's memory to be sent.
+ */
+export const GENERATION_REFERENCE_MAX_BYTES = 50 * 1024 * 1024;
 
 export const MediaGenerationRequest = z.strictObject({
   prompt: z

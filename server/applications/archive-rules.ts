@@ -253,6 +253,85 @@ export class ArchiveTotals {
   }
 }
 
+const BLOCK = 512;
+const ZERO_BLOCK = Buffer.alloc(BLOCK);
+
+/** Bytes a tar entry takes after its header: its data, padded to whole blocks (directories have none). */
+export function paddedDataBytes(kind: EntryKind, size: number): number {
+  return kind === 'directory' ? 0 : Math.ceil(size / BLOCK) * BLOCK;
+}
+
+/**
+ * The end-of-archive marker (D-093: whatever follows it must be empty). GNU tar, bsdtar and
+ * Python's tarfile stop at the first zero block where a header belongs; tar-stream skips zero
+ * blocks and reads on. Fed the inflated tar stream, this keeps the runs of zero blocks not yet
+ * known to be file data; told where each entry's header starts and its data ends, it finds a
+ * zero block between two entries, and at the end anything but zeros after the marker.
+ */
+export class EndOfArchive {
+  /** Whole blocks fed so far, in bytes. */
+  private fed = 0;
+  /** The incomplete block at the end of what was fed. */
+  private partial = Buffer.alloc(0);
+  /** Runs of zero blocks, [start, end) in the tar stream, from `boundary` on. */
+  private zeroRuns: [number, number][] = [];
+  /** Where the last entry's data ends: the next header, or the marker, belongs here. */
+  private boundary = 0;
+  /** Start of the last block that is not all zeros. */
+  private lastNonZero = -1;
+
+  feed(chunk: Buffer): void {
+    const data = this.partial.length > 0 ? Buffer.concat([this.partial, chunk]) : chunk;
+    let at = 0;
+    for (; at + BLOCK <= data.length; at += BLOCK) {
+      const start = this.fed + at;
+      if (data.compare(ZERO_BLOCK, 0, BLOCK, at, at + BLOCK) !== 0) {
+        this.lastNonZero = start;
+        continue;
+      }
+      const run = this.zeroRuns.at(-1);
+      if (run && run[1] === start) run[1] = start + BLOCK;
+      else this.zeroRuns.push([start, start + BLOCK]);
+    }
+    this.fed += at;
+    this.partial = Buffer.from(data.subarray(at));
+  }
+
+  /** An entry whose header starts at `headerAt`, with `dataBytes` after it (paddedDataBytes). */
+  entry(path: string, headerAt: number, dataBytes: number): ProblemError | undefined {
+    if (this.markerBefore(headerAt) !== undefined)
+      return afterEnd(`${shown(path)} comes after the end-of-archive marker`);
+    this.boundary = headerAt + BLOCK + dataBytes;
+    // Zero blocks of the entry's own data are no marker.
+    this.zeroRuns = this.zeroRuns
+      .filter(([, end]) => end > this.boundary)
+      .map(([start, end]) => [Math.max(start, this.boundary), end]);
+    return undefined;
+  }
+
+  /** Once the tar stream ended: after the marker, zeros only. */
+  end(): ProblemError | undefined {
+    const marker = this.markerBefore(Number.POSITIVE_INFINITY);
+    if (marker === undefined) return undefined;
+    if (this.lastNonZero > marker || this.partial.some((byte) => byte !== 0))
+      return afterEnd('the archive holds data after its end-of-archive marker');
+    return undefined;
+  }
+
+  /** Where the first zero block between the last entry's data and `headerAt` starts, if any. */
+  private markerBefore(headerAt: number): number | undefined {
+    const run = this.zeroRuns.find(([start, end]) => end > this.boundary && start < headerAt);
+    return run === undefined ? undefined : Math.max(run[0], this.boundary);
+  }
+}
+
+function afterEnd(what: string): ProblemError {
+  return archiveRejection(
+    'after_end_of_archive',
+    `${what}; tar and other tools stop reading there, so it would be published unseen`,
+  );
+}
+
 export function missingEntry(): ProblemError {
   return archiveRejection('missing_entry', `the archive has no ${RELEASE_ENTRY} at its root`);
 }

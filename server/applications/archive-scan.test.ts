@@ -409,6 +409,29 @@ const corpus: HostileCase[] = [
     detail: /not a valid tar stream/,
   },
   {
+    name: 'a file after the end-of-archive marker (two archives one after the other)',
+    entries: [index, { name: 'hidden.js', data: 'x' }],
+    body: () => zlib.gzipSync(Buffer.concat([tarOf([index]), tarOf([{ name: 'hidden.js', data: 'x' }])])),
+    code: 'after_end_of_archive',
+    detail: /"hidden.js" comes after the end-of-archive marker/,
+  },
+  {
+    name: 'a file after one zero block',
+    entries: [index, { name: 'pad', raw: { zeros: 512 } }, { name: 'hidden.js', data: 'x' }],
+    code: 'after_end_of_archive',
+    detail: /"hidden.js" comes after the end-of-archive marker/,
+  },
+  {
+    name: 'a pax header after the end-of-archive marker',
+    entries: [index],
+    body: () =>
+      zlib.gzipSync(
+        Buffer.concat([tarOf([index]), tarOf([{ name: 'PaxHeader', type: 'x', data: '18 path=hidden.js\n' }])]),
+      ),
+    code: 'after_end_of_archive',
+    detail: /data after its end-of-archive marker/,
+  },
+  {
     name: 'garbage after the archive',
     entries: [index, { name: 'junk', raw: Buffer.alloc(512, 0x41) }],
     code: 'corrupt_tar',
@@ -597,6 +620,18 @@ describe('archives that are fine', () => {
     ]);
     const { result } = await scan(fixture.body, fixture.declaration);
     expect(result.files.map((f) => f.path)).toEqual(['index.html', 'deep/er/still/file.css', pax, gnu, ustar]);
+  });
+
+  it('takes zero blocks inside files: only one where a header belongs ends the archive', async () => {
+    const fixture = archiveOf([
+      { name: 'blank/', type: '5' },
+      { name: 'blank/zeros.bin', zeros: 4096 },
+      { name: 'blank/empty.bin', data: '' },
+      { name: 'tail.bin', data: Buffer.concat([Buffer.from('x'), Buffer.alloc(1500)]) },
+      index,
+    ]);
+    const { result } = await scan(fixture.body, fixture.declaration);
+    expect(result.files.map((f) => f.path)).toEqual(['blank/zeros.bin', 'blank/empty.bin', 'tail.bin', 'index.html']);
   });
 
   it('normalizes names to NFC', async () => {

@@ -12,12 +12,14 @@ import { ProblemError } from '../problem';
 import {
   ArchiveTotals,
   COMPRESSED_BYTES_MAX,
+  EndOfArchive,
   ReleasePaths,
   archiveRejection,
   entryKind,
   entryPath,
   inflatedBytesBound,
   missingEntry,
+  paddedDataBytes,
 } from './archive-rules';
 import type { ArchiveDeclaration } from './upload-headers';
 
@@ -61,6 +63,7 @@ export function scanArchive(
     const inflateBound = inflatedBytesBound(declared);
     const paths = new ReleasePaths();
     const totals = new ArchiveTotals(declared);
+    const endOfArchive = new EndOfArchive();
     const files: ReleaseFile[] = [];
     let compressed = 0;
     let inflated = 0;
@@ -122,7 +125,9 @@ export function scanArchive(
               `the archive's SHA-256 is ${sha256}, not the ${declared.sha256} declared in ${UPLOAD_HEADERS.archiveSha256}`,
               UPLOAD_HEADERS.archiveSha256,
             )
-          : (totals.finalMismatch() ?? (paths.hasFile(RELEASE_ENTRY) ? undefined : missingEntry()));
+          : (endOfArchive.end() ??
+            totals.finalMismatch() ??
+            (paths.hasFile(RELEASE_ENTRY) ? undefined : missingEntry()));
       if (mismatch) {
         failure = mismatch;
         reject(mismatch);
@@ -145,6 +150,7 @@ export function scanArchive(
         );
         return;
       }
+      endOfArchive.feed(chunk);
       if (!extract.write(chunk)) {
         gunzip.pause();
         extract.once('drain', () => failure === undefined && gunzip.resume());
@@ -181,6 +187,10 @@ export function scanArchive(
         if (where instanceof ProblemError) throw where;
         const clash = paths.add(where, kind);
         if (clash) throw clash;
+        // tar-stream's entry knows where its header starts in the tar stream.
+        const headerAt = (entry as unknown as { offset: number }).offset;
+        const hidden = endOfArchive.entry(where.path, headerAt, paddedDataBytes(kind, header.size));
+        if (hidden) throw hidden;
         if (kind === 'directory') {
           entry.resume();
           continue;

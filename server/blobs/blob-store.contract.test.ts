@@ -192,6 +192,21 @@ describe.each(implementations)('BlobStore on a %s', (_name, open) => {
       expect(await blobs.stagedTrees()).toEqual([]);
     });
 
+    it('waits on abort for a large object still being stored, and leaves nothing of it', async () => {
+      const staging = await blobs.stageTree('op_w');
+      let aborted: Promise<void> | undefined;
+      async function* body(): AsyncIterable<Uint8Array> {
+        yield Buffer.alloc(600 * 1024, 0x62);
+        // The upload fails (its client went away) while this object is still being stored.
+        aborted = staging.abort();
+        await Promise.race([aborted, new Promise((resolve) => setTimeout(resolve, 300))]);
+      }
+      await staging.add('0', body(), 600 * 1024);
+      await aborted;
+      expect(await blobs.hasStagedTree('op_w')).toBe(false);
+      expect(await blobs.stat('.staging/op_w/0')).toBeUndefined();
+    });
+
     it('writes many objects with several in flight', async () => {
       const staging = await blobs.stageTree('op_d', { durable: true });
       for (let i = 0; i < 40; i++) await staging.add(String(i), chunks(`file ${i}`), `file ${i}`.length);

@@ -57,6 +57,11 @@ export interface BlobStore {
    * itself (nginx `X-Accel-Redirect`); undefined for a store that has no directory.
    */
   directoryPath?(key: string): string;
+  /**
+   * Optional: the object as a file on this machine (a local directory), for a reader that takes a
+   * file and reads only the parts it needs (an image's header); undefined for a store without files.
+   */
+  localFile?(key: string): string;
   /** Size of the object, or undefined when absent. */
   stat(key: string): Promise<{ bytes: number } | undefined>;
   delete(key: string): Promise<void>;
@@ -140,11 +145,13 @@ export function assertBlobKey(key: string): void {
 }
 
 /**
- * The small files of a tree being staged, written without waiting for each, at most `width` at a
- * time; the first failure fails the tree (at the next add, or at finish).
+ * The writes of a tree being staged: small files written without waiting for each, at most `width`
+ * at a time (the first failure fails the tree, at the next add or at finish), and large ones that
+ * their add awaits itself, which an abort must still wait for.
  */
 export class WritesInFlight {
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly awaited = new Set<Promise<void>>();
   private failure: unknown;
 
   constructor(private readonly width: number) {}
@@ -167,9 +174,27 @@ export class WritesInFlight {
     this.throwIfFailed();
   }
 
+  /**
+   * A write its caller awaits (a large object stored as its bytes are read). The add resolves once
+   * its data was read, which may be before the store has the object: an abort that did not wait
+   * for it removed the tree, and the object was stored into the removed tree afterwards.
+   */
+  async track(write: Promise<void>): Promise<void> {
+    const settled = write.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.awaited.add(settled);
+    try {
+      await write;
+    } finally {
+      this.awaited.delete(settled);
+    }
+  }
+
   /** Waits for every write, failed or not (before the tree is thrown away). */
   async settle(): Promise<void> {
-    await Promise.allSettled(this.inFlight);
+    await Promise.allSettled([...this.inFlight, ...this.awaited]);
   }
 
   throwIfFailed(): void {

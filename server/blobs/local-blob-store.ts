@@ -143,6 +143,10 @@ export class LocalBlobStore implements BlobStore {
     return key;
   }
 
+  localFile(key: string): string {
+    return this.pathOf(key);
+  }
+
   async stat(key: string): Promise<{ bytes: number } | undefined> {
     try {
       const s = await fsp.stat(this.pathOf(key));
@@ -250,7 +254,9 @@ class LocalTreeStaging implements TreeStaging {
     const file = path.join(this.dir, name);
     if (name.includes('/')) await fsp.mkdir(path.dirname(file), { recursive: true });
     if (bytes > SMALL_FILE_BYTES) {
-      await pipeline(Readable.from(data), fs.createWriteStream(file, { flags: 'wx', flush: this.durable }));
+      await this.writes.track(
+        pipeline(Readable.from(data), fs.createWriteStream(file, { flags: 'wx', flush: this.durable })),
+      );
       return;
     }
     const buffer = await collect(data);

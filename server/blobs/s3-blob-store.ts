@@ -391,7 +391,7 @@ class S3TreeStaging implements TreeStaging {
     this.names.add(name);
     const key = this.base + name;
     if (bytes > SMALL_OBJECT_BYTES) {
-      await this.store.putKnown(key, Readable.from(data, { objectMode: false }), bytes);
+      await this.writes.track(this.store.putKnown(key, Readable.from(data, { objectMode: false }), bytes));
       return;
     }
     const buffer = await collect(data);

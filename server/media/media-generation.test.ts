@@ -1,7 +1,7 @@
 import http from 'node:http';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GENERATED_SIZES } from '../../sdk/contract/media';
+import { GENERATED_SIZES, GENERATION_REFERENCE_MAX_BYTES } from '../../sdk/contract/media';
 import { TestClock } from '../clock';
 import { noReferences, type MediaChange } from '../references';
 import { MILLIS_PER_CREDIT } from '../tenants/credits';
@@ -311,6 +311,24 @@ describe('POST /api/v1/media/generations', () => {
     expect(missing.status).toBe(404);
     const { token: other } = await server.enroll();
     expect((await generate({ prompt: 'x', references: [ref.id] }, other)).status).toBe(404);
+  });
+
+  it('refuses a reference image larger than vendors take, before reading it into memory', async () => {
+    const ref = await uploadReady(server, token, await image('png', 40, 30), 'image/png');
+    const tooLarge = GENERATION_REFERENCE_MAX_BYTES + 1;
+    // A ready image's size is its verified size; this one stands for a 50 MiB upload.
+    await server.services.store.db.updateTable('media').set({ bytes: tooLarge }).where('id', '=', ref.id).execute();
+    const sent = vendor.requests.length;
+    const res = await generate({ prompt: 'Like this', references: [ref.id] });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json().errors[0]).toMatchObject({ field: 'references.0', code: 'too_large' });
+    expect(vendor.requests.length).toBe(sent);
+    await server.services.store.db
+      .updateTable('media')
+      .set({ bytes: GENERATION_REFERENCE_MAX_BYTES })
+      .where('id', '=', ref.id)
+      .execute();
+    expect((await generate({ prompt: 'Like this', references: [ref.id] })).status).toBe(201);
   });
 
   it.each([

@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import type { z } from 'zod';
 import {
   GENERATED_SIZES,
+  GENERATION_REFERENCE_MAX_BYTES,
   type AspectRatio,
   type GenerationQuality,
   type MediaContentType,
@@ -173,6 +174,13 @@ export async function openGeneration(work: Work, g: Generation, now: number): Pr
       throw problem('invalid_request', `references[${i}]: must be an image`, {
         errors: [{ field: `references.${i}`, code: 'not_image', detail: 'must be an image' }],
       });
+    // Read whole before it is sent: an image may be up to 1 GiB, far more than a vendor takes.
+    if (row.bytes > GENERATION_REFERENCE_MAX_BYTES) {
+      const detail = `is ${row.bytes} bytes; a reference image may be at most ${GENERATION_REFERENCE_MAX_BYTES}`;
+      throw problem('invalid_request', `references[${i}]: ${detail}`, {
+        errors: [{ field: `references.${i}`, code: 'too_large', detail }],
+      });
+    }
     rows.push(row);
   }
   await tx

@@ -1,15 +1,21 @@
 // Verifies stored upload bytes against their declaration: size, SHA-256, the real content type by
 // sniffing, and what players need to know (pixel size, duration, codecs). Reads go through the
 // BlobStore only (ranged where possible), so an S3-compatible store works the same way. Pure
-// JavaScript throughout: no ffprobe or other external binaries.
+// JavaScript throughout: no ffprobe or other external binaries. Containers are read on a worker
+// thread with a deadline (container-analysis.ts): their tables are the uploader's to make up.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileTypeFromStream } from 'file-type/node';
-import { ALL_FORMATS, CustomSource, Input } from 'mediabunny';
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { kindOf, type MediaContentType } from '../../sdk/contract/media';
 import type { BlobStore } from '../blobs/blob-store';
 import { problem, type ProblemError } from '../problem';
+import { ContainerUnreadable, analyseContainer, type ContainerFacts, type TrackFacts } from './container-analysis';
 
 export interface Declared {
   bytes: number;
@@ -34,6 +40,16 @@ const SNIFFED_AS: Record<MediaContentType, readonly string[]> = {
   'video/webm': ['video/webm'],
   'audio/mpeg': ['audio/mpeg'],
 };
+
+// Images are opened as files (imageFacts): libvips would hold up to 20 of them open in its cache,
+// deleted ones (a removed media, a temporary copy) included, with their disk space.
+sharp.cache({ files: 0 });
+
+/**
+ * Most pixels an image may have: sharp's own decoding limit (16383²), which refused larger images
+ * before, as a header it "cannot read". Each is about a gigabyte once a screen decodes it.
+ */
+export const IMAGE_PIXELS_MAX = 16383 * 16383;
 
 const SHARP_FORMAT: Partial<Record<MediaContentType, string>> = {
   'image/png': 'png',
@@ -65,6 +81,8 @@ export async function verifyStoredMedia(
   key: string,
   declared: Declared,
   signal: AbortSignal,
+  /** How long the container may take to read (CONTAINER_ANALYSIS_DEADLINE_MS unless given). */
+  analysisDeadlineMs?: number,
 ): Promise<VerifiedMedia> {
   const stat = await blobs.stat(key);
   if (!stat)
@@ -86,7 +104,7 @@ export async function verifyStoredMedia(
 
   return kindOf(declared.contentType) === 'image'
     ? imageFacts(blobs, key, declared.contentType)
-    : timedFacts(blobs, key, declared);
+    : timedFacts(blobs, key, declared, signal, analysisDeadlineMs);
 }
 
 async function sniff(stream: Readable): Promise<string | undefined> {
@@ -110,19 +128,22 @@ async function hash(stream: Readable, signal: AbortSignal): Promise<string> {
   return digest.digest('hex');
 }
 
-/** Pixel size from the header only (never a full decode), as displayed: EXIF orientation applied. */
+/**
+ * Pixel size from the header only (never a full decode), as displayed: EXIF orientation applied.
+ * sharp is given a file: from a stream it would gather the whole image in memory first (two copies
+ * of up to 1 GiB) to read a header of a few hundred bytes.
+ */
 async function imageFacts(blobs: BlobStore, key: string, contentType: MediaContentType): Promise<VerifiedMedia> {
-  const reader = sharp({ failOn: 'none' });
-  const source = blobs.read(key);
-  source.on('error', (error) => reader.destroy(error));
-  source.pipe(reader);
-  let meta: Awaited<ReturnType<typeof reader.metadata>>;
+  let meta: Metadata;
   try {
-    meta = await reader.metadata();
+    // No pixel limit here: the header alone is read, and the size is judged below with its reason.
+    meta = await withFile(blobs, key, (file) => sharp(file, { failOn: 'none', limitInputPixels: false }).metadata());
   } catch {
     throw unreadable(`the ${contentType} image header cannot be read`);
-  } finally {
-    source.destroy();
+  }
+  if (meta.width !== undefined && meta.height !== undefined && meta.width * meta.height > IMAGE_PIXELS_MAX) {
+    const detail = `the image is ${meta.width} × ${meta.height} pixels; at most ${IMAGE_PIXELS_MAX} pixels (16383 × 16383) are accepted`;
+    throw problem('invalid_request', detail, { errors: [{ field: 'content_type', code: 'too_large', detail }] });
   }
   if (meta.format !== SHARP_FORMAT[contentType])
     throw mismatch('content_type', `the image decodes as ${meta.format ?? 'nothing'}, ${contentType} was declared`);
@@ -132,54 +153,70 @@ async function imageFacts(blobs: BlobStore, key: string, contentType: MediaConte
   return { width, height, durationMs: null, codecs: null };
 }
 
-/** Video and audio: container duration, video pixel size and the RFC 6381 codecs of every track. */
-async function timedFacts(blobs: BlobStore, key: string, declared: Declared): Promise<VerifiedMedia> {
-  const input = new Input({
-    formats: ALL_FORMATS,
-    source: new CustomSource({
-      getSize: () => declared.bytes,
-      read: (start, end) => readRange(blobs, key, start, end),
-      // Reads ahead in growing blocks: without it a scan (an MP3 with no Xing header is timed frame by
-      // frame) reads once per frame, each a GET on a bucket (137,663 for an hour of MP3).
-      prefetchProfile: 'network',
-    }),
-  });
+/** Runs `use` on the object as a file: the store's own, or else a temporary copy (a bucket). */
+async function withFile<T>(blobs: BlobStore, key: string, use: (file: string) => Promise<T>): Promise<T> {
+  const own = blobs.localFile?.(key);
+  if (own !== undefined) return use(own);
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'marquee-verify-'));
   try {
-    const format = await input.getFormat().catch(() => undefined);
-    if (!format || format.name !== CONTAINER[declared.contentType]) {
-      throw mismatch(
-        'content_type',
-        `the container is ${format?.name ?? 'unreadable'}, ${declared.contentType} was declared`,
-      );
-    }
-    const seconds = await input.computeDuration().catch(() => 0);
-    const durationMs = Math.round(seconds * 1000);
-    if (!(durationMs >= 1)) throw unreadable('the media has no readable duration');
-
-    const codecs: string[] = [];
-    let width: number | null = null;
-    let height: number | null = null;
-    if (kindOf(declared.contentType) === 'video') {
-      const video = await input.getPrimaryVideoTrack();
-      if (!video) throw unreadable('the video has no video track');
-      width = video.displayWidth;
-      height = video.displayHeight;
-      if (!(width >= 1 && height >= 1)) throw unreadable('the video track has no pixel size');
-      codecs.push(await codecOf(video));
-    }
-    const audio = await input.getPrimaryAudioTrack();
-    if (audio) codecs.push(await codecOf(audio));
-    if (kindOf(declared.contentType) === 'audio' && audio?.codec !== 'mp3')
-      throw unreadable('the audio is not an MP3 stream');
-    return { width, height, durationMs, codecs: codecs.join(',') };
+    const file = path.join(dir, 'object');
+    await pipeline(blobs.read(key), fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+    return await use(file);
   } finally {
-    input.dispose();
+    await fsp.rm(dir, { recursive: true, force: true });
   }
 }
 
+/** Video and audio: container duration, video pixel size and the RFC 6381 codecs of every track. */
+async function timedFacts(
+  blobs: BlobStore,
+  key: string,
+  declared: Declared,
+  signal: AbortSignal,
+  deadlineMs: number | undefined,
+): Promise<VerifiedMedia> {
+  let facts: ContainerFacts;
+  try {
+    facts = await analyseContainer(declared.bytes, (start, end) => readRange(blobs, key, start, end), {
+      signal,
+      deadlineMs,
+    });
+  } catch (error) {
+    if (error instanceof ContainerUnreadable)
+      throw unreadable(`${error.message}; ${declared.contentType} was declared`);
+    throw error;
+  }
+  if (!facts.format || facts.format !== CONTAINER[declared.contentType]) {
+    throw mismatch(
+      'content_type',
+      `the container is ${facts.format ?? 'unreadable'}, ${declared.contentType} was declared`,
+    );
+  }
+  const durationMs = Math.round(facts.seconds * 1000);
+  if (!(durationMs >= 1)) throw unreadable('the media has no readable duration');
+
+  const codecs: string[] = [];
+  let width: number | null = null;
+  let height: number | null = null;
+  if (kindOf(declared.contentType) === 'video') {
+    const video = facts.video;
+    if (!video) throw unreadable('the video has no video track');
+    width = video.width;
+    height = video.height;
+    if (!(width !== null && width >= 1 && height !== null && height >= 1))
+      throw unreadable('the video track has no pixel size');
+    codecs.push(codecOf(video));
+  }
+  const audio = facts.audio;
+  if (audio) codecs.push(codecOf(audio));
+  if (kindOf(declared.contentType) === 'audio' && audio?.codec !== 'mp3')
+    throw unreadable('the audio is not an MP3 stream');
+  return { width, height, durationMs, codecs: codecs.join(',') };
+}
+
 /** Players choose decoders by codec, so a track whose codec cannot be named is refused. */
-async function codecOf(track: { getCodecParameterString(): Promise<string | null> }): Promise<string> {
-  const codec = await track.getCodecParameterString().catch(() => null);
+function codecOf(track: TrackFacts): string {
+  const codec = track.parameters;
   if (!codec || !CODEC_ENTRY.test(codec)) throw unreadable('a track has a codec that cannot be established');
   return codec;
 }

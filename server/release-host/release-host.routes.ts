@@ -8,6 +8,7 @@ import { readyReleaseAt, releaseFile, releaseFileKey } from '../applications/app
 import { problem } from '../problem';
 import { query, type Reply, type RequestContext } from '../http/route';
 import { streamToClient } from '../http/streaming';
+import { parseRange } from '../media/byte-range';
 import { sha256Hex } from '../keys';
 import { contentTypeOf } from './content-types';
 import { fetchMetadataConflict, fetchMetadataOf } from './fetch-metadata';
@@ -79,12 +80,30 @@ export const releaseAsset = query({ meter: false }, async (ctx): Promise<Reply |
     res.status(304).end();
     return;
   }
-  res.status(200).set({ 'Content-Type': contentTypeOf(path), 'Content-Length': String(file.bytes) });
-  if (req.method === 'HEAD') {
+  // One byte range, as protected media answers it: a video of the application seeks and loops, and
+  // a browser plays an MP4 whose index comes last only when it can fetch that end first.
+  const ifRange = req.headers['if-range'] as string | undefined; // one value: Node joins repeated ones
+  const range =
+    file.bytes === 0
+      ? ({ kind: 'whole' } as const)
+      : parseRange(ifRange === undefined || ifRange.trim() === etag ? req.headers.range : undefined, file.bytes);
+  if (range.kind === 'refused') {
+    throw problem('invalid_range', range.reason, {
+      headers: { 'Content-Range': `bytes */${file.bytes}`, 'Accept-Ranges': 'bytes', ...NO_REFERRER },
+    });
+  }
+  const { start, end } = range.kind === 'range' ? range : { start: 0, end: file.bytes - 1 };
+  res.status(range.kind === 'range' ? 206 : 200).set({
+    'Content-Type': contentTypeOf(path),
+    'Content-Length': String(end - start + 1),
+    'Accept-Ranges': 'bytes',
+    ...(range.kind === 'range' ? { 'Content-Range': `bytes ${start}-${end}/${file.bytes}` } : {}),
+  });
+  if (req.method === 'HEAD' || file.bytes === 0) {
     res.end();
     return;
   }
-  await streamToClient(req, res, services.blobs.read(releaseFileKey(release.id, file.ordinal)));
+  await streamToClient(req, res, services.blobs.read(releaseFileKey(release.id, file.ordinal), { start, end }));
 });
 
 type Ctx = RequestContext<unknown, unknown, undefined>;

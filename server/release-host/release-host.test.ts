@@ -267,6 +267,47 @@ describe('release-grant cookies', () => {
     expect(again.body.length).toBe(0);
   });
 
+  it('serve one byte range of a file, and refuse one beyond its end with 416', async () => {
+    const p = await publish([
+      ...sampleApp(),
+      { name: 'clip.mp4', data: '0123456789' },
+      { name: 'empty.txt', data: '' },
+    ]);
+    const { jar } = await launch(p);
+    const video = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'video' };
+    const whole = await get(p.host, '/clip.mp4', { cookies: jar, headers: video });
+    expect(whole.status).toBe(200);
+    expect(whole.headers['accept-ranges']).toBe('bytes');
+    const part = await get(p.host, '/clip.mp4', { cookies: jar, headers: { ...video, range: 'bytes=2-5' } });
+    expect(part.status).toBe(206);
+    expect(part.text).toBe('2345');
+    expect(part.headers['content-range']).toBe('bytes 2-5/10');
+    expect(part.headers['content-length']).toBe('4');
+    expect(part.headers['content-type']).toBe('video/mp4');
+    expect(part.headers['x-content-type-options']).toBe('nosniff');
+    const tail = await get(p.host, '/clip.mp4', { cookies: jar, headers: { ...video, range: 'bytes=-3' } });
+    expect([tail.status, tail.text]).toEqual([206, '789']);
+    const head = await server.request('HEAD', '/clip.mp4', {
+      host: p.host,
+      cookies: jar,
+      headers: { range: 'bytes=8-' },
+    });
+    expect([head.status, head.headers['content-length'], head.body.length]).toEqual([206, '2', 0]);
+    // If-Range naming another representation asks for the whole file.
+    const stale = await get(p.host, '/clip.mp4', {
+      cookies: jar,
+      headers: { ...video, range: 'bytes=2-5', 'if-range': '"another"' },
+    });
+    expect([stale.status, stale.text]).toEqual([200, '0123456789']);
+    const beyond = await get(p.host, '/clip.mp4', { cookies: jar, headers: { ...video, range: 'bytes=10-' } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.json().code).toBe('invalid_range');
+    expect(beyond.headers['content-range']).toBe('bytes */10');
+    expect((await get(p.host, '/clip.mp4', { cookies: jar, headers: { range: 'bytes=0-1,4-5' } })).status).toBe(416);
+    const empty = await get(p.host, '/empty.txt', { cookies: jar, headers: { range: 'bytes=0-' } });
+    expect([empty.status, empty.body.length]).toEqual([200, 0]);
+  });
+
   it('find NFC and NFD spellings of a name alike', async () => {
     const p = await publish([...sampleApp(), { name: 'cafe\u0301.html', data: 'menu' }]);
     const { jar } = await launch(p);
