@@ -51,8 +51,18 @@ export const RUNTIME_DIRECTORY = '_marquee';
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const utf8 = new TextEncoder();
 
+/** A path that starts like a Windows drive (`C:…`): archive readers there take it as absolute. */
+export const DRIVE_PREFIX = /^[A-Za-z]:/;
+
 export interface NameRuleBroken {
-  code: 'invalid_utf8' | 'control_character' | 'backslash' | 'path_too_long' | 'path_too_deep' | 'reserved_path';
+  code:
+    | 'invalid_utf8'
+    | 'control_character'
+    | 'backslash'
+    | 'absolute_path'
+    | 'path_too_long'
+    | 'path_too_deep'
+    | 'reserved_path';
   /** Completes "path X …". */
   why: string;
   /** The path as a problem may show it (control characters escaped). */
@@ -78,6 +88,12 @@ export function nameRules(path: string, limits: { pathBytes: number; pathDepth: 
     broken.push({
       code: 'backslash',
       why: 'contains a backslash, which some systems read as a separator',
+      shown: path,
+    });
+  if (DRIVE_PREFIX.test(path))
+    broken.push({
+      code: 'absolute_path',
+      why: 'starts like a Windows drive ("c:"), which the server refuses as an absolute path',
       shown: path,
     });
   if (utf8.encode(path).length > limits.pathBytes)

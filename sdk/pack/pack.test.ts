@@ -352,6 +352,13 @@ describe('path rules', () => {
     expect((await problemCodes(dir)).sort()).toEqual(['backslash', 'control_character', 'invalid_utf8']);
   });
 
+  it('refuses a name that starts like a Windows drive, as the server does', async () => {
+    // The server reads `c:menu.js` as absolute (archive-rules.ts): the author learns it here, not on upload.
+    expect(await problemCodes(tree({ 'index.html': 'x', 'c:menu.js': 'x', 'menu:c.js': 'x' }))).toEqual([
+      'absolute_path',
+    ]);
+  });
+
   it('refuses names that collide after case folding or Unicode normalization', async () => {
     expect(await problemCodes(tree({ 'index.html': 'x', 'Logo.png': 'a', 'logo.png': 'b' }))).toEqual([
       'duplicate_path',

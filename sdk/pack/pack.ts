@@ -61,6 +61,7 @@ export type PackProblemCode =
   | 'invalid_utf8'
   | 'control_character'
   | 'backslash'
+  | 'absolute_path'
   | 'duplicate_path'
   | 'path_too_long'
   | 'path_too_deep'

@@ -2,7 +2,7 @@
 // the entry types, and the path rules (no traversal, no links, no collisions once normalized).
 import { CONTROL_CHARACTER, LIMITS } from '../../sdk/contract/limits';
 import { RELEASE_ENTRY, UPLOAD_HEADERS } from '../../sdk/contract/applications';
-import { caseFold, replacementCharacterRule, reservedRootRule } from '../../sdk/contract/archive-paths';
+import { caseFold, DRIVE_PREFIX, replacementCharacterRule, reservedRootRule } from '../../sdk/contract/archive-paths';
 import { echo } from '../../sdk/contract/untrusted-text';
 import { problem, type ProblemError } from '../problem';
 
@@ -99,7 +99,7 @@ export function entryPath(raw: string, kind: EntryKind): EntryPath | ProblemErro
   const replacement = replacementCharacterRule(raw);
   if (replacement) return reject(replacement.code, replacement.why);
   if (raw.includes('\\')) return reject('backslash', 'contains a backslash');
-  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return reject('absolute_path', 'is absolute');
+  if (raw.startsWith('/') || DRIVE_PREFIX.test(raw)) return reject('absolute_path', 'is absolute');
   let rest = raw;
   // Archives made with `tar -C dir .` name everything `./…`; that prefix means the root.
   while (rest.startsWith('./')) rest = rest.slice(2);
