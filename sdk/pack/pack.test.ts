@@ -218,6 +218,15 @@ describe('ignoring', () => {
     );
   });
 
+  it('stops on a .marqueeignore that is not a regular file (a FIFO, a directory) instead of packing without its rules', async () => {
+    const fifo = tree({ 'index.html': 'x' });
+    execFileSync('mkfifo', [path.join(fifo, '.marqueeignore')]);
+    expect(await problemCodes(fifo)).toEqual(['special_file']); // a read would have blocked for good
+    const directory = tree({ 'index.html': 'x', 'secret.txt': 's' });
+    fs.mkdirSync(path.join(directory, '.marqueeignore'));
+    expect(await problemCodes(directory)).toEqual(['special_file']);
+  });
+
   it('applies .marqueeignore rules with negation and directory patterns', async () => {
     const dir = tree({
       'index.html': 'x',

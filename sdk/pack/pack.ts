@@ -89,6 +89,25 @@ export class PackError extends Error {
   }
 }
 
+/**
+ * The text of the directory's .marqueeignore, or '' when it has none. One that exists but is not a
+ * regular file (a FIFO would block the read for good) or cannot be read stops the pack: packing on
+ * without its rules could put in what the author meant to leave out.
+ */
+async function readIgnoreFile(root: string): Promise<string> {
+  const file = path.join(root, IGNORE_FILE);
+  const stat = await fs.stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (!stat) return '';
+  if (!stat.isFile())
+    throw new PackError([
+      { code: 'special_file', path: IGNORE_FILE, detail: 'is not a regular file; its rules cannot be read' },
+    ]);
+  return fs.readFile(file, 'utf8');
+}
+
 export interface PackOptions {
   /** The bridge's classic script: added as _marquee/runtime.js and referenced from top-level HTML files. */
   runtime?: Uint8Array;
@@ -162,8 +181,7 @@ export async function packApplication(directory: string, options: PackOptions = 
     throw new PackError([{ code: 'not_a_directory', detail: `${directory} ${why}` }]);
   }
 
-  const ignoreText = await fs.readFile(path.join(root, IGNORE_FILE), 'utf8').catch(() => '');
-  const rules = IgnoreRules.parse(ignoreText);
+  const rules = IgnoreRules.parse(await readIgnoreFile(root));
   const files: ScannedFile[] = [];
   const directories = new Set<string>();
   const ignored: string[] = [];
