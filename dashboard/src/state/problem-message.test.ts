@@ -28,6 +28,16 @@ describe('problemMessage', () => {
     ).toBe('If-Match is stale');
   });
 
+  it('keeps a detail that starts with an id or a file name as written', () => {
+    const inUse = new MarqueeProblem(409, { code: 'resource_conflict', detail: 'med_8Xk2 is shown by 2 playlists' });
+    expect(problemMessage(inUse, 'x')).toBe('med_8Xk2 is shown by 2 playlists');
+    const missing = new MarqueeProblem(422, { code: 'archive_rejected', detail: 'index.html is missing' });
+    expect(problemMessage(missing, 'x')).toBe('index.html is missing');
+    // A sentence's own full stop or colon after its first word is no identifier.
+    const word = new MarqueeProblem(409, { code: 'resource_conflict', detail: 'conflict: try again' });
+    expect(problemMessage(word, 'x')).toBe('Conflict: try again');
+  });
+
   it('names each field of an invalid request in words, not by the path a program reads', () => {
     const problem = new MarqueeProblem(400, {
       code: 'invalid_request',

@@ -28,11 +28,19 @@ export function problemClause(error: unknown, fallback: string): string {
   return fallback;
 }
 
-/** A sentence shown on its own starts with a capital ("Screen not found", not "screen not found"). */
+/**
+ * A sentence shown on its own starts with a capital ("Screen not found", not "screen not found"),
+ * unless it starts with a name a program reads (`med_…`, `index.html`, `image/png`), which is kept
+ * as written.
+ */
 function sentenceStart(text: string): string {
   const first = text.charAt(0);
-  return first === first.toLowerCase() ? `${first.toUpperCase()}${text.slice(1)}` : text;
+  if (first !== first.toLowerCase() || IDENTIFIER_FIRST.test(text)) return text;
+  return `${first.toUpperCase()}${text.slice(1)}`;
 }
+
+/** A first word holding an underscore, a digit, a dot, a slash or a colon before its end. */
+const IDENTIFIER_FIRST = /^[^\s]*[_\d./:][^\s]/;
 
 /** A field path for a sentence: `entries.0.rule.windows.1.start` → "entry 1, window 2, start". */
 export function fieldLabel(path: string): string {
