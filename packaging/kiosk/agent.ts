@@ -322,6 +322,7 @@ export class KioskAgent {
     // At boot a missing or truncated file of what is on glass is dropped at once (a cheap check);
     // the full re-hash of the mirror waits until the screen is playing, then runs daily.
     for (const key of neededKeys(this.book.needed())) if (!key.startsWith('tree:')) this.mirror.intact(key);
+    void this.restoreTrees();
     const verify = () =>
       void this.mirror
         .verify()
@@ -342,6 +343,26 @@ export class KioskAgent {
     for (const t of this.timers) t.unref();
     this.followGroup();
     void this.run();
+  }
+
+  /**
+   * The active manifest's release trees, unpacked again from their mirrored packages where a power
+   * cut left them short: no network needed, so an offline boot repairs them too (a refresh does
+   * the same, but only once upstream answers).
+   */
+  private async restoreTrees(): Promise<void> {
+    const active = this.book.active()?.manifest;
+    if (!active) return;
+    const keep = neededKeys(this.book.needed());
+    for (const release of releasesOf(active)) {
+      try {
+        if (this.trees.intact(release.releaseId) || !(await this.mirror.servable(release.packageSha256))) continue;
+        this.log('warn', 'a release tree is incomplete; unpacking it again', { release: release.releaseId });
+        await this.trees.extract(release.releaseId, release.packageSha256, keep);
+      } catch (error) {
+        this.log('error', 'a release tree could not be unpacked again', { error: String(error) });
+      }
+    }
   }
 
   async stop(): Promise<void> {
