@@ -165,6 +165,8 @@ export class KioskAgent {
     readonly log: AgentLog,
   ) {
     this.db = new AgentDb(options.dataDir);
+    // A pairing started with another key cannot be completed with this one (its proof would not verify).
+    if (identity.created) this.db.delete('pairing');
     this.book = new ManifestBook(this.db);
     this.content = new ContentClient(options.server, {
       headers: () => this.upstream.credentialHeaders(),
