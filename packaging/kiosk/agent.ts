@@ -521,9 +521,15 @@ export class KioskAgent {
     }
   }
 
-  /** Forgets the screen (its manifests and mirror stay until evicted); the renderer pairs again. */
+  /**
+   * Forgets the screen, with the reports and key/value writes queued for it (a pairing that follows
+   * may be another owner's screen: they must never go up as its own); the mirror stays until
+   * evicted. The renderer pairs again.
+   */
   private unpair(why: string): void {
     this.log('warn', `unpaired: ${why}`);
+    this.reports.clear();
+    this.kv.clear();
     this.db.delete('enrollment');
     this.db.delete('pairing');
     this.db.delete('upstream-cursor');
