@@ -174,7 +174,19 @@ export class Mirror {
     const now = this.now();
     if (now - (this.touched.get(key) ?? 0) < TOUCH_EVERY_MS) return;
     this.touched.set(key, now);
-    this.db.prepare('UPDATE entries SET last_used = ? WHERE key = ?').run(now, key);
+    this.note('UPDATE entries SET last_used = ? WHERE key = ?', now, key);
+  }
+
+  /**
+   * A write of bookkeeping only (last use, last verification), made while serving: a disk too full
+   * for it (SQLITE_FULL) must not keep a whole file from glass, so it is skipped when it fails.
+   */
+  private note(sql: string, ...values: unknown[]): void {
+    try {
+      this.db.prepare(sql).run(...values);
+    } catch {
+      // Next time, or never: LRU order and the verification time are hints.
+    }
   }
 
   /**
@@ -438,8 +450,8 @@ export class Mirror {
         this.remove(row);
         dropped.push(row.key);
       } else {
-        this.db.prepare('UPDATE entries SET verified_at = ? WHERE key = ?').run(this.now(), row.key);
         this.hashedThisRun.add(row.key);
+        this.note('UPDATE entries SET verified_at = ? WHERE key = ?', this.now(), row.key);
       }
     }
     return dropped;
