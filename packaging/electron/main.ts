@@ -6,7 +6,7 @@ import path from 'node:path';
 import { app, BrowserWindow, ipcMain, Menu, powerSaveBlocker, session } from 'electron';
 import { KioskAgent } from '../kiosk/agent';
 import { linuxHostFacts } from '../kiosk/host-facts';
-import { readSettings } from '../kiosk/main';
+import { agentOptions, readSettings, resetIdentity } from '../kiosk/main';
 import { PAGE_CALL_CHANNEL, runPageCall } from '../kiosk/page-hooks';
 import { linuxPlatform } from '../kiosk/platform';
 import { channelControl, watchRenderer } from '../kiosk/shell';
@@ -39,17 +39,25 @@ app.whenReady().then(async () => {
     MARQUEE_KIOSK_DATA_DIR: path.join(app.getPath('userData'), 'kiosk'),
     ...process.env,
   });
-  const agent = await KioskAgent.start({
-    server: settings.server,
-    dataDir: settings.dataDir,
-    port: settings.port,
-    playerDir: PLAYER_DIR,
-    budgetBytes: settings.budgetBytes,
-    // Display power and reboot through the Linux adapter; elsewhere the player falls back to black glass.
-    platform:
-      process.platform === 'linux' ? linuxPlatform(linuxHostFacts(), { commands: settings.commands }) : undefined,
-    log: (level, message, fields) => console[level === 'info' ? 'log' : level](message, fields ?? ''),
-  });
+  if (settings.resetIdentity) {
+    // A one-off command: its failure (no network, say) is told, never relaunched into again.
+    const reset = await resetIdentity(settings).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (reset) console.error('marquee kiosk: the identity reset failed', reset);
+    else console.log('this device is unbound from its screen; its data dir is empty');
+    return app.exit(reset ? 1 : 0);
+  }
+  const agent = await KioskAgent.start(
+    agentOptions(settings, {
+      playerDir: PLAYER_DIR,
+      // Display power and reboot through the Linux adapter; elsewhere the player falls back to black glass.
+      platform:
+        process.platform === 'linux' ? linuxPlatform(linuxHostFacts(), { commands: settings.commands }) : undefined,
+      log: (level, message, fields) => console[level === 'info' ? 'log' : level](message, fields ?? ''),
+    }),
+  );
 
   let window: BrowserWindow;
   let watchdog: ReturnType<typeof watchRenderer> | undefined;

@@ -31,8 +31,21 @@ export class AgentDb {
   private readonly statements = new Map<string, SQLite.Statement>();
 
   constructor(dataDir: string) {
+    // Owner-only, whoever made the directory: it holds the mirror, and this database the agent's
+    // local signing key, a pending pairing credential and the sync group's LAN key.
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    this.sqlite = new SQLite(path.join(dataDir, 'agent.db'));
+    fs.chmodSync(dataDir, 0o700);
+    const file = path.join(dataDir, 'agent.db');
+    // SQLite gives its -wal and -shm files the database file's mode; older versions left all three 0644.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+    for (const name of [file, `${file}-wal`, `${file}-shm`]) {
+      try {
+        if (fs.statSync(name).mode & 0o077) fs.chmodSync(name, 0o600);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+    this.sqlite = new SQLite(file);
     this.sqlite.pragma('journal_mode = WAL');
     this.sqlite.pragma('synchronous = FULL');
     this.sqlite.pragma('busy_timeout = 5000');

@@ -14,6 +14,7 @@ import { HOST, Renderer, startAgent, tempDataDir, until } from './agent.fixtures
 import { fixedHostFacts } from './host-facts';
 import { FakePlatform } from './platform';
 import { mediaOf } from './local-manifest';
+import { Upstream } from './upstream';
 import type { ContentFetch } from './mirror';
 
 let server: TestServer;
@@ -248,6 +249,36 @@ describe('identity reset', () => {
 });
 
 describe('the report queue', () => {
+  it('is emptied with the key/value queue when the screen is gone: a later pairing never sends them as its own', async () => {
+    const dataDir = tempDataDir();
+    const agent = await agentAt(dataDir);
+    await new Renderer(agent).pair(server.origin, token);
+    await until(() => agent.isOnline);
+    await agent.stop();
+
+    const offline = await agentAt(dataDir, 'http://127.0.0.1:9');
+    const queued = await new Renderer(offline).post('/runtime/v1/reports', {
+      severity: 'warning',
+      code: 'kiosk.old_screen',
+      context: null,
+    });
+    expect(queued.status).toBe(202);
+    offline.db
+      .prepare(
+        `INSERT INTO kv_queue (application_id, placement, method, key, body, if_match, idempotency_key, queued_at)
+       VALUES ('app_old', 'pg/pl', 'DELETE', 'k', NULL, NULL, 'idem-old-screen', 0)`,
+      )
+      .run();
+    // The screen is unbound while the kiosk is offline (its key's signed reset).
+    await new Upstream(server.origin, offline.identity).reset();
+    await offline.stop();
+
+    const online = await agentAt(dataDir);
+    await until(() => online.enrollment() === undefined);
+    expect(online.reports.size()).toBe(0);
+    expect(online.kv.pending()).toBe(0);
+  });
+
   it('keeps reports made offline and uploads them in order when upstream is back', async () => {
     const dataDir = tempDataDir();
     const agent = await agentAt(dataDir);

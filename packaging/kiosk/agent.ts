@@ -165,6 +165,8 @@ export class KioskAgent {
     readonly log: AgentLog,
   ) {
     this.db = new AgentDb(options.dataDir);
+    // A pairing started with another key cannot be completed with this one (its proof would not verify).
+    if (identity.created) this.db.delete('pairing');
     this.book = new ManifestBook(this.db);
     this.content = new ContentClient(options.server, {
       headers: () => this.upstream.credentialHeaders(),
@@ -322,6 +324,7 @@ export class KioskAgent {
     // At boot a missing or truncated file of what is on glass is dropped at once (a cheap check);
     // the full re-hash of the mirror waits until the screen is playing, then runs daily.
     for (const key of neededKeys(this.book.needed())) if (!key.startsWith('tree:')) this.mirror.intact(key);
+    void this.restoreTrees();
     const verify = () =>
       void this.mirror
         .verify()
@@ -342,6 +345,26 @@ export class KioskAgent {
     for (const t of this.timers) t.unref();
     this.followGroup();
     void this.run();
+  }
+
+  /**
+   * The active manifest's release trees, unpacked again from their mirrored packages where a power
+   * cut left them short: no network needed, so an offline boot repairs them too (a refresh does
+   * the same, but only once upstream answers).
+   */
+  private async restoreTrees(): Promise<void> {
+    const active = this.book.active()?.manifest;
+    if (!active) return;
+    const keep = neededKeys(this.book.needed());
+    for (const release of releasesOf(active)) {
+      try {
+        if (this.trees.intact(release.releaseId) || !(await this.mirror.servable(release.packageSha256))) continue;
+        this.log('warn', 'a release tree is incomplete; unpacking it again', { release: release.releaseId });
+        await this.trees.extract(release.releaseId, release.packageSha256, keep);
+      } catch (error) {
+        this.log('error', 'a release tree could not be unpacked again', { error: String(error) });
+      }
+    }
   }
 
   async stop(): Promise<void> {
@@ -498,9 +521,15 @@ export class KioskAgent {
     }
   }
 
-  /** Forgets the screen (its manifests and mirror stay until evicted); the renderer pairs again. */
+  /**
+   * Forgets the screen, with the reports and key/value writes queued for it (a pairing that follows
+   * may be another owner's screen: they must never go up as its own); the mirror stays until
+   * evicted. The renderer pairs again.
+   */
   private unpair(why: string): void {
     this.log('warn', `unpaired: ${why}`);
+    this.reports.clear();
+    this.kv.clear();
     this.db.delete('enrollment');
     this.db.delete('pairing');
     this.db.delete('upstream-cursor');

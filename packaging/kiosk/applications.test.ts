@@ -1,6 +1,8 @@
 // Applications on a kiosk: each release plays from its package on a local origin of its own, with
 // launch tickets minted by the agent, and its key/value reads and writes keep working offline.
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLACEMENT_CAPABILITY_HEADER } from '../../sdk/contract/kv';
 import type { RuntimeApplicationPlacement, RuntimeManifest } from '../../sdk/contract/manifest';
@@ -93,6 +95,26 @@ describe('applications on a kiosk', () => {
     // Another release's host does not take this grant.
     const other = `http://${'0'.repeat(40)}.release.localhost:${agent.listeningPort}`;
     expect((await releaseGet(agent, other, '/', grant)).status).toBe(403);
+  });
+
+  it('unpacks a release again from its package when a power cut left a file of its tree short, offline too', async () => {
+    const { agent, app, dataDir } = await kioskShowingApp();
+    const index = path.join(agent.trees.treeDir(app.releaseId), 'index.html');
+    await agent.stop();
+    // What a power cut after the tree got its name leaves when its files had not reached the disk.
+    fs.truncateSync(index, 0);
+
+    const offline = await startAgent('http://127.0.0.1:9', dataDir);
+    agents.push(offline);
+    const r = new Renderer(offline);
+    const manifest = (await (await r.fetch('/runtime/v1/manifest')).json()) as RuntimeManifest;
+    const local = manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement;
+    await until(() => fs.statSync(index).size > 0);
+    const launch = await r.post(local.content.launchUrl);
+    const url = new URL(((await launch.json()) as { launch_url: string }).launch_url);
+    const entered = await releaseGet(offline, local.content.origin, `${url.pathname}${url.search}`);
+    const grant = String(entered.headers['set-cookie']).split(';')[0]!;
+    expect((await releaseGet(offline, local.content.origin, '/', grant)).text).toContain('kiosk app');
   });
 
   it('plays offline from its package, with key/value reads from the mirror and writes queued', async () => {

@@ -10,7 +10,7 @@ import { MarqueeNetworkError, MarqueeProblem } from '../../sdk/client/problem';
 import { AgentDb } from './agent-db';
 import { ContentClient, pooledChunks } from './content-client';
 import type { HashStream } from './file-hash';
-import { Mirror, type MirrorItem } from './mirror';
+import { IntegrityError, Mirror, type MirrorItem } from './mirror';
 
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 const file = crypto.randomBytes(3 * 1024 * 1024 + 123);
@@ -456,6 +456,36 @@ describe('the content client on the wire', () => {
     } finally {
       client.close();
       await stalling.close();
+    }
+  });
+
+  it('stops a body that runs past the content asked for: nothing past its size is written, nothing lands', async () => {
+    // A captive portal or a broken proxy answering 200 with a stream that does not end.
+    let sent = 0;
+    const endless = await onLoopback(
+      http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        const chunk = crypto.randomBytes(1024 * 1024);
+        const more = () => {
+          while (sent < 64 * 1024 * 1024 && !res.destroyed) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end();
+        };
+        more();
+      }),
+    );
+    const client = plainClient(endless.origin);
+    const mirror = mirrorOver(client);
+    try {
+      const small: MirrorItem = { sha256: sha(file), bytes: 1024 * 1024, path: '/endless', kind: 'media' };
+      await expect(mirror.ensure([small], new Set([small.sha256]))).rejects.toBeInstanceOf(IntegrityError);
+      expect(sent).toBeLessThan(16 * 1024 * 1024);
+      expect(fs.existsSync(`${mirror.filePath(small.sha256)}.part`)).toBe(false);
+    } finally {
+      client.close();
+      await endless.close();
     }
   });
 

@@ -14,7 +14,7 @@ import { HTTPParser } from 'http-parser-js';
 import { MarqueeNetworkError, type MarqueeProblem } from '../../sdk/client/problem';
 import { problemOf } from '../../sdk/client/transport';
 import type { HashStream } from './file-hash';
-import type { ContentFetch, ContentResponse } from './mirror';
+import { BodyTooLongError, type ContentFetch, type ContentResponse } from './mirror';
 
 /** A problem body is read up to this much (a content route never sends more for an error). */
 const PROBLEM_MAX_BYTES = 64 * 1024;
@@ -357,7 +357,7 @@ class Connection {
       reading.resolve({
         status,
         headers,
-        saveTo: (file, flags, hash) => body.saveTo(file, flags, hash),
+        saveTo: (file, flags, hash, maxBytes) => body.saveTo(file, flags, hash, maxBytes),
         discard: () => {
           // Its chunks go back to the pool first: the connection's end would keep them for a file.
           const unread = new Error('the body was left unread');
@@ -437,9 +437,14 @@ class BodyFile {
   private hash: HashStream | undefined;
   /** Chunks handed to the hash and not back yet. */
   private hashing = 0;
+  /** Body bytes arrived so far, and how many the caller takes at most. */
+  private received = 0;
+  private maxBytes = Number.POSITIVE_INFINITY;
 
   push(source: Buffer, offset: number, length: number): void {
     if (this.failed !== undefined) return;
+    this.received += length;
+    if (this.received > this.maxBytes) return this.fail(new BodyTooLongError(this.maxBytes), false);
     while (length > 0) {
       this.current ??= takeChunk();
       const n = Math.min(length, CHUNK_BYTES - this.used);
@@ -465,8 +470,11 @@ class BodyFile {
     this.roomWaiter = wake;
   }
 
-  saveTo(file: string, flags: 'a' | 'w', hash?: HashStream): Promise<void> {
+  saveTo(file: string, flags: 'a' | 'w', hash?: HashStream, maxBytes = Number.POSITIVE_INFINITY): Promise<void> {
     this.hash = hash;
+    this.maxBytes = maxBytes;
+    // Bytes that came before the file was named count too.
+    if (this.received > maxBytes) this.fail(new BodyTooLongError(maxBytes), false);
     return new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };
       if (this.failed !== undefined && this.queue.length === 0) return this.finish();

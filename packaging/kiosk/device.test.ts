@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { calculateJwkThumbprint, compactVerify, importJWK } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { linuxHostFacts } from './host-facts';
 import { DeviceIdentity, IDENTITY_FILE } from './identity';
 import { FakePlatform, firstOutput, linuxPlatform, splitCommand } from './platform';
@@ -24,6 +24,42 @@ describe('the device identity', () => {
     fs.chmodSync(path.join(dir, IDENTITY_FILE), 0o644);
     await DeviceIdentity.load(dir);
     expect(fs.statSync(path.join(dir, IDENTITY_FILE)).mode & 0o777).toBe(0o600);
+  });
+
+  it('makes the key again when a power cut during the first start left its file empty', async () => {
+    const dir = path.join(temp(), 'identity');
+    fs.mkdirSync(dir, { mode: 0o700 });
+    // What ext4 leaves of a file written and named seconds before the power went (never flushed).
+    fs.writeFileSync(path.join(dir, IDENTITY_FILE), '', { mode: 0o600 });
+    const identity = await DeviceIdentity.load(dir);
+    expect(identity.created).toBe(true);
+    expect((await DeviceIdentity.load(dir)).kid).toBe(identity.kid);
+    expect((await DeviceIdentity.load(dir)).created).toBe(false);
+    // Anything else that is not a key is refused, never replaced: it may be the screen's only key.
+    fs.writeFileSync(path.join(dir, IDENTITY_FILE), '-----BEGIN PRIVATE KEY-----\nMC4C', { mode: 0o600 });
+    await expect(DeviceIdentity.load(dir)).rejects.toThrow();
+  });
+
+  it('flushes a new key before it gets its name', async () => {
+    const calls: string[] = [];
+    const fsyncSync = fs.fsyncSync;
+    const spy = vi.spyOn(fs, 'fsyncSync').mockImplementation((fd) => {
+      calls.push('fsync');
+      fsyncSync(fd);
+    });
+    const linkSync = fs.linkSync;
+    const link = vi.spyOn(fs, 'linkSync').mockImplementation((from, to) => {
+      calls.push('link');
+      linkSync(from, to);
+    });
+    try {
+      await DeviceIdentity.load(path.join(temp(), 'identity'));
+    } finally {
+      spy.mockRestore();
+      link.mockRestore();
+    }
+    // The key's bytes before its name; the directory's entry after.
+    expect(calls).toEqual(['fsync', 'link', 'fsync']);
   });
 
   it('signs proofs its public key verifies', async () => {

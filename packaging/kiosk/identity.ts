@@ -14,26 +14,45 @@ export class DeviceIdentity {
     private readonly privateKey: crypto.KeyObject,
     readonly publicKey: PlayerPublicKey,
     readonly kid: string,
+    /** Made by this load: nothing upstream knows it yet (a pending pairing of another key is void). */
+    readonly created: boolean,
   ) {}
 
-  /** Loads the key of `dir`, creating it (exclusively, owner-only) when there is none yet. */
+  /** Loads the key of `dir`, creating it (exclusively, owner-only, flushed) when there is none yet. */
   static async load(dir: string): Promise<DeviceIdentity> {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     fs.chmodSync(dir, 0o700);
     const file = path.join(dir, IDENTITY_FILE);
-    let pem: string;
+    let pem: string | undefined;
     try {
       pem = fs.readFileSync(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    // An empty file is a key named before its bytes reached the disk (a power cut during the first
+    // start, before D-500): it never held a key, so none was ever used. Anything else is kept.
+    if (pem?.trim() === '') {
+      fs.rmSync(file);
+      pem = undefined;
+    }
+    let created = false;
+    if (pem === undefined) {
       const { privateKey } = crypto.generateKeyPairSync('ed25519');
       pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
       // wx: two agents starting at once never overwrite each other's key; the loser reads the winner's.
       try {
         const tmp = `${file}.${process.pid}.tmp`;
-        fs.writeFileSync(tmp, pem, { mode: 0o600, flag: 'wx' });
+        const fd = fs.openSync(tmp, 'wx', 0o600);
+        try {
+          fs.writeFileSync(fd, pem);
+          fs.fsyncSync(fd); // on disk before it has its name
+        } finally {
+          fs.closeSync(fd);
+        }
         fs.linkSync(tmp, file);
         fs.unlinkSync(tmp);
+        syncDirectory(dir);
+        created = true;
       } catch (linkError) {
         if ((linkError as NodeJS.ErrnoException).code !== 'EEXIST') throw linkError;
         pem = fs.readFileSync(file, 'utf8');
@@ -51,10 +70,19 @@ export class DeviceIdentity {
       .createHash('sha256')
       .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x }))
       .digest('base64url');
-    return new DeviceIdentity(privateKey, publicKey, kid);
+    return new DeviceIdentity(privateKey, publicKey, kid, created);
   }
 
   sign(op: NativeProofOp, nonce: string, nowMs?: number): Promise<string> {
     return signNativeProof(this.privateKey, { kid: this.kid, op, nonce, nowMs });
+  }
+}
+
+function syncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }

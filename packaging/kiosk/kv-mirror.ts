@@ -93,6 +93,14 @@ export class KvMirror {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM kv_queue').get() as { n: number }).n;
   }
 
+  /** Forgets every entry and queued write (the screen they belong to is gone). */
+  clear(): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM kv_queue').run();
+      this.db.prepare('DELETE FROM kv_entries').run();
+    });
+  }
+
   /**
    * Applies a write locally (the conditions upstream would check, against what is known here) and
    * queues it for upstream. Returns the entry the application sees now (null for a delete).

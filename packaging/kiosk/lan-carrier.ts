@@ -30,6 +30,13 @@ export const REDIAL_MAX_MS = 5000;
 const REDIAL_INITIAL_MS = 250;
 /** A link whose other side says nothing (not even its nonce) this long is closed. */
 const HELLO_TIMEOUT_MS = 5000;
+/**
+ * Inbound links that have not yet shown a frame of the group's key, at most, and for how long: a
+ * member proves itself with its first heartbeat (every second), and anything else is a stranger
+ * holding the agent's sockets (its file descriptors are the renderer's and the mirror's too).
+ */
+export const MAX_UNPROVEN_LINKS = 16;
+export const PROVE_TIMEOUT_MS = 10_000;
 const NONCE_BYTES = 16;
 const PROTOCOL = 'marquee-lan/1';
 
@@ -49,6 +56,8 @@ export interface LanCarrierOptions {
   /** Find members by UDP multicast too (opt-in; needs a listener). */
   discovery?: DiscoverySettings;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Tests: PROVE_TIMEOUT_MS. */
+  proveTimeoutMs?: number;
 }
 
 interface Payload {
@@ -72,9 +81,17 @@ class Link {
   constructor(
     readonly ws: WebSocket,
     private readonly carrier: LanCarrier,
+    /** Dialled in by someone else: it must prove itself within `proveTimeoutMs`. */
+    readonly inbound: boolean,
+    proveTimeoutMs: number,
   ) {
     this.helloTimer = setTimeout(() => this.peerNonce === undefined && ws.terminate(), HELLO_TIMEOUT_MS);
     this.helloTimer.unref();
+    if (inbound) {
+      const proveTimer = setTimeout(() => this.peer === undefined && ws.terminate(), proveTimeoutMs);
+      proveTimer.unref();
+      ws.on('close', () => clearTimeout(proveTimer));
+    }
     ws.on('message', (data, binary) => !binary && this.receive(data));
     ws.on('close', () => {
       clearTimeout(this.helloTimer);
@@ -197,7 +214,10 @@ export class LanCarrier implements GroupTransport {
       this.server.on('upgrade', (req, socket, head) => {
         if (new URL(req.url ?? '/', 'http://lan.invalid').pathname !== LAN_PATH || this.closed)
           return void socket.destroy();
-        this.wss!.handleUpgrade(req, socket, head, (ws) => this.adopt(ws));
+        let unproven = 0;
+        for (const link of this.links) if (link.inbound && link.peer === undefined) unproven++;
+        if (unproven >= MAX_UNPROVEN_LINKS) return void socket.destroy();
+        this.wss!.handleUpgrade(req, socket, head, (ws) => this.adopt(ws, true));
       });
       await new Promise<void>((resolve, reject) => {
         this.server!.once('error', reject);
@@ -280,8 +300,8 @@ export class LanCarrier implements GroupTransport {
     for (const [url, peer] of this.peers) if (peer.link === link) this.redial(url);
   }
 
-  private adopt(ws: WebSocket): Link {
-    const link = new Link(ws, this);
+  private adopt(ws: WebSocket, inbound: boolean): Link {
+    const link = new Link(ws, this, inbound, this.options.proveTimeoutMs ?? PROVE_TIMEOUT_MS);
     this.links.add(link);
     return link;
   }
@@ -305,7 +325,7 @@ export class LanCarrier implements GroupTransport {
     const peer = this.peers.get(url);
     if (!peer || this.closed) return;
     const ws = new WebSocket(url, { maxPayload: MAX_FRAME_BYTES, handshakeTimeout: HELLO_TIMEOUT_MS });
-    peer.link = this.adopt(ws);
+    peer.link = this.adopt(ws, false);
     ws.once('open', () => (peer.failures = 0));
   }
 

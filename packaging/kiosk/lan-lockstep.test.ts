@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { BarrierAnnouncement } from '../../sdk/lockstep/group-protocol';
-import { LAN_PATH, LanCarrier } from './lan-carrier';
+import { LAN_PATH, LanCarrier, MAX_UNPROVEN_LINKS } from './lan-carrier';
 import type { DiscoverySettings } from './lan-discovery';
 import { AgentLockstep } from './lan-lockstep';
 import { until } from './agent.fixtures';
@@ -150,6 +150,43 @@ describe('the LAN link protocol', () => {
       close: () => ws.terminate(),
     };
   }
+
+  it('holds few inbound links that prove nothing, and not for long: strangers cannot fill its sockets', async () => {
+    const carrier = new LanCarrier({ listen: { host: '127.0.0.1', port: 0 }, peers: [], proveTimeoutMs: 500 });
+    await carrier.start();
+    carrier.secret = { group: 'wall', key: KEY };
+    carrier.self = 'scr_self';
+    const heard: unknown[] = [];
+    carrier.onMessage((raw) => heard.push(raw));
+    try {
+      // Strangers on the LAN: each says hello, then nothing a key could have made.
+      const attempts = await Promise.allSettled(
+        Array.from({ length: 40 }, async () => {
+          const ws = new WebSocket(`ws://127.0.0.1:${carrier.address!.port}${LAN_PATH}`);
+          const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+          await new Promise<void>((resolve, reject) => {
+            ws.once('message', () => resolve());
+            ws.once('error', reject);
+          });
+          ws.send(JSON.stringify({ t: 'hello', n: crypto.randomBytes(16).toString('base64url') }));
+          return { closed };
+        }),
+      );
+      const held = attempts.filter((a) => a.status === 'fulfilled').map((a) => a.value.closed);
+      expect(held.length).toBeGreaterThan(0);
+      expect(held.length).toBeLessThanOrEqual(MAX_UNPROVEN_LINKS);
+      // Those let in are closed once they had their time to prove themselves.
+      await Promise.all(held);
+      // A member still gets in, and is heard.
+      const member = await rawLink(carrier.address!.port);
+      const payload = JSON.stringify({ from: 'scr_peer', body: { type: 'probe', n: 1 } });
+      member.send({ t: 'f', s: 1, p: payload, m: mac(KEY, member.nonce, 1, payload) });
+      await until(() => heard.length === 1, 2_000);
+      member.close();
+    } finally {
+      await carrier.stop();
+    }
+  });
 
   it('delivers a frame of the group’s key once, and refuses replays, other links’ frames and other keys', async () => {
     const carrier = new LanCarrier({ listen: { host: '127.0.0.1', port: 0 }, peers: [] });

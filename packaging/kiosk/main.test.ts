@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readSettings } from './main';
+import { agentOptions, readSettings } from './main';
 
 describe('kiosk settings', () => {
   it('take the documented flags', () => {
@@ -90,5 +91,46 @@ describe('kiosk settings', () => {
     expect(() => readSettings(['--server', 'ftp://x', '--data-dir', '/tmp/k'], {})).toThrow('play origin');
     expect(() => readSettings(['--server', 'http://x', '--data-dir', '/tmp/k', '--port', '70000'], {})).toThrow('port');
     expect(() => readSettings(['--server', 'http://x', '--data-dir', '/tmp/k', '--bogus'], {})).toThrow();
+  });
+});
+
+describe('both shells', () => {
+  it('hand the agent every setting it takes, the LAN carrier and the budget included', () => {
+    const settings = readSettings(
+      [
+        '--server',
+        'http://x',
+        '--data-dir',
+        '/tmp/k',
+        '--port',
+        '8090',
+        '--budget-mb',
+        '1',
+        '--lan-peers',
+        'ws://10.0.0.5:8091',
+      ],
+      {},
+    );
+    const log = () => undefined;
+    expect(agentOptions(settings, { playerDir: '/p', log })).toEqual({
+      server: 'http://x',
+      dataDir: '/tmp/k',
+      port: 8090,
+      budgetBytes: 1024 * 1024,
+      lan: { peers: ['ws://10.0.0.5:8091'], lead: false },
+      playerDir: '/p',
+      log,
+    });
+  });
+
+  it('start the agent from agentOptions and honour --reset-identity, Electron as well as the Chromium command', () => {
+    // Electron's main cannot run in a test; it must not map settings (or skip one) on its own.
+    for (const file of ['packaging/kiosk/main.ts', 'packaging/electron/main.ts']) {
+      const source = fs.readFileSync(file, 'utf8');
+      expect(source, file).toMatch(/KioskAgent\.start\(\s*agentOptions\(settings,/);
+      expect(source, file).toMatch(
+        /if \(settings\.resetIdentity\) \{\s*(?:\/\/.*\s*)?(?:const reset = )?await resetIdentity\(settings\)/,
+      );
+    }
   });
 });

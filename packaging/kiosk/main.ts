@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { KioskAgent } from './agent';
+import { type AgentOptions, KioskAgent } from './agent';
 import { ChromiumKiosk, SYSTEM_CHROMIUM } from './chromium';
 import { linuxHostFacts } from './host-facts';
 import { DeviceIdentity } from './identity';
@@ -150,6 +150,24 @@ function readLanSettings(
   };
 }
 
+/**
+ * The agent's options from the settings, for both shells (this command and Electron's main): one
+ * mapping, so a setting the agent takes cannot be read by a shell and then left out.
+ */
+export function agentOptions(
+  settings: KioskSettings,
+  shell: Pick<AgentOptions, 'playerDir' | 'platform' | 'log'>,
+): AgentOptions {
+  return {
+    server: settings.server,
+    dataDir: settings.dataDir,
+    port: settings.port,
+    budgetBytes: settings.budgetBytes,
+    lan: settings.lan,
+    ...shell,
+  };
+}
+
 async function main(): Promise<void> {
   let settings: KioskSettings;
   try {
@@ -165,16 +183,13 @@ async function main(): Promise<void> {
     return;
   }
   ensurePlayerBuild((message) => logger.info(message));
-  const agent = await KioskAgent.start({
-    server: settings.server,
-    dataDir: settings.dataDir,
-    port: settings.port,
-    playerDir: PLAYER_DIR,
-    budgetBytes: settings.budgetBytes,
-    lan: settings.lan,
-    platform: linuxPlatform(linuxHostFacts(), { commands: settings.commands }),
-    log: (level, message, fields) => logger[level](fields ?? {}, message),
-  });
+  const agent = await KioskAgent.start(
+    agentOptions(settings, {
+      playerDir: PLAYER_DIR,
+      platform: linuxPlatform(linuxHostFacts(), { commands: settings.commands }),
+      log: (level, message, fields) => logger[level](fields ?? {}, message),
+    }),
+  );
   // Outside checks wait for this line.
   console.log(`Marquee kiosk agent on ${agent.origin}/ (upstream ${settings.server})`);
 
@@ -208,7 +223,7 @@ async function main(): Promise<void> {
  * The only way a kiosk leaves its screen: a signed reset upstream (the screen is tombstoned), then
  * the key, the mirror and the queues go. A device without its key cannot do this (it is recovered).
  */
-async function resetIdentity(settings: KioskSettings): Promise<void> {
+export async function resetIdentity(settings: KioskSettings): Promise<void> {
   const identity = await DeviceIdentity.load(path.join(settings.dataDir, 'identity'));
   await new Upstream(settings.server, identity).reset();
   fs.rmSync(settings.dataDir, { recursive: true, force: true });

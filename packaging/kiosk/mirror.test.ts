@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AgentDb } from './agent-db';
 import { FileHasher, type HashStream } from './file-hash';
 import {
@@ -275,6 +275,37 @@ describe('the mirror', () => {
       expect(restarted.has(a.sha256)).toBe(false);
       expect(await restarted.servable(b.sha256)).toBe(true);
     } finally {
+      await restarted.close();
+    }
+  });
+
+  it('serves what is whole from a full disk: its bookkeeping writes failing keep no file from glass', async () => {
+    const { dir, origin, mirror, db } = setup();
+    const a = origin.add(crypto.randomBytes(4000));
+    await mirror.ensure([a], new Set([a.sha256]));
+    // The disk filled while the agent was down (a log, another program): SQLite can write nothing.
+    const prepare = db.prepare.bind(db);
+    vi.spyOn(db, 'prepare').mockImplementation((sql) => {
+      const statement = prepare(sql);
+      if (!/^\s*(UPDATE|INSERT|DELETE)/.test(sql)) return statement;
+      return {
+        run: () => {
+          throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+        },
+      } as never;
+    });
+    const restarted = new Mirror(db, path.join(dir, 'mirror'), {
+      budgetBytes: 10_000_000,
+      fetch: origin.fetch,
+      now: () => Date.now() + 3600_000,
+    });
+    try {
+      // Hashed once (its verified time not recorded), then served; its last use not recorded either.
+      expect(await restarted.servable(a.sha256)).toBe(true);
+      expect(() => restarted.touch(a.sha256)).not.toThrow();
+      expect(await restarted.servable(a.sha256)).toBe(true);
+    } finally {
+      vi.restoreAllMocks();
       await restarted.close();
     }
   });

@@ -26,9 +26,10 @@ export interface ContentResponse {
   /**
    * Writes the body into `file` (appending or from scratch), and every byte it writes, in order,
    * into `hash` if given. On a failure what reached the disk stays: the file is always a prefix of the
-   * content, which the next attempt resumes after.
+   * content, which the next attempt resumes after. A body longer than `maxBytes` fails with
+   * BodyTooLongError as soon as it is, with nothing past `maxBytes` written.
    */
-  saveTo(file: string, flags: 'a' | 'w', hash?: HashStream): Promise<void>;
+  saveTo(file: string, flags: 'a' | 'w', hash?: HashStream, maxBytes?: number): Promise<void>;
   /** Leaves the body unread (its transfer is stopped). */
   discard(): void;
 }
@@ -44,6 +45,14 @@ export class MirrorFullError extends Error {
   constructor(readonly neededBytes: number) {
     super(`the mirror has no room for ${neededBytes} more bytes within its budget`);
     this.name = 'MirrorFullError';
+  }
+}
+
+/** An answer's body runs past the size of the content asked for (a captive portal, a broken proxy). */
+export class BodyTooLongError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the answer's body is longer than the ${maxBytes} bytes asked for`);
+    this.name = 'BodyTooLongError';
   }
 }
 
@@ -165,7 +174,19 @@ export class Mirror {
     const now = this.now();
     if (now - (this.touched.get(key) ?? 0) < TOUCH_EVERY_MS) return;
     this.touched.set(key, now);
-    this.db.prepare('UPDATE entries SET last_used = ? WHERE key = ?').run(now, key);
+    this.note('UPDATE entries SET last_used = ? WHERE key = ?', now, key);
+  }
+
+  /**
+   * A write of bookkeeping only (last use, last verification), made while serving: a disk too full
+   * for it (SQLITE_FULL) must not keep a whole file from glass, so it is skipped when it fails.
+   */
+  private note(sql: string, ...values: unknown[]): void {
+    try {
+      this.db.prepare(sql).run(...values);
+    } catch {
+      // Next time, or never: LRU order and the verification time are hints.
+    }
   }
 
   /**
@@ -347,10 +368,15 @@ export class Mirror {
   ): Promise<HashStream> {
     const hash = this.hasher.stream(part, offset);
     try {
-      await response.saveTo(part, offset > 0 ? 'a' : 'w', hash);
+      // Never more than the item's size: a longer body is not this content, however long it runs.
+      await response.saveTo(part, offset > 0 ? 'a' : 'w', hash, item.bytes - offset);
       return hash;
     } catch (error) {
       hash.drop();
+      if (error instanceof BodyTooLongError) {
+        fs.rmSync(part, { force: true });
+        throw new IntegrityError(item.sha256);
+      }
       if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
         // The disk filled before the budget did: free what is not needed; the next pass resumes.
         this.evictAllBut(keep);
@@ -424,8 +450,8 @@ export class Mirror {
         this.remove(row);
         dropped.push(row.key);
       } else {
-        this.db.prepare('UPDATE entries SET verified_at = ? WHERE key = ?').run(this.now(), row.key);
         this.hashedThisRun.add(row.key);
+        this.note('UPDATE entries SET verified_at = ? WHERE key = ?', this.now(), row.key);
       }
     }
     return dropped;

@@ -15,9 +15,18 @@ const RELEASE_ID = /^rel_[A-Za-z0-9_-]{1,120}$/;
 /** reference limits: depth 16, 255 bytes a path; anything else in a package is not ours. */
 const MAX_PATH_BYTES = 255;
 const MAX_DEPTH = 16;
+/** A tree's last file: written (and flushed) once every other file is, with the size of each. */
+const MARKER = '.complete';
+
+interface TreeMarker {
+  package_sha256: string;
+  /** Every file of the package by its path in the tree, with its size. */
+  files: Record<string, number>;
+}
 
 export class ReleaseTrees {
   readonly dir: string;
+  private readonly extracting = new Map<string, Promise<void>>();
 
   constructor(private readonly mirror: Mirror) {
     this.dir = path.join(mirror.dir, 'releases');
@@ -36,13 +45,39 @@ export class ReleaseTrees {
     return path.join(this.dir, releaseId);
   }
 
+  /** Whether the tree is there (its marker): cheap, asked on every request of its origin. */
   has(releaseId: string): boolean {
-    return fs.existsSync(path.join(this.treeDir(releaseId), '.complete'));
+    return fs.existsSync(path.join(this.treeDir(releaseId), MARKER));
   }
 
-  /** Unpacks the release's mirrored package (sha256) unless its tree is there already. */
-  async extract(releaseId: string, packageSha256: string, keep: ReadonlySet<string>): Promise<void> {
-    if (this.has(releaseId)) {
+  /**
+   * Whether the tree holds every file of its package at its size. A power cut can leave a named
+   * tree with files short or empty (written, renamed, not yet on disk) in a tree from before the
+   * flushes below; a marker of that version lists no files and is not trusted either.
+   */
+  intact(releaseId: string): boolean {
+    const dir = this.treeDir(releaseId);
+    try {
+      const marker = JSON.parse(fs.readFileSync(path.join(dir, MARKER), 'utf8')) as TreeMarker;
+      if (typeof marker?.files !== 'object' || marker.files === null) return false;
+      return Object.entries(marker.files).every(([name, size]) => fs.statSync(path.join(dir, name)).size === size);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Unpacks the release's mirrored package (sha256) unless its tree is there whole already; one at a time per release. */
+  extract(releaseId: string, packageSha256: string, keep: ReadonlySet<string>): Promise<void> {
+    let running = this.extracting.get(releaseId);
+    if (!running) {
+      running = this.extractOnce(releaseId, packageSha256, keep).finally(() => this.extracting.delete(releaseId));
+      this.extracting.set(releaseId, running);
+    }
+    return running;
+  }
+
+  private async extractOnce(releaseId: string, packageSha256: string, keep: ReadonlySet<string>): Promise<void> {
+    if (this.intact(releaseId)) {
       this.mirror.touch(treeKey(releaseId));
       return;
     }
@@ -51,6 +86,7 @@ export class ReleaseTrees {
     fs.rmSync(final, { recursive: true, force: true });
     fs.mkdirSync(tmp, { recursive: true });
     let bytes = 0;
+    const files: Record<string, number> = {};
     try {
       const extract = tar.extract();
       extract.on('entry', (header, stream, next) => {
@@ -64,14 +100,19 @@ export class ReleaseTrees {
         const file = path.join(tmp, name);
         fs.mkdirSync(path.dirname(file), { recursive: true });
         bytes += header.size ?? 0;
-        pipeline(stream, fs.createWriteStream(file, { mode: 0o644 })).then(() => next(), next);
+        files[name] = header.size ?? 0;
+        // flush: each file is on disk before the tree gets its name (a signage box loses power unannounced).
+        pipeline(stream, fs.createWriteStream(file, { mode: 0o644, flush: true })).then(() => next(), next);
       });
       // Room for the tree is made before it is written: the gzip trailer states the tar's size,
       // which bounds the files in it.
       this.mirror.makeRoom(gzipExpandedSize(this.mirror.filePath(packageSha256)), keep);
       await pipeline(fs.createReadStream(this.mirror.filePath(packageSha256)), zlib.createGunzip(), extract);
-      fs.writeFileSync(path.join(tmp, '.complete'), packageSha256);
+      const marker: TreeMarker = { package_sha256: packageSha256, files };
+      writeFlushed(path.join(tmp, MARKER), JSON.stringify(marker));
+      for (const dir of directoriesOf(tmp, Object.keys(files))) syncDirectory(dir);
       fs.renameSync(tmp, final);
+      syncDirectory(this.dir);
     } catch (error) {
       fs.rmSync(tmp, { recursive: true, force: true });
       throw error;
@@ -98,7 +139,7 @@ export class ReleaseTrees {
       decoded.push(segment);
     }
     const relative = decoded.join('/').normalize('NFC');
-    if (relative === '.complete') return undefined;
+    if (relative === MARKER) return undefined;
     const file = path.join(this.treeDir(releaseId), relative);
     try {
       return fs.statSync(file).isFile() ? file : undefined;
@@ -106,6 +147,35 @@ export class ReleaseTrees {
       return undefined;
     }
   }
+}
+
+function writeFlushed(file: string, text: string): void {
+  const fd = fs.openSync(file, 'w', 0o644);
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Flushes a directory's entries (the names of the files in it, or of a renamed tree). */
+function syncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The tree's root and every directory its files are in. */
+function directoriesOf(root: string, files: string[]): Set<string> {
+  const dirs = new Set([root]);
+  for (const file of files) {
+    for (let dir = path.dirname(file); dir !== '.'; dir = path.dirname(dir)) dirs.add(path.join(root, dir));
+  }
+  return dirs;
 }
 
 /** ISIZE, the last four bytes of a gzip member: the uncompressed size modulo 2^32 (packages are far smaller). */
@@ -131,7 +201,7 @@ function safeName(name: string): string | undefined {
     Buffer.byteLength(clean) > MAX_PATH_BYTES ||
     parts.length > MAX_DEPTH ||
     parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\') || p.includes('\u0000')) ||
-    clean === '.complete'
+    clean === MARKER
   )
     return undefined;
   return clean;

@@ -31,6 +31,11 @@ export class ReportQueue {
     });
   }
 
+  /** Forgets every queued report (the screen they are about is gone). */
+  clear(): void {
+    this.db.prepare('DELETE FROM report_queue').run();
+  }
+
   size(): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM report_queue').get() as { n: number }).n;
   }

@@ -674,6 +674,33 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
   release.use((_req, res) => sendProblem(res, 403, 'forbidden', 'only GET and HEAD are allowed on a release host'));
 
   app.use((error: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
+    // A body the JSON parser could not read is the caller's (the server's codes); its message,
+    // which quotes the body, is not logged.
+    const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
+    if (type === 'entity.parse.failed')
+      return sendProblem(
+        res,
+        400,
+        'invalid_request',
+        'malformed JSON',
+        {},
+        {
+          errors: [{ field: 'body', code: 'malformed_json', detail: 'body is not valid JSON' }],
+        },
+      );
+    if (type === 'entity.too.large')
+      return sendProblem(
+        res,
+        400,
+        'invalid_request',
+        'the request body exceeds the limit of this route',
+        {},
+        {
+          errors: [{ field: 'body', code: 'too_large', detail: 'the body is larger than this route takes' }],
+        },
+      );
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      return sendProblem(res, 400, 'invalid_request', 'the request could not be read');
     agent.log('error', 'request failed', { error: String(error) });
     sendProblem(res, 500, 'internal_error', 'the kiosk agent failed');
   });

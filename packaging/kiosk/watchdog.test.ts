@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   decide,
   initialState,
@@ -113,6 +113,25 @@ describe('the watchdog', () => {
     now += 2000;
     await dog.tick();
     expect(recoveries).toEqual(['reload:hang']);
+  });
+
+  it('runs on a monotonic clock: a wall clock set right at boot (NTP, no RTC) is no hang', async () => {
+    const { calls, c } = control();
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      const dog = new Watchdog({ control: c, onRecovery: () => undefined, contentExpected: () => true });
+      dog.heartbeat(1);
+      // A Raspberry Pi boots on the time it saved at shutdown; hours later NTP steps it forward,
+      // between two heartbeats of a renderer that draws all along. Stepped back, it is no pause.
+      vi.setSystemTime(Date.now() + 6 * 3600_000);
+      expect(await dog.tick()).toEqual({ kind: 'none' });
+      dog.heartbeat(2);
+      vi.setSystemTime(Date.now() - 12 * 3600_000);
+      expect(await dog.tick()).toEqual({ kind: 'none' });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(calls).toEqual([]);
   });
 
   it('acts through the shell and counts each recovery', async () => {

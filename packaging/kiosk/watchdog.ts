@@ -124,7 +124,9 @@ export class Watchdog {
   private timers: ReturnType<typeof setInterval>[] = [];
 
   constructor(private readonly options: WatchdogOptions) {
-    this.now = options.now ?? Date.now;
+    // Monotonic: the wall clock steps (NTP setting a box without a battery-backed clock right at
+    // boot, hours at a time) would read as a hang forward and as a long pause backward.
+    this.now = options.now ?? (() => performance.now());
     this.limits = options.limits ?? WATCHDOG_LIMITS;
     this.state = initialState(this.now(), this.limits);
   }
