@@ -30,6 +30,7 @@ function releaseGet(
   origin: string,
   pathname: string,
   cookie?: string,
+  extra: { method?: string; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -37,7 +38,8 @@ function releaseGet(
         host: '127.0.0.1',
         port: agent.listeningPort,
         path: pathname,
-        headers: { host: new URL(origin).host, ...(cookie ? { cookie } : {}) },
+        method: extra.method ?? 'GET',
+        headers: { host: new URL(origin).host, ...(cookie ? { cookie } : {}), ...extra.headers },
       },
       (res) => {
         let text = '';
@@ -95,6 +97,21 @@ describe('applications on a kiosk', () => {
     // Another release's host does not take this grant.
     const other = `http://${'0'.repeat(40)}.release.localhost:${agent.listeningPort}`;
     expect((await releaseGet(agent, other, '/', grant)).status).toBe(403);
+
+    // One byte range of a file, as the server's release hosts answer (an application's video seeks).
+    const whole = Buffer.byteLength(index.text);
+    expect(index.headers['content-length']).toBe(String(whole));
+    const part = await releaseGet(agent, origin, '/', grant, { headers: { range: 'bytes=2-9' } });
+    expect(part.status).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes 2-9/${whole}`);
+    expect(part.text).toBe(index.text.slice(2, 10));
+    const head = await releaseGet(agent, origin, '/', grant, { method: 'HEAD' });
+    expect([head.status, head.headers['content-length'], head.text]).toEqual([200, String(whole), '']);
+    const beyond = await releaseGet(agent, origin, '/', grant, { headers: { range: `bytes=${whole}-` } });
+    expect([beyond.status, beyond.headers['content-range']]).toEqual([416, `bytes */${whole}`]);
+    // An If-Range names a version these files do not carry: the whole file.
+    const ifRange = await releaseGet(agent, origin, '/', grant, { headers: { range: 'bytes=2-9', 'if-range': '"x"' } });
+    expect([ifRange.status, ifRange.text]).toEqual([200, index.text]);
   });
 
   it('unpacks a release again from its package when a power cut left a file of its tree short, offline too', async () => {
@@ -109,7 +126,8 @@ describe('applications on a kiosk', () => {
     const r = new Renderer(offline);
     const manifest = (await (await r.fetch('/runtime/v1/manifest')).json()) as RuntimeManifest;
     const local = manifest.pages[0]!.placements[0] as RuntimeApplicationPlacement;
-    await until(() => fs.statSync(index).size > 0);
+    // The tree is unpacked again under another name and renamed into place: between the two it is gone.
+    await until(() => (fs.statSync(index, { throwIfNoEntry: false })?.size ?? 0) > 0);
     const launch = await r.post(local.content.launchUrl);
     const url = new URL(((await launch.json()) as { launch_url: string }).launch_url);
     const entered = await releaseGet(offline, local.content.origin, `${url.pathname}${url.search}`);

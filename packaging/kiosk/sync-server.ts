@@ -120,6 +120,15 @@ function byteRange(header: string | undefined, size: number): { start: number; e
   return { start, end };
 }
 
+/** A release file's size, or undefined when it is gone (evicted or reset since it was looked up). */
+function fileBytes(file: string): number | undefined {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return undefined;
+  }
+}
+
 interface LocalCapability {
   a: string; // application
   r: string; // release
@@ -657,17 +666,32 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
         .send(JSON.stringify({ player_origin: playerOrigin() }));
     }
     const file = agent.trees.file(releaseId, req.path);
-    if (!file) return sendProblem(res, 404, 'not_found', 'no such file in this release', noReferrer);
+    const bytes = file === undefined ? undefined : fileBytes(file);
+    if (file === undefined || bytes === undefined)
+      return sendProblem(res, 404, 'not_found', 'no such file in this release', noReferrer);
     agent.mirror.touch(`tree:${releaseId}`);
-    res.set({
+    // One byte range, as the server's release hosts answer (D-492): an application's video seeks.
+    // Files carry no entity tag here, so an If-Range never matches: the whole file is sent.
+    const range = byteRange(req.headers['if-range'] === undefined ? req.headers.range : undefined, bytes);
+    if (range === 'refused')
+      return sendProblem(res, 416, 'invalid_range', 'one satisfiable byte range only', {
+        'Content-Range': `bytes */${bytes}`,
+        'Accept-Ranges': 'bytes',
+        ...noReferrer,
+      });
+    const { start, end } = range ?? { start: 0, end: bytes - 1 };
+    res.status(range ? 206 : 200).set({
       'Content-Type': MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+      'Content-Length': String(end - start + 1),
+      ...(range ? { 'Content-Range': `bytes ${start}-${end}/${bytes}` } : {}),
+      'Accept-Ranges': 'bytes',
       'Cache-Control': IMMUTABLE,
       'X-Content-Type-Options': 'nosniff',
       'Cross-Origin-Resource-Policy': 'same-origin',
       ...noReferrer,
     });
-    if (req.method === 'HEAD') return void res.end();
-    fs.createReadStream(file)
+    if (req.method === 'HEAD' || bytes === 0) return void res.end();
+    fs.createReadStream(file, { start, end })
       .on('error', () => res.destroy())
       .pipe(res);
   });
