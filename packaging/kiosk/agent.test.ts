@@ -4,7 +4,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRuntimeEvent, type RuntimeEvent } from '../../sdk/contract/event-types';
 import { parseRuntimeManifest, type RuntimeImagePlacement } from '../../sdk/contract/manifest';
-import { MarqueeNetworkError } from '../../sdk/client/problem';
+import { MarqueeNetworkError, MarqueeProblem } from '../../sdk/client/problem';
 import { RuntimeClient } from '../../sdk/client/runtime';
 import { imagePlacement, page } from '../../server/playlists/content.fixtures';
 import { createPlaylist, patchScreen, storedMedia } from '../../server/runtime/runtime.fixtures';
@@ -372,6 +372,46 @@ describe('a manifest larger than the disk budget', () => {
     const [report] = await reports();
     expect(await reports()).toHaveLength(1);
     expect(report!.details?.context).toMatchObject({ budget_bytes: 2000 });
+  });
+});
+
+describe('a manifest whose content upstream refuses', () => {
+  it('keeps the agent online, keeps what it plays, and tells the owner once', async () => {
+    let refusing = false;
+    const refusingMedia =
+      (download: ContentFetch): ContentFetch =>
+      async (p, options) => {
+        // What a grant revoked or a blob lost upstream answers, every time it is asked.
+        if (refusing && p.includes('/media/'))
+          throw new MarqueeProblem(404, { code: 'not_found', detail: 'this manifest shows no such media' });
+        return download(p, options);
+      };
+    const logged: string[] = [];
+    const agent = await startAgent(server.origin, tempDataDir(), {
+      contentFetch: refusingMedia,
+      log: (_level, message) => void logged.push(message),
+    });
+    agents.push(agent);
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
+    const first = await showing(agent, await showImage(screen.id, crypto.randomBytes(700)));
+    refusing = true;
+    await showImage(screen.id, crypto.randomBytes(900));
+    const reports = async () =>
+      (await allEvents()).filter(
+        (e) =>
+          e.type === 'runtime.reported' &&
+          e.details?.code === 'kiosk.content_unavailable' &&
+          (e as { resource?: { id?: string } }).resource?.id === screen.id,
+      );
+    await until(async () => (await reports()).length > 0);
+    await until(() => logged.filter((m) => m === 'manifest refresh failed').length >= 3, 20_000);
+    expect(agent.isOnline).toBe(true);
+    expect(await reports()).toHaveLength(1);
+    const [report] = await reports();
+    expect(report!.details?.context).toMatchObject({ status: 404, problem_code: 'not_found' });
+    expect((report as { severity?: string }).severity).toBe('error');
+    // The screen keeps playing what it had.
+    expect(agent.book.active()?.manifest.manifestRevision).toBe(first);
   });
 });
 

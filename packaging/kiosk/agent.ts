@@ -61,6 +61,17 @@ const VERIFY_EVERY_MS = 24 * 3600_000;
 const LOCAL_CONTENT_ACCESS_GENERATION = 1;
 /** The runtime condition of a manifest that does not fit the mirror's disk budget (an error: it never reaches glass). */
 export const MIRROR_FULL = 'kiosk.mirror_full';
+/** The runtime condition of a manifest whose content upstream refuses or no longer has (an error: it never reaches glass). */
+export const CONTENT_UNAVAILABLE = 'kiosk.content_unavailable';
+/** Content answers that no retry changes: the manifest waits for another one, and its owner should know. */
+const REFUSED_CONTENT_STATUSES = new Set([403, 404, 410]);
+
+/** Upstream refused content a manifest names (the mirror's fetch answered `problem`). */
+class ContentRefusedError extends Error {
+  constructor(readonly problem: MarqueeProblem) {
+    super(`upstream refused content of the manifest: ${problem.status} ${problem.code}`);
+  }
+}
 /** Queued reports and key/value writes are offered upstream at least this often. */
 const QUEUE_REPLAY_MS = 30_000;
 
@@ -142,6 +153,7 @@ export class KioskAgent {
   private refreshFailures = 0;
   /** The manifest last reported as not fitting the mirror's budget. */
   private mirrorFullReported: string | undefined;
+  private contentRefusedReported: string | undefined;
   private refreshRetry: ReturnType<typeof setTimeout> | undefined;
   /** Why upstream last said the manifest changed, told on to the renderer with the mirrored one. */
   private upstreamReason: ManifestChangeReason | undefined;
@@ -567,6 +579,7 @@ export class KioskAgent {
       } catch (error) {
         // The mirror's own failures say nothing of the network: upstream answered.
         if (error instanceof MirrorFullError) this.reportMirrorFull(error);
+        else if (error instanceof ContentRefusedError) this.reportContentRefused(error);
         else if (isUnreachable(error) && !(error instanceof IntegrityError)) this.setOnline(false);
         this.log('warn', 'manifest refresh failed', { error: String(error) });
         this.retryRefresh();
@@ -586,6 +599,21 @@ export class KioskAgent {
       severity: 'error',
       code: MIRROR_FULL,
       context: { manifest_revision: revision, needed_bytes: error.neededBytes, budget_bytes: this.mirror.budgetBytes },
+    });
+  }
+
+  /**
+   * A manifest whose content upstream refuses (403, 404, 410): told to the owner once per manifest,
+   * while the screen keeps what it plays and the refresh is tried again (a newer manifest ends it).
+   */
+  private reportContentRefused(error: ContentRefusedError): void {
+    const revision = this.book.next()?.manifest.manifestRevision ?? this.book.active()?.manifest.manifestRevision;
+    if (!revision || revision === this.contentRefusedReported) return;
+    this.contentRefusedReported = revision;
+    this.report({
+      severity: 'error',
+      code: CONTENT_UNAVAILABLE,
+      context: { manifest_revision: revision, status: error.problem.status, problem_code: error.problem.code },
     });
   }
 
@@ -688,7 +716,13 @@ export class KioskAgent {
 
   private async mirrorContent(manifest: RuntimeManifest): Promise<void> {
     const keep = neededKeys(this.book.needed());
-    await this.mirror.ensure(mirrorItemsOf(manifest), keep, this.stopped.signal);
+    try {
+      await this.mirror.ensure(mirrorItemsOf(manifest), keep, this.stopped.signal);
+    } catch (error) {
+      if (error instanceof MarqueeProblem && REFUSED_CONTENT_STATUSES.has(error.status))
+        throw new ContentRefusedError(error);
+      throw error;
+    }
     for (const release of releasesOf(manifest))
       await this.trees.extract(release.releaseId, release.packageSha256, keep);
   }
