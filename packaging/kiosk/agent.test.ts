@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRuntimeEvent, type RuntimeEvent } from '../../sdk/contract/event-types';
 import { parseRuntimeManifest, type RuntimeImagePlacement } from '../../sdk/contract/manifest';
@@ -12,6 +13,7 @@ import { TestServer } from '../../server/testing/harness';
 import type { KioskAgent } from './agent';
 import { HOST, Renderer, startAgent, tempDataDir, until } from './agent.fixtures';
 import { fixedHostFacts } from './host-facts';
+import { forgetLocalState, KIOSK_ENTRIES } from './main';
 import { FakePlatform } from './platform';
 import { mediaOf } from './local-manifest';
 import { Upstream } from './upstream';
@@ -372,6 +374,26 @@ describe('a manifest larger than the disk budget', () => {
     const [report] = await reports();
     expect(await reports()).toHaveLength(1);
     expect(report!.details?.context).toMatchObject({ budget_bytes: 2000 });
+  });
+});
+
+describe('forgetting a kiosk (--reset-identity after the server unbound it)', () => {
+  it('removes everything the kiosk wrote and nothing else of its data dir', async () => {
+    const dir = tempDataDir();
+    const agent = await startAgent(server.origin, dir);
+    const { screen } = await new Renderer(agent).pair(server.origin, token);
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(600)));
+    await agent.stop();
+    fs.mkdirSync(path.join(dir, 'chromium'), { recursive: true }); // the shell's profile
+    // Everything the kiosk writes is one of the entries it forgets: a new one must join the list.
+    expect(fs.readdirSync(dir).filter((entry) => !KIOSK_ENTRIES.includes(entry))).toEqual([]);
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'a data dir set to a folder that holds other files');
+    forgetLocalState(dir);
+    expect(fs.readdirSync(dir)).toEqual(['notes.txt']);
+    fs.rmSync(path.join(dir, 'notes.txt'));
+    await startAgent(server.origin, dir).then((again) => again.stop()); // an empty dir is a new kiosk's
+    forgetLocalState(dir);
+    expect(fs.existsSync(dir)).toBe(false);
   });
 });
 

@@ -226,7 +226,24 @@ async function main(): Promise<void> {
 export async function resetIdentity(settings: KioskSettings): Promise<void> {
   const identity = await DeviceIdentity.load(path.join(settings.dataDir, 'identity'));
   await new Upstream(settings.server, identity).reset();
-  fs.rmSync(settings.dataDir, { recursive: true, force: true });
+  forgetLocalState(settings.dataDir);
+}
+
+/** What a kiosk keeps in its data dir: the agent's database, its key, the mirror, Chromium's profile. */
+export const KIOSK_ENTRIES = ['agent.db', 'agent.db-wal', 'agent.db-shm', 'identity', 'mirror', 'chromium'];
+
+/**
+ * Removes the kiosk's own entries from its data dir, then the dir if nothing else is in it. Only
+ * those: a data dir set by mistake to a folder with other files in it (a home directory) keeps them.
+ */
+export function forgetLocalState(dataDir: string): void {
+  for (const entry of KIOSK_ENTRIES) fs.rmSync(path.join(dataDir, entry), { recursive: true, force: true });
+  try {
+    fs.rmdirSync(dataDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw error;
+  }
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
