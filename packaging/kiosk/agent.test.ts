@@ -242,11 +242,17 @@ describe('identity reset', () => {
     const agent = await agentAt(tempDataDir());
     const renderer = new Renderer(agent);
     const { screen } = await renderer.pair(server.origin, token);
-    await until(() => agent.isOnline);
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(1100)));
+    expect(agent.mirror.usage()).toBeGreaterThan(0);
+    const sealedWith = Buffer.from(agent.localKey);
     await agent.upstream.reset();
     expect((await server.request('GET', `/api/v1/screens/${screen.id}`, { token })).status).toBe(404);
     await until(async () => (await renderer.post('/runtime/v1/device-sessions', {})).status === 401);
     expect(agent.enrollment()).toBeUndefined();
+    // The owner's content leaves the box, and grants sealed for its screen open nothing.
+    expect(agent.mirror.usage()).toBe(0);
+    expect(fs.readdirSync(path.join(agent.options.dataDir, 'mirror', 'blobs'))).toEqual([]);
+    expect(agent.localKey.equals(sealedWith)).toBe(false);
   });
 });
 

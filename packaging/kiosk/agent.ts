@@ -535,8 +535,10 @@ export class KioskAgent {
 
   /**
    * Forgets the screen, with the reports and key/value writes queued for it (a pairing that follows
-   * may be another owner's screen: they must never go up as its own); the mirror stays until
-   * evicted. The renderer pairs again.
+   * may be another owner's screen: they must never go up as its own), the content mirrored for it
+   * (its owner's media and applications do not stay on a box that is no longer theirs) and the key
+   * its launch tickets and release grants were sealed with (a grant cookie still held by the
+   * renderer opens nothing). The renderer pairs again.
    */
   private unpair(why: string): void {
     this.log('warn', `unpaired: ${why}`);
@@ -548,6 +550,9 @@ export class KioskAgent {
     this.db.delete('display');
     this.db.delete('lan-key');
     this.book.clear();
+    this.mirror.forgetAll();
+    crypto.randomFillSync(this.localKey);
+    this.db.set('local-key', this.localKey.toString('base64url'));
     this.followGroup();
     this.upstream.dropSession();
     this.upstreamStream?.close();

@@ -386,6 +386,11 @@ export class Mirror {
     }
   }
 
+  /** Every entry and partial file goes (the screen it was mirrored for is no longer this kiosk's). */
+  forgetAll(): void {
+    this.evictAllBut(new Set());
+  }
+
   /** Every entry and partial file outside `keep` goes. */
   private evictAllBut(keep: ReadonlySet<string>): void {
     try {
