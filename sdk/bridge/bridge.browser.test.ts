@@ -50,6 +50,14 @@ interface HostOptions {
 
 /** Adds the application frame to the player page, hosted by an ApplicationFrameBridge, and activates it. */
 async function hostFrame(page: Page, options: HostOptions): Promise<Frame> {
+  return frameAt(page, await addFrame(page, options));
+}
+
+/**
+ * hostFrame without waiting for the frame's document: a loader page sends the frame on 50 ms after
+ * its load, and a wait for it can miss that window altogether on a loaded machine. Answers its URL.
+ */
+async function addFrame(page: Page, options: HostOptions): Promise<string> {
   const src = `${options.origin ?? fixture.releaseOrigin}${options.path}`;
   await page.evaluate(
     ({ src, releaseOrigin, capabilities, handle, kvTimeoutMs, handshakeTimeoutMs, bridge, bridgeFirst }) => {
@@ -95,12 +103,14 @@ async function hostFrame(page: Page, options: HostOptions): Promise<Frame> {
       bridgeFirst: options.bridgeFirst ?? false,
     },
   );
-  return frameAt(page, src);
+  return src;
 }
 
 async function frameAt(page: Page, url: string): Promise<Frame> {
   let found: Frame | undefined;
-  await expect.poll(() => (found = page.frames().find((f) => f.url() === url)) !== undefined).toBe(true);
+  await expect
+    .poll(() => (found = page.frames().find((f) => f.url() === url)) !== undefined, { timeout: 10_000 })
+    .toBe(true);
   await found!.waitForLoadState('load');
   return found!;
 }
@@ -937,7 +947,7 @@ describe('app bridge in Chromium', () => {
     // The loader's load began a round; its retries reach the release page (whose load waits for a
     // slow image) long before that page's own load begins the next round.
     const page = await openPlayer();
-    await hostFrame(page, { path: '/loader.html', bridgeFirst: true });
+    await addFrame(page, { path: '/loader.html', bridgeFirst: true });
     const frame = await frameAt(page, `${fixture.releaseOrigin}/slow-load.html`);
     await page.waitForFunction(() => (window as any).host.isConnected === true, undefined, { timeout: 3000 });
     expect((await frame.evaluate(() => (window as any).marquee.ready())).generation).toBe(1);
@@ -949,7 +959,7 @@ describe('app bridge in Chromium', () => {
 
   it('takes the requests the release page makes from its own load handler, after it connected through the loader’s round', async () => {
     const page = await openPlayer();
-    await hostFrame(page, { path: '/loader.html?to=/onload-kv.html', bridgeFirst: true });
+    await addFrame(page, { path: '/loader.html?to=/onload-kv.html', bridgeFirst: true });
     const frame = await frameAt(page, `${fixture.releaseOrigin}/onload-kv.html`);
     await expect.poll(() => frame.evaluate(() => (window as any).onloadResult), { timeout: 5000 }).toBe('ok:1');
     expect((await records(page)).diagnostics).not.toContain('inert');
