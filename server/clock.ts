@@ -24,6 +24,12 @@ export class TestClock implements Clock {
   }
 }
 
+/**
+ * The last instant the wire can name: its instants (RFC 3339) have four year digits, and
+ * `toISOString` writes a later one as `+010000-…`, which every reader of ours refuses.
+ */
+export const LAST_WIRE_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }

@@ -499,6 +499,38 @@ describe('the display', () => {
     expect(agent.contentExpected()).toBe(true);
   });
 
+  it("keeps the server's time for the renderer and itself, on a device whose clock is ten minutes behind", async () => {
+    const AHEAD_MS = 10 * 60_000;
+    // Upstream's answers carry its Date; this device's clock reads ten minutes less.
+    const skewed: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const headers = new Headers(res.headers);
+      headers.set('date', new Date(Date.now() + AHEAD_MS).toUTCString());
+      return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    };
+    const agent = await startAgent(server.origin, tempDataDir(), { fetch: skewed });
+    agents.push(agent);
+    const renderer = new Renderer(agent);
+    const { screen } = await renderer.pair(server.origin, token);
+    await showing(agent, await showImage(screen.id, crypto.randomBytes(1000)));
+    // The player takes its clock from the Date headers of its runtime, which is this agent.
+    const answered = Date.parse((await renderer.fetch('/runtime/v1/manifest')).headers.get('date')!);
+    expect(Math.abs(answered - (Date.now() + AHEAD_MS))).toBeLessThan(3000);
+    // A display schedule that turns on five minutes from the device's now: on the server's, it is on.
+    const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+    const start = Math.floor((Date.now() + 5 * 60_000) / 60_000) * 60_000;
+    const on = {
+      on: [
+        { days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: hhmm(start), end: hhmm(start + 3_600_000) },
+      ],
+    };
+    await server.request('PATCH', `/api/v1/screens/${screen.id}`, { token, json: { timezone: 'UTC' } });
+    const put = await server.request('PUT', `/api/v1/screens/${screen.id}/display-schedule`, { token, json: on });
+    expect(put.status, put.text).toBe(200);
+    await until(() => agent.display().schedule !== null && agent.book.active()?.manifest.timezone === 'UTC');
+    expect(agent.contentExpected()).toBe(true);
+  });
+
   it("acts on the page's display power and reboot calls through the platform adapter, ignoring anything else", async () => {
     const platform = new FakePlatform(fixedHostFacts(HOST));
     const agent = await startAgent(server.origin, tempDataDir(), { platform });

@@ -44,6 +44,8 @@ import { EnrollmentLost, UPSTREAM_CALL_TIMEOUT_MS, Upstream, type PendingPairing
 
 /** Default mirror budget when none is configured: generous for signage, bounded for small SD cards. */
 export const DEFAULT_BUDGET_BYTES = 8 * 1024 ** 3;
+/** Clock skew below this is the Date header's own resolution plus latency (the player's tolerance too). */
+const UPSTREAM_CLOCK_SKEW_TOLERANCE_MS = 2000;
 /** While upstream is away, how often at most the agent looks again (cheap, and a change shows in seconds). */
 export const RECONNECT_MAX_MS = 3_000;
 /** A missed event costs at most this: the manifest is asked for again on this period. */
@@ -148,6 +150,8 @@ export class KioskAgent {
   private readonly stopped = new AbortController();
   private upstreamStream: EventStream | undefined;
   private online = false;
+  /** Upstream's clock minus this device's, from its answers' Date headers (0 within the tolerance). */
+  private upstreamClockOffsetMs = 0;
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   private refreshFailures = 0;
@@ -197,6 +201,10 @@ export class KioskAgent {
     this.upstream = new Upstream(options.server, identity, {
       fetch: options.fetch,
       onSession: (session) => this.mirrorDisplay(session.display),
+      onServerDate: (serverMs, localMs) => {
+        const offset = serverMs - localMs;
+        this.upstreamClockOffsetMs = Math.abs(offset) < UPSTREAM_CLOCK_SKEW_TOLERANCE_MS ? 0 : offset;
+      },
     });
     this.screenshots = new KioskScreenshots(
       {
@@ -273,6 +281,15 @@ export class KioskAgent {
 
   // ---- State
 
+  /**
+   * The server's time as this device last learned it. The renderer's player takes its clock from
+   * the Date headers of its runtime, which is this agent: they carry this, so schedules, visibility
+   * and upcoming switches keep the server's time on a device whose clock is off, as in a browser.
+   */
+  serverNow(): number {
+    return Date.now() + this.upstreamClockOffsetMs;
+  }
+
   enrollment(): Enrollment | undefined {
     return this.db.get<Enrollment>('enrollment');
   }
@@ -291,7 +308,7 @@ export class KioskAgent {
    * manifest with pages, and the display on. A display turned off, by fleet control or by its
    * schedule, is black glass on purpose.
    */
-  contentExpected(now = Date.now()): boolean {
+  contentExpected(now = this.serverNow()): boolean {
     const manifest = this.book.active()?.manifest;
     if (!this.enrollment() || !manifest || manifest.pages.length === 0) return false;
     return isDisplayOn(this.display(), now, manifest.timezone);

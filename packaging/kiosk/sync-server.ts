@@ -167,6 +167,12 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
     return undefined;
   };
 
+  // The player's clock comes from Date headers: the server's time, not this device's (agent.serverNow).
+  app.use((_req, res, next) => {
+    res.setHeader('Date', new Date(agent.serverNow()).toUTCString());
+    next();
+  });
+
   // Host and Origin: the player's loopback origin, or a release's local origin. Nothing else.
   app.use((req, res, next) => {
     const host = (req.headers.host ?? '').toLowerCase();

@@ -42,6 +42,8 @@ export class Upstream {
       callTimeoutMs?: number;
       /** Each minted session (what it says of the screen now, such as its display state). */
       onSession?: (session: NativeRuntimeSession) => void;
+      /** Each answer's Date header and the local instant it was received around (clock skew). */
+      onServerDate?: (serverMs: number, localMs: number) => void;
     } = {},
   ) {
     this.now = options.now ?? Date.now;
@@ -51,6 +53,7 @@ export class Upstream {
       fetch: options.fetch,
       callTimeoutMs: options.callTimeoutMs ?? UPSTREAM_CALL_TIMEOUT_MS,
       headers: () => this.credentialHeaders(),
+      onServerDate: options.onServerDate,
     });
   }
 

@@ -128,6 +128,14 @@ describe('sequencer with page visibility', () => {
     expect(followingSegment(scheduled, seg, undefined)!.pageId).toBe('always');
   });
 
+  it('treats a zone this runtime does not know like none: scheduled pages hidden, no boundary, nothing thrown', () => {
+    // An older browser's ICU lacks newer names (Europe/Kyiv before tzdata 2022b, America/Coyhaique).
+    const unknown = 'America/Not_A_Zone';
+    const seg = firstSegment(scheduled, Date.parse('2026-03-02T11:00:00Z'), unknown)!;
+    expect(followingSegment(scheduled, seg, unknown)!.pageId).toBe('always');
+    expect(nextVisibilityBoundary(scheduled, Date.parse('2026-03-02T11:00:00Z'), unknown)).toBeNull();
+  });
+
   it('names the next boundary exactly, across a DST change', () => {
     // Friday 27 March 2026 18:00 Berlin (CET, UTC+1); the window opens Monday 30 March 09:00 CEST (UTC+2).
     const friday = Date.parse('2026-03-27T17:00:00Z');

@@ -5,7 +5,7 @@
 // that fire late never make the loop drift, and the page on glass at any instant can be recomputed
 // from an anchor segment. Which page comes next is decided at the boundary, with page visibility
 // evaluated at that instant in the screen's time zone (sdk/lockstep/timeline.ts builds on this).
-import { nextBoundary, selectPlayablePages } from '../schedule/page-visibility';
+import { nextBoundary, selectPlayablePages, usableZone } from '../schedule/page-visibility';
 import type { RuntimePage } from '../contract/manifest';
 import type { Visibility } from '../contract/visibility';
 
@@ -125,9 +125,10 @@ export function nextVisibilityBoundary(
   instant: number,
   timeZone: string | undefined,
 ): number | null {
-  if (timeZone === undefined) return null;
+  const zone = usableZone(timeZone);
+  if (zone === undefined) return null;
   const rules = pages.flatMap((p) => (p.visibility ? [p.visibility] : []));
-  return rules.length === 0 ? null : nextBoundary(rules, instant, timeZone);
+  return rules.length === 0 ? null : nextBoundary(rules, instant, zone);
 }
 
 /** Item shown by a one-at-a-time selector on the page's nth activation (0-based). */

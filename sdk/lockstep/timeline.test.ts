@@ -198,6 +198,20 @@ describe('the lockstep timeline', () => {
   });
 });
 
+describe('a zone this member cannot evaluate', () => {
+  it('walks on from a lead’s anchor on a scheduled page instead of throwing', () => {
+    // The lead knew the zone; this member's older ICU does not (Europe/Kyiv before tzdata 2022b).
+    const start = at('2026-03-02T11:00:00Z');
+    const anchor = {
+      segment: { index: 1, pageId: 'office', start, fill: start + 500, end: start + 11_500 },
+      turn: 0,
+      counts: [0, 1, 0],
+    };
+    const position = timelinePositionAt(scheduled, anchor, start + 20_000, 'America/Not_A_Zone');
+    expect(position?.segment.pageId).toBe('always');
+  });
+});
+
 describe('moving onto a new timeline (a playlist swap)', () => {
   it('moves at the epoch, on the first page, when the member learns of it in time', () => {
     const epoch = 50_000;

@@ -6,7 +6,7 @@ import type { RuntimeManifest } from '../contract/manifest';
 // then, never before its fill), so every member that walks from the same anchor shows the same page
 // at the same instant, with no messages per page. Between visibility boundaries the loop is
 // periodic, so whole loops are skipped: an anchor months old costs a few steps per boundary.
-import { isVisible, nextBoundary } from '../schedule/page-visibility';
+import { isVisible, nextBoundary, usableZone } from '../schedule/page-visibility';
 import { endedEarly, firstSegment, nextPageIndex, nextVisibilityBoundary, segmentOf } from './sequencer';
 import type { Segment, SequencePage } from './sequencer';
 
@@ -51,10 +51,11 @@ function stretchEndAfter(pages: readonly SequencePage[], start: number, timeZone
 /** `segment` ended at the first boundary inside its turn where its own page stops being visible. */
 function clipped(pages: readonly SequencePage[], segment: Segment, timeZone: string | undefined): Segment {
   const rule = pages[segment.index]?.visibility;
-  if (!rule || timeZone === undefined) return segment;
-  for (let b = nextBoundary([rule], segment.start, timeZone); b !== null && b < segment.end; ) {
-    if (!isVisible(rule, b, timeZone)) return endedEarly(segment, b);
-    b = nextBoundary([rule], b, timeZone);
+  const zone = usableZone(timeZone);
+  if (!rule || zone === undefined) return segment;
+  for (let b = nextBoundary([rule], segment.start, zone); b !== null && b < segment.end; ) {
+    if (!isVisible(rule, b, zone)) return endedEarly(segment, b);
+    b = nextBoundary([rule], b, zone);
   }
   return segment;
 }

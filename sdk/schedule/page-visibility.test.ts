@@ -162,6 +162,18 @@ describe('isVisible across DST changes', () => {
     expect(isVisible(rule, at('2026-11-01T06:15:00Z'), NEW_YORK)).toBe(false); // Sun 01:15 EST
   });
 
+  it('takes from and until in a local mean time beyond ±15 h (Manila before 1845, UTC−15:56:08)', () => {
+    // 08:30 in Manila on 1800-01-01 is 00:26:08Z the next UTC day.
+    const from: Visibility = { enabled: true, from: '1800-01-01T08:30' };
+    const until: Visibility = { enabled: true, until: '1800-01-01T08:30' };
+    expect(isVisible(from, at('1800-01-02T00:26:07Z'), 'Asia/Manila')).toBe(false);
+    expect(isVisible(from, at('1800-01-02T00:26:08Z'), 'Asia/Manila')).toBe(true);
+    expect(isVisible(from, at('2026-12-07T12:00:00Z'), 'Asia/Manila')).toBe(true);
+    expect(isVisible(until, at('1800-01-02T00:26:07Z'), 'Asia/Manila')).toBe(true);
+    expect(isVisible(until, at('2026-12-07T12:00:00Z'), 'Asia/Manila')).toBe(false);
+    expect(nextBoundary([until], at('1800-01-01T00:00:00Z'), 'Asia/Manila')).toBe(at('1800-01-02T00:26:08Z'));
+  });
+
   it('all-day windows keep 23 and 25 hour days whole', () => {
     const sunday: Visibility = { enabled: true, windows: [{ days: ['sun'] }] };
     // Spring-forward Sunday in New York is 23 hours: 05:00Z to 04:00Z next day.

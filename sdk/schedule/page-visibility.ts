@@ -107,10 +107,19 @@ export function selectPlayablePages<P extends { visibility?: Visibility }>(
   instant: number,
   timeZone: string | undefined,
 ): P[] {
-  const zone = timeZone !== undefined && isKnownZone(timeZone) ? timeZone : undefined;
+  const zone = usableZone(timeZone);
   return pages.filter(
     (p) => p.visibility === undefined || (zone !== undefined && isVisible(p.visibility, instant, zone)),
   );
+}
+
+/**
+ * The zone when this runtime can evaluate it, else undefined: a manifest may name a zone the
+ * server's ICU knows and an older browser's does not (Europe/Kyiv before tzdata 2022b). Callers
+ * treat it as no zone (scheduled pages hidden, no boundary) instead of throwing.
+ */
+export function usableZone(timeZone: string | undefined): string | undefined {
+  return timeZone !== undefined && isKnownZone(timeZone) ? timeZone : undefined;
 }
 
 /** Zone names already judged: asking Intl costs more than the rest of a visibility check. */

@@ -6,8 +6,11 @@ import { IANAZone } from 'luxon';
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
-/** Real offsets lie within −12 h … +14 h; this margin covers them with room to spare. */
-const OFFSET_MARGIN_MS = 15 * HOUR_MS;
+/**
+ * Offsets lie within −12 h … +14 h today, but the tz database's local mean times reach −15:56:08
+ * (Manila before 1845) and +14:58:47 (Sitka before 1867), and from/until may name such dates.
+ */
+const OFFSET_MARGIN_MS = 16 * HOUR_MS;
 /** Cached UTC days per zone before the cache starts over (bounded memory on a 24/7 screen). */
 const MAX_CACHED_DAYS = 4096;
 

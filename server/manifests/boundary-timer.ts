@@ -38,6 +38,11 @@ export class BoundaryTimer {
   private armedFor = Number.POSITIVE_INFINITY;
   private unsubscribe: (() => void) | undefined;
   private running: Promise<void> | undefined;
+  /**
+   * The earliest boundary announced while a pass runs: its read of the earliest row may have been
+   * taken before that write committed, and the pass's arming must not replace the wait for it.
+   */
+  private heardDuringPass = Number.POSITIVE_INFINITY;
   private stopped = true;
 
   constructor(private readonly deps: BoundaryTimerDeps) {}
@@ -46,7 +51,9 @@ export class BoundaryTimer {
   async start(): Promise<void> {
     this.stopped = false;
     this.unsubscribe = this.deps.notifier.subscribe(BOUNDARY_CHANNEL, (dueAt) => {
-      if (typeof dueAt === 'number' && dueAt < this.armedFor) this.armAt(dueAt);
+      if (typeof dueAt !== 'number') return;
+      if (this.running) this.heardDuringPass = Math.min(this.heardDuringPass, dueAt);
+      if (dueAt < this.armedFor) this.armAt(dueAt);
     });
     await this.tick();
   }
@@ -129,6 +136,7 @@ export class BoundaryTimer {
   /** Runs the due boundaries (one pass at a time) and arms for the next. */
   private async tick(): Promise<void> {
     if (this.running) return this.running;
+    this.heardDuringPass = Number.POSITIVE_INFINITY;
     this.running = (async () => {
       let failed = false;
       try {
@@ -145,7 +153,11 @@ export class BoundaryTimer {
       this.armedFor = Number.POSITIVE_INFINITY;
       // After a failure (the store itself), a boundary still due would re-arm at once: wait instead.
       const notBefore = failed ? this.deps.clock.now() + FAILED_BOUNDARY_RETRY_MS : 0;
-      if (next?.due_at !== null && next?.due_at !== undefined) this.armAt(Math.max(Number(next.due_at), notBefore));
+      const earliest = Math.min(
+        next?.due_at == null ? Number.POSITIVE_INFINITY : Number(next.due_at),
+        this.heardDuringPass,
+      );
+      if (earliest !== Number.POSITIVE_INFINITY) this.armAt(Math.max(earliest, notBefore));
     })().finally(() => {
       this.running = undefined;
     });

@@ -93,6 +93,26 @@ describe('resolveSchedule', () => {
     expect(resolveSchedule(inputs({ entries, takeover }), takeover.until).effective.playlistId).toBe('pl_lunch');
   });
 
+  it('names no boundary past year 9999 (an ISO instant has four year digits): "until 9999-12-31T23:59" is forever', () => {
+    // 23:59 on 31 December 9999 in New York is 04:59Z on 1 January 10000.
+    const forever: PlaylistScheduleEntry = {
+      id: 'forever',
+      playlist_id: 'pl_forever',
+      rule: { enabled: true, until: '9999-12-31T23:59' },
+    };
+    const resolution = resolveSchedule(
+      inputs({ entries: [forever], timezone: 'America/New_York' }),
+      at('2026-11-23T11:00:00Z'),
+    );
+    expect(resolution.effective.playlistId).toBe('pl_forever');
+    expect(resolution.nextBoundary).toBeNull();
+    // A boundary up to the last four-digit instant is kept.
+    const lastMinute: PlaylistScheduleEntry = { ...forever, rule: { enabled: true, until: '9999-12-31T23:59' } };
+    expect(
+      resolveSchedule(inputs({ entries: [lastMinute], timezone: 'UTC' }), at('2026-11-23T11:00:00Z')).nextBoundary,
+    ).toBe(at('9999-12-31T23:59:00Z'));
+  });
+
   it('matches nothing without a timezone and has no boundary without entries or takeover', () => {
     const entries = [daily('lunch', 'pl_lunch', '00:00', '23:59')];
     const resolution = resolveSchedule(inputs({ entries, timezone: null }), at('2026-11-23T11:00:00Z'));

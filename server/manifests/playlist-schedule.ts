@@ -4,6 +4,7 @@
 // visibility evaluator, the same code the player runs for page visibility (DST gaps and overlaps,
 // windows crossing midnight).
 import type { PlaylistScheduleEntry } from '../../sdk/contract/fleet';
+import { LAST_WIRE_INSTANT_MS } from '../clock';
 import { isVisible, nextBoundary } from '../../sdk/schedule/page-visibility';
 import { resolveEffectivePlaylist, type EffectivePlaylist } from './effective-playlist';
 
@@ -46,7 +47,9 @@ export function resolveSchedule(inputs: ScheduleInputs, now: number): ScheduleRe
       now,
       zone,
     );
-    if (edge !== null) edges.push(edge);
+    // A civil time late on 31 December 9999 west of UTC falls in year 10000, which no manifest can
+    // name: an edge that far is no edge ("until 9999-12-31T23:59" means for good).
+    if (edge !== null && edge <= LAST_WIRE_INSTANT_MS) edges.push(edge);
   }
   if (inputs.takeover && inputs.takeover.until > now) edges.push(inputs.takeover.until);
   return {

@@ -3,6 +3,7 @@
 // remints when it switched and sets the screen's next boundary. Tags are edited here too (set, add,
 // remove), since fleet actions apply all of these per screen through the same functions.
 import type { PlaylistScheduleEntry, PlaylistScheduleEntryWrite, TakeoverRequest } from '../../sdk/contract/fleet';
+import { LAST_WIRE_INSTANT_MS } from '../clock';
 import { newId } from '../keys';
 import { takeoverChanged } from '../manifests/screen-resolution';
 import { checkAssignable, playlistReferencesLock } from '../playlists/playlists';
@@ -90,10 +91,14 @@ export async function setPlaylistSchedule(
   );
 }
 
-/** The takeover's end as epoch ms; it must lie in the future of the request clock. */
+/**
+ * The takeover's end as epoch ms; it must lie in the future of the request clock, and no later than
+ * the wire can name (9999-12-31T23:59:59.999Z: an offset west of UTC can carry year 9999 past it).
+ */
 export function takeoverUntil(until: string, now: number): number {
   const at = Date.parse(until);
   if (!(at > now)) throw invalidField('until', 'must be in the future');
+  if (at > LAST_WIRE_INSTANT_MS) throw invalidField('until', 'must be no later than 9999-12-31T23:59:59.999Z');
   return at;
 }
 

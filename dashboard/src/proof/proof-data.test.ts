@@ -83,7 +83,16 @@ describe('summing proof of play', () => {
 describe('the range', () => {
   it('lists its days across a month end and defaults to the last two weeks', () => {
     expect(daysBetween('2026-11-29', '2026-12-02')).toEqual(['2026-11-29', '2026-11-30', '2026-12-01', '2026-12-02']);
-    expect(defaultRange(new Date('2026-11-27T12:00:00Z'))).toEqual({ from: '2026-11-14', to: '2026-11-27' });
+    expect(defaultRange(new Date('2026-11-27T12:00:00Z'), 14, 'UTC')).toEqual({ from: '2026-11-14', to: '2026-11-27' });
+  });
+
+  it("ends the default range on the viewer's own today, not UTC's (rows are screen-local days)", () => {
+    // 09:00 on 8 December in Auckland is still 7 December in UTC.
+    const morning = new Date('2026-12-07T20:00:00Z');
+    expect(defaultRange(morning, 14, 'Pacific/Auckland')).toEqual({ from: '2026-11-25', to: '2026-12-08' });
+    // 19:00 on 7 December in New York is already 8 December in UTC.
+    const evening = new Date('2026-12-08T00:00:00Z');
+    expect(defaultRange(evening, 14, 'America/New_York')).toEqual({ from: '2026-11-24', to: '2026-12-07' });
   });
 
   it('refuses an empty, reversed or too long range', () => {

@@ -30,9 +30,20 @@ export function daysBetween(from: string, to: string): string[] {
   return days;
 }
 
-/** The last `days` days up to today. */
-export function defaultRange(today: Date, days = 14): { from: string; to: string } {
-  return { from: isoDay(new Date(today.getTime() - (days - 1) * DAY_MS)), to: isoDay(today) };
+/**
+ * The last `days` days up to the viewer's today: rows are screen-local days, so the UTC date would
+ * leave out today's plays wherever the viewer is ahead of UTC (Auckland's morning is UTC's yesterday).
+ */
+export function defaultRange(
+  now: Date,
+  days = 14,
+  zone = Intl.DateTimeFormat().resolvedOptions().timeZone,
+): { from: string; to: string } {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' })
+    .formatToParts(now)
+    .reduce<Record<string, string>>((all, p) => Object.assign(all, { [p.type]: p.value }), {});
+  const to = `${parts.year}-${parts.month}-${parts.day}`;
+  return { from: isoDay(new Date(Date.parse(`${to}T00:00:00Z`) - (days - 1) * DAY_MS)), to };
 }
 
 /** Why a range cannot be shown, or null. */
