@@ -45,6 +45,8 @@ export const CAPABILITY_REFRESH_MARGIN_MS = 60_000;
 export const MANIFEST_POLL_MS = 10 * 60_000;
 export const RETRY_INITIAL_MS = 1000;
 export const RETRY_MAX_MS = 60_000;
+/** A session whose stream lasted this long held: the next one after it opens without backoff. */
+export const SESSION_HELD_MS = RETRY_MAX_MS;
 const PROVISION_FRAGMENT = /^#provision=([A-Za-z0-9_-]{43})$/;
 const PUBLIC_PATH = /^\/s\/([A-Za-z0-9_-]+)\/?$/;
 const EXCHANGE_ID_KEY = 'marquee.player.exchange-id';
@@ -118,6 +120,8 @@ export class PlayerController {
   private fetching: Promise<void> | null = null;
   /** A fetch was asked for while one was in flight: that one may have read the manifest before the change. */
   private fetchAgain = false;
+  /** The issues of the manifest last rejected: the same one fetched again is not reported again. */
+  private rejected: string | null = null;
   private reported = new Set<string>();
   /** The screen whose manifest and media this device holds (from disk or played since). */
   private heldScreenId: string | undefined;
@@ -296,12 +300,18 @@ export class PlayerController {
       try {
         const session = await this.openSession();
         if (!session) return; // pairing took over, or the screen does not exist
-        this.failures = 0;
         markReachable(this.host.store);
         // The stream opens at once (a slow or hung first manifest must not keep it shut); the
         // manifest comes meanwhile, and again whenever the stream (re)opens.
         void this.fetchManifest().catch(() => undefined);
-        await this.followEvents(session);
+        const opened = Date.now();
+        try {
+          await this.followEvents(session);
+        } finally {
+          // Only a session that held counts as a success: one whose stream is refused at once (a
+          // proxy's page, a cookie the stream does not take) is retried with backoff like any failure.
+          if (Date.now() - opened >= SESSION_HELD_MS) this.failures = 0;
+        }
       } catch (error) {
         if (this.stop.signal.aborted) return;
         if (isUnreachable(error)) markUnreachable(this.host.store);
@@ -495,6 +505,7 @@ export class PlayerController {
       markReachable(this.host.store);
       const state = this.host.store.getState();
       if (result.status === 'fresh') {
+        this.rejected = null;
         // Another screen than the one whose data this device holds (re-homed): drop that first.
         if (this.heldScreenId !== undefined && this.heldScreenId !== result.manifest.screenId)
           await this.forgetScreen();
@@ -511,9 +522,14 @@ export class PlayerController {
       if (error instanceof MarqueeProblem && error.code === 'screen_archived') {
         this.host.store.setState({ phase: 'archived' });
       } else if (error instanceof ManifestRejected) {
-        // Keep the last good manifest on glass; say why once.
-        this.host.log(error.message);
-        void this.report('error', 'manifest.rejected', { issues: error.issues.slice(0, 5) });
+        // Keep the last good manifest on glass; say why once (the same manifest comes at every poll).
+        const issues = error.issues.slice(0, 5);
+        const key = JSON.stringify(issues);
+        if (key !== this.rejected) {
+          this.rejected = key;
+          this.host.log(error.message);
+          void this.report('error', 'manifest.rejected', { issues });
+        }
       } else {
         failed = true;
         if (isUnreachable(error)) markUnreachable(this.host.store);
