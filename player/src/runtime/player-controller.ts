@@ -13,6 +13,7 @@ import { parseRuntimeEvent, type RuntimeEvent } from '../../../sdk/contract/even
 import { grantedPages, isPlacementOf, parseRuntimeManifest } from '../../../sdk/contract/manifest';
 import type { PlayerConfig } from '../config/player-config';
 import { forgetAllMedia, recordAndEvict } from '../offline/media-cache';
+import type { MediaToFill } from '../offline/media-fill';
 import { storableManifest, type PlayerDatabase } from '../offline/player-database';
 import { MemoryShowingStore, PlaybackQueue, type ShowingFacts, type ShowingHandle } from '../offline/playback-queue';
 import { PlaybackUploader } from './playback-uploader';
@@ -722,17 +723,18 @@ function unhandled(event: never): void {
 function askToCacheMedia(manifest: RuntimeManifest): void {
   const worker = typeof navigator !== 'undefined' ? navigator.serviceWorker?.controller : null;
   if (!worker) return;
-  const items = new Map<string, string>();
+  const items = new Map<string, MediaToFill>();
+  const add = (item: { mediaId: string; src: string; bytes: number }) =>
+    items.set(item.mediaId, { mediaId: item.mediaId, url: item.src, bytes: item.bytes });
   // The upcoming pages' media too: an offline player switches to them at the boundary.
   for (const page of grantedPages(manifest)) {
     for (const placement of page.placements) {
       const content = placement.content;
-      if (content.type === 'image' || content.type === 'video')
-        for (const item of content.items) items.set(item.mediaId, item.src);
+      if (content.type === 'image' || content.type === 'video') for (const item of content.items) add(item);
     }
   }
-  for (const track of manifest.soundtrack?.tracks ?? []) items.set(track.mediaId, track.src);
-  worker.postMessage({ type: 'cache-media', items: [...items].map(([mediaId, url]) => ({ mediaId, url })) });
+  for (const track of manifest.soundtrack?.tracks ?? []) add(track);
+  worker.postMessage({ type: 'cache-media', items: [...items.values()] });
 }
 
 function randomBase64Url(bytes: number): string {
