@@ -5,6 +5,7 @@
 /// <reference lib="webworker" />
 import { coversWholeObject, parseByteRange } from './byte-ranges';
 import { MEDIA_CACHE, MEDIA_ROUTE, mediaCacheKey } from './media-cache-policy';
+import { filling, fillMediaCache, type MediaToFill, mayKeep } from './media-fill';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -38,40 +39,23 @@ self.addEventListener('fetch', (event) => {
 
 /** The page asks for every medium of a manifest it prepares, so the whole loop plays offline later. */
 self.addEventListener('message', (event) => {
-  const data = event.data as { type?: string; items?: Array<{ mediaId: string; url: string }> } | null;
+  const data = event.data as { type?: string; items?: MediaToFill[] } | null;
   if (data?.type !== 'cache-media' || !Array.isArray(data.items)) return;
-  event.waitUntil(cacheMedia(data.items));
+  const items = data.items;
+  event.waitUntil(
+    caches.open(MEDIA_CACHE).then((cache) =>
+      fillMediaCache(items, {
+        cache,
+        fetch: (url) => fetch(url, { credentials: 'same-origin', cache: 'no-store' }),
+        free: async () => {
+          const { quota, usage } = await navigator.storage.estimate();
+          return quota === undefined || usage === undefined ? null : quota - usage;
+        },
+        origin: self.location.origin,
+      }),
+    ),
+  );
 });
-
-const filling = new Set<string>();
-
-/** Fetches whole media the cache lacks, one at a time (a screen's bandwidth is for playback first). */
-async function cacheMedia(items: Array<{ mediaId: string; url: string }>): Promise<void> {
-  const cache = await caches.open(MEDIA_CACHE);
-  for (const { mediaId, url } of items) {
-    if (!MEDIA_ROUTE.test(new URL(url, self.location.origin).pathname)) continue;
-    const key = mediaCacheKey(self.location.origin, mediaId);
-    if (filling.has(mediaId) || (await cache.match(key))) continue;
-    filling.add(mediaId);
-    try {
-      const response = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
-      if (response.status === 200 && mayKeep(response)) await cache.put(key, response);
-      else await response.body?.cancel();
-    } catch {
-      // Offline or refused: the element's own request, or the next manifest, tries again.
-    } finally {
-      filling.delete(mediaId);
-    }
-  }
-}
-
-/**
- * Whether a media answer may be kept. A kiosk agent answers `no-store`: its disk mirror is the
- * screen's copy, within its budget, and a second one in this cache would sit outside it (D-411).
- */
-function mayKeep(response: Response): boolean {
-  return !/(^|,)\s*no-store\s*(,|$)/i.test(response.headers.get('cache-control') ?? '');
-}
 
 /** The shell and the hashed assets it names, kept for the next start without a server. */
 async function refreshShell(): Promise<Response> {

@@ -504,3 +504,72 @@ describe('swapping manifests', () => {
     await p.context().close();
   });
 });
+
+/** MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED: what a clip whose server refused it reads. */
+const MEDIA_ERR_SRC_NOT_SUPPORTED = 4;
+
+describe('media that fail for a while', () => {
+  const short = { advance: { mode: 'duration' as const, afterMs: 300 } };
+  const mediaRequests = (id: string) => fixture.mediaRequests.get(id) ?? 0;
+
+  it('shows an image again once it answers: the failed one is fetched anew, not waited on', async () => {
+    const png = fixture.media.get('med_imgb')!;
+    fixture.media.set('med_flaky', { ...png, status: 503 });
+    const p = await play(
+      manifest([
+        page('ok', [images('hero', ['med_imga'])], short),
+        page('flaky', [images('hero', ['med_flaky'])], short),
+      ]),
+    );
+    await waitForRuns(p, hero, 1);
+    await expect.poll(() => mediaRequests('med_flaky')).toBeGreaterThanOrEqual(1);
+    // The server answers again; the failed page's retry delay (on the playback clock) passes.
+    fixture.media.set('med_flaky', png);
+    await p.evaluate(() => (window as unknown as TestWindow).m.clock.shift(31_000));
+    await p.waitForFunction(
+      () => (window as unknown as TestWindow).m.changes.some((c) => c.page === 'flaky'),
+      undefined,
+      {
+        timeout: 10_000,
+      },
+    );
+    expect(mediaRequests('med_flaky')).toBeGreaterThanOrEqual(2);
+    await p.context().close();
+  });
+
+  it('plays a clip on glass again after its element failed (a one-page loop never cools it)', async () => {
+    const clip = fixture.media.get('med_vida')!;
+    fixture.media.set('med_flakyclip', clip);
+    const p = await play(manifest([page('only', [videos('clip', ['med_flakyclip'])], short)]));
+    await p.waitForFunction(() => (window as unknown as TestWindow).m.samples.some((s) => s.painted));
+    // The element fetches its bytes again (a browser drops the buffer of a long clip) while the
+    // server is away: it fails, with the page still on glass.
+    fixture.media.set('med_flakyclip', { ...clip, status: 503 });
+    // (Without the cache, as for a clip too long to keep: the browser would answer from memory.)
+    const cdp = await p.context().newCDPSession(p);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    const failure = await p.evaluate(async () => {
+      const video = document.querySelector('video')!;
+      video.load();
+      await new Promise((resolve) => {
+        video.addEventListener('error', resolve, { once: true });
+        setTimeout(resolve, 2000);
+      });
+      return video.error?.code;
+    });
+    expect(failure).toBe(MEDIA_ERR_SRC_NOT_SUPPORTED);
+    fixture.media.set('med_flakyclip', clip);
+    const failedAt = await p.evaluate(() => (window as unknown as TestWindow).m.samples.length);
+    // The next turns load it again: it plays (paints, and its time moves) within a few turns.
+    await p.waitForFunction(
+      (from) => {
+        const after = (window as unknown as TestWindow).m.samples.slice(from);
+        return after.some((s) => s.painted && (s.videoTime.clip ?? 0) > 0.05);
+      },
+      failedAt,
+      { timeout: 10_000 },
+    );
+    await p.context().close();
+  });
+});

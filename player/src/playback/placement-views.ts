@@ -194,7 +194,8 @@ class ImageView implements PlacementView {
     await Promise.all(
       itemsOfTurn(turn, items.length, this.sequence).map(async (i) => {
         const img = this.images[i]!;
-        if (!img.getAttribute('src')) img.src = items[i]!.src;
+        // Never loaded, or failed (a broken image fires nothing again): fetch it (anew).
+        if (!img.getAttribute('src') || (img.complete && img.naturalWidth === 0)) img.src = items[i]!.src;
         await waitFor(img, {
           ready: () => img.complete && img.naturalWidth > 0,
           ok: ['load'],
@@ -309,7 +310,8 @@ class VideoView implements PlacementView {
   private load(i: number, signal?: AbortSignal): Promise<void> {
     const video = this.videos[i]!;
     const item = this.placement.content.items[i]!;
-    if (!video.getAttribute('src')) {
+    // Never loaded, or failed (a failed element stays so, whatever its page does): load it (anew).
+    if (!video.getAttribute('src') || video.error) {
       video.src = item.src;
       video.load();
     }

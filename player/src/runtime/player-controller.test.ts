@@ -712,3 +712,46 @@ describe('the controller and what is on glass', () => {
     expect(PLAYER_VERSION).toBe(packageJson.version);
   });
 });
+
+describe('the controller against a runtime that answers garbage', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('backs off when every session it opens ends in a refused stream, instead of reconnecting every second', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': () => Response.json(manifestFixture(), { headers: { etag: '"m1"' } }),
+      // A proxy (or a captive portal) answering the stream with a page of its own.
+      'GET /runtime/v1/events': () => new Response('<html>hello</html>', { headers: { 'content-type': 'text/html' } }),
+    });
+    const { controller } = controllerWith(runtime);
+    await controller.start();
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    const sessions = runtime.calls.filter((c) => c === 'POST /runtime/v1/device-sessions').length;
+    // 1 s doubling to 60 s, as any other failure: about fifteen in ten minutes, not six hundred.
+    expect(sessions).toBeGreaterThanOrEqual(5);
+    expect(sessions).toBeLessThanOrEqual(25);
+    controller.destroy();
+  });
+
+  it('reports a manifest it cannot play once, not at every poll', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const reports: string[] = [];
+    const runtime = fakeRuntime(0, {
+      'POST /runtime/v1/device-sessions': () => Response.json(session, { status: 201 }),
+      'GET /runtime/v1/manifest': () => Response.json({ garbage: true }, { headers: { etag: '"bad"' } }),
+      'GET /runtime/v1/events': (init) => hang(init),
+      'POST /runtime/v1/reports': async (init) => {
+        reports.push(JSON.parse(String(init?.body)).code);
+        return new Response(null, { status: 202 });
+      },
+    });
+    const { controller } = controllerWith(runtime);
+    await controller.start();
+    // An hour of ten-minute polls.
+    await vi.advanceTimersByTimeAsync(60 * 60_000);
+    expect(runtime.calls.filter((c) => c === 'GET /runtime/v1/manifest').length).toBeGreaterThanOrEqual(6);
+    expect(reports.filter((code) => code === 'manifest.rejected')).toHaveLength(1);
+    controller.destroy();
+  });
+});

@@ -13,6 +13,7 @@ import { parseRuntimeEvent, type RuntimeEvent } from '../../../sdk/contract/even
 import { grantedPages, isPlacementOf, parseRuntimeManifest } from '../../../sdk/contract/manifest';
 import type { PlayerConfig } from '../config/player-config';
 import { forgetAllMedia, recordAndEvict } from '../offline/media-cache';
+import type { MediaToFill } from '../offline/media-fill';
 import { storableManifest, type PlayerDatabase } from '../offline/player-database';
 import { MemoryShowingStore, PlaybackQueue, type ShowingFacts, type ShowingHandle } from '../offline/playback-queue';
 import { PlaybackUploader } from './playback-uploader';
@@ -45,6 +46,8 @@ export const CAPABILITY_REFRESH_MARGIN_MS = 60_000;
 export const MANIFEST_POLL_MS = 10 * 60_000;
 export const RETRY_INITIAL_MS = 1000;
 export const RETRY_MAX_MS = 60_000;
+/** A session whose stream lasted this long held: the next one after it opens without backoff. */
+export const SESSION_HELD_MS = RETRY_MAX_MS;
 const PROVISION_FRAGMENT = /^#provision=([A-Za-z0-9_-]{43})$/;
 const PUBLIC_PATH = /^\/s\/([A-Za-z0-9_-]+)\/?$/;
 const EXCHANGE_ID_KEY = 'marquee.player.exchange-id';
@@ -118,6 +121,8 @@ export class PlayerController {
   private fetching: Promise<void> | null = null;
   /** A fetch was asked for while one was in flight: that one may have read the manifest before the change. */
   private fetchAgain = false;
+  /** The issues of the manifest last rejected: the same one fetched again is not reported again. */
+  private rejected: string | null = null;
   private reported = new Set<string>();
   /** The screen whose manifest and media this device holds (from disk or played since). */
   private heldScreenId: string | undefined;
@@ -296,12 +301,18 @@ export class PlayerController {
       try {
         const session = await this.openSession();
         if (!session) return; // pairing took over, or the screen does not exist
-        this.failures = 0;
         markReachable(this.host.store);
         // The stream opens at once (a slow or hung first manifest must not keep it shut); the
         // manifest comes meanwhile, and again whenever the stream (re)opens.
         void this.fetchManifest().catch(() => undefined);
-        await this.followEvents(session);
+        const opened = Date.now();
+        try {
+          await this.followEvents(session);
+        } finally {
+          // Only a session that held counts as a success: one whose stream is refused at once (a
+          // proxy's page, a cookie the stream does not take) is retried with backoff like any failure.
+          if (Date.now() - opened >= SESSION_HELD_MS) this.failures = 0;
+        }
       } catch (error) {
         if (this.stop.signal.aborted) return;
         if (isUnreachable(error)) markUnreachable(this.host.store);
@@ -495,6 +506,7 @@ export class PlayerController {
       markReachable(this.host.store);
       const state = this.host.store.getState();
       if (result.status === 'fresh') {
+        this.rejected = null;
         // Another screen than the one whose data this device holds (re-homed): drop that first.
         if (this.heldScreenId !== undefined && this.heldScreenId !== result.manifest.screenId)
           await this.forgetScreen();
@@ -511,9 +523,14 @@ export class PlayerController {
       if (error instanceof MarqueeProblem && error.code === 'screen_archived') {
         this.host.store.setState({ phase: 'archived' });
       } else if (error instanceof ManifestRejected) {
-        // Keep the last good manifest on glass; say why once.
-        this.host.log(error.message);
-        void this.report('error', 'manifest.rejected', { issues: error.issues.slice(0, 5) });
+        // Keep the last good manifest on glass; say why once (the same manifest comes at every poll).
+        const issues = error.issues.slice(0, 5);
+        const key = JSON.stringify(issues);
+        if (key !== this.rejected) {
+          this.rejected = key;
+          this.host.log(error.message);
+          void this.report('error', 'manifest.rejected', { issues });
+        }
       } else {
         failed = true;
         if (isUnreachable(error)) markUnreachable(this.host.store);
@@ -706,17 +723,18 @@ function unhandled(event: never): void {
 function askToCacheMedia(manifest: RuntimeManifest): void {
   const worker = typeof navigator !== 'undefined' ? navigator.serviceWorker?.controller : null;
   if (!worker) return;
-  const items = new Map<string, string>();
+  const items = new Map<string, MediaToFill>();
+  const add = (item: { mediaId: string; src: string; bytes: number }) =>
+    items.set(item.mediaId, { mediaId: item.mediaId, url: item.src, bytes: item.bytes });
   // The upcoming pages' media too: an offline player switches to them at the boundary.
   for (const page of grantedPages(manifest)) {
     for (const placement of page.placements) {
       const content = placement.content;
-      if (content.type === 'image' || content.type === 'video')
-        for (const item of content.items) items.set(item.mediaId, item.src);
+      if (content.type === 'image' || content.type === 'video') for (const item of content.items) add(item);
     }
   }
-  for (const track of manifest.soundtrack?.tracks ?? []) items.set(track.mediaId, track.src);
-  worker.postMessage({ type: 'cache-media', items: [...items].map(([mediaId, url]) => ({ mediaId, url })) });
+  for (const track of manifest.soundtrack?.tracks ?? []) add(track);
+  worker.postMessage({ type: 'cache-media', items: [...items.values()] });
 }
 
 function randomBase64Url(bytes: number): string {
