@@ -156,8 +156,8 @@ export class KioskAgent {
   private refreshAgain = false;
   private refreshFailures = 0;
   /** The manifest last reported as not fitting the mirror's budget. */
-  private mirrorFullReported: string | undefined;
-  private contentRefusedReported: string | undefined;
+  /** The manifest revision each once-per-manifest report was last made for, by code. */
+  private readonly reportedFor = new Map<string, string>();
   private refreshRetry: ReturnType<typeof setTimeout> | undefined;
   /** Why upstream last said the manifest changed, told on to the renderer with the mirrored one. */
   private upstreamReason: ManifestChangeReason | undefined;
@@ -614,14 +614,7 @@ export class KioskAgent {
 
   /** The manifest that does not fit, told to the owner once per manifest (the refresh is tried again and again). */
   private reportMirrorFull(error: MirrorFullError): void {
-    const revision = this.book.next()?.manifest.manifestRevision ?? this.book.active()?.manifest.manifestRevision;
-    if (!revision || revision === this.mirrorFullReported) return;
-    this.mirrorFullReported = revision;
-    this.report({
-      severity: 'error',
-      code: MIRROR_FULL,
-      context: { manifest_revision: revision, needed_bytes: error.neededBytes, budget_bytes: this.mirror.budgetBytes },
-    });
+    this.reportOncePerManifest(MIRROR_FULL, { needed_bytes: error.neededBytes, budget_bytes: this.mirror.budgetBytes });
   }
 
   /**
@@ -629,14 +622,15 @@ export class KioskAgent {
    * while the screen keeps what it plays and the refresh is tried again (a newer manifest ends it).
    */
   private reportContentRefused(error: ContentRefusedError): void {
+    this.reportOncePerManifest(CONTENT_UNAVAILABLE, { status: error.problem.status, problem_code: error.problem.code });
+  }
+
+  /** An error report of the manifest waiting to go on glass, once per manifest and code. */
+  private reportOncePerManifest(code: string, context: Record<string, unknown>): void {
     const revision = this.book.next()?.manifest.manifestRevision ?? this.book.active()?.manifest.manifestRevision;
-    if (!revision || revision === this.contentRefusedReported) return;
-    this.contentRefusedReported = revision;
-    this.report({
-      severity: 'error',
-      code: CONTENT_UNAVAILABLE,
-      context: { manifest_revision: revision, status: error.problem.status, problem_code: error.problem.code },
-    });
+    if (!revision || this.reportedFor.get(code) === revision) return;
+    this.reportedFor.set(code, revision);
+    this.report({ severity: 'error', code, context: { manifest_revision: revision, ...context } });
   }
 
   private retryRefresh(): void {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { signNativeProof } from '../../sdk/client/native-proof';
 import type { NativeProofOp, PlayerPublicKey } from '../../sdk/contract/native';
+import { syncDirectory } from './durable';
 
 export const IDENTITY_FILE = 'device-key.pem';
 
@@ -75,14 +76,5 @@ export class DeviceIdentity {
 
   sign(op: NativeProofOp, nonce: string, nowMs?: number): Promise<string> {
     return signNativeProof(this.privateKey, { kid: this.kid, op, nonce, nowMs });
-  }
-}
-
-function syncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }

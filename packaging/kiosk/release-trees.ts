@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import type { Mirror } from './mirror';
+import { syncDirectory } from './durable';
 
 export const TREE_KIND = 'tree';
 export const treeKey = (releaseId: string) => `tree:${releaseId}`;
@@ -153,16 +154,6 @@ function writeFlushed(file: string, text: string): void {
   const fd = fs.openSync(file, 'w', 0o644);
   try {
     fs.writeFileSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Flushes a directory's entries (the names of the files in it, or of a renamed tree). */
-function syncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);

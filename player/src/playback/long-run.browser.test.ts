@@ -169,18 +169,24 @@ function loop(revision: string) {
   );
 }
 
+/** A fresh player page, instrumented, whose engine plays the loop as manifest `id`. */
+async function playingLoop(id: string): Promise<Page> {
+  const p = await fixture.open();
+  await instrument(p);
+  await p.evaluate(
+    ({ m, releaseOrigin }) => {
+      const w = window as unknown as EngineTestWindow;
+      w.m = w.t.mountEngine({ start: Date.parse('2026-03-02T11:00:00Z'), releaseOrigin });
+      w.m.engine.setManifest(m);
+    },
+    { m: loop(id), releaseOrigin: fixture.releaseOrigin },
+  );
+  return p;
+}
+
 describe('a screen that plays for months', () => {
   it('holds no more DOM, media elements, timers, listeners or animations after a hundred page turns', async () => {
-    const p = await fixture.open();
-    await instrument(p);
-    await p.evaluate(
-      ({ m, releaseOrigin }) => {
-        const w = window as unknown as EngineTestWindow;
-        w.m = w.t.mountEngine({ start: Date.parse('2026-03-02T11:00:00Z'), releaseOrigin });
-        w.m.engine.setManifest(m);
-      },
-      { m: loop('man_test'), releaseOrigin: fixture.releaseOrigin },
-    );
+    const p = await playingLoop('man_test');
     await waitForTurns(p, 15);
     const before = await counts(p);
     await waitForTurns(p, before.turns + 100);
@@ -192,16 +198,7 @@ describe('a screen that plays for months', () => {
   });
 
   it('holds no more after dozens of manifest changes, each swapped in at a page boundary', async () => {
-    const p = await fixture.open();
-    await instrument(p);
-    await p.evaluate(
-      ({ m, releaseOrigin }) => {
-        const w = window as unknown as EngineTestWindow;
-        w.m = w.t.mountEngine({ start: Date.parse('2026-03-02T11:00:00Z'), releaseOrigin });
-        w.m.engine.setManifest(m);
-      },
-      { m: loop('man_0'), releaseOrigin: fixture.releaseOrigin },
-    );
+    const p = await playingLoop('man_0');
     const change = async (i: number) => {
       await p.evaluate((m) => (window as unknown as EngineTestWindow).m.engine.setManifest(m), loop(`man_${i}`));
       await p.waitForFunction(
