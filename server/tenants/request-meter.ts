@@ -6,6 +6,7 @@
 // request read in the same I/O phase commits in one transaction (D-333). Each request still waits
 // for its own durable debit, is admitted or refused on its own against the floor, and gets its own
 // balance.
+import { sql } from 'kysely';
 import { ProblemError } from '../problem';
 import type { Store, Tx } from '../store/store';
 import {
@@ -15,6 +16,7 @@ import {
   recordLedger,
   takeCredits,
   utcDay,
+  utcMonth,
   type CreditState,
   type KnownCredits,
 } from './credits';
@@ -59,6 +61,10 @@ export class RequestMeter {
         this.queue = [];
         const outcomes: Outcomes = new Map();
         try {
+          if (this.store.driver.engine === 'postgres' && (await debitInOneStatement(this.store, batch, outcomes))) {
+            for (const d of batch) d.resolve(outcomes.get(d)!.state!);
+            continue;
+          }
           await this.store.transaction(async ({ db }) => {
             outcomes.clear();
             for (const group of byTenant(batch)) await debitGroup(db, group, outcomes);
@@ -77,6 +83,45 @@ export class RequestMeter {
       this.running = false;
     }
   }
+}
+
+/**
+ * PostgreSQL: a batch of one tenant whose month's grant is in and whose debits fall on one UTC day,
+ * covered by its balance, in one statement (debit and ledger row together, atomic on its own): one
+ * round trip where a transaction takes four (begin, update, upsert, commit). False when the batch
+ * is not of that kind or the balance does not cover it all: the transaction then admits each.
+ */
+async function debitInOneStatement(store: Store, batch: PendingDebit[], outcomes: Outcomes): Promise<boolean> {
+  const first = batch[0]!;
+  const day = utcDay(first.now);
+  let spent = 0;
+  let required = -Infinity;
+  for (const d of batch) {
+    if (d.tenantId !== first.tenantId || utcDay(d.now) !== day || d.known.grantMonth < utcMonth(d.now)) return false;
+    spent += d.cost;
+    required = Math.max(required, floorMillis(d.now) + spent);
+  }
+  const { rows } = await sql<{ credit_millis: number; plan: string }>`
+    with taken as (
+      update tenants set credit_millis = credit_millis - ${spent}
+      where id = ${first.tenantId} and credit_millis >= ${required}
+      returning id, credit_millis, plan
+    ), recorded as (
+      insert into credit_ledger (tenant_id, day, kind, millis, count)
+      select id, ${day}, 'api_request', cast(${-spent} as bigint), cast(${batch.length} as bigint) from taken
+      on conflict (tenant_id, day, kind) do update
+        set millis = credit_ledger.millis + excluded.millis, count = credit_ledger.count + excluded.count
+    )
+    select credit_millis, plan from taken`.execute(store.db);
+  const updated = rows[0];
+  if (!updated) return false;
+  // Balances as each request would have seen them, committed one after another.
+  let after = Number(updated.credit_millis) + spent;
+  for (const d of batch) {
+    after -= d.cost;
+    outcomes.set(d, { state: { millis: after, plan: updated.plan } });
+  }
+  return true;
 }
 
 function byTenant(batch: PendingDebit[]): PendingDebit[][] {
