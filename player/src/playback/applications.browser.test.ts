@@ -3,17 +3,16 @@
 // what is on glass sampled every frame.
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CAPABILITY_HANDLE_MIN_LENGTH,
-  launchRoute,
-  packageRoute,
-  WEBAPP_PACKAGE_CONTENT_TYPE,
-  WEBAPP_PACKAGE_VERSION,
-  type RuntimeManifest,
-  type RuntimePlacement,
-} from '../../../sdk/contract/manifest';
+import type { RuntimeManifest } from '../../../sdk/contract/manifest';
 import { titledPng } from '../../../e2e/support/media-fixtures';
-import { images, manifest, page, PlayerFixture, type EngineTestWindow } from '../testing/player-fixture';
+import {
+  application as applicationPlacement,
+  images,
+  manifest,
+  page,
+  PlayerFixture,
+  type EngineTestWindow,
+} from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
 fixture.reportFailures();
@@ -25,34 +24,12 @@ afterAll(() => fixture.stop());
 
 type TestWindow = EngineTestWindow;
 
-function application(id: string, options: { grantId?: string; controller?: boolean } = {}): RuntimePlacement {
-  return {
-    id,
-    content: {
-      type: 'application',
-      applicationId: 'app_test000000001',
-      releaseId: 'rel_test000000001',
-      launchUrl: launchRoute('man_test', 'rel_test000000001'),
-      origin: fixture.releaseOrigin,
-      protocol: '1',
-      grantId: options.grantId ?? 'gr_first',
-      package: {
-        version: WEBAPP_PACKAGE_VERSION,
-        url: packageRoute('man_test', 'rel_test000000001'),
-        bytes: 10,
-        sha256: 'b'.repeat(64),
-        entrypoint: 'index.html',
-        contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
-      },
-    },
-    rect: { x: 0, y: 0, width: 1920, height: 1080 },
-    layer: 0,
-    contentFit: 'fill',
+const application = (id: string, options: { grantId?: string; controller?: boolean } = {}) =>
+  applicationPlacement(id, fixture.releaseOrigin, {
+    grantId: options.grantId,
     controller: options.controller ?? true,
-    capabilityHandle: 'c'.repeat(CAPABILITY_HANDLE_MIN_LENGTH),
     capabilityExpiresAt: '2026-03-02T11:05:00Z',
-  };
-}
+  });
 
 const play = (m: RuntimeManifest, start?: number) => fixture.play(m, start);
 const samples = (p: Page) => fixture.samples(p);

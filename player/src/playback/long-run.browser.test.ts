@@ -5,14 +5,14 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { titledPng, webmClip } from '../../../e2e/support/media-fixtures';
 import {
-  CAPABILITY_HANDLE_MIN_LENGTH,
-  launchRoute,
-  packageRoute,
-  type RuntimePlacement,
-  WEBAPP_PACKAGE_CONTENT_TYPE,
-  WEBAPP_PACKAGE_VERSION,
-} from '../../../sdk/contract/manifest';
-import { images, manifest, page, PlayerFixture, videos, type EngineTestWindow } from '../testing/player-fixture';
+  application as applicationPlacement,
+  images,
+  manifest,
+  page,
+  PlayerFixture,
+  videos,
+  type EngineTestWindow,
+} from '../testing/player-fixture';
 
 const fixture = new PlayerFixture();
 fixture.reportFailures();
@@ -129,33 +129,7 @@ const fast = {
 };
 
 /** An application on the fixture's release host (a frame speaking the SDK bridge). */
-function application(id: string, revision: string): RuntimePlacement {
-  return {
-    id,
-    content: {
-      type: 'application',
-      applicationId: 'app_test000000001',
-      releaseId: 'rel_test000000001',
-      launchUrl: launchRoute(revision, 'rel_test000000001'),
-      origin: fixture.releaseOrigin,
-      protocol: '1',
-      grantId: 'gr_first',
-      package: {
-        version: WEBAPP_PACKAGE_VERSION,
-        url: packageRoute(revision, 'rel_test000000001'),
-        bytes: 10,
-        sha256: 'b'.repeat(64),
-        entrypoint: 'index.html',
-        contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
-      },
-    },
-    rect: { x: 0, y: 0, width: 1920, height: 1080 },
-    layer: 0,
-    contentFit: 'fill',
-    capabilityHandle: 'c'.repeat(CAPABILITY_HANDLE_MIN_LENGTH),
-    capabilityExpiresAt: '2026-03-02T12:00:00Z',
-  };
-}
+const application = (id: string, revision: string) => applicationPlacement(id, fixture.releaseOrigin, { revision });
 
 function loop(revision: string) {
   return manifest(

@@ -17,7 +17,12 @@ import { launchChromium, recordConsole, timeOfDay } from '../../../sdk/testing/c
 import { pageFixture } from '../playback/manifest.fixtures';
 import { PLAYER_ORIGIN_PATH } from '../../../sdk/contract/archive-paths';
 import {
+  CAPABILITY_HANDLE_MIN_LENGTH,
+  launchRoute,
   mediaRoute,
+  packageRoute,
+  WEBAPP_PACKAGE_CONTENT_TYPE,
+  WEBAPP_PACKAGE_VERSION,
   type RuntimeManifest,
   type RuntimePage,
   type RuntimePlacement,
@@ -351,6 +356,44 @@ export function videos(
     rect: fullRect,
     layer: 0,
     contentFit: 'contain',
+  };
+}
+
+/**
+ * A full-frame application placement of the test release on `origin` (a fixture's release host, a
+ * frame speaking the SDK bridge), named in manifest `revision`.
+ */
+export function application(
+  id: string,
+  origin: string,
+  options: { revision?: string; grantId?: string; controller?: boolean; capabilityExpiresAt?: string } = {},
+): RuntimePlacement {
+  const revision = options.revision ?? 'man_test';
+  return {
+    id,
+    content: {
+      type: 'application',
+      applicationId: 'app_test000000001',
+      releaseId: 'rel_test000000001',
+      launchUrl: launchRoute(revision, 'rel_test000000001'),
+      origin,
+      protocol: '1',
+      grantId: options.grantId ?? 'gr_first',
+      package: {
+        version: WEBAPP_PACKAGE_VERSION,
+        url: packageRoute(revision, 'rel_test000000001'),
+        bytes: 10,
+        sha256: 'b'.repeat(64),
+        entrypoint: 'index.html',
+        contentType: WEBAPP_PACKAGE_CONTENT_TYPE,
+      },
+    },
+    rect: { x: 0, y: 0, width: 1920, height: 1080 },
+    layer: 0,
+    contentFit: 'fill',
+    ...(options.controller === undefined ? {} : { controller: options.controller }),
+    capabilityHandle: 'c'.repeat(CAPABILITY_HANDLE_MIN_LENGTH),
+    capabilityExpiresAt: options.capabilityExpiresAt ?? '2026-03-02T12:00:00Z',
   };
 }
 
