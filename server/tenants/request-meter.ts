@@ -94,13 +94,9 @@ export class RequestMeter {
 async function debitInOneStatement(store: Store, batch: PendingDebit[], outcomes: Outcomes): Promise<boolean> {
   const first = batch[0]!;
   const day = utcDay(first.now);
-  let spent = 0;
-  let required = -Infinity;
-  for (const d of batch) {
+  for (const d of batch)
     if (d.tenantId !== first.tenantId || utcDay(d.now) !== day || d.known.grantMonth < utcMonth(d.now)) return false;
-    spent += d.cost;
-    required = Math.max(required, floorMillis(d.now) + spent);
-  }
+  const { spent, required } = needs(batch);
   const { rows } = await sql<{ credit_millis: number; plan: string }>`
     with taken as (
       update tenants set credit_millis = credit_millis - ${spent}
@@ -115,13 +111,31 @@ async function debitInOneStatement(store: Store, batch: PendingDebit[], outcomes
     select credit_millis, plan from taken`.execute(store.db);
   const updated = rows[0];
   if (!updated) return false;
-  // Balances as each request would have seen them, committed one after another.
-  let after = Number(updated.credit_millis) + spent;
-  for (const d of batch) {
-    after -= d.cost;
-    outcomes.set(d, { state: { millis: after, plan: updated.plan } });
-  }
+  admitAll(batch, Number(updated.credit_millis), updated.plan, outcomes);
   return true;
+}
+
+/**
+ * What a tenant's debits take together, and the balance that covers them all: debit i (0-based)
+ * needs the balance before it, B - (cost of those before), to cover floor_i + cost_i.
+ */
+function needs(group: PendingDebit[]): { spent: number; required: number } {
+  let spent = 0;
+  let required = -Infinity;
+  for (const d of group) {
+    spent += d.cost;
+    required = Math.max(required, floorMillis(d.now) + spent);
+  }
+  return { spent, required };
+}
+
+/** Each debit's balance as it would have seen it, committed one after another, from the balance after all. */
+function admitAll(group: PendingDebit[], balanceAfter: number, plan: string, outcomes: Outcomes): void {
+  let after = balanceAfter + needs(group).spent;
+  for (const d of group) {
+    after -= d.cost;
+    outcomes.set(d, { state: { millis: after, plan } });
+  }
 }
 
 function byTenant(batch: PendingDebit[]): PendingDebit[][] {
@@ -154,21 +168,12 @@ async function debitGroup(db: Tx, group: PendingDebit[], outcomes: Outcomes): Pr
 async function debitTogether(db: Tx, group: PendingDebit[], outcomes: Outcomes): Promise<boolean> {
   const first = group[0]!;
   for (const d of group) await applyMonthlyGrant(db, d.tenantId, d.now, d.known);
-  // Debit i (0-based) needs the balance before it, B - (cost of those before), to cover floor_i + cost_i.
-  let spent = 0;
-  let required = -Infinity;
-  for (const d of group) {
-    spent += d.cost;
-    required = Math.max(required, floorMillis(d.now) + spent);
-  }
+  const { spent, required } = needs(group);
   const [updated] = (await takeCredits.run(db, spent, first.tenantId, required)).rows;
   if (!updated) return false;
-  // Balances as each request would have seen them, committed one after another.
-  let after = updated.credit_millis + spent;
+  admitAll(group, updated.credit_millis, updated.plan, outcomes);
   const days = new Map<string, { now: number; millis: number; count: number }>();
   for (const d of group) {
-    after -= d.cost;
-    outcomes.set(d, { state: { millis: after, plan: updated.plan } });
     const day = days.get(utcDay(d.now)) ?? { now: d.now, millis: 0, count: 0 };
     day.millis -= d.cost;
     day.count += 1;
