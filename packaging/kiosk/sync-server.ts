@@ -129,6 +129,21 @@ function fileBytes(file: string): number | undefined {
   }
 }
 
+/** Bodies the JSON parser refuses, by its error type: the server's codes, and nothing of the body itself. */
+const BODY_REFUSALS = new Map<unknown, { detail: string; field: { code: string; detail: string } }>([
+  [
+    'entity.parse.failed',
+    { detail: 'malformed JSON', field: { code: 'malformed_json', detail: 'body is not valid JSON' } },
+  ],
+  [
+    'entity.too.large',
+    {
+      detail: 'the request body exceeds the limit of this route',
+      field: { code: 'too_large', detail: 'the body is larger than this route takes' },
+    },
+  ],
+]);
+
 interface LocalCapability {
   a: string; // application
   r: string; // release
@@ -707,27 +722,15 @@ export function createSyncServer(agent: KioskAgent): express.Express & { attachC
     // A body the JSON parser could not read is the caller's (the server's codes); its message,
     // which quotes the body, is not logged.
     const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
-    if (type === 'entity.parse.failed')
+    const refused = BODY_REFUSALS.get(type);
+    if (refused)
       return sendProblem(
         res,
         400,
         'invalid_request',
-        'malformed JSON',
+        refused.detail,
         {},
-        {
-          errors: [{ field: 'body', code: 'malformed_json', detail: 'body is not valid JSON' }],
-        },
-      );
-    if (type === 'entity.too.large')
-      return sendProblem(
-        res,
-        400,
-        'invalid_request',
-        'the request body exceeds the limit of this route',
-        {},
-        {
-          errors: [{ field: 'body', code: 'too_large', detail: 'the body is larger than this route takes' }],
-        },
+        { errors: [{ field: 'body', ...refused.field }] },
       );
     if (typeof status === 'number' && status >= 400 && status < 500)
       return sendProblem(res, 400, 'invalid_request', 'the request could not be read');
